@@ -1,0 +1,106 @@
+"""The seat protocol: the only thing ``league`` knows about a seat.
+
+A seat turns one ask (a text plus, for history-only baselines, the structured snapshot the text
+was made from) into a raw reply with timings and the model/version/mode it reports. It knows
+nothing of books, scores or markets' meaning. ``agents`` depends on ``sandbox`` only; time is
+read through the ``now`` callable the caller passes, so a simulated clock reaches every seat.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Now = Callable[[], datetime]
+
+
+class FailureClass(enum.StrEnum):
+    """How a failed ask is classified; only ``transient``/``rate_limit`` transport errors of SDK
+    calls are retried (one policy, in ``agents.retry``). The first three are infrastructure
+    incidents: they void a contest round and are not counted as a missing forecast."""
+
+    SANDBOX = "sandbox_incident"
+    LOGIN = "login_incident"
+    USAGE_LIMIT = "usage_limit_incident"
+    TRANSIENT = "transient"
+    RATE_LIMIT = "rate_limit"
+    TIMEOUT = "timeout"
+    SEAT_FAULT = "seat_fault"
+
+    @property
+    def is_incident(self) -> bool:
+        return self in (FailureClass.SANDBOX, FailureClass.LOGIN, FailureClass.USAGE_LIMIT)
+
+
+class SeatError(Exception):
+    """Base error of the seat port; adapters translate library/CLI errors into it."""
+
+    def __init__(self, message: str, failure: FailureClass = FailureClass.SEAT_FAULT) -> None:
+        super().__init__(message)
+        self.failure = failure
+
+
+class SeatSpec(BaseModel):
+    """One roster entry (``config/roster.toml`` ``[[seat]]``), validated and frozen."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=r"^_?[a-z0-9][a-z0-9_.-]*$")
+    adapter: str
+    model: str = "unreported"
+    family: str = ""
+    effort: str = ""
+    timeout_s: float = Field(default=600.0, gt=0)
+    net: bool = False
+    profile: str = "default"
+    credentials: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    options: Mapping[str, Any] = Field(default_factory=dict)
+
+    @property
+    def is_baseline(self) -> bool:
+        return self.name.startswith("_")
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What a seat receives: the exact text (hashed into the ask chain) and its structured source."""
+
+    text: str
+    sha256: str
+    session: str
+    attempt: int = 1
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SeatReply:
+    """A raw reply with what the seat reported about itself. ``raw`` is kept byte for byte."""
+
+    seat: str
+    raw: str
+    model: str
+    version: str
+    mode: str
+    started_at: datetime
+    finished_at: datetime
+    usage: Mapping[str, Any] = field(default_factory=dict)
+    failure: FailureClass | None = None
+    detail: str = ""
+
+    @property
+    def silent(self) -> bool:
+        """No reply at all (timeout, crash before output, empty output): not sealed as an answer."""
+        return not self.raw.strip()
+
+
+@runtime_checkable
+class Seat(Protocol):
+    spec: SeatSpec
+
+    def ask(self, ask: Ask, now: Now) -> SeatReply: ...
