@@ -1,0 +1,291 @@
+"""Configuration: TOML files loaded into frozen, validated models.
+
+A bad file never surfaces as a traceback: :func:`load_toml_model` turns a pydantic validation error
+into a :class:`ConfigError` that names the file, the key and the fix. Markets, seats, schedules and
+methodology live in configuration so an operator can swap a symbol or a fund without touching code.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from datetime import time
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from agents.base import SeatSpec
+from league.errors import ConfigError
+
+HORIZON_SESSIONS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
+HORIZON_DAYS_24X7 = {"1d": 1, "1w": 7, "1m": 30, "6m": 182}
+_HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _hhmm(value: str) -> str:
+    if not _HHMM.match(value):
+        raise ValueError(f"{value!r} is not a time HH:MM (24-hour, e.g. \"09:30\")")
+    return value
+
+
+def as_time(value: str) -> time:
+    hour, minute = value.split(":")
+    return time(int(hour), int(minute))
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class MarketSpec(Frozen):
+    """One indicator of protocol.md §1."""
+
+    code: str = Field(pattern=r"^[A-Z][A-Z0-9]{1,9}$")
+    name: str
+    symbol: str
+    fund: str = ""
+    fund_inverse: bool = False
+    kind: Literal["index", "yield", "fx", "volatility", "future", "crypto"]
+    group: str
+    history: str = "none"
+    provider: str
+    reference_rule: str
+    horizons: tuple[str, ...]
+    end_time: str
+    trading: Literal["session", "24x7"]
+
+    _check_end = field_validator("end_time")(classmethod(lambda cls, v: _hhmm(v)))
+
+    @field_validator("horizons")
+    @classmethod
+    def _known_horizons(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [h for h in value if h not in HORIZON_SESSIONS]
+        if unknown:
+            raise ValueError(f"unknown horizons {unknown}; use some of {list(HORIZON_SESSIONS)}")
+        return value
+
+    @property
+    def daily(self) -> bool:
+        """True for markets whose reference is the common 09:30 bar (everything but bitcoin)."""
+        return self.trading == "session"
+
+
+class Markets(Frozen):
+    markets: tuple[MarketSpec, ...]
+
+    @model_validator(mode="after")
+    def _unique(self) -> Markets:
+        codes = [m.code for m in self.markets]
+        dupes = sorted({c for c in codes if codes.count(c) > 1})
+        if dupes:
+            raise ValueError(f"market codes appear twice: {dupes}")
+        return self
+
+    def by_code(self) -> dict[str, MarketSpec]:
+        return {m.code: m for m in self.markets}
+
+    @property
+    def codes(self) -> list[str]:
+        return [m.code for m in self.markets]
+
+
+class Schedule(Frozen):
+    snapshot: str = "08:25"
+    ask: str = "08:30"
+    second_wave: str = "09:00"
+    ingest_close: str = "09:30"
+    score: str = "16:05"
+    publish: str = "20:00"
+    stamp_upgrade: str = "21:00"
+    contest_sweep_utc: str = "06:00"
+
+    @field_validator("*")
+    @classmethod
+    def _times(cls, value: str) -> str:
+        return _hhmm(value)
+
+    @model_validator(mode="after")
+    def _order_and_dst(self) -> Schedule:
+        day = [self.snapshot, self.ask, self.second_wave, self.ingest_close, self.score]
+        if day != sorted(day):
+            raise ValueError("the day's jobs must run in order snapshot < ask < second_wave < ingest_close < score")
+        for name in ("snapshot", "ask", "second_wave", "ingest_close", "score", "publish", "stamp_upgrade"):
+            if "01:00" <= getattr(self, name) < "03:00":
+                raise ValueError(f"{name} falls in 01:00-03:00 ET, where DST makes times repeat or vanish")
+        return self
+
+
+class Methodology(Frozen):
+    version: str = "m1"
+    draw_band_k: float = Field(default=0.1, gt=0)
+    consensus_clamp: tuple[float, float] = (2.0, 98.0)
+    consensus_trim_from: int = Field(default=5, ge=3)
+    family_weight: float = Field(default=1 / 3, gt=0, le=1)
+    calib_min: int = Field(default=20, ge=1)
+
+    def as_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+class TsaEntry(Frozen):
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    url: str
+
+
+class StampSettings(Frozen):
+    tsa: tuple[TsaEntry, ...] = ()
+    ots_calendars: tuple[str, ...] = ()
+    rekor_url: str = ""
+    key: str = "keys/league-signing.pem"
+    local_tsa: bool = False
+
+
+class PriceSettings(Frozen):
+    provider: Literal["yahoo", "replay"] = "yahoo"
+    seed: int = 7
+    retries: int = Field(default=4, ge=0, le=10)
+
+
+class Paths(Frozen):
+    data: str = "data"
+
+
+class Database(Frozen):
+    url: str = ""
+
+
+class ClockSettings(Frozen):
+    mode: Literal["system", "simulated"] = "system"
+
+
+class LeagueSettings(Frozen):
+    paths: Paths = Paths()
+    database: Database = Database()
+    clock: ClockSettings = ClockSettings()
+    prices: PriceSettings = PriceSettings()
+    schedule: Schedule = Schedule()
+    methodology: Methodology = Methodology()
+    stamps: StampSettings = StampSettings()
+
+
+class Roster(Frozen):
+    counting_rule: str
+    deadline: str = "09:30"
+    second_wave: str = "09:00"
+    retry_policy: str = "one re-ask at the second wave for a silent seat"
+    seat: tuple[SeatSpec, ...]
+
+    @model_validator(mode="after")
+    def _unique(self) -> Roster:
+        names = [s.name for s in self.seat]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"seat names appear twice: {dupes}")
+        _hhmm(self.deadline)
+        _hhmm(self.second_wave)
+        return self
+
+    @property
+    def families(self) -> dict[str, str]:
+        return {s.name: s.family or s.name for s in self.seat}
+
+
+# ----------------------------------------------------------------------------- loading
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found", fix="run `league init DIR` to write a working config") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})", fix="fix the syntax at the position shown") from None
+
+
+def load_toml_model(model: type[M], path: Path, data: Mapping[str, Any] | None = None) -> M:
+    raw = read_toml(path) if data is None else data
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise _config_error(path, exc) from None
+
+
+def _config_error(path: Path, exc: ValidationError) -> ConfigError:
+    first = exc.errors()[0]
+    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    fix = _fix_for(first)
+    more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
+    return ConfigError(f"{path}: key `{key}`: {first['msg']}{more}", fix=fix)
+
+
+def _fix_for(err: Any) -> str:
+    kind = err.get("type", "")
+    if kind == "missing":
+        return "add the key; see the commented example written by `league init`"
+    if kind == "extra_forbidden":
+        return "remove or rename the key (it is not a setting the league knows)"
+    if kind.startswith("literal"):
+        return f"use one of the allowed values: {err.get('ctx', {}).get('expected', '')}"
+    return f"set a valid value (got {err.get('input')!r})"
+
+
+def load_markets(path: Path) -> Markets:
+    raw = read_toml(path)
+    defaults = raw.get("defaults", {})
+    markets = [{**defaults, **m} for m in raw.get("market", [])]
+    if not markets:
+        raise ConfigError(f"{path}: key `market`: no [[market]] tables", fix="list the twelve indicators")
+    return load_toml_model(Markets, path, {"markets": markets})
+
+
+def load_settings(path: Path) -> LeagueSettings:
+    return load_toml_model(LeagueSettings, path)
+
+
+def load_roster(path: Path) -> Roster:
+    return load_toml_model(Roster, path)
+
+
+class Config(Frozen):
+    """Everything loaded from one config folder, with paths resolved."""
+
+    folder: Path
+    settings: LeagueSettings
+    markets: Markets
+    roster: Roster
+
+    @property
+    def data_dir(self) -> Path:
+        data = Path(self.settings.paths.data)
+        return data if data.is_absolute() else (self.folder.parent / data).resolve()
+
+    @property
+    def database_url(self) -> str:
+        return self.settings.database.url or f"sqlite:///{self.data_dir / 'league.db'}"
+
+
+def load_config(folder: Path, *, roster_file: str = "roster.toml") -> Config:
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ConfigError(f"{folder}: config folder not found", fix="run `league init DIR` or pass --config")
+    return Config(
+        folder=folder.resolve(),
+        settings=load_settings(folder / "league.toml"),
+        markets=load_markets(folder / "markets.toml"),
+        roster=load_roster(folder / roster_file),
+    )
+
+
+def shipped_config_dir() -> Path:
+    """The example config folder (``config/`` of the checkout) that ``league init`` copies.
+
+    The project is installed editable (``pip install -e .``, as the README says), so the folder
+    beside the packages is the one an operator reads and edits in the repository.
+    """
+    here = Path(__file__).resolve().parent.parent / "config"
+    if not (here / "markets.toml").exists():
+        raise ConfigError(f"{here}: example config folder missing", fix="install from a checkout: pip install -e .")
+    return here
