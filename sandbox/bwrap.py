@@ -1,0 +1,428 @@
+"""The bubblewrap sandbox: a fresh tmpfs home, read-only system, nothing of the operator.
+
+How a run is built (and why):
+- ``prlimit`` sets address-space, process, file-size and open-file limits before ``bwrap`` starts,
+  so they are inherited by everything inside; no ``preexec_fn`` (unsafe with threads).
+- When the league runs as root, each run drops to its own unprivileged uid from a pool: the kernel
+  exempts root from the process limit, and a distinct uid keeps concurrent seats' counts apart.
+- Credential files and extra files reach the tmpfs home through memfds (``--file``/``--ro-bind-data``):
+  they are copied per run and no file of the operator is ever bind-mounted.
+- ``--json-status-fd`` tells a command that ran apart from a sandbox that failed to set up: only
+  bubblewrap writes that fd, so a seat cannot fake an infrastructure incident on stderr.
+- The deadline kills the whole process group; killing bubblewrap's pid-namespace init takes every
+  process inside with it (and ``--die-with-parent`` covers the league dying).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import structlog
+
+from sandbox.interface import BwrapMissing, EndedBy, ExecResult, Now, SandboxError, system_now
+from sandbox.profiles import (
+    DEFAULT_PATH,
+    MIB,
+    SANDBOX_HOME,
+    Profile,
+    credentials_home,
+    get_profile,
+    safe_home_path,
+)
+
+log = structlog.get_logger(__name__)
+
+INSTALL_FIX = "apt-get install -y bubblewrap"
+ETC_FILES = (
+    "/etc/resolv.conf",
+    "/etc/hosts",
+    "/etc/nsswitch.conf",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/host.conf",
+    "/etc/gai.conf",
+    "/etc/localtime",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/pki",
+    "/etc/alternatives",
+    "/etc/mime.types",
+    "/etc/os-release",
+)
+MEMORY_MARKERS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"std::bad_alloc")
+_SIGXFSZ_EXIT = 128 + signal.SIGXFSZ
+_uid_counter = itertools.count()
+_uid_lock = threading.Lock()
+
+
+def find_bwrap(path: str | None = None) -> str:
+    """The bwrap binary, or :class:`BwrapMissing` with the install command (never run unsandboxed)."""
+    found = shutil.which(path or os.environ.get("LEAGUE_BWRAP", "bwrap"))
+    if not found:
+        raise BwrapMissing("bubblewrap (bwrap) is not installed; seats cannot run sandboxed", fix=INSTALL_FIX)
+    return found
+
+
+def _next_uid(base: int, span: int) -> int:
+    with _uid_lock:
+        return base + next(_uid_counter) % span
+
+
+def _system_args() -> list[str]:
+    """Read-only system dirs, mirroring the host's /bin, /lib… symlinks (merged-/usr) when present."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    args += ["--perms", "0755", "--dir", "/etc"]
+    for etc in ETC_FILES:
+        args += ["--ro-bind-try", etc, etc]
+    return args
+
+
+@dataclass
+class _Capture:
+    """One output pipe read to a cap; on overflow of a ``kill_on_cap`` pipe the run is ended."""
+
+    cap: int
+    kill_on_cap: bool
+    chunks: list[bytes] = field(default_factory=list)
+    size: int = 0
+    truncated: bool = False
+
+    def data(self) -> bytes:
+        return b"".join(self.chunks)
+
+
+@dataclass
+class _Run:
+    """Mutable bookkeeping of one run, shared by the reader threads and the waiting thread."""
+
+    proc: subprocess.Popen[bytes]
+    ended_by: EndedBy | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def kill(self, reason: EndedBy) -> None:
+        with self.lock:
+            if self.ended_by is None:
+                self.ended_by = reason
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+class BwrapSandbox:
+    """The :class:`sandbox.interface.Sandbox` implementation on bubblewrap."""
+
+    def __init__(
+        self,
+        *,
+        bwrap: str | None = None,
+        creds_home: Path | None = None,
+        now: Now = system_now,
+        uid_base: int = 61000,
+        uid_span: int = 1000,
+    ) -> None:
+        self.bwrap = find_bwrap(bwrap)
+        prlimit = shutil.which("prlimit")
+        if not prlimit:
+            fix = "apt-get install -y util-linux"
+            raise SandboxError("prlimit (util-linux) is missing; limits cannot be set", fix=fix)
+        self.prlimit = prlimit
+        self.creds_home = creds_home
+        self.now = now
+        self.uid_base, self.uid_span = uid_base, uid_span
+
+    @staticmethod
+    def available() -> bool:
+        """True when bubblewrap is installed (tests skip with a reason otherwise)."""
+        return shutil.which(os.environ.get("LEAGUE_BWRAP", "bwrap")) is not None
+
+    # -- building ---------------------------------------------------------------------------------
+    def home_files(
+        self, profile: Profile, files_in_home: Mapping[str, bytes] | None
+    ) -> list[tuple[str, bytes, bool]]:
+        """(relative path, content, writable) for the profile's present credentials and extra files."""
+        root = self.creds_home or credentials_home()
+        out: list[tuple[str, bytes, bool]] = []
+        for cred in profile.credentials:
+            src = root / cred.rel
+            if src.is_file():
+                out.append((cred.rel, src.read_bytes(), cred.writable))
+        for rel, content in (files_in_home or {}).items():
+            safe_home_path(rel)
+            out.append((rel, content, True))
+        return out
+
+    def env_for(self, profile: Profile, env: Mapping[str, str] | None) -> dict[str, str]:
+        """Allow-list only: base variables, the profile's key variables if set, then the caller's values."""
+        base = {"PATH": DEFAULT_PATH, "HOME": SANDBOX_HOME, "LANG": "C.UTF-8", "TZ": "UTC"}
+        for key in ("LANG", "TZ"):
+            if os.environ.get(key):
+                base[key] = os.environ[key]
+        base.update({k: os.environ[k] for k in profile.env_keys if os.environ.get(k)})
+        base.update(env or {})
+        base["HOME"] = SANDBOX_HOME
+        return base
+
+    def build_argv(
+        self,
+        argv: Sequence[str],
+        profile: Profile,
+        net: bool,
+        file_fds: Sequence[tuple[str, int, bool]],
+        status_fd: int,
+    ) -> list[str]:
+        """The full command line: prlimit, then bwrap with namespaces, mounts and home files, then argv."""
+        limits = [
+            self.prlimit,
+            f"--as={profile.memory_mb * MIB}",
+            f"--nproc={profile.nproc}",
+            f"--fsize={profile.fsize_mb * MIB}",
+            f"--nofile={profile.nofile}",
+            "--",
+        ]
+        ns = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        ns += [] if net else ["--unshare-net"]
+        ns += ["--die-with-parent", "--new-session", "--json-status-fd", str(status_fd), "--hostname", "seat"]
+        mounts = _system_args() + [
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--tmpfs",
+            "/tmp",
+            "--tmpfs",
+            SANDBOX_HOME,
+        ]
+        for extra in profile.ro_binds:
+            mounts += ["--ro-bind-try", extra, extra]
+        for rel, fd, writable in file_fds:
+            mounts += ["--file" if writable else "--ro-bind-data", str(fd), f"{SANDBOX_HOME}/{rel}"]
+        return [*limits, self.bwrap, *ns, *mounts, "--chdir", SANDBOX_HOME, "--", *argv]
+
+    # -- running ----------------------------------------------------------------------------------
+    def exec(
+        self,
+        argv: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        net: bool = False,
+        profile: str | Profile = "default",
+        files_in_home: Mapping[str, bytes] | None = None,
+    ) -> ExecResult:
+        """Run ``argv`` in a fresh sandbox; raise :class:`SandboxError` only if isolation failed."""
+        prof = get_profile(profile) if isinstance(profile, str) else profile
+        if not argv:
+            raise SandboxError("nothing to run: empty argv")
+        if timeout <= 0:
+            raise SandboxError(f"timeout must be positive, got {timeout}")
+        if net and not prof.allow_net:
+            raise SandboxError(f"profile {prof.name!r} does not allow network access")
+        files = self.home_files(prof, files_in_home)
+        fds = [(rel, _memfd(rel, content), w) for rel, content, w in files]
+        status_r, status_w = os.pipe()
+        try:
+            cmd = self.build_argv(argv, prof, net, fds, status_w)
+            return self._run(
+                cmd, tuple(argv), prof, stdin, timeout, self.env_for(prof, env), fds, status_r, status_w
+            )
+        finally:
+            for _, fd, _ in fds:
+                os.close(fd)
+            for fd in (status_r, status_w):
+                _close_quietly(fd)
+
+    def _popen(
+        self, cmd: list[str], env: dict[str, str], pass_fds: tuple[int, ...], stdin: bytes | None
+    ) -> subprocess.Popen[bytes]:
+        uid = _next_uid(self.uid_base, self.uid_span) if os.geteuid() == 0 else None
+        try:
+            return subprocess.Popen(  # noqa: S603 - argv is built above, never through a shell
+                cmd,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd="/",
+                pass_fds=pass_fds,
+                start_new_session=True,
+                user=uid,
+                group=uid,
+                extra_groups=[] if uid is not None else None,
+            )
+        except OSError as exc:
+            raise SandboxError(f"could not start the sandbox: {exc}", fix=INSTALL_FIX) from exc
+
+    def _run(
+        self,
+        cmd: list[str],
+        argv: tuple[str, ...],
+        prof: Profile,
+        stdin: bytes | None,
+        timeout: float,
+        env: dict[str, str],
+        fds: list[tuple[str, int, bool]],
+        status_r: int,
+        status_w: int,
+    ) -> ExecResult:
+        started_at, t0 = self.now(), time.monotonic()
+        proc = self._popen(cmd, env, (status_w, *(fd for _, fd, _ in fds)), stdin)
+        os.close(status_w)
+        run = _Run(proc)
+        out, err = _Capture(prof.stdout_cap, True), _Capture(prof.stderr_cap, False)
+        threads = _start_io(run, stdin, out, err)
+        threads[0].join(timeout=max(0.0, timeout - (time.monotonic() - t0)))
+        if threads[0].is_alive():
+            run.kill(EndedBy.TIMEOUT)
+        try:
+            proc.wait(timeout=max(0.0, timeout - (time.monotonic() - t0)) + 0.01)
+        except subprocess.TimeoutExpired:
+            run.kill(EndedBy.TIMEOUT)
+            proc.wait()
+        for th in threads:
+            th.join()
+        elapsed = time.monotonic() - t0
+        status = _read_status(status_r)
+        return self._result(argv, run, out, err, status, started_at, elapsed)
+
+    def _result(
+        self,
+        argv: tuple[str, ...],
+        run: _Run,
+        out: _Capture,
+        err: _Capture,
+        status: dict[str, int],
+        started_at: datetime,
+        elapsed: float,
+    ) -> ExecResult:
+        finished_at = self.now()
+        assert run.proc.returncode is not None
+        exit_code = status.get("exit-code", run.proc.returncode)
+        if run.ended_by is None and "exit-code" not in status:
+            detail = err.data().decode("utf-8", "replace").strip()
+            log.error("sandbox.setup_failed", detail=detail, code=run.proc.returncode)
+            raise SandboxError(f"the sandbox failed to start: {detail or 'no detail'}", fix=INSTALL_FIX)
+        ended_by = run.ended_by or _classify_exit(exit_code, err.data())
+        return ExecResult(
+            argv=argv,
+            stdout=out.data(),
+            stderr=err.data(),
+            exit_code=exit_code,
+            started_at=started_at,
+            finished_at=max(finished_at, started_at),
+            ended_by=ended_by,
+            elapsed_s=elapsed,
+            stdout_truncated=out.truncated,
+            stderr_truncated=err.truncated,
+            detail=_detail(ended_by, out, exit_code),
+        )
+
+
+def _memfd(rel: str, content: bytes) -> int:
+    fd = os.memfd_create(f"seat-{rel.replace('/', '_')}", 0)
+    view = memoryview(content)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _close_quietly(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def _start_io(run: _Run, stdin: bytes | None, out: _Capture, err: _Capture) -> list[threading.Thread]:
+    proc = run.proc
+    assert proc.stdout is not None and proc.stderr is not None
+    threads = [
+        threading.Thread(target=_pump, args=(proc.stdout, out, run), daemon=True),
+        threading.Thread(target=_pump, args=(proc.stderr, err, run), daemon=True),
+    ]
+    if stdin is not None:
+        threads.append(threading.Thread(target=_feed, args=(proc, stdin), daemon=True))
+    for th in threads:
+        th.start()
+    return threads
+
+
+def _pump(pipe: object, cap: _Capture, run: _Run) -> None:
+    """Read a pipe to its end, keeping at most ``cap.cap`` bytes; keep draining so nothing blocks."""
+    reader = pipe.read1 if hasattr(pipe, "read1") else pipe.read  # type: ignore[attr-defined]
+    while chunk := reader(65536):
+        room = cap.cap - cap.size
+        if len(chunk) > room:
+            cap.truncated = True
+            if room > 0:
+                cap.chunks.append(chunk[:room])
+                cap.size += room
+            if cap.kill_on_cap:
+                run.kill(EndedBy.OUTPUT_CAP)
+            continue
+        cap.chunks.append(chunk)
+        cap.size += len(chunk)
+    pipe.close()  # type: ignore[attr-defined]
+
+
+def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(data)
+        proc.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass
+
+
+def _read_status(fd: int) -> dict[str, int]:
+    """bubblewrap's JSON status lines; ``exit-code`` is present only if the command really ran."""
+    raw = b""
+    while chunk := os.read(fd, 65536):
+        raw += chunk
+    status: dict[str, int] = {}
+    for line in raw.splitlines():
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            continue
+        status.update({k: v for k, v in doc.items() if isinstance(v, int)})
+    return status
+
+
+def _classify_exit(code: int, stderr: bytes) -> EndedBy:
+    if code == _SIGXFSZ_EXIT:
+        return EndedBy.FILE_SIZE
+    if code != 0 and any(m in stderr for m in MEMORY_MARKERS):
+        return EndedBy.MEMORY
+    if code > 128:
+        return EndedBy.SIGNAL
+    return EndedBy.EXIT
+
+
+def _detail(ended_by: EndedBy, out: _Capture, code: int) -> str:
+    if ended_by is EndedBy.OUTPUT_CAP:
+        return f"stdout exceeded {out.cap} bytes; run killed and output truncated"
+    if ended_by is EndedBy.EXIT:
+        return f"exit code {code}"
+    return f"ended by {ended_by.value} (exit code {code})"
