@@ -29,7 +29,11 @@ def _register_all() -> None:
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+        try:
+            module = importlib.import_module(f"{__name__}.{info.name}")
+        except ImportError as exc:  # one broken verb group must not take the whole command down
+            sys.stderr.write(f"warning: `league` verbs of {info.name} unavailable: {exc}\n")
+            continue
         register = getattr(module, "register", None)
         if register is not None:
             register(app)

@@ -1,0 +1,152 @@
+"""The outgoing-ask chain (protocol.md §4) and the ask text.
+
+``asks.jsonl`` is a second hash-chained book recording what the operator sends, BEFORE it is sent:
+its first line declares which run counts for each session; before a run's first ask the roster of
+expected answers (deadlines, retry policy); at send time the SHA-256 of the exact text each seat
+receives. The common text (without the per-seat account block) is published as
+``asks/<sha256>.md``; its hash is the ``ask_sha256`` repeated in the run line and every answer line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agents.base import SeatSpec
+from league.book import Book, BookLine, iter_lines
+from league.clock import Clock, iso_seconds
+from league.errors import BookError
+
+ASK_FORMAT_VERSION = "ask-1"
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class AskChain:
+    """Writer of ``asks.jsonl``; the counting rule is sealed as line 1 when the chain is new."""
+
+    def __init__(self, path: Path, clock: Clock, counting_rule: str) -> None:
+        self.book = Book(path, clock)
+        if self.book.lines == 0:
+            self.book.append("counting_rule", {"rule": counting_rule, "version": 1})
+        else:
+            first = next(iter_lines(path))
+            if first.kind != "counting_rule":
+                self.book.close()
+                raise BookError(f"{path}: line 1 is `{first.kind}`, not the counting-rule declaration")
+        self.path = path
+
+    def seal_roster(
+        self, run_id: str, session: str, seats: Sequence[SeatSpec], markets: Mapping[str, Sequence[str]],
+        deadline: datetime, second_wave: datetime, retry_policy: str, role: str,
+    ) -> BookLine:
+        """The expected answers of one run, sealed before its first ask (requirement 13)."""
+        roster = [
+            {"seat": s.name, "adapter": s.adapter, "model": s.model, "effort": s.effort,
+             "markets": sorted(markets), "horizons": {m: list(h) for m, h in sorted(markets.items())},
+             "deadline": iso_seconds(deadline), "timeout_s": s.timeout_s}
+            for s in seats
+        ]
+        return self.book.append("roster", {
+            "run_id": run_id, "session": session, "role": role, "seats": roster,
+            "second_wave": iso_seconds(second_wave), "retry_policy": retry_policy,
+        })
+
+    def seal_ask(self, run_id: str, session: str, seat: str, attempt: int, text: str, common_sha256: str) -> BookLine:
+        """Hash of the exact text this seat receives, sealed before it is sent."""
+        return self.book.append("ask", {
+            "run_id": run_id, "session": session, "seat": seat, "attempt": attempt,
+            "ask_sha256": sha256_text(text), "common_sha256": common_sha256,
+        })
+
+    def close(self) -> None:
+        self.book.close()
+
+
+def publish_ask_text(asks_dir: Path, text: str) -> str:
+    """Write the common ask text under its hash (idempotent) and return the hash."""
+    digest = sha256_text(text)
+    asks_dir.mkdir(parents=True, exist_ok=True)
+    target = asks_dir / f"{digest}.md"
+    if not target.exists():
+        tmp = target.with_suffix(".md.tmp")
+        tmp.write_bytes(text.encode("utf-8"))
+        tmp.replace(target)
+    return digest
+
+
+@dataclass(frozen=True)
+class MarketLine:
+    code: str
+    name: str
+    horizons: tuple[str, ...]
+    reference: str
+    snapshot: Mapping[str, Any]
+
+
+def common_text(session: str, run_id: str, markets: Sequence[MarketLine], snapshot_sha256: str,
+                crowd: Sequence[Mapping[str, Any]]) -> str:
+    """The text every seat receives (before its own account block). Our own wording."""
+    parts = [
+        f"# Forecasting league — session {session} (run {run_id}, format {ASK_FORMAT_VERSION})",
+        "",
+        "You are one seat of a council of forecasters. Your answer is sealed in a public hash chain the moment "
+        "it arrives and is scored later against prices taken after the seal. Give your own judgement.",
+        "",
+        "Do NOT look up or use prediction-market odds (Polymarket, Kalshi or similar) for these questions.",
+        "",
+        f"## Market snapshot (sha256 {snapshot_sha256})",
+        "",
+        "| code | indicator | last | read at (UTC) | 1-day % | 5-day % | 21-day % | 52-week range | pre-market % |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    parts += [_snapshot_row(m) for m in markets]
+    parts += ["", "## The events", ""]
+    parts += [f"- {m.code} ({m.name}): {m.reference}; horizons {', '.join(m.horizons)}" for m in markets]
+    if crowd:
+        parts += ["", "## Crowd contracts (state `crowd_up`, your probability the contract resolves up)", ""]
+        parts += [f"- {c.get('market')}: {c.get('question')} — rules: {c.get('rules', '')}" for c in crowd]
+    parts += ["", "## Answer format", "", _FORMAT_TEXT.strip(), ""]
+    return "\n".join(parts)
+
+
+def _fmt(value: Any, digits: int = 2) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}" if isinstance(value, int | float) else str(value)
+
+
+def _snapshot_row(m: MarketLine) -> str:
+    s = m.snapshot
+    rng = f"{_fmt(s.get('low_52w'))}–{_fmt(s.get('high_52w'))}"
+    return (f"| {m.code} | {m.name} | {_fmt(s.get('price'), 4)} | {s.get('read_at', 'n/a')} | "
+            f"{_fmt(s.get('change_1d_pct'))} | {_fmt(s.get('change_5d_pct'))} | {_fmt(s.get('change_21d_pct'))} | "
+            f"{rng} | {_fmt(s.get('premarket_pct'))} |")
+
+
+_FORMAT_TEXT = """
+End your reply with ONE JSON object (you may put it in a ```json fence) of this shape, with every market
+code and every horizon listed above:
+
+{"forecast": {"SPX": {"1d": {"prob_up": 57, "action": "hold", "entry": null, "target": 6012.5,
+  "invalidation": 5950.0, "risk": "one line", "revise_if": "one line", "crowd_up": null,
+  "source_urls": [], "source_domains": []}, "1w": {...}, "1m": {...}, "6m": {...},
+  "years": "one sentence about the year"}, "NDX": {...}}}
+
+- prob_up: 0-100, your probability that the indicator ends the horizon STRICTLY above its reference price
+  (for the yield: the yield rising; for VIX: volatility rising). 50 means you have no view.
+- action: one of buy_strong, buy_dips, hold, trim, sell. buy_dips needs entry, a level below the reference.
+- target: the price you expect; invalidation: the level at which you would be wrong.
+"""
+
+
+def account_block(seat: str, account: Mapping[str, Any] | None) -> str:
+    """The per-seat part of the ask: that seat's own paper account, and nothing of anyone else's."""
+    if not account:
+        return f"\n## Your paper account ({seat})\n\nNo positions yet: $100,000 in cash.\n"
+    return f"\n## Your paper account ({seat})\n\n```json\n{json.dumps(account, sort_keys=True, indent=1)}\n```\n"

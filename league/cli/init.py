@@ -1,0 +1,62 @@
+"""`league init DIR`: a working config folder and data folder an operator can start from."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from league.errors import ConfigError
+
+
+def write_signing_key(path: Path) -> Path:
+    """The league's ECDSA P-256 signing key for transparency-log entries (vendors.md, Rekor)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    path.write_bytes(pem)
+    path.chmod(0o600)
+    public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    path.with_suffix(".pub.pem").write_bytes(public)
+    return path
+
+
+def init_folder(target: Path, *, demo: bool = False) -> tuple[Path, Path]:
+    """Copy the example config into TARGET/config, make TARGET/data, open both books."""
+    from league.config import load_config, shipped_config_dir
+    from league.season import open_league
+
+    config_dir, data_dir = target / "config", target / "data"
+    if (config_dir / "league.toml").exists():
+        raise ConfigError(f"{config_dir} already holds a config", fix="choose an empty folder")
+    shutil.copytree(shipped_config_dir(), config_dir, dirs_exist_ok=True)
+    if demo:
+        (config_dir / "roster.demo.toml").replace(config_dir / "roster.toml")
+        text = (config_dir / "league.toml").read_text(encoding="utf-8")
+        text = text.replace('provider = "yahoo"', 'provider = "replay"')
+        text = text.replace("local_tsa = false", "local_tsa = true")
+        (config_dir / "league.toml").write_text(text, encoding="utf-8")
+    config = load_config(config_dir)
+    write_signing_key(config.data_dir / config.settings.stamps.key)
+    league = open_league(config)
+    league.close()
+    return config_dir, data_dir
+
+
+def init(
+    target: Annotated[Path, typer.Argument(help="folder to create (config/ and data/ inside)", envvar="LEAGUE_HOME")],
+    demo: Annotated[bool, typer.Option("--demo", help="offline roster and replay prices")] = False,
+) -> None:
+    """Write a working config folder and data folder (books opened, signing key made)."""
+    config_dir, data_dir = init_folder(target, demo=demo)
+    typer.echo(f"config: {config_dir}\ndata:   {data_dir}")
+    typer.echo(f"check the book with: league verify {data_dir / 'books' / 'council-book.jsonl'}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(init)

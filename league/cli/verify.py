@@ -1,0 +1,67 @@
+"""`league verify`: check a book file, or a whole published folder / URL (open-data.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from league.errors import ChainBroken, LeagueError
+
+
+def _verify_book(path: Path, workers: int | None) -> None:
+    from league.verify_fast import verify
+
+    if not path.exists():
+        raise LeagueError(f"{path}: no such file", fix="pass the path of a book (.jsonl) or a published folder")
+    report = verify(path, workers=workers)
+    if not report.ok:
+        raise ChainBroken(
+            f"FAILED {path}: line {report.bad_line}: {report.reason}",
+            line=report.bad_line,
+            reason=report.reason,
+            fix=f"lines 1..{report.bad_line - 1} hold; line {report.bad_line} and after cannot be trusted",
+        )
+    typer.echo(f"ok {path}: {report.lines} lines, sha256 {report.sha256}, last link {report.last_link or '-'}")
+
+
+def _verify_folder(target: str) -> None:
+    from league.verify_open import verify_published
+
+    failed = 0
+    for step in verify_published(target):
+        typer.echo(f"step {step.step:>2} {step.name}: {step.status}" + (f" — {step.detail}" if step.detail else ""))
+        failed += step.status == "FAILED"
+    if failed:
+        raise LeagueError(f"{failed} verification step(s) FAILED for {target}")
+
+
+def verify(
+    target: Annotated[str, typer.Argument(help="a book file (.jsonl), a published folder, or its URL")],
+    workers: Annotated[
+        int | None, typer.Option("--workers", envvar="LEAGUE_VERIFY_WORKERS", help="processes for a book check")
+    ] = None,
+) -> None:
+    """Verify a book's hash chain (first bad line and why), or every reader's step on a published folder."""
+    path = Path(target)
+    if target.startswith(("http://", "https://")) or path.is_dir():
+        _verify_folder(target)
+    else:
+        _verify_book(path, workers)
+
+
+def conformance(
+    csv_path: Annotated[Path, typer.Argument(help="a council-forecasts.csv")],
+) -> None:
+    """Run the stand-alone event-contract conformance checker on a forecasts CSV."""
+    from league.contracts import conformance as checker
+
+    code = checker.main(["conformance.py", str(csv_path)])
+    if code:
+        raise typer.Exit(code)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("verify")(verify)
+    app.command("conformance")(conformance)
