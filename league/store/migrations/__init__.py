@@ -1,0 +1,1 @@
+"""Alembic migrations of the store (run programmatically by :func:`league.store.migrate.upgrade`)."""

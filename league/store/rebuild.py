@@ -1,0 +1,169 @@
+"""Rebuilding the index from the books and the price cache, and keeping it up to date incrementally.
+
+The books are the source of truth, so the database must be reproducible from them: ``rebuild``
+verifies every book first and refuses a broken one (naming its first bad line) *before* touching the
+database, then replaces every derived row in one transaction, so a failure leaves the old index as it
+was. ``job_runs`` and ``stamps`` survive a rebuild: they are not derivable, and losing ``job_runs``
+would let the scheduler repeat a finished job.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import structlog
+
+from league.book import BookLine, iter_lines
+from league.clock import parse_iso
+from league.errors import ChainBroken
+from league.store.interface import StoreError
+from league.store.sql import SqlStore, open_store
+from league.verify_fast import verify
+
+log = structlog.get_logger(__name__)
+
+
+def default_url(data_dir: str | os.PathLike[str]) -> str:
+    """The SQLite file inside the data folder, used when no database URL is configured."""
+    return f"sqlite:///{Path(data_dir).resolve() / 'league.db'}"
+
+
+def book_name(path: Path) -> str:
+    """A book's name in the index is its file stem: ``council-book``, ``asks``."""
+    return path.name.removesuffix(".jsonl")
+
+
+@dataclass(frozen=True)
+class RebuildReport:
+    """What a rebuild indexed: lines per book, bars per symbol, and the row counts afterwards."""
+
+    books: dict[str, int]
+    bars: dict[str, int]
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------- books
+def check_book(path: Path) -> int:
+    """Verify a book with the fast verifier; raise :class:`ChainBroken` naming the first bad line."""
+    report = verify(path)
+    if not report.ok:
+        raise ChainBroken(
+            f"{path}: line {report.bad_line}: {report.reason}; the book was not indexed and the database "
+            "was left unchanged",
+            line=report.bad_line,
+            reason=report.reason,
+            fix=f"run `league verify {path}`; restore the book from a backup or stamped copy (lines 1.."
+            f"{report.bad_line - 1} hold) — a broken book is never indexed",
+        )
+    return report.lines
+
+
+def lines_after(path: Path, name: str, last_n: int, last_link: str) -> Iterator[BookLine]:
+    """Validated lines after ``last_n``, checking the file still holds the line the index ends at."""
+    seen = 0
+    for line in iter_lines(path):
+        seen = line.n
+        if line.n == last_n and line.link != last_link:
+            raise StoreError(
+                f"book {name} ({path}) differs from the index at line {last_n}: its link changed",
+                fix="the book file was replaced; check it with `league verify`, then run `league rebuild`",
+            )
+        if line.n > last_n:
+            yield line
+    if seen < last_n:
+        raise StoreError(
+            f"book {name} ({path}) has {seen} lines but the index already holds {last_n}",
+            fix="the book file was replaced or truncated; check it with `league verify`, then `league rebuild`",
+        )
+
+
+def index_book(store: SqlStore, book_path: str | os.PathLike[str], name: str | None = None) -> int:
+    """Index only the lines after the highest one already stored; returns how many were added."""
+    path = Path(book_path)
+    name = name or book_name(path)
+    last_n, last_link = store.last_indexed(name)
+    added = store.index_lines(name, lines_after(path, name, last_n, last_link))
+    if added:
+        log.info("store.book_indexed", book=name, added=added, last=last_n + added)
+    return added
+
+
+# ---------------------------------------------------------------------------- price cache
+def bar_from_json(obj: Any, where: str) -> dict[str, Any]:
+    """One cached bar ``{"t","o","h","l","c","v"}`` as a row; a bad bar is named by file and line."""
+    if not isinstance(obj, dict):
+        raise StoreError(f"{where}: a bar must be a JSON object, got {type(obj).__name__}")
+    try:
+        start = parse_iso(str(obj["t"]))
+    except (KeyError, ValueError) as exc:
+        raise StoreError(f"{where}: bar start `t` missing or not an ISO-8601 UTC time ({exc})") from exc
+    row: dict[str, Any] = {"start": start}
+    for key, col in (("o", "open"), ("h", "high"), ("l", "low"), ("c", "close"), ("v", "volume")):
+        row[col] = _price(obj.get(key), key, where)
+    return row
+
+
+def _price(value: Any, key: str, where: str) -> float:
+    if value is None and key == "v":
+        return 0.0  # indices carry no volume; Yahoo sends null
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
+        raise StoreError(f"{where}: bar field {key!r} is {value!r}, not a finite number")
+    return float(value)
+
+
+def read_price_file(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for i, text in enumerate(fh, 1):
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except ValueError as exc:
+                raise StoreError(f"{path}:{i}: not JSON ({exc}); the database was left unchanged") from exc
+            rows.append(bar_from_json(obj, f"{path}:{i}"))
+    return rows
+
+
+def price_files(prices_dir: Path) -> Iterator[tuple[str, Path]]:
+    """``(symbol, file)`` for every ``<SYMBOL>/<YYYY-MM-DD>.jsonl``; folder names may be %-encoded."""
+    if not prices_dir.is_dir():
+        return
+    for folder in sorted(p for p in prices_dir.iterdir() if p.is_dir()):
+        for path in sorted(folder.glob("*.jsonl")):
+            yield unquote(folder.name), path
+
+
+# ---------------------------------------------------------------------------- rebuild
+def rebuild(url: str, data_dir: str | os.PathLike[str]) -> RebuildReport:
+    """Verify every book, then replace the whole index from ``DATA/books`` and ``DATA/prices``."""
+    data = Path(data_dir)
+    books = sorted((data / "books").glob("*.jsonl"))
+    if not books and not (data / "prices").is_dir():
+        raise StoreError(
+            f"{data} has neither books/*.jsonl nor prices/: nothing to rebuild from",
+            fix="pass the data folder with --data (or LEAGUE_DATA)",
+        )
+    for path in books:
+        check_book(path)
+    store = open_store(url)
+    try:
+        indexed, bars = store.replace_all(
+            [(book_name(p), iter_lines(p)) for p in books], _all_bars(data / "prices")
+        )
+        return RebuildReport(books=indexed, bars=bars, counts=store.counts())
+    finally:
+        store.close()
+
+
+def _all_bars(prices_dir: Path) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    for symbol, path in price_files(prices_dir):
+        yield symbol, read_price_file(path)
+

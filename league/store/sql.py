@@ -1,0 +1,380 @@
+"""The SQL implementation of the storage port (SQLModel over SQLite or PostgreSQL).
+
+One class, two back ends: every statement used here means the same on both (upserts go through the
+dialect's ``INSERT … ON CONFLICT``, which SQLite and PostgreSQL share), and every driver error leaves
+as a :class:`StoreError` naming the database without its password.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import date, datetime, timedelta
+from typing import Any
+
+import structlog
+from sqlalchemy import and_, delete, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine
+from sqlmodel import Session
+
+from league.book import BookLine
+from league.store.derive import SessionLookup, derive
+from league.store.engine import make_engine, parse_url, redact, translated
+from league.store.interface import (
+    AnswerSummary,
+    BarLike,
+    CachedBar,
+    JobRun,
+    RunSummary,
+    Stamp,
+    StoreError,
+)
+from league.store.migrate import head_revision, upgrade_engine
+from league.store.models import (
+    DERIVED_TABLES,
+    RunRow,
+    StampRow,
+    metadata,
+)
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_STALE_AFTER = timedelta(hours=6)
+BAR_BATCH = 5000
+
+
+def this_owner() -> str:
+    """Who holds a claimed job: host and process id, so a crashed holder can be recognised."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _owner_alive(owner: str) -> bool:
+    """False only when the owner ran on this host and its process is gone (a crash)."""
+    host, _, pid_text = owner.rpartition(":")
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return True
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _bar_class() -> Any:
+    """The prices package's ``Bar`` when it exists, else :class:`CachedBar` (same fields)."""
+    try:
+        from league.prices.interface import Bar
+    except ImportError:
+        return CachedBar
+    return Bar
+
+
+class SqlStore:
+    """The database behind the league; create with :func:`open_store` (which migrates to head)."""
+
+    def __init__(self, url: str, engine: Engine | None = None) -> None:
+        self.url = url
+        self._parsed = parse_url(url)
+        self.engine = engine or make_engine(url)
+
+    # ------------------------------------------------------------------ plumbing
+    @contextmanager
+    def _tx(self, action: str) -> Iterator[Connection]:
+        with translated(self._parsed, action), self.engine.begin() as conn:
+            yield conn
+
+    @contextmanager
+    def _session(self, action: str) -> Iterator[Session]:
+        with translated(self._parsed, action), Session(self.engine) as session:
+            yield session
+            session.commit()
+
+    def describe(self) -> str:
+        return redact(self._parsed)
+
+    def upgrade(self) -> None:
+        with translated(self._parsed, "migrating the schema"):
+            upgrade_engine(self.engine)
+
+    def revision(self) -> str | None:
+        from league.store.migrate import current_revision
+
+        with translated(self._parsed, "reading the schema revision"):
+            return current_revision(self.engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ------------------------------------------------------------------ book index
+    def last_indexed(self, book: str) -> tuple[int, str]:
+        """``(n, link)`` of the highest indexed line of ``book``; ``(0, "")`` when none."""
+        bl = metadata.tables["book_lines"]
+        stmt = select(bl.c.n, bl.c.link).where(bl.c.book == book).order_by(bl.c.n.desc()).limit(1)
+        with self._tx(f"reading the index of {book}") as conn:
+            row = conn.execute(stmt).first()
+        return (int(row[0]), str(row[1])) if row else (0, "")
+
+    def index_lines(self, book: str, lines: Iterable[BookLine]) -> int:
+        """Index lines (in order, after the last indexed one) in one transaction; returns how many."""
+        with self._session(f"indexing book {book}") as session:
+            return self._index_into(session, book, lines)
+
+    def _index_into(self, session: Session, book: str, lines: Iterable[BookLine]) -> int:
+        count = 0
+        known: dict[str, date | None] = {}
+        lookup = self._session_lookup(session, known)
+        for line in lines:
+            rows = derive(book, line, lookup)
+            session.add_all(rows)
+            known.update((r.run_id, r.session) for r in rows if isinstance(r, RunRow))
+            count += 1
+            if count % 2000 == 0:
+                session.flush()
+        session.flush()
+        return count
+
+    def replace_all(
+        self, books: Iterable[tuple[str, Iterable[BookLine]]], bars: Iterable[tuple[str, list[dict[str, Any]]]]
+    ) -> tuple[dict[str, int], dict[str, int]]:
+        """Wipe the derived rows and index everything again, in ONE transaction (all or nothing)."""
+        indexed: dict[str, int] = {}
+        cached: dict[str, int] = {}
+        with self._session("rebuilding the index") as session:
+            conn = session.connection()
+            self._wipe(conn)
+            for name, lines in books:
+                indexed[name] = self._index_into(session, name, lines)
+            for symbol, rows in bars:
+                self._put_rows(conn, [{"symbol": symbol, **r} for r in rows])
+                cached[symbol] = cached.get(symbol, 0) + len(rows)
+        return indexed, cached
+
+    @staticmethod
+    def _session_lookup(session: Session, known: dict[str, date | None]) -> SessionLookup:
+        runs = metadata.tables["runs"]
+
+        def lookup(run_id: str) -> date | None:
+            if run_id not in known:
+                stmt = select(runs.c.session).where(runs.c.run_id == run_id).order_by(runs.c.line).limit(1)
+                known[run_id] = session.execute(stmt).scalar()
+            return known[run_id]
+
+        return lookup
+
+    def wipe_derived(self) -> None:
+        """Delete every row that a rebuild re-derives (job_runs and stamps are kept)."""
+        with self._tx("wiping the book index") as conn:
+            self._wipe(conn)
+
+    @staticmethod
+    def _wipe(conn: Connection) -> None:
+        for name in DERIVED_TABLES:
+            conn.execute(delete(metadata.tables[name]))
+
+    def counts(self) -> dict[str, int]:
+        with self._tx("counting rows") as conn:
+            return {
+                name: int(conn.execute(select(func.count()).select_from(table)).scalar_one())
+                for name, table in sorted(metadata.tables.items())
+            }
+
+    # ------------------------------------------------------------------ price cache
+    def put_bars(self, symbol: str, bars: Iterable[BarLike]) -> int:
+        """Insert or replace bars by (symbol, start); a re-fetched minute overwrites the cached one."""
+        rows = [_bar_row(symbol, b) for b in bars]
+        with self._tx(f"caching {len(rows)} bars of {symbol}") as conn:
+            self._put_rows(conn, rows)
+        return len(rows)
+
+    def _put_rows(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
+        for i in range(0, len(rows), BAR_BATCH):
+            conn.execute(self._upsert_bars(rows[i : i + BAR_BATCH]))
+
+    def _upsert_bars(self, rows: list[dict[str, Any]]) -> Any:
+        table = metadata.tables["price_bars"]
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
+        stmt = dialect.insert(table).values(rows)
+        cols = ("open", "high", "low", "close", "volume")
+        return stmt.on_conflict_do_update(
+            index_elements=["symbol", "start"], set_={c: stmt.excluded[c] for c in cols}
+        )
+
+    def get_bars(self, symbol: str, start: datetime, end: datetime) -> list[Any]:
+        """Bars of ``symbol`` with ``start <= bar.start < end``, in time order."""
+        table = metadata.tables["price_bars"]
+        stmt = (
+            select(table).where(and_(table.c.symbol == symbol, table.c.start >= start, table.c.start < end))
+            .order_by(table.c.start)
+        )
+        with self._tx(f"reading bars of {symbol}") as conn:
+            found = conn.execute(stmt).mappings().all()
+        bar = _bar_class()
+        return [bar(start=r["start"], open=r["open"], high=r["high"], low=r["low"], close=r["close"],
+                    volume=r["volume"]) for r in found]
+
+    # ------------------------------------------------------------------ scheduler bookkeeping
+    def claim_job(self, session: date, job: str, now: datetime, *,
+                  stale_after: timedelta = DEFAULT_STALE_AFTER) -> bool:
+        """Atomically take (session, job); False when it is done or running elsewhere.
+
+        A ``failed`` job, or a ``started`` one whose holder crashed (its process is gone on this host,
+        or it started longer than ``stale_after`` ago), may be claimed again.
+        """
+        owner = this_owner()
+        table = metadata.tables["job_runs"]
+        with self._tx(f"claiming job {job} of {session}") as conn:
+            if self._insert_claim(conn, session, job, now, owner):
+                return True
+            row = conn.execute(select(table).where(_job_key(table, session, job))).mappings().one()
+            if not _reclaimable(row, now, stale_after):
+                return False
+            stmt = update(table).where(
+                _job_key(table, session, job), table.c.status == row["status"], table.c.attempts == row["attempts"]
+            ).values(status="started", started_at=now, finished_at=None, detail="", owner=owner,
+                     attempts=row["attempts"] + 1).returning(table.c.job)
+            claimed = conn.execute(stmt).first() is not None
+        if claimed:
+            log.info("store.job_reclaimed", session=str(session), job=job, was=row["status"], owner=row["owner"])
+        return claimed
+
+    def _insert_claim(self, conn: Connection, session: date, job: str, now: datetime, owner: str) -> bool:
+        """INSERT … ON CONFLICT DO NOTHING RETURNING: the first statement takes the write lock on SQLite.
+
+        RETURNING, not ``rowcount``: psycopg reports -1 for a compiled INSERT … ON CONFLICT.
+        """
+        table = metadata.tables["job_runs"]
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
+        stmt = dialect.insert(table).values(
+            session=session, job=job, status="started", started_at=now, finished_at=None, detail="",
+            owner=owner, attempts=1,
+        ).on_conflict_do_nothing(index_elements=["session", "job"]).returning(table.c.job)
+        return conn.execute(stmt).first() is not None
+
+    def finish_job(self, session: date, job: str, status: str, detail: str, now: datetime) -> None:
+        """Mark a claimed job ``done`` or ``failed``; finishing a job that is not running is an error."""
+        if status not in ("done", "failed"):
+            raise StoreError(f"finish_job status must be 'done' or 'failed', not {status!r}")
+        table = metadata.tables["job_runs"]
+        stmt = update(table).where(_job_key(table, session, job), table.c.status == "started").values(
+            status=status, finished_at=now, detail=detail
+        ).returning(table.c.job)
+        with self._tx(f"finishing job {job} of {session}") as conn:
+            if conn.execute(stmt).first() is None:
+                raise StoreError(
+                    f"job {job} of session {session} is not running, so it cannot be finished as {status}",
+                    fix="claim the job with claim_job() before running it",
+                )
+
+    def job_history(self, *, session: date | None = None, limit: int = 50) -> list[JobRun]:
+        table = metadata.tables["job_runs"]
+        stmt = select(table).order_by(table.c.started_at.desc(), table.c.job).limit(limit)
+        if session is not None:
+            stmt = stmt.where(table.c.session == session)
+        with self._tx("reading job history") as conn:
+            return [JobRun(**dict(r)) for r in conn.execute(stmt).mappings()]
+
+    # ------------------------------------------------------------------ stamps
+    def record_stamp(self, stamp: Stamp) -> None:
+        with self._session("recording a stamp") as session:
+            session.add(StampRow(**stamp.__dict__))
+
+    def stamps(self, *, list_sha256: str | None = None) -> list[Stamp]:
+        table = metadata.tables["stamps"]
+        stmt = select(table).order_by(table.c.taken_at, table.c.id)
+        if list_sha256 is not None:
+            stmt = stmt.where(table.c.list_sha256 == list_sha256)
+        with self._tx("reading stamps") as conn:
+            return [Stamp(**{k: v for k, v in r.items() if k != "id"}) for r in conn.execute(stmt).mappings()]
+
+    # ------------------------------------------------------------------ status queries
+    def last_runs(self, *, limit: int = 10) -> list[RunSummary]:
+        """The last ``run`` line of each session (highest line), newest session first."""
+        runs = metadata.tables["runs"]
+        latest = select(runs.c.session, func.max(runs.c.id).label("id")).group_by(runs.c.session).subquery()
+        stmt = (select(runs).join(latest, runs.c.id == latest.c.id)
+                .order_by(runs.c.session.desc().nulls_last(), runs.c.id.desc()).limit(limit))
+        with self._tx("reading the last runs") as conn:
+            return [RunSummary(session=r["session"], run_id=r["run_id"], role=r["role"], ask_sha256=r["ask_sha256"],
+                               snapshot_sha256=r["snapshot_sha256"], book=r["book"], line=r["line"], at=r["at"])
+                    for r in conn.execute(stmt).mappings()]
+
+    def last_answers(self) -> list[AnswerSummary]:
+        """Each seat's most recent ``answer`` line (by book position), seats in name order."""
+        bl = metadata.tables["book_lines"]
+        answers = and_(bl.c.kind == "answer", bl.c.seat.is_not(None))
+        latest = (select(bl.c.seat, bl.c.book, func.max(bl.c.n).label("n")).where(answers)
+                  .group_by(bl.c.seat, bl.c.book).subquery())
+        stmt = (select(bl).join(latest, and_(bl.c.book == latest.c.book, bl.c.n == latest.c.n))
+                .order_by(bl.c.seat, bl.c.at.desc(), bl.c.n.desc()))
+        with self._tx("reading the last answers") as conn:
+            rows = list(conn.execute(stmt).mappings())
+            cells = self._cell_counts(conn, [(r["book"], r["n"]) for r in rows])
+        best: dict[str, AnswerSummary] = {}
+        for r in rows:
+            best.setdefault(r["seat"], _answer_summary(r, cells.get((r["book"], r["n"]), 0)))
+        return list(best.values())
+
+    @staticmethod
+    def _cell_counts(conn: Connection, keys: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        if not keys:
+            return {}
+        cells = metadata.tables["cells"]
+        lines = sorted({n for _, n in keys})
+        stmt = (select(cells.c.book, cells.c.line, func.count()).where(cells.c.line.in_(lines))
+                .group_by(cells.c.book, cells.c.line))
+        return {(b, n): int(c) for b, n, c in conn.execute(stmt)}
+
+
+def _job_key(table: Any, session: date, job: str) -> Any:
+    return and_(table.c.session == session, table.c.job == job)
+
+
+def _reclaimable(row: Any, now: datetime, stale_after: timedelta) -> bool:
+    if row["status"] == "failed":
+        return True
+    if row["status"] != "started":
+        return False
+    return not _owner_alive(row["owner"]) or row["started_at"] <= now - stale_after
+
+
+def _bar_row(symbol: str, bar: BarLike) -> dict[str, Any]:
+    start = bar.start
+    if start.tzinfo is None or start.utcoffset() is None:
+        raise StoreError(f"bar of {symbol} has a naive start time {start!r}; bars must be timezone-aware")
+    return {"symbol": symbol, "start": start, "open": float(bar.open), "high": float(bar.high),
+            "low": float(bar.low), "close": float(bar.close), "volume": float(bar.volume)}
+
+
+def _answer_summary(r: Any, cells: int) -> AnswerSummary:
+    body = json.loads(r["body"])
+
+    def text(key: str) -> str | None:
+        value = body.get(key)
+        return value if isinstance(value, str) else None
+
+    attempt = body.get("attempt")
+    return AnswerSummary(
+        seat=r["seat"], run_id=r["run_id"], session=r["session"], book=r["book"], line=r["n"], at=r["at"],
+        booked_at=text("booked_at"), model=text("model"), version=text("version"), status=text("status"),
+        attempt=attempt if isinstance(attempt, int) and not isinstance(attempt, bool) else None, cells=cells,
+    )
+
+
+def open_store(url: str, *, migrate: bool = True) -> SqlStore:
+    """Open the database at ``url`` and bring its schema to head (the normal way in)."""
+    store = SqlStore(url)
+    if migrate:
+        try:
+            store.upgrade()
+        except BaseException:
+            store.close()
+            raise
+        log.debug("store.opened", url=store.describe(), revision=head_revision())
+    return store
+
