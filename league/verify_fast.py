@@ -68,8 +68,14 @@ def check_line(raw: bytes, i: int, prev: str | None) -> tuple[str | None, dict[s
     if i == 1 and raw.startswith(b"\xef\xbb\xbf"):
         return "byte-order mark at the start of the book", None
     try:
-        x = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 ({exc})", None
+    try:
+        # decode first: json.loads(bytes) would also accept UTF-16/32 and a BOM on any line,
+        # which the reader loop (text mode, UTF-8) rejects.
+        x = json.loads(text)
+    except ValueError as exc:
         return f"not JSON ({exc})", None
     if not isinstance(x, dict):
         return "not a JSON object", None
@@ -114,7 +120,7 @@ def check_chunk(data: bytes, start: int) -> ChunkResult:
         raw = data[pos:nl]
         pos = nl + 1
         problem, x = check_line(raw, i, prev)
-        if i == start and x is None and problem and not problem.startswith(("wrong n", "not JSON")):
+        if i == start and x is None and problem and not problem.startswith(("wrong n", "not JSON", "not UTF-8")):
             first_prev = _peek_prev(raw)
         if problem:
             return ChunkResult(i - start, first_prev, last_link, i, problem, False)
@@ -221,7 +227,7 @@ class _State:
     def absorb(self, res: ChunkResult) -> bool:
         first = self.next_line
         if res.first_prev is not None and res.first_prev != self.link and not (
-            res.error_at == first and res.reason.startswith(("wrong n", "not JSON", "missing", "byte-order"))
+            res.error_at == first and res.reason.startswith(("wrong n", "not JSON", "not UTF-8", "missing", "byte-order"))
         ):
             self.bad, self.reason = first, "wrong prev (does not equal the previous line's link)"
             return False
