@@ -100,6 +100,7 @@ def check_line(raw: bytes, i: int, prev: str | None) -> tuple[str | None, dict[s
 @dataclass(frozen=True)
 class ChunkResult:
     count: int
+    has_first_prev: bool  # False when the first line failed before its prev could be read
     first_prev: Any
     last_link: str
     error_at: int  # absolute 1-based line number, 0 when none
@@ -111,6 +112,7 @@ def check_chunk(data: bytes, start: int) -> ChunkResult:
     """Check the lines of ``data`` (each ending with LF) numbered from ``start``."""
     prev: str | None = None
     first_prev: Any = None
+    has_first = False
     last_link = ""
     i = start
     pos = 0
@@ -121,23 +123,26 @@ def check_chunk(data: bytes, start: int) -> ChunkResult:
         pos = nl + 1
         problem, x = check_line(raw, i, prev)
         if i == start and x is None and problem and not problem.startswith(("wrong n", "not JSON", "not UTF-8")):
-            first_prev = _peek_prev(raw)
+            has_first, first_prev = _peek_prev(raw)
         if problem:
-            return ChunkResult(i - start, first_prev, last_link, i, problem, False)
+            return ChunkResult(i - start, has_first, first_prev, last_link, i, problem, False)
         assert x is not None
         if i == start:
-            first_prev = x["prev"]
+            has_first, first_prev = True, x["prev"]
         prev = last_link = x["link"]
         i += 1
-    return ChunkResult(i - start, first_prev, last_link, 0, "", True)
+    return ChunkResult(i - start, has_first, first_prev, last_link, 0, "", True)
 
 
-def _peek_prev(raw: bytes) -> Any:
+def _peek_prev(raw: bytes) -> tuple[bool, Any]:
+    """(found, value): a JSON ``null`` prev is a value to compare, not a missing one."""
     try:
-        x = json.loads(raw)
-        return x.get("prev") if isinstance(x, dict) else None
+        x = json.loads(raw.decode("utf-8"))
     except ValueError:
-        return None
+        return False, None
+    if isinstance(x, dict) and "prev" in x:
+        return True, x["prev"]
+    return False, None
 
 
 @dataclass(frozen=True)
@@ -226,7 +231,7 @@ class _State:
 
     def absorb(self, res: ChunkResult) -> bool:
         first = self.next_line
-        if res.first_prev is not None and res.first_prev != self.link and not (
+        if res.has_first_prev and res.first_prev != self.link and not (
             res.error_at == first and res.reason.startswith(("wrong n", "not JSON", "not UTF-8", "missing", "byte-order"))
         ):
             self.bad, self.reason = first, "wrong prev (does not equal the previous line's link)"
