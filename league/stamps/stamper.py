@@ -1,0 +1,298 @@
+"""The stamper: write a stamped list of the books' heads and stamp it with every configured backend.
+
+It is called after runs and batches of seals, never inside the sealing path, and it never raises
+into its caller: each backend is tried a bounded number of times (tenacity), a failure is recorded
+in the stamp's status file and logged, and the other backends carry on. The trust level actually
+reached is written per stamp (``interface.trust_level``).
+
+Layout under the stamps folder (``DATA/stamps/``)::
+
+    <YYYY-MM-DD>/HHMMSSZ.txt               the stamped list (league.book.stamped_list)
+    <YYYY-MM-DD>/HHMMSSZ.txt.ots           pending, later complete, OpenTimestamps proof
+    <YYYY-MM-DD>/HHMMSSZ.txt.<tsa>.tsr     one RFC 3161 token per authority
+    <YYYY-MM-DD>/HHMMSSZ.txt.rekor.json    Rekor's answer (log index, inclusion proof)
+    <YYYY-MM-DD>/HHMMSSZ.status.json       what each backend did, and the trust level reached
+    tsa/<tsa>/ca.pem, tsa/<tsa>/tsa.crt    each authority's root (+ intermediates) and signer
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+from cryptography.hazmat.primitives import serialization
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
+from league.book import head_of, stamped_list
+from league.clock import Clock, iso_seconds
+from league.errors import LeagueError
+from league.stamps.interface import (
+    Artifact,
+    BackendOutcome,
+    StampBackend,
+    StampConfig,
+    StampError,
+    TrustLevel,
+    TsaEndpoint,
+    trust_level,
+)
+
+log = structlog.get_logger(__name__)
+
+LIST_NAME = re.compile(r"^\d{6}Z(-\d+)?\.txt$")
+LOCAL_SCHEME = "local:"
+
+
+@dataclass(frozen=True)
+class CertFiles:
+    """An authority's root (+ intermediates) and signing certificate, where known."""
+
+    ca_file: Path | None
+    cert_file: Path | None
+
+
+@dataclass(frozen=True)
+class StampResult:
+    list_path: Path
+    list_sha256: str
+    taken_at: datetime
+    trust_level: TrustLevel
+    outcomes: tuple[BackendOutcome, ...]
+
+
+# ---------------------------------------------------------------------------- configuration
+def config_from_settings(settings: Any, data_dir: Path) -> StampConfig:
+    """Turn ``league.toml`` ``[stamps]`` (league.config.StampSettings) into a StampConfig.
+
+    ``local_tsa = true`` adds two independent local authorities (``local-a``, ``local-b``) kept
+    under ``DATA/stamps/local-tsa/`` — the offline demo's "at least two authorities".
+    """
+    tsa = [TsaEndpoint(name=t.name, url=t.url) for t in settings.tsa]
+    if getattr(settings, "local_tsa", False):
+        for name in ("local-a", "local-b"):
+            folder = data_dir / "stamps" / "local-tsa" / name
+            tsa.append(TsaEndpoint(name=name, url=LOCAL_SCHEME + str(folder),
+                                   ca_file=folder / "ca.pem", cert_file=folder / "tsa.crt"))
+    key = Path(settings.key)
+    return StampConfig(tsa=tuple(tsa), ots_calendars=tuple(settings.ots_calendars),
+                       rekor_url=settings.rekor_url or None, key_path=key if key.is_absolute() else data_dir / key)
+
+
+def make_backends(config: StampConfig, clock: Clock) -> tuple[list[StampBackend], dict[str, CertFiles]]:
+    """One backend per configured service; ``local:`` authorities are created on first use."""
+    from league.stamps.local_tsa import LocalTsa, create_authority
+    from league.stamps.ots import OtsBackend
+    from league.stamps.rekor import RekorBackend
+    from league.stamps.rfc3161 import Rfc3161Backend
+
+    backends: list[StampBackend] = []
+    certs: dict[str, CertFiles] = {}
+    for t in config.tsa:
+        if t.url.startswith(LOCAL_SCHEME):
+            files = create_authority(Path(t.url[len(LOCAL_SCHEME):]), t.name)
+            backends.append(LocalTsa(t.name, files, clock))
+            certs[t.name] = CertFiles(files.ca_pem, files.tsa_crt)
+        else:
+            backends.append(Rfc3161Backend(t.name, t.url, timeout=config.timeout))
+            certs[t.name] = CertFiles(t.ca_file, t.cert_file)
+    if config.ots_calendars:
+        backends.append(OtsBackend(config.ots_calendars, timeout=config.timeout))
+    if config.rekor_url and config.key_path:
+        backends.append(RekorBackend(config.rekor_url, config.key_path, timeout=config.timeout))
+    return backends, certs
+
+
+# ---------------------------------------------------------------------------- the stamper
+class Stamper:
+    """Stamps lists into ``stamps_dir``; every public method logs and returns instead of raising."""
+
+    def __init__(self, config: StampConfig, stamps_dir: Path, clock: Clock, *,
+                 backends: Sequence[StampBackend] | None = None, certs: Mapping[str, CertFiles] | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.config = config
+        self.stamps_dir = Path(stamps_dir)
+        self.clock = clock
+        if backends is None:
+            built, built_certs = make_backends(config, clock)
+            backends, certs = built, {**built_certs, **(certs or {})}
+        self.backends = list(backends)
+        self.certs = dict(certs or {})
+        self._sleep = sleep
+
+    def stamp_books(self, books: Sequence[tuple[str, Path]], *, note: str = "") -> StampResult | None:
+        """Write and stamp a list of ``(published name, live path)`` heads; None if no list could be written."""
+        now = self.clock.now()
+        try:
+            heads = [(name, head_of(path)) for name, path in books]
+            path = self._write_list(stamped_list(heads, taken_at=now, note=note), now)
+        except (LeagueError, OSError, ValueError) as exc:
+            log.error("stamp.list_failed", error=str(exc))
+            return None
+        return self.stamp_file(path)
+
+    def _write_list(self, text: str, now: datetime) -> Path:
+        day = self.stamps_dir / f"{now:%Y-%m-%d}"
+        day.mkdir(parents=True, exist_ok=True)
+        path, i = day / f"{now:%H%M%SZ}.txt", 1
+        while path.exists():
+            path, i = day / f"{now:%H%M%SZ}-{i}.txt", i + 1
+        _write_atomic(path, text.encode("utf-8"))
+        return path
+
+    def stamp_file(self, path: Path) -> StampResult:
+        """Stamp an existing list with every backend and write its status file."""
+        data = path.read_bytes()
+        outcomes = tuple(self._run_backend(b, path, data) for b in self.backends)
+        level = level_of(outcomes)
+        result = StampResult(path, hashlib.sha256(data).hexdigest(), self.clock.now(), level, outcomes)
+        self._write_status(result)
+        log.info("stamp.done", list=str(path), trust=level, failed=[o.name for o in outcomes if not o.ok])
+        return result
+
+    def _run_backend(self, backend: StampBackend, path: Path, data: bytes) -> BackendOutcome:
+        attempts = 0
+        try:
+            for attempt in self._retrying():
+                with attempt:
+                    attempts += 1
+                    artifact = backend.stamp(data)
+        except StampError as exc:
+            log.warning("stamp.backend_failed", backend=backend.name, attempts=attempts, error=exc.message)
+            return BackendOutcome(kind=backend.kind, name=backend.name, ok=False, attempts=attempts, error=exc.message)
+        except Exception as exc:  # a backend bug must not take the stamper down with it
+            log.exception("stamp.backend_crashed", backend=backend.name)
+            return BackendOutcome(kind=backend.kind, name=backend.name, ok=False, attempts=attempts,
+                                  error=f"{exc.__class__.__name__}: {exc}")
+        return self._keep(artifact, path, data, attempts)
+
+    def _retrying(self) -> Retrying:
+        return Retrying(stop=stop_after_attempt(self.config.retries), reraise=True,
+                        wait=wait_exponential(multiplier=self.config.retry_wait, max=60),
+                        retry=retry_if_exception_type(StampError), sleep=self._sleep)
+
+    def _keep(self, art: Artifact, path: Path, data: bytes, attempts: int) -> BackendOutcome:
+        target = path.with_name(path.name + art.suffix)
+        _write_atomic(target, art.data)
+        verified, error = (self._check_token(art, data) if art.kind == "rfc3161" else (art.complete, ""))
+        return BackendOutcome(
+            kind=art.kind, name=art.name, ok=True, attempts=attempts, file=target.name,
+            signed_time=iso_seconds(art.signed_time) if art.signed_time else "", log_index=art.log_index,
+            complete=art.complete, verified=verified, error=error,
+        )
+
+    def _check_token(self, art: Artifact, data: bytes) -> tuple[bool, str]:
+        """Verify a fresh token in process and keep the authority's certificates for publication."""
+        from league.stamps.rfc3161 import decode_reply, signer_certificate, verify_token
+
+        files = self.certs.get(art.name, CertFiles(None, None))
+        folder = self.stamps_dir / "tsa" / art.name
+        try:
+            tsa_cert = files.cert_file or _signer_to(folder, signer_certificate(decode_reply(art.data, art.name)))
+            if files.ca_file is None:
+                return False, "no root certificate configured for this authority; token kept unverified"
+            verify_token(art.data, data, ca_file=files.ca_file, tsa_file=tsa_cert, authority=art.name)
+            _copy_certs(folder, files.ca_file, tsa_cert)
+        except (StampError, OSError) as exc:
+            return False, str(exc)
+        return True, ""
+
+    def _write_status(self, result: StampResult) -> None:
+        record = {
+            "list": result.list_path.name,
+            "sha256": result.list_sha256,
+            "stamped_at": iso_seconds(result.taken_at),
+            "trust_level": result.trust_level,
+            "backends": [o.as_json() for o in result.outcomes],
+        }
+        _write_atomic(status_path(result.list_path), json.dumps(record, indent=1).encode("utf-8") + b"\n")
+
+    # ------------------------------------------------------------------------ upgrade job
+    def upgrade(self) -> list[tuple[Path, bool]]:
+        """Try to complete every pending ``.ots``; returns (list, complete now?) per pending proof."""
+        from league.stamps.ots import OtsBackend
+
+        ots = next((b for b in self.backends if isinstance(b, OtsBackend)), None)
+        done: list[tuple[Path, bool]] = []
+        if ots is None:
+            return done
+        for status_file in sorted(self.stamps_dir.glob("*/*.status.json")):
+            result = self._upgrade_one(ots, status_file)
+            if result is not None:
+                done.append(result)
+        return done
+
+    def _upgrade_one(self, ots: Any, status_file: Path) -> tuple[Path, bool] | None:
+        try:
+            record = json.loads(status_file.read_text(encoding="utf-8"))
+            entry = next((b for b in record["backends"] if b["kind"] == "ots" and b["ok"]), None)
+            if entry is None or entry.get("complete"):
+                return None
+            proof = status_file.with_name(entry["file"])
+            new, complete = ots.upgrade(proof.read_bytes())
+            _write_atomic(proof, new)
+        except (StampError, OSError, ValueError, KeyError) as exc:
+            log.warning("stamp.upgrade_failed", status=str(status_file), error=str(exc))
+            return None
+        entry["complete"] = entry["verified"] = complete
+        record["trust_level"] = level_of(tuple(BackendOutcome(**b) for b in record["backends"]))
+        _write_atomic(status_file, json.dumps(record, indent=1).encode("utf-8") + b"\n")
+        return status_file.with_name(record["list"]), complete
+
+
+def level_of(outcomes: Sequence[BackendOutcome]) -> TrustLevel:
+    ots = [o for o in outcomes if o.kind == "ots" and o.ok]
+    tokens = sum(1 for o in outcomes if o.kind == "rfc3161" and o.ok and o.verified)
+    return trust_level(ots_complete=any(o.complete for o in ots), ots_pending=bool(ots), signed_times=tokens)
+
+
+def status_path(list_path: Path) -> Path:
+    return list_path.with_name(list_path.name[: -len(".txt")] + ".status.json")
+
+
+def recent_stamps(stamps_dir: Path, limit: int = 10) -> list[dict[str, Any]]:
+    """The last ``limit`` status records, newest first (for ``league status``: failures and levels)."""
+    files = sorted(Path(stamps_dir).glob("*/*.status.json"), key=lambda p: (p.parent.name, p.name), reverse=True)
+    out = []
+    for f in files[:limit]:
+        try:
+            out.append({"day": f.parent.name, **json.loads(f.read_text(encoding="utf-8"))})
+        except (OSError, ValueError) as exc:
+            out.append({"day": f.parent.name, "list": f.name, "error": f"unreadable status: {exc}"})
+    return out
+
+
+def _signer_to(folder: Path, cert: Any) -> Path | None:
+    if cert is None:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / "tsa.crt"
+    _write_atomic(target, cert.public_bytes(serialization.Encoding.PEM))
+    return target
+
+
+def _copy_certs(folder: Path, ca_file: Path, tsa_file: Path | None) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    if ca_file.resolve() != (folder / "ca.pem").resolve():
+        shutil.copyfile(ca_file, folder / "ca.pem")
+    if tsa_file is not None and tsa_file.resolve() != (folder / "tsa.crt").resolve():
+        shutil.copyfile(tsa_file, folder / "tsa.crt")
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write to a temporary name, fsync, rename: a reader never sees half a proof."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
