@@ -77,6 +77,8 @@ def check_line(raw: bytes, i: int, prev: str | None) -> tuple[str | None, dict[s
         x = json.loads(text)
     except ValueError as exc:
         return f"not JSON ({exc})", None
+    except RecursionError:
+        return "not JSON (nested too deeply to parse)", None
     if not isinstance(x, dict):
         return "not a JSON object", None
     for key in _BOOK:
@@ -88,8 +90,8 @@ def check_line(raw: bytes, i: int, prev: str | None) -> tuple[str | None, dict[s
         return "wrong prev (does not equal the previous line's link)", None
     try:
         seal, link = _seal_and_link(x)
-    except (TypeError, ValueError) as exc:
-        return f"cannot be hashed ({exc})", None
+    except (TypeError, ValueError, RecursionError) as exc:
+        return f"cannot be hashed ({exc!r})", None
     if x["seal"] != seal:
         return "bad seal (content does not hash to the line's seal)", None
     if x["link"] != link:
