@@ -67,6 +67,10 @@ def check_line(raw: bytes, i: int, prev: str | None) -> tuple[str | None, dict[s
     """Check one line (LF stripped). ``prev=None`` skips the prev check (chunk boundaries)."""
     if i == 1 and raw.startswith(b"\xef\xbb\xbf"):
         return "byte-order mark at the start of the book", None
+    if b"\r" in raw[:-1]:
+        # The reader loop opens the book in text mode, where a lone CR ends a line: it would see
+        # two lines here. (A CR just before the LF is a CRLF ending, which both accept.)
+        return "stray carriage return inside the line (the reader loop splits it there)", None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -124,7 +128,7 @@ def check_chunk(data: bytes, start: int) -> ChunkResult:
         raw = data[pos:nl]
         pos = nl + 1
         problem, x = check_line(raw, i, prev)
-        if i == start and x is None and problem and not problem.startswith(("wrong n", "not JSON", "not UTF-8")):
+        if i == start and x is None and problem and not problem.startswith(("wrong n", "not JSON", "not UTF-8", "stray")):
             has_first, first_prev = _peek_prev(raw)
         if problem:
             return ChunkResult(i - start, has_first, first_prev, last_link, i, problem, False)
@@ -234,7 +238,7 @@ class _State:
     def absorb(self, res: ChunkResult) -> bool:
         first = self.next_line
         if res.has_first_prev and res.first_prev != self.link and not (
-            res.error_at == first and res.reason.startswith(("wrong n", "not JSON", "not UTF-8", "missing", "byte-order"))
+            res.error_at == first and res.reason.startswith(("wrong n", "not JSON", "not UTF-8", "stray", "missing", "byte-order"))
         ):
             self.bad, self.reason = first, "wrong prev (does not equal the previous line's link)"
             return False
