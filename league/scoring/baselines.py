@@ -1,0 +1,50 @@
+"""Reference forecasts every seat is compared with: coin, climatology, momentum (scoring.md §2).
+
+They are recomputed here from the forecast rows themselves (and the sealed climatology table), so a
+reader holding only ``council-forecasts.csv`` gets the same references the league published.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from league.scoring.constants import COIN_P, MOMENTUM_P
+
+
+def coin(rows: pd.DataFrame) -> pd.Series:
+    """50% on every row (0.25 per forecast)."""
+    return pd.Series(COIN_P, index=rows.index, name="coin")
+
+
+def climatology(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float]) -> pd.Series:
+    """The sealed table's probability for the row's market and horizon (50 where it has none)."""
+    keys = zip(rows["asset"], rows["horizon"], strict=True)
+    return pd.Series([clim.get(k, COIN_P) for k in keys], index=rows.index, name="climatology", dtype=float)
+
+
+def yesterday_direction(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (asset, session): the sign of the previous session's one-day move of that market.
+
+    The previous session is the one before in the table's own session list; its one-day event
+    (reference to close) is the latest move known at ask time. A missing or zero move gives 0.
+    """
+    day = df.loc[(df["horizon"] == "1d") & df["resolved"] & df["common"]]
+    moves = day.groupby(["asset", "session"])[["close_f", "ref_f"]].first()
+    sign = np.sign(moves["close_f"] - moves["ref_f"]).rename("direction")
+    sessions = sorted(df["session"].unique())
+    nxt = dict(zip(sessions[:-1], sessions[1:], strict=True))
+    out = sign.reset_index()
+    out["session"] = out["session"].map(nxt)
+    return out.dropna(subset=["session"])
+
+
+def momentum(rows: pd.DataFrame, df: pd.DataFrame) -> pd.Series:
+    """55% in yesterday's direction of the same market; NaN (no forecast) after a zero or unknown move."""
+    direction = yesterday_direction(df).set_index(["asset", "session"])["direction"]
+    idx = pd.MultiIndex.from_arrays([rows["asset"], rows["session"]])
+    d = direction.reindex(idx).to_numpy(dtype=float)
+    p = np.where(d > 0, MOMENTUM_P, np.where(d < 0, 100.0 - MOMENTUM_P, np.nan))
+    return pd.Series(p, index=rows.index, name="momentum")

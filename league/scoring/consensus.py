@@ -1,0 +1,89 @@
+"""The council's consensus per event (scoring.md §6), vectorised over a whole season.
+
+Rules: council seats only, answers sealed before the event's reference only; with at least five
+answers the single lowest and highest are dropped; within a family (lab) the first seat to seal
+weighs 1 and every further seat 1/3; the weighted mean is clamped to [2, 98]. The unclamped mean and
+the dispersion term are kept so that the averaging identity can be shown beside the score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from league.scoring.constants import CLAMP_HI, CLAMP_LO, FAMILY_EXTRA_WEIGHT, TRIM_MIN_ANSWERS
+
+EVENT = ["run_id", "event_key"]
+
+
+def dedupe(rows: pd.DataFrame) -> pd.DataFrame:
+    """One answer per seat and event in a run: the first sealed (the one that counts).
+
+    Adds ``ev``, an integer code per (run, event), so that later group-bys work on integers; a
+    frame already carrying ``ev`` is returned as it is (its subsets stay de-duplicated).
+    """
+    if "ev" in rows.columns:
+        return rows
+    ordered = rows.sort_values(["run_id", "event_key", "sealed_at", "seat"], kind="mergesort")
+    out = ordered.drop_duplicates(["run_id", "event_key", "seat"], keep="first").copy()
+    out["ev"] = pd.factorize(out["run_id"] + "\x1f" + out["event_key"], sort=True)[0]
+    return out
+
+
+def family_of(seats: pd.Series, families: Mapping[str, str] | None) -> pd.Series:
+    """A seat's family from the roster; by default every seat is its own family."""
+    if not families:
+        return seats
+    return seats.map(families).fillna(seats)
+
+
+def member_weights(rows: pd.DataFrame, families: Mapping[str, str] | None) -> pd.DataFrame:
+    """Kept members of each event with their weights (trimmed rows removed)."""
+    r = dedupe(rows)[["ev", "seat", "p"]].copy()
+    grp = r.groupby("ev", sort=False)["p"]
+    size = grp.transform("size")
+    rank = grp.rank(method="first")
+    keep = (size < TRIM_MIN_ANSWERS) | ((rank > 1) & (rank < size))
+    r = r.loc[keep].copy()
+    r["family"] = pd.factorize(family_of(r["seat"], families))[0]
+    order = r.groupby(["ev", "family"], sort=False).cumcount()
+    r["w"] = np.where(order == 0, 1.0, FAMILY_EXTRA_WEIGHT)
+    r["n_answers"] = size.loc[keep]
+    return r
+
+
+def consensus(rows: pd.DataFrame, families: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Per (run, event): consensus p (clamped), unclamped mean, n, dispersion, outcome and keys."""
+    m = member_weights(rows, families)
+    m["wp"] = m["w"] * m["p"]
+    g = m.groupby("ev", sort=True)
+    out = pd.DataFrame({"w_sum": g["w"].sum(), "wp_sum": g["wp"].sum(), "n": g["n_answers"].first(),
+                        "n_used": g["p"].size()})
+    out["p_mean"] = out["wp_sum"] / out["w_sum"]
+    m["disp"] = m["w"] * ((m["p"] - out["p_mean"].reindex(m["ev"]).to_numpy()) / 100.0) ** 2
+    out["dispersion"] = m.groupby("ev", sort=True)["disp"].sum() / out["w_sum"]
+    out["p"] = out["p_mean"].clip(CLAMP_LO, CLAMP_HI)
+    keys = dedupe(rows).groupby("ev", sort=True)[EVENT + ["asset", "horizon", "session", "outcome", "h_sessions"]]
+    return out.drop(columns=["wp_sum"]).join(keys.first()).reset_index(drop=True)
+
+
+def averaging_terms(p_pct: np.ndarray, w: np.ndarray, outcome: float) -> tuple[float, float, float]:
+    """The three terms of ``(p̄ - o)^2 = sum w_i (p_i - o)^2 - sum w_i (p_i - p̄)^2`` (normalised w)."""
+    q = np.asarray(p_pct, dtype=float) / 100.0
+    wn = np.asarray(w, dtype=float) / np.sum(w)
+    mean = float(np.sum(wn * q))
+    return (mean - outcome) ** 2, float(np.sum(wn * (q - outcome) ** 2)), float(np.sum(wn * (q - mean) ** 2))
+
+
+def weighted_mean(rows: pd.DataFrame, weights: Mapping[str, float]) -> pd.DataFrame:
+    """Per (run, event): mean of the answers weighted by fixed seat weights (the shadow consensus)."""
+    r = dedupe(rows)[EVENT + ["ev", "seat", "p"]].copy()
+    r["w"] = r["seat"].map(weights).fillna(0.0)
+    r = r.loc[r["w"] > 0]
+    r["wp"] = r["w"] * r["p"]
+    g = r.groupby("ev", sort=True)
+    out = pd.DataFrame({"p_mean": g["wp"].sum() / g["w"].sum(), "n": g["p"].size()})
+    out["p"] = out["p_mean"].clip(CLAMP_LO, CLAMP_HI)
+    return out.join(g[EVENT].first()).reset_index(drop=True)

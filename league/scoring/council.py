@@ -1,0 +1,294 @@
+"""Council statistics beyond the consensus: effective voices, shared errors, seats, sides (§6).
+
+Only council seats enter here (the callers pass :func:`league.scoring.frame.council_rows`). The
+effective-voices family is computed from one (run, market, seat) cube per horizon, so the main
+figure and every companion come from the same answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from league.scoring import similarity as simmod
+from league.scoring.consensus import consensus, dedupe, weighted_mean
+from league.scoring.constants import ALL_WRONG_MIN, BOOTSTRAP_SEED, GROUP_DUPLICATES, SHADOW_FLOOR
+
+MAX_SPLITS = 5000
+
+
+def _cube(rows: pd.DataFrame, value: str) -> tuple[np.ndarray, list[str], list[str], list[str]]:
+    """(runs, markets, seats) array of ``value`` with NaN where a seat did not answer."""
+    runs, r_idx = np.unique(rows["run_id"].to_numpy(), return_inverse=True)
+    assets, a_idx = np.unique(rows["asset"].to_numpy(), return_inverse=True)
+    seats, s_idx = np.unique(rows["seat"].to_numpy(), return_inverse=True)
+    cube = np.full((runs.size, assets.size, seats.size), np.nan)
+    cube[r_idx, a_idx, s_idx] = rows[value].to_numpy(dtype=float)
+    return cube, list(runs), list(assets), list(seats)
+
+
+def _rho_neff(cube: np.ndarray, centred: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    sim, _ = simmod.pairwise(cube, centred=centred)
+    rho = simmod.off_diagonal_mean(sim)
+    return rho, simmod.n_eff_from(simmod.seats_present(cube), rho), sim
+
+
+def error_indicator(p: pd.Series, outcome: pd.Series) -> pd.Series:
+    """1 wrong, 0 right, NaN for a stated 50 or an unresolved event (a 50 is neither)."""
+    wrong = ((p > 50) & (outcome == 0)) | ((p < 50) & (outcome == 1))
+    defined = (p != 50) & outcome.notna()
+    return wrong.astype(float).where(defined)
+
+
+def n_eff_table(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float] | None = None) -> list[dict[str, Any]]:
+    """Per run and horizon: n, rho, N_eff and every companion of scoring.md §6."""
+    rows = dedupe(rows).copy()
+    rows["dev50"] = rows["p"] - 50.0
+    rows["err"] = error_indicator(rows["p"], rows["outcome"])
+    if clim is not None:
+        keys = list(zip(rows["asset"], rows["horizon"], strict=True))
+        rows["devclim"] = rows["p"] - np.array([clim.get(k, 50.0) for k in keys])
+    out: list[dict[str, Any]] = []
+    for horizon, sub in rows.groupby("horizon", sort=True):
+        out.extend(_n_eff_horizon(sub, str(horizon), clim is not None))
+    return sorted(out, key=lambda d: (d["session"], d["run_id"], d["horizon"]))
+
+
+def _n_eff_horizon(sub: pd.DataFrame, horizon: str, with_clim: bool) -> list[dict[str, Any]]:
+    cube, runs, assets, _ = _cube(sub, "p")
+    rho, neff, sim = _rho_neff(cube)
+    present = ~np.isnan(cube).all(axis=1)
+    pr, top = simmod.spectrum(sim, present)
+    keep = [i for i, a in enumerate(assets) if a not in GROUP_DUPLICATES]
+    rho_g, neff_g, _ = _rho_neff(cube[:, keep, :])
+    rho_u, neff_u, _ = _rho_neff(_cube(sub, "dev50")[0], centred=False)
+    rho_e, neff_e, _ = _rho_neff(_cube(sub, "err")[0])
+    cols = {"rho_one_per_group": rho_g, "n_eff_one_per_group": neff_g, "rho_uncentred": rho_u,
+            "n_eff_uncentred": neff_u, "participation_ratio": pr, "top_eigen_share": top,
+            "rho_errors": rho_e, "n_eff_errors": neff_e}
+    if with_clim:
+        cols["rho_clim_dev"], cols["n_eff_clim_dev"], _ = _rho_neff(_cube(sub, "devclim")[0], centred=False)
+    sessions = sub.groupby("run_id")["session"].first()
+    n = simmod.seats_present(cube)
+    n_markets = (~np.isnan(cube)).any(axis=2).sum(axis=1)
+    return [
+        {"run_id": run, "session": str(sessions[run]), "horizon": horizon, "n": int(n[i]),
+         "n_markets": int(n_markets[i]), "rho": _f(rho[i]), "n_eff": _f(neff[i]),
+         **{k: _f(v[i]) for k, v in cols.items()}}
+        for i, run in enumerate(runs)
+    ]
+
+
+def _f(x: Any) -> float | None:
+    """JSON-safe float: NaN and infinities become null."""
+    v = float(x)
+    return v if np.isfinite(v) else None
+
+
+def shared_errors(rows: pd.DataFrame, cons: pd.DataFrame) -> dict[str, Any]:
+    """``all_wrong`` (>= 4 answering, every one wrong) and ``minority_right`` per horizon."""
+    r = dedupe(rows).copy()
+    r = r.loc[r["outcome"].notna()]
+    r["wrong"] = error_indicator(r["p"], r["outcome"]) == 1.0
+    r["right"] = error_indicator(r["p"], r["outcome"]) == 0.0
+    g = r.groupby(["run_id", "event_key"]).agg(n=("p", "size"), wrong=("wrong", "sum"), right=("right", "sum"))
+    c = cons.set_index(["run_id", "event_key"])
+    g = g.join(c[["p", "outcome", "horizon", "asset", "session"]])
+    cons_wrong = error_indicator(g["p"], g["outcome"]) == 1.0
+    g["all_wrong"] = (g["n"] >= ALL_WRONG_MIN) & (g["wrong"] == g["n"])
+    g["minority_right"] = cons_wrong & (g["right"] >= 1)
+    per_h = g.groupby("horizon").agg(events=("n", "size"), all_wrong=("all_wrong", "sum"),
+                                     minority_right=("minority_right", "sum"))
+    listed = g.loc[g["all_wrong"]].reset_index()[["session", "asset", "horizon", "n"]]
+    return {
+        "min_answering": ALL_WRONG_MIN,
+        "per_horizon": [{"horizon": str(h), **{k: int(v) for k, v in row.items()}} for h, row in per_h.iterrows()],
+        "all_wrong_events": listed.astype({"n": int}).to_dict("records"),
+    }
+
+
+def distinctiveness(rows: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per seat and horizon: mean correlation with the others; share agreeing with the others' majority."""
+    r = dedupe(rows).copy()
+    out: list[dict[str, Any]] = []
+    for horizon, sub in r.groupby("horizon", sort=True):
+        cube, _, _, seats = _cube(sub, "p")
+        sim, _ = simmod.pairwise(cube)
+        eye = np.eye(len(seats), dtype=bool)[None]
+        with np.errstate(invalid="ignore"):
+            mean_corr = np.nanmean(np.where(eye, np.nan, sim).reshape(-1, len(seats)), axis=0)
+        agree = _majority_agreement(sub)
+        for i, seat in enumerate(seats):
+            a = agree.get(seat, (0, 0))
+            out.append({"seat": seat, "horizon": str(horizon), "mean_corr_with_others": _f(mean_corr[i]),
+                        "direction_cells": a[1], "agree_with_majority": _f(a[0] / a[1]) if a[1] else None})
+    return out
+
+
+def _majority_agreement(sub: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    """seat -> (cells agreeing with the others' majority, directional cells with a majority)."""
+    d = np.sign(sub["p"] - 50.0)
+    key = [sub["run_id"], sub["event_key"]]
+    ups = (d > 0).groupby(key).transform("sum") - (d > 0)
+    downs = (d < 0).groupby(key).transform("sum") - (d < 0)
+    majority = np.sign(ups - downs)
+    valid = (d != 0) & (majority != 0)
+    agree = (d == majority) & valid
+    tab = pd.DataFrame({"seat": sub["seat"], "agree": agree, "valid": valid}).groupby("seat").sum()
+    return {str(s): (int(row["agree"]), int(row["valid"])) for s, row in tab.iterrows()}
+
+
+def _cons_brier(cons: pd.DataFrame) -> pd.Series:
+    return ((cons["p"] / 100.0 - cons["outcome"]) ** 2).rename("brier")
+
+
+def seat_value(rows: pd.DataFrame, families: Mapping[str, str] | None, cons: pd.DataFrame) -> list[dict[str, Any]]:
+    """Consensus Brier with and without each seat on the resolved events that seat answered."""
+    r = dedupe(rows)
+    base = cons.assign(b=_cons_brier(cons)).set_index(["run_id", "event_key"])
+    out: list[dict[str, Any]] = []
+    for seat in sorted(r["seat"].unique()):
+        mine = r.loc[r["seat"] == seat].set_index(["run_id", "event_key"]).index
+        without = consensus(r.loc[r["seat"] != seat], families)
+        without = without.assign(b=_cons_brier(without)).set_index(["run_id", "event_key"])
+        common = mine.intersection(without.index).intersection(base.index)
+        w, b = base.loc[common], without.loc[common]
+        ok = w["outcome"].notna()
+        bw, bo = float(w.loc[ok, "b"].mean()), float(b.loc[ok, "b"].mean())
+        out.append({"seat": seat, "events": int(ok.sum()), "brier_with": _f(bw), "brier_without": _f(bo),
+                    "value": _f(bo - bw)})
+    return out
+
+
+def shadow_weights(rows: pd.DataFrame, freeze_sessions: int) -> dict[str, Any]:
+    """Inverse mean pairwise correlation (floor 0.05) from the first sessions, sealed by SHA-256."""
+    r = dedupe(rows)
+    sessions = sorted(r["session"].unique())[:freeze_sessions]
+    window = r.loc[r["session"].isin(sessions)]
+    weights: dict[str, float] = {}
+    corr: dict[str, float] = {}
+    for seat, values in _pooled_mean_corr(window).items():
+        corr[seat] = values
+        weights[seat] = 1.0 / max(values, SHADOW_FLOOR) if np.isfinite(values) else 1.0 / SHADOW_FLOOR
+    obj: dict[str, Any] = {"kind": "shadow_weights", "floor": SHADOW_FLOOR,
+                           "window": {"first": str(sessions[0]) if sessions else None,
+                                      "last": str(sessions[-1]) if sessions else None, "sessions": len(sessions)},
+                           "mean_corr": {k: _f(v) for k, v in corr.items()}, "weights": weights}
+    obj["sha256"] = hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
+    return obj
+
+
+def _pooled_mean_corr(rows: pd.DataFrame) -> dict[str, float]:
+    """Each seat's mean pairwise correlation, averaged over runs and horizons."""
+    acc: dict[str, list[float]] = {}
+    for _, sub in rows.groupby("horizon"):
+        cube, _, _, seats = _cube(sub, "p")
+        sim, _ = simmod.pairwise(cube)
+        eye = np.eye(len(seats), dtype=bool)[None]
+        with np.errstate(invalid="ignore"):
+            per = np.nanmean(np.where(eye, np.nan, sim).reshape(-1, len(seats)), axis=0)
+        for i, seat in enumerate(seats):
+            acc.setdefault(seat, []).append(float(per[i]))
+    return {s: float(np.nanmean(v)) if np.isfinite(v).any() else float("nan") for s, v in acc.items()}
+
+
+def shadow_consensus(rows: pd.DataFrame, cons: pd.DataFrame, weights: Mapping[str, Any]) -> dict[str, Any]:
+    """Score the frozen-weight consensus beside the published one on sessions after the freeze window."""
+    last = weights["window"]["last"]
+    after = rows.loc[rows["session"] > last] if last else rows
+    shadow = weighted_mean(after, weights["weights"]).set_index(["run_id", "event_key"])
+    pub = cons.set_index(["run_id", "event_key"])
+    common = shadow.index.intersection(pub.index)
+    o = pub.loc[common, "outcome"]
+    ok = o.notna()
+    b_shadow = ((shadow.loc[common, "p"] / 100 - o) ** 2)[ok]
+    b_pub = ((pub.loc[common, "p"] / 100 - o) ** 2)[ok]
+    return {"weights_sha256": weights["sha256"], "events": int(ok.sum()),
+            "brier_shadow": _f(b_shadow.mean()) if ok.any() else None,
+            "brier_published": _f(b_pub.mean()) if ok.any() else None,
+            "note": "scored beside the published consensus, never replacing it"}
+
+
+def sides(rows: pd.DataFrame, side_of: Mapping[str, str] | None) -> list[dict[str, Any]]:
+    """Within/between-side correlation and a permutation test of the largest per-cell gap, per horizon."""
+    if not side_of or len(set(side_of.values())) != 2:
+        return []
+    r = dedupe(rows)
+    r = r.loc[r["seat"].isin(side_of)]
+    return [_sides_horizon(sub, str(h), side_of) for h, sub in r.groupby("horizon", sort=True)]
+
+
+def _sides_horizon(sub: pd.DataFrame, horizon: str, side_of: Mapping[str, str]) -> dict[str, Any]:
+    cube, _, _, seats = _cube(sub, "p")
+    sim, _ = simmod.pairwise(cube)
+    labels = sorted(set(side_of.values()))
+    in_a = np.array([side_of[s] == labels[0] for s in seats])
+    same = in_a[:, None] == in_a[None, :]
+    off = ~np.eye(len(seats), dtype=bool)
+    within = float(np.nanmean(sim[:, same & off])) if (same & off).any() else float("nan")
+    between = float(np.nanmean(sim[:, ~same])) if (~same).any() else float("nan")
+    y = sub.pivot_table(index=["run_id", "event_key"], columns="seat", values="p", aggfunc="first")[seats]
+    y_arr = y.to_numpy(dtype=float)
+    gaps = _gaps(y_arr, in_a[None, :])[:, 0]
+    t_obs = float(np.nanmax(np.abs(gaps))) if np.isfinite(gaps).any() else float("nan")
+    t_null = _split_stats(y_arr, int(in_a.sum()))
+    cell = int(np.nanargmax(np.abs(gaps))) if np.isfinite(gaps).any() else -1
+    return {"horizon": horizon, "sides": {lab: [s for s, a in zip(seats, in_a, strict=True)
+                                                if (a if lab == labels[0] else not a)] for lab in labels},
+            "mean_corr_within": _f(within), "mean_corr_between": _f(between),
+            "largest_gap": _f(gaps[cell]) if cell >= 0 else None,
+            "largest_gap_cell": _cell_name(y.index[cell], sub) if cell >= 0 else None,
+            "splits": int(t_null.size), "p_value": _f(np.mean(t_null >= t_obs - 1e-12)) if t_null.size else None,
+            "gap_owner": _gap_owner(y_arr[cell], in_a, seats) if cell >= 0 else None}
+
+
+def _cell_name(key: tuple[str, str], sub: pd.DataFrame) -> dict[str, str]:
+    row = sub.loc[(sub["run_id"] == key[0]) & (sub["event_key"] == key[1])].iloc[0]
+    return {"run_id": key[0], "asset": str(row["asset"]), "session": str(row["session"])}
+
+
+def _gaps(y: npt.NDArray[np.float64], member: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+    """(cells, splits) mean of side A minus side B for each membership row of ``member``."""
+    mask = (~np.isnan(y)).astype(float)
+    y0 = np.nan_to_num(y)
+    a = member.astype(float).T
+    b = (~member).astype(float).T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray((y0 @ a) / (mask @ a) - (y0 @ b) / (mask @ b), dtype=float)
+
+
+def _split_stats(y: npt.NDArray[np.float64], size_a: int) -> npt.NDArray[np.float64]:
+    """Largest |gap| for every equal-size split (or a fixed-seed sample of MAX_SPLITS of them)."""
+    s = y.shape[1]
+    combos = list(itertools.islice(itertools.combinations(range(s), size_a), MAX_SPLITS + 1))
+    if len(combos) > MAX_SPLITS:
+        rng = np.random.default_rng(BOOTSTRAP_SEED)
+        combos = [tuple(sorted(rng.choice(s, size_a, replace=False))) for _ in range(MAX_SPLITS)]
+    member = np.zeros((len(combos), s), dtype=bool)
+    for i, c in enumerate(combos):
+        member[i, list(c)] = True
+    out = []
+    for chunk in np.array_split(member, max(1, len(combos) // 500)):
+        g = _gaps(y, chunk)
+        out.append(np.nanmax(np.abs(np.where(np.isfinite(g), g, np.nan)), axis=0))
+    return np.concatenate(out) if out else np.array([])
+
+
+def _gap_owner(cell: npt.NDArray[np.float64], in_a: npt.NDArray[np.bool_], seats: list[str]) -> str | None:
+    """The seat whose removal flips the sign of the largest gap (then the gap is that seat's, not the side's)."""
+    full = _gaps(cell[None, :], in_a[None, :])[0, 0]
+    for i, seat in enumerate(seats):
+        if np.isnan(cell[i]):
+            continue
+        keep = np.arange(len(seats)) != i
+        g = _gaps(cell[None, keep], in_a[None, keep])[0, 0]
+        if np.isfinite(g) and np.sign(g) != np.sign(full):
+            return seat
+    return None

@@ -1,0 +1,136 @@
+"""Read ``council-forecasts.csv`` into one typed table every statistic works from.
+
+The CSV holds every column as text (``open-data.md``). Parsing happens once, here, so that each
+statistic reads the same numbers and a malformed file fails before anything is published. The raw
+text columns are kept unchanged beside the derived typed columns, so nothing in the input is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from league.scoring.constants import FORECAST_COLUMNS, HORIZON_SESSIONS, STATED_CELL_STATUSES
+from league.scoring.errors import ForecastsInputError
+
+_FALSE_WORDS = frozenset({"0", "false", "no", "n"})
+DERIVED_COLUMNS: tuple[str, ...] = (
+    "p", "ref_f", "close_f", "actual", "resolved", "outcome", "draw_flag", "is_baseline", "stated",
+    "pre_ref", "counted_run", "common", "h_sessions", "session_date", "event_key",
+)
+
+
+def load_forecasts(source: str | Path | pd.DataFrame | Iterable[Mapping[str, object]]) -> pd.DataFrame:
+    """Parse a forecasts CSV path, a DataFrame or an iterable of row dicts; add typed columns."""
+    raw = _read_raw(source)
+    missing = [c for c in FORECAST_COLUMNS if c not in raw.columns]
+    if missing:
+        raise ForecastsInputError(
+            f"forecasts table lacks columns: {', '.join(missing)}",
+            fix="export council-forecasts.csv with every column listed in open-data.md",
+        )
+    return _derive(raw)
+
+
+def _read_raw(source: str | Path | pd.DataFrame | Iterable[Mapping[str, object]]) -> pd.DataFrame:
+    if isinstance(source, str | Path):
+        path = Path(source)
+        if not path.is_file():
+            raise ForecastsInputError(f"forecasts file not found: {path}", fix="pass the path of council-forecasts.csv")
+        return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
+    frame = source.copy() if isinstance(source, pd.DataFrame) else pd.DataFrame(list(source))
+    frame = frame.drop(columns=[c for c in DERIVED_COLUMNS if c in frame.columns])
+    return frame.fillna("").astype(str)
+
+
+def _numeric(raw: pd.DataFrame, column: str) -> pd.Series:
+    """Empty text is missing; any other text that is not a number is an input error naming its row."""
+    text = raw[column].str.strip()
+    values = pd.to_numeric(text.where(text != "", None), errors="coerce")
+    bad = values.isna() & (text != "")
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ForecastsInputError(
+            f"column {column!r} row {row + 2}: {text.iloc[row]!r} is not a number",
+            fix="leave the cell empty or write a decimal number",
+        )
+    return values.astype(float)
+
+
+def _times(raw: pd.DataFrame, column: str) -> pd.Series:
+    text = raw[column].str.strip()
+    return pd.to_datetime(text.where(text != "", None), utc=True, errors="coerce", format="ISO8601")
+
+
+def _derive(raw: pd.DataFrame) -> pd.DataFrame:
+    df = raw.reset_index(drop=True).copy()
+    df["p"] = _numeric(df, "prob_up")
+    _check_range(df["p"])
+    _check_horizons(df)
+    df["ref_f"] = _numeric(df, "ref")
+    df["close_f"] = _numeric(df, "close")
+    df["actual"] = _numeric(df, "actual_pct")
+    df["resolved"] = df["ref_f"].notna() & df["close_f"].notna()
+    df["outcome"] = np.where(df["resolved"], (df["close_f"] > df["ref_f"]).astype(float), np.nan)
+    df["draw_flag"] = _numeric(df, "draw")
+    df["is_baseline"] = df["seat"].str.startswith("_")
+    df["stated"] = (df["status"] == "counted") & df["cell_status"].isin(STATED_CELL_STATUSES) & df["p"].notna()
+    df["pre_ref"] = _pre_reference(df)
+    df["counted_run"] = df["run_role"] == "counted"
+    df["common"] = ~df["same_event"].str.strip().str.lower().isin(_FALSE_WORDS)
+    df["h_sessions"] = df["horizon"].map(HORIZON_SESSIONS).astype(int)
+    df["session_date"] = pd.to_datetime(df["session"], format="%Y-%m-%d", errors="coerce")
+    if df["session_date"].isna().any():
+        row = int(np.flatnonzero(df["session_date"].isna().to_numpy())[0])
+        raise ForecastsInputError(f"row {row + 2}: session {df['session'].iloc[row]!r} is not YYYY-MM-DD")
+    df["event_key"] = _event_key(df)
+    return df
+
+
+def _check_range(p: pd.Series) -> None:
+    bad = p.notna() & ((p < 0) | (p > 100))
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ForecastsInputError(f"prob_up row {row + 2}: {p.iloc[row]} is outside 0-100")
+
+
+def _check_horizons(df: pd.DataFrame) -> None:
+    bad = ~df["horizon"].isin(HORIZON_SESSIONS)
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ForecastsInputError(
+            f"row {row + 2}: horizon {df['horizon'].iloc[row]!r} is not one of {sorted(HORIZON_SESSIONS)}"
+        )
+
+
+def _pre_reference(df: pd.DataFrame) -> pd.Series:
+    """An answer counts for the council only when sealed strictly before its event's reference."""
+    sealed = _times(df, "sealed_at")
+    reference = _times(df, "event_reference_at").fillna(_times(df, "reference_at"))
+    return (sealed < reference).fillna(False).astype(bool)
+
+
+def _event_key(df: pd.DataFrame) -> pd.Series:
+    """Forecasts pool only on equal event ids; rows without ids fall back to run, asset and horizon."""
+    fallback = df["run_id"] + "|" + df["asset"] + "|" + df["horizon"]
+    key = df["event_id_v2"].where(df["event_id_v2"] != "", df["event_id"])
+    return key.where(key != "", fallback)
+
+
+def scored_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows that enter a seat's stated-probability score: counted run, stated, resolved, common event."""
+    mask = df["counted_run"] & df["stated"] & df["resolved"] & df["common"] & (df["line_kind"] == "answer")
+    return df.loc[mask]
+
+
+def council_rows(df: pd.DataFrame, *, counted_only: bool = True) -> pd.DataFrame:
+    """Rows eligible for council statistics: council seats, stated, sealed before the reference."""
+    mask = ~df["is_baseline"] & df["stated"] & df["pre_ref"] & (df["line_kind"] == "answer")
+    if counted_only:
+        mask &= df["counted_run"]
+    else:
+        mask &= df["run_role"] != "asked_again"
+    return df.loc[mask]

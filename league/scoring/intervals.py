@@ -1,0 +1,170 @@
+"""Intervals, design effect, power and equivalence (scoring.md §4).
+
+The twelve markets of one session move together, so rows are never treated as independent: every
+interval resamples or models whole sessions, and an h-session horizon (whose windows overlap) needs
+h-session blocks or a HAC variance with lag h-1. Below the minimum number of sessions no interval is
+published at all, because a number there would look more certain than it is.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import statsmodels.api as sm
+from arch.bootstrap import MovingBlockBootstrap
+from scipy import stats
+
+from league.scoring.constants import (
+    BOOTSTRAP_MIN_SESSIONS,
+    BOOTSTRAP_REPS,
+    BOOTSTRAP_SEED,
+    EQUIV_MARGIN,
+    GAIN_BLOCK,
+    INTERVAL_MIN_SESSIONS,
+    POWER_FACTOR,
+)
+
+IntArray = npt.NDArray[np.int64]
+
+
+def design_effect(k: int, rho: float) -> float:
+    """Independent forecasts carried by k forecasts with correlation rho: ``k / (1 + (k-1) rho)``."""
+    return float(k / (1.0 + (k - 1) * rho))
+
+
+def n_eff(n: int, rho: float) -> float:
+    """Effective voices ``n / (1 + (n-1) rho)`` (the same formula as the design effect)."""
+    return design_effect(n, rho)
+
+
+def power_brier(sigma_g: float, delta: float = EQUIV_MARGIN) -> float:
+    """Independent sessions for 80% power, two-sided 5%: ``7.85 sigma_G^2 / delta^2``."""
+    return float(POWER_FACTOR * sigma_g**2 / delta**2)
+
+
+def min_sessions(h_sessions: int) -> int:
+    """No interval before 5 sessions, or before 5h sessions for an h-session horizon."""
+    return INTERVAL_MIN_SESSIONS * max(1, h_sessions)
+
+
+def _none(reason: str, n_sessions: int) -> dict[str, Any]:
+    return {"method": None, "lo": None, "hi": None, "level": None, "n_sessions": n_sessions, "reason": reason}
+
+
+def _box(method: str, lo: float, hi: float, level: float, n_sessions: int, **extra: Any) -> dict[str, Any]:
+    return {"method": method, "lo": float(lo), "hi": float(hi), "level": level, "n_sessions": n_sessions, **extra}
+
+
+def t_interval(session_means: npt.ArrayLike, level: float = 0.95) -> tuple[float, float]:
+    """Student t interval on session means."""
+    x = np.asarray(session_means, dtype=float)
+    half = stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size)
+    return float(x.mean() - half), float(x.mean() + half)
+
+
+def hac_interval(session_means: npt.ArrayLike, lag: int, level: float = 0.95) -> tuple[float, float]:
+    """Newey-West (HAC, Bartlett kernel, ``maxlags = lag``) interval for the mean, via statsmodels."""
+    x = np.asarray(session_means, dtype=float)
+    fit = sm.OLS(x, np.ones((x.size, 1))).fit(cov_type="HAC", cov_kwds={"maxlags": lag})
+    lo, hi = fit.conf_int(alpha=1 - level)[0]
+    return float(lo), float(hi)
+
+
+@lru_cache(maxsize=64)
+def iid_indices(n: int, reps: int = BOOTSTRAP_REPS, seed: int = BOOTSTRAP_SEED) -> IntArray:
+    """Session-cluster bootstrap draws (reps x n), fixed seed so that published intervals repeat."""
+    rng = np.random.default_rng(seed)
+    out: IntArray = rng.integers(0, n, size=(reps, n), dtype=np.int64)
+    out.flags.writeable = False
+    return out
+
+
+@lru_cache(maxsize=64)
+def block_indices(n: int, block: int, reps: int = BOOTSTRAP_REPS, seed: int = BOOTSTRAP_SEED) -> IntArray:
+    """Moving-block bootstrap draws (reps x n) from ``arch``'s MovingBlockBootstrap, fixed seed."""
+    bs = MovingBlockBootstrap(block, np.zeros(n), seed=np.random.default_rng(seed))
+    out = np.empty((reps, n), dtype=np.int64)
+    for r in range(reps):
+        out[r] = bs.update_indices()
+    out.flags.writeable = False
+    return out
+
+
+def cluster_bootstrap_interval(
+    session_sums: npt.ArrayLike, session_counts: npt.ArrayLike, level: float = 0.95, reps: int = BOOTSTRAP_REPS
+) -> tuple[float, float]:
+    """Percentile interval of the row mean, resampling whole sessions (the cluster)."""
+    s = np.asarray(session_sums, dtype=float)
+    c = np.asarray(session_counts, dtype=float)
+    idx = iid_indices(s.size, reps)
+    means = s[idx].sum(axis=1) / c[idx].sum(axis=1)
+    return _percentiles(means, level)
+
+
+def _percentiles(draws: npt.NDArray[np.float64], level: float) -> tuple[float, float]:
+    lo, hi = np.percentile(draws, [50 * (1 - level), 50 * (1 + level)])
+    return float(lo), float(hi)
+
+
+def score_interval(
+    session_sums: npt.ArrayLike, session_counts: npt.ArrayLike, h_sessions: int, level: float = 0.95
+) -> dict[str, Any]:
+    """The interval scoring.md §4 prescribes for a mean score with these sessions at this horizon."""
+    s = np.asarray(session_sums, dtype=float)
+    c = np.asarray(session_counts, dtype=float)
+    n = int(s.size)
+    if n < min_sessions(h_sessions):
+        return _none(f"fewer than {min_sessions(h_sessions)} scored sessions", n)
+    means = s / c
+    if h_sessions > 1:
+        lo, hi = hac_interval(means, h_sessions - 1, level)
+        return _box("hac_newey_west", lo, hi, level, n, lag=h_sessions - 1)
+    if n < BOOTSTRAP_MIN_SESSIONS:
+        lo, hi = t_interval(means, level)
+        return _box("student_t_session_means", lo, hi, level, n)
+    lo, hi = cluster_bootstrap_interval(s, c, level)
+    return _box("session_cluster_bootstrap", lo, hi, level, n, reps=BOOTSTRAP_REPS, seed=BOOTSTRAP_SEED)
+
+
+def paired_gain(gains: npt.ArrayLike, h_sessions: int = 1) -> dict[str, Any]:
+    """Mean per-session gain with a moving-block bootstrap (block >= max(5, h)) percentile interval.
+
+    Both the 95% interval and the 90% interval used by the equivalence test come from the same draws.
+    """
+    g = np.asarray(gains, dtype=float)
+    n = int(g.size)
+    out: dict[str, Any] = {"mean": float(g.mean()) if n else None, "n_sessions": n,
+                           "sd": float(g.std(ddof=1)) if n > 1 else None}
+    need = max(BOOTSTRAP_MIN_SESSIONS, min_sessions(h_sessions))
+    block = max(GAIN_BLOCK, h_sessions)
+    if n < need or n <= block:
+        out.update(interval=_none(f"fewer than {need} sessions", n), interval90=None, finding=None)
+        return out
+    draws = g[block_indices(n, block)].mean(axis=1)
+    lo, hi = _percentiles(draws, 0.95)
+    lo90, hi90 = _percentiles(draws, 0.90)
+    out["interval"] = _box("moving_block_bootstrap", lo, hi, 0.95, n, block=block, reps=BOOTSTRAP_REPS,
+                           seed=BOOTSTRAP_SEED)
+    out["interval90"] = {"lo": lo90, "hi": hi90, "level": 0.90}
+    out["finding"] = equivalence_finding(float(g.mean()), lo90, hi90)
+    return out
+
+
+def equivalence_finding(estimate: float, lo90: float, hi90: float, margin: float = EQUIV_MARGIN) -> str:
+    """Label the paired difference; the three findings scoring.md §4 keeps apart, plus a clear difference.
+
+    - ``no_material_difference``: the 90% interval (two one-sided 5% tests) lies inside +-margin;
+    - ``difference``: the interval excludes zero (and is not inside the margin);
+    - ``small_estimate``: |estimate| < margin but the interval reaches beyond the margin;
+    - ``interval_too_wide``: |estimate| >= margin and the interval still covers zero.
+    """
+    if -margin < lo90 and hi90 < margin:
+        return "no_material_difference"
+    if lo90 > 0 or hi90 < 0:
+        return "difference"
+    if abs(estimate) < margin:
+        return "small_estimate"
+    return "interval_too_wide"

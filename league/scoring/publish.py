@@ -1,0 +1,260 @@
+"""Build the published statistics files from the forecasts table and the sealed climatology.
+
+Every builder returns plain JSON-ready dicts (NaN becomes null) and reads nothing but the forecast
+rows and the climatology table, whose seal it re-checks first; :func:`write_stats` writes them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import structlog
+
+from league.scoring import climatology as climmod
+from league.scoring import council, grid, missing, scores
+from league.scoring.consensus import consensus, dedupe
+from league.scoring.constants import (
+    BOOTSTRAP_REPS,
+    BOOTSTRAP_SEED,
+    CALIB_MIN,
+    CLAMP_HI,
+    CLAMP_LO,
+    EQUIV_MARGIN,
+    GAIN_BLOCK,
+    RANK_MIN_FORECASTS,
+    RANK_MIN_SESSIONS,
+)
+from league.scoring.frame import council_rows, load_forecasts, scored_rows
+
+log = structlog.get_logger(__name__)
+SHADOW_FREEZE_SESSIONS = 20
+CROWD_METHOD = ("crowd prices are sealed in run lines, not in council-forecasts.csv; the crowd comparison is "
+                "built from the book by the crowd module (scoring.md §8)")
+
+
+def clean_dict(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`clean` for a top-level object (typed for callers)."""
+    out: dict[str, Any] = clean(dict(obj))
+    return out
+
+
+def clean(obj: Any) -> Any:
+    """Recursively turn numpy scalars into Python numbers and NaN/inf into None."""
+    if isinstance(obj, dict):
+        return {str(k): clean(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [clean(v) for v in obj]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+class Season:
+    """The typed forecasts plus everything derived once and shared by the builders."""
+
+    def __init__(self, df: pd.DataFrame, clim_table: Mapping[str, Any], families: Mapping[str, str] | None,
+                 sides: Mapping[str, str] | None = None) -> None:
+        self.df = df
+        self.clim_table = clim_table
+        self.clim_sha = climmod.check_climatology(clim_table)
+        self.clim = climmod.clim_probabilities(clim_table)
+        self.families = dict(families or {})
+        self.sides = dict(sides or {})
+        self.scored = scores.with_references(scored_rows(df), df, self.clim)
+        self.council = dedupe(council_rows(df).loc[lambda x: x["common"]])
+        self.council_all = dedupe(council_rows(df, counted_only=False).loc[lambda x: x["common"]])
+        self.cons = consensus(self.council, self.families)
+        self.n_eff_counted = council.n_eff_table(self.council, self.clim)
+        self.seat_scores = scores.seat_scores(self.scored)
+
+
+def _consensus_rows(season: Season) -> pd.DataFrame:
+    """Published consensus per event, carrying its n, the run's mean correlation and N_eff."""
+    ne = pd.DataFrame(season.n_eff_counted)[["run_id", "horizon", "rho", "n_eff"]]
+    c = season.cons.merge(ne, on=["run_id", "horizon"], how="left")
+    c["b"] = (c["p"] / 100.0 - c["outcome"]) ** 2
+    c["seat"] = "_consensus"
+    return c
+
+
+def _consensus_summary(season: Season, c: pd.DataFrame) -> list[dict[str, Any]]:
+    r = season.scored.drop_duplicates("event_key").set_index("event_key")[["b_coin", "b_clim"]]
+    out = []
+    for horizon, g in c.loc[c["outcome"].notna()].groupby("horizon", sort=True):
+        j = g.join(r, on="event_key")
+        b = float(g["b"].mean())
+        out.append({"horizon": str(horizon), "events": len(g), "brier": b,
+                    "mean_n": float(g["n"].mean()), "mean_rho": float(g["rho"].mean()),
+                    "mean_n_eff": float(g["n_eff"].mean()), "dispersion_mean": float(g["dispersion"].mean()),
+                    "bss_coin": 1 - b / float(j["b_coin"].mean()), "bss_climatology": 1 - b / float(j["b_clim"].mean()),
+                    "vs_best_earlier_seat": _vs_best_earlier(season, g, str(horizon))})
+    return out
+
+
+def _vs_best_earlier(season: Season, g: pd.DataFrame, horizon: str) -> dict[str, Any]:
+    """The best council seat of the first half of sessions, compared on the second half's common events."""
+    sessions = sorted(season.scored["session"].unique())
+    if len(sessions) < 2:
+        return {"seat": None, "reason": "fewer than two sessions"}
+    cut = sessions[len(sessions) // 2]
+    s = season.scored.loc[(season.scored["horizon"] == horizon) & ~season.scored["is_baseline"]]
+    early = s.loc[s["session"] < cut].groupby("seat")["b"].mean()
+    if early.empty:
+        return {"seat": None, "reason": "no council scores in the earlier window"}
+    best = str(early.idxmin())
+    late = s.loc[(s["session"] >= cut) & (s["seat"] == best)].set_index("event_key")["b"]
+    cons = g.loc[g["session"] >= cut].set_index("event_key")["b"]
+    common = late.index.intersection(cons.index)
+    return {"seat": best, "window_end": cut, "events": len(common),
+            "brier_seat": float(late.loc[common].mean()) if len(common) else None,
+            "brier_consensus": float(cons.loc[common].mean()) if len(common) else None}
+
+
+def stats_json(season: Season) -> dict[str, Any]:
+    """``council-stats.json``: scores, intervals, N_eff (counted and all runs), power, council."""
+    c = _consensus_rows(season)
+    weights = council.shadow_weights(season.council, SHADOW_FREEZE_SESSIONS)
+    per_event = c[["run_id", "session", "asset", "horizon", "p", "p_mean", "n", "n_used", "rho", "n_eff",
+                   "dispersion", "outcome"]].sort_values(["session", "asset", "horizon"])
+    return clean_dict({
+        "source": _source(season),
+        "rules": _rules(),
+        "climatology": {"sha256": season.clim_sha, "sha256_ok": True},
+        "scores": season.seat_scores,
+        "references": scores.reference_scores(season.scored),
+        "power_brier": [{"seat": s["seat"], "horizon": s["horizon"], "delta": EQUIV_MARGIN,
+                         "sigma_g": s["gain_vs_climatology"]["sd"], "sessions_needed": s["power_brier"]}
+                        for s in season.seat_scores],
+        "equivalence": scores.equivalence_rows(season.seat_scores),
+        "design_effect": scores.design_effects(season.scored),
+        "brier3": {"applicable": False, "reason": "this league asks up/down only; B3 needs up/draw/down shares"},
+        "draw_band": _draw_band(season),
+        "n_eff": {"counted": {"per_run": season.n_eff_counted, "summary": _n_eff_summary(season.n_eff_counted)},
+                  "per_run": council.n_eff_table(season.council_all, season.clim)},
+        "consensus": {"summary": _consensus_summary(season, c), "per_event": per_event.to_dict("records")},
+        "council": {
+            **council.shared_errors(season.council, season.cons),
+            "distinctiveness": council.distinctiveness(season.council),
+            "seat_value": council.seat_value(season.council, season.families, season.cons),
+            "shadow": {"weights": weights, **council.shadow_consensus(season.council, season.cons, weights)},
+            "sides": council.sides(season.council, season.sides),
+        },
+        "missing": missing.three_outcomes(season.df),
+        "sample_notes": _notes(season),
+    })
+
+
+def _source(season: Season) -> dict[str, Any]:
+    df = season.df
+    return {"rows": len(df), "scored_rows": len(season.scored), "sessions": int(df["session"].nunique()),
+            "first_session": str(df["session"].min()), "last_session": str(df["session"].max()),
+            "seats": sorted(df["seat"].unique().tolist()),
+            "methodology_versions": sorted(df["methodology_version"].unique().tolist())}
+
+
+def _rules() -> dict[str, Any]:
+    return {"clamp": [CLAMP_LO, CLAMP_HI],
+            "rank_rule": {"forecasts": RANK_MIN_FORECASTS, "sessions": RANK_MIN_SESSIONS},
+            "calib_min": CALIB_MIN,
+            "bootstrap": {"reps": BOOTSTRAP_REPS, "seed": BOOTSTRAP_SEED, "gain_block": GAIN_BLOCK},
+            "equivalence_margin": EQUIV_MARGIN}
+
+
+def _draw_band(season: Season) -> list[dict[str, Any]]:
+    ev = season.scored.drop_duplicates("event_key")
+    return [{"horizon": str(h), "events": len(g), "draws": int((g["draw_flag"] == 1).sum()),
+             "draw_unknown": int(g["draw_flag"].isna().sum())} for h, g in ev.groupby("horizon", sort=True)]
+
+
+def _n_eff_summary(per_run: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    if not per_run:
+        return []
+    t = pd.DataFrame(per_run)
+    g = t.groupby("horizon", sort=True)
+    return [{"horizon": str(h), "runs": len(x), "mean_n": float(x["n"].mean()), "mean_rho": float(x["rho"].mean()),
+             "mean_n_eff": float(x["n_eff"].mean())} for h, x in g]
+
+
+def _notes(season: Season) -> list[str]:
+    notes = [f"{len(season.df) - len(season.scored)} rows do not enter the stated-probability Brier "
+             "(not counted, unanswered, unresolved, late reference or not the common event)"]
+    if any(not s["in_table"] for s in season.seat_scores):
+        notes.append("seats below the 30/10 rule are listed but not ranked (in_table false)")
+    return notes
+
+
+def calibration_json(season: Season) -> dict[str, Any]:
+    """``council-calibration.json``: the sealed climatology (re-checked) and calibration bins and fits."""
+    body = {k: v for k, v in season.clim_table.items() if k != "sha256"}
+    seat_bins, seat_fits = scores.calibration_tables(season.scored)
+    c = _consensus_rows(season)
+    c_bins, c_fits = scores.calibration_tables(c.loc[c["outcome"].notna()])
+    return clean_dict({
+        "climatology_fixed": {"table": body, "sha256": season.clim_table.get("sha256"),
+                              "sha256_ok": climmod.sha256_ok(season.clim_table)},
+        "bins": seat_bins + c_bins, "fits": seat_fits + c_fits, "calib_min": CALIB_MIN,
+        "crowd_method": CROWD_METHOD,
+    })
+
+
+def league_json(season: Season) -> dict[str, Any]:
+    """``council-league.json``: the ranked models table plus marginal views by seat, asset, horizon."""
+    cov = {(m["seat"], m["horizon"]): m["coverage"] for m in missing.three_outcomes(season.df)}
+    models = []
+    for s in season.seat_scores:
+        models.append({k: s[k] for k in ("seat", "horizon", "brier", "n", "sessions", "in_table", "interval",
+                                        "brier_ex_draw", "dropped_draw", "bss")}
+                      | {"coverage": cov.get((s["seat"], s["horizon"])), "baseline_seat": s["baseline_seat"]})
+    _rank(models)
+    return clean_dict({"models": models, "grid": grid.grid(season.scored),
+                  "crowd": {"available": False, "reason": CROWD_METHOD}, "portfolio": None})
+
+
+def _rank(models: list[dict[str, Any]]) -> None:
+    """Rank per horizon among seats that pass the 30/10 rule; others get rank None."""
+    for h in {m["horizon"] for m in models}:
+        ranked = sorted((m for m in models if m["horizon"] == h and m["in_table"]), key=lambda m: m["brier"])
+        for i, m in enumerate(ranked, 1):
+            m["rank"] = i
+    for m in models:
+        m.setdefault("rank", None)
+
+
+def build_all(df: pd.DataFrame, clim_table: Mapping[str, Any], families: Mapping[str, str] | None = None,
+              sides: Mapping[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """Every published statistics file, keyed by file name."""
+    season = Season(df, clim_table, families, sides)
+    return {
+        "council-stats.json": stats_json(season),
+        "council-calibration.json": calibration_json(season),
+        "council-clim-window.json": clean_dict(clim_table),
+        "council-league.json": league_json(season),
+    }
+
+
+def write_stats(forecasts_csv: Path, out_dir: Path, clim_table: dict[str, Any] | None,
+                families: dict[str, str], sides: dict[str, str] | None = None) -> dict[str, Path]:
+    """Read the forecasts CSV, compute everything, write the four files; return name -> path."""
+    df = load_forecasts(forecasts_csv)
+    if clim_table is None:
+        clim_table = climmod.default_table(date.fromisoformat(str(df["session"].min())))
+    files = build_all(df, clim_table, families, sides)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for name, obj in files.items():
+        path = out_dir / name
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(obj, indent=1, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
+        tmp.replace(path)
+        paths[name] = path
+    log.info("stats_written", out_dir=str(out_dir), files=sorted(paths))
+    return paths

@@ -1,0 +1,41 @@
+"""The league table as a rich table, for ``league demo`` and ``league stats``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+from rich.table import Table
+
+from league.scoring.frame import scored_rows
+from league.scoring.missing import three_outcomes
+
+
+def league_rows(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """Seat, horizon, Brier (all rows), forecasts, sessions and coverage, best Brier first per horizon."""
+    scored = scored_rows(df)
+    b = (scored["p"] / 100.0 - scored["outcome"]) ** 2
+    g = scored.assign(b=b).groupby(["horizon", "seat"])
+    tab = pd.DataFrame({"brier": g["b"].mean(), "n": g.size(), "sessions": g["session"].nunique()})
+    cov = {(m["horizon"], m["seat"]): m["coverage"] for m in three_outcomes(df)}
+    rows = [{"horizon": str(h), "seat": str(s), "brier": float(r["brier"]), "n": int(r["n"]),
+             "sessions": int(r["sessions"]), "coverage": cov.get((h, s))} for (h, s), r in tab.iterrows()]
+    return sorted(rows, key=lambda r: (r["horizon"], r["brier"]))
+
+
+def league_table(df: pd.DataFrame, title: str = "League table (Brier, all rows; lower is better)") -> Table:
+    """A rich table of :func:`league_rows`; baseline seats (ids starting with ``_``) are dimmed."""
+    table = Table(title=title)
+    for name, justify in (("horizon", "left"), ("seat", "left"), ("Brier", "right"), ("forecasts", "right"),
+                          ("sessions", "right"), ("coverage", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for r in league_rows(df):
+        table.add_row(*_cells(r), style="dim" if r["seat"].startswith("_") else None)
+    return table
+
+
+def _cells(r: Mapping[str, Any]) -> list[str]:
+    cov = r["coverage"]
+    return [r["horizon"], r["seat"], f"{r['brier']:.4f}", str(r["n"]), str(r["sessions"]),
+            "" if cov is None else f"{100 * cov:.1f}%"]
