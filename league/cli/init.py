@@ -26,7 +26,7 @@ def write_signing_key(path: Path) -> Path:
     return path
 
 
-def init_folder(target: Path, *, demo: bool = False) -> tuple[Path, Path]:
+def init_folder(target: Path, *, demo: bool = False, seed: int | None = None) -> tuple[Path, Path]:
     """Copy the example config into TARGET/config, make TARGET/data, open both books."""
     from league.config import load_config, shipped_config_dir
     from league.season import open_league
@@ -40,6 +40,9 @@ def init_folder(target: Path, *, demo: bool = False) -> tuple[Path, Path]:
         text = (config_dir / "league.toml").read_text(encoding="utf-8")
         text = text.replace('provider = "yahoo"', 'provider = "replay"')
         text = text.replace("local_tsa = false", "local_tsa = true")
+        text = text.replace('mode = "system"', 'mode = "simulated"')
+        if seed is not None:
+            text = text.replace("seed = 7 ", f"seed = {int(seed)} ")
         (config_dir / "league.toml").write_text(text, encoding="utf-8")
     config = load_config(config_dir)
     write_signing_key(config.data_dir / config.settings.stamps.key)

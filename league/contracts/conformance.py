@@ -30,6 +30,8 @@ REQUIRED_COLUMNS = (
 STATUSES = {"counted", "not_counted", "counted_50", "no_answer", "refused_shape"}
 CELL_STATUSES = {"", "elicited", "explicit_50", "invalid"}
 HORIZONS = {"1d", "1w", "1m", "6m"}
+# Rows that were never tied to an event (nothing sealed, or sealed after the close) may leave it empty.
+NO_EVENT_OK = {"no_answer", "refused_shape", "not_counted"}
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 ASSET = re.compile(r"^[A-Z][A-Z0-9]{1,9}$")
 
@@ -66,6 +68,8 @@ def check_contract(row):
     problems = []
     contract = contract_of(row)
     empty = [k for k in CONTRACT_KEYS if not contract[k]]
+    if len(empty) == len(CONTRACT_KEYS) and row["status"] in NO_EVENT_OK and not row["event_id_v2"]:
+        return [], None
     if empty:
         return [f"contract keys empty: {', '.join(empty)}"], None
     if not ASSET.match(contract["asset"]):
@@ -123,6 +127,8 @@ def check_outcome(row):
 
 
 def check_times(row):
+    if not row["sealed_at"] and row["status"] == "no_answer":
+        return []
     try:
         sealed = when(row["sealed_at"])
         if row["status"] == "counted" and sealed > when(row["event_reference_at"]):

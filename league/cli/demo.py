@@ -1,0 +1,50 @@
+"""`league demo`: an offline demo season on a simulated clock, ending with a verified book."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def demo(
+    out: Annotated[Path, typer.Option("--out", envvar="LEAGUE_DEMO_OUT", help="folder to create")],
+    sessions: Annotated[int, typer.Option("--sessions", envvar="LEAGUE_DEMO_SESSIONS", min=1, max=400)] = 10,
+    seed: Annotated[int, typer.Option("--seed", envvar="LEAGUE_DEMO_SEED")] = 7,
+    start: Annotated[str, typer.Option("--start", envvar="LEAGUE_DEMO_START", help="first day (YYYY-MM-DD)")] = (
+        "2026-06-01"
+    ),
+) -> None:
+    """Run SESSIONS league days offline (replay prices, sandboxed scripted seats), publish, verify."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from league.demo import run_demo
+    from league.verify_fast import verify
+
+    console = Console()
+    with Progress(TextColumn("[bold]season"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=console, transient=False) as bar:
+        task = bar.add_task("", total=sessions)
+        result = run_demo(out, sessions=sessions, seed=seed, start=date.fromisoformat(start),
+                          progress=lambda s: bar.update(task, advance=1, description=s))
+    _print_tables(console, result.public_dir)
+    report = verify(result.public_dir / "council-book.jsonl")
+    if not report.ok:
+        raise typer.Exit(4)
+    console.print(f"verified {result.public_dir / 'council-book.jsonl'}: {report.lines} lines, "
+                  f"last link {report.last_link[:16]}…  ({result.forecasts} forecast rows)")
+    console.print(f"open data: {result.public_dir}")
+
+
+def _print_tables(console: object, public: Path) -> None:
+    from league.leaguetable import render_tables
+
+    for table in render_tables(public):
+        console.print(table)  # type: ignore[attr-defined]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("demo")(demo)

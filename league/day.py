@@ -1,0 +1,293 @@
+"""One league day (protocol.md §5): snapshot → ask → seal on arrival → second wave → ingest close.
+
+Scoring at the close lives in :mod:`league.scoring_day`. Every job here is idempotent per
+(session, job) by the book itself: a job looks at what is already sealed before doing anything,
+so a restarted daemon never seals a line twice.
+
+Replies are sealed the moment they arrive. Live, a reply is sealed in the thread that received it.
+Under a simulated clock the seats still run as real processes, but each reply carries the simulated
+time it arrived (``finished_at``); :func:`pump` seals due replies in arrival order, moving the clock
+to each arrival first, so the demo season seals exactly as a live day would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+import structlog
+
+from agents.base import Ask, FailureClass, Seat, SeatReply, SeatSpec
+from league.answers import parse_reply
+from league.asks import MarketLine, account_block, common_text, publish_ask_text, sha256_text
+from league.clock import SimulatedClock, iso_seconds, parse_iso
+from league.config import as_time
+from league.markettime import et_time, event_contract
+from league.season import League
+
+log = structlog.get_logger(__name__)
+
+COUNTED, NOT_COUNTED = "counted", "not_counted"
+
+
+@dataclass
+class Pending:
+    """An ask in flight: sealed in the ask chain, sent, reply not yet sealed."""
+
+    run_id: str
+    session: str
+    seat: str
+    attempt: int
+    common_sha256: str
+    seat_ask_sha256: str
+    markets: dict[str, list[str]]
+    future: Future[SeatReply]
+
+
+# ----------------------------------------------------------------------------- snapshot
+def snapshot_path(lg: League, session: str) -> Any:
+    return lg.data_dir / "snapshots" / f"{session}.json"
+
+
+def job_snapshot(lg: League, session: str) -> dict[str, Any]:
+    """Take (once) and keep the morning snapshot; its SHA-256 goes into the run line."""
+    path = snapshot_path(lg, session)
+    if path.exists():
+        loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return loaded
+    from league.snapshot import take_snapshot
+
+    snap = take_snapshot(lg.config.markets.markets, lg.prices, lg.calendar, lg.clock.now())
+    body = snap.as_json()
+    record = {"session": session, "sha256": snap.sha256, "snapshot": body}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, sort_keys=True, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(path)
+    return record
+
+
+# ----------------------------------------------------------------------------------- ask
+def counted_runs(lg: League, session: str) -> list[dict[str, Any]]:
+    return [r for r in lg.index.runs(session) if r.get("role") == COUNTED]
+
+
+def markets_asked(lg: League) -> dict[str, list[str]]:
+    return {m.code: list(m.horizons) for m in lg.config.markets.markets}
+
+
+def _market_lines(lg: League, session: str, snapshot: Mapping[str, Any]) -> list[MarketLine]:
+    rows = snapshot.get("markets", {})
+    lines = []
+    for m in lg.config.markets.markets:
+        ref = (f"reference = first 1-minute bar at/after 09:30 ET on {session}; one-day end {m.end_time} ET"
+               if m.daily else "reference = close of the first 1-minute bar starting at/after your answer is sealed; "
+               f"one-day end 16:00 ET on {session}; horizons in calendar days (7/30/182)")
+        lines.append(MarketLine(m.code, m.name, tuple(m.horizons), ref, rows.get(m.code, {})))
+    return lines
+
+
+def run_events(lg: League, session: str) -> dict[str, dict[str, Any]]:
+    """The common event contracts of a session's daily markets, fixed before the ask."""
+    out: dict[str, dict[str, Any]] = {}
+    day = date.fromisoformat(session)
+    for m in lg.config.markets.markets:
+        if not m.daily:
+            continue
+        out[m.code] = {}
+        for h in m.horizons:
+            contract = event_contract(lg.calendar, m, day, h, None)
+            out[m.code][h] = {"event_id": contract.event_id, "event_id_v2": contract.event_id_v2,
+                              **contract.as_dict()}
+    return out
+
+
+def job_ask(lg: League, session: str, *, role: str = COUNTED, seats: Sequence[str] | None = None,
+            attempt: int = 1, parent: str | None = None, crowd: Sequence[Mapping[str, Any]] = (),
+            context_extra: Mapping[str, Any] | None = None) -> str | None:
+    """Seal the roster and the run line, hash every ask into the chain, fan out concurrently."""
+    if role == COUNTED and attempt == 1 and counted_runs(lg, session):
+        log.info("ask.already_done", session=session)
+        return None
+    record = job_snapshot(lg, session)
+    specs = [s for s in lg.config.roster.seat if seats is None or s.name in seats]
+    run_id = f"{session}-r{len(lg.index.runs(session)) + 1}"
+    text = common_text(session, run_id, _market_lines(lg, session, record["snapshot"]), record["sha256"], crowd)
+    common_sha = publish_ask_text(lg.data_dir / "asks", text)
+    asked = markets_asked(lg)
+    deadline, second = _deadline(lg, session), _second_wave_time(lg, session)
+    lg.asks.seal_roster(run_id, session, specs, asked, deadline, second, lg.config.roster.retry_policy, role)
+    lg.append("run", {
+        "run_id": run_id, "session": session, "role": role, "attempt": attempt, "parent_run": parent,
+        "ask_sha256": common_sha, "snapshot_sha256": record["sha256"], "roster": [s.name for s in specs],
+        "methodology": lg.config.settings.methodology.as_json(), "crowd": list(crowd),
+        "events": run_events(lg, session), "deadline": iso_seconds(deadline),
+    })
+    if context_extra is None and "ask_context" in lg.hooks:
+        context_extra = lg.hooks["ask_context"](lg, session)
+    context = _ask_context(lg, record, context_extra)
+    _fan_out(lg, run_id, session, specs, text, common_sha, attempt, asked, context)
+    return run_id
+
+
+def _ask_context(lg: League, record: Mapping[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
+    rows = record["snapshot"].get("markets", {})
+    markets = {m.code: {"horizons": list(m.horizons), "last_change_pct": rows.get(m.code, {}).get("change_1d_pct"),
+                        "price": rows.get(m.code, {}).get("price")} for m in lg.config.markets.markets}
+    return {"markets": markets, **(extra or {})}
+
+
+def _deadline(lg: League, session: str) -> datetime:
+    return et_time(date.fromisoformat(session), as_time(lg.config.roster.deadline))
+
+
+def _second_wave_time(lg: League, session: str) -> datetime:
+    return et_time(date.fromisoformat(session), as_time(lg.config.roster.second_wave))
+
+
+_POOL = ThreadPoolExecutor(max_workers=max(8, (os.cpu_count() or 2) * 8), thread_name_prefix="seat")
+
+
+def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], common: str, common_sha: str,
+             attempt: int, asked: dict[str, list[str]], context: Mapping[str, Any]) -> None:
+    """Hash each seat's exact text into the ask chain, then send all asks at once."""
+    prepared = []
+    for spec in specs:
+        text = common + account_block(spec.name, None)
+        lg.asks.seal_ask(run_id, session, spec.name, attempt, text, common_sha)
+        prepared.append((spec, Ask(text=text, sha256=sha256_text(text), session=session, attempt=attempt,
+                                   context=context)))
+    for spec, ask in prepared:
+        seat = lg.seats[spec.name]
+        fut = _POOL.submit(_ask_one, seat, ask, lg.clock.now)
+        pend = Pending(run_id, session, spec.name, attempt, common_sha, ask.sha256, asked, fut)
+        if lg.simulated:
+            lg.pending.append(pend)
+        else:
+            fut.add_done_callback(lambda f, p=pend: seal_reply(lg, p, f.result()))
+
+
+def _ask_one(seat: Seat, ask: Ask, now: Any) -> SeatReply:
+    """Never raises: an adapter bug becomes a seat fault reply, so one seat cannot stop the run."""
+    started = now()
+    try:
+        return seat.ask(ask, now)
+    except Exception as exc:  # noqa: BLE001 - classified and sealed as an incident/fault
+        failure = getattr(exc, "failure", FailureClass.SEAT_FAULT)
+        return SeatReply(seat=seat.spec.name, raw="", model=seat.spec.model, version="unreported", mode="",
+                         started_at=started, finished_at=now(), failure=failure, detail=str(exc)[:500])
+
+
+def pump(lg: League, until: datetime) -> int:
+    """Simulated clock only: seal every reply that has arrived by ``until``, in arrival order."""
+    if not lg.simulated:
+        return 0
+    for p in lg.pending:
+        p.future.result()
+    due = sorted((p for p in lg.pending if p.future.result().finished_at <= until),
+                 key=lambda p: (p.future.result().finished_at, p.seat))
+    for p in due:
+        reply = p.future.result()
+        assert isinstance(lg.clock, SimulatedClock)
+        lg.clock.set(max(reply.finished_at, lg.clock.now()))
+        seal_reply(lg, p, reply)
+    lg.pending = [p for p in lg.pending if p not in due]
+    if isinstance(lg.clock, SimulatedClock) and until > lg.clock.now():
+        lg.clock.set(until)
+    return len(due)
+
+
+def _store_raw(lg: League, raw: str) -> str:
+    """Keep the raw reply under its hash before sealing: the book carries the hash, nothing is lost."""
+    digest = sha256_text(raw)
+    path = lg.data_dir / "replies" / f"{digest}.txt"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as fh:
+            fh.write(raw.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+    return digest
+
+
+def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
+    """Seal on arrival: an answer line (well-formed or refused_shape), or an incident/silence line."""
+    if reply.silent:
+        kind = "incident" if reply.failure and reply.failure.is_incident else "silence"
+        lg.append(kind, {"run_id": p.run_id, "session": p.session, "seat": p.seat, "attempt": p.attempt,
+                         "failure": str(reply.failure or "no_reply"), "detail": reply.detail[:500],
+                         "booked_at": iso_seconds(reply.finished_at)})
+        return
+    own = _store_raw(lg, reply.raw)
+    parsed = parse_reply(reply.raw, p.markets)
+    lg.append("answer", {
+        "run_id": p.run_id, "session": p.session, "seat": p.seat, "attempt": p.attempt,
+        "model": reply.model, "version": reply.version, "mode": reply.mode,
+        "status": "answered" if parsed.ok else "refused_shape", "parse_failure": parsed.failure,
+        "parse_notes": list(parsed.notes), "items": parsed.items_json(), "years": parsed.years,
+        "own_sha256": own, "ask_sha256": p.common_sha256, "seat_ask_sha256": p.seat_ask_sha256,
+        "booked_at": iso_seconds(reply.finished_at), "started_at": iso_seconds(reply.started_at),
+        "usage": dict(reply.usage), "elapsed_s": round((reply.finished_at - reply.started_at).total_seconds(), 3),
+    })
+
+
+# ---------------------------------------------------------------------------- second wave
+def answered_seats(lg: League, session: str) -> set[str]:
+    runs = {r["run_id"] for r in counted_runs(lg, session)}
+    return {a["seat"] for a in lg.index.answers(runs)}
+
+
+def job_second_wave(lg: League, session: str) -> str | None:
+    """Ask seats still silent at the second-wave time again, under their own run line and ask hash."""
+    runs = counted_runs(lg, session)
+    if not runs or any(r.get("attempt") == 2 for r in runs):
+        return None
+    in_flight = {p.seat for p in lg.pending if p.session == session and p.future.done() is False}
+    silent = [s.name for s in lg.config.roster.seat if s.name not in answered_seats(lg, session)]
+    if not silent:
+        return None
+    log.info("second_wave", session=session, seats=silent, still_running=sorted(in_flight))
+    return job_ask(lg, session, seats=silent, attempt=2, parent=runs[0]["run_id"])
+
+
+# ---------------------------------------------------------------------------- ingest close
+def sealed_time(line: Mapping[str, Any]) -> datetime:
+    """The time a line was sealed: ``max(at, booked_at)`` (open-data.md)."""
+    at = parse_iso(line["at"])
+    booked = line.get("booked_at")
+    return max(at, parse_iso(booked)) if booked else at
+
+
+def job_ingest_close(lg: League, session: str) -> int | None:
+    """State, in the book, when counted ingest closed and which answer lines it holds."""
+    if lg.index.of_kind("ingest_close", session):
+        return None
+    close_at = _deadline(lg, session)
+    runs = {r["run_id"] for r in counted_runs(lg, session)}
+    inside = [a["n"] for a in lg.index.answers(runs) if sealed_time(a) <= close_at]
+    line = lg.append("ingest_close", {"session": session, "closed_at": iso_seconds(close_at),
+                                      "counted_runs": sorted(runs), "answer_lines": inside,
+                                      "book_lines": lg.book.lines})
+    return line.n
+
+
+def digest_of(obj: Any) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def session_times(lg: League, session: str) -> dict[str, datetime]:
+    """The ET schedule of a session as UTC instants (the simulated day's timeline)."""
+    day = date.fromisoformat(session)
+    sch = lg.config.settings.schedule
+    return {name: et_time(day, as_time(getattr(sch, name)))
+            for name in ("snapshot", "ask", "second_wave", "ingest_close", "score", "publish")}
+
+
+def plus(t: datetime, seconds: float) -> datetime:
+    return t + timedelta(seconds=seconds)

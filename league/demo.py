@@ -1,0 +1,161 @@
+"""The demo season: the live code paths, offline, under a simulated clock at full speed.
+
+Replay prices (real daily history with synthesized minutes), scripted seats running as real child
+processes inside the bubblewrap sandbox, the baselines, the local RFC 3161 authority when it is
+available, SQLite. The day's jobs run in their scheduled order; replies are sealed at their
+simulated arrival times. It ends by publishing the open data and verifying the book it wrote.
+
+Demo-only: scripted seats may receive an "oracle hint" (the session's true direction, blurred by
+each seat's ``skill``) in the ask's structured context so the league table has something to rank.
+The hint never appears in the ask text and no live seat receives it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from league.clock import SimulatedClock
+from league.config import Config, load_config
+from league.day import pump
+from league.errors import LeagueError
+from league.season import League
+
+log = structlog.get_logger(__name__)
+DEFAULT_START = date(2026, 6, 1)
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    data_dir: Path
+    public_dir: Path
+    sessions: list[str]
+    book_lines: int
+    forecasts: int
+
+
+def demo_sessions(calendar: Any, start: date, count: int) -> list[date]:
+    first = calendar.session_on_or_after(start)
+    return [calendar.offset(first, k) for k in range(count)]
+
+
+def build_league(config: Config, clock: SimulatedClock, *, seats: dict[str, Any] | None = None,
+                 prices: Any = None, store: Any = None) -> League:
+    from league.calendar import default_calendar
+    from league.prices.replay import SyntheticMarket
+
+    calendar = default_calendar()
+    if prices is None:
+        prices = SyntheticMarket(config.settings.prices.seed, config.markets.markets, calendar)
+    if seats is None:
+        from agents.registry import build_seat
+
+        seats = {s.name: build_seat(s) for s in config.roster.seat}
+    return League(config, clock, prices=prices, seats=seats, calendar=calendar, store=store)
+
+
+def oracle_hints(lg: League, session: date) -> dict[str, dict[str, float]]:
+    """Demo only: the session's true direction per market (1d), for scripted seats' ``skill``."""
+    from league.day import run_events
+    from league.scoring_day import Event, _Bars, resolve_event
+
+    hints: dict[str, dict[str, float]] = {}
+    bars = _Bars(lg)
+    for code, by_h in run_events(lg, session.isoformat()).items():
+        hints[code] = {}
+        for h, ev in by_h.items():
+            from league.contracts import EventContract
+
+            contract = EventContract(**{k: ev[k] for k in EventContract.__dataclass_fields__})
+            probe = Event(code, h, contract)
+            try:
+                resolve_event(lg, probe, bars)
+            except LeagueError:
+                continue
+            up = probe.result.get("up")
+            if up is not None:
+                hints[code][h] = 80.0 if up else 20.0
+    return hints
+
+
+def run_session(lg: League, day: date, *, ledger: Any = None) -> list[tuple[Any, str]]:
+    """One league day through the scheduler's own catch-up path; the clock jumps from fire to fire
+    and replies are sealed at their simulated arrival times in between."""
+    from datetime import time
+
+    from league.markettime import et_time
+    from league.scheduler import catch_up
+
+    start = et_time(day, time(3, 0))
+    end = et_time(day + timedelta(days=1), time(3, 0))
+    return catch_up(lg, start, end, ledger=ledger, before_each=lambda fire: pump(lg, fire.at))
+
+
+def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFAULT_START,
+             progress: Callable[[str], None] | None = None) -> DemoResult:
+    from league.cli.init import init_folder
+
+    if (out / "config").exists():
+        raise LeagueError(f"{out} already holds a league", fix="choose an empty --out folder")
+    config_dir, data_dir = init_folder(out, demo=True, seed=seed)
+    config = load_config(config_dir)
+    from league.calendar import default_calendar
+
+    days = demo_sessions(default_calendar(), start, sessions)
+    clock = SimulatedClock(session_times_start(days[0]))
+    with build_league(config, clock) as lg:
+        clim = _climatology(lg)
+        lg.hooks["ask_context"] = lambda league, s: {"hint": oracle_hints(league, date.fromisoformat(s)),
+                                                      "climatology": clim}
+        for day in days:
+            run_session(lg, day)
+            if progress:
+                progress(day.isoformat())
+        pump(lg, clock.now() + timedelta(days=1))
+        public = publish_all(lg)
+        lines, count = lg.book.lines, _count_rows(public / "council-forecasts.csv")
+    return DemoResult(data_dir, public, [d.isoformat() for d in days], lines, count)
+
+
+def session_times_start(day: date) -> Any:
+    from datetime import time
+
+    from league.markettime import et_time
+
+    return et_time(day, time(8, 0))
+
+
+def _climatology(lg: League) -> dict[str, dict[str, float]]:
+    """The sealed climatology table's p_up per market and horizon, for the `_climatology` seat."""
+    try:
+        from league.scoring.climatology import build_table
+    except ImportError:
+        return {}
+    table = build_table([m.code for m in lg.config.markets.markets], end=date(2025, 12, 31))
+    return {code: {h: float(v["p_up"]) * (100 if float(v["p_up"]) <= 1 else 1) for h, v in by_h.items()}
+            for code, by_h in table.get("table", {}).items()}
+
+
+def publish_all(lg: League) -> Path:
+    """Write the open data under DATA/public (the full publisher when present, else the core files)."""
+    import shutil
+
+    from league.forecasts import write_forecasts
+
+    public = lg.data_dir / "public"
+    public.mkdir(parents=True, exist_ok=True)
+    for name in ("council-book.jsonl", "asks.jsonl"):
+        shutil.copyfile(lg.books_dir / name, public / name)
+    shutil.copytree(lg.data_dir / "asks", public / "asks", dirs_exist_ok=True)
+    write_forecasts(lg, public / "council-forecasts.csv")
+    return public
+
+
+def _count_rows(path: Path) -> int:
+    with open(path, encoding="utf-8") as fh:
+        return max(0, sum(1 for _ in fh) - 1)

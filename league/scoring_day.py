@@ -1,0 +1,294 @@
+"""Scoring at the close (protocol.md §5.5–5.6): reference prices taken only now, after the seals.
+
+:func:`session_rows` decides, for one session and horizon, every expected seat × market cell: which
+answer counts (the first well-formed answer of each seat in the counted runs), which event it is
+about (the common 09:30 event, its own ``late_ref`` event when sealed after the open, the seal-time
+event for bitcoin, nothing when sealed after the close) and its row status. :func:`job_score`
+resolves those events with prices and seals a ``score`` line (the day) or ``score_h`` lines (longer
+horizons whose windows close today). A missing price leaves the event unresolved, never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+import structlog
+
+from league.clock import iso_seconds, parse_iso
+from league.config import MarketSpec
+from league.contracts import EventContract
+from league.day import COUNTED, sealed_time
+from league.markettime import event_contract
+from league.season import League
+
+log = structlog.get_logger(__name__)
+LONG_HORIZONS = ("1w", "1m", "6m")
+
+
+@dataclass
+class Event:
+    market: str
+    horizon: str
+    contract: EventContract
+    late_ref: bool = False
+    seal_based: bool = False
+    result: dict[str, Any] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"market": self.market, "horizon": self.horizon, "event_id": self.contract.event_id,
+                "event_id_v2": self.contract.event_id_v2, "contract": self.contract.as_dict(),
+                "late_ref": self.late_ref, **self.result}
+
+
+# ------------------------------------------------------------------------------ rows
+def _role_of(run: Mapping[str, Any]) -> str:
+    return str(run.get("role", COUNTED))
+
+
+def _counted_choice(answers: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The first well-formed answer of each seat; failing that, its first refused one."""
+    chosen: dict[str, dict[str, Any]] = {}
+    for a in answers:
+        current = chosen.get(a["seat"])
+        if current is None or (current["status"] != "answered" and a["status"] == "answered"):
+            chosen[a["seat"]] = a
+    return chosen
+
+
+def session_rows(lg: League, session: str, horizon: str) -> tuple[list[dict[str, Any]], dict[str, Event]]:
+    """Every expected cell of a session at one horizon, with the event each scored cell belongs to."""
+    runs = lg.index.runs(session)
+    roles = {r["run_id"]: _role_of(r) for r in runs}
+    answers = sorted(lg.index.answers(set(roles)), key=lambda a: a["n"])
+    counted = [a for a in answers if roles[a["run_id"]] == COUNTED]
+    chosen = _counted_choice(counted)
+    events: dict[str, Event] = {}
+    rows: list[dict[str, Any]] = []
+    for a in answers:
+        role = roles[a["run_id"]] if roles[a["run_id"]] != COUNTED else (
+            "counted" if chosen.get(a["seat"]) is a else "asked_again")
+        rows += _answer_rows(lg, session, horizon, a, role, events)
+    expected = _expected_seats(lg, runs)
+    for seat in sorted(expected - set(chosen)):
+        rows += _missing_rows(lg, session, horizon, seat, runs)
+    return rows, events
+
+
+def _expected_seats(lg: League, runs: list[dict[str, Any]]) -> set[str]:
+    return {s for r in runs if _role_of(r) == COUNTED for s in r.get("roster", [])}
+
+
+def _market_specs(lg: League, horizon: str) -> list[MarketSpec]:
+    return [m for m in lg.config.markets.markets if horizon in m.horizons]
+
+
+def _answer_rows(lg: League, session: str, horizon: str, a: dict[str, Any], role: str,
+                 events: dict[str, Event]) -> list[dict[str, Any]]:
+    out = []
+    for m in _market_specs(lg, horizon):
+        cell = a.get("items", {}).get(m.code, {}).get(horizon)
+        row = _base_row(session, horizon, a["seat"], m.code, a, role)
+        if a["status"] != "answered":
+            row.update(status="refused_shape" if role == "counted" else "not_counted",
+                       why_missing=a.get("parse_failure", ""))
+            out.append(row)
+            continue
+        row.update(_cell_fields(cell))
+        ev, why = _event_for(lg, session, horizon, m, a)
+        if ev is not None:
+            events.setdefault(ev.contract.event_id_v2, ev)
+            row.update(event_id=ev.contract.event_id, event_id_v2=ev.contract.event_id_v2, late_ref=ev.late_ref)
+        row["status"] = _row_status(role, cell, ev, why)
+        row["why_missing"] = why if ev is None else row.get("why_missing", "")
+        out.append(row)
+    return out
+
+
+def _row_status(role: str, cell: Mapping[str, Any] | None, ev: Event | None, why: str) -> str:
+    if role != "counted" or ev is None:
+        return "not_counted"
+    if cell is None or cell.get("prob_up") is None:
+        return "counted_50"
+    return "counted"
+
+
+def _cell_fields(cell: Mapping[str, Any] | None) -> dict[str, Any]:
+    if cell is None:
+        return {"prob_up": None, "cell_status": "", "why_missing": "empty cell"}
+    return {"prob_up": cell.get("prob_up"), "cell_status": cell.get("cell_status", ""),
+            "action": cell.get("action", ""), "action_word": cell.get("action_word", ""),
+            "target": cell.get("target"), "invalidation": cell.get("invalidation"),
+            "source_urls": cell.get("source_urls", []), "source_domains": cell.get("source_domains", []),
+            "why_missing": cell.get("problem", "")}
+
+
+def _base_row(session: str, horizon: str, seat: str, market: str, a: Mapping[str, Any] | None,
+              role: str) -> dict[str, Any]:
+    a = a or {}
+    return {"session": session, "horizon": horizon, "seat": seat, "market": market, "run_id": a.get("run_id", ""),
+            "line": a.get("n"), "model": a.get("model", ""), "mode": a.get("mode", ""),
+            "version": a.get("version", ""), "attempt": a.get("attempt"), "run_role": role,
+            "sealed_at": iso_seconds(sealed_time(a)) if a else ""}
+
+
+def _missing_rows(lg: League, session: str, horizon: str, seat: str,
+                  runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    why = _why_silent(lg, session, seat)
+    out = []
+    for m in _market_specs(lg, horizon):
+        row = _base_row(session, horizon, seat, m.code, None, "counted")
+        row.update(status="no_answer", why_missing=why, run_id=runs[0]["run_id"] if runs else "")
+        out.append(row)
+    return out
+
+
+def _why_silent(lg: League, session: str, seat: str) -> str:
+    notes = [x for k in ("incident", "silence") for x in lg.index.of_kind(k, session) if x.get("seat") == seat]
+    if not notes:
+        return "no reply by the close"
+    return "; ".join(f"attempt {x.get('attempt')}: {x.get('failure')}" for x in notes)
+
+
+# ---------------------------------------------------------------------------- events
+def _event_for(lg: League, session: str, horizon: str, m: MarketSpec,
+               a: Mapping[str, Any]) -> tuple[Event | None, str]:
+    day = date.fromisoformat(session)
+    sealed = sealed_time(a)
+    try:
+        if not m.daily:
+            return Event(m.code, horizon, event_contract(lg.calendar, m, day, horizon, sealed), seal_based=True), ""
+        common = event_contract(lg.calendar, m, day, horizon, None)
+        ref_at = parse_iso(common.reference_at)
+        if sealed <= ref_at:
+            return Event(m.code, horizon, common), ""
+        if sealed >= lg.calendar.session_close(day):
+            return None, "sealed after the close"
+        own = EventContract.make(asset=m.code, horizon=horizon, reference_at=_ceil_second(sealed),
+                                 end_at=parse_iso(common.end_at), reference_rule=m.reference_rule,
+                                 price_provider=m.provider, price_symbol=m.symbol)
+        return Event(m.code, horizon, own, late_ref=True), ""
+    except Exception as exc:  # noqa: BLE001 - an event we cannot place is reported, not scored
+        return None, f"no event: {exc}"
+
+
+def _ceil_second(t: datetime) -> datetime:
+    return t if t.microsecond == 0 else t.replace(microsecond=0) + timedelta(seconds=1)
+
+
+# ------------------------------------------------------------------------------ prices
+class _Bars:
+    """Bars fetched once per job; a provider failure is remembered and reported per window."""
+
+    def __init__(self, lg: League) -> None:
+        self.lg = lg
+        self.cache: dict[tuple[str, datetime, datetime], list[Any]] = {}
+        self.errors: list[str] = []
+
+    def get(self, symbol: str, start: datetime, end: datetime) -> list[Any] | None:
+        key = (symbol, start, end)
+        if key not in self.cache:
+            try:
+                self.cache[key] = list(self.lg.prices.bars(symbol, start, end))
+            except Exception as exc:  # noqa: BLE001 - leaves the cell unresolved, reported in the line
+                self.errors.append(f"{symbol} {iso_seconds(start)}..{iso_seconds(end)}: {exc}")
+                log.warning("prices.unavailable", symbol=symbol, error=str(exc))
+                return None
+        return self.cache[key]
+
+
+def resolve_event(lg: League, ev: Event, bars: _Bars) -> None:
+    from league.prices.reference import daily_reference, draw_band, resolve, seal_reference, terminal_price
+
+    spec = lg.config.markets.by_code()[ev.market]
+    ref_at, end_at = parse_iso(ev.contract.reference_at), parse_iso(ev.contract.end_at)
+    ref_bars = bars.get(spec.symbol, ref_at, ref_at + timedelta(hours=8))
+    end_bars = bars.get(spec.symbol, end_at - timedelta(hours=8), end_at + timedelta(minutes=1))
+    pick = seal_reference if ev.seal_based else daily_reference
+    reference = pick(ref_bars, ref_at) if ref_bars else None
+    terminal = terminal_price(end_bars, end_at, since=end_at - timedelta(hours=8)) if end_bars else None
+    band = draw_band(_band_sessions(lg, spec, ref_at, bars), lg.config.settings.methodology.draw_band_k)
+    res = resolve(reference, terminal, band)
+    ev.result = {
+        "reference": reference.price if reference else None,
+        "reference_bar": iso_seconds(reference.bar_start) if reference else None,
+        "close": terminal.price if terminal else None,
+        "close_bar": iso_seconds(terminal.bar_start) if terminal else None,
+        "change_pct": res.change_pct, "up": res.up, "draw": res.draw,
+        "band_pct": band.pct if band else None,
+        "status": "resolved" if res.resolved else "unresolved",
+    }
+
+
+def _band_sessions(lg: League, spec: MarketSpec, ref_at: datetime, bars: _Bars) -> list[list[Any]]:
+    day = lg.calendar.session_on_or_before(ref_at.date())
+    if lg.calendar.session_open(day) >= ref_at:
+        day = lg.calendar.previous_session(day)
+    sessions = lg.calendar.sessions_before(lg.calendar.next_session(day), 4)
+    out = []
+    for s in sessions:
+        got = bars.get(spec.symbol, lg.calendar.session_open(s), lg.calendar.session_close(s))
+        out.append(got or [])
+    return out
+
+
+# ------------------------------------------------------------------------------- jobs
+def _scored(lg: League, kind: str, session: str, horizon: str) -> bool:
+    return any(x.get("horizon") == horizon for x in lg.index.of_kind(kind, session))
+
+
+def score_line(lg: League, session: str, horizon: str) -> dict[str, Any]:
+    rows, events = session_rows(lg, session, horizon)
+    bars = _Bars(lg)
+    for ev in events.values():
+        resolve_event(lg, ev, bars)
+    for row in rows:
+        ev = events.get(row.get("event_id_v2", ""))
+        _outcome(row, ev)
+    return {"session": session, "horizon": horizon, "runs": sorted({r["run_id"] for r in lg.index.runs(session)}),
+            "markets": [ev.as_json() for ev in events.values()], "seats": rows,
+            "of": sorted({r["line"] for r in rows if r.get("line")}),
+            "noise": {ev.market: ev.result.get("band_pct") for ev in events.values() if not ev.late_ref},
+            "price_errors": bars.errors}
+
+
+def _outcome(row: dict[str, Any], ev: Event | None) -> None:
+    up = ev.result.get("up") if ev else None
+    row["outcome"] = None if up is None else int(up)
+    p = row.get("prob_up")
+    scorable = row["status"] == "counted" and p is not None and up is not None
+    row["brier"] = (p / 100.0 - int(up)) ** 2 if scorable else None
+
+
+def job_score(lg: League, session: str) -> list[int]:
+    """Seal the day's ``score`` line and every ``score_h`` whose window closes on this session."""
+    sealed: list[int] = []
+    if lg.index.runs(session) and not _scored(lg, "score", session, "1d"):
+        sealed.append(lg.append("score", score_line(lg, session, "1d")).n)
+    for earlier, horizon in _windows_closing(lg, date.fromisoformat(session)):
+        sealed.append(lg.append("score_h", score_line(lg, earlier, horizon)).n)
+    return sealed
+
+
+def _windows_closing(lg: League, today: date) -> list[tuple[str, str]]:
+    """(session, horizon) pairs whose every event has ended by today's close and are not yet scored."""
+    due = []
+    sessions = sorted({r["session"] for r in lg.index.of_kind("run")})
+    for s in sessions:
+        for h in LONG_HORIZONS:
+            if not _scored(lg, "score_h", s, h) and _window_end(lg, date.fromisoformat(s), h) <= today:
+                due.append((s, h))
+    return due
+
+
+def _window_end(lg: League, session: date, horizon: str) -> date:
+    ends = []
+    for m in _market_specs(lg, horizon):
+        try:
+            ends.append(lg.calendar.horizon_end_session(session, horizon) if m.daily
+                        else lg.calendar.horizon_end_day(session, horizon))
+        except Exception:  # noqa: BLE001 - beyond the calendar: not due yet
+            return date.max
+    return max(ends) if ends else date.max

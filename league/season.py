@@ -1,0 +1,139 @@
+"""The league context: config, clock, the two books, calendar, prices, seats and store together.
+
+Everything a job needs is reached from one :class:`League`. Appends to the council book go through
+:meth:`League.append`, which serialises concurrent sealers (answers arrive on several threads),
+keeps an in-memory index of what is sealed, and forwards each line to the database index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from agents.base import Seat
+from league.asks import ASK_FORMAT_VERSION, AskChain
+from league.book import Book, BookLine, iter_lines
+from league.clock import Clock, SimulatedClock, SystemClock
+from league.config import Config
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass
+class BookIndex:
+    """What is sealed, by kind and session; rebuilt from the book at open, updated on each append."""
+
+    lines: dict[int, dict[str, Any]] = field(default_factory=dict)
+    by_kind: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    by_session: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, line: BookLine) -> None:
+        body = {**line.content, "n": line.n, "seal": line.seal, "link": line.link}
+        self.lines[line.n] = body
+        self.by_kind[line.kind].append(line.n)
+        session = body.get("session")
+        if isinstance(session, str):
+            self.by_session[session].append(line.n)
+
+    def of_kind(self, kind: str, session: str | None = None) -> list[dict[str, Any]]:
+        ns = self.by_kind.get(kind, [])
+        if session is not None:
+            ns = [n for n in ns if self.lines[n].get("session") == session]
+        return [self.lines[n] for n in ns]
+
+    def runs(self, session: str) -> list[dict[str, Any]]:
+        return self.of_kind("run", session)
+
+    def answers(self, run_ids: set[str]) -> list[dict[str, Any]]:
+        return [a for a in self.of_kind("answer") if a.get("run_id") in run_ids]
+
+
+class League:
+    """One council league opened for work (the single writer of its books)."""
+
+    def __init__(self, config: Config, clock: Clock, *, prices: Any = None, seats: Mapping[str, Seat] | None = None,
+                 store: Any = None, calendar: Any = None) -> None:
+        self.config = config
+        self.clock = clock
+        self.data_dir = config.data_dir
+        self.books_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self.book = Book(self.books_dir / "council-book.jsonl", clock)
+        try:
+            self.asks = AskChain(self.books_dir / "asks.jsonl", clock, config.roster.counting_rule)
+        except BaseException:
+            self.book.close()
+            raise
+        self.index = BookIndex()
+        for line in iter_lines(self.book.path):
+            self.index.add(line)
+        self.prices = prices
+        self.calendar = calendar
+        self.seats: dict[str, Seat] = dict(seats or {})
+        self.store = store
+        self.pending: list[Any] = []
+        # Optional stages wired by the integration layer: name -> fn(league, session)
+        # ("stamp", "portfolio", "publish", "stamp_upgrade", "ask_context").
+        self.hooks: dict[str, Any] = {}
+        if self.book.lines == 0:
+            self.append("opening", opening_content(config))
+
+    @property
+    def books_dir(self) -> Path:
+        return self.data_dir / "books"
+
+    @property
+    def simulated(self) -> bool:
+        return isinstance(self.clock, SimulatedClock)
+
+    def append(self, kind: str, content: Mapping[str, Any], *, at: datetime | None = None) -> BookLine:
+        with self._lock:
+            line = self.book.append(kind, content, at=at)
+            self.index.add(line)
+        if self.store is not None:
+            try:
+                self.store.index_lines("council", [line])
+            except Exception as exc:  # the index is rebuildable; never lose a seal over it
+                log.warning("store.index_failed", n=line.n, kind=kind, error=str(exc))
+        return line
+
+    def close(self) -> None:
+        self.asks.close()
+        self.book.close()
+        if self.store is not None and hasattr(self.store, "close"):
+            self.store.close()
+
+    def __enter__(self) -> League:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def config_digest(config: Config) -> str:
+    body = {"markets": config.markets.model_dump(mode="json"), "methodology": config.settings.methodology.as_json()}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def opening_content(config: Config) -> dict[str, Any]:
+    """Line 1 of a council book: what league this is and under which rules it starts."""
+    return {
+        "league": "council",
+        "ask_format": ASK_FORMAT_VERSION,
+        "methodology": config.settings.methodology.as_json(),
+        "markets": [m.model_dump(mode="json") for m in config.markets.markets],
+        "config_sha256": config_digest(config),
+    }
+
+
+def open_league(config: Config, clock: Clock | None = None, **kwargs: Any) -> League:
+    return League(config, clock or SystemClock(), **kwargs)
