@@ -1,0 +1,69 @@
+"""Configuration: the shipped files load; a bad file names the file, the key and a fix."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from league.config import load_config, shipped_config_dir
+from league.errors import ConfigError
+
+
+def copy_config(tmp_path: Path) -> Path:
+    target = tmp_path / "config"
+    shutil.copytree(shipped_config_dir(), target)
+    return target
+
+
+def test_shipped_config_has_the_twelve_markets() -> None:
+    cfg = load_config(shipped_config_dir())
+    assert cfg.markets.codes == ["SPX", "NDX", "DJI", "SOX", "TNX", "DXY", "VIX", "GOLD", "WTI", "BRENT", "COPPER", "BTC"]
+    by = cfg.markets.by_code()
+    assert by["TNX"].end_time == "15:00" and by["TNX"].fund_inverse
+    assert not by["BTC"].daily and by["SPX"].daily
+    assert by["GOLD"].symbol == "GC=F"
+
+
+def test_demo_roster_loads() -> None:
+    cfg = load_config(shipped_config_dir(), roster_file="roster.demo.toml")
+    assert any(s.is_baseline for s in cfg.roster.seat)
+    assert cfg.roster.families["aurora"] == cfg.roster.families["aurora-mini"]
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "key"),
+    [
+        ("league.toml", 'snapshot = "08:25"', 'snapshot = "8h25"', "schedule.snapshot"),
+        ("league.toml", 'provider = "yahoo" ', 'provider = "bloomberg" ', "prices.provider"),
+        ("league.toml", "[clock]", "[clock]\nspeed = 3", "clock.speed"),
+        ("markets.toml", 'code = "SPX"', 'code = "spx"', "markets.0.code"),
+        ("roster.toml", 'name = "_coin"', 'name = "claude"', "seat"),
+    ],
+)
+def test_bad_value_names_file_key_and_fix(tmp_path: Path, file: str, old: str, new: str, key: str) -> None:
+    folder = copy_config(tmp_path)
+    path = folder / file
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    with pytest.raises(ConfigError) as err:
+        load_config(folder)
+    message = err.value.diagnostics()
+    assert str(path) in message and key in message and "fix:" in message
+
+
+def test_broken_toml_syntax(tmp_path: Path) -> None:
+    folder = copy_config(tmp_path)
+    (folder / "league.toml").write_text("[paths\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(folder)
+
+
+def test_job_in_dst_hours_is_refused(tmp_path: Path) -> None:
+    folder = copy_config(tmp_path)
+    path = folder / "league.toml"
+    path.write_text(path.read_text().replace('publish = "20:00"', 'publish = "01:30"'))
+    with pytest.raises(ConfigError, match="DST"):
+        load_config(folder)
