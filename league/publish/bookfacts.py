@@ -1,0 +1,109 @@
+"""One validated pass over the book, collecting what the published summaries need.
+
+The protocol file's dated changes (methodology versions, model versions, corrections) and the
+data dictionary's description of the book's line kinds are read from the sealed lines themselves,
+so they can never claim a change the book does not show.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from league.book import BOOKKEEPING
+from league.errors import ChainBroken
+from league.verify_fast import check_line
+
+
+@dataclass
+class BookFacts:
+    """Facts gathered from a book; ``lines == 0`` when no book exists yet."""
+
+    lines: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+    kind_keys: dict[str, set[str]] = field(default_factory=dict)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    methodology: dict[str, dict[str, Any]] = field(default_factory=dict)
+    versions: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
+    corrections: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, line: _Line) -> None:
+        self.lines = line.n
+        self.kinds[line.kind] += 1
+        self.kind_keys.setdefault(line.kind, set()).update(line.content)
+        handler = _HANDLERS.get(line.kind)
+        if handler is not None:
+            handler(self, line)
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A line already checked by :func:`league.verify_fast.check_line` (no second hashing)."""
+
+    n: int
+    content: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return str(self.content.get("kind", ""))
+
+    @property
+    def at(self) -> str:
+        return str(self.content.get("at", ""))
+
+
+def _methodology_version(value: Any) -> str:
+    if isinstance(value, dict):
+        return str(value.get("version", ""))
+    return str(value or "")
+
+
+def _on_run(facts: BookFacts, line: _Line) -> None:
+    c = line.content
+    version = _methodology_version(c.get("methodology"))
+    facts.runs.append({"n": line.n, "run_id": c.get("run_id", ""), "session": c.get("session", ""),
+                       "at": line.at, "methodology_version": version, "role": c.get("role", "")})
+    if version and version not in facts.methodology:
+        rules = c.get("methodology") if isinstance(c.get("methodology"), dict) else {}
+        facts.methodology[version] = {"first_line": line.n, "first_at": line.at,
+                                      "first_session": c.get("session", ""), "rules": rules}
+
+
+def _on_answer(facts: BookFacts, line: _Line) -> None:
+    c = line.content
+    key = (str(c.get("seat", "")), str(c.get("model", "")), str(c.get("version", "")))
+    if key not in facts.versions:
+        facts.versions[key] = {"seat": key[0], "model": key[1], "version": key[2],
+                               "first_line": line.n, "first_at": line.at}
+
+
+def _on_correction(facts: BookFacts, line: _Line) -> None:
+    c = line.content
+    facts.corrections.append({"line": line.n, "at": line.at, "of": c.get("of"), "reason": c.get("reason", ""),
+                              "source": c.get("source", "")})
+
+
+_HANDLERS = {"run": _on_run, "answer": _on_answer, "correction": _on_correction}
+
+
+def read_facts(book: Path, data: bytes | None = None) -> BookFacts:
+    """Gather facts from ``book`` (or its bytes), validating every seal and link on the way.
+
+    Only complete lines count: the daemon may be writing the next line while we read, and a
+    line without its LF is not part of the book yet (protocol.md section 3).
+    """
+    facts = BookFacts()
+    if data is None:
+        data = book.read_bytes() if book.is_file() else b""
+    prev = ""
+    for i, raw in enumerate(data.split(b"\n")[:-1], 1):
+        problem, obj = check_line(raw, i, prev)
+        if problem or obj is None:
+            raise ChainBroken(f"{book} line {i}: {problem}", line=i, reason=str(problem),
+                              fix="run `league verify` and restore the book from its last good copy")
+        content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
+        facts.add(_Line(n=obj["n"], content=content))
+        prev = obj["link"]
+    return facts

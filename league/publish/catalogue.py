@@ -1,0 +1,159 @@
+"""What each published file is, how often it changes, and what each of its columns means.
+
+One table feeds both the index page and the data dictionary (``arena-dataset.json``), so the two
+can never disagree. Column texts follow ``open-data.md``, ``protocol.md`` and ``scoring.md``; a
+column nobody registered still gets a description built from its name, and the dictionary marks
+it ``"registered": false`` so a reader knows the text is generic.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """The index page's row for one file (or a family of files matched by a glob pattern)."""
+
+    pattern: str
+    frequency: str
+    description: str
+
+
+NIGHTLY = "nightly (league publish)"
+ON_SEAL = "grows on every sealed line; the copy here is refreshed nightly"
+
+FILES: tuple[FileInfo, ...] = (
+    FileInfo("council-book.jsonl", ON_SEAL, "the sealed book: every run, answer, score and correction line"),
+    FileInfo("asks.jsonl", ON_SEAL, "the outgoing-ask chain: counting rule, rosters, hashes of every ask sent"),
+    FileInfo("asks/*.md", "once per run", "every common ask text, named by its SHA-256"),
+    FileInfo("council-forecasts.csv", NIGHTLY, "one row per seat x run x market x horizon"),
+    FileInfo("council-stats.json", NIGHTLY, "scores, intervals, N_eff, power, draw band, sample notes"),
+    FileInfo("council-calibration.json", NIGHTLY, "climatology table with its hash check, calibration bins and fits"),
+    FileInfo("council-clim-window.json", "once per methodology version", "the sealed climatology window"),
+    FileInfo("council-league.json", NIGHTLY, "league tables: views by seat, asset, horizon; crowd; portfolios"),
+    FileInfo("arena-trades.csv", NIGHTLY, "every portfolio trade and rejection"),
+    FileInfo("arena-accounts.csv", NIGHTLY, "every portfolio account mark at the close"),
+    FileInfo("arena-protocol.json", "on every rule or version change", "league rules, versions and dated changes"),
+    FileInfo("arena-code.json", "on every engine change", "scoring and portfolio engine files with SHA-256 each"),
+    FileInfo("arena-code-*.txt", "on every engine change", "one scoring or portfolio engine source file"),
+    FileInfo("arena-dataset.json", NIGHTLY, "this data dictionary: every column of every file"),
+    FileInfo("event-contract.schema.json", "on a contract version change", "JSON Schema of the event contract"),
+    FileInfo("markets-digest.json", NIGHTLY, "a small (< 30 KB) summary for readers that cannot open large files"),
+    FileInfo("tools/conformance.py", "on a checker change", "stand-alone checker of the forecasts CSV"),
+    FileInfo("tools/replay_brier.py", "on a recount change", "stand-alone recount of every published Brier figure"),
+    FileInfo("replay.py", "on a recount change", "stand-alone recount of every portfolio account"),
+    FileInfo("proof/*", "at every stamp", "stamped lists, .ots proofs, RFC 3161 tokens, transparency-log indexes"),
+    FileInfo("sealed.json", NIGHTLY, "the CLI contest's sealed sweeps"),
+    FileInfo("metrics.json", NIGHTLY, "the CLI contest's metrics"),
+    FileInfo("index.html", NIGHTLY, "this index"),
+)
+
+
+def info_for(name: str) -> FileInfo:
+    """The first catalogue row whose pattern matches ``name`` (a path relative to the folder)."""
+    for info in FILES:
+        if fnmatch.fnmatchcase(name, info.pattern):
+            return info
+    return FileInfo(name, NIGHTLY, "published file")
+
+
+FORECAST_COLUMNS: dict[str, str] = {
+    "run_id": "id of the run (one ask fanned out to every seat) that produced the row",
+    "session": "NYSE session the run belongs to (YYYY-MM-DD)",
+    "seat": "seat id; ids starting with '_' are baseline seats that never enter council statistics",
+    "model": "model name the seat reported (or the roster's when the seat does not report one)",
+    "mode": "reasoning level the model ran at",
+    "line": "number n of the sealed book line (council-book.jsonl) whose cell this row is",
+    "sealed_at": "UTC time the line was sealed: max(at, booked_at) of the book line",
+    "status": "row status: counted, not_counted, counted_50, no_answer, refused_shape",
+    "asset": "market code (config/markets.toml), e.g. SPX, BTC",
+    "horizon": "forecast horizon: 1d, 1w (5 sessions), 1m (21), 6m (126); bitcoin 7/30/182 days",
+    "action": "portfolio action: buy_strong, buy_dips, hold, trim, sell (empty when none)",
+    "action_word": "the seat's own action word when it was outside the list (scored, not traded)",
+    "prob_up": "stated probability (0-100) that the indicator ends the horizon strictly above its reference",
+    "exp_pct": "expected change in percent implied by the seat's target",
+    "target": "the seat's expected price at the horizon's end",
+    "invalidation": "the seat's 'wrong if' price level",
+    "ref": "reference price of the event (first 1-minute bar at/after the reference time)",
+    "close": "terminal price (last 1-minute bar at/before the event's end); empty while unresolved",
+    "actual_pct": "change from ref to close in percent",
+    "draw": "1 when the move fell inside the draw band (scoring.md section 1), else 0",
+    "source_domains": "domains the seat cited, ';'-separated",
+    "source_urls": "URLs the seat cited, ';'-separated",
+    "why_missing": "why a cell has no stated probability (no_answer, invalid, refused_shape ...)",
+    "run_role": "counted for the session's counted run; otherwise the run's label (earlier_run, ...)",
+    "seat_versions_in_run": "number of model versions of this seat that answered in the run",
+    "line_kind": "kind of the book line that sealed the cell (answer)",
+    "reference_at": "UTC time of the run's common reference (09:30 ET) for this row",
+    "same_event": "true when the row's event equals the run's common event (false for late_ref rows)",
+    "cell_status": "cell status: elicited, explicit_50 (a stated 50), invalid; empty when absent",
+    "attempt": "attempt number of the seat's answer within the run (1 = first ask)",
+    "event_id": "ev1- id: SHA-256 prefix of the first five contract keys (protocol.md section 2)",
+    "event_id_v2": "ev2- id: SHA-256 prefix of the nine-key event contract",
+    "event_reference_at": "the event contract's reference_at (UTC)",
+    "event_end_at": "the event contract's end_at (UTC)",
+    "methodology_version": "methodology (scoring rules) version in force for the run",
+    "rule": "event contract: outcome rule (strict rise of terminal over reference)",
+    "resolver_version": "event contract: version of the resolver that scores the event",
+    "reference_rule": "event contract: how reference and terminal prices are taken",
+    "price_provider": "event contract: price source, e.g. yahoo_finance_chart_v8_1m",
+    "price_symbol": "event contract: the provider's symbol, e.g. ^GSPC",
+}
+
+PORTFOLIO_COLUMNS: dict[str, str] = {
+    "account": "account id: seat, benchmark (_spy, _cash ...) or version account _ver:<model>:<n>",
+    "league": "portfolio league: long-only (arena) or pro",
+    "rules_version": "portfolio rule set version, e.g. arena-3, pro-1",
+    "fund": "fund traded (protocol.md section 1)",
+    "side": "buy or sell",
+    "shares": "number of fund shares traded or held",
+    "price": "execution or mark price of the fund",
+    "value": "account value at the close (USD)",
+    "cash": "cash balance (USD)",
+    "fee": "trading cost charged (0.1% of traded dollars)",
+    "fees": "cumulative trading costs (USD)",
+    "weight": "position weight as a share of equity",
+    "equity": "account equity (USD)",
+    "return_pct": "return since the account started, in percent",
+    "drawdown_pct": "maximum drawdown so far, in percent",
+    "status": "filled, rejected or skipped",
+    "reason": "why a decision was rejected or a trade skipped",
+    "decided_at": "UTC time the decision was sealed",
+    "traded_at": "UTC time of the execution price",
+}
+
+BOOK_FIELDS: dict[str, str] = {
+    "n": "1-based position of the line in the book",
+    "prev": "link of the previous line ('' for line 1)",
+    "seal": "SHA-256 of the canonical JSON of the line's content",
+    "link": "SHA-256 of the content plus n, prev and seal: the hash chain",
+    "kind": "line kind: run, answer, score, score_h, crowd, correction, portfolio kinds",
+    "at": "UTC time the line was written (ISO-8601, seconds)",
+}
+
+
+def describe_column(file: str, column: str) -> tuple[str, bool]:
+    """Return (description, registered) for ``column`` of ``file``."""
+    for table in (FORECAST_COLUMNS, PORTFOLIO_COLUMNS):
+        if column in table and (table is FORECAST_COLUMNS) == file.startswith("council-"):
+            return table[column], True
+    for table in (FORECAST_COLUMNS, PORTFOLIO_COLUMNS):
+        if column in table:
+            return table[column], True
+    return _generic(column), False
+
+
+def _generic(column: str) -> str:
+    """A description from the column's name, for columns no producer registered."""
+    words = column.replace("_", " ")
+    if column.endswith("_at"):
+        return f"{words[:-3]} time (UTC, ISO-8601)"
+    if column.endswith("_pct"):
+        return f"{words[:-4]} in percent"
+    if column.endswith("_usd"):
+        return f"{words[:-4]} in US dollars"
+    if column.startswith(("n_", "num_")):
+        return f"count of {words.split(' ', 1)[1]}"
+    return f"{words} (as written by the producing module)"

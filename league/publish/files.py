@@ -1,0 +1,324 @@
+"""``publish``: regenerate the open-data folder (open-data.md) from the books and what others produce.
+
+The folder is derived data: every run rewrites it from the sealed books, the database and the
+price cache, so publishing twice gives the same files (bar ``generated_at`` stamps). Other parts of
+the project produce some files (the forecasts exporter, the scoring statistics, the portfolio
+tables, the proof pages); they are imported lazily from :data:`PRODUCERS`, so a checkout in which
+one of them has not landed still publishes everything else and names what it could not produce in
+the report and on the index page. A producer that raises is recorded as failed, never hidden.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from league.clock import Clock, SystemClock, iso_seconds
+from league.publish import documents as docs
+from league.publish.bookfacts import BookFacts, read_facts
+from league.publish.catalogue import info_for
+from league.publish.errors import PublishError
+from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
+
+log = structlog.get_logger(__name__)
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+#: Lazily imported producers ("module:function"); the first importable candidate is used.
+PRODUCERS: dict[str, tuple[str, ...]] = {
+    "forecasts": ("league.publish.forecasts:export_forecasts", "league.export.forecasts:export_forecasts"),
+    "stats": ("league.scoring:write_stats", "league.scoring.publish:write_stats"),
+    "portfolio": ("league.portfolio.publish:write_open_data", "league.portfolio:write_open_data"),
+    "proof": ("league.publish.proof_pages:write_proof_pages",),
+}
+STATS_FILES = ("council-stats.json", "council-calibration.json", "council-clim-window.json", "council-league.json")
+PORTFOLIO_FILES = ("arena-trades.csv", "arena-accounts.csv")
+#: (source relative to the league package, published name)
+COPIES: tuple[tuple[str, str], ...] = (
+    ("contracts/event-contract.schema.json", "event-contract.schema.json"),
+    ("contracts/conformance.py", "tools/conformance.py"),
+    ("publish/tools/replay_brier.py", "tools/replay_brier.py"),
+    ("publish/tools/replay.py", "replay.py"),
+)
+ENGINE_DIRS = ("scoring", "portfolio")
+
+
+@dataclass(frozen=True)
+class PublishedFile:
+    name: str
+    bytes: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class PublishReport:
+    """What one publish run wrote, what it skipped (producer absent) and what failed."""
+
+    out_dir: Path
+    files: tuple[PublishedFile, ...]
+    skipped: tuple[tuple[str, str], ...]
+    failed: tuple[tuple[str, str], ...]
+    book_lines: int
+    generated_at: str
+
+    def file(self, name: str) -> PublishedFile | None:
+        return next((f for f in self.files if f.name == name), None)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+@dataclass
+class _Run:
+    """Mutable state of one publish run; frozen into a :class:`PublishReport` at the end."""
+
+    data_dir: Path
+    out: Path
+    generated_at: str
+    config: Any
+    facts: BookFacts = field(default_factory=BookFacts)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    def skip(self, name: str, reason: str) -> None:
+        self.skipped.append((name, f"not produced: {reason}"))
+        log.info("publish.skipped", file=name, reason=reason)
+
+    def fail(self, name: str, exc: BaseException) -> None:
+        self.failed.append((name, f"failed: {type(exc).__name__}: {exc}"))
+        log.error("publish.failed", file=name, error=str(exc), exc_info=exc)
+
+
+def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
+            clock: Clock | None = None) -> PublishReport:
+    """Write every open-data file the installed features produce into ``out_dir`` (default DATA/public)."""
+    data_dir = Path(data_dir)
+    if not data_dir.is_dir():
+        raise PublishError(f"{data_dir}: data folder not found", fix="pass --data DIR (the folder with books/)")
+    out = Path(out_dir) if out_dir is not None else data_dir / "public"
+    out.mkdir(parents=True, exist_ok=True)
+    run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
+    for step in (_books, _forecasts, _stats, _portfolio, _proof, _copies, _protocol, _code, _digest):
+        step(run)
+    _dataset(run)
+    _index(run)
+    return _report(run)
+
+
+def _load_config(data_dir: Path) -> Any:
+    """``league init DIR`` puts config/ beside data/; without it publish still works (no families)."""
+    folder = data_dir.parent / "config"
+    if not (folder / "league.toml").is_file():
+        return None
+    try:
+        from league.config import load_config
+
+        return load_config(folder)
+    except Exception as exc:  # noqa: BLE001 - a bad config must not stop the nightly publish
+        log.warning("publish.config_unreadable", folder=str(folder), error=str(exc))
+        return None
+
+
+# ---------------------------------------------------------------------------- the books
+def _books(run: _Run) -> None:
+    book = run.data_dir / "books" / "council-book.jsonl"
+    if not book.is_file():
+        raise PublishError(f"{book}: no book to publish", fix="run a league day (or `league demo`) first")
+    data = complete_lines(book)
+    run.facts = read_facts(book, data)
+    write_bytes(run.out / "council-book.jsonl", data)
+    asks_book = run.data_dir / "books" / "asks.jsonl"
+    if asks_book.is_file():
+        write_bytes(run.out / "asks.jsonl", complete_lines(asks_book))
+    else:
+        run.skip("asks.jsonl", f"{asks_book} not found")
+    for ask in sorted((run.data_dir / "asks").glob("*.md")):
+        copy_file(ask, run.out / "asks" / ask.name)
+
+
+# ------------------------------------------------------------------------ lazy producers
+def _producer(key: str) -> Callable[..., Any] | None:
+    for spec in PRODUCERS[key]:
+        module_name, attr = spec.split(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        fn = getattr(module, attr, None)
+        if callable(fn):
+            return fn  # type: ignore[no-any-return]
+    return None
+
+
+def _call(run: _Run, key: str, names: tuple[str, ...], *args: Any, **kwargs: Any) -> bool:
+    """Call producer ``key``; record ``names`` as skipped when it is absent, failed when it raises."""
+    fn = _producer(key)
+    if fn is None:
+        for name in names:
+            run.skip(name, f"producer {' or '.join(PRODUCERS[key])} not installed")
+        return False
+    try:
+        fn(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - one producer's failure must not stop the others
+        for name in names:
+            run.fail(name, exc)
+        return False
+    return True
+
+
+def _forecasts(run: _Run) -> None:
+    target = run.out / "council-forecasts.csv"
+    if _producer("forecasts") is None and target.is_file():
+        log.info("publish.forecasts_kept", file=str(target))
+        return
+    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target)
+
+
+def _stats(run: _Run) -> None:
+    forecasts = run.out / "council-forecasts.csv"
+    if not forecasts.is_file():
+        for name in STATS_FILES:
+            run.skip(name, "council-forecasts.csv was not produced")
+        return
+    _call(run, "stats", STATS_FILES, forecasts, run.out, _climatology(run), _families(run))
+
+
+def _families(run: _Run) -> dict[str, str]:
+    roster = getattr(run.config, "roster", None)
+    seats = getattr(roster, "seat", ())
+    return {s.name: s.family for s in seats if getattr(s, "family", "")}
+
+
+def _climatology(run: _Run) -> dict[str, Any] | None:
+    """The sealed climatology table, when the data or config folder holds one (else scoring's default)."""
+    folders = [run.data_dir] + ([Path(run.config.folder)] if getattr(run.config, "folder", None) else [])
+    for folder in folders:
+        for name in ("climatology.json", "council-climatology.json"):
+            if (folder / name).is_file():
+                table: dict[str, Any] = json.loads((folder / name).read_text(encoding="utf-8"))
+                return table
+    return None
+
+
+def _portfolio(run: _Run) -> None:
+    _call(run, "portfolio", PORTFOLIO_FILES, run.data_dir, run.out)
+
+
+def _proof(run: _Run) -> None:
+    """Proof pages from DATA/stamps; only the public half of the signing key is ever passed on."""
+    books = {name: run.data_dir / "books" / name for name in ("council-book.jsonl", "asks.jsonl")}
+    public_key = run.data_dir / "keys" / "league-signing.pub.pem"
+    _call(run, "proof", ("proof/",), run.data_dir / "stamps", run.out, books=books,
+          public_key=public_key if public_key.is_file() else None)
+
+
+# --------------------------------------------------------------------- copies and docs
+def _copies(run: _Run) -> None:
+    for source, name in COPIES:
+        path = PACKAGE_ROOT / source
+        if path.is_file():
+            copy_file(path, run.out / name)
+        else:
+            run.skip(name, f"league/{source} not present in this checkout")
+
+
+def _protocol(run: _Run) -> None:
+    settings = _settings(run)
+    write_json(run.out / "arena-protocol.json", docs.protocol_document(run.facts, settings, run.generated_at))
+
+
+def _settings(run: _Run) -> dict[str, Any]:
+    settings = getattr(run.config, "settings", None)
+    if settings is not None:
+        dumped: dict[str, Any] = settings.methodology.model_dump(mode="json")
+        return dumped
+    toml = run.data_dir.parent / "config" / "league.toml"
+    if toml.is_file():
+        return dict(tomllib.loads(toml.read_text(encoding="utf-8")).get("methodology", {}))
+    return {}
+
+
+def _code(run: _Run) -> None:
+    sources = []
+    for folder in ENGINE_DIRS:
+        for path in sorted((PACKAGE_ROOT / folder).glob("*.py")):
+            sources.append((f"league/{folder}/{path.name}", path.read_bytes()))
+    manifest, bodies = docs.code_manifest(sources)
+    for old in run.out.glob("arena-code-*.txt"):
+        if old.name not in bodies:
+            old.unlink()
+    for name, data in bodies.items():
+        write_bytes(run.out / name, data)
+    write_json(run.out / "arena-code.json", {**manifest, "generated_at": run.generated_at})
+
+
+def _digest(run: _Run) -> None:
+    forecasts = run.out / "council-forecasts.csv"
+    if not forecasts.is_file():
+        run.skip("markets-digest.json", "council-forecasts.csv was not produced")
+        return
+    digest = docs.markets_digest(forecasts.read_text(encoding="utf-8"), run.generated_at)
+    write_json(run.out / "markets-digest.json", digest)
+
+
+# --------------------------------------------------------------------- dataset and index
+def _listing(out: Path) -> list[Path]:
+    return sorted(p for p in out.rglob("*") if p.is_file() and not p.name.startswith("."))
+
+
+def _dataset(run: _Run) -> None:
+    described: dict[str, Any] = {}
+    for path in _listing(run.out):
+        name = path.relative_to(run.out).as_posix()
+        described[name] = _describe(run, name, path)
+    described["arena-dataset.json"] = {"format": "json", "description": "this data dictionary"}
+    described["index.html"] = {"format": "html", "description": "the index of the files"}
+    write_json(run.out / "arena-dataset.json", {"generated_at": run.generated_at, "files": described})
+
+
+def _describe(run: _Run, name: str, path: Path) -> dict[str, Any]:
+    entry = info_for(name)
+    info = {"description": entry.description, "update_frequency": entry.frequency}
+    if name.endswith(".csv"):
+        header, rows = docs.csv_columns(path)
+        return {**info, **docs.describe_csv(name, header, rows)}
+    if name == "council-book.jsonl":
+        return {**info, **docs.describe_book(run.facts)}
+    if name == "asks.jsonl":
+        return {**info, **docs.describe_book(_safe_facts(path))}
+    if name.endswith(".json"):
+        try:
+            return {**info, **docs.describe_json(json.loads(path.read_text(encoding="utf-8")))}
+        except (ValueError, UnicodeDecodeError):
+            return {**info, "format": "json", "note": "not valid JSON"}
+    return {**info, "format": path.suffix.lstrip(".") or "file"}
+
+
+def _safe_facts(path: Path) -> BookFacts:
+    from league.errors import LeagueError
+
+    try:
+        return read_facts(path)
+    except (LeagueError, ValueError, KeyError):
+        return BookFacts()
+
+
+def _index(run: _Run) -> None:
+    entries = [{"name": p.relative_to(run.out).as_posix(), "bytes": p.stat().st_size}
+               for p in _listing(run.out) if p != run.out / "index.html"]
+    text = docs.index_html(entries, run.skipped + run.failed, run.generated_at)
+    write_bytes(run.out / "index.html", text.encode("utf-8"))
+
+
+def _report(run: _Run) -> PublishReport:
+    files = tuple(PublishedFile(p.relative_to(run.out).as_posix(), p.stat().st_size, sha256_file(p))
+                  for p in _listing(run.out))
+    log.info("publish.done", out=str(run.out), files=len(files), skipped=len(run.skipped), failed=len(run.failed))
+    return PublishReport(run.out, files, tuple(run.skipped), tuple(run.failed), run.facts.lines, run.generated_at)
