@@ -123,10 +123,12 @@ def _fmt(value: Any, digits: int = 2) -> str:
 
 def _snapshot_row(m: MarketLine) -> str:
     s = m.snapshot
+    if s.get("status") == "unavailable":
+        return f"| {m.code} | {m.name} | unavailable ({s.get('error', '')}) | | | | | | |"
     rng = f"{_fmt(s.get('low_52w'))}–{_fmt(s.get('high_52w'))}"
-    return (f"| {m.code} | {m.name} | {_fmt(s.get('price'), 4)} | {s.get('read_at', 'n/a')} | "
+    return (f"| {m.code} | {m.name} | {_fmt(s.get('price'), 4)} | {s.get('price_at') or 'n/a'} | "
             f"{_fmt(s.get('change_1d_pct'))} | {_fmt(s.get('change_5d_pct'))} | {_fmt(s.get('change_21d_pct'))} | "
-            f"{rng} | {_fmt(s.get('premarket_pct'))} |")
+            f"{rng} | {_fmt(s.get('premarket_change_pct'))} |")
 
 
 _FORMAT_TEXT = """

@@ -82,8 +82,14 @@ def markets_asked(lg: League) -> dict[str, list[str]]:
     return {m.code: list(m.horizons) for m in lg.config.markets.markets}
 
 
+def snapshot_rows(snapshot: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The snapshot's market rows by code (it stores them as a list, in config order)."""
+    rows = snapshot.get("markets", [])
+    return {r["code"]: r for r in rows} if isinstance(rows, list) else dict(rows)
+
+
 def _market_lines(lg: League, session: str, snapshot: Mapping[str, Any]) -> list[MarketLine]:
-    rows = snapshot.get("markets", {})
+    rows = snapshot_rows(snapshot)
     lines = []
     for m in lg.config.markets.markets:
         ref = (f"reference = first 1-minute bar at/after 09:30 ET on {session}; one-day end {m.end_time} ET"
@@ -137,7 +143,7 @@ def job_ask(lg: League, session: str, *, role: str = COUNTED, seats: Sequence[st
 
 
 def _ask_context(lg: League, record: Mapping[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
-    rows = record["snapshot"].get("markets", {})
+    rows = snapshot_rows(record["snapshot"])
     markets = {m.code: {"horizons": list(m.horizons), "last_change_pct": rows.get(m.code, {}).get("change_1d_pct"),
                         "price": rows.get(m.code, {}).get("price")} for m in lg.config.markets.markets}
     return {"markets": markets, **(extra or {})}

@@ -102,12 +102,12 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
 
     if (out / "config").exists():
         raise LeagueError(f"{out} already holds a league", fix="choose an empty --out folder")
-    config_dir, data_dir = init_folder(out, demo=True, seed=seed)
-    config = load_config(config_dir)
     from league.calendar import default_calendar
 
     days = demo_sessions(default_calendar(), start, sessions)
     clock = SimulatedClock(session_times_start(days[0]))
+    config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)
+    config = load_config(config_dir)
     with build_league(config, clock) as lg:
         clim = _climatology(lg)
         lg.hooks["ask_context"] = lambda league, s: {"hint": oracle_hints(league, date.fromisoformat(s)),

@@ -1,17 +1,20 @@
 """Streaming chain verification, faster than the reader loop and with the same verdicts.
 
-Two ideas make it fast without changing what is checked:
+What makes it fast without changing what is checked:
 
-* each line is serialised **once**: the top-level keys are split into the four groups that sort
-  before ``n``, between ``n`` and ``prev``, between ``prev`` and ``seal``, and after ``seal``; each
-  group is serialised by the C encoder and both ``J(content)`` and ``J(content ∪ {n, prev, seal})``
-  are fed to SHA-256 piece by piece, where the reader loop serialises everything twice;
-* seals and links of different lines are independent, so chunks of lines are checked on every core;
-  only the ``prev`` of each chunk's first line is joined up in the parent, in order.
+* a chunk of lines is decoded once and each line goes through a tight path that parses it once
+  and serialises it without the dictionary copies of the reader loop: short lines are serialised
+  twice (``x`` minus ``link``, then the content), long lines (answers, ~3 KB) once, with the
+  top-level keys split into the groups that sort around ``n``, ``prev`` and ``seal`` and the two
+  canonical texts assembled from the pieces;
+* seals and links of different lines are independent, so chunks are checked on every core; the
+  workers read their byte range of the file themselves and only the ``prev`` of each chunk's first
+  line is joined up in the parent, in order.
 
-Memory stays flat: chunks are a few MB and at most ``2 × workers`` are in flight.
-Checks run in the reader loop's order (JSON, ``n`` and ``prev``, seal, link), so the first bad line
-and its reason are those the reader loop would stop at.
+A line that fails the tight path is checked again by :func:`check_line`, which follows the reader
+loop's order (UTF-8 and JSON, ``n`` and ``prev``, seal, link) and names the reason, so the first
+bad line and its reason are those the reader loop stops at. Memory stays flat: chunks are a few MB
+and at most ``2 × workers`` are in flight.
 """
 
 from __future__ import annotations
@@ -25,9 +28,16 @@ from dataclasses import dataclass
 from typing import Any
 
 _dumps = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
+_loads = json.loads
+# The C scanner behind json.loads, without its whitespace regexes: the tight path only takes rows
+# that start with "{" and are consumed to their last character (anything else goes the careful way).
+_scan_once = json.JSONDecoder().scan_once
+_sha = hashlib.sha256
 _BOOK = ("n", "prev", "seal", "link")
+_BOM = b"\xef\xbb\xbf"
 CHUNK_BYTES = 4 << 20
 SMALL_FILE = 8 << 20
+LONG_LINE = 1024  # above this many characters a line is serialised once, in groups
 
 
 def _inner(group: dict[str, Any]) -> bytes:
@@ -52,108 +62,168 @@ def _seal_and_link(x: dict[str, Any]) -> tuple[str, str]:
         else:
             d[k] = v
     parts = [_inner(g) if g else b"" for g in (a, b, c, d)]
-    seal_h = hashlib.sha256(b"{" + b", ".join(p for p in parts if p) + b"}").hexdigest()
+    seal_h = _sha(b"{" + b", ".join(p for p in parts if p) + b"}").hexdigest()
     extra = [
         b'"n": ' + _dumps(x["n"]).encode("utf-8"),
         b'"prev": ' + _dumps(x["prev"]).encode("utf-8"),
         b'"seal": ' + _dumps(x["seal"]).encode("utf-8"),
     ]
     ordered = [parts[0], extra[0], parts[1], extra[1], parts[2], extra[2], parts[3]]
-    link_h = hashlib.sha256(b"{" + b", ".join(p for p in ordered if p) + b"}").hexdigest()
+    link_h = _sha(b"{" + b", ".join(p for p in ordered if p) + b"}").hexdigest()
     return seal_h, link_h
+
+
+def _seal_and_link_short(x: dict[str, Any]) -> tuple[str, str]:
+    """Same result as :func:`_seal_and_link`; for short lines two C-encoder calls are cheaper."""
+    y = dict(x)
+    del y["link"]
+    link_h = _sha(_dumps(y).encode("utf-8")).hexdigest()
+    del y["n"], y["prev"], y["seal"]
+    return _sha(_dumps(y).encode("utf-8")).hexdigest(), link_h
+
+
+def _hashes(x: dict[str, Any], length: int) -> tuple[str, str]:
+    return _seal_and_link(x) if length > LONG_LINE else _seal_and_link_short(x)
 
 
 def check_line(raw: bytes, i: int, prev: str | None) -> tuple[str | None, dict[str, Any] | None]:
     """Check one line (LF stripped). ``prev=None`` skips the prev check (chunk boundaries)."""
-    if i == 1 and raw.startswith(b"\xef\xbb\xbf"):
-        return "byte-order mark at the start of the book", None
-    if b"\r" in raw[:-1]:
-        # The reader loop opens the book in text mode, where a lone CR ends a line: it would see
-        # two lines here. (A CR just before the LF is a CRLF ending, which both accept.)
-        return "stray carriage return inside the line (the reader loop splits it there)", None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return f"not UTF-8 ({exc})", None
-    try:
-        # decode first: json.loads(bytes) would also accept UTF-16/32 and a BOM on any line,
-        # which the reader loop (text mode, UTF-8) rejects.
-        x = json.loads(text)
-    except ValueError as exc:
-        return f"not JSON ({exc})", None
-    except RecursionError:
-        return "not JSON (nested too deeply to parse)", None
-    if not isinstance(x, dict):
-        return "not a JSON object", None
-    for key in _BOOK:
-        if key not in x:
-            return f"missing field {key!r}", None
+    problem, x = _check(raw, i, prev)
+    return problem, (None if problem else x)
+
+
+def _check(raw: bytes, i: int, prev: str | None) -> tuple[str | None, dict[str, Any] | None]:
+    """Like :func:`check_line`, but also returns the parsed line when it failed after its ``n`` check
+    (the parent still needs that line's ``prev`` to join chunks)."""
+    x, problem = _parse(raw)
+    if problem:
+        return problem, None
+    assert x is not None
     if x["n"] != i:
         return f"wrong n (has {x['n']!r}, expected {i})", None
     if prev is not None and x["prev"] != prev:
-        return "wrong prev (does not equal the previous line's link)", None
+        return "wrong prev (does not equal the previous line's link)", x
     try:
-        seal, link = _seal_and_link(x)
+        seal, link = _hashes(x, len(raw))
     except (TypeError, ValueError, RecursionError) as exc:
-        return f"cannot be hashed ({exc!r})", None
+        return f"cannot be hashed ({exc!r})", x
     if x["seal"] != seal:
-        return "bad seal (content does not hash to the line's seal)", None
+        return "bad seal (content does not hash to the line's seal)", x
     if x["link"] != link:
-        return "bad link (line does not hash to its link)", None
+        return "bad link (line does not hash to its link)", x
     return None, x
+
+
+def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
+    """Decode and parse one line the way the reader loop reads it (text mode, strict UTF-8)."""
+    if raw.startswith(_BOM):
+        return None, "byte-order mark at the start of the line"
+    if b"\r" in raw[:-1]:
+        # The reader loop opens the book in text mode, where a lone CR ends a line: it would see
+        # two lines here. (A CR just before the LF is a CRLF ending, which both accept.)
+        return None, "stray carriage return inside the line (the reader loop splits it there)"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 ({exc})"
+    try:
+        # decode first: json.loads(bytes) would also accept UTF-16/32 and a BOM on any line
+        x = _loads(text)
+    except ValueError as exc:
+        return None, f"not JSON ({exc})"
+    except RecursionError:
+        return None, "not JSON (nested too deeply to parse)"
+    if not isinstance(x, dict):
+        return None, "not a JSON object"
+    for key in _BOOK:
+        if key not in x:
+            return None, f"missing field {key!r}"
+    return x, None
+
+
+def _fast(row: str, i: int, prev: str | None) -> tuple[Any, str] | None:
+    """The tight path: ``(prev, link)`` of a line that holds, ``None`` for anything else.
+
+    Accepts only what the reader loop accepts (same comparisons, same canonical texts); any doubt
+    (an exception, a CR, a mismatch) returns ``None`` and :func:`_check` decides and names it.
+    """
+    if "\r" in row or row[:1] != "{":
+        return None
+    try:
+        x, end = _scan_once(row, 0)
+        if end != len(row):
+            return None
+        link = x.pop("link")
+        p = x["prev"]
+        if x["n"] != i or (prev is not None and p != prev):
+            return None
+        if len(row) > LONG_LINE:
+            seal_h, link_h = _seal_and_link(x)  # ignores the (popped) link
+            seal = x["seal"]
+        else:
+            link_h = _sha(_dumps(x).encode("utf-8")).hexdigest()
+            seal = x.pop("seal")
+            del x["n"], x["prev"]
+            seal_h = _sha(_dumps(x).encode("utf-8")).hexdigest()
+        if seal != seal_h or link != link_h:
+            return None
+    except Exception:  # the careful path re-checks the line and names the problem
+        return None
+    return p, link
 
 
 @dataclass(frozen=True)
 class ChunkResult:
-    count: int
+    count: int  # lines that held, from the chunk's first line
     has_first_prev: bool  # False when the first line failed before its prev could be read
     first_prev: Any
-    last_link: str
+    last_link: str  # link of the last line that held ("" when none did)
     error_at: int  # absolute 1-based line number, 0 when none
     reason: str
-    first_ok_except_prev: bool
 
 
 def check_chunk(data: bytes, start: int) -> ChunkResult:
     """Check the lines of ``data`` (each ending with LF) numbered from ``start``."""
-    prev: str | None = None
-    first_prev: Any = None
-    has_first = False
-    last_link = ""
-    i = start
-    pos = 0
-    end = len(data)
-    while pos < end:
-        nl = data.index(b"\n", pos)
-        raw = data[pos:nl]
-        pos = nl + 1
-        problem, x = check_line(raw, i, prev)
-        if i == start and x is None and problem and not problem.startswith(("wrong n", "not JSON", "not UTF-8", "stray")):
-            has_first, first_prev = _peek_prev(raw)
-        if problem:
-            return ChunkResult(i - start, has_first, first_prev, last_link, i, problem, False)
-        assert x is not None
-        if i == start:
-            has_first, first_prev = True, x["prev"]
-        prev = last_link = x["link"]
-        i += 1
-    return ChunkResult(i - start, has_first, first_prev, last_link, 0, "", True)
-
-
-def _peek_prev(raw: bytes) -> tuple[bool, Any]:
-    """(found, value): a JSON ``null`` prev is a value to compare, not a missing one."""
     try:
-        x = json.loads(raw.decode("utf-8"))
-    except ValueError:
-        return False, None
-    if isinstance(x, dict) and "prev" in x:
-        return True, x["prev"]
-    return False, None
+        rows = data.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        rows = [r.decode("utf-8", "surrogateescape") for r in data.split(b"\n")]
+    rows.pop()  # data ends with LF
+    prev: str | None = None
+    has_first, first_prev, last_link = False, None, ""
+    i = start
+    for row in rows:
+        ok = _fast(row, i, prev)
+        if ok is None:
+            problem, x = _check(row.encode("utf-8", "surrogateescape"), i, prev)
+            if i == start and x is not None:
+                has_first, first_prev = True, x["prev"]
+            if problem:
+                return ChunkResult(i - start, has_first, first_prev, last_link, i, problem)
+            assert x is not None
+            ok = (x["prev"], x["link"])
+        if i == start:
+            has_first, first_prev = True, ok[0]
+        prev = last_link = ok[1]
+        i += 1
+    return ChunkResult(i - start, has_first, first_prev, last_link, 0, "")
+
+
+def check_chunk_at(path: str, offset: int, length: int, start: int) -> ChunkResult:
+    """Worker entry point: read ``length`` bytes at ``offset`` (whole lines) and check them."""
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        data = fh.read(length)
+    return check_chunk(data, start)
 
 
 @dataclass(frozen=True)
 class VerifyReport:
-    """The verdict: either ``ok`` with the head, or the first bad line and why."""
+    """The verdict: either ``ok`` with the head, or the first bad line and why.
+
+    ``lines``, ``sha256`` and ``last_link`` always describe the same prefix: every line when the
+    chain holds, the lines before the first bad one otherwise.
+    """
 
     lines: int
     sha256: str
@@ -166,10 +236,11 @@ class VerifyReport:
         return self.bad_line == 0
 
 
-def _chunks(path: str | os.PathLike[str], digest: Any) -> Any:
-    """Yield ``(bytes, torn_tail)`` blocks cut at LF boundaries; feed the digest as we go."""
+def _blocks(path: str | os.PathLike[str], digest: Any) -> Any:
+    """Yield ``(offset, bytes, torn_tail)`` blocks cut at LF boundaries; feed the digest as we go."""
     with open(path, "rb") as fh:
         carry = b""
+        offset = 0
         while True:
             block = fh.read(CHUNK_BYTES)
             if not block:
@@ -179,9 +250,10 @@ def _chunks(path: str | os.PathLike[str], digest: Any) -> Any:
             carry = block[cut:]
             if cut:
                 digest.update(block[:cut])
-                yield block[:cut], b""
+                yield offset, block[:cut], b""
+                offset += cut
         if carry:
-            yield b"", carry
+            yield offset, b"", carry
 
 
 def verify(path: str | os.PathLike[str], workers: int | None = None) -> VerifyReport:
@@ -192,38 +264,51 @@ def verify(path: str | os.PathLike[str], workers: int | None = None) -> VerifyRe
     digest = hashlib.sha256()
     state = _State()
     if workers == 1:
-        for data, torn in _chunks(path, digest):
+        for _, data, torn in _blocks(path, digest):
             if torn or not state.absorb(check_chunk(data, state.next_line)):
-                return state.report(digest, torn)
-        return state.report(digest, b"")
+                return state.report(path, digest, torn)
+        return state.report(path, digest, b"")
     with ProcessPoolExecutor(max_workers=workers) as pool:
         return _verify_parallel(pool, path, digest, state, workers)
 
 
-def _verify_parallel(pool: ProcessPoolExecutor, path: Any, digest: Any, state: _State, workers: int) -> Any:
+def _verify_parallel(
+    pool: ProcessPoolExecutor, path: str | os.PathLike[str], digest: Any, state: _State, workers: int
+) -> VerifyReport:
     pending: deque[Future[ChunkResult]] = deque()
     start = 1
     torn_tail = b""
-    for data, torn in _chunks(path, digest):
+    for offset, data, torn in _blocks(path, digest):
         if torn:
             torn_tail = torn
             break
-        pending.append(pool.submit(check_chunk, data, start))
+        pending.append(pool.submit(check_chunk_at, os.fspath(path), offset, len(data), start))
         start += data.count(b"\n")
         while len(pending) >= 2 * workers:
             if not state.absorb(pending.popleft().result()):
                 _cancel(pending)
-                return state.report(digest, b"")
+                return state.report(path, digest, b"")
     while pending:
         if not state.absorb(pending.popleft().result()):
             _cancel(pending)
-            return state.report(digest, b"")
-    return state.report(digest, torn_tail)
+            return state.report(path, digest, b"")
+    return state.report(path, digest, torn_tail)
 
 
 def _cancel(pending: deque[Future[ChunkResult]]) -> None:
     for fut in pending:
         fut.cancel()
+
+
+def _prefix_sha256(path: str | os.PathLike[str], lines: int) -> str:
+    """SHA-256 of the first ``lines`` lines with their LFs (only needed after a failure)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for count, raw in enumerate(fh, 1):
+            if count > lines:
+                break
+            digest.update(raw)
+    return digest.hexdigest()
 
 
 class _State:
@@ -237,21 +322,25 @@ class _State:
 
     def absorb(self, res: ChunkResult) -> bool:
         first = self.next_line
-        if res.has_first_prev and res.first_prev != self.link and not (
-            res.error_at == first and res.reason.startswith(("wrong n", "not JSON", "not UTF-8", "stray", "missing", "byte-order"))
-        ):
+        if res.has_first_prev and res.first_prev != self.link:
+            # has_first_prev means the first line got past its n check; the reader loop checks
+            # prev next, before seal and link, so this is the line's first fault.
             self.bad, self.reason = first, "wrong prev (does not equal the previous line's link)"
             return False
         if res.error_at:
             self.bad, self.reason = res.error_at, res.reason
+            if res.count:
+                self.link = res.last_link
             self.next_line = res.error_at
             return False
         self.next_line += res.count
         self.link = res.last_link
         return True
 
-    def report(self, digest: Any, torn: bytes) -> VerifyReport:
-        if not self.bad and torn:
+    def report(self, path: str | os.PathLike[str], digest: Any, torn: bytes) -> VerifyReport:
+        if self.bad:
+            lines = self.bad - 1
+            return VerifyReport(lines, _prefix_sha256(path, lines), self.link, self.bad, self.reason)
+        if torn:
             self.bad, self.reason = self.next_line, "torn line (no LF at the end of the file)"
-        lines = (self.bad - 1) if self.bad else self.next_line - 1
-        return VerifyReport(lines, digest.hexdigest(), self.link, self.bad, self.reason)
+        return VerifyReport(self.next_line - 1, digest.hexdigest(), self.link, self.bad, self.reason)

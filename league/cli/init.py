@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from league.clock import Clock
 from league.errors import ConfigError
 
 
@@ -26,7 +27,8 @@ def write_signing_key(path: Path) -> Path:
     return path
 
 
-def init_folder(target: Path, *, demo: bool = False, seed: int | None = None) -> tuple[Path, Path]:
+def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
+                clock: Clock | None = None) -> tuple[Path, Path]:
     """Copy the example config into TARGET/config, make TARGET/data, open both books."""
     from league.config import load_config, shipped_config_dir
     from league.season import open_league
@@ -46,7 +48,7 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None) ->
         (config_dir / "league.toml").write_text(text, encoding="utf-8")
     config = load_config(config_dir)
     write_signing_key(config.data_dir / config.settings.stamps.key)
-    league = open_league(config)
+    league = open_league(config, clock)
     league.close()
     return config_dir, data_dir
 

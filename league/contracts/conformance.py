@@ -68,7 +68,8 @@ def check_contract(row):
     problems = []
     contract = contract_of(row)
     empty = [k for k in CONTRACT_KEYS if not contract[k]]
-    if len(empty) == len(CONTRACT_KEYS) and row["status"] in NO_EVENT_OK and not row["event_id_v2"]:
+    no_event = all(not contract[k] for k in CONTRACT_KEYS[2:]) and not row["event_id_v2"]
+    if no_event and row["status"] in NO_EVENT_OK:
         return [], None
     if empty:
         return [f"contract keys empty: {', '.join(empty)}"], None
