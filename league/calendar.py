@@ -1,0 +1,243 @@
+"""The NYSE calendar, event windows and ET<->UTC helpers.
+
+Which days count, when a horizon ends and when an early close cuts a day short are facts of the
+exchange, not of our code: they come from ``exchange-calendars`` (``XNYS``). The calendar is built
+once for a wide range (default 2016..2028) because 6-month horizons asked in late 2027 end in 2028,
+and the package's default range stops about a year ahead.
+
+Horizon counting (protocol.md §1, §5): the reference session is the FIRST session of every horizon.
+A one-day event is referenced at 09:30 ET of session S and ends at the close of the same session S
+(it is scored "after 16:00 ET" that day); a 1w event ends at the close of the 5th session counting S
+as the 1st, 1m the 21st, 6m the 126th. Bitcoin counts calendar days the same way: 1d ends at 16:00 ET
+of S itself, 7d at 16:00 ET of S + 6 days, and so on.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+from datetime import UTC, date, datetime, time, timedelta
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from league.config import HORIZON_DAYS_24X7, HORIZON_SESSIONS, as_time
+from league.errors import CalendarError
+
+if TYPE_CHECKING:
+    from league.config import MarketSpec
+
+ET = ZoneInfo("America/New_York")
+OPEN_ET = time(9, 30)
+DEFAULT_START = date(2016, 1, 1)
+DEFAULT_END = date(2028, 12, 29)
+
+
+def to_utc(moment: datetime) -> datetime:
+    """Aware datetime -> UTC; naive datetimes are refused (they hide a time zone bug)."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise CalendarError(f"naive datetime {moment!r}", fix="pass a timezone-aware datetime")
+    return moment.astimezone(UTC)
+
+
+def to_et(moment: datetime) -> datetime:
+    """Aware datetime -> America/New_York wall time."""
+    return to_utc(moment).astimezone(ET)
+
+
+def et_to_utc(day: date, at: time | str) -> datetime:
+    """The UTC instant of wall time ``at`` (ET) on ``day``; DST is handled by zoneinfo."""
+    wall = as_time(at) if isinstance(at, str) else at
+    return datetime.combine(day, wall, tzinfo=ET).astimezone(UTC)
+
+
+def ceil_second(moment: datetime) -> datetime:
+    """Round up to the whole second: a reference "at or after the seal second" never precedes the seal."""
+    whole = moment.replace(microsecond=0)
+    return whole if whole == moment else whole + timedelta(seconds=1)
+
+
+def et_date(moment: datetime) -> date:
+    """The New York calendar date of an instant (what 'today' means for the league)."""
+    return to_et(moment).date()
+
+
+def _check_horizon(horizon: str, table: dict[str, int]) -> int:
+    if horizon not in table:
+        raise CalendarError(f"unknown horizon {horizon!r}", fix=f"use one of {sorted(table)}")
+    return table[horizon]
+
+
+class Calendar:
+    """Sessions, opens and closes of one exchange, precomputed into plain Python lists for speed."""
+
+    def __init__(self, start: date = DEFAULT_START, end: date = DEFAULT_END, code: str = "XNYS") -> None:
+        import exchange_calendars as xcals
+
+        try:
+            cal = xcals.get_calendar(code, start=start.isoformat(), end=end.isoformat())
+        except Exception as exc:  # the library raises a zoo of its own errors for bad ranges
+            raise CalendarError(f"cannot build calendar {code} for {start}..{end}: {exc}") from exc
+        self.code = code
+        self._sessions: list[date] = [ts.date() for ts in cal.sessions]
+        self._index = {d: i for i, d in enumerate(self._sessions)}
+        self._opens: list[datetime] = [ts.to_pydatetime().astimezone(UTC) for ts in cal.opens]
+        self._closes: list[datetime] = [ts.to_pydatetime().astimezone(UTC) for ts in cal.closes]
+        self.start, self.end = start, end
+
+    # ------------------------------------------------------------------ sessions
+    @property
+    def first_session(self) -> date:
+        return self._sessions[0]
+
+    @property
+    def last_session(self) -> date:
+        return self._sessions[-1]
+
+    def _in_range(self, day: date) -> None:
+        if not self.start <= day <= self.end:
+            raise CalendarError(
+                f"{day} is outside the {self.code} calendar range {self.start}..{self.end}",
+                fix="build Calendar(start=..., end=...) with a wider range",
+            )
+
+    def _pos(self, session: date) -> int:
+        self._in_range(session)
+        if session not in self._index:
+            raise CalendarError(f"{session} is not a {self.code} session", fix="pass a trading day")
+        return self._index[session]
+
+    def is_session(self, day: date) -> bool:
+        self._in_range(day)
+        return day in self._index
+
+    def sessions_in_range(self, start: date, end: date) -> list[date]:
+        """Sessions with start <= session <= end (both inclusive)."""
+        self._in_range(start)
+        self._in_range(end)
+        lo = bisect.bisect_left(self._sessions, start)
+        hi = bisect.bisect_right(self._sessions, end)
+        return self._sessions[lo:hi]
+
+    def next_session(self, day: date) -> date:
+        """The first session strictly after ``day`` (``day`` need not be a session)."""
+        self._in_range(day)
+        i = bisect.bisect_right(self._sessions, day)
+        if i >= len(self._sessions):
+            raise CalendarError(f"no session after {day} within the calendar", fix="widen the calendar end")
+        return self._sessions[i]
+
+    def previous_session(self, day: date) -> date:
+        """The last session strictly before ``day``."""
+        self._in_range(day)
+        i = bisect.bisect_left(self._sessions, day) - 1
+        if i < 0:
+            raise CalendarError(f"no session before {day} within the calendar", fix="widen the calendar start")
+        return self._sessions[i]
+
+    def session_on_or_after(self, day: date) -> date:
+        return day if self.is_session(day) else self.next_session(day)
+
+    def session_on_or_before(self, day: date) -> date:
+        return day if self.is_session(day) else self.previous_session(day)
+
+    def offset(self, session: date, n: int) -> date:
+        """The session ``n`` sessions after (n > 0) or before (n < 0) ``session``."""
+        i = self._pos(session) + n
+        if not 0 <= i < len(self._sessions):
+            raise CalendarError(f"{session} {n:+d} sessions leaves the calendar", fix="widen the calendar range")
+        return self._sessions[i]
+
+    def sessions_before(self, session: date, count: int) -> list[date]:
+        """The ``count`` sessions immediately before ``session``, oldest first."""
+        return [self.offset(session, -k) for k in range(count, 0, -1)]
+
+    # ------------------------------------------------------------------ hours
+    def session_open(self, session: date) -> datetime:
+        """Regular open (aware UTC): 14:30Z in winter, 13:30Z in summer."""
+        return self._opens[self._pos(session)]
+
+    def session_close(self, session: date) -> datetime:
+        """Regular close (aware UTC); early closes such as 2026-11-27 end at 18:00Z."""
+        return self._closes[self._pos(session)]
+
+    def is_early_close(self, session: date) -> bool:
+        close = self.session_close(session)
+        return close < et_to_utc(session, time(16, 0))
+
+    def session_minutes(self, session: date) -> int:
+        """Number of 1-minute bars in the regular session (390, or 210 on an early close)."""
+        return int((self.session_close(session) - self.session_open(session)).total_seconds() // 60)
+
+    def is_open_at(self, moment: datetime) -> bool:
+        day = et_date(moment)
+        if not self.is_session(day):
+            return False
+        return self.session_open(day) <= to_utc(moment) < self.session_close(day)
+
+    def last_closed_session(self, moment: datetime) -> date:
+        """The latest session whose close is at or before ``moment``."""
+        day = et_date(moment)
+        if self.is_session(day) and self.session_close(day) <= to_utc(moment):
+            return day
+        return self.previous_session(day)
+
+    # ------------------------------------------------------------------ horizons
+    def horizon_end_session(self, session: date, horizon: str) -> date:
+        """The session whose close ends ``horizon``; the reference session counts as the first."""
+        n = _check_horizon(horizon, HORIZON_SESSIONS)
+        return self.offset(session, n - 1)
+
+    def horizon_end_day(self, day: date, horizon: str) -> date:
+        """Bitcoin: the calendar day ending ``horizon`` (1/7/30/182 days, ``day`` counting as the first)."""
+        n = _check_horizon(horizon, HORIZON_DAYS_24X7)
+        end = day + timedelta(days=n - 1)
+        self._in_range(end)
+        return end
+
+    def capped_end(self, day: date, end_time: str) -> datetime:
+        """``end_time`` ET on ``day``, never after that day's (early) close when ``day`` is a session."""
+        wanted = et_to_utc(day, end_time)
+        if self.is_session(day):
+            return min(wanted, self.session_close(day))
+        return wanted
+
+    def event_times(
+        self, market: MarketSpec, session: date, horizon: str, seal_time: datetime | None = None
+    ) -> tuple[datetime, datetime]:
+        """``(reference_at, end_at)`` of the event contract for ``market`` asked on ``session``.
+
+        Daily markets: 09:30 ET of the session, and the market's end time on the horizon's end
+        session (capped at an early close). Bitcoin: the seal second of the answer line, and 16:00 ET
+        on the horizon's end day (capped at an early close when that day is a session).
+        """
+        self._pos(session)
+        if market.daily:
+            reference_at = et_to_utc(session, OPEN_ET)
+            return reference_at, self.capped_end(self.horizon_end_session(session, horizon), market.end_time)
+        if seal_time is None:
+            raise CalendarError(
+                f"{market.code} trades 24x7: its reference is the answer's seal second",
+                fix="pass seal_time (the answer line's seal time)",
+            )
+        reference_at = ceil_second(to_utc(seal_time))
+        end_at = self.capped_end(self.horizon_end_day(session, horizon), market.end_time)
+        if end_at <= reference_at:
+            raise CalendarError(f"{market.code}: seal {reference_at} is after the event end {end_at}")
+        return reference_at, end_at
+
+    def days(self, start: date, end: date) -> Iterable[date]:
+        """Every calendar day start..end inclusive (24x7 markets)."""
+        self._in_range(start)
+        self._in_range(end)
+        return (start + timedelta(days=k) for k in range((end - start).days + 1))
+
+
+_DEFAULT: Calendar | None = None
+
+
+def default_calendar() -> Calendar:
+    """One shared NYSE calendar (building it takes ~0.3 s, so it is built once per process)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Calendar()
+    return _DEFAULT

@@ -1,0 +1,159 @@
+"""Yahoo Finance 1-minute bars through ``yfinance`` (provider name ``yahoo_finance_chart_v8_1m``).
+
+yfinance is an optional extra (``pip install 'forecast-league[yahoo]'``), imported lazily so the
+offline demo never needs it. Yahoo rate-limits and has outages, so every call goes through bounded
+``tenacity`` retries on rate limits and network errors; what still fails becomes a
+:class:`ProviderOutage` (or :class:`PriceError` for a refusal such as a range older than 30 days),
+never an empty answer that would look like "no trading".
+
+yfinance hides exceptions by default (it logs and returns an empty frame); the adapter switches that
+off (``yf.config.debug.hide_exceptions = False``) so a failure is seen as a failure.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import structlog
+from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+from league.prices.interface import Bar, PriceError, ProviderOutage, check_window
+
+log = structlog.get_logger(__name__)
+PROVIDER_NAME = "yahoo_finance_chart_v8_1m"
+
+
+def _yf() -> Any:
+    try:
+        import yfinance
+    except ImportError as exc:  # pragma: no cover - depends on the installed extras
+        raise PriceError("yfinance is not installed", fix="pip install 'forecast-league[yahoo]'") from exc
+    yfinance.config.debug.hide_exceptions = False
+    return yfinance
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Rate limits, network failures and "Yahoo is down" pages are worth a bounded retry."""
+    from yfinance import exceptions as yfe
+
+    if isinstance(exc, yfe.YFRateLimitError | ConnectionError | TimeoutError):
+        return True
+    if isinstance(exc, yfe.YFDataException) and "DOWN" in str(exc).upper():
+        return True
+    return _is_http_transport_error(exc)
+
+
+def _is_http_transport_error(exc: BaseException) -> bool:
+    import requests
+
+    if isinstance(exc, requests.exceptions.HTTPError):
+        status = getattr(exc.response, "status_code", 0) or 0
+        return status >= 500 or status == 429
+    if isinstance(exc, requests.exceptions.RequestException):
+        return True
+    try:
+        from curl_cffi.requests.exceptions import RequestException as CurlError
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(exc, CurlError)
+
+
+def _frame_to_bars(frame: Any, symbol: str) -> list[Bar]:
+    """Turn yfinance's OHLCV frame into bars; NaN rows (Yahoo's empty minutes) and broken rows are
+    dropped and logged, never repaired."""
+    bars: list[Bar] = []
+    if frame is None or len(frame) == 0:
+        return bars
+    for stamp, row in zip(frame.index, frame.itertuples(index=False), strict=True):
+        values = (float(row.Open), float(row.High), float(row.Low), float(row.Close))
+        if not all(math.isfinite(v) for v in values):
+            continue
+        volume = float(row.Volume) if math.isfinite(float(row.Volume)) else 0.0
+        try:
+            bars.append(Bar(stamp.to_pydatetime().astimezone(UTC), *values, volume))
+        except PriceError as exc:
+            log.warning("prices.yahoo.bad_bar", symbol=symbol, error=exc.message)
+    return bars
+
+
+class YahooProvider:
+    """Live 1-minute bars from Yahoo's chart v8 endpoint via ``yfinance``."""
+
+    name = PROVIDER_NAME
+
+    def __init__(
+        self, *, retries: int = 4, wait_seconds: float = 2.0, timeout: float = 20.0, session: Any = None
+    ) -> None:
+        self.retries = retries
+        self.wait_seconds = wait_seconds
+        self.timeout = timeout
+        self.session = session
+
+    def _ticker(self, symbol: str) -> Any:
+        yf = _yf()
+        return yf.Ticker(symbol, session=self.session) if self.session is not None else yf.Ticker(symbol)
+
+    def _call(self, what: str, symbol: str, fetch: Any) -> Any:
+        """Run ``fetch`` with bounded retries; translate the library's errors into the port's."""
+        retrying = Retrying(
+            stop=stop_after_attempt(self.retries + 1),
+            wait=wait_exponential(multiplier=self.wait_seconds, max=60),
+            retry=retry_if_exception(is_transient),
+            reraise=False,
+        )
+        try:
+            return retrying(fetch)
+        except RetryError as exc:
+            last = exc.last_attempt.exception()
+            raise ProviderOutage(
+                f"{self.name}: {what} {symbol} failed after {self.retries + 1} attempts: {last!r}",
+                fix="the cell stays unresolved; the job retries later",
+            ) from last
+        except PriceError:
+            raise
+        except Exception as exc:
+            raise self._translate(exc, what, symbol) from exc
+
+    def _translate(self, exc: Exception, what: str, symbol: str) -> PriceError:
+        from yfinance import exceptions as yfe
+
+        if isinstance(exc, yfe.YFPricesMissingError):
+            return PriceError(f"{self.name}: no prices for {symbol} ({what}): {exc}")
+        if isinstance(exc, yfe.YFTzMissingError):
+            return PriceError(f"{self.name}: unknown symbol {symbol}: {exc}", fix="check the symbol in markets.toml")
+        return PriceError(f"{self.name}: {what} {symbol} failed: {exc!r}")
+
+    def bars(self, symbol: str, start: datetime, end: datetime) -> list[Bar]:
+        """1-minute regular-hours bars with start in ``[start, end)`` (Yahoo serves ~30 days back)."""
+        start, end = check_window(start, end)
+        if end == start:
+            return []
+
+        def fetch() -> Any:
+            return self._ticker(symbol).history(
+                interval="1m", start=start, end=end, prepost=False, auto_adjust=False, actions=False,
+                timeout=self.timeout,
+            )
+
+        frame = self._call("1m bars", symbol, fetch)
+        bars = [b for b in _frame_to_bars(frame, symbol) if start <= b.start < end]
+        log.info("prices.yahoo.bars", symbol=symbol, start=start.isoformat(), end=end.isoformat(), bars=len(bars))
+        return bars
+
+    def daily_closes(self, symbol: str, start: date, end: date) -> list[tuple[date, float]]:
+        """Daily closes (unadjusted) for 52-week ranges and multi-day changes."""
+
+        def fetch() -> Any:
+            return self._ticker(symbol).history(
+                interval="1d", start=start.isoformat(), end=(end + timedelta(days=1)).isoformat(),
+                auto_adjust=False, actions=False, timeout=self.timeout,
+            )
+
+        frame = self._call("daily closes", symbol, fetch)
+        out: list[tuple[date, float]] = []
+        for stamp, close in zip(frame.index, frame["Close"].tolist(), strict=True):
+            if math.isfinite(float(close)) and float(close) > 0:
+                out.append((stamp.date(), float(close)))
+        return out
