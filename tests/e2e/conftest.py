@@ -1,0 +1,62 @@
+"""A small demo league built once per module: 3 sessions with a malformed, a silent and a late seat."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from league.calendar import default_calendar
+from league.clock import SimulatedClock
+from league.config import load_config
+from league.demo import build_league, demo_sessions, publish_all, run_session, session_times_start
+
+EXTRA_SEATS = """
+[[seat]]
+name = "grumpy"
+adapter = "scripted"
+model = "scripted-grumpy-1"
+family = "lab-g"
+options = { seed = 61, mode = "malformed", latency_s = 30 }
+
+[[seat]]
+name = "mute"
+adapter = "scripted"
+model = "scripted-mute-1"
+family = "lab-m"
+options = { seed = 71, mode = "silent", latency_s = 30 }
+
+[[seat]]
+name = "sloth"
+adapter = "scripted"
+model = "scripted-sloth-1"
+family = "lab-s"
+options = { seed = 81, latency_s = 4500 }
+"""
+
+
+def needs_bwrap() -> None:
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
+
+
+@pytest.fixture(scope="package")
+def demo_league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
+    needs_bwrap()
+    from league.cli.init import init_folder
+
+    root = tmp_path_factory.mktemp("league")
+    days = demo_sessions(default_calendar(), date(2026, 11, 23), 3)  # includes the 2026-11-27 early close
+    clock = SimulatedClock(session_times_start(days[0]))
+    config_dir, _ = init_folder(root, demo=True, seed=3, clock=clock)
+    roster = config_dir / "roster.toml"
+    roster.write_text(roster.read_text() + EXTRA_SEATS)
+    config = load_config(config_dir)
+    with build_league(config, clock) as lg:
+        for day in days:
+            run_session(lg, day)
+        public = publish_all(lg)
+        yield {"league": lg, "public": public, "days": [d.isoformat() for d in days], "data": lg.data_dir}

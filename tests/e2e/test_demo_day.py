@@ -1,0 +1,122 @@
+"""End to end on a 3-session demo: the protocol's claims, checked from the published files."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+READER_LOOP = '''
+import json, hashlib
+H = lambda o: hashlib.sha256(json.dumps(o, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+prev = ""
+for i, line in enumerate(open("council-book.jsonl", encoding="utf-8"), 1):
+    x = json.loads(line)
+    assert x["n"] == i and x["prev"] == prev
+    assert x["seal"] == H({k: v for k, v in x.items() if k not in ("seal", "link", "prev", "n")})
+    assert x["link"] == H({k: v for k, v in x.items() if k != "link"})
+    prev = x["link"]
+print(i)
+'''
+
+
+def t(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def book(public: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in open(public / "council-book.jsonl", encoding="utf-8")]
+
+
+def rows(public: Path) -> list[dict[str, str]]:
+    with open(public / "council-forecasts.csv", encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_reader_loop_accepts_the_book(demo_league: dict[str, Any]) -> None:
+    public = demo_league["public"]
+    out = subprocess.run([sys.executable, "-I", "-c", READER_LOOP], cwd=public, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) == len(book(public))
+
+
+def test_counted_daily_cells_sealed_before_their_reference(demo_league: dict[str, Any]) -> None:
+    counted = [r for r in rows(demo_league["public"]) if r["status"] == "counted" and r["horizon"] == "1d"]
+    assert len(counted) > 100
+    lines = {x["n"]: x for x in book(demo_league["public"])}
+    for r in counted:
+        line = lines[int(r["line"])]
+        sealed = max(t(line["at"]), t(line["booked_at"]))
+        assert sealed <= t(r["event_reference_at"]), r
+
+
+def test_bitcoin_reference_bar_starts_at_or_after_the_seal(demo_league: dict[str, Any]) -> None:
+    lines = book(demo_league["public"])
+    by_n = {x["n"]: x for x in lines}
+    checked = 0
+    for score in (x for x in lines if x["kind"] == "score"):
+        events = {e["event_id_v2"]: e for e in score["markets"]}
+        for row in score["seats"]:
+            if row["market"] != "BTC" or row["status"] != "counted":
+                continue
+            ev = events[row["event_id_v2"]]
+            answer = by_n[row["line"]]
+            sealed = max(t(answer["at"]), t(answer["booked_at"]))
+            assert ev["reference_bar"] is not None
+            assert t(ev["reference_bar"]) >= sealed
+            checked += 1
+    assert checked >= 10
+
+
+def test_malformed_reply_is_refused_shape_with_its_raw_hash(demo_league: dict[str, Any]) -> None:
+    answers = [x for x in book(demo_league["public"]) if x["kind"] == "answer" and x["seat"] == "grumpy"]
+    assert answers and all(a["status"] == "refused_shape" and a["parse_failure"] for a in answers)
+    for a in answers:
+        raw = (demo_league["data"] / "replies" / f"{a['own_sha256']}.txt").read_bytes()
+        assert hashlib.sha256(raw).hexdigest() == a["own_sha256"]
+    statuses = {r["status"] for r in rows(demo_league["public"]) if r["seat"] == "grumpy" and r["run_role"] == "counted"}
+    assert statuses == {"refused_shape"}
+
+
+def test_silent_seat_is_no_answer_after_the_second_wave(demo_league: dict[str, Any]) -> None:
+    public = demo_league["public"]
+    asks = [json.loads(x) for x in open(public / "asks.jsonl", encoding="utf-8")]
+    for session in demo_league["days"]:
+        attempts = sorted(a["attempt"] for a in asks if a["kind"] == "ask" and a["seat"] == "mute"
+                          and a["session"] == session)
+        assert attempts == [1, 2]
+    mute = [r for r in rows(public) if r["seat"] == "mute"]
+    assert mute and {r["status"] for r in mute} == {"no_answer"}
+
+
+def test_late_seat_gets_its_own_event_with_late_ref(demo_league: dict[str, Any]) -> None:
+    late = [r for r in rows(demo_league["public"]) if r["seat"] == "sloth" and r["horizon"] == "1d"
+            and r["asset"] != "BTC" and r["run_role"] == "counted"]
+    assert late
+    for r in late:
+        assert r["late_ref"] == "1" and r["same_event"] == "0"
+        assert t(r["event_reference_at"]) > t(r["reference_at"])
+        assert t(r["event_reference_at"]) >= t(r["sealed_at"])
+    common = {r["event_id_v2"] for r in rows(demo_league["public"]) if r["seat"] == "aurora"}
+    assert not common & {r["event_id_v2"] for r in late}
+
+
+def test_conformance_checker_passes_on_the_demo(demo_league: dict[str, Any]) -> None:
+    from league.contracts import CONFORMANCE_PATH
+
+    out = subprocess.run([sys.executable, "-I", str(CONFORMANCE_PATH), str(demo_league["public"] / "council-forecasts.csv")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout[-2000:]
+    assert out.stdout.strip().endswith("rows, ok")
+
+
+def test_every_answer_names_a_published_ask(demo_league: dict[str, Any]) -> None:
+    public = demo_league["public"]
+    for a in (x for x in book(public) if x["kind"] == "answer"):
+        text = (public / "asks" / f"{a['ask_sha256']}.md").read_bytes()
+        assert hashlib.sha256(text).hexdigest() == a["ask_sha256"]
