@@ -66,9 +66,11 @@ def _normalise(content: Mapping[str, Any]) -> dict[str, Any]:
     try:
         text = json.dumps(dict(content), ensure_ascii=False, allow_nan=False)
         text.encode("utf-8")
+        parsed: dict[str, Any] = json.loads(text)
     except (TypeError, ValueError, UnicodeEncodeError) as exc:
         raise InvalidRecord(f"book content is not representable as JSON: {exc}") from exc
-    parsed: dict[str, Any] = json.loads(text)
+    except RecursionError as exc:
+        raise InvalidRecord("book content is nested too deeply to be written as JSON") from exc
     if len(parsed) != len(content):
         raise InvalidRecord("book content has keys that collide once turned into JSON strings")
     clash = [k for k in BOOKKEEPING if k in parsed]
