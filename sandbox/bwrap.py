@@ -215,7 +215,8 @@ class BwrapSandbox:
         for extra in profile.ro_binds:
             mounts += ["--ro-bind-try", extra, extra]
         for rel, fd, writable in file_fds:
-            mounts += ["--file" if writable else "--ro-bind-data", str(fd), f"{SANDBOX_HOME}/{rel}"]
+            perms = "0755" if rel.startswith("bin/") else ("0644" if writable else "0444")
+            mounts += ["--perms", perms, "--file" if writable else "--ro-bind-data", str(fd), f"{SANDBOX_HOME}/{rel}"]
         return [*limits, self.bwrap, *ns, *mounts, "--chdir", SANDBOX_HOME, "--", *argv]
 
     # -- running ----------------------------------------------------------------------------------

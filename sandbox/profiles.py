@@ -19,7 +19,8 @@ from sandbox.interface import SandboxError
 
 SANDBOX_HOME = "/home/seat"
 BASE_ENV = ("PATH", "HOME", "LANG", "TZ")
-DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+# Files placed under ``bin/`` of the home are executable and found first (a lab's own CLI, stand-ins).
+DEFAULT_PATH = f"{SANDBOX_HOME}/bin:/usr/local/bin:/usr/bin:/bin"
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 MIB = 1024 * 1024
 

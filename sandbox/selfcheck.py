@@ -68,7 +68,7 @@ def check_isolation(sandbox: Sandbox, python: str = "/usr/bin/python3") -> list[
 
 def check_cli(binary: str) -> Check:
     """Is a seat's CLI on the sandbox's PATH (the operator's own PATH does not count)?"""
-    found = shutil.which(binary, path=DEFAULT_PATH)
+    found = shutil.which(binary, path=DEFAULT_PATH.split(":", 1)[1])
     if found:
         return Check(f"cli {binary}", True, found)
     return Check(

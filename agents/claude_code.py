@@ -1,0 +1,79 @@
+"""Claude Code (``@anthropic-ai/claude-code``) as a seat.
+
+Headless call ``claude -p PROMPT --output-format json`` (vendors.md). The JSON result carries
+``result`` (the reply text), ``is_error``/``subtype``, ``usage``, ``total_cost_usd`` and
+``modelUsage`` keyed by model id; some versions print an array of events whose last
+``type == "result"`` element is that object, and ``stream-json`` prints one event per line with a
+``system/init`` event naming the model. All three shapes are read.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agents.base import Ask
+from agents.cli_seat import CliSeat, Parsed
+from sandbox.interface import ExecResult
+
+
+def _events(stdout: str) -> list[dict[str, Any]]:
+    """Whatever shape the CLI printed, as a list of JSON objects (non-JSON lines are skipped)."""
+    text = stdout.strip()
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    if isinstance(doc, dict):
+        return [doc]
+    if isinstance(doc, list):
+        return [d for d in doc if isinstance(d, dict)]
+    events = []
+    for line in text.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict):
+            events.append(item)
+    return events
+
+
+def _reported_model(events: list[dict[str, Any]], result: dict[str, Any]) -> str:
+    """The main model: the ``modelUsage`` key with most output tokens, else the init event's."""
+    usage = result.get("modelUsage")
+    if isinstance(usage, dict) and usage:
+        return str(max(usage, key=lambda k: (usage[k] or {}).get("outputTokens", 0)))
+    for ev in events:
+        if ev.get("type") == "system" and ev.get("subtype") == "init" and ev.get("model"):
+            return str(ev["model"])
+    return ""
+
+
+class ClaudeCodeSeat(CliSeat):
+    binary = "claude"
+    profile_name = "claude"
+
+    def argv(self, ask: Ask) -> list[str]:
+        argv = [self.command, "-p", ask.text, "--output-format", "json", "--model", self.spec.model]
+        argv += ["--effort", self.effort, "--permission-mode", "default", "--no-session-persistence"]
+        if budget := self.spec.options.get("max_budget_usd"):
+            argv += ["--max-budget-usd", str(budget)]
+        if not self.spec.net:
+            argv += ["--disallowedTools", "WebSearch", "WebFetch"]
+        return argv
+
+    def env(self) -> dict[str, str]:
+        return {"CLAUDE_CODE_EFFORT_LEVEL": self.effort}
+
+    def parse(self, result: ExecResult) -> Parsed:
+        events = _events(result.text)
+        final = next((e for e in reversed(events) if e.get("type") == "result"), None)
+        if final is None:
+            raise self.fail_from_output(result, f"claude printed no result object (exit {result.exit_code})")
+        if final.get("is_error") or final.get("subtype") != "success":
+            raise self.fail_from_output(result, f"claude {final.get('subtype')}: {final.get('result', '')}")
+        usage = dict(final.get("usage") or {})
+        usage["total_cost_usd"] = final.get("total_cost_usd")
+        usage["model_usage"] = final.get("modelUsage") or {}
+        return Parsed(text=str(final.get("result") or ""), model=_reported_model(events, final), usage=usage)

@@ -1,0 +1,74 @@
+"""Gemini CLI (``@google/gemini-cli``) as a seat.
+
+Headless call ``gemini -p PROMPT -m MODEL -o json`` (vendors.md): one JSON object with
+``response`` (the reply), ``stats.models.<id>.tokens`` and, on failure, ``error``. There is no
+reasoning flag: the thinking level is set in ``~/.gemini/settings.json`` under
+``modelConfigs`` (both the current ``overrides`` and the older ``customOverrides`` keys), merged
+into the operator's own settings file, which also switches web search off for closed-book runs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agents.base import Ask
+from agents.cli_seat import CliSeat, Parsed
+from sandbox.interface import ExecResult
+from sandbox.profiles import credentials_home
+
+_LEVELS = {"max": "HIGH", "xhigh": "XHIGH", "high": "HIGH", "medium": "MEDIUM", "low": "LOW", "minimal": "MINIMAL"}
+
+
+def merged_settings(base: dict[str, Any], model: str, level: str, net: bool) -> dict[str, Any]:
+    """The operator's settings plus the seat's thinking level (and no web search when net is cut)."""
+    settings: dict[str, Any] = json.loads(json.dumps(base))
+    override = {
+        "match": {"model": model},
+        "modelConfig": {"generateContentConfig": {"thinkingConfig": {"thinkingLevel": level}}},
+    }
+    configs = settings.setdefault("modelConfigs", {})
+    for key in ("overrides", "customOverrides"):
+        kept = [o for o in configs.get(key, []) if (o.get("match") or {}).get("model") != model]
+        configs[key] = [*kept, override]
+    if not net:
+        tools = settings.setdefault("tools", {})
+        tools["exclude"] = sorted({*tools.get("exclude", []), "google_web_search", "web_fetch"})
+    return settings
+
+
+class GeminiCliSeat(CliSeat):
+    binary = "gemini"
+    profile_name = "gemini"
+
+    @property
+    def level(self) -> str:
+        return _LEVELS.get(self.effort.lower(), self.effort.upper())
+
+    def argv(self, ask: Ask) -> list[str]:
+        return [self.command, "-p", ask.text, "-m", self.spec.model, "-o", "json", "--approval-mode", "default"]
+
+    def files(self, ask: Ask) -> dict[str, bytes]:
+        path = credentials_home() / ".gemini/settings.json"
+        try:
+            base = json.loads(path.read_text()) if path.is_file() else {}
+        except ValueError:
+            base = {}
+        settings = merged_settings(base if isinstance(base, dict) else {}, self.spec.model, self.level, self.spec.net)
+        return {".gemini/settings.json": json.dumps(settings, indent=2).encode()}
+
+    def parse(self, result: ExecResult) -> Parsed:
+        try:
+            doc = json.loads(result.text[result.text.find("{") :]) if "{" in result.text else None
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict):
+            raise self.fail_from_output(result, f"gemini printed no JSON object (exit {result.exit_code})")
+        if doc.get("error"):
+            err = doc["error"]
+            msg = err.get("message", err) if isinstance(err, dict) else err
+            raise self.fail_from_output(result, f"gemini error: {msg}")
+        models = ((doc.get("stats") or {}).get("models") or {}) if isinstance(doc.get("stats"), dict) else {}
+        model = max(models, key=lambda m: ((models[m] or {}).get("tokens") or {}).get("candidates", 0), default="")
+        usage = {"models": models}
+        return Parsed(text=str(doc.get("response") or ""), model=model, mode=self.level, usage=usage)

@@ -1,0 +1,48 @@
+"""Grok CLI (``@vibe-kit/grok-cli``) as a seat.
+
+Headless call ``grok -p PROMPT -m MODEL --max-tool-rounds N`` (vendors.md): OpenAI-style message
+objects, one per line (``{"role": "assistant", "content": …}``, tool calls and tool results);
+no model id and no usage are printed, and no reasoning setting is exposed, so the roster's model
+is recorded with ``version: unreported`` and mode ``cli-default``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agents.base import Ask
+from agents.cli_seat import CliSeat, Parsed
+from sandbox.interface import ExecResult
+
+
+def _messages(stdout: str) -> list[dict[str, Any]]:
+    out = []
+    for line in stdout.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and "role" in item:
+            out.append(item)
+    return out
+
+
+class GrokCliSeat(CliSeat):
+    binary = "grok"
+    profile_name = "grok"
+
+    def argv(self, ask: Ask) -> list[str]:
+        rounds = int(self.spec.options.get("max_tool_rounds", 8 if self.spec.net else 1))
+        return [self.command, "-p", ask.text, "-m", self.spec.model, "--max-tool-rounds", str(rounds)]
+
+    def parse(self, result: ExecResult) -> Parsed:
+        replies = [
+            str(m.get("content") or "")
+            for m in _messages(result.text)
+            if m.get("role") == "assistant" and m.get("content")
+        ]
+        if result.exit_code != 0 or not replies:
+            first = result.err_text.strip() or result.text.strip()
+            raise self.fail_from_output(result, f"grok failed (exit {result.exit_code}): {first[:500]}")
+        return Parsed(text=replies[-1], mode="cli-default")

@@ -1,0 +1,22 @@
+"""A seat on the ``openai`` library: ``responses.create`` with ``reasoning.effort`` (vendors.md).
+``options.base_url`` makes any Responses-compatible HTTP endpoint a seat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.base import Ask
+from agents.sdk_seat import SdkAnswer, SdkSeat, dump
+
+
+class OpenAISeat(SdkSeat):
+    key_vars = ("OPENAI_API_KEY",)
+
+    def make_client(self) -> Any:
+        import openai
+
+        return openai.OpenAI(api_key=self.api_key(), base_url=self.base_url, max_retries=0, timeout=self.spec.timeout_s)
+
+    def call(self, ask: Ask) -> SdkAnswer:
+        resp = self.client.responses.create(model=self.spec.model, reasoning={"effort": self.effort}, input=ask.text)
+        return SdkAnswer(text=str(resp.output_text), model=str(resp.model), usage=dump(resp.usage))

@@ -1,0 +1,65 @@
+"""Seat adapters registered by name and imported lazily.
+
+The roster names an adapter (``adapter = "claude_code"``); only when a seat is built is its module
+imported, so no vendor SDK is imported until a seat that needs it is used (and a missing optional
+SDK only breaks that seat). The scripted seat's unsandboxed test mode cannot be reached from here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from agents.base import FailureClass, Seat, SeatError, SeatSpec
+from sandbox.interface import Sandbox
+
+ADAPTERS: dict[str, str] = {
+    "scripted": "agents.scripted:ScriptedSeat",
+    "coin": "agents.baselines:CoinSeat",
+    "momentum": "agents.baselines:MomentumSeat",
+    "climatology": "agents.baselines:ClimatologySeat",
+    "claude_code": "agents.claude_code:ClaudeCodeSeat",
+    "codex": "agents.codex:CodexSeat",
+    "gemini_cli": "agents.gemini_cli:GeminiCliSeat",
+    "grok_cli": "agents.grok_cli:GrokCliSeat",
+    "anthropic_sdk": "agents.anthropic_sdk:AnthropicSeat",
+    "openai_sdk": "agents.openai_sdk:OpenAISeat",
+    "genai_sdk": "agents.genai_sdk:GenAISeat",
+}
+SANDBOXED = frozenset({"scripted", "claude_code", "codex", "gemini_cli", "grok_cli"})
+
+
+class UnknownAdapter(SeatError):
+    """The roster names an adapter that is not registered (a configuration mistake)."""
+
+    def __init__(self, name: str) -> None:
+        known = ", ".join(sorted(ADAPTERS))
+        super().__init__(f"unknown seat adapter {name!r}; registered adapters: {known}", FailureClass.SEAT_FAULT)
+
+
+def adapter_names() -> list[str]:
+    return sorted(ADAPTERS)
+
+
+def load_adapter(name: str) -> type[Any]:
+    """Import ``module:Class`` for ``name`` now (and only now)."""
+    if name not in ADAPTERS:
+        raise UnknownAdapter(name)
+    module, _, cls = ADAPTERS[name].partition(":")
+    try:
+        return getattr(importlib.import_module(module), cls)  # type: ignore[no-any-return]
+    except ImportError as exc:
+        extra = {"anthropic_sdk": "anthropic", "openai_sdk": "openai", "genai_sdk": "genai"}.get(name, "")
+        hint = f"; install it with pip install 'forecast-league[{extra}]'" if extra else ""
+        raise SeatError(f"adapter {name!r} cannot be imported: {exc}{hint}", FailureClass.SEAT_FAULT) from exc
+
+
+def build_seat(spec: SeatSpec, *, sandbox: Sandbox | None = None) -> Seat:
+    """The seat for one roster entry; CLI and scripted seats share ``sandbox`` (default: bubblewrap)."""
+    cls = load_adapter(spec.adapter)
+    seat: Seat = cls(spec, sandbox=sandbox)
+    return seat
+
+
+def build_roster(specs: list[SeatSpec] | tuple[SeatSpec, ...], *, sandbox: Sandbox | None = None) -> list[Seat]:
+    return [build_seat(s, sandbox=sandbox) for s in specs]

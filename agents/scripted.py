@@ -1,0 +1,125 @@
+"""The scripted seat: an offline seat that runs as a REAL child process inside the REAL sandbox.
+
+Used by the demo and the tests so that the offline path exercises the same isolation as the
+vendors' CLIs. The child (``scripted_child.py``, stdlib only) is copied into the sandbox home and
+run with Debian's ``/usr/bin/python3`` (the project's own interpreter lives under ``/root``, which
+the sandbox hides). Latency is SIMULATED: ``finished_at = started_at + latency_s``; nothing sleeps.
+Only code (never the roster) can build one without a sandbox, via ``unsandboxed_for_tests=True``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from importlib import resources
+from typing import Any
+
+from agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
+from agents.cli_seat import default_sandbox
+from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError, system_now
+from sandbox.profiles import SANDBOX_HOME, Profile
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+MODES = ("normal", "silent", "malformed", "late")
+LATE_DEFAULT_S = 3 * 3600.0
+
+
+def child_source() -> bytes:
+    return resources.files("agents").joinpath("scripted_child.py").read_bytes()
+
+
+class _Unsandboxed:
+    """A plain-subprocess stand-in for the sandbox, for unit tests on machines without bwrap."""
+
+    def exec(
+        self,
+        argv: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        net: bool = False,
+        profile: str | Profile = "default",
+        files_in_home: Mapping[str, bytes] | None = None,
+    ) -> ExecResult:
+        source = (files_in_home or {})["scripted_child.py"]
+        started = system_now()
+        proc = subprocess.run(  # noqa: S603 - fixed argv
+            [sys.executable, "-c", source.decode()], input=stdin, capture_output=True, timeout=timeout, check=False
+        )
+        return ExecResult(
+            tuple(argv), proc.stdout, proc.stderr, proc.returncode, started, system_now(), EndedBy.EXIT, 0.0
+        )
+
+
+class ScriptedSeat:
+    """Deterministic by (seed, seat, session, market, horizon); options: seed, skill, mode, latency_s,
+    model, version."""
+
+    def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None, unsandboxed_for_tests: bool = False) -> None:
+        mode = str(spec.options.get("mode", "normal"))
+        if mode not in MODES:
+            raise ValueError(f"scripted seat {spec.name}: mode {mode!r} is not one of {MODES}")
+        self.spec = spec
+        self.mode = mode
+        self._sandbox: Sandbox | None = _Unsandboxed() if unsandboxed_for_tests else sandbox
+
+    @property
+    def sandbox(self) -> Sandbox:
+        if self._sandbox is None:
+            self._sandbox = default_sandbox()
+        return self._sandbox
+
+    def request(self, ask: Ask) -> dict[str, Any]:
+        opts = self.spec.options
+        return {
+            "seed": int(opts.get("seed", 0)),
+            "seat": self.spec.name,
+            "session": ask.session,
+            "markets": dict(ask.context.get("markets", {})),
+            "hint": dict(ask.context.get("hint", {})) if float(opts.get("skill", 0)) > 0 else {},
+            "skill": float(opts.get("skill", 0.0)),
+            "mode": self.mode,
+        }
+
+    @property
+    def latency_s(self) -> float:
+        default = LATE_DEFAULT_S if self.mode == "late" else 0.0
+        return float(self.spec.options.get("latency_s", default))
+
+    def ask(self, ask: Ask, now: Now) -> SeatReply:
+        started = now()
+        finished = started + timedelta(seconds=self.latency_s)
+        try:
+            res = self.sandbox.exec(
+                [SYSTEM_PYTHON, f"{SANDBOX_HOME}/scripted_child.py"],
+                stdin=json.dumps(self.request(ask)).encode(),
+                timeout=min(self.spec.timeout_s, 60.0),
+                profile="scripted",
+                files_in_home={"scripted_child.py": child_source()},
+            )
+        except SandboxError as exc:
+            return self._reply(started, finished, "", FailureClass.SANDBOX, exc.diagnostics())
+        if not res.ok:
+            failure = FailureClass.TIMEOUT if res.ended_by is EndedBy.TIMEOUT else FailureClass.SEAT_FAULT
+            return self._reply(started, finished, "", failure, res.detail + " " + res.err_text[-500:])
+        return self._reply(started, finished, res.text, None, "" if res.text else "no output")
+
+    def _reply(self, started: Any, finished: Any, raw: str, failure: FailureClass | None, detail: str) -> SeatReply:
+        opts = self.spec.options
+        model = str(opts.get("model", self.spec.model if self.spec.model != "unreported" else "scripted"))
+        return SeatReply(
+            seat=self.spec.name,
+            raw=raw,
+            model=model,
+            version=str(opts.get("version", "scripted-1")),
+            mode=self.mode,
+            started_at=started,
+            finished_at=finished,
+            usage={"latency_s": self.latency_s},
+            failure=failure,
+            detail=detail.strip(),
+        )
