@@ -1,0 +1,38 @@
+"""Run the league's catch-up loop under a simulated clock up to a given instant, then die by SIGKILL.
+
+Used by test_restart.py: ``python child_daemon.py CONFIG_DIR SESSION STOP_HHMM``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from datetime import date, time, timedelta
+from pathlib import Path
+
+from league.clock import SimulatedClock
+from league.config import load_config
+from league.day import pump
+from league.demo import build_league, session_times_start
+from league.markettime import et_time
+from league.scheduler import catch_up
+from league.store import open_store
+
+
+def main() -> None:
+    config_dir, session, stop = Path(sys.argv[1]), date.fromisoformat(sys.argv[2]), sys.argv[3]
+    config = load_config(config_dir)
+    clock = SimulatedClock(session_times_start(session))
+    store = open_store(config.database_url)
+    lg = build_league(config, clock)
+    hour, minute = (int(x) for x in stop.split(":"))
+    until = et_time(session, time(hour, minute))
+    catch_up(lg, et_time(session, time(3, 0)), until, ledger=store, before_each=lambda f: pump(lg, f.at))
+    print(lg.book.lines, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+    _ = timedelta
+
+
+if __name__ == "__main__":
+    main()
