@@ -1,0 +1,275 @@
+"""Benchmark of the sealed book (protocol.md §3): seal latency and verify throughput.
+
+Not a test: it measures, prints a table and a JSON record, and the figures go into docs/book.md.
+
+* Seal latency: ``Book.append`` of ``--seal-lines`` answer-sized lines (~3 KB each: twelve markets
+  times four horizons), each one written, flushed and fsync'd before ``append`` returns.
+* Verify throughput: a ``--lines`` book (default 1,000,000) of ~300-byte lines (answer-sized lines
+  would make a 3 GB file; the per-line cost is what matters and 300 bytes is the size of the
+  league's small lines: marks, crowd rows, score cells). The reader loop of protocol.md §3 is run,
+  verbatim, in a child ``python3 -I`` on the same file in the same run; ``league.verify_fast.verify``
+  runs in its own child. Both verdicts are compared, on the good book and on a copy with one byte
+  changed near the end. Peak memory (max RSS of the verifying process and of its workers) is taken
+  on a book a tenth of the size and on the full book: equal figures mean memory is flat.
+
+Every figure is the median of ``--runs`` runs (default 3). Usage::
+
+    python benchmarks/book_bench.py [--lines 1000000] [--seal-lines 10000] [--runs 3] [--dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from league.book import Book, BookLine
+from league.clock import SimulatedClock, iso_seconds
+
+READER_LOOP = (Path(__file__).resolve().parent.parent / "tests" / "assets" / "book" / "reader_loop.py").read_text(
+    encoding="utf-8"
+)
+# Runs the verbatim loop with exec so that, on a failure, the loop's own ``i`` names the line.
+READER_WRAPPER = """
+import json, resource, sys, time
+src = open(sys.argv[1], encoding="utf-8").read()
+ns = {}
+t0 = time.perf_counter()
+try:
+    exec(compile(src, "reader_loop", "exec"), ns)
+    verdict = ["ok", ns.get("i", 0)]
+except Exception as exc:
+    verdict = ["bad", ns.get("i", 0), type(exc).__name__]
+wall = time.perf_counter() - t0
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"wall": wall, "verdict": verdict, "rss_kb": rss}))
+"""
+VERIFY_WRAPPER = """
+import json, resource, sys, time
+from league.verify_fast import verify
+workers = int(sys.argv[2]) if sys.argv[2] != "auto" else None
+t0 = time.perf_counter()
+r = verify(sys.argv[1], workers=workers)
+wall = time.perf_counter() - t0
+rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+verdict = ["ok", r.lines] if r.ok else ["bad", r.bad_line, r.reason]
+print(json.dumps({"wall": wall, "verdict": verdict, "rss_kb": rss}))
+"""
+MARKETS = ("SPX", "NDX", "DJI", "SOX", "TNX", "DXY", "VIX", "GOLD", "WTI", "BRENT", "COPPER", "BTC")
+ACTIONS = ("buy_strong", "buy_dips", "hold", "trim", "sell")
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    model = ""
+    try:
+        for row in Path("/proc/cpuinfo").read_text().splitlines():
+            if row.startswith("model name"):
+                model = row.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return {
+        "cpus": os.cpu_count(),
+        "cpu": model,
+        "mem_gib": round(mem, 1),
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+    }
+
+
+def answer_content(i: int, rng: random.Random) -> dict[str, Any]:
+    """An answer-sized line (~3 KB): one cell per market and horizon."""
+    items = {
+        m: {
+            h: {"prob_up": rng.randint(5, 95), "action": rng.choice(ACTIONS), "target": round(rng.uniform(1, 9e4), 2)}
+            for h in ("1d", "1w", "1m", "6m")
+        }
+        for m in MARKETS
+    }
+    return {
+        "seat": "claude",
+        "model": "model-x",
+        "version": "2026-01",
+        "mode": "high",
+        "items": items,
+        "years": {m: "sideways" for m in MARKETS},
+        "own_sha256": f"{i:064x}",
+        "run_id": "r-2026-11-29",
+        "attempt": 1,
+    }
+
+
+def small_content(i: int) -> dict[str, Any]:
+    """A ~300-byte line once sealed (the four bookkeeping fields take ~220 bytes)."""
+    return {"seat": "gemini", "asset": MARKETS[i % 12], "prob_up": (i * 37) % 101 + 0.5, "mark": i}
+
+
+def bench_seal(directory: Path, lines: int) -> dict[str, float]:
+    """Latency of each ``append`` (seal + write + fsync) in milliseconds."""
+    path = directory / "seal-bench.jsonl"
+    path.unlink(missing_ok=True)
+    rng = random.Random(7)
+    clock = SimulatedClock(datetime(2026, 11, 30, 13, 30, tzinfo=UTC))
+    contents = [answer_content(i, rng) for i in range(lines)]
+    times = []
+    with Book(path, clock) as book:
+        for content in contents:
+            t0 = time.perf_counter()
+            book.append("answer", content)
+            times.append((time.perf_counter() - t0) * 1000)
+    size = path.stat().st_size
+    path.unlink()
+    times.sort()
+    return {
+        "p50_ms": times[len(times) // 2],
+        "p99_ms": times[int(len(times) * 0.99) - 1],
+        "mean_line_bytes": size / lines,
+    }
+
+
+def write_book(path: Path, lines: int) -> None:
+    """The same bytes ``Book.append`` writes (``BookLine.seal_new(...).to_bytes()``), without an
+    fsync per line so that a million lines take seconds, not hours."""
+    start = datetime(2026, 1, 2, 14, 30, tzinfo=UTC)
+    prev = ""
+    with open(path, "wb") as fh:
+        for n in range(1, lines + 1):
+            body = {**small_content(n), "kind": "mark", "at": iso_seconds(start + timedelta(seconds=n))}
+            line = BookLine.seal_new(body, n, prev)
+            fh.write(line.to_bytes())
+            prev = line.link
+
+
+def cached_book(directory: Path, lines: int) -> Path:
+    path = directory / f"book-{lines}.jsonl"
+    if not path.exists():
+        tmp = path.with_suffix(".tmp")
+        write_book(tmp, lines)
+        tmp.rename(path)
+    return path
+
+
+def child(code: str, *args: str, isolated: bool = False) -> dict[str, Any]:
+    flags = ["-I"] if isolated else []
+    out = subprocess.run(
+        [sys.executable, *flags, "-c", code, *args], check=True, capture_output=True, text=True
+    ).stdout
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def reader_loop(book: Path, workdir: Path) -> dict[str, Any]:
+    """The protocol's loop opens ``council-book.jsonl`` in its cwd: give it the book under that name."""
+    target = workdir / "council-book.jsonl"
+    target.unlink(missing_ok=True)
+    os.link(book, target)
+    loop = workdir / "reader_loop.py"
+    loop.write_text(READER_LOOP, encoding="utf-8")
+    cwd = os.getcwd()
+    os.chdir(workdir)
+    try:
+        return child(READER_WRAPPER, str(loop), isolated=True)
+    finally:
+        os.chdir(cwd)
+
+
+def fast_verify(book: Path, workers: str) -> dict[str, Any]:
+    return child(VERIFY_WRAPPER, str(book), workers)
+
+
+def median_of(runs: list[dict[str, Any]], key: str) -> float:
+    return float(statistics.median(r[key] for r in runs))
+
+
+def tampered_copy(book: Path, directory: Path) -> tuple[Path, int]:
+    """Copy with one digit changed in the ``mark`` of a line near the end; returns (path, line)."""
+    data = bytearray(book.read_bytes())
+    pos = data.rfind(b'"mark":', 0, len(data) - len(data) // 10) + len(b'"mark":')
+    data[pos] = ord("1") if data[pos] != ord("1") else ord("2")
+    line = data.count(b"\n", 0, pos) + 1
+    out = directory / "tampered.jsonl"
+    out.write_bytes(bytes(data))
+    return out, line
+
+
+def bench_verify(directory: Path, lines: int, runs: int) -> dict[str, Any]:
+    book = cached_book(directory, lines)
+    small = cached_book(directory, max(1, lines // 10))
+    work = directory / "loop"
+    work.mkdir(exist_ok=True)
+    loops, fasts, serials = [], [], []
+    for _ in range(runs):
+        loops.append(reader_loop(book, work))
+        fasts.append(fast_verify(book, "auto"))
+        serials.append(fast_verify(book, "1"))
+    bad, bad_line = tampered_copy(book, directory)
+    verdicts = {
+        "good": {"reader_loop": loops[0]["verdict"], "verify": fasts[0]["verdict"]},
+        "tampered_line": bad_line,
+        "tampered": {"reader_loop": reader_loop(bad, work)["verdict"], "verify": fast_verify(bad, "auto")["verdict"]},
+    }
+    size = book.stat().st_size
+    loop_s, fast_s, serial_s = (median_of(x, "wall") for x in (loops, fasts, serials))
+    return {
+        "lines": lines,
+        "bytes": size,
+        "mean_line_bytes": size / lines,
+        "reader_loop_s": loop_s,
+        "verify_s": fast_s,
+        "verify_workers1_s": serial_s,
+        "reader_loop_lines_per_s": lines / loop_s,
+        "verify_lines_per_s": lines / fast_s,
+        "verify_mb_per_s": size / fast_s / 1e6,
+        "ratio": loop_s / fast_s,
+        "ratio_workers1": loop_s / serial_s,
+        "verify_rss_kb_full": median_of(fasts, "rss_kb"),
+        "verify_rss_kb_tenth": fast_verify(small, "auto")["rss_kb"],
+        "reader_loop_rss_kb": median_of(loops, "rss_kb"),
+        "verdicts": verdicts,
+        "all_runs": {"reader_loop": loops, "verify": fasts, "verify_workers1": serials},
+    }
+
+
+def median_seal(directory: Path, lines: int, runs: int) -> dict[str, float]:
+    results = [bench_seal(directory, lines) for _ in range(runs)]
+    return {k: float(statistics.median(r[k] for r in results)) for k in results[0]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--seal-lines", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--dir", type=Path, default=None, help="where the books are written (default: a tmp dir)")
+    parser.add_argument("--keep", action="store_true", help="keep the generated books for a later run")
+    args = parser.parse_args()
+    directory = args.dir or Path(tempfile.mkdtemp(prefix="book-bench-"))
+    directory.mkdir(parents=True, exist_ok=True)
+    report: dict[str, Any] = {"machine": machine(), "filesystem_dir": str(directory), "runs": args.runs}
+    try:
+        report["seal"] = median_seal(directory, args.seal_lines, args.runs)
+        print(f"seal: {report['seal']}", flush=True)
+        report["verify"] = bench_verify(directory, args.lines, args.runs)
+    finally:
+        if not args.keep and args.dir is None:
+            shutil.rmtree(directory, ignore_errors=True)
+    summary = {k: v for k, v in report["verify"].items() if k != "all_runs"}
+    print(json.dumps({**report, "verify": summary}, indent=2))
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
