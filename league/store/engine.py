@@ -64,7 +64,14 @@ def make_engine(url: str) -> Engine:
 
 def _sqlite_engine(parsed: URL) -> Engine:
     if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(parsed.database).expanduser().parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the folder {folder} of the SQLite database {redact(parsed)}: {exc.strerror}",
+                fix="point --db/LEAGUE_DB_URL (or --data) at a writable folder",
+            ) from exc
     engine = create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_SECONDS})
     event.listen(engine, "connect", _sqlite_pragmas)
     return engine

@@ -7,6 +7,7 @@ SQL implementation (SQLite or PostgreSQL through SQLModel) can be swapped or fak
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -59,6 +60,23 @@ class CachedBar:
 
     def __post_init__(self) -> None:
         _aware(self.start, "bar start")
+        prices = (self.open, self.high, self.low, self.close)
+        if not all(math.isfinite(p) and p > 0 for p in prices):
+            raise ValueError(f"bar {self.start}: prices must be finite and positive: {prices}")
+        if self.high < max(self.open, self.close) or self.low > min(self.open, self.close):
+            raise ValueError(f"bar {self.start}: high/low do not bracket open/close: {prices}")
+        if not (math.isfinite(self.volume) and self.volume >= 0):
+            raise ValueError(f"bar {self.start}: volume must be >= 0, got {self.volume}")
+
+
+@dataclass(frozen=True)
+class CachedDay:
+    """One cached (symbol, UTC day): validated bar rows and whether the fetch was complete."""
+
+    symbol: str
+    day: date
+    rows: list[dict[str, Any]]
+    complete: bool
 
 
 @dataclass(frozen=True)
@@ -149,6 +167,8 @@ class Store(Protocol):
     # price cache (BarCache-like)
     def put_bars(self, symbol: str, bars: Iterable[BarLike]) -> int: ...
     def get_bars(self, symbol: str, start: datetime, end: datetime) -> list[Any]: ...
+    def put_day(self, symbol: str, day: date, bars: Iterable[BarLike], *, complete: bool) -> int: ...
+    def day_complete(self, symbol: str, day: date) -> bool: ...
 
     # scheduler bookkeeping
     def claim_job(self, session: date, job: str, now: datetime, *, stale_after: timedelta = ...) -> bool: ...
@@ -167,5 +187,5 @@ class Store(Protocol):
 
 
 __all__: Sequence[str] = (
-    "AnswerSummary", "BarLike", "CachedBar", "JobRun", "RunSummary", "Stamp", "Store", "StoreError",
+    "AnswerSummary", "BarLike", "CachedBar", "CachedDay", "JobRun", "RunSummary", "Stamp", "Store", "StoreError",
 )

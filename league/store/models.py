@@ -35,6 +35,7 @@ class StoreTable(SQLModel, registry=store_registry):
 # Tables whose every row is derived from the books or the price cache (wiped by a rebuild).
 DERIVED_TABLES = (
     "book_lines", "runs", "asks", "cells", "score_markets", "scores", "accounts", "trades", "price_bars",
+    "price_days",
 )
 
 
@@ -167,6 +168,21 @@ class PriceBarRow(StoreTable, table=True):
     low: float = Field(sa_type=Float)
     close: float = Field(sa_type=Float)
     volume: float = Field(sa_type=Float)
+
+
+class PriceDayRow(StoreTable, table=True):
+    """Which (symbol, UTC day) is cached and whether the fetch happened after the day was over.
+
+    Mirrors the folder cache's ``<day>.complete`` marker: only a complete day may be served from the
+    cache in place of the provider, so a partial day is never presented as the whole day.
+    """
+
+    __tablename__ = "price_days"
+
+    symbol: str = Field(primary_key=True, sa_type=String(32))
+    day: date = Field(primary_key=True, sa_type=Date)
+    bars: int = Field(sa_type=Integer)
+    complete: bool = Field(sa_type=Boolean)
 
 
 class JobRunRow(StoreTable, table=True):

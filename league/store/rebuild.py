@@ -14,6 +14,7 @@ import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -23,8 +24,8 @@ import structlog
 from league.book import BookLine, iter_lines
 from league.clock import parse_iso
 from league.errors import ChainBroken
-from league.store.interface import StoreError
-from league.store.sql import SqlStore, open_store
+from league.store.interface import CachedDay, StoreError
+from league.store.sql import SqlStore, make_bar, open_store
 from league.verify_fast import verify
 
 log = structlog.get_logger(__name__)
@@ -103,14 +104,14 @@ def bar_from_json(obj: Any, where: str) -> dict[str, Any]:
     try:
         start = parse_iso(str(obj["t"]))
     except (KeyError, ValueError) as exc:
-        raise StoreError(f"{where}: bar start `t` missing or not an ISO-8601 UTC time ({exc})") from exc
-    row: dict[str, Any] = {"start": start}
-    for key, col in (("o", "open"), ("h", "high"), ("l", "low"), ("c", "close"), ("v", "volume")):
-        row[col] = _price(obj.get(key), key, where)
-    return row
+        raise StoreError(f"{where}: bar start `t` missing or not an ISO-8601 time with offset ({exc})") from exc
+    values = [_number(obj.get(k), k, where) for k in ("o", "h", "l", "c", "v")]
+    bar = make_bar(where, start, *values)
+    return {"start": bar.start, "open": bar.open, "high": bar.high, "low": bar.low, "close": bar.close,
+            "volume": bar.volume}
 
 
-def _price(value: Any, key: str, where: str) -> float:
+def _number(value: Any, key: str, where: str) -> float:
     if value is None and key == "v":
         return 0.0  # indices carry no volume; Yahoo sends null
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
@@ -119,6 +120,7 @@ def _price(value: Any, key: str, where: str) -> float:
 
 
 def read_price_file(path: Path) -> list[dict[str, Any]]:
+    """Every bar of one day file; the first bad line stops the rebuild with its file and line."""
     rows = []
     with open(path, encoding="utf-8") as fh:
         for i, text in enumerate(fh, 1):
@@ -132,13 +134,24 @@ def read_price_file(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def price_files(prices_dir: Path) -> Iterator[tuple[str, Path]]:
-    """``(symbol, file)`` for every ``<SYMBOL>/<YYYY-MM-DD>.jsonl``; folder names may be %-encoded."""
+def price_files(prices_dir: Path) -> Iterator[tuple[str, date, Path]]:
+    """``(symbol, day, file)`` for every ``<SYMBOL>/<YYYY-MM-DD>.jsonl``; folder names may be %-encoded."""
     if not prices_dir.is_dir():
         return
     for folder in sorted(p for p in prices_dir.iterdir() if p.is_dir()):
         for path in sorted(folder.glob("*.jsonl")):
-            yield unquote(folder.name), path
+            try:
+                day = date.fromisoformat(path.stem)
+            except ValueError as exc:
+                raise StoreError(f"{path}: a price cache file must be named YYYY-MM-DD.jsonl") from exc
+            yield unquote(folder.name), day, path
+
+
+def cached_days(prices_dir: Path) -> Iterator[CachedDay]:
+    """Each day file with its bars and whether its ``<day>.complete`` marker exists."""
+    for symbol, day, path in price_files(prices_dir):
+        complete = path.with_suffix(".complete").exists()
+        yield CachedDay(symbol, day, read_price_file(path), complete)
 
 
 # ---------------------------------------------------------------------------- rebuild
@@ -156,14 +169,8 @@ def rebuild(url: str, data_dir: str | os.PathLike[str]) -> RebuildReport:
     store = open_store(url)
     try:
         indexed, bars = store.replace_all(
-            [(book_name(p), iter_lines(p)) for p in books], _all_bars(data / "prices")
+            [(book_name(p), iter_lines(p)) for p in books], cached_days(data / "prices")
         )
         return RebuildReport(books=indexed, bars=bars, counts=store.counts())
     finally:
         store.close()
-
-
-def _all_bars(prices_dir: Path) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    for symbol, path in price_files(prices_dir):
-        yield symbol, read_price_file(path)
-

@@ -12,7 +12,7 @@ import os
 import socket
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 import structlog
@@ -22,12 +22,14 @@ from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session
 
 from league.book import BookLine
+from league.errors import LeagueError
 from league.store.derive import SessionLookup, derive
 from league.store.engine import make_engine, parse_url, redact, translated
 from league.store.interface import (
     AnswerSummary,
     BarLike,
     CachedBar,
+    CachedDay,
     JobRun,
     RunSummary,
     Stamp,
@@ -139,9 +141,8 @@ class SqlStore:
         session.flush()
         return count
 
-    def replace_all(
-        self, books: Iterable[tuple[str, Iterable[BookLine]]], bars: Iterable[tuple[str, list[dict[str, Any]]]]
-    ) -> tuple[dict[str, int], dict[str, int]]:
+    def replace_all(self, books: Iterable[tuple[str, Iterable[BookLine]]], days: Iterable[CachedDay]
+                    ) -> tuple[dict[str, int], dict[str, int]]:
         """Wipe the derived rows and index everything again, in ONE transaction (all or nothing)."""
         indexed: dict[str, int] = {}
         cached: dict[str, int] = {}
@@ -150,9 +151,9 @@ class SqlStore:
             self._wipe(conn)
             for name, lines in books:
                 indexed[name] = self._index_into(session, name, lines)
-            for symbol, rows in bars:
-                self._put_rows(conn, [{"symbol": symbol, **r} for r in rows])
-                cached[symbol] = cached.get(symbol, 0) + len(rows)
+            for day in days:
+                self._put_day(conn, day)
+                cached[day.symbol] = cached.get(day.symbol, 0) + len(day.rows)
         return indexed, cached
 
     @staticmethod
@@ -191,6 +192,32 @@ class SqlStore:
         with self._tx(f"caching {len(rows)} bars of {symbol}") as conn:
             self._put_rows(conn, rows)
         return len(rows)
+
+    def put_day(self, symbol: str, day: date, bars: Iterable[BarLike], *, complete: bool) -> int:
+        """Replace one UTC day of bars and record whether the day was fetched complete."""
+        rows = [_bar_row(symbol, b) for b in bars]
+        with self._tx(f"caching {symbol} {day}") as conn:
+            self._put_day(conn, CachedDay(symbol, day, rows, complete))
+        return len(rows)
+
+    def _put_day(self, conn: Connection, day: CachedDay) -> None:
+        bars, days = metadata.tables["price_bars"], metadata.tables["price_days"]
+        start = datetime.combine(day.day, time(0), tzinfo=UTC)
+        outside = [r["start"] for r in day.rows if not start <= r["start"] < start + timedelta(days=1)]
+        if outside:
+            raise StoreError(f"bar of {day.symbol} starting {outside[0]} is not inside UTC day {day.day}")
+        conn.execute(delete(bars).where(and_(bars.c.symbol == day.symbol, bars.c.start >= start,
+                                             bars.c.start < start + timedelta(days=1))))
+        self._put_rows(conn, [{"symbol": day.symbol, **r} for r in day.rows])
+        conn.execute(delete(days).where(and_(days.c.symbol == day.symbol, days.c.day == day.day)))
+        conn.execute(days.insert().values(symbol=day.symbol, day=day.day, bars=len(day.rows), complete=day.complete))
+
+    def day_complete(self, symbol: str, day: date) -> bool:
+        """True only when the day was cached by a fetch made after the day was over."""
+        days = metadata.tables["price_days"]
+        stmt = select(days.c.complete).where(and_(days.c.symbol == symbol, days.c.day == day))
+        with self._tx(f"reading the cache state of {symbol} {day}") as conn:
+            return bool(conn.execute(stmt).scalar())
 
     def _put_rows(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
         for i in range(0, len(rows), BAR_BATCH):
@@ -343,12 +370,21 @@ def _reclaimable(row: Any, now: datetime, stale_after: timedelta) -> bool:
     return not _owner_alive(row["owner"]) or row["started_at"] <= now - stale_after
 
 
-def _bar_row(symbol: str, bar: BarLike) -> dict[str, Any]:
-    start = bar.start
+def make_bar(where: str, start: datetime, o: float, h: float, low: float, c: float, v: float) -> Any:
+    """A validated bar of the prices package's class; a bad bar becomes a :class:`StoreError`."""
     if start.tzinfo is None or start.utcoffset() is None:
-        raise StoreError(f"bar of {symbol} has a naive start time {start!r}; bars must be timezone-aware")
-    return {"symbol": symbol, "start": start, "open": float(bar.open), "high": float(bar.high),
-            "low": float(bar.low), "close": float(bar.close), "volume": float(bar.volume)}
+        raise StoreError(f"{where}: bar start {start!r} is naive; bars must be timezone-aware")
+    try:
+        return _bar_class()(start=start, open=float(o), high=float(h), low=float(low), close=float(c),
+                            volume=float(v))
+    except (LeagueError, ValueError, TypeError) as exc:
+        raise StoreError(f"{where}: not a valid bar ({getattr(exc, 'message', exc)})") from exc
+
+
+def _bar_row(symbol: str, bar: BarLike) -> dict[str, Any]:
+    b = make_bar(f"bar of {symbol}", bar.start, bar.open, bar.high, bar.low, bar.close, bar.volume)
+    return {"symbol": symbol, "start": b.start, "open": b.open, "high": b.high, "low": b.low,
+            "close": b.close, "volume": b.volume}
 
 
 def _answer_summary(r: Any, cells: int) -> AnswerSummary:

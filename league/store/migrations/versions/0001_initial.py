@@ -117,6 +117,14 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("symbol", "start", name=op.f("pk_price_bars")),
     )
     op.create_table(
+        "price_days",
+        sa.Column("symbol", sa.String(length=32), nullable=False),
+        sa.Column("day", sa.Date(), nullable=False),
+        sa.Column("bars", sa.Integer(), nullable=False),
+        sa.Column("complete", sa.Boolean(), nullable=False),
+        sa.PrimaryKeyConstraint("symbol", "day", name=op.f("pk_price_days")),
+    )
+    op.create_table(
         "runs",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("book", sa.String(length=64), nullable=False),
@@ -224,6 +232,7 @@ def downgrade() -> None:
     op.drop_index(op.f("ix_runs_run_id"), table_name="runs")
 
     op.drop_table("runs")
+    op.drop_table("price_days")
     op.drop_table("price_bars")
     op.drop_table("job_runs")
     op.drop_index(op.f("ix_cells_session"), table_name="cells")
