@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,7 @@ _dumps = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
 _loads = json.loads
 # The C scanner behind json.loads, without its whitespace regexes: the tight path only takes rows
 # that start with "{" and are consumed to their last character (anything else goes the careful way).
-_scan_once = json.JSONDecoder().scan_once
+_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _sha = hashlib.sha256
 _BOOK = ("n", "prev", "seal", "link")
 _BOM = b"\xef\xbb\xbf"
