@@ -1,0 +1,139 @@
+"""Operator verbs: `league daemon`, `league run JOB`, `league status`."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from league.errors import LeagueError
+
+JOB_HELP = "snapshot | ask | second_wave | ingest_close | score | publish | stamp_upgrade"
+ConfigOpt = Annotated[Path, typer.Option("--config", envvar="LEAGUE_CONFIG", help="config folder")]
+
+
+def open_live(config_dir: Path) -> tuple[Any, Any]:
+    """The league as the daemon runs it: system clock (or simulated per config), real providers, store."""
+    from league.calendar import default_calendar
+    from league.clock import SystemClock
+    from league.config import load_config
+    from league.season import League
+    from league.store import open_store
+
+    config = load_config(config_dir)
+    store = open_store(config.database_url)
+    prices = make_prices(config)
+    from agents.registry import build_seat
+
+    seats = {s.name: build_seat(s) for s in config.roster.seat}
+    lg = League(config, SystemClock(), prices=prices, seats=seats, calendar=default_calendar(), store=store)
+    return lg, store
+
+
+def make_prices(config: Any) -> Any:
+    """The configured price provider behind the price cache (DATA/prices)."""
+    from league.calendar import default_calendar
+
+    if config.settings.prices.provider == "replay":
+        from league.prices.replay import SyntheticMarket
+
+        return SyntheticMarket(config.settings.prices.seed, config.markets.markets, default_calendar())
+    from league.prices.cache import CachedProvider
+    from league.prices.yahoo import YahooProvider
+
+    return CachedProvider(YahooProvider(retries=config.settings.prices.retries), config.data_dir / "prices")
+
+
+def daemon(config: ConfigOpt = Path("config")) -> None:
+    """Run live: catch up on missed jobs in order (once each), then follow the NYSE schedule."""
+    from league.log import configure
+    from league.scheduler import run_daemon
+
+    configure(json_logs=True, level="INFO")
+    lg, store = open_live(config)
+    try:
+        run_daemon(lg, store, lg.config.database_url)
+    finally:
+        lg.close()
+
+
+def run(
+    job: Annotated[str, typer.Argument(help="one of: " + JOB_HELP)],
+    session: Annotated[str | None, typer.Option("--session", envvar="LEAGUE_SESSION", help="YYYY-MM-DD")] = None,
+    config: ConfigOpt = Path("config"),
+    force_counted: Annotated[
+        bool, typer.Option("--counted", help="an ask by hand counts (default: a reference run)")
+    ] = False,
+) -> None:
+    """Run one job by hand for one session (default today, New York time)."""
+    from league.scheduler import DAY_JOBS, run_job
+
+    if job not in DAY_JOBS:
+        raise LeagueError(f"unknown job {job!r}", fix=f"use one of: {', '.join(DAY_JOBS)}")
+    lg, store = open_live(config)
+    try:
+        day = session or _today(lg)
+        if job == "ask" and not force_counted:
+            from league.day import job_ask
+
+            run_id = job_ask(lg, day, role="not_counted")
+            typer.echo(f"reference run {run_id} sent (not counted; pass --counted for the session's counted run)")
+            return
+        typer.echo(f"{job} {day}: {run_job(lg, job, day, ledger=store)}")
+    finally:
+        lg.close()
+
+
+def _today(lg: Any) -> str:
+    from league.markettime import ET
+
+    return str(lg.clock.now().astimezone(ET).date().isoformat())
+
+
+def status(config: ConfigOpt = Path("config")) -> None:
+    """Next jobs, the last runs and job results, and each seat's last answer."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from league.config import load_config
+    from league.scheduler import planned
+    from league.store import open_store
+
+    cfg = load_config(config)
+    store = open_store(cfg.database_url)
+    console = Console()
+    now = datetime.now().astimezone()
+    from league.calendar import default_calendar
+
+    nxt = Table(title="next jobs (America/New_York)")
+    for col in ("when", "session", "job"):
+        nxt.add_column(col)
+    for fire in planned(cfg.settings.schedule, default_calendar(), now, now + timedelta(days=4))[:10]:
+        nxt.add_row(fire.at.astimezone().isoformat(timespec="minutes"), fire.session, fire.job)
+    console.print(nxt)
+    _print_rows(console, "last jobs", ("session", "job", "status", "finished_at", "detail"),
+                store.job_history(limit=10))
+    _print_rows(console, "last runs", ("session", "run_id", "role", "line", "at"), store.last_runs(limit=5))
+    _print_rows(console, "each seat's last answer", ("seat", "session", "run_id", "line", "booked_at", "model"),
+                store.last_answers())
+    store.close()
+
+
+def _print_rows(console: Any, title: str, cols: tuple[str, ...], rows: list[Any]) -> None:
+    from rich.table import Table
+
+    table = Table(title=title)
+    for col in cols:
+        table.add_column(col)
+    for r in rows:
+        table.add_row(*(str(getattr(r, c, "") or "") for c in cols))
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("daemon")(daemon)
+    app.command("run")(run)
+    app.command("status")(status)
+    _ = date
