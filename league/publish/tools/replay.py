@@ -35,24 +35,28 @@ HALF_PRICE_TICK = Decimal("0.00005")
 EXACT, WITHIN, DIFFERENT = "exact", "within rounding", "DIFFERENT"
 MAX_DETAILS = 5
 
+Row = dict[str, str]
+Key = tuple[str, str]
+Counts = dict[str, int]
+
 
 class BadInput(Exception):
     """The published files are missing or malformed."""
 
 
-def cents(value):
+def cents(value: Decimal) -> Decimal:
     return value.quantize(CENT, ROUND_HALF_UP)
 
 
-def dec(row, key):
+def dec(row: Row, key: str) -> Decimal:
     try:
         return Decimal(row[key])
     except (KeyError, InvalidOperation, TypeError):
         raise BadInput(f"column {key!r} is missing or not a number in row {dict(row)}") from None
 
 
-def pairs(text):
-    out = {}
+def pairs(text: str | None) -> dict[str, Decimal]:
+    out: dict[str, Decimal] = {}
     for item in filter(None, (text or "").split(";")):
         symbol, _, number = item.rpartition(":")
         try:
@@ -62,7 +66,7 @@ def pairs(text):
     return out
 
 
-def read_csv(path):
+def read_csv(path: Path) -> list[Row]:
     if not path.is_file():
         raise BadInput(f"{path} not found")
     with path.open(encoding="utf-8", newline="") as handle:
@@ -72,11 +76,11 @@ def read_csv(path):
 class Verdict:
     """The worst comparison of one row, with the reasons it was not exact."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.level = EXACT
-        self.reasons = []
+        self.reasons: list[str] = []
 
-    def compare(self, name, published, recomputed, tolerance):
+    def compare(self, name: str, published: Decimal, recomputed: Decimal, tolerance: Decimal) -> None:
         diff = abs(published - recomputed)
         if diff == 0:
             return
@@ -85,7 +89,7 @@ class Verdict:
             self.level = level
         self.reasons.append(f"{name} published {published} recomputed {recomputed}")
 
-    def fail(self, reason):
+    def fail(self, reason: str) -> None:
         self.level = DIFFERENT
         self.reasons.append(reason)
 
@@ -93,12 +97,12 @@ class Verdict:
 class Account:
     """One account's recomputed state."""
 
-    def __init__(self, capital):
+    def __init__(self, capital: Decimal) -> None:
         self.cash = capital
-        self.positions = defaultdict(Decimal)
+        self.positions: defaultdict[str, Decimal] = defaultdict(Decimal)
         self.seq = 0
 
-    def apply(self, trade):
+    def apply(self, trade: Row) -> Verdict:
         verdict = Verdict()
         seq = int(trade["seq"])
         if seq != self.seq + 1:
@@ -121,12 +125,12 @@ class Account:
                         HALF_SHARE_TICK)
         return verdict
 
-    def accrue(self, row, verdict):
+    def accrue(self, row: Row, verdict: Verdict) -> None:
         interest = cents(self.cash * dec(row, "bill_rate") / 100 * int(row["days"]) / 360)
         verdict.compare("interest", dec(row, "interest"), interest, CENT)
         self.cash += interest
 
-    def mark(self, row, verdict):
+    def mark(self, row: Row, verdict: Verdict) -> None:
         held = {s: q for s, q in self.positions.items() if q}
         published = {s: q for s, q in pairs(row["positions"]).items() if q}
         for symbol in sorted(set(held) | set(published)):
@@ -151,25 +155,27 @@ class Account:
                                 SIX + loose / value)
 
 
-def replay(public):
+def replay(public: Path) -> tuple[dict[Key, Counts], list[str]]:
     """Return (results, details): per-account counts and the DIFFERENT rows' explanations."""
     accounts = read_csv(public / "arena-accounts.csv")
     trades = read_csv(public / "arena-trades.csv")
-    marks_by = defaultdict(list)
+    marks_by: defaultdict[Key, list[Row]] = defaultdict(list)
     for row in accounts:
         marks_by[(row["league"], row["account"])].append(row)
-    fills_by = defaultdict(lambda: defaultdict(list))
+    fills_by: defaultdict[Key, defaultdict[str, list[Row]]] = defaultdict(lambda: defaultdict(list))
     for row in trades:
         fills_by[(row["league"], row["account"])][row["session"]].append(row)
-    results, details = {}, []
+    results: dict[Key, Counts] = {}
+    details: list[str] = []
     for key in sorted(set(marks_by) | set(fills_by)):
-        counts = {EXACT: 0, WITHIN: 0, DIFFERENT: 0}
-        replay_account(key, marks_by.get(key, []), fills_by.get(key, {}), counts, details)
+        counts: Counts = {EXACT: 0, WITHIN: 0, DIFFERENT: 0}
+        replay_account(key, marks_by.get(key, []), dict(fills_by.get(key, {})), counts, details)
         results[key] = counts
     return results, details
 
 
-def replay_account(key, marks, fills, counts, details):
+def replay_account(key: Key, marks: list[Row], fills: dict[str, list[Row]], counts: Counts,
+                   details: list[str]) -> None:
     marks = sorted(marks, key=lambda r: r["session"])
     if not marks:
         counts[DIFFERENT] += sum(len(v) for v in fills.values())
@@ -189,13 +195,13 @@ def replay_account(key, marks, fills, counts, details):
         tally(key, f"{row['session']} account", verdict, counts, details)
 
 
-def tally(key, label, verdict, counts, details):
+def tally(key: Key, label: str, verdict: Verdict, counts: Counts, details: list[str]) -> None:
     counts[verdict.level] += 1
     if verdict.level == DIFFERENT:
         details.append(f"DIFFERENT {key[0]} {key[1]} {label}: " + "; ".join(verdict.reasons[:MAX_DETAILS]))
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Recompute every published portfolio account.")
     parser.add_argument("public", type=Path, help="folder holding arena-trades.csv and arena-accounts.csv")
     args = parser.parse_args(argv)
