@@ -249,7 +249,8 @@ class LocalTsa:
     def serve(self, port: int = 0) -> Iterator[str]:
         """Serve RFC 3161 over HTTP on 127.0.0.1; yields the URL to POST queries to."""
         server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
-        thread = threading.Thread(target=server.serve_forever, name=f"local-tsa-{self.name}", daemon=True)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                                  name=f"local-tsa-{self.name}", daemon=True)
         thread.start()
         try:
             yield f"http://127.0.0.1:{server.server_address[1]}/tsr"
