@@ -9,6 +9,7 @@ it ``"registered": false`` so a reader knows the text is generic.
 from __future__ import annotations
 
 import fnmatch
+import importlib
 from dataclasses import dataclass
 
 
@@ -134,8 +135,30 @@ BOOK_FIELDS: dict[str, str] = {
 }
 
 
+#: Producers that publish their own column dictionaries ("module:ATTRIBUTE" per file name).
+PRODUCER_COLUMNS: dict[str, str] = {
+    "arena-trades.csv": "league.portfolio.publish:TRADE_COLUMNS",
+    "arena-accounts.csv": "league.portfolio.publish:ACCOUNT_COLUMNS",
+}
+
+
+def _producer_columns(file: str) -> dict[str, str]:
+    spec = PRODUCER_COLUMNS.get(file)
+    if spec is None:
+        return {}
+    module_name, attr = spec.split(":")
+    try:
+        table = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError):
+        return {}
+    return {str(k): str(v) for k, v in dict(table).items()}
+
+
 def describe_column(file: str, column: str) -> tuple[str, bool]:
-    """Return (description, registered) for ``column`` of ``file``."""
+    """Return (description, registered) for ``column`` of ``file``; the producer's own text first."""
+    own = _producer_columns(file)
+    if column in own:
+        return own[column], True
     for table in (FORECAST_COLUMNS, PORTFOLIO_COLUMNS):
         if column in table and (table is FORECAST_COLUMNS) == file.startswith("council-"):
             return table[column], True

@@ -1,0 +1,183 @@
+"""The read-only API (FastAPI): open data at the root, JSON views, an NDJSON stream of the book.
+
+Routes:
+  ``/``                         the league page (league/api/page/)
+  ``/api/league``               the league table by horizon (30/10 rule, sessions, intervals)
+  ``/api/grid``                 seat x market x horizon cells
+  ``/api/seats/{seat}``         one seat: table rows, grid cells, model versions
+  ``/api/runs/{run_id}``        one run: its run line, answers, other lines, N_eff
+  ``/api/sessions/{YYYY-MM-DD}`` one session: runs, markets, per-seat scores, proof links
+  ``/api/today``, ``/api/page`` the latest run; everything the page shows
+  ``/api/lines?from=A&to=B``    book lines A..B as NDJSON (at most MAX_RANGE lines)
+  ``/api/stream?from=N&kind=K`` book lines from N as NDJSON, following the book as it grows
+  ``/{path}``                   any file of the open-data folder, byte for byte (HTTP ranges honoured)
+
+Nothing here writes: the app only reads the folder and the book. Every refusal is a 4xx with a
+JSON body naming what was wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+
+from league.api import views
+from league.api.errors import ApiError, BadRequest, NotFound, RangeNotSatisfiable
+from league.api.paths import DataPaths
+
+PAGE_DIR = Path(__file__).resolve().parent / "page"
+PAGE_FILES = {"app.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
+MAX_RANGE = 10_000
+STREAM_BATCH = 1_000
+POLL_S = 0.1
+KEEPALIVE_S = 15.0
+NDJSON = "application/x-ndjson"
+MEDIA_TYPES = {".jsonl": NDJSON, ".md": "text/markdown; charset=utf-8", ".csv": "text/csv; charset=utf-8",
+               ".txt": "text/plain; charset=utf-8", ".py": "text/plain; charset=utf-8",
+               ".ots": "application/octet-stream", ".tsr": "application/timestamp-reply"}
+
+
+def create_app(data_dir: Path, *, poll_s: float = POLL_S) -> FastAPI:
+    """Build the app over ``data_dir`` (checked now, so a wrong folder fails at start-up)."""
+    store = views.Store(DataPaths.resolve(data_dir))
+    app = FastAPI(title="Forecasting league", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    app.state.store = store
+    _handlers(app)
+    _json_routes(app, store)
+    _book_routes(app, store, poll_s)
+    _file_routes(app, store)
+    return app
+
+
+def _handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def api_error(_: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"error": exc.message, "fix": exc.fix}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_query(_: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        return JSONResponse({"error": f"bad request: {problems}", "fix": None}, status_code=400)
+
+
+def _json_routes(app: FastAPI, store: views.Store) -> None:
+    @app.get("/api/league")
+    def league() -> dict[str, Any]:
+        return views.league_table(store)
+
+    @app.get("/api/grid")
+    def grid() -> dict[str, Any]:
+        return views.grid(store)
+
+    @app.get("/api/seats/{seat}")
+    def seat(seat: str) -> dict[str, Any]:
+        return views.seat(store, seat)
+
+    @app.get("/api/runs/{run_id}")
+    def run(run_id: str) -> dict[str, Any]:
+        return views.run(store, run_id)
+
+    @app.get("/api/sessions/{day}")
+    def session(day: str) -> dict[str, Any]:
+        return views.session(store, day)
+
+    @app.get("/api/today")
+    def today() -> dict[str, Any]:
+        return views.today(store)
+
+    @app.get("/api/page")
+    def page() -> dict[str, Any]:
+        return views.page(store)
+
+
+def _check_kinds(store: views.Store, kinds: list[str]) -> frozenset[str]:
+    unknown = sorted(set(kinds) - store.book.known_kinds())
+    if unknown:
+        raise BadRequest(f"unknown kind {', '.join(unknown)}", fix=f"use one of {sorted(store.book.known_kinds())}")
+    return frozenset(kinds)
+
+
+def _check_start(start: int, lines: int) -> None:
+    if start > lines + 1:
+        raise RangeNotSatisfiable(f"from={start} is past the end: the book has {lines} lines",
+                                  fix=f"ask from at most {lines + 1} (the next line to be sealed)")
+
+
+def _book_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
+    @app.get("/api/lines")
+    def lines(start: Annotated[int, Query(alias="from", ge=1)] = 1,
+              to: Annotated[int | None, Query(ge=1)] = None,
+              kind: Annotated[list[str] | None, Query()] = None) -> Response:
+        total = store.book.refresh()
+        stop = total if to is None else to
+        if stop - start + 1 > MAX_RANGE:
+            raise BadRequest(f"range {start}..{stop} is {stop - start + 1} lines; at most {MAX_RANGE} per request",
+                             fix="ask in pages, or use /api/stream")
+        _check_start(start, total)
+        if stop > total:
+            raise RangeNotSatisfiable(f"to={stop} is past the end: the book has {total} lines")
+        kinds = _check_kinds(store, kind or [])
+        body = _select(store, start, stop, kinds)
+        return Response(b"".join(body), media_type=NDJSON)
+
+    @app.get("/api/stream")
+    def stream(request: Request, start: Annotated[int, Query(alias="from", ge=1)] = 1,
+               kind: Annotated[list[str] | None, Query()] = None, follow: bool = True) -> StreamingResponse:
+        _check_start(start, store.book.refresh())
+        kinds = _check_kinds(store, kind or [])
+        return StreamingResponse(_follow(store, request, start, kinds, follow, poll_s), media_type=NDJSON,
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def _select(store: views.Store, first: int, last: int, kinds: frozenset[str]) -> list[bytes]:
+    raws = store.book.raw_lines(first, last)
+    return [raw + b"\n" for n, raw in enumerate(raws, first) if not kinds or store.book.kind(n) in kinds]
+
+
+async def _follow(store: views.Store, request: Request, start: int, kinds: frozenset[str], follow: bool,
+                  poll_s: float) -> AsyncIterator[bytes]:
+    """Lines from ``start`` on; then, when following, each new line as it is sealed (polling the file).
+
+    A blank line is sent after KEEPALIVE_S of silence so proxies keep the connection and a gone
+    client is noticed; NDJSON readers skip blank lines.
+    """
+    n, idle = start, 0.0
+    while True:
+        total = store.book.refresh()
+        if n <= total:
+            stop = min(total, n + STREAM_BATCH - 1)
+            chunk = _select(store, n, stop, kinds)
+            n, idle = stop + 1, 0.0
+            if chunk:
+                yield b"".join(chunk)
+            continue
+        if not follow or await request.is_disconnected():
+            return
+        await asyncio.sleep(poll_s)
+        idle += poll_s
+        if idle >= KEEPALIVE_S:
+            idle = 0.0
+            yield b"\n"
+
+
+def _file_routes(app: FastAPI, store: views.Store) -> None:
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(PAGE_DIR / "index.html", media_type="text/html")
+
+    @app.get("/page/{name}", include_in_schema=False)
+    def page_asset(name: str) -> FileResponse:
+        if name not in PAGE_FILES:
+            raise NotFound(f"no page file {name!r}")
+        return FileResponse(PAGE_DIR / name, media_type=PAGE_FILES[name])
+
+    @app.get("/{path:path}", include_in_schema=False)
+    def open_data(path: str) -> FileResponse:
+        target = store.paths.public_file(path)
+        return FileResponse(target, media_type=MEDIA_TYPES.get(target.suffix))

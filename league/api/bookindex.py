@@ -1,0 +1,127 @@
+"""An incremental index of a growing book: byte offsets, kinds, runs and sessions per line.
+
+The book only grows, so the index reads only the bytes appended since its last look (one
+``stat`` per request when nothing changed) and serves any line range with one ``pread``. A line
+without its LF is not part of the book yet and is left for the next look. If the file ever gets
+shorter (a republished copy), the index starts over rather than serve stale offsets.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Kinds of protocol.md section 3 plus the portfolio kinds; kinds seen in the book are accepted too.
+PROTOCOL_KINDS = frozenset({
+    "run", "answer", "score", "score_h", "crowd", "correction", "decision", "trade", "mark", "rejection",
+    "shadow", "account", "bet", "stamp", "counting_rule", "roster", "ask", "publish",
+})
+
+
+@dataclass
+class _State:
+    offsets: list[int] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    size: int = 0
+    runs: dict[str, int] = field(default_factory=dict)
+    by_run: dict[str, list[int]] = field(default_factory=dict)
+    sessions: dict[str, list[str]] = field(default_factory=dict)
+    seen_kinds: set[str] = field(default_factory=set)
+
+
+class BookIndex:
+    """Thread-safe; :meth:`refresh` before reading to pick up appended lines."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._s = _State()
+
+    def refresh(self) -> int:
+        """Index lines appended since the last call; return the number of complete lines."""
+        with self._lock:
+            try:
+                size = self.path.stat().st_size
+            except FileNotFoundError:
+                self._s = _State()
+                return 0
+            if size < self._s.size:
+                self._s = _State()
+            if size > self._s.size:
+                self._read_from(self._s.size, size)
+            return len(self._s.offsets)
+
+    def _read_from(self, start: int, size: int) -> None:
+        with open(self.path, "rb") as fh:
+            fh.seek(start)
+            data = fh.read(size - start)
+        end = data.rfind(b"\n")
+        pos = 0
+        while pos <= end:
+            nl = data.index(b"\n", pos)
+            self._add(start + pos, data[pos:nl])
+            pos = nl + 1
+        self._s.size = start + pos
+
+    def _add(self, offset: int, raw: bytes) -> None:
+        n = len(self._s.offsets) + 1
+        self._s.offsets.append(offset)
+        try:
+            obj: dict[str, Any] = json.loads(raw)
+        except ValueError:
+            obj = {}
+        kind = str(obj.get("kind", ""))
+        self._s.kinds.append(kind)
+        self._s.seen_kinds.add(kind)
+        run_id = str(obj.get("run_id", ""))
+        if run_id:
+            self._s.by_run.setdefault(run_id, []).append(n)
+        if kind == "run" and run_id:
+            self._s.runs[run_id] = n
+            self._s.sessions.setdefault(str(obj.get("session", "")), []).append(run_id)
+
+    # ---------------------------------------------------------------------------- reading
+    @property
+    def lines(self) -> int:
+        return len(self._s.offsets)
+
+    def known_kinds(self) -> frozenset[str]:
+        return PROTOCOL_KINDS | frozenset(self._s.seen_kinds)
+
+    def kind(self, n: int) -> str:
+        return self._s.kinds[n - 1]
+
+    def raw_lines(self, first: int, last: int) -> list[bytes]:
+        """Lines ``first..last`` (1-based, inclusive) as stored, without their LF."""
+        s = self._s
+        if first > last:
+            return []
+        start = s.offsets[first - 1]
+        stop = s.offsets[last] if last < len(s.offsets) else s.size
+        with open(self.path, "rb") as fh:
+            fh.seek(start)
+            data = fh.read(stop - start)
+        return data.split(b"\n")[: last - first + 1]
+
+    def line(self, n: int) -> dict[str, Any]:
+        parsed: dict[str, Any] = json.loads(self.raw_lines(n, n)[0])
+        return parsed
+
+    def run_line(self, run_id: str) -> int | None:
+        return self._s.runs.get(run_id)
+
+    def lines_of_run(self, run_id: str) -> list[int]:
+        return list(self._s.by_run.get(run_id, []))
+
+    def runs_of_session(self, session: str) -> list[str]:
+        return list(self._s.sessions.get(session, []))
+
+    def last_run(self) -> str | None:
+        if not self._s.runs:
+            return None
+        return max(self._s.runs, key=lambda r: self._s.runs[r])
+
+

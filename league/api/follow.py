@@ -1,0 +1,132 @@
+"""Follow a book: a local file or the API's NDJSON stream, resuming from the last line seen.
+
+Used by ``league tail``. Both sources yield ``(n, raw_line)`` in order. The URL follower keeps the
+number of the last line it delivered; when the connection drops it reconnects with
+``from = last + 1`` after a bounded, growing pause, so no line is skipped or delivered twice.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import structlog
+
+from league.api.errors import ApiError
+
+log = structlog.get_logger(__name__)
+Line = tuple[int, bytes]
+
+
+class FollowError(ApiError):
+    """The book cannot be followed (missing file, the API refused the request, retries exhausted)."""
+
+
+def follow_file(path: Path, start: int = 1, kinds: frozenset[str] = frozenset(), follow: bool = False,
+                poll_s: float = 0.2, sleep: Callable[[float], None] = time.sleep) -> Iterator[Line]:
+    """Lines ``start..`` of a local book; with ``follow`` keep polling for appended lines."""
+    if not path.is_file():
+        raise FollowError(f"{path}: no such book", fix="pass the path of council-book.jsonl or the API's URL")
+    n, offset, pending = 0, 0, b""
+    while True:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            data = fh.read()
+        offset += len(data)
+        pending += data
+        *complete, pending = pending.split(b"\n")
+        for raw in complete:
+            n += 1
+            if n >= start and _wanted(raw, kinds):
+                yield n, raw
+        if not follow:
+            return
+        sleep(poll_s)
+
+
+def _wanted(raw: bytes, kinds: frozenset[str]) -> bool:
+    if not kinds:
+        return True
+    try:
+        return str(json.loads(raw).get("kind", "")) in kinds
+    except ValueError:
+        return False
+
+
+def follow_url(base: str, start: int = 1, kinds: frozenset[str] = frozenset(), follow: bool = False,
+               retries: int = 8, client: httpx.Client | None = None,
+               sleep: Callable[[float], None] = time.sleep) -> Iterator[Line]:
+    """Lines from the API's ``/api/stream``; reconnects from the last line seen after a disconnect."""
+    own = client or httpx.Client(timeout=httpx.Timeout(10.0, read=None))
+    next_n, failures = start, 0
+    try:
+        while True:
+            try:
+                for n, raw in _one_connection(own, base, next_n, kinds, follow):
+                    next_n, failures = n + 1, 0
+                    yield n, raw
+                if not follow:
+                    return
+            except httpx.TransportError as exc:
+                failures += 1
+                if failures > retries:
+                    raise FollowError(f"lost {base} {failures} times in a row: {exc}",
+                                      fix="check that `league serve` is running") from exc
+                pause = min(30.0, 0.5 * 2 ** (failures - 1))
+                log.warning("tail.reconnect", url=base, next_line=next_n, pause_s=pause, error=str(exc))
+                sleep(pause)
+    finally:
+        if client is None:
+            own.close()
+
+
+def _one_connection(client: httpx.Client, base: str, start: int, kinds: frozenset[str],
+                    follow: bool) -> Iterator[Line]:
+    params: list[tuple[str, str | int | float | bool | None]] = [("from", start)]
+    params.append(("follow", "true" if follow else "false"))
+    params += [("kind", k) for k in sorted(kinds)]
+    with client.stream("GET", base.rstrip("/") + "/api/stream", params=params) as resp:
+        if resp.status_code != 200:
+            resp.read()
+            raise FollowError(f"{base} refused the stream ({resp.status_code}): {_error_text(resp)}")
+        for text in resp.iter_lines():
+            if not text.strip():
+                continue
+            raw = text.encode("utf-8")
+            yield int(json.loads(raw)["n"]), raw
+
+
+def _error_text(resp: httpx.Response) -> str:
+    try:
+        return str(resp.json().get("error", resp.text))
+    except ValueError:
+        return resp.text[:200]
+
+
+# ------------------------------------------------------------------------------ formatting
+def compact(raw: bytes) -> str:
+    """One short row for a score line; any other line is printed as it is stored."""
+    obj: dict[str, Any] = json.loads(raw)
+    if obj.get("kind") not in ("score", "score_h"):
+        return raw.decode("utf-8")
+    head = f"#{obj.get('n')} {obj.get('kind')} {obj.get('session', '')} {obj.get('run_id', '')}".rstrip()
+    markets = obj.get("markets")
+    if not isinstance(markets, dict):
+        return f"{head} at {obj.get('at', '')} (of {len(obj.get('of') or [])} answer lines)"
+    return head + "  " + "  ".join(_market_cell(code, m) for code, m in sorted(markets.items()))
+
+
+def _market_cell(code: str, m: Any) -> str:
+    if not isinstance(m, dict):
+        return f"{code} ?"
+    ref, close = m.get("ref"), m.get("close")
+    if not isinstance(ref, int | float) or not isinstance(close, int | float):
+        return f"{code} unresolved"
+    arrow = "up" if close > ref else "down"
+    change = (close / ref - 1) * 100 if ref else 0.0
+    draw = " draw" if m.get("draw") else ""
+    return f"{code} {ref:g}->{close:g} {change:+.2f}% {arrow}{draw}"

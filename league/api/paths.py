@@ -1,0 +1,49 @@
+"""Where the served files are: the open-data folder and the live book.
+
+``league serve --data DIR`` accepts the data folder written by ``league demo --out DIR`` (open data
+in ``DIR/public``, the live book in ``DIR/books``) or an open-data folder itself. The stream follows
+the live book when there is one, so a line sealed a second ago is delivered without waiting for
+the nightly publish.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from league.api.errors import BadRequest, DataFolderError, NotFound
+
+BOOK = "council-book.jsonl"
+
+
+@dataclass(frozen=True)
+class DataPaths:
+    public: Path
+    book: Path
+
+    @classmethod
+    def resolve(cls, data_dir: Path) -> DataPaths:
+        data_dir = Path(data_dir).resolve()
+        public = data_dir / "public" if (data_dir / "public").is_dir() else data_dir
+        live = data_dir / "books" / BOOK
+        book = live if live.is_file() else public / BOOK
+        if not book.is_file():
+            raise DataFolderError(
+                f"{data_dir}: no {BOOK} in books/ or public/",
+                fix="pass the folder written by `league demo --out DIR` (or an open-data folder) as --data",
+            )
+        return cls(public=public, book=book)
+
+    def public_file(self, relative: str) -> Path:
+        """The file ``relative`` names inside the open-data folder; traversal is refused, not resolved."""
+        parts = relative.split("/")
+        if "\x00" in relative or "\\" in relative or any(p in ("..", ".") for p in parts) or relative.startswith("/"):
+            raise BadRequest(f"path {relative!r} is refused: no '..', '.', backslash or absolute paths")
+        target = (self.public / relative).resolve()
+        if not target.is_relative_to(self.public.resolve()):
+            raise BadRequest(f"path {relative!r} leaves the open-data folder")
+        if target.is_dir() and (target / "index.html").is_file():
+            return target / "index.html"
+        if not target.is_file():
+            raise NotFound(f"no file {relative!r} in the open data", fix="see /index.html for the list of files")
+        return target

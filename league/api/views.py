@@ -1,0 +1,273 @@
+"""The JSON the API answers with, built from the published files and the book index.
+
+Published figures come first: the league table, grid, intervals, N_eff and calibration bins are
+read from ``council-league.json``, ``council-stats.json`` and ``council-calibration.json`` exactly
+as published, so the page shows what ``replay_brier.py`` checks. Where a file has not been
+produced yet, the table and grid fall back to plain means over ``council-forecasts.csv`` (same row
+rule as the recount) and say so in ``source``. Files are re-read only when their size or mtime
+changes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import threading
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from league.api.bookindex import BookIndex
+from league.api.errors import BadRequest, NotFound
+from league.api.paths import DataPaths
+
+RANK_MIN_FORECASTS = 30
+RANK_MIN_SESSIONS = 10
+CALIB_EDGES = (50.0, 60.0, 70.0, 80.0, 100.0)
+CALIB_MIN = 20
+SESSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+FALSE_WORDS = frozenset({"0", "false", "no", "n"})
+STATED = frozenset({"elicited", "explicit_50"})
+
+
+class Store:
+    """Cached readers of the open-data folder plus the live book's index."""
+
+    def __init__(self, paths: DataPaths) -> None:
+        self.paths = paths
+        self.book = BookIndex(paths.book)
+        self._cache: dict[str, tuple[tuple[int, int], Any]] = {}
+        self._lock = threading.Lock()
+
+    def _cached(self, name: str, load: Callable[[Path], Any]) -> Any:
+        path = self.paths.public / name
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return None
+        key = (st.st_size, st.st_mtime_ns)
+        with self._lock:
+            hit = self._cache.get(name)
+            if hit is not None and hit[0] == key:
+                return hit[1]
+        value = load(path)
+        with self._lock:
+            self._cache[name] = (key, value)
+        return value
+
+    def json(self, name: str) -> Any:
+        return self._cached(name, lambda p: json.loads(p.read_text(encoding="utf-8")))
+
+    def rows(self) -> list[dict[str, str]]:
+        def load(path: Path) -> list[dict[str, str]]:
+            with open(path, encoding="utf-8", newline="") as fh:
+                return list(csv.DictReader(fh))
+
+        return self._cached("council-forecasts.csv", load) or []
+
+
+# --------------------------------------------------------------------------- row helpers
+def _num(text: str | None) -> float | None:
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
+
+
+def scored(row: dict[str, str]) -> float | None:
+    """The row's Brier score when it enters a seat's stated-probability score, else None."""
+    if not (row.get("status") == "counted" and row.get("cell_status") in STATED
+            and row.get("run_role", "counted") == "counted" and row.get("line_kind", "answer") == "answer"
+            and (row.get("same_event") or "").strip().lower() not in FALSE_WORDS):
+        return None
+    p, ref, close = _num(row.get("prob_up")), _num(row.get("ref")), _num(row.get("close"))
+    if p is None or ref is None or close is None:
+        return None
+    return (p / 100.0 - (1.0 if close > ref else 0.0)) ** 2
+
+
+def _means(rows: list[dict[str, str]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    acc: dict[tuple[str, ...], list[Any]] = defaultdict(lambda: [0.0, 0, set()])
+    for row in rows:
+        score = scored(row)
+        if score is not None:
+            slot = acc[tuple(row[k] for k in keys)]
+            slot[0] += score
+            slot[1] += 1
+            slot[2].add(row["session"])
+    return [{**dict(zip(keys, key, strict=True)), "brier": s / n, "n": n, "sessions": len(sess)}
+            for key, (s, n, sess) in sorted(acc.items())]
+
+
+# ------------------------------------------------------------------------------- league
+def league_table(store: Store) -> dict[str, Any]:
+    """Per horizon, seats ordered by rank (ranked first) then Brier; the 30/10 rule stated."""
+    published = store.json("council-league.json")
+    models = published.get("models") if isinstance(published, dict) else None
+    source = "council-league.json"
+    if not isinstance(models, list):
+        models = [{**m, "in_table": m["n"] >= RANK_MIN_FORECASTS and m["sessions"] >= RANK_MIN_SESSIONS,
+                   "interval": None} for m in _means(store.rows(), ("seat", "horizon"))]
+        source = "computed from council-forecasts.csv (council-league.json not published yet)"
+    horizons: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for m in models:
+        horizons[str(m.get("horizon"))].append(_table_row(m))
+    for rows in horizons.values():
+        rows.sort(key=lambda r: (not r["in_table"], r["brier"] if r["brier"] is not None else 9.0, r["seat"]))
+    return {"source": source, "rule": {"forecasts": RANK_MIN_FORECASTS, "sessions": RANK_MIN_SESSIONS},
+            "horizons": {h: horizons[h] for h in _horizon_order(horizons)}}
+
+
+def _table_row(m: dict[str, Any]) -> dict[str, Any]:
+    interval = m.get("interval") if isinstance(m.get("interval"), dict) else {}
+    seat = str(m.get("seat"))
+    return {"seat": seat, "brier": m.get("brier"), "n": m.get("n"), "sessions": m.get("sessions"),
+            "in_table": bool(m.get("in_table")), "rank": m.get("rank"), "baseline": seat.startswith("_"),
+            "interval": {"lo": interval.get("lo"), "hi": interval.get("hi"), "method": interval.get("method"),
+                         "reason": interval.get("reason")} if interval else None}
+
+
+def _horizon_order(horizons: dict[str, Any]) -> list[str]:
+    order = ["1d", "1w", "1m", "6m"]
+    return [h for h in order if h in horizons] + sorted(h for h in horizons if h not in order)
+
+
+def grid(store: Store) -> dict[str, Any]:
+    published = store.json("council-league.json")
+    cells = published.get("grid", {}).get("cells") if isinstance(published, dict) else None
+    if isinstance(cells, list):
+        keep = ("seat", "asset", "horizon", "brier", "n", "sessions", "hit_rate")
+        return {"source": "council-league.json", "cells": [{k: c.get(k) for k in keep} for c in cells]}
+    return {"source": "computed from council-forecasts.csv",
+            "cells": _means(store.rows(), ("seat", "asset", "horizon"))}
+
+
+# ---------------------------------------------------------------------- seat, run, session
+def seat(store: Store, name: str) -> dict[str, Any]:
+    table = league_table(store)
+    rows = {h: r for h, rs in table["horizons"].items() for r in rs if r["seat"] == name}
+    cells = [c for c in grid(store)["cells"] if c["seat"] == name]
+    if not rows and not cells and not any(r["seat"] == name for r in store.rows()):
+        raise NotFound(f"no seat {name!r}", fix="see /api/league for the seats")
+    protocol = store.json("arena-protocol.json") or {}
+    versions = [v for v in protocol.get("model_versions", []) if v.get("seat") == name]
+    return {"seat": name, "horizons": rows, "grid": cells, "versions": versions}
+
+
+def run(store: Store, run_id: str) -> dict[str, Any]:
+    store.book.refresh()
+    n = store.book.run_line(run_id)
+    if n is None:
+        raise NotFound(f"no run {run_id!r} in the book", fix="see /api/today or /api/sessions/<date>")
+    content = _strip(store.book.line(n))
+    answers, others = [], []
+    for i in store.book.lines_of_run(run_id):
+        if i == n:
+            continue
+        line = store.book.line(i)
+        entry = {"n": i, "kind": line.get("kind"), "at": line.get("at")}
+        if line.get("kind") == "answer":
+            answers.append({**entry, **{k: line.get(k) for k in ("seat", "model", "version", "mode", "booked_at",
+                                                                   "attempt")},
+                            "cells": sum(len(v) for v in (line.get("items") or {}).values() if isinstance(v, dict))})
+        else:
+            others.append(entry)
+    return {"run_id": run_id, "line": n, "run": content, "answers": answers, "lines": others,
+            "n_eff": [r for r in n_eff(store)["per_run"] if r.get("run_id") == run_id]}
+
+
+def _strip(line: dict[str, Any]) -> dict[str, Any]:
+    """A run line without its bulky fields (the full line is in council-book.jsonl)."""
+    return {k: v for k, v in line.items() if k not in ("crowd", "roster") or not isinstance(v, dict | list)
+            or len(json.dumps(v)) < 2000}
+
+
+def session(store: Store, day: str) -> dict[str, Any]:
+    if not SESSION.match(day):
+        raise BadRequest(f"session {day!r} is not a date YYYY-MM-DD")
+    store.book.refresh()
+    runs = store.book.runs_of_session(day)
+    rows = [r for r in store.rows() if r["session"] == day]
+    if not runs and not rows:
+        raise NotFound(f"no run in session {day}")
+    markets: dict[str, Any] = {}
+    for r in rows:
+        if r.get("horizon") == "1d" and r.get("ref"):
+            markets.setdefault(r["asset"], {"ref": _num(r["ref"]), "close": _num(r.get("close"))})
+    return {"session": day, "runs": runs, "forecast_rows": len(rows), "markets": markets,
+            "league": _means(rows, ("seat", "horizon")), "proof": proof_links(store, day)}
+
+
+# ----------------------------------------------------------------- today, N_eff, calibration
+def n_eff(store: Store) -> dict[str, Any]:
+    stats = store.json("council-stats.json")
+    block = stats.get("n_eff", {}).get("counted") if isinstance(stats, dict) else None
+    if not isinstance(block, dict):
+        return {"source": "not published yet (council-stats.json)", "per_run": []}
+    keep = ("run_id", "session", "horizon", "n", "rho", "n_eff")
+    return {"source": "council-stats.json n_eff.counted",
+            "per_run": [{k: r.get(k) for k in keep} for r in block.get("per_run", [])]}
+
+
+def calibration(store: Store) -> dict[str, Any]:
+    published = store.json("council-calibration.json")
+    if isinstance(published, dict) and isinstance(published.get("bins"), list):
+        return {"source": "council-calibration.json", "calib_min": published.get("calib_min", CALIB_MIN),
+                "groups": [_bin_group(g) for g in published["bins"]]}
+    return {"source": "computed from council-forecasts.csv (council seats pooled)", "calib_min": CALIB_MIN,
+            "groups": _pooled_bins(store.rows())}
+
+
+def _bin_group(g: dict[str, Any]) -> dict[str, Any]:
+    who = g.get("seat") or g.get("consensus") or g.get("who") or "consensus"
+    return {"who": str(who), "horizon": g.get("horizon"), "bins": g.get("bins", [])}
+
+
+def _pooled_bins(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """Directional bins (scoring.md section 3): fold p < 50 to 100 - p with the outcome flipped."""
+    acc: dict[str, list[list[float]]] = defaultdict(lambda: [[] for _ in CALIB_EDGES[:-1]])
+    for r in rows:
+        p, ref, close = _num(r.get("prob_up")), _num(r.get("ref")), _num(r.get("close"))
+        if r["seat"].startswith("_") or scored(r) is None or p is None or p == 50 or ref is None or close is None:
+            continue
+        up = close > ref
+        folded, hit = (p, up) if p > 50 else (100 - p, not up)
+        b = next(i for i in range(len(CALIB_EDGES) - 1) if folded < CALIB_EDGES[i + 1] or i == len(CALIB_EDGES) - 2)
+        acc[r["horizon"]][b].append(folded if hit else -folded)
+    groups = []
+    for horizon in _horizon_order(acc):
+        bins = []
+        for i, values in enumerate(acc[horizon]):
+            shown = len(values) >= CALIB_MIN
+            bins.append({"bin": [CALIB_EDGES[i], CALIB_EDGES[i + 1]], "n": len(values), "shown": shown,
+                         "mean_stated": sum(abs(v) for v in values) / len(values) if shown else None,
+                         "realised": 100.0 * sum(v > 0 for v in values) / len(values) if shown else None})
+        groups.append({"who": "council (pooled)", "horizon": horizon, "bins": bins})
+    return groups
+
+
+def proof_links(store: Store, day: str) -> list[str]:
+    folder = store.paths.public / "proof" / day
+    if not folder.is_dir():
+        return []
+    return [f"/proof/{day}/{p.name}" for p in sorted(folder.iterdir()) if p.is_file()]
+
+
+def today(store: Store) -> dict[str, Any]:
+    store.book.refresh()
+    run_id = store.book.last_run()
+    if run_id is None:
+        return {"run": None, "book_lines": store.book.lines}
+    detail = run(store, run_id)
+    day = str(detail["run"].get("session", ""))
+    return {"run_id": run_id, "session": day, "at": detail["run"].get("at"), "line": detail["line"],
+            "answers": detail["answers"], "n_eff": detail["n_eff"], "proof": proof_links(store, day),
+            "book_lines": store.book.lines}
+
+
+def page(store: Store) -> dict[str, Any]:
+    """Everything the league page shows, in one answer."""
+    return {"today": today(store), "league": league_table(store), "grid": grid(store), "n_eff": n_eff(store),
+            "calibration": calibration(store)}

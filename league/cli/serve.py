@@ -1,0 +1,29 @@
+"""``league serve``: the read-only API and the league page over a data folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from league.cli._common import DataDir
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve)
+
+
+def serve(
+    data: DataDir = Path("data"),
+    host: Annotated[str, typer.Option("--host", envvar="LEAGUE_HOST", help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", envvar="LEAGUE_PORT", help="TCP port")] = 8080,
+) -> None:
+    """Serve the open data read-only at /, JSON views under /api, the book stream and the league page."""
+    import uvicorn
+
+    from league.api import create_app
+
+    application = create_app(data)
+    typer.echo(f"serving {data} on http://{host}:{port}/ (league page at /, open data at /index.html)")
+    uvicorn.run(application, host=host, port=port, log_level="warning")

@@ -1,0 +1,41 @@
+"""``league tail``: print the book's lines as they are sealed (a local file or the API's stream)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+DEFAULT_BOOK = "data/books/council-book.jsonl"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("tail")(tail)
+
+
+def tail(
+    source: Annotated[str, typer.Argument(envvar="LEAGUE_TAIL_SOURCE",
+                                          help="book file or API base URL (http://host:port)")] = DEFAULT_BOOK,
+    kind: Annotated[list[str] | None, typer.Option("--kind", envvar="LEAGUE_TAIL_KIND",
+                                                   help="only lines of this kind (repeatable)")] = None,
+    start: Annotated[int, typer.Option("--from", envvar="LEAGUE_TAIL_FROM", min=1,
+                                       help="first line number to print")] = 1,
+    follow: Annotated[bool, typer.Option("--follow/--no-follow", "-f", envvar="LEAGUE_TAIL_FOLLOW",
+                                         help="keep waiting for new lines")] = False,
+    raw: Annotated[bool, typer.Option("--raw", envvar="LEAGUE_TAIL_RAW",
+                                      help="print score lines whole instead of a compact row")] = False,
+) -> None:
+    """Print each line from --from on; score lines as one compact row. Resumes after a disconnect."""
+    from league.api.follow import compact, follow_file, follow_url
+
+    kinds = frozenset(kind or [])
+    if source.startswith(("http://", "https://")):
+        lines = follow_url(source, start, kinds, follow)
+    else:
+        lines = follow_file(Path(source), start, kinds, follow)
+    try:
+        for _, line in lines:
+            typer.echo(line.decode("utf-8") if raw else compact(line))
+    except KeyboardInterrupt:
+        raise typer.Exit(0) from None
