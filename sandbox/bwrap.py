@@ -156,9 +156,7 @@ class BwrapSandbox:
         return shutil.which(os.environ.get("LEAGUE_BWRAP", "bwrap")) is not None
 
     # -- building ---------------------------------------------------------------------------------
-    def home_files(
-        self, profile: Profile, files_in_home: Mapping[str, bytes] | None
-    ) -> list[tuple[str, bytes, bool]]:
+    def home_files(self, profile: Profile, files_in_home: Mapping[str, bytes] | None) -> list[tuple[str, bytes, bool]]:
         """(relative path, content, writable) for the profile's present credentials and extra files."""
         root = self.creds_home or credentials_home()
         out: list[tuple[str, bytes, bool]] = []
@@ -177,7 +175,7 @@ class BwrapSandbox:
         for key in ("LANG", "TZ"):
             if os.environ.get(key):
                 base[key] = os.environ[key]
-        base.update({k: os.environ[k] for k in profile.env_keys if os.environ.get(k)})
+        base.update({k: os.environ[k] for k in (*profile.env_keys, *profile.config_env) if os.environ.get(k)})
         base.update(env or {})
         base["HOME"] = SANDBOX_HOME
         return base
@@ -244,9 +242,7 @@ class BwrapSandbox:
         status_r, status_w = os.pipe()
         try:
             cmd = self.build_argv(argv, prof, net, fds, status_w)
-            return self._run(
-                cmd, tuple(argv), prof, stdin, timeout, self.env_for(prof, env), fds, status_r, status_w
-            )
+            return self._run(cmd, tuple(argv), prof, stdin, timeout, self.env_for(prof, env), fds, status_r, status_w)
         finally:
             for _, fd, _ in fds:
                 os.close(fd)
@@ -322,7 +318,7 @@ class BwrapSandbox:
         if run.ended_by is None and "exit-code" not in status:
             detail = err.data().decode("utf-8", "replace").strip()
             log.error("sandbox.setup_failed", detail=detail, code=run.proc.returncode)
-            raise SandboxError(f"the sandbox failed to start: {detail or 'no detail'}", fix=INSTALL_FIX)
+            raise SandboxError(f"the sandbox failed to start: {detail or 'no detail'}", fix=_setup_fix(detail))
         ended_by = run.ended_by or _classify_exit(exit_code, err.data())
         return ExecResult(
             argv=argv,
@@ -337,6 +333,14 @@ class BwrapSandbox:
             stderr_truncated=err.truncated,
             detail=_detail(ended_by, out, exit_code),
         )
+
+
+def _setup_fix(detail: str) -> str:
+    if "execvp" in detail:
+        return "the command is not installed inside the sandbox: install it under /usr (e.g. npm install -g)"
+    if "namespace" in detail or "setting up uid map" in detail:
+        return "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or check bwrap"
+    return INSTALL_FIX
 
 
 def _memfd(rel: str, content: bytes) -> int:

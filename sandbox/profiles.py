@@ -58,6 +58,7 @@ class Profile:
     name: str
     credentials: tuple[CredentialFile, ...] = ()
     env_keys: tuple[str, ...] = ()
+    config_env: tuple[str, ...] = ()
     allow_net: bool = True
     memory_mb: int = 2048
     nproc: int = 256
@@ -68,7 +69,7 @@ class Profile:
     ro_binds: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        bad = [k for k in self.env_keys if not _ENV_NAME.match(k) or k in BASE_ENV]
+        bad = [k for k in (*self.env_keys, *self.config_env) if not _ENV_NAME.match(k) or k in BASE_ENV]
         if bad:
             raise SandboxError(f"profile {self.name!r}: bad env key names {bad}")
         if min(self.memory_mb, self.nproc, self.fsize_mb, self.nofile, self.stdout_cap, self.stderr_cap) <= 0:
@@ -97,16 +98,16 @@ PROFILES: dict[str, Profile] = {
     "scripted": Profile("scripted", allow_net=False, memory_mb=512, nproc=64),
     "claude": Profile(
         "claude",
-        credentials=_cred(
-            ".claude/.credentials.json", ".claude.json", ".claude/settings.json", writable=True
-        ),
-        env_keys=("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_BASE_URL"),
+        credentials=_cred(".claude/.credentials.json", ".claude.json", ".claude/settings.json", writable=True),
+        env_keys=("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"),
+        config_env=("ANTHROPIC_BASE_URL",),
         memory_mb=8192,
     ),
     "codex": Profile(
         "codex",
         credentials=_cred(".codex/auth.json", ".codex/config.toml", writable=True),
-        env_keys=("OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"),
+        env_keys=("OPENAI_API_KEY", "CODEX_API_KEY"),
+        config_env=("OPENAI_BASE_URL",),
         memory_mb=8192,
     ),
     "gemini": Profile(
@@ -114,13 +115,15 @@ PROFILES: dict[str, Profile] = {
         credentials=_cred(
             ".gemini/settings.json", ".gemini/oauth_creds.json", ".gemini/google_accounts.json", writable=True
         ),
-        env_keys=("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"),
+        env_keys=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        config_env=("GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT"),
         memory_mb=8192,
     ),
     "grok": Profile(
         "grok",
         credentials=_cred(".grok/user-settings.json", writable=True),
-        env_keys=("GROK_API_KEY", "GROK_BASE_URL"),
+        env_keys=("GROK_API_KEY",),
+        config_env=("GROK_BASE_URL",),
         memory_mb=8192,
     ),
 }
@@ -131,9 +134,7 @@ def get_profile(name: str) -> Profile:
     try:
         return PROFILES[name]
     except KeyError:
-        raise SandboxError(
-            f"unknown sandbox profile {name!r}; known: {', '.join(sorted(PROFILES))}"
-        ) from None
+        raise SandboxError(f"unknown sandbox profile {name!r}; known: {', '.join(sorted(PROFILES))}") from None
 
 
 def credentials_home() -> Path:

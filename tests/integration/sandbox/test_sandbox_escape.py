@@ -49,18 +49,14 @@ def planted(tmp_path: Path) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize("folder", ["data", "config"])
-def test_operator_folders_are_not_mounted(
-    sandbox: BwrapSandbox, planted: dict[str, Path], folder: str
-) -> None:
+def test_operator_folders_are_not_mounted(sandbox: BwrapSandbox, planted: dict[str, Path], folder: str) -> None:
     code, out, _ = sh(sandbox, f"cat {planted[folder]}; ls {planted[folder].parent}")
     assert f"PLANTED-{folder}" not in out
     assert code != 0
 
 
 def test_root_and_home_and_work_are_absent(sandbox: BwrapSandbox) -> None:
-    code, out, _ = sh(
-        sandbox, "for d in /root /home/* /work /srv /var; do [ -e $d ] && echo VISIBLE $d; done; true"
-    )
+    code, out, _ = sh(sandbox, "for d in /root /home/* /work /srv /var; do [ -e $d ] && echo VISIBLE $d; done; true")
     assert code == 0
     assert out.strip() == "VISIBLE /home/seat"
 
@@ -133,9 +129,7 @@ def local_server() -> Iterator[int]:
 
 
 CONNECT = (
-    "import socket,sys\n"
-    "s=socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=2)\n"
-    "print(s.recv(100))"
+    "import socket,sys\ns=socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=2)\nprint(s.recv(100))"
 )
 
 
@@ -222,9 +216,7 @@ def test_setup_failure_is_an_error_not_a_result(tmp_path: Path) -> None:
 
 
 def test_seat_cannot_fake_a_sandbox_incident(sandbox: BwrapSandbox) -> None:
-    res = sandbox.exec(
-        ["/bin/sh", "-c", "echo 'bwrap: Creating new namespace failed' >&2; exit 1"], timeout=5
-    )
+    res = sandbox.exec(["/bin/sh", "-c", "echo 'bwrap: Creating new namespace failed' >&2; exit 1"], timeout=5)
     assert res.ended_by is EndedBy.EXIT and res.exit_code == 1
 
 

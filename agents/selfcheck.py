@@ -1,0 +1,63 @@
+"""Per-seat self-check: is the seat's CLI installed, are its credentials in place, and does it
+answer a trivial ask? Used by ``league doctor`` and ``league seat check``, and by the daemon before
+each batch. Returns :class:`sandbox.selfcheck.Check` lines; never raises for a broken seat."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from hashlib import sha256
+
+from agents.base import Ask, Now, SeatReply, SeatSpec
+from agents.cli_seat import CliSeat
+from agents.registry import SANDBOXED, build_seat, load_adapter
+from sandbox.interface import Sandbox
+from sandbox.selfcheck import Check, check_cli, check_credentials
+
+TRIVIAL_TEXT = (
+    "This is a connectivity check from the forecasting league; it is not scored. "
+    'End your reply with exactly this JSON object: {"forecast": {"SPX": {"1d": {"prob_up": 50, "action": "hold"}}}}'
+)
+
+
+def trivial_ask(session: str = "selfcheck") -> Ask:
+    """The fixed test ask (one market, one horizon) every kind of seat can answer."""
+    context = {"markets": {"SPX": {"horizons": ["1d"], "last_change_pct": 0.0, "price": 6000.0}}}
+    return Ask(text=TRIVIAL_TEXT, sha256=sha256(TRIVIAL_TEXT.encode()).hexdigest(), session=session, context=context)
+
+
+def static_checks(spec: SeatSpec) -> list[Check]:
+    """Checks that run nothing: adapter known, CLI on the sandbox PATH, credentials present."""
+    try:
+        cls = load_adapter(spec.adapter)
+    except Exception as exc:  # noqa: BLE001 - reported as a failed check
+        return [Check(f"{spec.name}: adapter {spec.adapter}", False, str(exc))]
+    checks = [Check(f"{spec.name}: adapter {spec.adapter}", True, f"{cls.__module__}.{cls.__name__}")]
+    if issubclass(cls, CliSeat):
+        seat = cls(spec)
+        if not spec.options.get("executable"):
+            checks.append(_named(spec, check_cli(seat.command)))
+        checks.append(_named(spec, check_credentials(seat.profile())))
+    return checks
+
+
+def _named(spec: SeatSpec, check: Check) -> Check:
+    return Check(f"{spec.name}: {check.name}", check.ok, check.detail, check.fix)
+
+
+@dataclass(frozen=True)
+class SeatCheck:
+    """The outcome of one trivial ask: the reply and how long it took."""
+
+    reply: SeatReply
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.reply.failure is None and not self.reply.silent
+
+
+def run_trivial_ask(spec: SeatSpec, now: Now, sandbox: Sandbox | None = None) -> SeatCheck:
+    """Ask the seat the trivial question (in its sandbox if it is a sandboxed kind)."""
+    seat = build_seat(spec, sandbox=sandbox if spec.adapter in SANDBOXED else None)
+    reply = seat.ask(trivial_ask(), now)
+    return SeatCheck(reply, (reply.finished_at - reply.started_at).total_seconds())

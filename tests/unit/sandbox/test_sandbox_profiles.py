@@ -1,0 +1,112 @@
+"""Profiles and argv building (no bubblewrap needed)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from sandbox.interface import EndedBy, ExecResult, SandboxError
+from sandbox.profiles import PROFILES, Profile, get_profile, home_relative, present_credentials
+
+
+def test_vendor_profiles_name_only_their_own_files() -> None:
+    owners = {"claude": ".claude", "codex": ".codex", "gemini": ".gemini", "grok": ".grok"}
+    for name, prefix in owners.items():
+        rels = [c.rel for c in PROFILES[name].credentials]
+        assert rels and all(r.startswith(prefix) for r in rels), name
+
+
+def test_unknown_profile_lists_known() -> None:
+    with pytest.raises(SandboxError, match="claude"):
+        get_profile("nope")
+
+
+@pytest.mark.parametrize("bad", ["/etc/shadow", "../x", "a/../../x", "", "."])
+def test_home_paths_must_stay_inside(bad: str) -> None:
+    with pytest.raises(SandboxError):
+        home_relative(bad)
+
+
+def test_roster_tilde_paths_become_relative() -> None:
+    prof = get_profile("claude").with_credentials(["~/.claude.json", ".claude/.credentials.json"])
+    assert [c.rel for c in prof.credentials] == [".claude.json", ".claude/.credentials.json"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"env_keys": ("lower",)},
+        {"env_keys": ("PATH",)},
+        {"memory_mb": 0},
+        {"ro_binds": ("/root",)},
+        {"ro_binds": ("relative",)},
+        {"ro_binds": ("/home/",)},
+    ],
+)
+def test_bad_profiles_refused(change: dict[str, object]) -> None:
+    with pytest.raises(SandboxError):
+        dataclasses.replace(get_profile("default"), **change)  # type: ignore[arg-type]
+
+
+def test_present_credentials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GROK_API_KEY", raising=False)
+    assert present_credentials(get_profile("grok"), tmp_path) == []
+    (tmp_path / ".grok").mkdir()
+    (tmp_path / ".grok/user-settings.json").write_text("{}")
+    monkeypatch.setenv("GROK_API_KEY", "k")
+    monkeypatch.setenv("GROK_BASE_URL", "http://x")  # configuration, not a credential
+    assert present_credentials(get_profile("grok"), tmp_path) == [".grok/user-settings.json", "$GROK_API_KEY"]
+
+
+def test_exec_result_validates() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    t = datetime(2026, 1, 1, tzinfo=UTC)
+    with pytest.raises(ValueError):
+        ExecResult(("x",), b"", b"", 0, t, t - timedelta(seconds=1), EndedBy.EXIT, 0.0)
+    with pytest.raises(ValueError):
+        ExecResult(("x",), b"", b"", 0, t.replace(tzinfo=None), t.replace(tzinfo=None), EndedBy.EXIT, 0.0)
+
+
+def test_argv_has_isolation_flags(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sandbox import bwrap
+
+    monkeypatch.setattr(bwrap.shutil, "which", lambda name, **_: f"/usr/bin/{Path(name).name}")
+    box = bwrap.BwrapSandbox()
+    argv = box.build_argv(["cmd"], get_profile("claude"), False, [(".claude.json", 7, True)], 9)
+    for flag in (
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-net",
+        "--die-with-parent",
+        "--new-session",
+    ):
+        assert flag in argv
+    assert argv[argv.index("--json-status-fd") + 1] == "9"
+    assert argv[-2:] == ["--", "cmd"]
+    assert "/root" not in argv and "/home" not in argv
+    assert not any(a.startswith("/work") for a in argv)
+    shared = box.build_argv(["cmd"], get_profile("claude"), True, [], 9)
+    assert "--unshare-net" not in shared
+
+
+def test_env_is_allow_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sandbox import bwrap
+
+    monkeypatch.setattr(bwrap.shutil, "which", lambda name, **_: f"/usr/bin/{Path(name).name}")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "s")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "a")
+    monkeypatch.setenv("OPENAI_API_KEY", "o")
+    env = bwrap.BwrapSandbox().env_for(get_profile("claude"), {"EXTRA": "1", "HOME": "/root"})
+    assert set(env) == {"PATH", "HOME", "LANG", "TZ", "ANTHROPIC_API_KEY", "EXTRA"}
+    assert env["HOME"] == "/home/seat"
+
+
+def test_profile_is_frozen() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        get_profile("default").nproc = 1  # type: ignore[misc]
+    assert isinstance(get_profile("default"), Profile)
