@@ -405,7 +405,7 @@ def parse_stamped_list(text: str) -> list[tuple[str, int, str, str]]:
 
     pattern = re.compile(r"^(.+): (\d+) lines, sha256 ([0-9a-f]{64}), last link ([0-9a-f]{64}|)$")
     found = []
-    for row in text.splitlines():
+    for row in text.split("\n"):  # not splitlines(): a book name may hold \x0c, \x1c or U+2028
         m = pattern.match(row)
         if m:
             found.append((m.group(1), int(m.group(2)), m.group(3), m.group(4)))
