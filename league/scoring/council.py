@@ -121,9 +121,7 @@ def distinctiveness(rows: pd.DataFrame) -> list[dict[str, Any]]:
     for horizon, sub in r.groupby("horizon", sort=True):
         cube, _, _, seats = _cube(sub, "p")
         sim, _ = simmod.pairwise(cube)
-        eye = np.eye(len(seats), dtype=bool)[None]
-        with np.errstate(invalid="ignore"):
-            mean_corr = np.nanmean(np.where(eye, np.nan, sim).reshape(-1, len(seats)), axis=0)
+        mean_corr = _mean_with_others(sim)
         agree = _majority_agreement(sub)
         for i, seat in enumerate(seats):
             a = agree.get(seat, (0, 0))
@@ -191,12 +189,20 @@ def _pooled_mean_corr(rows: pd.DataFrame) -> dict[str, float]:
     for _, sub in rows.groupby("horizon"):
         cube, _, _, seats = _cube(sub, "p")
         sim, _ = simmod.pairwise(cube)
-        eye = np.eye(len(seats), dtype=bool)[None]
-        with np.errstate(invalid="ignore"):
-            per = np.nanmean(np.where(eye, np.nan, sim).reshape(-1, len(seats)), axis=0)
+        per = _mean_with_others(sim)
         for i, seat in enumerate(seats):
             acc.setdefault(seat, []).append(float(per[i]))
-    return {s: float(np.nanmean(v)) if np.isfinite(v).any() else float("nan") for s, v in acc.items()}
+    return {s: _nanmean(np.asarray(v, dtype=float)) for s, v in acc.items()}
+
+
+def _mean_with_others(sim: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Per seat: mean of its finite similarities with the other seats over all runs."""
+    s = sim.shape[1]
+    vals = np.where(np.eye(s, dtype=bool)[None], np.nan, sim).reshape(-1, s)
+    finite = np.isfinite(vals)
+    count = finite.sum(axis=0)
+    total = np.where(finite, vals, 0.0).sum(axis=0)
+    return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
 def shadow_consensus(rows: pd.DataFrame, cons: pd.DataFrame, weights: Mapping[str, Any]) -> dict[str, Any]:
@@ -232,8 +238,7 @@ def _sides_horizon(sub: pd.DataFrame, horizon: str, side_of: Mapping[str, str]) 
     in_a = np.array([side_of[s] == labels[0] for s in seats])
     same = in_a[:, None] == in_a[None, :]
     off = ~np.eye(len(seats), dtype=bool)
-    within = float(np.nanmean(sim[:, same & off])) if (same & off).any() else float("nan")
-    between = float(np.nanmean(sim[:, ~same])) if (~same).any() else float("nan")
+    within, between = _nanmean(sim[:, same & off]), _nanmean(sim[:, ~same])
     y = sub.pivot_table(index=["run_id", "event_key"], columns="seat", values="p", aggfunc="first")[seats]
     y_arr = y.to_numpy(dtype=float)
     gaps = _gaps(y_arr, in_a[None, :])[:, 0]
@@ -247,6 +252,12 @@ def _sides_horizon(sub: pd.DataFrame, horizon: str, side_of: Mapping[str, str]) 
             "largest_gap_cell": _cell_name(y.index[cell], sub) if cell >= 0 else None,
             "splits": int(t_null.size), "p_value": _f(np.mean(t_null >= t_obs - 1e-12)) if t_null.size else None,
             "gap_owner": _gap_owner(y_arr[cell], in_a, seats) if cell >= 0 else None}
+
+
+def _nanmean(values: npt.NDArray[np.float64]) -> float:
+    """Mean of the finite values; NaN (no warning) when there are none."""
+    finite = values[np.isfinite(values)]
+    return float(finite.mean()) if finite.size else float("nan")
 
 
 def _cell_name(key: tuple[str, str], sub: pd.DataFrame) -> dict[str, str]:

@@ -107,10 +107,13 @@ def _check_horizons(df: pd.DataFrame) -> None:
 
 
 def _pre_reference(df: pd.DataFrame) -> pd.Series:
-    """An answer counts for the council only when sealed strictly before its event's reference."""
+    """An answer counts for the council only when sealed before (at the latest at) its event's reference.
+
+    Equality is allowed because bitcoin's reference is the first bar at or after the sealing second.
+    """
     sealed = _times(df, "sealed_at")
     reference = _times(df, "event_reference_at").fillna(_times(df, "reference_at"))
-    return (sealed < reference).fillna(False).astype(bool)
+    return (sealed <= reference).fillna(False).astype(bool)
 
 
 def _event_key(df: pd.DataFrame) -> pd.Series:

@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 from rich.table import Table
 
+from league.scoring.constants import HORIZONS
 from league.scoring.frame import scored_rows
 from league.scoring.missing import three_outcomes
 
@@ -21,7 +22,7 @@ def league_rows(df: pd.DataFrame) -> list[dict[str, Any]]:
     cov = {(m["horizon"], m["seat"]): m["coverage"] for m in three_outcomes(df)}
     rows = [{"horizon": str(h), "seat": str(s), "brier": float(r["brier"]), "n": int(r["n"]),
              "sessions": int(r["sessions"]), "coverage": cov.get((h, s))} for (h, s), r in tab.iterrows()]
-    return sorted(rows, key=lambda r: (r["horizon"], r["brier"]))
+    return sorted(rows, key=lambda r: (HORIZONS.index(r["horizon"]), r["brier"], r["seat"]))
 
 
 def league_table(df: pd.DataFrame, title: str = "League table (Brier, all rows; lower is better)") -> Table:

@@ -1,0 +1,39 @@
+"""Reading the forecasts table: typed columns, and clear errors that name the bad row."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from league.scoring.errors import ForecastsInputError
+from league.scoring.frame import load_forecasts, scored_rows
+
+ASSETS = Path(__file__).parents[2] / "assets" / "scoring"
+
+
+def test_golden_small_file_parses_and_derives_outcomes() -> None:
+    df = load_forecasts(ASSETS / "forecasts_small.csv")
+    assert len(df) == 8
+    spx = df.loc[(df["seat"] == "alpha") & (df["asset"] == "SPX")].iloc[0]
+    assert spx["p"] == 70.0 and spx["outcome"] == 1.0 and bool(spx["pre_ref"])
+    # an unchanged price is not a rise; an empty close leaves the row unresolved
+    assert df.loc[df["asset"] == "TNX", "outcome"].tolist() == [0.0, 0.0, 0.0]
+    assert df.loc[df["asset"] == "VIX", "resolved"].tolist() == [False, False]
+    assert set(scored_rows(df)["seat"]) == {"alpha", "_coin"}
+    assert df["line"].iloc[0] == "12"  # raw text is kept as it was
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("forecasts_bad_prob.csv", "'sixty' is not a number"),
+    ("forecasts_prob_range.csv", "outside 0-100"),
+    ("forecasts_missing_column.csv", "lacks columns: prob_up"),
+])
+def test_broken_files_fail_with_the_row_named(name: str, message: str) -> None:
+    with pytest.raises(ForecastsInputError, match=message):
+        load_forecasts(ASSETS / name)
+
+
+def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ForecastsInputError, match="not found"):
+        load_forecasts(tmp_path / "nope.csv")
