@@ -69,6 +69,8 @@ def oracle_hints(lg: League, session: date) -> dict[str, dict[str, float]]:
     for code, by_h in run_events(lg, session.isoformat()).items():
         hints[code] = {}
         for h, ev in by_h.items():
+            if h not in ("1d", "1w"):
+                continue
             from league.contracts import EventContract
 
             contract = EventContract(**{k: ev[k] for k in EventContract.__dataclass_fields__})

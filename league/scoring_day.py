@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import structlog
@@ -180,23 +180,40 @@ def _ceil_second(t: datetime) -> datetime:
 
 # ------------------------------------------------------------------------------ prices
 class _Bars:
-    """Bars fetched once per job; a provider failure is remembered and reported per window."""
+    """Bars fetched once per job, a whole UTC day per symbol at a time, then sliced.
+
+    A provider failure is remembered and reported per window; the cache lives only as long as
+    the job, so a day fetched while it was still trading is never reused as if complete.
+    """
 
     def __init__(self, lg: League) -> None:
         self.lg = lg
-        self.cache: dict[tuple[str, datetime, datetime], list[Any]] = {}
+        self.days: dict[tuple[str, date], list[Any] | None] = {}
         self.errors: list[str] = []
 
-    def get(self, symbol: str, start: datetime, end: datetime) -> list[Any] | None:
-        key = (symbol, start, end)
-        if key not in self.cache:
+    def _day(self, symbol: str, day: date) -> list[Any] | None:
+        key = (symbol, day)
+        if key not in self.days:
+            start = datetime(day.year, day.month, day.day, tzinfo=UTC)
             try:
-                self.cache[key] = list(self.lg.prices.bars(symbol, start, end))
+                self.days[key] = list(self.lg.prices.bars(symbol, start, start + timedelta(days=1)))
             except Exception as exc:  # noqa: BLE001 - leaves the cell unresolved, reported in the line
-                self.errors.append(f"{symbol} {iso_seconds(start)}..{iso_seconds(end)}: {exc}")
-                log.warning("prices.unavailable", symbol=symbol, error=str(exc))
+                self.errors.append(f"{symbol} {day.isoformat()}: {exc}")
+                log.warning("prices.unavailable", symbol=symbol, day=day.isoformat(), error=str(exc))
+                self.days[key] = None
+        return self.days[key]
+
+    def get(self, symbol: str, start: datetime, end: datetime) -> list[Any] | None:
+        """Bars with start in [start, end); ``None`` when any day of the window could not be read."""
+        out: list[Any] = []
+        day = start.astimezone(UTC).date()
+        while datetime(day.year, day.month, day.day, tzinfo=UTC) < end:
+            got = self._day(symbol, day)
+            if got is None:
                 return None
-        return self.cache[key]
+            out.extend(b for b in got if start <= b.start < end)
+            day += timedelta(days=1)
+        return out
 
 
 def resolve_event(lg: League, ev: Event, bars: _Bars) -> None:
