@@ -119,14 +119,15 @@ function renderNeff(neff) {
   const colors = ["#4c78a8", "#f58518", "#54a24b", "#b279a2"];
   const runs = [...new Set(rows.map((r) => r.run_id))];
   const w = 760, h = 200, pad = 34;
-  const maxY = Math.max(2, ...rows.map((r) => Math.max(r.n, r.n_eff)));
+  // N_eff exceeds n only when seats anti-correlate (ρ < 0); such points are drawn at n, the title says more.
+  const maxY = Math.max(2, ...rows.map((r) => r.n));
   const s = svg("svg", {id: "neff-svg", width: w, height: h + 30, role: "img", "aria-label": "N_eff per run"});
   s.append(svg("line", {x1: pad, y1: h, x2: w - 10, y2: h, stroke: "#99a"}));
-  s.append(svg("text", {x: 4, y: pad - 16}, `N_eff (axis top ${fmt(maxY, 1)})`));
+  s.append(svg("text", {x: 4, y: pad - 16}, `N_eff (axis top: ${maxY} seats)`));
   horizons.forEach((hz, k) => {
     const pts = rows.filter((r) => r.horizon === hz).map((r) => {
       const x = pad + (runs.indexOf(r.run_id) / Math.max(1, runs.length - 1)) * (w - pad - 20);
-      const y = h - (r.n_eff / maxY) * (h - pad);
+      const y = h - (Math.max(0, Math.min(r.n_eff, maxY)) / maxY) * (h - pad);
       return [x, y, r];
     });
     s.append(svg("polyline", {points: pts.map((p) => `${p[0].toFixed(1)},${p[1].toFixed(1)}`).join(" "),

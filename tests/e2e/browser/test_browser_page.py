@@ -1,0 +1,112 @@
+"""The league page rendered by headless Debian chromium against a live `league serve` app.
+
+Installs nothing: skipped with a reason when /usr/bin/chromium is absent. The screenshot is kept
+under test-artifacts/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "unit" / "publish"))
+
+from season_fixture import Season, write_season  # noqa: E402
+
+from league.api import create_app  # noqa: E402
+from league.publish import publish  # noqa: E402
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--no-first-run", "--disable-sync", "--hide-scrollbars",
+         "--virtual-time-budget=10000"]
+
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium")]
+
+
+class Dom(HTMLParser):
+    """Collects the elements the test checks: league rows and heat-map cells, by their data attributes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[dict[str, str]] = []
+        self.cells: list[dict[str, str]] = []
+        self.ready = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        classes = a.get("class", "").split()
+        if tag == "tr" and "seat-row" in classes:
+            self.rows.append(a)
+        if tag == "g" and "cell" in classes:
+            self.cells.append(a)
+        if tag == "body":
+            self.ready = a.get("data-ready", "")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Season]]:
+    season = write_season(tmp_path_factory.mktemp("page") / "data")
+    publish(season.data)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(create_app(season.data), log_level="warning", lifespan="off",
+                                           timeout_graceful_shutdown=1))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/", season
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)
+
+
+def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    profile = tmp_path / "profile"
+    profile.mkdir(exist_ok=True)
+    return subprocess.run([str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *args], capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def test_page_shows_the_table_rows_and_the_grid(site: tuple[str, Season], tmp_path: Path) -> None:
+    url, season = site
+    result = chromium(tmp_path, "--dump-dom", url)
+    assert result.returncode == 0, result.stderr[-2000:]
+    dom = Dom()
+    dom.feed(result.stdout)
+    assert dom.ready == "1", result.stdout[-2000:]
+    shown = Counter((r["data-seat"], r["data-horizon"]) for r in dom.rows)
+    expected = Counter((m["seat"], m["horizon"]) for m in season.models)
+    assert shown == expected
+    gamma = [r for r in dom.rows if r["data-seat"] == "gamma"]
+    assert all("unranked" in r["class"] for r in gamma)  # 9 sessions: below the 30/10 rule
+    cells = {(c["data-seat"], c["data-asset"], c["data-horizon"]) for c in dom.cells}
+    assert cells == {(s, a, h) for s in season.seats for a in season.assets for h in season.horizons}
+    assert all(c["data-brier"] not in ("", "null") for c in dom.cells)
+
+
+def test_screenshot_is_kept(site: tuple[str, Season], tmp_path: Path) -> None:
+    url, _ = site
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = tmp_path / "league-page.png"
+    result = chromium(tmp_path, "--window-size=1200,2400", f"--screenshot={shot}", url)
+    assert result.returncode == 0, result.stderr[-2000:]
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+    shutil.copyfile(shot, ARTIFACTS / "league-page.png")
