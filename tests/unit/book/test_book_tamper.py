@@ -234,3 +234,36 @@ def test_parallel_path_on_golden_files(name: str) -> None:
         parallel = verify(ASSETS / name, workers=2)
     assert parallel == serial
     assert [serial.bad_line, reason_class(serial.reason)] == EXPECTED[name]
+
+
+def _resealed(content: dict[str, object], n: int, prev: str) -> bytes:
+    line = {**content, "n": n, "prev": prev, "seal": H(content)}
+    line["link"] = H(line)
+    return json.dumps(line, ensure_ascii=False).encode()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("k", range(1, N + 1))
+def test_resealed_line_with_a_wrong_prev(k: int, workers: int) -> None:
+    """Line k is re-sealed so that its own seal and link hold, but its prev is not line k-1's link."""
+    content = {key: v for key, v in json.loads(ROWS[k - 1]).items() if key not in ("n", "prev", "seal", "link")}
+    rows = list(ROWS)
+    rows[k - 1] = _resealed(content, k, "f" * 64)
+    bad = join(rows)
+    with mock.patch.object(verify_fast, "CHUNK_BYTES", 700):
+        assert_names(check(bad, workers), bad, k, "prev")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("k", range(1, N))
+def test_two_valid_chains_spliced(k: int, workers: int) -> None:
+    """Lines 1..k of this book, then lines k+1.. of another valid book: line k+1's prev breaks."""
+    other, prev = [], ""
+    for n, row in enumerate(ROWS, 1):
+        content = {key: v for key, v in json.loads(row).items() if key not in ("n", "prev", "seal", "link")}
+        other.append(_resealed({**content, "other": True}, n, prev))
+        prev = json.loads(other[-1])["link"]
+    assert oracle(join(other)) == (0, "")
+    bad = join(ROWS[:k] + other[k:])
+    with mock.patch.object(verify_fast, "CHUNK_BYTES", 700):
+        assert_names(check(bad, workers), bad, k + 1, "prev")
