@@ -160,6 +160,22 @@ def prefix_facts(book: Path, n: int) -> tuple[int, str, str | None]:
     return count, digest.hexdigest(), link
 
 
+def prefix_table(book: Path, ns: set[int]) -> dict[int, tuple[int, str, str | None]]:
+    """``prefix_facts`` for many N at once: one read of the book, a digest copy at each N."""
+    digest, count, out = hashlib.sha256(), 0, {}
+    last = max(ns, default=0)
+    with open(book, "rb") as fh:
+        for raw in fh:
+            if count == last or not raw.endswith(b"\n"):
+                break
+            digest.update(raw)
+            count += 1
+            if count in ns:
+                out[count] = (count, digest.hexdigest(), _link_of(raw))
+    short = (count, digest.hexdigest(), None)
+    return {n: out.get(n, short) for n in ns}
+
+
 def _link_of(raw: bytes) -> str | None:
     try:
         value = json.loads(raw).get("link")
@@ -186,9 +202,11 @@ def first_bad_line(book: Path, n: int) -> str:
 class Checker:
     """Runs the steps over one local folder."""
 
-    def __init__(self, root: Path, headers: Mapping[int, BlockHeaderFact] | None) -> None:
+    def __init__(self, root: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool = True) -> None:
         self.root = root
         self.headers = dict(headers or {})
+        self.run_scripts = run_scripts
+        self._prefixes: dict[tuple[str, int], tuple[int, str, str | None]] = {}
         self.lists = find_lists(root) if (root / "proof").is_dir() else []
 
     def run(self) -> list[StepResult]:
@@ -217,6 +235,7 @@ class Checker:
     def step3(self) -> tuple[Status, str]:
         if not self.lists:
             return "skipped", "no stamped lists"
+        self._prefixes = self._all_prefixes()
         bad = [p for s in self.lists for row, e in enumerate(s.entries, 1) if (p := self._prefix_problem(s, row, e))]
         if bad:
             return "FAILED", _join(bad)
@@ -228,7 +247,7 @@ class Checker:
         book = _inside(self.root, name)
         if not book.is_file():
             return f"{where}: the book {name} is not published"
-        count, got, got_link = prefix_facts(book, n)
+        count, got, got_link = self._prefixes.get((name, n)) or prefix_facts(book, n)
         if count < n:
             return f"{where}: the published book has only {count} complete lines"
         if got != digest:
@@ -236,6 +255,19 @@ class Checker:
         if got_link != link:
             return f"{where}: line {n}'s link is {got_link}, the list says {link}"
         return None
+
+    def _all_prefixes(self) -> dict[tuple[str, int], tuple[int, str, str | None]]:
+        """Every (book, N) a list names, hashed in one pass per book instead of one pass per list."""
+        wanted: dict[str, set[int]] = {}
+        for s in self.lists:
+            for name, n, _, _ in s.entries:
+                wanted.setdefault(name, set()).add(n)
+        out: dict[tuple[str, int], tuple[int, str, str | None]] = {}
+        for name, ns in wanted.items():
+            book = _inside(self.root, name)
+            if book.is_file():
+                out.update({(name, n): facts for n, facts in prefix_table(book, ns).items()})
+        return out
 
     # step 4 ------------------------------------------------------------------------
     def step4(self) -> tuple[Status, str]:
@@ -309,6 +341,9 @@ class Checker:
         scripts = [s for s in REPLAY_SCRIPTS if (self.root / s).is_file()]
         if not scripts:
             return "skipped", "neither replay.py nor tools/replay_brier.py is published"
+        if not self.run_scripts:
+            return "skipped", ("scripts downloaded from a URL are not run automatically; read them, then run "
+                               "`league verify` on a local copy of the folder")
         python = shutil.which("python3") or sys.executable
         bad, good = [], []
         for script in scripts:
@@ -389,7 +424,8 @@ class Checker:
             return []
         problems = []
         for need in session_needs(read_lines(book)):
-            covering = sorted((t, s, name) for s, name, t in signed if s.covers(COUNCIL_BOOK) >= need.last_line)
+            covering = sorted(((t, s, name) for s, name, t in signed if s.covers(COUNCIL_BOOK) >= need.last_line),
+                              key=lambda c: (c[0], c[1].rel, c[2]))
             if not covering:
                 problems.append(f"session {need.session}: no token covers its counted answers (through line "
                                 f"{need.last_line})")
@@ -514,7 +550,7 @@ def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeade
                 mirror(text, Path(tmp))
             except (httpx.HTTPError, StampError, ValueError, OSError) as exc:
                 return [StepResult(2, "read stamped lists", "FAILED", f"cannot download {text}: {exc}")]
-            return Checker(Path(tmp), block_headers).run()
+            return Checker(Path(tmp), block_headers, run_scripts=False).run()
     folder = Path(root)
     if not folder.is_dir():
         return [StepResult(2, "read stamped lists", "FAILED", f"{folder} is not a folder")]
