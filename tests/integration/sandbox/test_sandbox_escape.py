@@ -224,3 +224,19 @@ def test_missing_bwrap_names_the_install_command() -> None:
     with pytest.raises(BwrapMissing) as info:
         BwrapSandbox(bwrap="/nonexistent/bwrap")
     assert "apt-get install -y bubblewrap" in info.value.diagnostics()
+
+
+def test_concurrent_runs_keep_their_own_files_and_output(sandbox: BwrapSandbox) -> None:
+    """14 seats at once (the league's fan-out): each sees only its own home file and gets its own output."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(i: int) -> tuple[int, str]:
+        res = sandbox.exec(
+            ["/bin/sh", "-c", "cat ~/id.txt; ls ~"], timeout=20, files_in_home={"id.txt": f"seat-{i}\n".encode()}
+        )
+        return i, res.text
+
+    with ThreadPoolExecutor(14) as pool:
+        results = list(pool.map(one, range(28)))
+    for i, text in results:
+        assert text.split() == [f"seat-{i}", "id.txt"]
