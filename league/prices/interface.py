@@ -42,14 +42,22 @@ class Bar:
     volume: float = 0.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "start", _aware_utc(self.start))
+        if self.start.tzinfo is not UTC:
+            object.__setattr__(self, "start", _aware_utc(self.start))
+        # One chained comparison covers positivity, finiteness (NaN and inf fail it) and the
+        # high/low bracket; the slow path below only runs to explain a failure.
+        ok = 0.0 < self.low <= self.open <= self.high < math.inf and self.low <= self.close <= self.high
+        if not (ok and 0.0 <= self.volume < math.inf):
+            self._explain()
+
+    def _explain(self) -> None:
         prices = (self.open, self.high, self.low, self.close)
+        when = self.start.isoformat()
         if not all(math.isfinite(p) and p > 0 for p in prices):
-            raise PriceError(f"bar {self.start.isoformat()}: prices must be finite and positive: {prices}")
-        if self.high < max(self.open, self.close) or self.low > min(self.open, self.close):
-            raise PriceError(f"bar {self.start.isoformat()}: high/low do not bracket open/close: {prices}")
+            raise PriceError(f"bar {when}: prices must be finite and positive: {prices}")
         if not (math.isfinite(self.volume) and self.volume >= 0):
-            raise PriceError(f"bar {self.start.isoformat()}: volume must be >= 0, got {self.volume}")
+            raise PriceError(f"bar {when}: volume must be >= 0, got {self.volume}")
+        raise PriceError(f"bar {when}: high/low do not bracket open/close: {prices}")
 
     def as_json(self) -> dict[str, Any]:
         """The cache line of docs/data-folder.md: ``t`` is the START in UTC with seconds."""

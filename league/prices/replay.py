@@ -26,6 +26,8 @@ byte-identical bars.
 
 from __future__ import annotations
 
+import csv
+import gzip
 import math
 import zlib
 from collections import OrderedDict
@@ -86,25 +88,58 @@ class _Series:
     monthly: bool
 
 
+def _history_file(name: str) -> Path:
+    """The CSV that ``arch.data.<name>.load()`` reads, found without importing ``arch`` (its import
+    pulls in the whole modelling stack and costs seconds)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("arch")
+    if spec is None or not spec.submodule_search_locations:
+        raise PriceError("the arch package is not installed", fix="pip install arch (a core dependency)")
+    path = Path(next(iter(spec.submodule_search_locations))) / "data" / name / f"{name}.csv.gz"
+    if not name.isidentifier() or not path.exists():
+        raise PriceError(f"unknown history series {name!r}", fix="use sp500, nasdaq, vix, wti, crude or none")
+    return path
+
+
+def _read_columns(path: Path) -> tuple[list[str], dict[str, list[float]]]:
+    """Dates and numeric columns of a shipped CSV; unparsable cells become NaN (as arch's loader does)."""
+    with gzip.open(path, "rt", encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    header, body = rows[0], rows[1:]
+    cols: dict[str, list[float]] = {h: [] for h in header[1:]}
+    for row in body:
+        for h, cell in zip(header[1:], row[1:], strict=False):
+            try:
+                cols[h].append(float(cell))
+            except ValueError:
+                cols[h].append(math.nan)
+    return [r[0] for r in body], cols
+
+
+def _parse_day(text: str) -> date:
+    """ISO dates, or the US ``m/d/Y`` form some shipped CSVs use."""
+    if "/" in text:
+        month, day, year = (int(x) for x in text.split()[0].split("/"))
+        return date(year, month, day)
+    return date.fromisoformat(text[:10])
+
+
 @lru_cache(maxsize=8)
 def _load_history(name: str) -> _Series:
-    """Load an ``arch.data`` series (cached; the CSVs ship inside the package, no network)."""
-    import importlib
-
-    try:
-        frame = importlib.import_module(f"arch.data.{name}").load()
-    except ModuleNotFoundError as exc:
-        raise PriceError(f"unknown history series {name!r}", fix="use sp500, nasdaq, vix, wti, crude or none") from exc
-    if {"Open", "High", "Low", "Close"} <= set(frame.columns):
-        frame = frame[["Open", "High", "Low", "Close"]].dropna()
-        frame = frame[(frame > 0).all(axis=1)]
-        arrays = [np.log(frame[col].to_numpy(dtype=float)) for col in ("Open", "High", "Low", "Close")]
-        return _Series(arrays[0], arrays[1], arrays[2], arrays[3], True, False)
-    column = "Brent" if "Brent" in frame.columns else frame.columns[0]
-    closes = frame[column].dropna()
-    closes = closes[closes > 0]
-    monthly = len(closes) > 2 and (closes.index[1] - closes.index[0]).days > 20
-    c = np.log(closes.to_numpy(dtype=float))
+    """Load a series shipped inside ``arch`` (cached; no network)."""
+    dates, cols = _read_columns(_history_file(name))
+    if {"Open", "High", "Low", "Close"} <= set(cols):
+        table = np.array([cols[k] for k in ("Open", "High", "Low", "Close")], dtype=float)
+        ok = np.isfinite(table).all(axis=0) & (table > 0).all(axis=0)
+        o, h, low, c = np.log(table[:, ok])
+        return _Series(o, h, low, c, True, False)
+    column = "Brent" if "Brent" in cols else next(iter(cols))
+    values = np.array(cols[column], dtype=float)
+    ok = np.isfinite(values) & (values > 0)
+    kept = [d for d, keep in zip(dates, ok, strict=True) if keep]
+    monthly = len(kept) > 2 and (_parse_day(kept[1]) - _parse_day(kept[0])).days > 20
+    c = np.log(values[ok])
     return _Series(c, c, c, c, False, monthly)
 
 
