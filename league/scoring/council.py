@@ -26,12 +26,12 @@ MAX_SPLITS = 5000
 
 def _cube(rows: pd.DataFrame, value: str) -> tuple[np.ndarray, list[str], list[str], list[str]]:
     """(runs, markets, seats) array of ``value`` with NaN where a seat did not answer."""
-    runs, r_idx = np.unique(rows["run_id"].to_numpy(), return_inverse=True)
-    assets, a_idx = np.unique(rows["asset"].to_numpy(), return_inverse=True)
-    seats, s_idx = np.unique(rows["seat"].to_numpy(), return_inverse=True)
+    r_idx, runs = pd.factorize(rows["run_id"], sort=True)
+    a_idx, assets = pd.factorize(rows["asset"], sort=True)
+    s_idx, seats = pd.factorize(rows["seat"], sort=True)
     cube = np.full((runs.size, assets.size, seats.size), np.nan)
     cube[r_idx, a_idx, s_idx] = rows[value].to_numpy(dtype=float)
-    return cube, list(runs), list(assets), list(seats)
+    return cube, [str(x) for x in runs], [str(x) for x in assets], [str(x) for x in seats]
 
 
 def _rho_neff(cube: np.ndarray, centred: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -48,11 +48,12 @@ def _read_raw(source: str | Path | pd.DataFrame | Iterable[Mapping[str, object]]
 
 def _numeric(raw: pd.DataFrame, column: str) -> pd.Series:
     """Empty text is missing; any other text that is not a number is an input error naming its row."""
-    text = raw[column].str.strip()
-    values = pd.to_numeric(text.where(text != "", None), errors="coerce")
-    bad = values.isna() & (text != "")
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
+    text = raw[column]
+    values = pd.to_numeric(text, errors="coerce")
+    missing = text[values.isna()]
+    bad = missing.index[missing.str.strip() != ""]
+    if len(bad):
+        row = int(raw.index.get_loc(bad[0]))
         raise ForecastsInputError(
             f"column {column!r} row {row + 2}: {text.iloc[row]!r} is not a number",
             fix="leave the cell empty or write a decimal number",
@@ -61,7 +62,7 @@ def _numeric(raw: pd.DataFrame, column: str) -> pd.Series:
 
 
 def _times(raw: pd.DataFrame, column: str) -> pd.Series:
-    text = raw[column].str.strip()
+    text = raw[column]
     return pd.to_datetime(text.where(text != "", None), utc=True, errors="coerce", format="ISO8601")
 
 
@@ -80,7 +81,7 @@ def _derive(raw: pd.DataFrame) -> pd.DataFrame:
     df["stated"] = (df["status"] == "counted") & df["cell_status"].isin(STATED_CELL_STATUSES) & df["p"].notna()
     df["pre_ref"] = _pre_reference(df)
     df["counted_run"] = df["run_role"] == "counted"
-    df["common"] = ~df["same_event"].str.strip().str.lower().isin(_FALSE_WORDS)
+    df["common"] = ~df["same_event"].isin(_words_in(df["same_event"], _FALSE_WORDS))
     df["h_sessions"] = df["horizon"].map(HORIZON_SESSIONS).astype(int)
     df["session_date"] = pd.to_datetime(df["session"], format="%Y-%m-%d", errors="coerce")
     if df["session_date"].isna().any():
@@ -88,6 +89,11 @@ def _derive(raw: pd.DataFrame) -> pd.DataFrame:
         raise ForecastsInputError(f"row {row + 2}: session {df['session'].iloc[row]!r} is not YYYY-MM-DD")
     df["event_key"] = _event_key(df)
     return df
+
+
+def _words_in(column: pd.Series, words: frozenset[str]) -> list[str]:
+    """The distinct spellings in ``column`` that mean one of ``words`` (checked once per spelling)."""
+    return [v for v in pd.unique(column) if str(v).strip().lower() in words]
 
 
 def _check_range(p: pd.Series) -> None:

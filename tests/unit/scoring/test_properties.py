@@ -46,7 +46,7 @@ def test_identity_holds_for_the_consensus_members_and_weights(ps: list[int], out
     assert abs(lhs - (weighted - dispersion)) <= 1e-12
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(n=st.integers(1, 140), h=st.sampled_from([1, 5, 21, 126]))
 def test_no_interval_before_its_minimum_sessions(n: int, h: int) -> None:
     rng = np.random.default_rng(n)
