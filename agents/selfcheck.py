@@ -61,3 +61,30 @@ def run_trivial_ask(spec: SeatSpec, now: Now, sandbox: Sandbox | None = None) ->
     seat = build_seat(spec, sandbox=sandbox if spec.adapter in SANDBOXED else None)
     reply = seat.ask(trivial_ask(), now)
     return SeatCheck(reply, (reply.finished_at - reply.started_at).total_seconds())
+
+
+def preflight(
+    specs: list[SeatSpec] | tuple[SeatSpec, ...], now: Now, *, sandbox: Sandbox | None = None, ask_each: bool = False
+) -> list[Check]:
+    """The daemon's check before a batch: sandbox isolation, every seat's CLI and credentials and,
+    with ``ask_each``, a trivial ask to each seat. A failed line means: do not start the batch."""
+    from sandbox.selfcheck import check_isolation
+
+    box = sandbox
+    if box is None and any(s.adapter in SANDBOXED for s in specs):
+        from sandbox.bwrap import BwrapSandbox
+        from sandbox.interface import SandboxError
+
+        try:
+            box = BwrapSandbox()
+        except SandboxError as exc:
+            return [Check("sandbox starts", False, exc.message, exc.fix or "")]
+    checks = check_isolation(box) if box is not None else []
+    for spec in specs:
+        checks += static_checks(spec)
+        if ask_each:
+            result = run_trivial_ask(spec, now, box)
+            detail = f"{result.seconds:.1f} s, model {result.reply.model}"
+            failure = result.reply.failure.value if result.reply.failure else ("silent" if result.reply.silent else "")
+            checks.append(Check(f"{spec.name}: trivial ask", result.ok, f"{detail} {failure}".strip()))
+    return checks

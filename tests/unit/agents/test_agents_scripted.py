@@ -131,3 +131,19 @@ def test_probabilities_stay_in_range(seed: int, session: str) -> None:
     req = {"seed": seed, "seat": "s", "session": session, "skill": 0.0}
     for code in MARKETS:
         assert 30.0 <= probability(req, code, "1d") <= 70.0
+
+
+@pytest.mark.sandbox
+def test_preflight_before_a_batch(sandbox: BwrapSandbox, clock: FakeClock) -> None:
+    from agents.selfcheck import preflight
+
+    specs = [
+        SeatSpec(name="s1", adapter="scripted"),
+        SeatSpec(name="quiet", adapter="scripted", options={"mode": "silent"}),
+        SeatSpec(name="_coin", adapter="coin"),
+    ]
+    checks = {c.name: c for c in preflight(specs, clock, sandbox=sandbox, ask_each=True)}
+    assert checks["isolation: net_cut"].ok
+    assert checks["s1: trivial ask"].ok
+    assert checks["_coin: trivial ask"].ok
+    assert not checks["quiet: trivial ask"].ok and "silent" in checks["quiet: trivial ask"].detail
