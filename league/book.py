@@ -103,7 +103,8 @@ class BookLine:
 
     @classmethod
     def parse(cls, raw: bytes | str) -> BookLine:
-        obj = json.loads(raw)
+        # decode first: json.loads(bytes) would also accept UTF-16/32 and a BOM
+        obj = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
         if not isinstance(obj, dict) or not all(k in obj for k in BOOKKEEPING):
             raise InvalidRecord("not a book line: bookkeeping fields missing")
         content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
@@ -162,6 +163,15 @@ def _read_last_line(fd: int, size: int) -> bytes:
     return buf
 
 
+def _count_lines(fd: int, size: int) -> int:
+    count, offset = 0, 0
+    while offset < size:
+        block = os.pread(fd, min(1 << 20, size - offset), offset)
+        count += block.count(b"\n")
+        offset += len(block)
+    return count
+
+
 def _holder_text(lock_path: Path) -> str:
     try:
         return lock_path.read_text(encoding="utf-8").strip() or "unknown process"
@@ -182,7 +192,7 @@ class Book:
         try:
             self._open_and_recover()
         except BaseException:
-            self._release_lock()
+            self.close()
             raise
 
     # ----------------------------------------------------------------- lock and recovery
@@ -219,8 +229,19 @@ class Book:
             size = self._move_torn_tail(size)
         self._n, self._link = 0, ""
         if size:
-            last = BookLine.parse(_read_last_line(self._fd, size))
+            last = self._parse_last_line(size)
             self._n, self._link = last.n, last.link
+
+    def _parse_last_line(self, size: int) -> BookLine:
+        """The last complete line says where the chain stands; a damaged one means: write nothing."""
+        try:
+            return BookLine.parse(_read_last_line(self._fd, size))
+        except (ValueError, RecursionError, InvalidRecord) as exc:
+            lines = _count_lines(self._fd, size)
+            raise BookError(
+                f"book {self.path}: its last line (line {lines}) is not a valid book line ({exc}); nothing was written",
+                fix=f"run `league verify {self.path}` to find the first bad line; a book is never repaired in place",
+            ) from exc
 
     def _move_torn_tail(self, size: int) -> int:
         """Copy the bytes after the last LF to ``<book>.torn-<n>`` (fsync'd), then cut them off."""
