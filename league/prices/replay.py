@@ -5,8 +5,10 @@
 1. **Daily path.** Markets with shipped history (``arch.data``: sp500, nasdaq, vix, wti, crude) take
    consecutive daily rows of that real series — the window start is drawn from the seed — laid in
    order onto the simulated sessions and rescaled so the anchor session sits at a realistic current
-   level. Close-only series (vix, wti) get their open/high/low drawn around the real closes; the
-   monthly ``crude`` series is filled to daily closes with a seeded log bridge between its months.
+   level (a span longer than the series appends it run backwards in time; by default the span
+   runs from 300 sessions before the anchor to the calendar's end). Close-only series (vix, wti)
+   get their open/high/low drawn around the real closes; the monthly ``crude`` series is filled
+   to daily closes with a seeded log bridge between its months.
    Markets with ``history = "none"`` get a seeded AR(1)-in-log path with a realistic daily
    volatility per kind (index 1%, yield 1.5%, fx 0.4%, futures 1.2-2%, volatility 6%, crypto 3%).
 2. **Minutes.** Each session's 1-minute bars (390; fewer on early closes; 1440 per UTC day for
@@ -175,14 +177,25 @@ def _history_ohlc(name: str, n: int, rng: np.random.Generator, vol: float) -> tu
     series = _load_history(name)
     if series.monthly:
         return _ohlc_around_closes(_monthly_to_daily(series, n, rng, vol), rng, vol)
-    if len(series.c) < n:
-        raise PriceError(f"history {name!r} has {len(series.c)} rows, the replay span needs {n}",
-                         fix="shorten SyntheticMarket(before=..., after=...)")
-    first = int(rng.integers(0, len(series.c) - n + 1))
+    o, h, low, c = _mirrored(series, n)
+    first = int(rng.integers(0, len(c) - n + 1))
     window = slice(first, first + n)
     if series.ohlc:
-        return series.o[window], series.h[window], series.low[window], series.c[window]
-    return _ohlc_around_closes(series.c[window], rng, vol)
+        return o[window], h[window], low[window], c[window]
+    return _ohlc_around_closes(c[window], rng, vol)
+
+
+def _mirrored(series: _Series, n: int) -> tuple[Arr, Arr, Arr, Arr]:
+    """The series, extended when shorter than the span by appending it run backwards in time
+    (a reversed day swaps open and close), shifted to start where the path ends: continuous and
+    real-looking, never a made-up volatility."""
+    o, h, low, c = series.o, series.h, series.low, series.c
+    back = slice(None, None, -1)
+    while len(c) < n:
+        shift = c[-1] - series.c[-1]
+        pairs = ((o, series.c[back]), (h, series.h[back]), (low, series.low[back]), (c, series.o[back]))
+        o, h, low, c = [np.concatenate((cur, add + shift)) for cur, add in pairs]
+    return o, h, low, c
 
 
 def _random_ohlc(n: int, rng: np.random.Generator, vol: float, persistence: float) -> tuple[Arr, Arr, Arr, Arr]:
@@ -284,14 +297,15 @@ class SyntheticMarket:
         *,
         anchor: date = DEFAULT_ANCHOR,
         before: int = 300,
-        after: int = 300,
+        after: int | None = None,
         cache_days: int = 4096,
     ) -> None:
         self.seed = int(seed)
         self.calendar = calendar
         self.anchor = calendar.session_on_or_after(anchor)
         first = max(calendar.first_session, _safe_offset(calendar, self.anchor, -before))
-        last = min(calendar.last_session, _safe_offset(calendar, self.anchor, after))
+        last = calendar.last_session if after is None else min(
+            calendar.last_session, _safe_offset(calendar, self.anchor, after))
         self.sessions = calendar.sessions_in_range(first, last)
         self.markets: dict[str, MarketSpec] = {m.code: m for m in markets}
         self.markets.setdefault("IRX", _pseudo_market("IRX", "^IRX", "yield"))

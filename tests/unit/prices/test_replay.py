@@ -130,3 +130,21 @@ def test_recorded_provider_serves_complete_days_only(tmp_path, replay: Synthetic
     assert rec.bars("^GSPC", Z(2026, 11, 27), Z(2026, 11, 28)) == []
     assert len(RecordedProvider(tmp_path, include_partial=True).bars("^GSPC", Z(2026, 11, 25), Z(2026, 11, 28))) == 400
     assert rec.bars("^GSPC", Z(2026, 11, 25, 14, 30), Z(2026, 11, 25, 14, 31)) == full[:1]
+
+
+def test_span_longer_than_shipped_history(markets: tuple[MarketSpec, ...], cal: Calendar) -> None:
+    """VIX ships ~1259 days; a 1500-session span extends it by running it backwards, still exact."""
+    long = SyntheticMarket(3, markets, cal, anchor=date(2026, 11, 2), before=1400, after=100)
+    assert len(long.daily_path("VIX").days) > 1259
+    assert long.sessions[0] < date(2021, 6, 1)
+    day = date(2021, 6, 1)
+    bars = long.bars("^VIX", cal.session_open(day), cal.session_close(day))
+    o, h, low, c = long.daily_ohlc("^VIX", day)  # type: ignore[misc]
+    assert bars[0].open == o and bars[-1].close == c and max(b.high for b in bars) == h
+    assert min(b.low for b in bars) == low
+
+
+def test_default_span_reaches_the_calendar_end(markets: tuple[MarketSpec, ...], cal: Calendar) -> None:
+    sm = SyntheticMarket(7, markets, cal)
+    assert sm.sessions[-1] == cal.last_session
+    assert len(sm.bars("^GSPC", Z(2027, 12, 1), Z(2027, 12, 2))) == 390  # a late-2027 6m window has prices
