@@ -12,7 +12,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from league.season import League
+from league.season import BookView, League
+
+View = League | BookView
 
 COLUMNS = (
     "run_id session seat model mode line sealed_at status asset horizon action action_word prob_up exp_pct "
@@ -35,18 +37,18 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _versions(lg: League) -> dict[tuple[str, str], str]:
+def _versions(lg: View) -> dict[tuple[str, str], str]:
     out: dict[tuple[str, str], set[str]] = {}
     for a in lg.index.of_kind("answer"):
         out.setdefault((a["run_id"], a["seat"]), set()).add(f"{a.get('model', '')}:{a.get('version', '')}")
     return {k: ";".join(sorted(v)) for k, v in out.items()}
 
 
-def _run_info(lg: League) -> dict[str, dict[str, Any]]:
+def _run_info(lg: View) -> dict[str, dict[str, Any]]:
     return {r["run_id"]: r for r in lg.index.of_kind("run")}
 
 
-def iter_rows(lg: League) -> Iterator[dict[str, str]]:
+def iter_rows(lg: View) -> Iterator[dict[str, str]]:
     from league.scoring_day import LONG_HORIZONS, session_rows
 
     runs = _run_info(lg)
@@ -117,7 +119,7 @@ def _ids(contract: Mapping[str, Any] | None) -> tuple[str, str]:
     return event_ids(dict(contract))
 
 
-def write_forecasts(lg: League, path: Path) -> int:
+def write_forecasts(lg: View, path: Path) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".csv.tmp")
     count = 0

@@ -58,7 +58,7 @@ def _counted_choice(answers: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return chosen
 
 
-def session_rows(lg: League, session: str, horizon: str) -> tuple[list[dict[str, Any]], dict[str, Event]]:
+def session_rows(lg: Any, session: str, horizon: str) -> tuple[list[dict[str, Any]], dict[str, Event]]:
     """Every expected cell of a session at one horizon, with the event each scored cell belongs to."""
     runs = lg.index.runs(session)
     roles = {r["run_id"]: _role_of(r) for r in runs}
@@ -77,15 +77,15 @@ def session_rows(lg: League, session: str, horizon: str) -> tuple[list[dict[str,
     return rows, events
 
 
-def _expected_seats(lg: League, runs: list[dict[str, Any]]) -> set[str]:
+def _expected_seats(lg: Any, runs: list[dict[str, Any]]) -> set[str]:
     return {s for r in runs if _role_of(r) == COUNTED for s in r.get("roster", [])}
 
 
-def _market_specs(lg: League, horizon: str) -> list[MarketSpec]:
+def _market_specs(lg: Any, horizon: str) -> list[MarketSpec]:
     return [m for m in lg.config.markets.markets if horizon in m.horizons]
 
 
-def _answer_rows(lg: League, session: str, horizon: str, a: dict[str, Any], role: str,
+def _answer_rows(lg: Any, session: str, horizon: str, a: dict[str, Any], role: str,
                  events: dict[str, Event]) -> list[dict[str, Any]]:
     out = []
     for m in _market_specs(lg, horizon):
@@ -134,7 +134,7 @@ def _base_row(session: str, horizon: str, seat: str, market: str, a: Mapping[str
             "sealed_at": iso_seconds(sealed_time(a)) if a else ""}
 
 
-def _missing_rows(lg: League, session: str, horizon: str, seat: str,
+def _missing_rows(lg: Any, session: str, horizon: str, seat: str,
                   runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     why = _why_silent(lg, session, seat)
     out = []
@@ -145,7 +145,7 @@ def _missing_rows(lg: League, session: str, horizon: str, seat: str,
     return out
 
 
-def _why_silent(lg: League, session: str, seat: str) -> str:
+def _why_silent(lg: Any, session: str, seat: str) -> str:
     notes = [x for k in ("incident", "silence") for x in lg.index.of_kind(k, session) if x.get("seat") == seat]
     if not notes:
         return "no reply by the close"
@@ -153,7 +153,7 @@ def _why_silent(lg: League, session: str, seat: str) -> str:
 
 
 # ---------------------------------------------------------------------------- events
-def _event_for(lg: League, session: str, horizon: str, m: MarketSpec,
+def _event_for(lg: Any, session: str, horizon: str, m: MarketSpec,
                a: Mapping[str, Any]) -> tuple[Event | None, str]:
     day = date.fromisoformat(session)
     sealed = sealed_time(a)

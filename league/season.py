@@ -137,3 +137,23 @@ def opening_content(config: Config) -> dict[str, Any]:
 
 def open_league(config: Config, clock: Clock | None = None, **kwargs: Any) -> League:
     return League(config, clock or SystemClock(), **kwargs)
+
+
+class BookView:
+    """A read-only view of a league's books for publishing and exporting (takes no writer lock)."""
+
+    def __init__(self, config: Config, calendar: Any = None) -> None:
+        self.config = config
+        self.data_dir = config.data_dir
+        self.calendar = calendar
+        self.index = BookIndex()
+        for line in iter_lines(self.data_dir / "books" / "council-book.jsonl"):
+            self.index.add(line)
+
+    @classmethod
+    def open(cls, data_dir: Path) -> BookView:
+        """The view of DATA, with its config from the sibling ``config/`` folder that `league init` made."""
+        from league.calendar import default_calendar
+        from league.config import load_config
+
+        return cls(load_config(Path(data_dir).parent / "config"), default_calendar())

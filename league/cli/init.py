@@ -43,6 +43,8 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
         text = text.replace('provider = "yahoo"', 'provider = "replay"')
         text = text.replace("local_tsa = false", "local_tsa = true")
         text = text.replace('mode = "system"', 'mode = "simulated"')
+        text = text.replace('ots_calendars = ["https://a.pool.opentimestamps.org", "https://b.pool.opentimestamps.org"]',
+                            "ots_calendars = []  # offline demo: no public calendars")
         if seed is not None:
             text = text.replace("seed = 7 ", f"seed = {int(seed)} ")
         (config_dir / "league.toml").write_text(text, encoding="utf-8")

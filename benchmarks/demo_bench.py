@@ -1,0 +1,149 @@
+"""Benchmark the demo season: wall time and peak memory (median of runs), plus the idle daemon.
+
+    python3 benchmarks/demo_bench.py [--runs 3] [--long]
+
+Runs `league demo --sessions 10` RUNS times, and a baseline in the same go: the same season with only
+the in-process baseline seats (no sandboxed child processes), to show what the sandboxed seats cost.
+`--long` adds one 126-session season. The idle daemon's memory is the resident size of a process that
+has opened a league exactly as `league daemon` does (seats, calendar, price provider, store) and waits.
+Figures are written between the BENCH markers of docs/league-day.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "league-day.md"
+BASELINE_ROSTER = """counting_rule = "The scheduled 08:30 ET morning run counts."
+[[seat]]
+name = "_coin"
+adapter = "coin"
+[[seat]]
+name = "_momentum"
+adapter = "momentum"
+[[seat]]
+name = "_climatology"
+adapter = "climatology"
+"""
+
+
+def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, int]:
+    """(seconds, peak RSS in MiB) of one command, read by GNU time."""
+    out = subprocess.run(["/usr/bin/time", "-f", "%e %M", *cmd], cwd=cwd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
+    seconds, kib = out.stderr.strip().splitlines()[-1].split()
+    return float(seconds), int(kib) // 1024
+
+
+def demo(sessions: int, out: Path) -> tuple[float, int]:
+    return timed(["league", "demo", "--sessions", str(sessions), "--out", str(out)])
+
+
+BASELINE_SCRIPT = """
+import sys
+from datetime import date
+from pathlib import Path
+from league.calendar import default_calendar
+from league.clock import SimulatedClock
+from league.cli.init import init_folder
+from league.config import load_config
+from league.day import pump
+from league.demo import build_league, demo_sessions, publish_all, run_session, session_times_start
+out, sessions, roster = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+days = demo_sessions(default_calendar(), date(2026, 6, 1), sessions)
+clock = SimulatedClock(session_times_start(days[0]))
+cfg_dir, _ = init_folder(out, demo=True, clock=clock)
+(cfg_dir / "roster.toml").write_text(roster)
+with build_league(load_config(cfg_dir), clock) as lg:
+    for d in days:
+        run_session(lg, d)
+    publish_all(lg)
+"""
+
+IDLE_SCRIPT = """
+import os, sys, time
+from pathlib import Path
+from league.cli.daemon import open_live
+lg, store = open_live(Path(sys.argv[1]))
+time.sleep(1.0)
+rss = [l for l in open(f"/proc/{os.getpid()}/status") if l.startswith("VmRSS")][0].split()[1]
+print(int(rss) // 1024)
+"""
+
+
+def baseline(sessions: int, out: Path) -> tuple[float, int]:
+    return timed([sys.executable, "-c", BASELINE_SCRIPT, str(out), str(sessions), BASELINE_ROSTER])
+
+
+def idle_daemon(tmp: Path) -> int:
+    subprocess.run(["league", "init", "--demo", str(tmp / "idle")], check=True, capture_output=True)
+    out = subprocess.run(
+        [sys.executable, "-c", IDLE_SCRIPT, str(tmp / "idle" / "config")], capture_output=True, text=True, check=True
+    )
+    return int(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--long", action="store_true", help="also run a 126-session season")
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="league-bench-"))
+    try:
+        full = [demo(10, tmp / f"demo{i}") for i in range(args.runs)]
+        base = [baseline(10, tmp / f"base{i}") for i in range(args.runs)]
+        long = demo(126, tmp / "season") if args.long else None
+        idle = idle_daemon(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    write(full, base, long, idle, args.runs)
+
+
+def write(
+    full: list[tuple[float, int]], base: list[tuple[float, int]], long: tuple[float, int] | None, idle: int, runs: int
+) -> None:
+    t_full, t_base = statistics.median(x[0] for x in full), statistics.median(x[0] for x in base)
+    lines = [
+        "<!-- BENCH:start -->",
+        f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()} (median of {runs} runs each, same go):",
+        "",
+        "| run | wall time | peak RSS |",
+        "|---|---|---|",
+        f"| `league demo --sessions 10` (6 sandboxed scripted seats + 3 baselines) | {t_full:.1f} s | "
+        f"{statistics.median(x[1] for x in full)} MiB |",
+        f"| baseline: same 10 sessions, the 3 in-process baseline seats only | {t_base:.1f} s | "
+        f"{statistics.median(x[1] for x in base)} MiB |",
+    ]
+    if long:
+        lines.append(f"| `league demo --sessions 126` (one run) | {long[0]:.1f} s | {long[1]} MiB |")
+    lines += [
+        "",
+        f"Ratio demo / baseline: {t_full / t_base:.2f}. Idle daemon (league opened as `league daemon` "
+        f"opens it, waiting): {idle} MiB resident.",
+        "<!-- BENCH:end -->",
+    ]
+    text = DOC.read_text(encoding="utf-8")
+    block = "\n".join(lines)
+    if "<!-- BENCH:start -->" in text:
+        head, rest = text.split("<!-- BENCH:start -->", 1)
+        text = head + block + rest.split("<!-- BENCH:end -->", 1)[1]
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    DOC.write_text(text, encoding="utf-8")
+    print(block)
+
+
+if __name__ == "__main__":
+    main()
