@@ -1,6 +1,7 @@
 """Benchmark: mark and replay a 126-session season, 14 seats × 2 leagues + benchmarks (not a test).
 
-Phases, each the median of --runs runs (peak memory from one extra run under tracemalloc):
+Phases, each the median CPU time of --runs runs (wall time beside it; peak memory from one extra
+run under tracemalloc):
   season   both leagues run session by session over in-memory 1-minute bars (390 a session, every
            fund and indicator), 14 scripted seats with a model-version change at session 64;
   publish  arena-trades.csv + arena-accounts.csv written;
@@ -62,10 +63,19 @@ def decisions_for(bars: MemoryBars, day: date, index: int, seats: int, rng: rand
     for k in range(seats):
         cells = {}
         for market in rng.sample(sorted(PRO_1.funds), rng.randint(3, 7)):
-            cells[market] = ActionCell(rng.choice(sorted(TRADED_ACTIONS)),
-                                       entry=bars.bars(PRO_1.indicators[market], day)[0].open * 0.997)
-        out.append(Decision(seat=f"seat{k:02d}", session=day, at=datetime.combine(day, clock_time(9, 5), tzinfo=ET),
-                            cells=cells, model=f"m{k:02d}", version="1" if index < 64 or k % 3 else "2"))
+            cells[market] = ActionCell(
+                rng.choice(sorted(TRADED_ACTIONS)), entry=bars.bars(PRO_1.indicators[market], day)[0].open * 0.997
+            )
+        out.append(
+            Decision(
+                seat=f"seat{k:02d}",
+                session=day,
+                at=datetime.combine(day, clock_time(9, 5), tzinfo=ET),
+                cells=cells,
+                model=f"m{k:02d}",
+                version="1" if index < 64 or k % 3 else "2",
+            )
+        )
     return out
 
 
@@ -75,7 +85,7 @@ def run_season(bars: MemoryBars, sessions: list[date], seats: int) -> list[Seaso
     for index, day in enumerate(sessions):
         decisions = decisions_for(bars, day, index, seats, rng)
         for season in seasons:
-            season.run_session(day, decisions)   # VIX cells are simply not traded in arena-3
+            season.run_session(day, decisions)  # VIX cells are simply not traded in arena-3
     return seasons
 
 
@@ -107,13 +117,15 @@ def mark_floats(rows: list[dict[str, str]]) -> float:
     return total
 
 
-def timed(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
-    times, result = [], None
+def timed(fn: Callable[[], Any], runs: int) -> tuple[float, float, Any]:
+    """Median CPU seconds of this process (stable on a shared machine) and median wall seconds."""
+    cpu, wall, result = [], [], None
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+        cpu.append(time.process_time() - start_cpu)
+        wall.append(time.perf_counter() - start)
+    return statistics.median(cpu), statistics.median(wall), result
 
 
 def peak_mib(fn: Callable[[], Any]) -> float:
@@ -135,27 +147,31 @@ def main() -> None:
     bars = make_bars(sessions)
     gen_time = time.perf_counter() - gen_start
     folder = Path(tempfile.mkdtemp(prefix="portfolio-bench-"))
-    season_time, seasons = timed(lambda: run_season(bars, sessions, args.seats), args.runs)
-    publish_time, _ = timed(lambda: publish(seasons, folder), args.runs)
+    season_cpu, season_wall, seasons = timed(lambda: run_season(bars, sessions, args.seats), args.runs)
+    publish_cpu, publish_wall, _ = timed(lambda: publish(seasons, folder), args.runs)
     replay_tool = load_replay()
-    replay_time, (results, _) = timed(lambda: replay_tool.replay(folder), args.runs)
-    read_time, (accounts, trades) = timed(lambda: read_rows(folder), args.runs)
-    mark_time, _ = timed(lambda: mark_floats(accounts), args.runs)
+    replay_cpu, replay_wall, (results, _) = timed(lambda: replay_tool.replay(folder), args.runs)
+    read_cpu, read_wall, (accounts, trades) = timed(lambda: read_rows(folder), args.runs)
+    mark_cpu, mark_wall, _ = timed(lambda: mark_floats(accounts), args.runs)
     season_peak = peak_mib(lambda: run_season(bars, sessions, args.seats))
     replay_peak = peak_mib(lambda: replay_tool.replay(folder))
     counts = {level: sum(c[level] for c in results.values()) for level in ("exact", "within rounding", "DIFFERENT")}
     accounts_n = sum(len(s.history) for s in seasons)
-    print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}")
+    print(f"machine: {platform.machine()} python {platform.python_version()}, {args.runs} runs, medians; "
+          "cpu = process CPU seconds, wall = elapsed")
     print(f"season: {args.sessions} sessions, {args.seats} seats x 2 leagues, {accounts_n} accounts incl. "
           f"benchmarks and version accounts; {len(accounts)} account rows, {len(trades)} trades; "
           f"bars generated in {gen_time:.1f} s (not counted)")
-    print(f"season (mark + execute) median {season_time:.2f} s, peak {season_peak:.1f} MiB (tracemalloc)")
-    print(f"publish CSVs            median {publish_time:.2f} s")
-    print(f"replay.py recount       median {replay_time:.2f} s, peak {replay_peak:.1f} MiB; {counts}")
-    print(f"baseline float marking  median {mark_time:.3f} s  -> season/baseline {season_time / mark_time:.0f}x")
+    print(f"season (execute + mark)  cpu {season_cpu:.2f} s  wall {season_wall:.2f} s  peak {season_peak:.1f} MiB")
+    print(f"publish both CSVs        cpu {publish_cpu:.2f} s  wall {publish_wall:.2f} s")
+    print(f"replay.py recount        cpu {replay_cpu:.2f} s  wall {replay_wall:.2f} s  peak {replay_peak:.1f} MiB; "
+          f"{counts}")
+    print(f"baseline float marking   cpu {mark_cpu:.3f} s  wall {mark_wall:.3f} s  -> season/baseline "
+          f"{season_cpu / mark_cpu:.0f}x")
+    print(f"baseline csv read        cpu {read_cpu:.3f} s  wall {read_wall:.3f} s  -> replay/baseline "
+          f"{replay_cpu / read_cpu:.1f}x")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"process max RSS {rss:.0f} MiB (includes the ~1.1 M in-memory bars)")
-    print(f"baseline csv read       median {read_time:.3f} s  -> replay/baseline {replay_time / read_time:.1f}x")
+    print(f"process max RSS {rss:.0f} MiB (includes every in-memory bar)")
 
 
 if __name__ == "__main__":

@@ -218,6 +218,8 @@ def accrue(state: AccountState, session: date, bills: BillRates) -> tuple[Accoun
 def step(state: AccountState, session: date, decision: Decision | None, rules: RuleSet,
          prices: PriceBook, bills: BillRates) -> StepResult:
     """One account, one session: interest, the decision (executed or rejected whole), the closing mark."""
+    if decision is not None and decision.session != session:
+        raise PortfolioError(f"{state.account}: decision for {decision.session} offered on {session}")
     accrued, interest, days, rate = accrue(state, session, bills)
     execution: Execution | None = None
     rejection: Rejection | None = None
