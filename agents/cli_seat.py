@@ -7,6 +7,7 @@ so the four CLIs are treated exactly alike. A seat is asked once per call: nothi
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,7 +131,7 @@ class CliSeat:
             mode=parsed.mode or self.effort,
             started_at=started,
             finished_at=finished,
-            usage=dict(parsed.usage),
+            usage={**parsed.usage, "sandbox": _run_facts(res)},
         )
 
     def failed(self, started: Any, finished: Any, failure: FailureClass, detail: str) -> SeatReply:
@@ -157,6 +158,15 @@ def _limit_failure(res: ExecResult) -> FailureClass | None:
     if res.ended_by is not EndedBy.EXIT:
         return FailureClass.SEAT_FAULT
     return None
+
+
+def _run_facts(res: ExecResult) -> dict[str, Any]:
+    """How the run went, kept with the reply: the CLI's full output is only hashed (the reply text is raw)."""
+    return {
+        "stdout_sha256": hashlib.sha256(res.stdout).hexdigest(),
+        "elapsed_s": round(res.elapsed_s, 3),
+        "exit_code": res.exit_code,
+    }
 
 
 def _tail(res: ExecResult) -> str:
