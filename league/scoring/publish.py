@@ -31,6 +31,7 @@ from league.scoring.constants import (
     RANK_MIN_FORECASTS,
     RANK_MIN_SESSIONS,
 )
+from league.scoring.errors import ForecastsInputError
 from league.scoring.frame import council_rows, load_forecasts, scored_rows
 
 log = structlog.get_logger(__name__)
@@ -79,7 +80,7 @@ class Season:
 
 def _consensus_rows(season: Season) -> pd.DataFrame:
     """Published consensus per event, carrying its n, the run's mean correlation and N_eff."""
-    ne = pd.DataFrame(season.n_eff_counted)[["run_id", "horizon", "rho", "n_eff"]]
+    ne = pd.DataFrame(season.n_eff_counted, columns=["run_id", "horizon", "rho", "n_eff"])
     c = season.cons.merge(ne, on=["run_id", "horizon"], how="left")
     c["b"] = (c["p"] / 100.0 - c["outcome"]) ** 2
     c["seat"] = "_consensus"
@@ -232,6 +233,8 @@ def _rank(models: list[dict[str, Any]]) -> None:
 def build_all(df: pd.DataFrame, clim_table: Mapping[str, Any], families: Mapping[str, str] | None = None,
               sides: Mapping[str, str] | None = None) -> dict[str, dict[str, Any]]:
     """Every published statistics file, keyed by file name."""
+    if df.empty:
+        raise ForecastsInputError("the forecasts table has no rows", fix="publish council-forecasts.csv after a run")
     season = Season(df, clim_table, families, sides)
     return {
         "council-stats.json": stats_json(season),

@@ -37,3 +37,26 @@ def test_broken_files_fail_with_the_row_named(name: str, message: str) -> None:
 def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ForecastsInputError, match="not found"):
         load_forecasts(tmp_path / "nope.csv")
+
+
+def test_season_where_every_seat_was_silent_still_publishes(tmp_path: Path) -> None:
+    import json
+
+    from league.scoring.publish import write_stats
+
+    clim = json.loads((ASSETS / "clim_window_good.json").read_text())
+    paths = write_stats(ASSETS / "forecasts_all_silent.csv", tmp_path, clim, {})
+    stats = json.loads(paths["council-stats.json"].read_text())
+    assert stats["scores"] == [] and stats["n_eff"]["counted"]["per_run"] == []
+    assert {m["coverage"] for m in stats["missing"]} == {0.0}
+
+
+def test_header_only_file_is_refused(tmp_path: Path) -> None:
+    import json
+
+    from league.scoring.publish import write_stats
+
+    clim = json.loads((ASSETS / "clim_window_good.json").read_text())
+    with pytest.raises(ForecastsInputError, match="no rows"):
+        write_stats(ASSETS / "forecasts_header_only.csv", tmp_path, clim, {})
+    assert not list(tmp_path.iterdir())
