@@ -200,11 +200,12 @@ def _mirrored(series: _Series, n: int) -> tuple[Arr, Arr, Arr, Arr]:
 
 def _random_ohlc(n: int, rng: np.random.Generator, vol: float, persistence: float) -> tuple[Arr, Arr, Arr, Arr]:
     """A seeded AR(1)-in-log daily path (a random walk when ``persistence`` is 1)."""
-    from scipy.signal import lfilter
-
-    shocks = rng.normal(0.0, vol, n)
-    c = np.asarray(lfilter([1.0], [1.0, -persistence], shocks), dtype=float)
-    return _ohlc_around_closes(c, rng, vol)
+    shocks = rng.normal(0.0, vol, n).tolist()
+    level, path = 0.0, []
+    for shock in shocks:  # a plain loop: ~1500 steps, cheaper than importing scipy.signal
+        level = persistence * level + shock
+        path.append(level)
+    return _ohlc_around_closes(np.array(path, dtype=np.float64), rng, vol)
 
 
 # ----------------------------------------------------------------------------- minutes

@@ -7,6 +7,8 @@ from datetime import UTC, date, datetime
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from league.calendar import Calendar
 from league.config import MarketSpec
@@ -148,3 +150,19 @@ def test_default_span_reaches_the_calendar_end(markets: tuple[MarketSpec, ...], 
     sm = SyntheticMarket(7, markets, cal)
     assert sm.sessions[-1] == cal.last_session
     assert len(sm.bars("^GSPC", Z(2027, 12, 1), Z(2027, 12, 2))) == 390  # a late-2027 6m window has prices
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    o=st.floats(1.0, 1000.0), c=st.floats(1.0, 1000.0),
+    up=st.floats(0.0, 0.05), down=st.floats(0.0, 0.05),
+    n=st.integers(3, 1440), seed=st.integers(0, 2**32 - 1),
+)
+def test_bridge_hits_any_valid_daily_row(o: float, c: float, up: float, down: float, n: int, seed: int) -> None:
+    o, c = round(o, 2), round(c, 2)
+    h, low = round(max(o, c) * (1 + up), 2), round(min(o, c) * (1 - down), 2)
+    rng = np.random.default_rng(seed)
+    points, _, _ = bridge_points(rng, o, h, low, c, n, 2)
+    bo, bh, bl, bc = bars_from_points(rng, points, h, low, 2)
+    assert bo[0] == o and bc[-1] == c and bh.max() == h and bl.min() == low
+    assert (bh >= np.maximum(bo, bc)).all() and (bl <= np.minimum(bo, bc)).all()
