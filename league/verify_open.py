@@ -207,7 +207,15 @@ class Checker:
         self.headers = dict(headers or {})
         self.run_scripts = run_scripts
         self._prefixes: dict[tuple[str, int], tuple[int, str, str | None]] = {}
+        self._council: list[dict[str, Any]] | None = None
         self.lists = find_lists(root) if (root / "proof").is_dir() else []
+
+    def council_lines(self) -> list[dict[str, Any]]:
+        """The council book's lines, parsed once for steps 5 and 9."""
+        if self._council is None:
+            book = self.root / COUNCIL_BOOK
+            self._council = read_lines(book) if book.is_file() else []
+        return self._council
 
     def run(self) -> list[StepResult]:
         steps: list[tuple[int, str, Callable[[], tuple[Status, str]]]] = [
@@ -293,7 +301,7 @@ class Checker:
         book = self.root / COUNCIL_BOOK
         if not book.is_file():
             return "skipped", f"{COUNCIL_BOOK} is not published"
-        shas = {str(x["ask_sha256"]): int(x.get("n", 0)) for x in read_lines(book)
+        shas = {str(x["ask_sha256"]): int(x.get("n", 0)) for x in self.council_lines()
                 if x.get("kind") in ("answer", "run") and x.get("ask_sha256")}
         if not shas:
             return "skipped", "the book has no answer or run lines carrying ask_sha256 yet"
@@ -419,11 +427,8 @@ class Checker:
 
     def _late_tokens(self, signed: list[tuple[StampedList, str, datetime]]) -> list[str]:
         """Every session's counted answers need a token covering them signed before its reference time."""
-        book = self.root / COUNCIL_BOOK
-        if not book.is_file():
-            return []
         problems = []
-        for need in session_needs(read_lines(book)):
+        for need in session_needs(self.council_lines()):
             covering = sorted(((t, s, name) for s, name, t in signed if s.covers(COUNCIL_BOOK) >= need.last_line),
                               key=lambda c: (c[0], c[1].rel, c[2]))
             if not covering:
@@ -437,8 +442,7 @@ class Checker:
         return problems
 
     def _coverage_note(self, signed: list[tuple[StampedList, str, datetime]]) -> str:
-        book = self.root / COUNCIL_BOOK
-        needs = session_needs(read_lines(book)) if book.is_file() else []
+        needs = session_needs(self.council_lines())
         if not needs:
             return "no session with counted answers to check against a reference time"
         return f"{len(needs)} sessions' counted answers were signed before their reference times"
@@ -550,8 +554,16 @@ def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeade
                 mirror(text, Path(tmp))
             except (httpx.HTTPError, StampError, ValueError, OSError) as exc:
                 return [StepResult(2, "read stamped lists", "FAILED", f"cannot download {text}: {exc}")]
-            return Checker(Path(tmp), block_headers, run_scripts=False).run()
+            return _check(Path(tmp), block_headers, run_scripts=False)
     folder = Path(root)
     if not folder.is_dir():
         return [StepResult(2, "read stamped lists", "FAILED", f"{folder} is not a folder")]
-    return Checker(folder, block_headers).run()
+    return _check(folder, block_headers, run_scripts=True)
+
+
+def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool) -> list[StepResult]:
+    try:
+        checker = Checker(folder, headers, run_scripts=run_scripts)
+    except (OSError, StampError) as exc:
+        return [StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc}")]
+    return checker.run()
