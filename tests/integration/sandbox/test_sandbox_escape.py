@@ -240,3 +240,10 @@ def test_concurrent_runs_keep_their_own_files_and_output(sandbox: BwrapSandbox) 
         results = list(pool.map(one, range(28)))
     for i, text in results:
         assert text.split() == [f"seat-{i}", "id.txt"]
+
+
+def test_no_descriptor_of_the_league_leaks_in(sandbox: BwrapSandbox) -> None:
+    """Neither the status fd nor the memfds carrying credentials are open inside (a seat could
+    otherwise forge bubblewrap's status or re-read files)."""
+    res = sandbox.exec(["/bin/sh", "-c", "ls /proc/$$/fd"], timeout=10, files_in_home={"a.txt": b"x"}, profile="claude")
+    assert res.text.split() == ["0", "1", "2"]

@@ -143,7 +143,7 @@ def test_missing_credentials_is_a_login_incident(
 
 
 def test_deadline_is_a_timeout_not_an_incident(sandbox: BwrapSandbox, creds: Path, clock: FakeClock) -> None:
-    reply = seat_for("codex", sandbox, timeout_s=2).ask(make_ask("STANDIN:sleep"), clock)
+    reply = seat_for("codex", sandbox, timeout_s=1).ask(make_ask("STANDIN:sleep"), clock)
     assert reply.failure is FailureClass.TIMEOUT
     assert not reply.failure.is_incident
     assert reply.silent
