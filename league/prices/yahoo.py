@@ -23,6 +23,18 @@ from league.prices.interface import Bar, PriceError, ProviderOutage, check_windo
 
 log = structlog.get_logger(__name__)
 PROVIDER_NAME = "yahoo_finance_chart_v8_1m"
+MAX_1M_SPAN = timedelta(days=7)  # Yahoo serves at most ~8 days of 1-minute bars per request
+
+
+def chunks(start: datetime, end: datetime, span: timedelta) -> list[tuple[datetime, datetime]]:
+    """``[start, end)`` cut into consecutive pieces no longer than ``span``."""
+    out = []
+    lo = start
+    while lo < end:
+        hi = min(lo + span, end)
+        out.append((lo, hi))
+        lo = hi
+    return out
 
 
 def _yf() -> Any:
@@ -128,9 +140,13 @@ class YahooProvider:
     def bars(self, symbol: str, start: datetime, end: datetime) -> list[Bar]:
         """1-minute regular-hours bars with start in ``[start, end)`` (Yahoo serves ~30 days back)."""
         start, end = check_window(start, end)
-        if end == start:
-            return []
+        bars: list[Bar] = []
+        for lo, hi in chunks(start, end, MAX_1M_SPAN):
+            bars.extend(self._bars_once(symbol, lo, hi))
+        log.info("prices.yahoo.bars", symbol=symbol, start=start.isoformat(), end=end.isoformat(), bars=len(bars))
+        return bars
 
+    def _bars_once(self, symbol: str, start: datetime, end: datetime) -> list[Bar]:
         def fetch() -> Any:
             return self._ticker(symbol).history(
                 interval="1m", start=start, end=end, prepost=False, auto_adjust=False, actions=False,
@@ -138,9 +154,7 @@ class YahooProvider:
             )
 
         frame = self._call("1m bars", symbol, fetch)
-        bars = [b for b in _frame_to_bars(frame, symbol) if start <= b.start < end]
-        log.info("prices.yahoo.bars", symbol=symbol, start=start.isoformat(), end=end.isoformat(), bars=len(bars))
-        return bars
+        return [b for b in _frame_to_bars(frame, symbol) if start <= b.start < end]
 
     def daily_closes(self, symbol: str, start: date, end: date) -> list[tuple[date, float]]:
         """Daily closes (unadjusted) for 52-week ranges and multi-day changes."""

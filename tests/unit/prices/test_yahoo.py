@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
@@ -74,3 +74,16 @@ def test_daily_closes_from_recorded_payload() -> None:
     closes = provider(RecordedYahoo()).daily_closes("^GSPC", date(2026, 11, 20), date(2026, 11, 27))
     assert closes == [(date(2026, 11, 20), 6734.11), (date(2026, 11, 23), 6705.12), (date(2026, 11, 24), 6766.48),
                       (date(2026, 11, 25), 6812.61), (date(2026, 11, 27), 6849.09)]
+
+
+def test_long_windows_are_cut_into_week_requests() -> None:
+    from league.prices.yahoo import chunks
+
+    pieces = chunks(Z(2026, 11, 1), Z(2026, 11, 20), timedelta(days=7))
+    assert pieces == [(Z(2026, 11, 1), Z(2026, 11, 8)), (Z(2026, 11, 8), Z(2026, 11, 15)),
+                      (Z(2026, 11, 15), Z(2026, 11, 20))]
+    assert chunks(Z(2026, 11, 1), Z(2026, 11, 1), timedelta(days=7)) == []
+    adapter = RecordedYahoo()
+    bars = provider(adapter).bars("^RUT", Z(2026, 11, 13), Z(2026, 11, 28))  # 15 days -> 3 requests
+    assert len(bars) == 209  # the recorded day falls in the last piece only
+    assert len([c for c in adapter.calls if c.startswith("/v8/finance/chart/")]) >= 3
