@@ -59,8 +59,8 @@ class ClaudeCodeSeat(CliSeat):
         argv += ["--effort", self.effort, "--permission-mode", "default", "--no-session-persistence"]
         if budget := self.spec.options.get("max_budget_usd"):
             argv += ["--max-budget-usd", str(budget)]
-        if not self.spec.net:
-            argv += ["--disallowedTools", "WebSearch", "WebFetch"]
+        # headless mode denies tools that would ask for permission: allow the web ones explicitly when net is on
+        argv += ["--allowedTools" if self.spec.net else "--disallowedTools", "WebSearch", "WebFetch"]
         return argv
 
     def env(self) -> dict[str, str]:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agents.base import FailureClass, SeatError, SeatSpec
+from agents.base import Ask, FailureClass, SeatError, SeatSpec
 from agents.claude_code import ClaudeCodeSeat
 from agents.codex import CodexSeat
 from agents.gemini_cli import GeminiCliSeat, merged_settings
@@ -78,3 +78,15 @@ def test_gemini_error_object() -> None:
     with pytest.raises(SeatError) as info:
         seat.parse(result(json.dumps(out), code=1))
     assert info.value.failure is FailureClass.USAGE_LIMIT
+
+
+def test_claude_web_tools_follow_net() -> None:
+    closed = claude().argv(make("x"))
+    spec = SeatSpec(name="claude", adapter="claude_code", model="claude-fable-5-1", effort="max", net=True)
+    open_ = ClaudeCodeSeat(spec).argv(make("x"))
+    assert closed[closed.index("WebSearch") - 1] == "--disallowedTools"
+    assert open_[open_.index("WebSearch") - 1] == "--allowedTools"
+
+
+def make(text: str) -> Ask:
+    return Ask(text=text, sha256="0" * 64, session="2026-11-30")
