@@ -105,3 +105,20 @@ def test_token_without_a_configured_root_is_kept_but_not_counted(tmp_path: Path,
     result = st.stamp_books([("council-book.jsonl", book)])
     assert result is not None and result.outcomes[0].ok and not result.outcomes[0].verified
     assert "no root certificate" in result.outcomes[0].error and result.trust_level == "1"
+
+
+def test_config_from_league_settings(tmp_path: Path) -> None:
+    from league.config import StampSettings, TsaEntry
+    from league.stamps.stamper import config_from_settings, make_backends
+
+    settings = StampSettings(tsa=(TsaEntry(name="freetsa", url="https://freetsa.org/tsr"),),
+                             ots_calendars=("https://a.pool.opentimestamps.org",), rekor_url="",
+                             key="keys/league-signing.pem", local_tsa=True)
+    cfg = config_from_settings(settings, tmp_path)
+    assert [t.name for t in cfg.tsa] == ["freetsa", "local-a", "local-b"]
+    assert cfg.rekor_url is None and cfg.key_path == tmp_path / "keys" / "league-signing.pem"
+    backends, certs = make_backends(cfg, SimulatedClock(START))
+    assert [b.name for b in backends] == ["freetsa", "local-a", "local-b", "ots"]
+    assert certs["local-a"].ca_file == tmp_path / "stamps" / "local-tsa" / "local-a" / "ca.pem"
+    assert certs["local-a"].ca_file.read_bytes() != certs["local-b"].ca_file.read_bytes()  # type: ignore[union-attr]
+    assert certs["freetsa"] == CertFiles(None, None)
