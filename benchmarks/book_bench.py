@@ -41,30 +41,64 @@ READER_LOOP = (Path(__file__).resolve().parent.parent / "tests" / "assets" / "bo
     encoding="utf-8"
 )
 # Runs the verbatim loop with exec so that, on a failure, the loop's own ``i`` names the line.
-READER_WRAPPER = """
-import json, resource, sys, time
+# Peak memory: VmHWM (reset at exec, unlike ru_maxrss, which keeps the forking parent's peak) of
+# the checking process, plus a 20 ms sampler summing VmRSS over it and its worker processes.
+_MEMORY = """
+import os, threading
+def _kb(pid, key):
+    try:
+        for row in open(f"/proc/{pid}/status"):
+            if row.startswith(key):
+                return int(row.split()[1])
+    except OSError:
+        pass
+    return 0
+def _children():
+    out = []
+    for task in os.listdir("/proc/self/task"):
+        try:
+            out += open(f"/proc/self/task/{task}/children").read().split()
+        except OSError:
+            pass
+    return out
+PEAK = [0]
+def _sample():
+    while True:
+        PEAK[0] = max(PEAK[0], _kb("self", "VmRSS:") + sum(_kb(c, "VmRSS:") for c in _children()))
+        threading.Event().wait(0.02)
+threading.Thread(target=_sample, daemon=True).start()
+def peak_kb():
+    return max(PEAK[0], _kb("self", "VmHWM:"))
+"""
+# Runs the verbatim loop with exec so that, on a failure, the loop's own ``i`` names the line.
+READER_WRAPPER = _MEMORY + """
+import json, sys, time
 src = open(sys.argv[1], encoding="utf-8").read()
 ns = {}
 t0 = time.perf_counter()
+c0 = time.process_time()
 try:
     exec(compile(src, "reader_loop", "exec"), ns)
     verdict = ["ok", ns.get("i", 0)]
 except Exception as exc:
     verdict = ["bad", ns.get("i", 0), type(exc).__name__]
 wall = time.perf_counter() - t0
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"wall": wall, "verdict": verdict, "rss_kb": rss}))
+cpu = time.process_time() - c0
+print(json.dumps({"wall": wall, "cpu": cpu, "verdict": verdict, "rss_kb": peak_kb()}))
 """
-VERIFY_WRAPPER = """
-import json, resource, sys, time
+VERIFY_WRAPPER = _MEMORY + """
+import json, os, sys, time
 from league.verify_fast import verify
 workers = int(sys.argv[2]) if sys.argv[2] != "auto" else None
 t0 = time.perf_counter()
+c0 = os.times()
 r = verify(sys.argv[1], workers=workers)
 wall = time.perf_counter() - t0
-rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+c1 = os.times()
+cpu = (c1.user - c0.user) + (c1.system - c0.system) + (c1.children_user - c0.children_user) + (
+    c1.children_system - c0.children_system)
 verdict = ["ok", r.lines] if r.ok else ["bad", r.bad_line, r.reason]
-print(json.dumps({"wall": wall, "verdict": verdict, "rss_kb": rss}))
+print(json.dumps({"wall": wall, "cpu": cpu, "verdict": verdict, "rss_kb": peak_kb()}))
 """
 MARKETS = ("SPX", "NDX", "DJI", "SOX", "TNX", "DXY", "VIX", "GOLD", "WTI", "BRENT", "COPPER", "BTC")
 ACTIONS = ("buy_strong", "buy_dips", "hold", "trim", "sell")
@@ -164,9 +198,7 @@ def cached_book(directory: Path, lines: int) -> Path:
 
 def child(code: str, *args: str, isolated: bool = False) -> dict[str, Any]:
     flags = ["-I"] if isolated else []
-    out = subprocess.run(
-        [sys.executable, *flags, "-c", code, *args], check=True, capture_output=True, text=True
-    ).stdout
+    out = subprocess.run([sys.executable, *flags, "-c", code, *args], check=True, capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     return result
 
@@ -205,7 +237,12 @@ def tampered_copy(book: Path, directory: Path) -> tuple[Path, int]:
     return out, line
 
 
+LOAD_BEFORE: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
 def bench_verify(directory: Path, lines: int, runs: int) -> dict[str, Any]:
+    global LOAD_BEFORE
+    LOAD_BEFORE = os.getloadavg()
     book = cached_book(directory, lines)
     small = cached_book(directory, max(1, lines // 10))
     work = directory / "loop"
@@ -223,6 +260,7 @@ def bench_verify(directory: Path, lines: int, runs: int) -> dict[str, Any]:
     }
     size = book.stat().st_size
     loop_s, fast_s, serial_s = (median_of(x, "wall") for x in (loops, fasts, serials))
+    loop_cpu, fast_cpu, serial_cpu = (median_of(x, "cpu") for x in (loops, fasts, serials))
     return {
         "lines": lines,
         "bytes": size,
@@ -235,6 +273,8 @@ def bench_verify(directory: Path, lines: int, runs: int) -> dict[str, Any]:
         "verify_mb_per_s": size / fast_s / 1e6,
         "ratio": loop_s / fast_s,
         "ratio_workers1": loop_s / serial_s,
+        "cpu_s": {"reader_loop": loop_cpu, "verify": fast_cpu, "verify_workers1": serial_cpu},
+        "load_avg_before_after": [LOAD_BEFORE, os.getloadavg()],
         "verify_rss_kb_full": median_of(fasts, "rss_kb"),
         "verify_rss_kb_tenth": fast_verify(small, "auto")["rss_kb"],
         "reader_loop_rss_kb": median_of(loops, "rss_kb"),
