@@ -176,7 +176,16 @@ def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], c
         if lg.simulated:
             lg.pending.append(pend)
         else:
-            fut.add_done_callback(lambda f, p=pend: seal_reply(lg, p, f.result()))
+            fut.add_done_callback(_sealer(lg, pend))
+
+
+def _sealer(lg: League, pend: Pending) -> Any:
+    """Live: the reply is sealed in the thread that received it, the moment it arrives."""
+
+    def seal(fut: Future[SeatReply]) -> None:
+        seal_reply(lg, pend, fut.result())
+
+    return seal
 
 
 def _ask_one(seat: Seat, ask: Ask, now: Any) -> SeatReply:

@@ -12,6 +12,7 @@ The hint never appears in the ask text and no live seat receives it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -111,7 +112,9 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
     config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)
     config = load_config(config_dir)
     with build_league(config, clock) as lg:
-        clim = _climatology(lg)
+        table = climatology_table(days[0])
+        (lg.data_dir / "climatology.json").write_text(json.dumps(table, sort_keys=True, indent=1), encoding="utf-8")
+        clim = climatology_context(table)
         lg.hooks["ask_context"] = lambda league, s: {"hint": oracle_hints(league, date.fromisoformat(s)),
                                                       "climatology": clim}
         for day in days:
@@ -132,15 +135,21 @@ def session_times_start(day: date) -> Any:
     return et_time(day, time(8, 0))
 
 
-def _climatology(lg: League) -> dict[str, dict[str, float]]:
-    """The sealed climatology table's p_up per market and horizon, for the `_climatology` seat."""
-    try:
-        from league.scoring.climatology import build_table
-    except ImportError:
-        return {}
-    table = build_table([m.code for m in lg.config.markets.markets], end=date(2025, 12, 31))
-    return {code: {h: float(v["p_up"]) * (100 if float(v["p_up"]) <= 1 else 1) for h, v in by_h.items()}
-            for code, by_h in table.get("table", {}).items()}
+def climatology_table(season_start: date) -> dict[str, Any]:
+    """The sealed climatology table (window ending before the season) from arch's shipped history."""
+    from league.scoring.climatology import default_table
+
+    return default_table(season_start)
+
+
+def climatology_context(table: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """p_up (percent) per market and horizon for the `_climatology` seat, after the hash re-check."""
+    from league.scoring.climatology import clim_probabilities
+
+    out: dict[str, dict[str, float]] = {}
+    for (asset, horizon), p in clim_probabilities(table).items():
+        out.setdefault(asset, {})[horizon] = round(p, 2)
+    return out
 
 
 def publish_all(lg: League) -> Path:

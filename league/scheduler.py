@@ -58,10 +58,10 @@ def planned(schedule: Schedule, calendar: Any, start: datetime, end: datetime,
 
 
 # ------------------------------------------------------------------------------- running
-def job_functions() -> dict[str, Callable[[League, str], Any]]:
+def job_functions() -> dict[str, Callable[..., Any]]:
     from league import day, scoring_day
 
-    return {
+    table: dict[str, Callable[..., Any]] = {
         "snapshot": day.job_snapshot,
         "ask": day.job_ask,
         "second_wave": day.job_second_wave,
@@ -69,7 +69,9 @@ def job_functions() -> dict[str, Callable[[League, str], Any]]:
         "score": _score_and_mark,
         "publish": _publish,
         "stamp_upgrade": _stamp_upgrade,
-    } | {"score_only": scoring_day.job_score}
+        "score_only": scoring_day.job_score,
+    }
+    return table
 
 
 def _ingest_and_stamp(lg: League, session: str) -> Any:
@@ -135,7 +137,7 @@ def run_job(lg: League, job: str, session: str, *, ledger: Any = None) -> str:
 
 
 def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Any = None,
-             before_each: Callable[[Fire], None] | None = None) -> list[tuple[Fire, str]]:
+             before_each: Callable[[Fire], object] | None = None) -> list[tuple[Fire, str]]:
     """Run, in order, every planned job in [start, until) not yet done; each once."""
     done: list[tuple[Fire, str]] = []
     opened = lg.index.of_kind("opening")

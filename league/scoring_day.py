@@ -262,8 +262,7 @@ def score_line(lg: League, session: str, horizon: str) -> dict[str, Any]:
     for ev in events.values():
         resolve_event(lg, ev, bars)
     for row in rows:
-        ev = events.get(row.get("event_id_v2", ""))
-        _outcome(row, ev)
+        _outcome(row, events.get(row.get("event_id_v2", "")))
     return {"session": session, "horizon": horizon, "runs": sorted({r["run_id"] for r in lg.index.runs(session)}),
             "markets": [ev.as_json() for ev in events.values()], "seats": rows,
             "of": sorted({r["line"] for r in rows if r.get("line")}),
@@ -275,8 +274,10 @@ def _outcome(row: dict[str, Any], ev: Event | None) -> None:
     up = ev.result.get("up") if ev else None
     row["outcome"] = None if up is None else int(up)
     p = row.get("prob_up")
-    scorable = row["status"] == "counted" and p is not None and up is not None
-    row["brier"] = (p / 100.0 - int(up)) ** 2 if scorable else None
+    if row["status"] == "counted" and p is not None and up is not None:
+        row["brier"] = (float(p) / 100.0 - int(up)) ** 2
+    else:
+        row["brier"] = None
 
 
 def job_score(lg: League, session: str) -> list[int]:

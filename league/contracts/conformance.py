@@ -36,18 +36,18 @@ ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 ASSET = re.compile(r"^[A-Z][A-Z0-9]{1,9}$")
 
 
-def event_id(obj, keys, prefix):
+def event_id(obj: dict[str, str], keys: tuple[str, ...], prefix: str) -> str:
     text = json.dumps({k: obj[k] for k in keys}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return prefix + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def when(text):
+def when(text: str) -> datetime:
     if not ISO.match(text or ""):
         raise ValueError(f"{text!r} is not UTC ISO-8601 with seconds (YYYY-MM-DDTHH:MM:SSZ)")
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
 
 
-def number(text, name):
+def number(text: str, name: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -57,15 +57,15 @@ def number(text, name):
     return value
 
 
-def contract_of(row):
+def contract_of(row: dict[str, str]) -> dict[str, str]:
     return {"asset": row["asset"], "horizon": row["horizon"], "reference_at": row["event_reference_at"],
             "end_at": row["event_end_at"], "rule": row["rule"], "resolver_version": row["resolver_version"],
             "reference_rule": row["reference_rule"], "price_provider": row["price_provider"],
             "price_symbol": row["price_symbol"]}
 
 
-def check_contract(row):
-    problems = []
+def check_contract(row: dict[str, str]) -> tuple[list[str], dict[str, str] | None]:
+    problems: list[str] = []
     contract = contract_of(row)
     empty = [k for k in CONTRACT_KEYS if not contract[k]]
     no_event = all(not contract[k] for k in CONTRACT_KEYS[2:]) and not row["event_id_v2"]
@@ -89,8 +89,8 @@ def check_contract(row):
     return problems, contract
 
 
-def check_values(row):
-    problems = []
+def check_values(row: dict[str, str]) -> list[str]:
+    problems: list[str] = []
     if not row["methodology_version"]:
         problems.append("methodology_version is empty")
     if row["status"] not in STATUSES:
@@ -111,7 +111,7 @@ def check_values(row):
     return problems + check_outcome(row) + check_times(row)
 
 
-def check_outcome(row):
+def check_outcome(row: dict[str, str]) -> list[str]:
     if not (row["ref"] and row["close"]):
         return ["actual_pct given without ref and close"] if row["actual_pct"] else []
     try:
@@ -127,7 +127,7 @@ def check_outcome(row):
     return []
 
 
-def check_times(row):
+def check_times(row: dict[str, str]) -> list[str]:
     if not row["sealed_at"] and row["status"] == "no_answer":
         return []
     try:
@@ -139,7 +139,7 @@ def check_times(row):
     return []
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: python3 -I conformance.py FORECASTS.csv")
         return 2
@@ -154,7 +154,10 @@ def main(argv):
         if missing:
             print(f"header: missing columns {', '.join(missing)}")
             return 1
-        failures, count, seen_v2, seen_v1 = [], 0, {}, {}
+        failures: list[str] = []
+        count = 0
+        seen_v2: dict[str, str] = {}
+        seen_v1: dict[str, str] = {}
         for count, row in enumerate(reader, 1):
             problems, contract = check_contract(row)
             problems += check_values(row)
