@@ -31,6 +31,7 @@ from __future__ import annotations
 import csv
 import gzip
 import math
+import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -314,6 +315,7 @@ class SyntheticMarket:
         self._daily: dict[str, _Daily] = {}
         self._minutes: OrderedDict[tuple[str, date], _Minutes] = OrderedDict()
         self._cache_days = cache_days
+        self._lock = threading.RLock()  # the daemon may read prices from scheduler threads
 
     # ------------------------------------------------------------------ seeding
     def _rng(self, code: str, purpose: str, day: date | None = None) -> np.random.Generator:
@@ -328,8 +330,12 @@ class SyntheticMarket:
 
     def daily_path(self, code: str) -> _Daily:
         """The market's daily OHLC over the replay span (computed once per market)."""
-        if code in self._daily:
+        with self._lock:
+            if code not in self._daily:
+                self._daily[code] = self._build_daily(code)
             return self._daily[code]
+
+    def _build_daily(self, code: str) -> _Daily:
         market = self.markets[code]
         days = self._days_for(market)
         vol = CODE_VOL.get(code, KIND_VOL[market.kind])
@@ -343,18 +349,15 @@ class SyntheticMarket:
         arrays = [np.round(np.exp(x + shift), dec) for x in (o, h, low, c)]
         arrays[1] = np.maximum(arrays[1], np.maximum(arrays[0], arrays[3]))
         arrays[2] = np.minimum(arrays[2], np.minimum(arrays[0], arrays[3]))
-        daily = _Daily(days, {d: i for i, d in enumerate(days)}, *arrays)
-        self._daily[code] = daily
-        return daily
+        return _Daily(days, {d: i for i, d in enumerate(days)}, *arrays)
 
     # ------------------------------------------------------------------ symbols
     def target(self, symbol: str) -> _Target:
         """Map a price symbol to its market path (market symbol, fund, ^IRX, or a new pseudo-market)."""
-        if symbol in self._targets:
+        with self._lock:
+            if symbol not in self._targets:
+                self._targets[symbol] = self._find_target(symbol)
             return self._targets[symbol]
-        found = self._find_target(symbol)
-        self._targets[symbol] = found
-        return found
 
     def _find_target(self, symbol: str) -> _Target:
         for m in self.markets.values():
@@ -399,15 +402,16 @@ class SyntheticMarket:
     def minutes(self, code: str, day: date) -> _Minutes | None:
         """The market's 1-minute bars of ``day`` (pre-market + session), or None off-span/off-session."""
         key = (code, day)
-        if key in self._minutes:
-            self._minutes.move_to_end(key)
-            return self._minutes[key]
-        built = self._build_minutes(code, day)
-        if built is not None:
-            self._minutes[key] = built
-            if len(self._minutes) > self._cache_days:
-                self._minutes.popitem(last=False)
-        return built
+        with self._lock:
+            if key in self._minutes:
+                self._minutes.move_to_end(key)
+                return self._minutes[key]
+            built = self._build_minutes(code, day)
+            if built is not None:
+                self._minutes[key] = built
+                if len(self._minutes) > self._cache_days:
+                    self._minutes.popitem(last=False)
+            return built
 
     def _build_minutes(self, code: str, day: date) -> _Minutes | None:
         daily = self.daily_path(code)
