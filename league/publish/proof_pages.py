@@ -17,12 +17,13 @@ import json
 import os
 import shutil
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from league.clock import iso_seconds
-from league.verify_open import COUNCIL_BOOK, PUBLIC_KEY, read_lines, session_needs
+from league.verify_open import COUNCIL_BOOK, PUBLIC_KEY, SessionNeed, read_lines, session_needs
 
 STAMP_SUFFIXES = (".txt", ".ots", ".tsr", ".json")
 
@@ -43,8 +44,9 @@ def write_proof_pages(stamps_dir: Path, public_dir: Path, *, books: Mapping[str,
     council = books.get(COUNCIL_BOOK)
     lines = read_lines(council) if council is not None and council.is_file() else []
     days = sorted(p.name for p in proof.iterdir() if p.is_dir() and p.name != "tsa")
-    for day in sorted(set(days) | _run_days(lines)):
-        written += _day_pages(proof / day, day, lines)
+    facts = BookFacts.of(lines, _lists_with_times(proof))
+    for day in sorted(set(days) | set(facts.runs_by_day)):
+        written += _day_pages(proof / day, day, facts)
     written.append(_write_index(proof, Path(public_dir)))
     return written
 
@@ -77,15 +79,32 @@ def _copy(src: Path, dst: Path) -> Path:
 
 
 # ------------------------------------------------------------------------------ per day
-def _run_days(lines: list[dict[str, Any]]) -> set[str]:
-    return {str(x["at"])[:10] for x in lines if x.get("kind") == "run" and isinstance(x.get("at"), str)}
+@dataclass(frozen=True)
+class BookFacts:
+    """What the day pages need from the council book, computed once for all days."""
+
+    runs_by_day: dict[str, list[dict[str, Any]]]
+    lines_by_run: dict[str, list[dict[str, Any]]]
+    needs: list[SessionNeed]
+    stamps: list[tuple[str, int, str]]
+
+    @classmethod
+    def of(cls, lines: list[dict[str, Any]], stamps: list[tuple[str, int, str]]) -> BookFacts:
+        runs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for x in lines:
+            if x.get("kind") == "run" and isinstance(x.get("at"), str):
+                runs[x["at"][:10]].append(x)
+            elif x.get("run_id") is not None:
+                by_run[str(x["run_id"])].append(x)
+        return cls(dict(runs), dict(by_run), session_needs(lines), stamps)
 
 
-def _day_pages(folder: Path, day: str, lines: list[dict[str, Any]]) -> list[Path]:
+def _day_pages(folder: Path, day: str, facts: BookFacts) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     pages = {
-        "runs.txt": runs_page(day, lines),
-        "ingest-close.txt": ingest_close_page(day, lines, _lists_with_times(folder.parent)),
+        "runs.txt": runs_page(day, facts),
+        "ingest-close.txt": ingest_close_page(day, facts),
         "index.txt": index_page(day, folder),
     }
     out = []
@@ -96,18 +115,14 @@ def _day_pages(folder: Path, day: str, lines: list[dict[str, Any]]) -> list[Path
     return out
 
 
-def runs_page(day: str, lines: list[dict[str, Any]]) -> str:
+def runs_page(day: str, facts: BookFacts) -> str:
     """Every run started that day with its book lines (run, answers, retries): n, kind, time, seal, link."""
-    runs = [x for x in lines if x.get("kind") == "run" and str(x.get("at", ""))[:10] == day]
+    runs = facts.runs_by_day.get(day, [])
     out = [f"Runs of {day} in {COUNCIL_BOOK}: each line's n, kind, sealed time, seal and link.", ""]
-    by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for x in lines:
-        if x.get("kind") != "run" and x.get("run_id") is not None:
-            by_run[str(x["run_id"])].append(x)
     for run in runs:
         rid = str(run.get("run_id"))
         out.append(f"run {rid} (session {run.get('session', '?')})")
-        out += [_line_row(x) for x in [run, *by_run.get(rid, [])]]
+        out += [_line_row(x) for x in [run, *facts.lines_by_run.get(rid, [])]]
         out.append("")
     if not runs:
         out.append("No run started this day.")
@@ -137,10 +152,11 @@ def _lists_with_times(proof: Path) -> list[tuple[str, int, str]]:
     return out
 
 
-def ingest_close_page(day: str, lines: list[dict[str, Any]], stamps: list[tuple[str, int, str]]) -> str:
+def ingest_close_page(day: str, facts: BookFacts) -> str:
     """The statement of when counted ingest closed, per session run that day, and which stamp covered it."""
-    sessions = {str(x.get("session")) for x in lines if x.get("kind") == "run" and str(x.get("at", ""))[:10] == day}
-    needs = [n for n in session_needs(lines) if n.session in sessions]
+    sessions = {str(x.get("session")) for x in facts.runs_by_day.get(day, [])}
+    needs = [n for n in facts.needs if n.session in sessions]
+    stamps = facts.stamps
     out = [f"Counted ingest for the sessions run on {day}:"]
     for need in needs:
         ref = iso_seconds(need.reference)
@@ -197,7 +213,3 @@ def _write_index(proof: Path, public_dir: Path) -> Path:
 
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def published_files(proof: Path) -> Iterable[Path]:
-    return sorted(p for p in proof.rglob("*") if p.is_file())
