@@ -46,13 +46,14 @@ def demo_sessions(calendar: Any, start: date, count: int) -> list[date]:
 
 
 def build_league(config: Config, clock: SimulatedClock, *, seats: dict[str, Any] | None = None,
-                 prices: Any = None, store: Any = None) -> League:
+                 prices: Any = None, store: Any = None, anchor: date | None = None) -> League:
     from league.calendar import default_calendar
     from league.prices.replay import SyntheticMarket
 
     calendar = default_calendar()
     if prices is None:
-        prices = SyntheticMarket(config.settings.prices.seed, config.markets.markets, calendar)
+        kwargs = {"anchor": anchor} if anchor is not None else {}
+        prices = SyntheticMarket(config.settings.prices.seed, config.markets.markets, calendar, **kwargs)
     if seats is None:
         from agents.registry import build_seat
 
@@ -111,7 +112,7 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
     clock = SimulatedClock(session_times_start(days[0]))
     config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)
     config = load_config(config_dir)
-    with build_league(config, clock) as lg:
+    with build_league(config, clock, anchor=days[0]) as lg:
         table = climatology_table(days[0])
         (lg.data_dir / "climatology.json").write_text(json.dumps(table, sort_keys=True, indent=1), encoding="utf-8")
         clim = climatology_context(table)

@@ -24,7 +24,7 @@ def open_live(config_dir: Path) -> tuple[Any, Any]:
 
     config = load_config(config_dir)
     store = open_store(config.database_url)
-    prices = make_prices(config)
+    prices = make_prices(config, store=store)
     from agents.registry import build_seat
 
     seats = {s.name: build_seat(s) for s in config.roster.seat}
@@ -32,8 +32,8 @@ def open_live(config_dir: Path) -> tuple[Any, Any]:
     return lg, store
 
 
-def make_prices(config: Any) -> Any:
-    """The configured price provider behind the price cache (DATA/prices)."""
+def make_prices(config: Any, *, store: Any = None) -> Any:
+    """The configured price provider behind the price cache (DATA/prices, mirrored into the database)."""
     from league.calendar import default_calendar
 
     if config.settings.prices.provider == "replay":
@@ -43,7 +43,13 @@ def make_prices(config: Any) -> Any:
     from league.prices.cache import CachedProvider
     from league.prices.yahoo import YahooProvider
 
-    return CachedProvider(YahooProvider(retries=config.settings.prices.retries), config.data_dir / "prices")
+    mirrors = []
+    if store is not None:
+        from league.store.bar_cache import DbBarCache
+
+        mirrors.append(DbBarCache(store))
+    return CachedProvider(YahooProvider(retries=config.settings.prices.retries), config.data_dir / "prices",
+                          mirrors=mirrors)
 
 
 def daemon(config: ConfigOpt = Path("config")) -> None:
