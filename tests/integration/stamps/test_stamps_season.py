@@ -278,3 +278,19 @@ def test_missing_folder_and_empty_folder(tmp_path: Path) -> None:
 class _QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
+
+
+def test_league_verify_prints_one_line_per_step(season: tuple[Season, Stamper]) -> None:
+    from typer.testing import CliRunner
+
+    from league.cli import app
+
+    s, _ = season
+    runner = CliRunner()
+    good = runner.invoke(app, ["verify", str(s.public)])
+    assert good.exit_code == 0, good.output
+    assert sum(line.startswith("step ") for line in good.output.splitlines()) == 9
+    assert "step  3 prefix digests: ok" in good.output
+    _flip(s.public / BOOK, b'"seat":"gamma"', b'"seat":"gammA"')
+    bad = runner.invoke(app, ["verify", str(s.public)])
+    assert bad.exit_code != 0 and "step  3 prefix digests: FAILED" in bad.output
