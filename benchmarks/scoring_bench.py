@@ -58,8 +58,8 @@ def _vector_core(df: Any) -> dict[str, object]:
     neff = n_eff_table(rows)
     return {
         "brier": {k: (float(v["mean"]), int(v["size"])) for k, v in b.iterrows()},
-        "cons": {(r.run_id, r.event_key): float(r.p) for r in cons.itertuples()},
-        "neff": {(r["run_id"], r["horizon"]): r["n_eff"] for r in neff},
+        "cons": {(r.unit, r.event_key): float(r.p) for r in cons.itertuples()},
+        "neff": {(r["session"], r["horizon"]): r["n_eff"] for r in neff},
     }
 
 
@@ -149,7 +149,6 @@ def main() -> None:
         for _ in range(args.runs):
             for kind in results:
                 results[kind].append(_run(kind, folder))
-        print(_agree(folder))
         med = {k: statistics.median(r["seconds"] for r in v) for k, v in results.items()}
         comp = {k: statistics.median(r["compute"] for r in v) for k, v in results.items()}
         for kind, runs in results.items():
@@ -159,6 +158,7 @@ def main() -> None:
                   f"peak RSS {peak:.0f} MB")
         print(f"core vs plain Python, CSV to numbers: {med['plain'] / med['core']:.1f}x; "
               f"compute only (parsed rows given): {comp['plain'] / comp['core']:.1f}x")
+        print(_agree(folder))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import pandas as pd
 
 from league.scoring.constants import CLAMP_HI, CLAMP_LO, FAMILY_EXTRA_WEIGHT, TRIM_MIN_ANSWERS
 
-EVENT = ["run_id", "event_key"]
+EVENT = ["unit", "event_key"]
 
 
 def dedupe(rows: pd.DataFrame) -> pd.DataFrame:
@@ -26,9 +26,11 @@ def dedupe(rows: pd.DataFrame) -> pd.DataFrame:
     """
     if "ev" in rows.columns:
         return rows
-    ordered = rows.sort_values(["run_id", "event_key", "sealed_at", "seat"], kind="mergesort")
-    out = ordered.drop_duplicates(["run_id", "event_key", "seat"], keep="first").copy()
-    out["ev"] = pd.factorize(out["run_id"] + "\x1f" + out["event_key"], sort=True)[0]
+    if "unit" not in rows.columns:
+        rows = rows.assign(unit=rows["run_id"])
+    ordered = rows.sort_values(["unit", "event_key", "sealed_at", "seat"], kind="mergesort")
+    out = ordered.drop_duplicates(["unit", "event_key", "seat"], keep="first").copy()
+    out["ev"] = pd.factorize(out["unit"] + "\x1f" + out["event_key"], sort=True)[0]
     return out
 
 
@@ -65,7 +67,8 @@ def consensus(rows: pd.DataFrame, families: Mapping[str, str] | None = None) -> 
     m["disp"] = m["w"] * ((m["p"] - out["p_mean"].reindex(m["ev"]).to_numpy()) / 100.0) ** 2
     out["dispersion"] = m.groupby("ev", sort=True)["disp"].sum() / out["w_sum"]
     out["p"] = out["p_mean"].clip(CLAMP_LO, CLAMP_HI)
-    keys = dedupe(rows).groupby("ev", sort=True)[EVENT + ["asset", "horizon", "session", "outcome", "h_sessions"]]
+    fields = EVENT + ["run_id", "asset", "horizon", "session", "outcome", "h_sessions"]
+    keys = dedupe(rows).groupby("ev", sort=True)[fields]
     return out.drop(columns=["wp_sum"]).join(keys.first()).reset_index(drop=True)
 
 

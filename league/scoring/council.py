@@ -26,7 +26,7 @@ MAX_SPLITS = 5000
 
 def _cube(rows: pd.DataFrame, value: str) -> tuple[np.ndarray, list[str], list[str], list[str]]:
     """(runs, markets, seats) array of ``value`` with NaN where a seat did not answer."""
-    r_idx, runs = pd.factorize(rows["run_id"], sort=True)
+    r_idx, runs = pd.factorize(rows["unit"], sort=True)
     a_idx, assets = pd.factorize(rows["asset"], sort=True)
     s_idx, seats = pd.factorize(rows["seat"], sort=True)
     cube = np.full((runs.size, assets.size, seats.size), np.nan)
@@ -58,7 +58,7 @@ def n_eff_table(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float] | None
     out: list[dict[str, Any]] = []
     for horizon, sub in rows.groupby("horizon", sort=True):
         out.extend(_n_eff_horizon(sub, str(horizon), clim is not None))
-    return sorted(out, key=lambda d: (d["session"], d["run_id"], d["horizon"]))
+    return sorted(out, key=lambda d: (d["session"], d["unit"], d["horizon"]))
 
 
 def _n_eff_horizon(sub: pd.DataFrame, horizon: str, with_clim: bool) -> list[dict[str, Any]]:
@@ -75,11 +75,13 @@ def _n_eff_horizon(sub: pd.DataFrame, horizon: str, with_clim: bool) -> list[dic
             "rho_errors": rho_e, "n_eff_errors": neff_e}
     if with_clim:
         cols["rho_clim_dev"], cols["n_eff_clim_dev"], _ = _rho_neff(_cube(sub, "devclim")[0], centred=False)
-    sessions = sub.groupby("run_id")["session"].first()
+    sessions = sub.groupby("unit")["session"].first()
+    run_ids = sub.groupby("unit")["run_id"].agg(lambda x: sorted(set(x)))
     n = simmod.seats_present(cube)
     n_markets = (~np.isnan(cube)).any(axis=2).sum(axis=1)
     return [
-        {"run_id": run, "session": str(sessions[run]), "horizon": horizon, "n": int(n[i]),
+        {"unit": run, "run_id": run_ids[run][0], "run_ids": run_ids[run], "session": str(sessions[run]),
+         "horizon": horizon, "n": int(n[i]),
          "n_markets": int(n_markets[i]), "rho": _f(rho[i]), "n_eff": _f(neff[i]),
          **{k: _f(v[i]) for k, v in cols.items()}}
         for i, run in enumerate(runs)
@@ -98,8 +100,8 @@ def shared_errors(rows: pd.DataFrame, cons: pd.DataFrame) -> dict[str, Any]:
     r = r.loc[r["outcome"].notna()]
     r["wrong"] = error_indicator(r["p"], r["outcome"]) == 1.0
     r["right"] = error_indicator(r["p"], r["outcome"]) == 0.0
-    g = r.groupby(["run_id", "event_key"]).agg(n=("p", "size"), wrong=("wrong", "sum"), right=("right", "sum"))
-    c = cons.set_index(["run_id", "event_key"])
+    g = r.groupby(["unit", "event_key"]).agg(n=("p", "size"), wrong=("wrong", "sum"), right=("right", "sum"))
+    c = cons.set_index(["unit", "event_key"])
     g = g.join(c[["p", "outcome", "horizon", "asset", "session"]])
     cons_wrong = error_indicator(g["p"], g["outcome"]) == 1.0
     g["all_wrong"] = (g["n"] >= ALL_WRONG_MIN) & (g["wrong"] == g["n"])
@@ -133,7 +135,7 @@ def distinctiveness(rows: pd.DataFrame) -> list[dict[str, Any]]:
 def _majority_agreement(sub: pd.DataFrame) -> dict[str, tuple[int, int]]:
     """seat -> (cells agreeing with the others' majority, directional cells with a majority)."""
     d = np.sign(sub["p"] - 50.0)
-    key = [sub["run_id"], sub["event_key"]]
+    key = [sub["unit"], sub["event_key"]]
     ups = (d > 0).groupby(key).transform("sum") - (d > 0)
     downs = (d < 0).groupby(key).transform("sum") - (d < 0)
     majority = np.sign(ups - downs)
@@ -150,12 +152,12 @@ def _cons_brier(cons: pd.DataFrame) -> pd.Series:
 def seat_value(rows: pd.DataFrame, families: Mapping[str, str] | None, cons: pd.DataFrame) -> list[dict[str, Any]]:
     """Consensus Brier with and without each seat on the resolved events that seat answered."""
     r = dedupe(rows)
-    base = cons.assign(b=_cons_brier(cons)).set_index(["run_id", "event_key"])
+    base = cons.assign(b=_cons_brier(cons)).set_index(["unit", "event_key"])
     out: list[dict[str, Any]] = []
     for seat in sorted(r["seat"].unique()):
-        mine = r.loc[r["seat"] == seat].set_index(["run_id", "event_key"]).index
+        mine = r.loc[r["seat"] == seat].set_index(["unit", "event_key"]).index
         without = consensus(r.loc[r["seat"] != seat], families)
-        without = without.assign(b=_cons_brier(without)).set_index(["run_id", "event_key"])
+        without = without.assign(b=_cons_brier(without)).set_index(["unit", "event_key"])
         common = mine.intersection(without.index).intersection(base.index)
         w, b = base.loc[common], without.loc[common]
         ok = w["outcome"].notna()
@@ -209,8 +211,8 @@ def shadow_consensus(rows: pd.DataFrame, cons: pd.DataFrame, weights: Mapping[st
     """Score the frozen-weight consensus beside the published one on sessions after the freeze window."""
     last = weights["window"]["last"]
     after = rows.loc[rows["session"] > last] if last else rows
-    shadow = weighted_mean(after, weights["weights"]).set_index(["run_id", "event_key"])
-    pub = cons.set_index(["run_id", "event_key"])
+    shadow = weighted_mean(after, weights["weights"]).set_index(["unit", "event_key"])
+    pub = cons.set_index(["unit", "event_key"])
     common = shadow.index.intersection(pub.index)
     o = pub.loc[common, "outcome"]
     ok = o.notna()
@@ -239,7 +241,7 @@ def _sides_horizon(sub: pd.DataFrame, horizon: str, side_of: Mapping[str, str]) 
     same = in_a[:, None] == in_a[None, :]
     off = ~np.eye(len(seats), dtype=bool)
     within, between = _nanmean(sim[:, same & off]), _nanmean(sim[:, ~same])
-    y = sub.pivot_table(index=["run_id", "event_key"], columns="seat", values="p", aggfunc="first")[seats]
+    y = sub.pivot_table(index=["unit", "event_key"], columns="seat", values="p", aggfunc="first")[seats]
     y_arr = y.to_numpy(dtype=float)
     gaps = _gaps(y_arr, in_a[None, :])[:, 0]
     t_obs = float(np.nanmax(np.abs(gaps))) if np.isfinite(gaps).any() else float("nan")
@@ -261,8 +263,8 @@ def _nanmean(values: npt.NDArray[np.float64]) -> float:
 
 
 def _cell_name(key: tuple[str, str], sub: pd.DataFrame) -> dict[str, str]:
-    row = sub.loc[(sub["run_id"] == key[0]) & (sub["event_key"] == key[1])].iloc[0]
-    return {"run_id": key[0], "asset": str(row["asset"]), "session": str(row["session"])}
+    row = sub.loc[(sub["unit"] == key[0]) & (sub["event_key"] == key[1])].iloc[0]
+    return {"run_id": str(row["run_id"]), "asset": str(row["asset"]), "session": str(row["session"])}
 
 
 def _gaps(y: npt.NDArray[np.float64], member: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:

@@ -124,7 +124,7 @@ def _pre_reference(df: pd.DataFrame) -> pd.Series:
 
 def _event_key(df: pd.DataFrame) -> pd.Series:
     """Forecasts pool only on equal event ids; rows without ids fall back to run, asset and horizon."""
-    fallback = df["run_id"] + "|" + df["asset"] + "|" + df["horizon"]
+    fallback = df["session"] + "|" + df["asset"] + "|" + df["horizon"]
     key = df["event_id_v2"].where(df["event_id_v2"] != "", df["event_id"])
     return key.where(key != "", fallback)
 
@@ -136,10 +136,17 @@ def scored_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def council_rows(df: pd.DataFrame, *, counted_only: bool = True) -> pd.DataFrame:
-    """Rows eligible for council statistics: council seats, stated, sealed before the reference."""
+    """Rows eligible for council statistics: council seats, stated, sealed before the reference.
+
+    Adds ``unit``, the set of answers pooled together: for the counted series the session (a seat
+    silent in the first run may be counted from the second-wave run of the same session), for the
+    descriptive all-runs series the run itself.
+    """
     mask = ~df["is_baseline"] & df["stated"] & df["pre_ref"] & (df["line_kind"] == "answer")
     if counted_only:
         mask &= df["counted_run"]
     else:
         mask &= df["run_role"] != "asked_again"
-    return df.loc[mask]
+    out = df.loc[mask].copy()
+    out["unit"] = out["session"] if counted_only else out["run_id"]
+    return out

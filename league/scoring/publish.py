@@ -80,8 +80,8 @@ class Season:
 
 def _consensus_rows(season: Season) -> pd.DataFrame:
     """Published consensus per event, carrying its n, the run's mean correlation and N_eff."""
-    ne = pd.DataFrame(season.n_eff_counted, columns=["run_id", "horizon", "rho", "n_eff"])
-    c = season.cons.merge(ne, on=["run_id", "horizon"], how="left")
+    ne = pd.DataFrame(season.n_eff_counted, columns=["unit", "horizon", "rho", "n_eff"])
+    c = season.cons.merge(ne, on=["unit", "horizon"], how="left")
     c["b"] = (c["p"] / 100.0 - c["outcome"]) ** 2
     c["seat"] = "_consensus"
     return c

@@ -60,11 +60,13 @@ def _pearson(xs: list[float], ys: list[float]) -> float | None:
 
 
 def n_eff_per_run(rows: Iterable[Row]) -> dict[tuple[str, str], tuple[int, float | None, float | None]]:
-    """(run_id, horizon) -> (n, rho, N_eff): mean pairwise Pearson over markets both answered."""
+    """(session, horizon) -> (n, rho, N_eff): mean pairwise Pearson over markets both answered.
+
+    The counted answers of one session (first run and second wave) are pooled.
+    """
     cells: dict[tuple[str, str], dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
-    for row in rows:
-        if _council(row):
-            cells[(row["run_id"], row["horizon"])][row["seat"]].setdefault(row["asset"], float(row["prob_up"]))
+    for row in sorted((r for r in rows if _council(r)), key=lambda r: (r["sealed_at"], r["seat"])):
+        cells[(row["session"], row["horizon"])][row["seat"]].setdefault(row["asset"], float(row["prob_up"]))
     out = {}
     for key, seats in cells.items():
         names = sorted(seats)
@@ -85,11 +87,11 @@ def n_eff_per_run(rows: Iterable[Row]) -> dict[tuple[str, str], tuple[int, float
 def consensus_per_event(
     rows: Iterable[Row], families: Mapping[str, str] | None = None
 ) -> dict[tuple[str, str], float]:
-    """(run_id, event id) -> consensus probability: trim at >= 5, family 1/3 weights, clamp [2, 98]."""
+    """(session, event id) -> consensus probability: trim at >= 5, family 1/3 weights, clamp [2, 98]."""
     events: dict[tuple[str, str], list[tuple[str, str, float]]] = defaultdict(list)
     seen = set()
     for row in sorted((r for r in rows if _council(r)), key=lambda r: (r["sealed_at"], r["seat"])):
-        key = (row["run_id"], row["event_id_v2"] or row["event_id"])
+        key = (row["session"], row["event_id_v2"] or row["event_id"])
         if (key, row["seat"]) in seen:
             continue
         seen.add((key, row["seat"]))

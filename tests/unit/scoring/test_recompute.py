@@ -60,19 +60,19 @@ def test_n_eff_recomputed_with_plain_python(published: dict[str, Any], rows: lis
     per_run = published["council-stats.json"]["n_eff"]["counted"]["per_run"]
     assert len(per_run) == len(ref)
     for rec in per_run:
-        n, rho, neff = ref[(rec["run_id"], rec["horizon"])]
+        n, rho, neff = ref[(rec["session"], rec["horizon"])]
         assert rec["n"] == n and rec["rho"] == pytest.approx(rho, abs=1e-12)
         assert rec["n_eff"] == pytest.approx(neff, abs=1e-12)
 
 
 def test_consensus_recomputed_with_plain_python(published: dict[str, Any], rows: list[dict[str, str]]) -> None:
     ref = reference.consensus_per_event(rows, synthetic_families())
-    where = {(r["run_id"], r["event_id_v2"]): (r["asset"], r["horizon"]) for r in rows}
-    expected = {(run, *where[(run, ev)]): p for (run, ev), p in ref.items()}
+    where = {(r["session"], r["event_id_v2"]): (r["asset"], r["horizon"]) for r in rows}
+    expected = {(day, *where[(day, ev)]): p for (day, ev), p in ref.items()}
     published_rows = published["council-stats.json"]["consensus"]["per_event"]
     assert len(published_rows) == len(expected)
     for c in published_rows:
-        assert c["p"] == pytest.approx(expected[(c["run_id"], c["asset"], c["horizon"])], abs=1e-12)
+        assert c["p"] == pytest.approx(expected[(c["session"], c["asset"], c["horizon"])], abs=1e-12)
         assert c["n"] >= c["n_used"] and c["rho"] is not None and c["n_eff"] is not None
 
 
