@@ -52,8 +52,9 @@ def build_league(config: Config, clock: SimulatedClock, *, seats: dict[str, Any]
 
     calendar = default_calendar()
     if prices is None:
-        kwargs = {"anchor": anchor} if anchor is not None else {}
-        prices = SyntheticMarket(config.settings.prices.seed, config.markets.markets, calendar, **kwargs)
+        seed, markets = config.settings.prices.seed, config.markets.markets
+        prices = (SyntheticMarket(seed, markets, calendar, anchor=anchor) if anchor is not None
+                  else SyntheticMarket(seed, markets, calendar))
     if seats is None:
         from agents.registry import build_seat
 
