@@ -24,6 +24,8 @@ def publish_command(
 
     report = publish(data, out)
     typer.echo(f"published {len(report.files)} files from {report.book_lines} book lines to {report.out_dir}")
+    if report.line_check:
+        typer.echo(f"  council-forecasts.csv: {report.line_check}")
     for name, reason in report.skipped:
         typer.echo(f"  {name}: {reason}")
     for name, reason in report.failed:

@@ -6,12 +6,13 @@ does the reading and writing. That keeps every document testable without a folde
 
 from __future__ import annotations
 
+import ast
 import csv
 import hashlib
 import html
 import importlib
-import io
 import json
+import operator
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -61,14 +62,45 @@ def _version_changes(facts: BookFacts) -> list[dict[str, Any]]:
 
 
 def _scoring_rules() -> dict[str, Any]:
-    try:
-        constants = importlib.import_module("league.scoring.constants")
-    except ImportError:
+    """The scoring constants, read from league/scoring/constants.py as literals.
+
+    Parsed rather than imported: importing the scoring package pulls in scipy and statsmodels,
+    seconds of start-up for a handful of numbers.
+    """
+    path = Path(__file__).resolve().parent.parent / "scoring" / "constants.py"
+    if not path.is_file():
         return {"status": "not produced: scoring constants not installed"}
-    names = ("RANK_MIN_FORECASTS", "RANK_MIN_SESSIONS", "INTERVAL_MIN_SESSIONS", "BOOTSTRAP_MIN_SESSIONS",
-             "BOOTSTRAP_REPS", "BOOTSTRAP_SEED", "CALIB_EDGES", "CALIB_MIN", "CLAMP_LO", "CLAMP_HI",
-             "TRIM_MIN_ANSWERS", "FAMILY_EXTRA_WEIGHT", "EQUIV_MARGIN", "COIN_P", "MOMENTUM_P")
-    return {n.lower(): _jsonable(getattr(constants, n)) for n in names if hasattr(constants, n)}
+    found: dict[str, Any] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            name = node.target.id
+            if name in SCORING_CONSTANTS:
+                found[name.lower()] = _literal(node.value)
+    return found
+
+
+def _literal(node: ast.expr) -> Any:
+    """A literal, or plain arithmetic on numbers (``1.0 / 3.0``); anything else as its source text."""
+    try:
+        return _jsonable(ast.literal_eval(node))
+    except ValueError:
+        pass
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
+        left, right = _literal(node.left), _literal(node.right)
+        if isinstance(left, int | float) and isinstance(right, int | float):
+            return _ARITH[type(node.op)](left, right)
+    return ast.unparse(node)
+
+
+_ARITH: dict[type[ast.operator], Any] = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+                                         ast.Div: operator.truediv}
+
+
+SCORING_CONSTANTS = frozenset({
+    "RANK_MIN_FORECASTS", "RANK_MIN_SESSIONS", "INTERVAL_MIN_SESSIONS", "BOOTSTRAP_MIN_SESSIONS", "BOOTSTRAP_REPS",
+    "BOOTSTRAP_SEED", "CALIB_EDGES", "CALIB_MIN", "CLAMP_LO", "CLAMP_HI", "TRIM_MIN_ANSWERS", "FAMILY_EXTRA_WEIGHT",
+    "EQUIV_MARGIN", "COIN_P", "MOMENTUM_P", "GAIN_BLOCK", "POWER_FACTOR", "ALL_WRONG_MIN",
+})
 
 
 def _portfolio_rules() -> dict[str, Any]:
@@ -99,12 +131,67 @@ def code_manifest(files: Iterable[tuple[str, bytes]]) -> tuple[dict[str, Any], d
 
 
 # -------------------------------------------------------------------------------- digest
-def markets_digest(forecasts_csv: str, generated_at: str) -> dict[str, Any]:
-    """markets-digest.json: per market the last resolved move and the latest run's mean probability."""
-    rows = list(csv.DictReader(io.StringIO(forecasts_csv)))
-    latest = max((r["session"] for r in rows), default="")
-    digest: dict[str, Any] = {"generated_at": generated_at, "latest_session": latest, "rows": len(rows),
-                              "markets": _market_digest(rows, latest), "seats": _seat_digest(rows)}
+class _Digest:
+    """One streaming pass over the forecast rows (the CSV can hold ~100k rows; never held in memory)."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.latest = ""
+        self.today: dict[str, list[float]] = defaultdict(list)
+        self.last: dict[str, tuple[str, bool, dict[str, Any]]] = {}
+        self.seats: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
+
+    def add(self, r: dict[str, str]) -> None:
+        self.rows += 1
+        session, asset = r["session"], r["asset"]
+        if session > self.latest:
+            self.latest, self.today = session, defaultdict(list)
+        p, ref, close = _num(r.get("prob_up")), _num(r.get("ref")), _num(r.get("close"))
+        counted = r["status"] == "counted"
+        if session == self.latest and counted and not r["seat"].startswith("_") and p is not None:
+            self.today[asset].append(p)
+        if ref is not None and close is not None:
+            key = (session, r["horizon"] == "1d")
+            if asset not in self.last or key > self.last[asset][:2]:
+                self.last[asset] = (*key, {"session": session, "horizon": r["horizon"], "ref": ref, "close": close})
+            if counted and p is not None:
+                slot = self.seats[(r["seat"], r["horizon"])]
+                slot[0] += (p / 100 - (1.0 if close > ref else 0.0)) ** 2
+                slot[1] += 1
+
+    def markets(self) -> dict[str, Any]:
+        out = {}
+        for asset in sorted(set(self.last) | set(self.today)):
+            today = self.today.get(asset, [])
+            out[asset] = {"last_resolved": self.last[asset][2] if asset in self.last else None,
+                          "latest_mean_prob_up": round(sum(today) / len(today), 2) if today else None,
+                          "latest_n": len(today)}
+        return out
+
+    def seat_table(self) -> dict[str, Any]:
+        seats: dict[str, Any] = defaultdict(dict)
+        for (seat, horizon), (total, n) in sorted(self.seats.items()):
+            seats[seat][horizon] = {"brier": round(total / n, 4), "n": int(n)}
+        return dict(seats)
+
+
+_DIGEST_COLUMNS = ("session", "asset", "seat", "horizon", "status", "prob_up", "ref", "close")
+
+
+def markets_digest(forecasts: Iterable[str], generated_at: str) -> dict[str, Any]:
+    """markets-digest.json: per market the last resolved move and the latest run's mean probability.
+
+    ``forecasts`` is the CSV's text lines (an open file works). The per-seat figures are a plain
+    all-rows mean for orientation; the published scores are those of council-league.json.
+    """
+    acc = _Digest()
+    reader = csv.reader(forecasts)
+    header = next(reader, [])
+    wanted = [(k, header.index(k)) for k in _DIGEST_COLUMNS if k in header]
+    for values in reader:
+        acc.add({k: values[i] for k, i in wanted})
+    digest: dict[str, Any] = {"generated_at": generated_at, "latest_session": acc.latest, "rows": acc.rows,
+                              "markets": acc.markets(), "seats": acc.seat_table()}
     if len(json.dumps(digest)) > DIGEST_LIMIT:
         digest["seats"] = "left out to keep this file under 30 KB; see council-league.json"
     return digest
@@ -115,36 +202,6 @@ def _num(text: str | None) -> float | None:
         return float(text) if text not in (None, "") else None
     except ValueError:
         return None
-
-
-def _market_digest(rows: list[dict[str, str]], latest: str) -> dict[str, Any]:
-    markets: dict[str, Any] = {}
-    for asset in sorted({r["asset"] for r in rows}):
-        mine = [r for r in rows if r["asset"] == asset]
-        resolved = [r for r in mine if _num(r.get("ref")) is not None and _num(r.get("close")) is not None]
-        last = max(resolved, key=lambda r: (r["session"], r["horizon"] == "1d"), default=None)
-        today = [p for r in mine if r["session"] == latest and r["status"] == "counted"
-                 and not r["seat"].startswith("_") and (p := _num(r.get("prob_up"))) is not None]
-        markets[asset] = {
-            "last_resolved": None if last is None else {"session": last["session"], "horizon": last["horizon"],
-                                                        "ref": _num(last["ref"]), "close": _num(last["close"])},
-            "latest_mean_prob_up": round(sum(today) / len(today), 2) if today else None,
-            "latest_n": len(today),
-        }
-    return markets
-
-
-def _seat_digest(rows: list[dict[str, str]]) -> dict[str, Any]:
-    acc: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for r in rows:
-        p, ref, close = _num(r.get("prob_up")), _num(r.get("ref")), _num(r.get("close"))
-        if r["status"] == "counted" and None not in (p, ref, close):
-            assert p is not None and ref is not None and close is not None
-            acc[(r["seat"], r["horizon"])].append((p / 100 - (1.0 if close > ref else 0.0)) ** 2)
-    seats: dict[str, Any] = defaultdict(dict)
-    for (seat, horizon), scores in sorted(acc.items()):
-        seats[seat][horizon] = {"brier": round(sum(scores) / len(scores), 4), "n": len(scores)}
-    return dict(seats)
 
 
 # ------------------------------------------------------------------------------- dataset

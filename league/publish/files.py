@@ -25,6 +25,7 @@ from league.publish import documents as docs
 from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.catalogue import info_for
 from league.publish.errors import PublishError
+from league.publish.linecheck import check_lines
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
 
 log = structlog.get_logger(__name__)
@@ -66,6 +67,7 @@ class PublishReport:
     failed: tuple[tuple[str, str], ...]
     book_lines: int
     generated_at: str
+    line_check: str = ""
 
     def file(self, name: str) -> PublishedFile | None:
         return next((f for f in self.files if f.name == name), None)
@@ -84,6 +86,8 @@ class _Run:
     generated_at: str
     config: Any
     facts: BookFacts = field(default_factory=BookFacts)
+    book_bytes: bytes = b""
+    line_check: str = ""
     skipped: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
 
@@ -105,7 +109,7 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     out = Path(out_dir) if out_dir is not None else data_dir / "public"
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
-    for step in (_books, _forecasts, _stats, _portfolio, _proof, _copies, _protocol, _code, _digest):
+    for step in (_books, _forecasts, _line_check, _stats, _portfolio, _proof, _copies, _protocol, _code, _digest):
         step(run)
     _dataset(run)
     _index(run)
@@ -133,6 +137,7 @@ def _books(run: _Run) -> None:
         raise PublishError(f"{book}: no book to publish", fix="run a league day (or `league demo`) first")
     data = complete_lines(book)
     run.facts = read_facts(book, data)
+    run.book_bytes = data
     write_bytes(run.out / "council-book.jsonl", data)
     asks_book = run.data_dir / "books" / "asks.jsonl"
     if asks_book.is_file():
@@ -179,6 +184,18 @@ def _forecasts(run: _Run) -> None:
         log.info("publish.forecasts_kept", file=str(target))
         return
     _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target)
+
+
+def _line_check(run: _Run) -> None:
+    """Every forecast row must name the book line that sealed it (else the table is reported failed)."""
+    forecasts = run.out / "council-forecasts.csv"
+    if not forecasts.is_file():
+        return
+    with open(forecasts, encoding="utf-8", newline="") as fh:
+        result = check_lines(run.book_bytes, fh)
+    run.line_check = result.summary()
+    if not result.ok:
+        run.fail("council-forecasts.csv", PublishError(result.summary()))
 
 
 def _stats(run: _Run) -> None:
@@ -264,7 +281,8 @@ def _digest(run: _Run) -> None:
     if not forecasts.is_file():
         run.skip("markets-digest.json", "council-forecasts.csv was not produced")
         return
-    digest = docs.markets_digest(forecasts.read_text(encoding="utf-8"), run.generated_at)
+    with open(forecasts, encoding="utf-8", newline="") as fh:
+        digest = docs.markets_digest(fh, run.generated_at)
     write_json(run.out / "markets-digest.json", digest)
 
 
@@ -321,4 +339,5 @@ def _report(run: _Run) -> PublishReport:
     files = tuple(PublishedFile(p.relative_to(run.out).as_posix(), p.stat().st_size, sha256_file(p))
                   for p in _listing(run.out))
     log.info("publish.done", out=str(run.out), files=len(files), skipped=len(run.skipped), failed=len(run.failed))
-    return PublishReport(run.out, files, tuple(run.skipped), tuple(run.failed), run.facts.lines, run.generated_at)
+    return PublishReport(run.out, files, tuple(run.skipped), tuple(run.failed), run.facts.lines, run.generated_at,
+                         run.line_check)

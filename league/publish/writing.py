@@ -2,7 +2,9 @@
 
 Readers download the folder while the nightly job regenerates it, so every file is written to a
 temporary name beside its target and moved into place with ``os.replace``: a reader sees the old
-file or the new one, never half of one.
+file or the new one, never half of one. The folder is derived data (regenerable from the books),
+so files are not fsync'd one by one; a file whose bytes did not change is left alone, which keeps
+its mtime and so the HTTP validators readers cache by.
 """
 
 from __future__ import annotations
@@ -19,14 +21,14 @@ from league.publish.errors import PublishError
 
 
 def write_bytes(target: Path, data: bytes) -> Path:
-    """Write ``data`` to ``target`` atomically (temporary file, fsync, rename)."""
+    """Write ``data`` to ``target`` atomically (temporary file, rename); unchanged files are kept."""
+    if _same(target, data):
+        return target
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     except OSError as exc:
@@ -41,8 +43,18 @@ def write_json(target: Path, obj: Any) -> Path:
     return write_bytes(target, text.encode("utf-8"))
 
 
+def _same(target: Path, data: bytes) -> bool:
+    try:
+        return target.stat().st_size == len(data) and target.read_bytes() == data
+    except OSError:
+        return False
+
+
 def copy_file(source: Path, target: Path) -> Path:
-    """Copy byte for byte, atomically."""
+    """Copy byte for byte, atomically; an identical target is kept."""
+    if target.is_file() and target.stat().st_size == source.stat().st_size \
+            and target.read_bytes() == source.read_bytes():
+        return target
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     os.close(fd)

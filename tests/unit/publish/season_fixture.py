@@ -31,7 +31,7 @@ COLUMNS = (
 RULE = "close_gt_ref"
 REF_RULE = "first_1m_bar_at_or_after_reference_at__last_1m_bar_at_or_before_end_at__v1"
 SYMBOLS = {"SPX": "^GSPC", "NDX": "^NDX", "GOLD": "GC=F", "BTC": "BTC-USD", "VIX": "^VIX", "WTI": "CL=F"}
-HORIZON_DAYS = {"1d": 1, "1w": 7}
+HORIZON_DAYS = {"1d": 1, "1w": 7, "1m": 30, "6m": 182}
 
 
 @dataclass

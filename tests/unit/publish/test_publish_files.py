@@ -171,8 +171,13 @@ def test_a_failing_producer_is_recorded(data: Path, monkeypatch: pytest.MonkeyPa
     assert report.file("council-book.jsonl") is not None
 
 
-def test_with_every_installed_producer(data: Path) -> None:
-    """Whatever features have landed publish without failing, and their figures still recount."""
+def test_with_every_installed_producer(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever features have landed publish without failing, and their figures still recount.
+
+    The fixture's book is a small stand-in, not a full league day, so its forecasts CSV stands in for
+    the exporter's (the demo season exercises the exporter end to end).
+    """
+    monkeypatch.setitem(publish_files.PRODUCERS, "forecasts", ABSENT)
     report = publish(data)
     assert report.ok, report.failed
     out = data / "public"
@@ -180,3 +185,25 @@ def test_with_every_installed_producer(data: Path) -> None:
     brier = subprocess.run([sys.executable, "-I", str(out / "tools" / "replay_brier.py"), "--data", str(out)],
                            capture_output=True, text=True, timeout=60, check=False)
     assert brier.returncode == 0, brier.stdout
+
+
+def test_every_row_traces_to_its_answer_line(data: Path, no_producers: None) -> None:
+    """384 rows = 12 sessions x 4 seats x 4 markets x 2 horizons; gamma is silent on 3 sessions (24 rows)."""
+    report = publish(data)
+    assert report.line_check == "384 rows trace to their book lines (360 probabilities equal)"
+
+
+def test_a_row_that_does_not_match_its_line_fails(data: Path, no_producers: None) -> None:
+    path = data / "public" / "council-forecasts.csv"
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    target = next(r for r in rows if r["prob_up"] not in ("", "50"))
+    target["prob_up"] = str(100 - int(target["prob_up"]) if target["prob_up"] != "50" else 1)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    report = publish(data)
+    assert not report.ok
+    reason = dict(report.failed)["council-forecasts.csv"]
+    assert f"row 2: prob_up {target['prob_up']} but line {target['line']} holds" in reason
