@@ -138,7 +138,11 @@ class Stamper:
         except (LeagueError, OSError, ValueError) as exc:
             log.error("stamp.list_failed", error=str(exc))
             return None
-        return self.stamp_file(path)
+        try:
+            return self.stamp_file(path)
+        except OSError as exc:  # e.g. a full disk while storing proofs: reported, never raised into sealing
+            log.error("stamp.store_failed", list=str(path), error=str(exc))
+            return None
 
     def _write_list(self, text: str, now: datetime) -> Path:
         day = self.stamps_dir / f"{now:%Y-%m-%d}"
