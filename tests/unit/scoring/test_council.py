@@ -116,3 +116,18 @@ def test_sides_permutation_detects_a_real_split() -> None:
     assert res["splits"] == 20 and abs(res["largest_gap"]) > 20
     assert res["p_value"] == pytest.approx(2 / 20)  # only the split and its mirror reach the gap
     assert res["largest_gap_cell"]["session"] == "2026-02-08" and res["gap_owner"] is None
+
+
+def test_second_wave_answers_pool_with_the_first_run_of_the_session() -> None:
+    rows = [_row("a", 60, run="d-r1"), _row("b", 70, run="d-r1"), _row("c", 80, run="d-r2", sealed="14:00:00")]
+    rows += [_row(s, p, asset="NDX", run=r) for s, p, r in (("a", 40, "d-r1"), ("b", 45, "d-r1"), ("c", 30, "d-r2"))]
+    rows += [_row(s, p, asset="DJI", run=r) for s, p, r in (("a", 55, "d-r1"), ("b", 50, "d-r1"), ("c", 65, "d-r2"))]
+    df = council_rows(load_forecasts(rows))
+    c = consensus(df)
+    assert len(c) == 3 and set(c["n"]) == {3}
+    assert c.set_index("asset").loc["SPX", "p"] == pytest.approx(70.0)
+    (rec,) = n_eff_table(df)
+    assert rec["n"] == 3 and rec["run_ids"] == ["d-r1", "d-r2"] and rec["run_id"] == "d-r1"
+    # the descriptive all-runs series keeps the runs apart
+    per_run = n_eff_table(council_rows(load_forecasts(rows), counted_only=False))
+    assert sorted((r["run_id"], r["n"]) for r in per_run) == [("d-r1", 2), ("d-r2", 1)]
