@@ -267,3 +267,23 @@ def test_two_valid_chains_spliced(k: int, workers: int) -> None:
     bad = join(ROWS[:k] + other[k:])
     with mock.patch.object(verify_fast, "CHUNK_BYTES", 700):
         assert_names(check(bad, workers), bad, k + 1, "prev")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (b"e+308", b"E+308"),
+        (b"e+308", b"e0308"),
+        (b"5e-324", b"4e-324"),
+        (b"\\u001f", b"\\u001F"),
+    ],
+)
+def test_respellings_the_formula_cannot_see_but_a_stamp_does(old: bytes, new: bytes, tmp_path: Path) -> None:
+    """One changed byte that leaves the parsed line equal: the chain holds, the digest does not."""
+    assert GOOD.count(old) == 1
+    bad = GOOD.replace(old, new)
+    assert sum(a != b for a, b in zip(GOOD, bad, strict=True)) == 1
+    report = check(bad)
+    assert report.ok and oracle(bad) == (0, "")
+    assert run_reader_loop(bad, tmp_path)[0]
+    assert report.sha256 != hashlib.sha256(GOOD).hexdigest()
