@@ -23,7 +23,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +38,7 @@ from league.clock import Clock, iso_seconds
 from league.errors import LeagueError
 from league.stamps.interface import (
     Artifact,
+    BackendKind,
     BackendOutcome,
     StampBackend,
     StampConfig,
@@ -129,8 +130,13 @@ class Stamper:
         self.certs = dict(certs or {})
         self._sleep = sleep
 
-    def stamp_books(self, books: Sequence[tuple[str, Path]], *, note: str = "") -> StampResult | None:
-        """Write and stamp a list of ``(published name, live path)`` heads; None if no list could be written."""
+    def stamp_books(self, books: Sequence[tuple[str, Path]], *, note: str = "",
+                    only: Collection[BackendKind] | None = None) -> StampResult | None:
+        """Write and stamp a list of ``(published name, live path)`` heads; None if no list could be written.
+
+        ``only`` limits the backends, e.g. ``{"rfc3161"}`` for the quick per-answer-seal tokens a
+        league may configure between the full stamps of each run.
+        """
         now = self.clock.now()
         try:
             heads = [(name, head_of(path)) for name, path in books]
@@ -139,7 +145,7 @@ class Stamper:
             log.error("stamp.list_failed", error=str(exc))
             return None
         try:
-            return self.stamp_file(path)
+            return self.stamp_file(path, only=only)
         except OSError as exc:  # e.g. a full disk while storing proofs: reported, never raised into sealing
             log.error("stamp.store_failed", list=str(path), error=str(exc))
             return None
@@ -153,10 +159,11 @@ class Stamper:
         _write_atomic(path, text.encode("utf-8"))
         return path
 
-    def stamp_file(self, path: Path) -> StampResult:
-        """Stamp an existing list with every backend and write its status file."""
+    def stamp_file(self, path: Path, *, only: Collection[BackendKind] | None = None) -> StampResult:
+        """Stamp an existing list with every (or every ``only``) backend and write its status file."""
         data = path.read_bytes()
-        outcomes = tuple(self._run_backend(b, path, data) for b in self.backends)
+        chosen = [b for b in self.backends if only is None or b.kind in only]
+        outcomes = tuple(self._run_backend(b, path, data) for b in chosen)
         level = level_of(outcomes)
         result = StampResult(path, hashlib.sha256(data).hexdigest(), self.clock.now(), level, outcomes)
         self._write_status(result)

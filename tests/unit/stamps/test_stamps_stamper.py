@@ -122,3 +122,13 @@ def test_config_from_league_settings(tmp_path: Path) -> None:
     assert certs["local-a"].ca_file == tmp_path / "stamps" / "local-tsa" / "local-a" / "ca.pem"
     assert certs["local-a"].ca_file.read_bytes() != certs["local-b"].ca_file.read_bytes()  # type: ignore[union-attr]
     assert certs["freetsa"] == CertFiles(None, None)
+
+
+def test_only_limits_the_backends(tmp_path: Path, book: Path) -> None:
+    files = create_authority(tmp_path / "auth", "a")
+    ots = Flaky(0)
+    st = Stamper(StampConfig(), tmp_path / "s", SimulatedClock(START), backends=[LocalTsa("a", files), ots],
+                 certs={"a": CertFiles(files.ca_pem, files.tsa_crt)})
+    result = st.stamp_books([("council-book.jsonl", book)], only={"rfc3161"}, note="after answer line 2")
+    assert result is not None and [o.name for o in result.outcomes] == ["a"] and ots.calls == 0
+    assert result.list_path.read_text().endswith("after answer line 2\n")
