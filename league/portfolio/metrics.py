@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from league.portfolio.engine import Mark
+from league.portfolio.money import cents
 
 MIN_SESSIONS = 20
 PERIODS_PER_YEAR = 252
@@ -35,9 +36,14 @@ class AccountMetrics:
     shadow_gain: float
 
 
+def published_value(mark: Mark) -> float:
+    """Metrics use the value as published (cents), so they are the same whether computed live or from the book."""
+    return float(cents(mark.value))
+
+
 def daily_returns(marks: Sequence[Mark]) -> list[float]:
     """Session-over-session returns, the first against the starting capital."""
-    values = [float(marks[0].capital)] + [float(m.value) for m in marks]
+    values = [float(marks[0].capital)] + [published_value(m) for m in marks]
     return [b / a - 1 if a > 0 else 0.0 for a, b in zip(values, values[1:], strict=False)]
 
 
@@ -76,12 +82,12 @@ def account_metrics(marks: Sequence[Mark]) -> AccountMetrics:
     last = marks[-1]
     capital = float(last.capital)
     excess = [r - b for r, b in zip(daily_returns(marks), bill_returns(marks), strict=True)]
-    mean_equity = sum(float(m.value) for m in marks) / len(marks)
-    shadow_gain = sum(float(m.value - m.shadow_value) for m in marks)
+    mean_equity = sum(published_value(m) for m in marks) / len(marks)
+    shadow_gain = sum(float(cents(m.value) - cents(m.shadow_value)) for m in marks)
     return AccountMetrics(
         league=last.league, account=last.account, opened=last.opened.isoformat(), sessions=len(marks),
-        value=_cents(last.value), ret=float(last.value) / capital - 1,
-        max_drawdown=max_drawdown([capital] + [float(m.value) for m in marks]),
+        value=_cents(last.value), ret=published_value(last) / capital - 1,
+        max_drawdown=max_drawdown([capital] + [published_value(m) for m in marks]),
         sharpe=sharpe(excess), sortino=sortino(excess),
         turnover=float(last.traded_total) / mean_equity if mean_equity > 0 else 0.0,
         costs=_cents(last.fees_total), shadow_value=_cents(last.shadow_value), shadow_gain=round(shadow_gain, 2),

@@ -17,9 +17,12 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
+from league.book import read_content
 from league.portfolio.engine import Fill, Mark
+from league.portfolio.interface import PortfolioError
 from league.portfolio.metrics import account_metrics
 from league.portfolio.money import cents, weight_text
+from league.portfolio.seal import fill_from_content, mark_from_content
 from league.portfolio.season import Season
 
 TRADE_COLUMNS: dict[str, str] = {
@@ -89,8 +92,9 @@ def account_row(mark: Mark) -> dict[str, str]:
         "league": mark.league, "account": mark.account, "session": mark.session.isoformat(),
         "opened": mark.opened.isoformat(), "capital": str(mark.capital), "bill_rate": str(mark.bill_rate),
         "days": str(mark.days), "interest": str(mark.interest), "cash": str(mark.cash),
-        "value": str(cents(mark.value)), "return": _six(mark.value / mark.capital - 1),
-        "drawdown": _six(mark.drawdown), "positions": _pairs(mark.positions), "prices": _pairs(mark.prices),
+        "value": str(cents(mark.value)), "return": _six(cents(mark.value) / mark.capital - 1),
+        "drawdown": _six(max(Decimal(0), 1 - cents(mark.value) / mark.peak)),
+        "positions": _pairs(mark.positions), "prices": _pairs(mark.prices),
         "weights": _pairs({s: weight_text(w) for s, w in mark.weights.items()}),
         "shadow_value": str(cents(mark.shadow_value)), "fees_total": str(mark.fees_total),
         "traded_total": str(cents(mark.traded_total)), "stale": ";".join(mark.stale),
@@ -127,23 +131,54 @@ def write_accounts_csv(path: Path, marks: Iterable[Mark]) -> Path:
     return path
 
 
+def write_open_data(data_dir: Path, out: Path) -> list[Path]:
+    """Publisher producer: both CSVs rebuilt from the sealed ``trade`` and ``mark`` lines of the book.
+
+    The book is the source of truth, so the published accounts are exactly what was sealed; a book
+    without portfolio lines yields the two files with their headers only.
+    """
+    book = data_dir / "books" / "council-book.jsonl"
+    if not book.is_file():
+        raise PortfolioError(f"{book} not found", fix="run the league (or `league init`) before publishing")
+    lines = read_content(book, {"trade", "mark"})
+    fills = [fill_from_content(line.content) for line in lines if line.kind == "trade"]
+    marks = [mark_from_content(line.content) for line in lines if line.kind == "mark"]
+    out.mkdir(parents=True, exist_ok=True)
+    return [write_trades_csv(out / "arena-trades.csv", fills), write_accounts_csv(out / "arena-accounts.csv", marks)]
+
+
 def account_kind(account: str) -> str:
     if account.startswith("_ver:"):
         return "version"
     return "benchmark" if account.startswith("_") else "seat"
 
 
+TABLE_NOTE = ("Sharpe and Sortino are null before 20 sessions; turnover = traded dollars / mean value; "
+              "shadow_gain = Σ (value − no-trade shadow value) over sessions.")
+
+
+def _table(histories: Mapping[str, Sequence[Mark]]) -> list[dict[str, Any]]:
+    rows = []
+    for account, marks in sorted(histories.items()):
+        row = asdict(account_metrics(marks))
+        rows.append({**row, "kind": account_kind(account), "last_session": marks[-1].session.isoformat()})
+    rows.sort(key=lambda r: (-r["value"], r["account"]))
+    return rows
+
+
 def portfolio_tables(seasons: Sequence[Season]) -> dict[str, Any]:
     """The ``portfolio`` section of council-league.json: one table per league, best value first."""
-    leagues: dict[str, Any] = {}
-    for season in seasons:
-        rows = []
-        for account, marks in sorted(season.history.items()):
-            row = asdict(account_metrics(marks))
-            rows.append({**row, "kind": account_kind(account), "last_session": marks[-1].session.isoformat()})
-        rows.sort(key=lambda r: (-r["value"], r["account"]))
-        leagues[season.rules.name] = {"league": season.rules.league, "capital": str(season.rules.capital),
-                                      "bill_rates": season.bills.source, "accounts": rows}
-    return {"portfolio": leagues,
-            "note": "Sharpe and Sortino are null before 20 sessions; turnover = traded dollars / mean value; "
-                    "shadow_gain = Σ (value − no-trade shadow value) over sessions."}
+    leagues = {
+        season.rules.name: {"league": season.rules.league, "capital": str(season.rules.capital),
+                            "bill_rates": season.bills.source, "accounts": _table(season.history)}
+        for season in seasons
+    }
+    return {"portfolio": leagues, "note": TABLE_NOTE}
+
+
+def portfolio_tables_from_marks(marks: Iterable[Mark]) -> dict[str, Any]:
+    """The same tables from marks alone (e.g. ``mark_from_content`` over the book's ``mark`` lines)."""
+    grouped: dict[str, dict[str, list[Mark]]] = {}
+    for m in sorted(marks, key=lambda m: (m.league, m.account, m.session)):
+        grouped.setdefault(m.league, {}).setdefault(m.account, []).append(m)
+    return {"portfolio": {league: {"accounts": _table(h)} for league, h in grouped.items()}, "note": TABLE_NOTE}

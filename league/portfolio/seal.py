@@ -9,11 +9,13 @@ is a decision with no trades.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
 from league.portfolio.decisions import Decision, Plan
 from league.portfolio.engine import Execution, Fill, Mark, Rejection
+from league.portfolio.interface import PortfolioError
 from league.portfolio.money import cents, weight_text
 from league.portfolio.rules import RuleSet
 from league.portfolio.season import SessionOutcome
@@ -87,8 +89,42 @@ def mark_content(mark: Mark) -> dict[str, Any]:
         "positions": _decimals(mark.positions), "prices": _decimals(mark.prices),
         "weights": {s: weight_text(w) for s, w in mark.weights.items()},
         "shadow_value": str(cents(mark.shadow_value)), "fees_total": str(mark.fees_total),
-        "traded_total": str(cents(mark.traded_total)), "stale": list(mark.stale),
+        "traded_total": str(mark.traded_total), "peak": str(mark.peak), "stale": list(mark.stale),
     }
+
+
+def _decimal_map(values: Mapping[str, Any]) -> dict[str, Decimal]:
+    return {str(k): Decimal(str(v)) for k, v in values.items()}
+
+
+def mark_from_content(content: Mapping[str, Any]) -> Mark:
+    """A sealed ``mark`` line back into a :class:`Mark` (published files are rebuilt from the book)."""
+    try:
+        return Mark(
+            league=content["league"], account=content["account"], session=date.fromisoformat(content["session"]),
+            capital=Decimal(content["capital"]), opened=date.fromisoformat(content["opened"]),
+            bill_rate=Decimal(content["bill_rate"]), days=int(content["days"]), interest=Decimal(content["interest"]),
+            cash=Decimal(content["cash"]), value=Decimal(content["value"]),
+            positions=_decimal_map(content["positions"]), prices=_decimal_map(content["prices"]),
+            shadow_value=Decimal(content["shadow_value"]), fees_total=Decimal(content["fees_total"]),
+            traded_total=Decimal(content["traded_total"]), peak=Decimal(content["peak"]),
+            stale=tuple(content.get("stale", ())))
+    except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+        raise PortfolioError(f"sealed mark line is incomplete or malformed: {exc!r}") from exc
+
+
+def fill_from_content(content: Mapping[str, Any]) -> Fill:
+    """A sealed ``trade`` line back into a :class:`Fill`."""
+    try:
+        return Fill(
+            league=content["league"], account=content["account"], session=date.fromisoformat(content["session"]),
+            time=datetime.fromisoformat(content["time"]), seq=int(content["seq"]), symbol=content["symbol"],
+            market=content["market"], side=content["side"], qty=Decimal(content["qty"]),
+            price=Decimal(content["price"]), amount=Decimal(content["amount"]), fee=Decimal(content["fee"]),
+            fee_rate=Decimal(content["fee_rate"]), cash_after=Decimal(content["cash_after"]),
+            position_after=Decimal(content["position_after"]), leg=content["leg"])
+    except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+        raise PortfolioError(f"sealed trade line is incomplete or malformed: {exc!r}") from exc
 
 
 def retry_content(seat: str, session: str, ask_sha256: str, note: str = "asked_again") -> dict[str, Any]:

@@ -5,17 +5,26 @@ from __future__ import annotations
 import csv
 import subprocess
 import sys
-from datetime import date
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from portfolio_helpers import et
 
+from league.book import Book, read_content
+from league.clock import SimulatedClock
 from league.portfolio.bills import BillRates
 from league.portfolio.decisions import ActionCell, Decision
-from league.portfolio.publish import portfolio_tables, write_accounts_csv, write_trades_csv
+from league.portfolio.publish import (
+    portfolio_tables,
+    portfolio_tables_from_marks,
+    write_accounts_csv,
+    write_open_data,
+    write_trades_csv,
+)
 from league.portfolio.rules import ARENA_3, PRO_1
+from league.portfolio.seal import mark_content, mark_from_content, trade_content
 from league.portfolio.season import Season
 from league.portfolio.synthetic import SyntheticBars, weekday_sessions
 
@@ -132,6 +141,28 @@ def test_portfolio_tables_list_every_account_in_its_league(published: tuple[Path
     assert {r["account"] for r in tables["pro-1"]["accounts"]} >= {"_long_spx", "_short_spx"}
     assert arena["_cash"]["costs"] == 0 and arena["alpha"]["sharpe"] is None       # 8 sessions < 20
     assert arena["_ver:alpha:2"]["sessions"] == 3 and arena["_ver:alpha:2"]["kind"] == "version"
+
+
+def test_files_rebuilt_from_the_sealed_book_equal_the_direct_ones(published: tuple[Path, list[Season]],
+                                                                   tmp_path: Path) -> None:
+    folder, seasons = published
+    (tmp_path / "books").mkdir()
+    book = Book(tmp_path / "books" / "council-book.jsonl", SimulatedClock(datetime(2026, 6, 1, tzinfo=UTC)))
+    for season in seasons:
+        for marks in season.history.values():
+            for m in marks:
+                book.append("mark", mark_content(m))
+        for fill in season.fills:
+            book.append("trade", trade_content(fill))
+    book.close()
+    written = write_open_data(tmp_path, tmp_path / "public")
+    assert [p.name for p in written] == ["arena-trades.csv", "arena-accounts.csv"]
+    for name in ("arena-trades.csv", "arena-accounts.csv"):
+        assert (tmp_path / "public" / name).read_bytes() == (folder / name).read_bytes(), name
+    rebuilt = [mark_from_content(line.content) for line in read_content(tmp_path / "books" / "council-book.jsonl",
+                                                                        {"mark"})]
+    assert portfolio_tables_from_marks(rebuilt)["portfolio"]["pro-1"]["accounts"] == \
+        portfolio_tables(seasons)["portfolio"]["pro-1"]["accounts"]
 
 
 if __name__ == "__main__":   # regenerate the golden assets: python tests/unit/portfolio/test_portfolio_replay.py
