@@ -84,7 +84,8 @@ def main() -> None:
         fig = {
             "token_s": median_seconds(lambda: tsa.stamp(data), args.runs),
             "openssl_spawn_s": median_seconds(
-                lambda: subprocess.run(["openssl", "version"], capture_output=True, check=True), args.runs),
+                lambda: subprocess.run(["openssl", "version"], capture_output=True, check=True), args.runs
+            ),
             "stamp_two_tsa_s": median_seconds(lambda: stamper.stamp_books(books), args.runs),
             "two_tokens_s": median_seconds(lambda: [b.stamp(data) for b in stamper.backends], args.runs),
             "verify_published_s": median_seconds(lambda: verify_published(public), args.runs),
@@ -93,8 +94,11 @@ def main() -> None:
         statuses = {r.step: r.status for r in verify_published(public)}
     record = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "lines": args.lines, "stamps": args.stamps + args.runs * 2, "runs": args.runs,
-        "steps": statuses, **{k: round(v, 4) for k, v in fig.items()},
+        "lines": args.lines,
+        "stamps": args.stamps + args.runs * 2,
+        "runs": args.runs,
+        "steps": statuses,
+        **{k: round(v, 4) for k, v in fig.items()},
         "token_vs_spawn": round(fig["token_s"] / fig["openssl_spawn_s"], 2),
         "stamp_vs_two_tokens": round(fig["stamp_two_tsa_s"] / fig["two_tokens_s"], 2),
         "verify_published_vs_verify_fast": round(fig["verify_published_s"] / fig["verify_fast_s"], 2),

@@ -16,7 +16,7 @@ DEFAULT_BOOKS = ("council-book.jsonl", "asks.jsonl")
 ConfigOpt = Annotated[
     Path | None,
     typer.Option("--config", envvar="LEAGUE_CONFIG",
-                 help="config folder holding league.toml ([stamps]); default: DATA/../config"),
+                 help="config folder holding league.toml (its \\[stamps] table); default: DATA/../config"),
 ]
 BooksOpt = Annotated[
     list[str] | None,
