@@ -22,7 +22,11 @@ def league_rows(df: pd.DataFrame) -> list[dict[str, Any]]:
     cov = {(m["horizon"], m["seat"]): m["coverage"] for m in three_outcomes(df)}
     rows = [{"horizon": str(h), "seat": str(s), "brier": float(r["brier"]), "n": int(r["n"]),
              "sessions": int(r["sessions"]), "coverage": cov.get((h, s))} for (h, s), r in tab.iterrows()]
-    return sorted(rows, key=lambda r: (HORIZONS.index(r["horizon"]), r["brier"], r["seat"]))
+    shown = {(r["horizon"], r["seat"]) for r in rows}
+    rows += [{"horizon": h, "seat": s, "brier": None, "n": 0, "sessions": 0, "coverage": c}
+             for (h, s), c in cov.items() if (h, s) not in shown]  # silent seats stay visible
+    return sorted(rows, key=lambda r: (HORIZONS.index(r["horizon"]), r["brier"] is None, r["brier"] or 0.0,
+                                       r["seat"]))
 
 
 def league_table(df: pd.DataFrame, title: str = "League table (Brier, all rows; lower is better)") -> Table:
@@ -38,5 +42,6 @@ def league_table(df: pd.DataFrame, title: str = "League table (Brier, all rows; 
 
 def _cells(r: Mapping[str, Any]) -> list[str]:
     cov = r["coverage"]
-    return [r["horizon"], r["seat"], f"{r['brier']:.4f}", str(r["n"]), str(r["sessions"]),
+    brier = "—" if r["brier"] is None else f"{r['brier']:.4f}"
+    return [r["horizon"], r["seat"], brier, str(r["n"]), str(r["sessions"]),
             "" if cov is None else f"{100 * cov:.1f}%"]

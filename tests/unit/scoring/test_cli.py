@@ -35,3 +35,13 @@ def test_tampered_climatology_is_refused(tmp_path: Path) -> None:
                                       str(ASSETS / "clim_window_tampered.json")])
     assert result.exit_code != 0
     assert not (tmp_path / "public" / "council-stats.json").exists()
+
+
+def test_league_rows_keep_silent_seats_visible() -> None:
+    from league.scoring import load_forecasts
+    from league.scoring.render import league_rows
+
+    rows = {r["seat"]: r for r in league_rows(load_forecasts(ASSETS / "forecasts_small.csv"))}
+    assert rows["alpha"]["brier"] == 0.125 and rows["alpha"]["sessions"] == 1
+    assert rows["beta"]["brier"] is None and rows["beta"]["coverage"] == 0.0
+    assert list(rows) == ["alpha", "_coin", "beta"]
