@@ -155,18 +155,13 @@ def climatology_context(table: dict[str, Any]) -> dict[str, dict[str, float]]:
 
 
 def publish_all(lg: League) -> Path:
-    """Write the open data under DATA/public (the full publisher when present, else the core files)."""
-    import shutil
+    """Write the open data under DATA/public with the nightly publisher (`league publish`)."""
+    from league.publish.files import publish
 
-    from league.forecasts import write_forecasts
-
-    public = lg.data_dir / "public"
-    public.mkdir(parents=True, exist_ok=True)
-    for name in ("council-book.jsonl", "asks.jsonl"):
-        shutil.copyfile(lg.books_dir / name, public / name)
-    shutil.copytree(lg.data_dir / "asks", public / "asks", dirs_exist_ok=True)
-    write_forecasts(lg, public / "council-forecasts.csv")
-    return public
+    report = publish(lg.data_dir, config=lg.config, clock=lg.clock)
+    for name, why in (*report.skipped, *report.failed):
+        log.warning("demo.publish_incomplete", file=name, why=why)
+    return report.out_dir
 
 
 def _count_rows(path: Path) -> int:
