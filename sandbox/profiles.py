@@ -92,28 +92,34 @@ def _cred(*rels: str, writable: bool = False) -> tuple[CredentialFile, ...]:
     return tuple(CredentialFile(r, writable=writable) for r in rels)
 
 
-# Node-based CLIs reserve a lot of virtual address space, hence the larger address-space limit.
+# Token files are writable (the CLIs refresh them; the refreshed copy dies with the run), plain
+# configuration files read-only. Node-based CLIs reserve a lot of virtual address space, hence the
+# larger address-space limit.
 PROFILES: dict[str, Profile] = {
     "default": Profile("default"),
     "scripted": Profile("scripted", allow_net=False, memory_mb=512, nproc=64),
     "claude": Profile(
         "claude",
-        credentials=_cred(".claude/.credentials.json", ".claude.json", ".claude/settings.json", writable=True),
+        credentials=(
+            *_cred(".claude/.credentials.json", ".claude.json", writable=True),
+            *_cred(".claude/settings.json"),
+        ),
         env_keys=("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"),
         config_env=("ANTHROPIC_BASE_URL",),
         memory_mb=8192,
     ),
     "codex": Profile(
         "codex",
-        credentials=_cred(".codex/auth.json", ".codex/config.toml", writable=True),
+        credentials=(*_cred(".codex/auth.json", writable=True), *_cred(".codex/config.toml")),
         env_keys=("OPENAI_API_KEY", "CODEX_API_KEY"),
         config_env=("OPENAI_BASE_URL",),
         memory_mb=8192,
     ),
     "gemini": Profile(
         "gemini",
-        credentials=_cred(
-            ".gemini/settings.json", ".gemini/oauth_creds.json", ".gemini/google_accounts.json", writable=True
+        credentials=(
+            *_cred(".gemini/settings.json", ".gemini/oauth_creds.json", writable=True),
+            *_cred(".gemini/google_accounts.json"),
         ),
         env_keys=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
         config_env=("GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT"),

@@ -247,3 +247,23 @@ def test_no_descriptor_of_the_league_leaks_in(sandbox: BwrapSandbox) -> None:
     otherwise forge bubblewrap's status or re-read files)."""
     res = sandbox.exec(["/bin/sh", "-c", "ls /proc/$$/fd"], timeout=10, files_in_home={"a.txt": b"x"}, profile="claude")
     assert res.text.split() == ["0", "1", "2"]
+
+
+def test_config_files_read_only_token_files_writable(tmp_path: Path) -> None:
+    if not BwrapSandbox.available():
+        pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
+    (tmp_path / ".codex").mkdir()
+    (tmp_path / ".codex/auth.json").write_text("{}")
+    (tmp_path / ".codex/config.toml").write_text("model = 'x'\n")
+    box = BwrapSandbox(creds_home=tmp_path)
+    res = box.exec(
+        [
+            "/bin/sh",
+            "-c",
+            "echo t >> ~/.codex/auth.json && echo AUTH-OK; echo c >> ~/.codex/config.toml || echo CONFIG-RO",
+        ],
+        timeout=10,
+        profile="codex",
+    )
+    assert "AUTH-OK" in res.text and "CONFIG-RO" in res.text
+    assert (tmp_path / ".codex/auth.json").read_text() == "{}"  # the operator's copy is untouched
