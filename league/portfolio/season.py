@@ -7,7 +7,7 @@ No I/O and no clock: the same sessions, decisions and bars always give the same 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 
@@ -50,6 +50,16 @@ class _Versions:
     account: dict[str, str] = field(default_factory=dict)
     seen: dict[str, list[str]] = field(default_factory=dict)
 
+    def restore(self, seat_versions: Mapping[str, tuple[str, str]], accounts: Iterable[str]) -> None:
+        """Rebuild from each seat's last (model, version) and the ``_ver:`` accounts already open."""
+        self.current = dict(seat_versions)
+        opened = set(accounts)
+        for seat, (model, version) in sorted(self.current.items()):
+            numbers = sorted(int(a.rsplit(":", 1)[1]) for a in opened if a.startswith(f"_ver:{model}:"))
+            self.seen[model] = [f"?{n}" for n in range(1, numbers[-1] if numbers else 1)] + [version]
+            if numbers:
+                self.account[seat] = f"_ver:{model}:{numbers[-1]}"
+
     def account_for(self, decision: Decision) -> tuple[str | None, bool]:
         """The version account this decision also drives, and whether it opens now (a take-over)."""
         if not decision.model or not decision.version:
@@ -67,6 +77,13 @@ class _Versions:
         return account, True
 
 
+def _state_from_mark(mark: Mark, fills: int) -> AccountState:
+    return AccountState(league=mark.league, account=mark.account, capital=mark.capital, opened=mark.opened,
+                        cash=mark.cash, positions=dict(mark.positions), last_session=mark.session,
+                        last_prices=dict(mark.prices), peak=mark.peak, fees_paid=mark.fees_total,
+                        traded=mark.traded_total, fills=fills)
+
+
 class Season:
     """All accounts of one league (one rule set) across a season."""
 
@@ -82,6 +99,25 @@ class Season:
         self._makers = benchmarks_for(rules) if benchmarks else {}
         self._versions = _Versions()
         self._sessions: list[date] = []
+
+    def restore(self, marks: Iterable[Mark], fills: Iterable[Fill],
+                seat_versions: Mapping[str, tuple[str, str]] | None = None) -> None:
+        """Resume after a restart from sealed lines (``mark_from_content`` / ``fill_from_content``).
+
+        Each account restarts from its last mark (cash, positions, closes, peak, totals) and its fill count;
+        ``seat_versions`` (seat → (model, version) of its last counted decision) lets take-overs continue.
+        """
+        if self.accounts:
+            raise PortfolioError("restore() only on a fresh season")
+        counts: dict[str, int] = {}
+        for fill in fills:
+            if fill.league == self.rules.name:
+                counts[fill.account] = max(counts.get(fill.account, 0), fill.seq)
+        for m in sorted((m for m in marks if m.league == self.rules.name), key=lambda m: (m.account, m.session)):
+            self.history.setdefault(m.account, []).append(m)
+            self.accounts[m.account] = _state_from_mark(m, counts.get(m.account, 0))
+        self._sessions = sorted({m.session for ms in self.history.values() for m in ms})
+        self._versions.restore(seat_versions or {}, self.accounts)
 
     def run_session(self, session: date, decisions: Iterable[Decision] = ()) -> SessionOutcome:
         """Run one session: open accounts, execute or reject decisions, mark every open account."""

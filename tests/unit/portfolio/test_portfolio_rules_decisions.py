@@ -17,7 +17,14 @@ from league.portfolio.decisions import ActionCell, Decision, RuleBreach, decisio
 from league.portfolio.interface import PortfolioError
 from league.portfolio.metrics import max_drawdown, sharpe, sortino
 from league.portfolio.rules import ARENA_3, PRO_1, RuleSet, protocol_document, rule_set
-from league.portfolio.seal import rules_content, session_lines
+from league.portfolio.seal import (
+    fill_from_content,
+    mark_content,
+    mark_from_content,
+    rules_content,
+    session_lines,
+    trade_content,
+)
 from league.portfolio.season import Season
 from league.portfolio.synthetic import SyntheticBars, weekday_sessions
 from league.verify_fast import verify
@@ -132,3 +139,30 @@ def test_session_lines_seal_into_a_book_that_verifies(tmp_path) -> None:  # type
     lines = [json.loads(x) for x in (tmp_path / "book.jsonl").read_text().splitlines()]
     trade = next(x for x in lines if x["kind"] == "trade")
     assert Decimal(trade["fee"]) == (Decimal(trade["amount"]) * Decimal("0.001")).quantize(Decimal("0.01"))
+
+
+def test_a_season_restored_from_sealed_lines_continues_identically() -> None:
+    sessions = weekday_sessions(D1, 6)
+    bars = SyntheticBars(sessions, seed=4, minutes=30)
+    playbook = ["buy_strong", "trim", "sell", "hold", "buy_strong", "sell"]
+
+    def decisions(i: int, day: date) -> list[Decision]:
+        return [Decision(seat="s", session=day, at=et(day, 9, 0), model="m", version="1" if i < 2 else "2",
+                         cells={"SPX": ActionCell(playbook[i]), "GOLD": ActionCell(playbook[-1 - i])})]
+
+    whole = Season(ARENA_3, bars, BillRates.constant("4.0"), seed=2)
+    for i, day in enumerate(sessions):
+        whole.run_session(day, decisions(i, day))
+    first = Season(ARENA_3, bars, BillRates.constant("4.0"), seed=2)
+    for i, day in enumerate(sessions[:3]):
+        first.run_session(day, decisions(i, day))
+    sealed_marks = [mark_from_content(mark_content(m)) for ms in first.history.values() for m in ms]
+    sealed_fills = [fill_from_content(trade_content(f)) for f in first.fills]
+    resumed = Season(ARENA_3, bars, BillRates.constant("4.0"), seed=2)
+    resumed.restore(sealed_marks, sealed_fills, {"s": ("m", "2")})
+    for i, day in enumerate(sessions[3:], start=3):
+        resumed.run_session(day, decisions(i, day))
+    assert set(resumed.history) == set(whole.history) and "_ver:m:2" in whole.history
+    for account, marks in whole.history.items():
+        assert [mark_content(m) for m in resumed.history[account][-3:]] == [mark_content(m) for m in marks[-3:]]
+    assert [trade_content(f) for f in resumed.fills] == [trade_content(f) for f in whole.fills[len(first.fills):]]
