@@ -157,12 +157,14 @@ class BwrapSandbox:
 
     # -- building ---------------------------------------------------------------------------------
     def home_files(self, profile: Profile, files_in_home: Mapping[str, bytes] | None) -> list[tuple[str, bytes, bool]]:
-        """(relative path, content, writable) for the profile's present credentials and extra files."""
+        """(relative path, content, writable) for the profile's present credentials and extra files;
+        an extra file replaces a credential file of the same path (e.g. a merged settings file)."""
         root = self.creds_home or credentials_home()
+        extra = {str(safe_home_path(rel)) for rel in files_in_home or {}}
         out: list[tuple[str, bytes, bool]] = []
         for cred in profile.credentials:
             src = root / cred.rel
-            if src.is_file():
+            if src.is_file() and str(safe_home_path(cred.rel)) not in extra:
                 out.append((cred.rel, src.read_bytes(), cred.writable))
         for rel, content in (files_in_home or {}).items():
             safe_home_path(rel)

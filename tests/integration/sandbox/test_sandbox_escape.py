@@ -267,3 +267,18 @@ def test_config_files_read_only_token_files_writable(tmp_path: Path) -> None:
     )
     assert "AUTH-OK" in res.text and "CONFIG-RO" in res.text
     assert (tmp_path / ".codex/auth.json").read_text() == "{}"  # the operator's copy is untouched
+
+
+def test_extra_file_replaces_credential_of_same_path(tmp_path: Path) -> None:
+    if not BwrapSandbox.available():
+        pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
+    (tmp_path / ".gemini").mkdir()
+    (tmp_path / ".gemini/settings.json").write_text('{"from": "operator"}')
+    box = BwrapSandbox(creds_home=tmp_path)
+    res = box.exec(
+        ["/bin/cat", "/home/seat/.gemini/settings.json"],
+        timeout=10,
+        profile="gemini",
+        files_in_home={".gemini/settings.json": b'{"from": "adapter"}'},
+    )
+    assert res.ok and res.text == '{"from": "adapter"}'
