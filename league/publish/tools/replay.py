@@ -210,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     except BadInput as exc:
         print(f"replay: {exc}", file=sys.stderr)
         return 2
+    except (KeyError, ValueError, csv.Error) as exc:
+        print(f"replay: malformed published file (missing column or bad value): {exc!r}", file=sys.stderr)
+        return 2
     for (league, account), counts in results.items():
         status = "DIFFERENT" if counts[DIFFERENT] else "ok"
         print(f"{league} {account}: {sum(counts.values())} rows, {counts[EXACT]} exact, "

@@ -125,6 +125,18 @@ def test_missing_files_are_a_clear_error(tmp_path: Path) -> None:
     assert result.returncode == 2 and "arena-accounts.csv not found" in result.stderr
 
 
+def test_a_file_without_a_column_is_a_clear_error(published: tuple[Path, list[Season]], tmp_path: Path) -> None:
+    folder, _ = published
+    (tmp_path / "arena-accounts.csv").write_bytes((folder / "arena-accounts.csv").read_bytes())
+    text = (folder / "arena-trades.csv").read_text()
+    (tmp_path / "arena-trades.csv").write_text(text.replace(",fee_rate,", ",rate,", 1))
+    result = replay(tmp_path)
+    assert result.returncode == 2 and "column 'fee_rate' is missing" in result.stderr
+    (tmp_path / "arena-trades.csv").write_text(text.replace(",seq,", ",n,", 1))
+    result = replay(tmp_path)
+    assert result.returncode == 2 and "malformed published file" in result.stderr and "'seq'" in result.stderr
+
+
 def test_golden_assets(tmp_path: Path) -> None:
     good = replay(ASSETS / "good")
     broken = replay(ASSETS / "broken")
