@@ -1,4 +1,4 @@
-"""Pure functions from one sealed book line to the index rows it implies.
+"""Pure functions from one sealed book line to the index rows it implies (plain dicts per table).
 
 Kept free of I/O so a rebuild and an incremental index produce the same rows from the same line, and
 so tests can check the mapping without a database. Unknown kinds still get their ``book_lines`` row;
@@ -16,19 +16,10 @@ from typing import Any
 
 from league.book import BookLine
 from league.clock import parse_iso
-from league.store.models import (
-    AccountRow,
-    AskRow,
-    BookLineRow,
-    CellRow,
-    RunRow,
-    ScoreMarketRow,
-    ScoreRow,
-    StoreTable,
-    TradeRow,
-)
 
 SessionLookup = Callable[[str], date | None]
+Row = tuple[str, dict[str, Any]]
+"""``(table name, column values)``: plain dicts so the indexer can insert with one executemany per table."""
 ACCOUNT_KINDS = ("account", "mark", "decision")
 TRADE_KINDS = ("trade",)
 
@@ -85,15 +76,19 @@ def as_str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def derive(book: str, line: BookLine, session_of_run: SessionLookup) -> list[StoreTable]:
+def _row(table: str, **values: Any) -> Row:
+    return table, values
+
+
+def derive(book: str, line: BookLine, session_of_run: SessionLookup) -> list[Row]:
     """Every row one line contributes: its ``book_lines`` row first, then kind-specific rows."""
     c = line.content
     session = as_date(c.get("session"))
     run_id = as_str(c.get("run_id"))
     if session is None and run_id is not None and line.kind in ("answer",):
         session = session_of_run(run_id)
-    rows: list[StoreTable] = [
-        BookLineRow(
+    rows: list[Row] = [
+        _row("book_lines",
             book=book, n=line.n, kind=line.kind, at=as_time(c.get("at")), session=session, run_id=run_id,
             seat=as_str(c.get("seat")), seal=line.seal, link=line.link, body=to_json(c),
         )
@@ -106,7 +101,7 @@ def derive(book: str, line: BookLine, session_of_run: SessionLookup) -> list[Sto
     return rows
 
 
-def _run_rows(book: str, line: BookLine, session: date | None) -> list[StoreTable]:
+def _run_rows(book: str, line: BookLine, session: date | None) -> list[Row]:
     c = line.content
     run_id = as_str(c.get("run_id"))
     if run_id is None:
@@ -114,7 +109,7 @@ def _run_rows(book: str, line: BookLine, session: date | None) -> list[StoreTabl
     role = as_str(c.get("role"))
     if role is None and isinstance(c.get("counted"), bool):
         role = "counted" if c["counted"] else "not_counted"
-    return [RunRow(
+    return [_row("runs",
         book=book, line=line.n, run_id=run_id, session=session, role=role,
         ask_sha256=as_str(c.get("ask_sha256")), snapshot_sha256=as_str(c.get("snapshot_sha256")),
         at=as_time(c.get("at")),
@@ -134,16 +129,16 @@ def _ask_entries(c: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return found
 
 
-def _ask_rows(book: str, line: BookLine, session: date | None) -> list[StoreTable]:
+def _ask_rows(book: str, line: BookLine, session: date | None) -> list[Row]:
     c = line.content
-    rows: list[StoreTable] = []
+    rows: list[Row] = []
     seen: set[str] = set()
     for e in _ask_entries(c):
         seat = str(e["seat"])
         if seat in seen:
             continue
         seen.add(seat)
-        rows.append(AskRow(
+        rows.append(_row("asks",
             book=book, line=line.n, seat=seat, run_id=as_str(e.get("run_id", c.get("run_id"))),
             session=session, attempt=as_int(e.get("attempt", c.get("attempt"))),
             ask_sha256=str(e.get("ask_sha256") or e.get("sha256")), at=as_time(c.get("at")),
@@ -151,13 +146,13 @@ def _ask_rows(book: str, line: BookLine, session: date | None) -> list[StoreTabl
     return rows
 
 
-def _answer_rows(book: str, line: BookLine, session: date | None) -> list[StoreTable]:
+def _answer_rows(book: str, line: BookLine, session: date | None) -> list[Row]:
     c = line.content
     items = c.get("items")
     seat = as_str(c.get("seat"))
     if not isinstance(items, dict) or seat is None:
         return []
-    rows: list[StoreTable] = []
+    rows: list[Row] = []
     for market, horizons in sorted(items.items()):
         if not isinstance(horizons, dict):
             continue
@@ -168,9 +163,9 @@ def _answer_rows(book: str, line: BookLine, session: date | None) -> list[StoreT
 
 
 def _cell_row(book: str, line: BookLine, session: date | None, seat: str, market: str, horizon: str,
-              cell: Mapping[str, Any]) -> CellRow:
+              cell: Mapping[str, Any]) -> Row:
     c = line.content
-    return CellRow(
+    return _row("cells",
         book=book, line=line.n, run_id=as_str(c.get("run_id")), session=session, seat=seat,
         attempt=as_int(c.get("attempt")), row_status=as_str(c.get("status")), market=market, horizon=horizon,
         prob_up=as_float(cell.get("prob_up")), action=as_str(cell.get("action")),
@@ -178,10 +173,10 @@ def _cell_row(book: str, line: BookLine, session: date | None, seat: str, market
     )
 
 
-def _score_rows(book: str, line: BookLine, session: date | None) -> list[StoreTable]:
+def _score_rows(book: str, line: BookLine, session: date | None) -> list[Row]:
     c = line.content
     default_h = as_str(c.get("horizon")) or ("1d" if line.kind == "score" else "")
-    rows: list[StoreTable] = []
+    rows: list[Row] = []
     for i, m in enumerate(_list(c, "markets")):
         if isinstance(m, dict) and as_str(m.get("market")):
             rows.append(_score_market_row(book, line, session, i, m, default_h))
@@ -197,9 +192,9 @@ def _list(c: Mapping[str, Any], key: str) -> list[Any]:
 
 
 def _score_market_row(book: str, line: BookLine, session: date | None, i: int, m: Mapping[str, Any],
-                      default_h: str) -> ScoreMarketRow:
+                      default_h: str) -> Row:
     late = m.get("late_ref")
-    return ScoreMarketRow(
+    return _row("score_markets",
         book=book, line=line.n, idx=i, kind=line.kind, session=session, market=str(m["market"]),
         horizon=as_str(m.get("horizon")) or default_h, reference=as_float(m.get("reference")),
         close=as_float(m.get("close")), change_pct=as_float(m.get("change_pct")), draw=as_bool(m.get("draw")),
@@ -208,8 +203,8 @@ def _score_market_row(book: str, line: BookLine, session: date | None, i: int, m
 
 
 def _score_row(book: str, line: BookLine, session: date | None, i: int, s: Mapping[str, Any],
-               default_h: str) -> ScoreRow:
-    return ScoreRow(
+               default_h: str) -> Row:
+    return _row("scores",
         book=book, line=line.n, idx=i, kind=line.kind, session=session, seat=str(s["seat"]),
         market=str(s["market"]), horizon=as_str(s.get("horizon")) or default_h,
         prob=as_float(s.get("prob_up", s.get("prob"))), outcome=as_int(s.get("outcome")),
@@ -217,16 +212,16 @@ def _score_row(book: str, line: BookLine, session: date | None, i: int, s: Mappi
     )
 
 
-def _portfolio_rows(book: str, line: BookLine, session: date | None) -> list[StoreTable]:
+def _portfolio_rows(book: str, line: BookLine, session: date | None) -> list[Row]:
     c = line.content
     account = as_str(c.get("account"))
     if account is None:
         return []
-    cls = TradeRow if line.kind in TRADE_KINDS else AccountRow
-    return [cls(account=account, session=session, book=book, line=line.n, body=to_json(c))]
+    table = "trades" if line.kind in TRADE_KINDS else "accounts"
+    return [_row(table, account=account, session=session, book=book, line=line.n, body=to_json(c))]
 
 
-_MAKERS: dict[str, Callable[[str, BookLine, date | None], list[StoreTable]]] = {
+_MAKERS: dict[str, Callable[[str, BookLine, date | None], list[Row]]] = {
     "run": _run_rows,
     "ask": _ask_rows,
     "answer": _answer_rows,

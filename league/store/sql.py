@@ -38,7 +38,6 @@ from league.store.interface import (
 from league.store.migrate import head_revision, upgrade_engine
 from league.store.models import (
     DERIVED_TABLES,
-    RunRow,
     StampRow,
     metadata,
 )
@@ -47,6 +46,7 @@ log = structlog.get_logger(__name__)
 
 DEFAULT_STALE_AFTER = timedelta(hours=6)
 BAR_BATCH = 5000
+INSERT_BATCH = 5000
 
 
 def this_owner() -> str:
@@ -124,21 +124,24 @@ class SqlStore:
 
     def index_lines(self, book: str, lines: Iterable[BookLine]) -> int:
         """Index lines (in order, after the last indexed one) in one transaction; returns how many."""
-        with self._session(f"indexing book {book}") as session:
-            return self._index_into(session, book, lines)
+        with self._tx(f"indexing book {book}") as conn:
+            return self._index_into(conn, book, lines)
 
-    def _index_into(self, session: Session, book: str, lines: Iterable[BookLine]) -> int:
+    def _index_into(self, conn: Connection, book: str, lines: Iterable[BookLine]) -> int:
+        """Derive rows line by line and insert them per table with executemany, in batches."""
         count = 0
         known: dict[str, date | None] = {}
-        lookup = self._session_lookup(session, known)
+        lookup = self._session_lookup(conn, known)
+        pending: dict[str, list[dict[str, Any]]] = {}
         for line in lines:
-            rows = derive(book, line, lookup)
-            session.add_all(rows)
-            known.update((r.run_id, r.session) for r in rows if isinstance(r, RunRow))
+            for table, values in derive(book, line, lookup):
+                pending.setdefault(table, []).append(values)
+                if table == "runs":
+                    known[values["run_id"]] = values["session"]
             count += 1
-            if count % 2000 == 0:
-                session.flush()
-        session.flush()
+            if sum(len(v) for v in pending.values()) >= INSERT_BATCH:
+                _flush(conn, pending)
+        _flush(conn, pending)
         return count
 
     def replace_all(self, books: Iterable[tuple[str, Iterable[BookLine]]], days: Iterable[CachedDay]
@@ -146,24 +149,23 @@ class SqlStore:
         """Wipe the derived rows and index everything again, in ONE transaction (all or nothing)."""
         indexed: dict[str, int] = {}
         cached: dict[str, int] = {}
-        with self._session("rebuilding the index") as session:
-            conn = session.connection()
+        with self._tx("rebuilding the index") as conn:
             self._wipe(conn)
             for name, lines in books:
-                indexed[name] = self._index_into(session, name, lines)
+                indexed[name] = self._index_into(conn, name, lines)
             for day in days:
                 self._put_day(conn, day)
                 cached[day.symbol] = cached.get(day.symbol, 0) + len(day.rows)
         return indexed, cached
 
     @staticmethod
-    def _session_lookup(session: Session, known: dict[str, date | None]) -> SessionLookup:
+    def _session_lookup(conn: Connection, known: dict[str, date | None]) -> SessionLookup:
         runs = metadata.tables["runs"]
 
         def lookup(run_id: str) -> date | None:
             if run_id not in known:
                 stmt = select(runs.c.session).where(runs.c.run_id == run_id).order_by(runs.c.line).limit(1)
-                known[run_id] = session.execute(stmt).scalar()
+                known[run_id] = conn.execute(stmt).scalar()
             return known[run_id]
 
         return lookup
@@ -356,6 +358,13 @@ class SqlStore:
         stmt = (select(cells.c.book, cells.c.line, func.count()).where(cells.c.line.in_(lines))
                 .group_by(cells.c.book, cells.c.line))
         return {(b, n): int(c) for b, n, c in conn.execute(stmt)}
+
+
+def _flush(conn: Connection, pending: dict[str, list[dict[str, Any]]]) -> None:
+    for table, rows in pending.items():
+        if rows:
+            conn.execute(metadata.tables[table].insert(), rows)
+    pending.clear()
 
 
 def _job_key(table: Any, session: date, job: str) -> Any:

@@ -102,11 +102,16 @@ def store(store_url: str) -> Iterator[SqlStore]:
 
 
 def claim_in_child(url: str, session: date, job: str, now: datetime, barrier: object, results: object) -> None:
-    """Child-process body for the cross-process claim test (module level, importable by any start method)."""
+    """Child-process body for the cross-process claim test (module level, importable by any start method).
+
+    Every child stays alive until all have claimed: a holder that exits without finishing IS a crash,
+    and its claim may rightly be taken over.
+    """
     s = open_store(url, migrate=False)
     try:
         barrier.wait()  # type: ignore[attr-defined]
         results.put(s.claim_job(session, job, now))  # type: ignore[attr-defined]
+        barrier.wait()  # type: ignore[attr-defined]
     finally:
         s.close()
 

@@ -297,3 +297,17 @@ def test_migrations_upgrade_an_empty_postgresql_database() -> None:
             store.close()
     assert tables == set(metadata.tables) | {"alembic_version"}
     assert version == head_revision() == "0001"
+
+
+def test_incremental_index_of_a_broken_book_adds_nothing(store_url: str, data: Path) -> None:
+    book_path = data / "books" / "council-book.jsonl"
+    _tamper(book_path, 2)
+    store = open_store(store_url)
+    try:
+        with pytest.raises(ChainBroken) as info:
+            index_book(store, book_path)
+        assert info.value.line == 2
+        assert store.last_indexed("council-book") == (0, "")
+        assert store.counts()["book_lines"] == 0
+    finally:
+        store.close()

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from league.book import BookLine
-from league.store.derive import derive
-from league.store.models import AskRow, BookLineRow, CellRow, RunRow, ScoreMarketRow, ScoreRow, TradeRow
+from league.store.derive import Row, derive
+from league.store.models import metadata
 
 AT = "2026-11-27T13:31:02Z"
 
@@ -23,26 +23,35 @@ def _no_session(run_id: str) -> date | None:
     return None
 
 
+def _of(rows: list[Row], table: str) -> list[dict[str, Any]]:
+    return [values for name, values in rows if name == table]
+
+
+def _columns_exist(rows: list[Row]) -> bool:
+    return all(set(values) <= set(metadata.tables[name].c.keys()) for name, values in rows)
+
+
 def test_every_line_gets_its_book_line_row() -> None:
     line = _line(7, {"kind": "crowd", "session": "2026-11-27", "run_id": "r1", "resolutions": [1, 2]})
-    (row,) = derive("council-book", line, _no_session)
-    assert isinstance(row, BookLineRow)
-    assert (row.book, row.n, row.kind, row.session, row.run_id, row.seat, row.seal, row.link) == (
-        "council-book", 7, "crowd", date(2026, 11, 27), "r1", None, line.seal, line.link)
-    assert row.at == datetime(2026, 11, 27, 13, 31, 2, tzinfo=UTC)
-    assert row.body == (
+    ((table, row),) = derive("council-book", line, _no_session)
+    assert table == "book_lines"
+    assert row == {"book": "council-book", "n": 7, "kind": "crowd", "at": datetime(2026, 11, 27, 13, 31, 2, tzinfo=UTC),
+                   "session": date(2026, 11, 27), "run_id": "r1", "seat": None, "seal": line.seal,
+                   "link": line.link, "body": row["body"]}
+    assert row["body"] == (
         '{"at":"2026-11-27T13:31:02Z","kind":"crowd","resolutions":[1,2],"run_id":"r1","session":"2026-11-27"}')
 
 
 def test_run_line_role_from_role_or_counted_flag() -> None:
     rows = derive("b", _line(1, {"kind": "run", "run_id": "r1", "session": "2026-11-27", "role": "counted",
                                  "ask_sha256": "a" * 64, "snapshot_sha256": "s" * 64}), _no_session)
-    run = rows[1]
-    assert isinstance(run, RunRow)
-    assert (run.run_id, run.session, run.role, run.ask_sha256, run.snapshot_sha256, run.line) == (
-        "r1", date(2026, 11, 27), "counted", "a" * 64, "s" * 64, 1)
-    flagged = derive("b", _line(2, {"kind": "run", "run_id": "r2", "counted": False}), _no_session)[1]
-    assert isinstance(flagged, RunRow) and flagged.role == "not_counted" and flagged.session is None
+    (run,) = _of(rows, "runs")
+    assert run == {"book": "b", "line": 1, "run_id": "r1", "session": date(2026, 11, 27), "role": "counted",
+                   "ask_sha256": "a" * 64, "snapshot_sha256": "s" * 64,
+                   "at": datetime(2026, 11, 27, 13, 31, 2, tzinfo=UTC)}
+    assert _columns_exist(rows)
+    (flagged,) = _of(derive("b", _line(2, {"kind": "run", "run_id": "r2", "counted": False}), _no_session), "runs")
+    assert flagged["role"] == "not_counted" and flagged["session"] is None
 
 
 def test_answer_cells_take_session_from_the_run() -> None:
@@ -52,9 +61,10 @@ def test_answer_cells_take_session_from_the_run() -> None:
     line = _line(4, {"kind": "answer", "seat": "claude", "run_id": "r1", "attempt": 1, "status": "counted",
                      "items": items})
     rows = derive("council-book", line, lambda rid: date(2026, 11, 27) if rid == "r1" else None)
-    assert rows[0].session == date(2026, 11, 27)  # type: ignore[attr-defined]
-    cells = [(c.market, c.horizon, c.prob_up, c.action, c.cell_status, c.row_status, c.session, c.attempt)
-             for c in rows[1:] if isinstance(c, CellRow)]
+    assert _of(rows, "book_lines")[0]["session"] == date(2026, 11, 27)
+    assert _columns_exist(rows)
+    cells = [(c["market"], c["horizon"], c["prob_up"], c["action"], c["cell_status"], c["row_status"], c["session"],
+              c["attempt"]) for c in _of(rows, "cells")]
     assert cells == [
         ("BTC", "1d", None, None, None, "counted", date(2026, 11, 27), 1),
         ("SPX", "1d", 57.0, "hold", "elicited", "counted", date(2026, 11, 27), 1),
@@ -66,7 +76,7 @@ def test_answer_cells_take_session_from_the_run() -> None:
 def test_refused_shape_answer_has_no_cells() -> None:
     line = _line(5, {"kind": "answer", "seat": "grok", "run_id": "r1", "status": "refused_shape", "items": {},
                      "failure": "no JSON object"})
-    assert [type(r) for r in derive("b", line, _no_session)] == [BookLineRow]
+    assert [t for t, _ in derive("b", line, _no_session)] == ["book_lines"]
 
 
 def test_score_line_rows() -> None:
@@ -80,12 +90,13 @@ def test_score_line_rows() -> None:
                                {"seat": "_coin", "market": "SPX", "horizon": "1w", "prob_up": 50, "outcome": True,
                                 "brier": 0.25}, {"market": "SPX"}]})
     rows = derive("council-book", line, _no_session)
-    markets = [(m.idx, m.kind, m.market, m.horizon, m.reference, m.close, m.change_pct, m.draw, m.up, m.late_ref)
-               for m in rows if isinstance(m, ScoreMarketRow)]
+    assert _columns_exist(rows)
+    keys = ("idx", "kind", "market", "horizon", "reference", "close", "change_pct", "draw", "up", "late_ref")
+    markets = [tuple(m[k] for k in keys) for m in _of(rows, "score_markets")]
     assert markets == [(0, "score_h", "SPX", "1w", 6000.0, 6050.5, 0.84, False, True, None),
                        (1, "score_h", "SPX", "1w", 6010.0, 6050.5, None, None, None, '{"line":12}')]
-    seats = [(s.idx, s.seat, s.market, s.horizon, s.prob, s.outcome, s.brier, s.status, s.answer_line, s.session)
-             for s in rows if isinstance(s, ScoreRow)]
+    keys = ("idx", "seat", "market", "horizon", "prob", "outcome", "brier", "status", "answer_line", "session")
+    seats = [tuple(s[k] for k in keys) for s in _of(rows, "scores")]
     assert seats == [(0, "claude", "SPX", "1w", 60.0, 1, 0.16, "counted", 4, date(2026, 12, 4)),
                      (1, "_coin", "SPX", "1w", 50.0, 1, 0.25, None, None, date(2026, 12, 4))]
 
@@ -95,7 +106,7 @@ def test_ask_lines_single_and_listed() -> None:
                                    "attempt": 2, "ask_sha256": "f" * 64}), _no_session)
     many = derive("asks", _line(4, {"kind": "asks", "run_id": "r1", "asks": [
         {"seat": "a", "ask_sha256": "1" * 64}, {"seat": "b", "sha256": "2" * 64}, {"seat": "c"}]}), _no_session)
-    got = [(r.seat, r.run_id, r.attempt, r.ask_sha256, r.session) for r in one + many if isinstance(r, AskRow)]
+    got = [(r["seat"], r["run_id"], r["attempt"], r["ask_sha256"], r["session"]) for r in _of(one + many, "asks")]
     assert got == [("codex", "r1", 2, "f" * 64, date(2026, 11, 27)), ("a", "r1", None, "1" * 64, None),
                    ("b", "r1", None, "2" * 64, None)]
 
@@ -103,8 +114,8 @@ def test_ask_lines_single_and_listed() -> None:
 def test_trade_line_goes_to_trades() -> None:
     rows = derive("portfolio", _line(1, {"kind": "trade", "account": "claude", "session": "2026-11-27",
                                          "fund": "SPY", "qty": 3}), _no_session)
-    trade = rows[1]
-    assert isinstance(trade, TradeRow) and (trade.account, trade.line) == ("claude", 1)
+    (trade,) = _of(rows, "trades")
+    assert (trade["account"], trade["line"], trade["session"]) == ("claude", 1, date(2026, 11, 27))
 
 
 cell = st.fixed_dictionaries({}, optional={"prob_up": st.one_of(st.integers(-10, 200), st.text(max_size=3)),
@@ -118,5 +129,5 @@ def test_one_cell_row_per_object_cell(items: dict[str, Any]) -> None:
     expected = sorted((m, h) for m, hs in items.items() if isinstance(hs, dict)
                       for h, c in hs.items() if isinstance(c, dict))
     line = _line(2, {"kind": "answer", "seat": "s", "run_id": "r", "items": items})
-    got = [(r.market, r.horizon) for r in derive("b", line, _no_session) if isinstance(r, CellRow)]
+    got = [(r["market"], r["horizon"]) for r in _of(derive("b", line, _no_session), "cells")]
     assert got == expected
