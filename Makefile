@@ -1,13 +1,15 @@
 # Two entry points the README names: `make demo` and `make test`. Both install what they need.
 SHELL := /bin/bash
-SYSTEM_PACKAGES := bubblewrap openssl chromium
+SYSTEM_PACKAGES := bubblewrap openssl faketime chromium
 
 .PHONY: deps demo test bench
 
 # System packages: bubblewrap (the seats' sandbox), openssl (the local RFC 3161 authority),
-# chromium (the league page's browser test). Installed only when missing.
+# faketime (lets that authority sign with the demo's simulated time), chromium (the league page's
+# browser test). Installed only when missing.
 deps:
 	@missing=(); command -v bwrap >/dev/null || missing+=(bubblewrap); command -v openssl >/dev/null || missing+=(openssl); \
+	command -v faketime >/dev/null || missing+=(faketime); \
 	[ -x /usr/bin/chromium ] || missing+=(chromium); \
 	if [ $${#missing[@]} -gt 0 ]; then \
 	  export DEBIAN_FRONTEND=noninteractive; \

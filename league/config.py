@@ -132,8 +132,13 @@ class Methodology(Frozen):
 
 
 class TsaEntry(Frozen):
+    """One RFC 3161 authority; its root (``ca_file``) and signing certificate (``cert_file``) let
+    every token be verified in process and published for ``openssl ts -verify``."""
+
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     url: str
+    ca_file: str | None = None
+    cert_file: str | None = None
 
 
 class StampSettings(Frozen):
@@ -142,6 +147,7 @@ class StampSettings(Frozen):
     rekor_url: str = ""
     key: str = "keys/league-signing.pem"
     local_tsa: bool = False
+    per_answer: bool = False
 
 
 class PriceSettings(Frozen):

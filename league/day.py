@@ -250,6 +250,8 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
         "booked_at": iso_seconds(reply.finished_at), "started_at": iso_seconds(reply.started_at),
         "usage": dict(reply.usage), "elapsed_s": round((reply.finished_at - reply.started_at).total_seconds(), 3),
     })
+    if "answer_sealed" in lg.hooks:
+        lg.hooks["answer_sealed"](lg, p.session)
 
 
 # ---------------------------------------------------------------------------- second wave

@@ -114,6 +114,9 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
     config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)
     config = load_config(config_dir)
     with build_league(config, clock, anchor=days[0]) as lg:
+        from league.wiring import wire
+
+        wire(lg, publish_nightly=False)
         table = climatology_table(days[0])
         (lg.data_dir / "climatology.json").write_text(json.dumps(table, sort_keys=True, indent=1), encoding="utf-8")
         clim = climatology_context(table)

@@ -64,7 +64,7 @@ def job_functions() -> dict[str, Callable[..., Any]]:
     table: dict[str, Callable[..., Any]] = {
         "snapshot": day.job_snapshot,
         "ask": day.job_ask,
-        "second_wave": day.job_second_wave,
+        "second_wave": _second_wave_and_stamp,
         "ingest_close": _ingest_and_stamp,
         "score": _score_and_mark,
         "publish": _publish,
@@ -72,6 +72,14 @@ def job_functions() -> dict[str, Callable[..., Any]]:
         "score_only": scoring_day.job_score,
     }
     return table
+
+
+def _second_wave_and_stamp(lg: League, session: str) -> Any:
+    """The first wave's seals are a batch: stamp them before asking the silent seats again."""
+    from league.day import job_second_wave
+
+    _hook(lg, "stamp", session)
+    return job_second_wave(lg, session)
 
 
 def _ingest_and_stamp(lg: League, session: str) -> Any:
@@ -102,7 +110,13 @@ def _stamp_upgrade(lg: League, session: str) -> Any:
 def _hook(lg: League, name: str, session: str) -> Any:
     """Optional stages (stamps, portfolio, publish) registered on the league by the integration layer."""
     fn = getattr(lg, "hooks", {}).get(name)
-    return fn(lg, session) if fn else None
+    if fn is None:
+        return None
+    try:
+        return fn(lg, session)
+    except Exception:  # noqa: BLE001 - a stage failing (stamps, portfolio, publish) never undoes a seal
+        log.exception("stage.failed", stage=name, session=session)
+        return None
 
 
 MORNING_JOBS = ("snapshot", "ask", "second_wave")

@@ -36,6 +36,8 @@ NEW_YORK = ZoneInfo("America/New_York")
 COUNCIL_BOOK = "council-book.jsonl"
 PUBLIC_KEY = "proof/league-signing.pub.pem"
 REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py")
+#: How each stand-alone recount is run by a reader (open-data.md step 7), relative to the folder.
+REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."]}
 MAX_SHOWN = 3
 
 
@@ -355,7 +357,8 @@ class Checker:
         python = shutil.which("python3") or sys.executable
         bad, good = [], []
         for script in scripts:
-            proc = subprocess.run([python, "-I", script], cwd=self.root, capture_output=True, text=True,
+            proc = subprocess.run([python, "-I", script, *REPLAY_ARGS[script]], cwd=self.root, capture_output=True,
+                                  text=True,
                                   timeout=900, check=False)
             tail = (proc.stdout.strip().splitlines() or proc.stderr.strip().splitlines() or [""])[-1]
             if proc.returncode == 0:

@@ -12,21 +12,6 @@ from league.clock import Clock
 from league.errors import ConfigError
 
 
-def write_signing_key(path: Path) -> Path:
-    """The league's ECDSA P-256 signing key for transparency-log entries (vendors.md, Rekor)."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    path.write_bytes(pem)
-    path.chmod(0o600)
-    public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-    path.with_suffix(".pub.pem").write_bytes(public)
-    return path
-
-
 def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
                 clock: Clock | None = None) -> tuple[Path, Path]:
     """Copy the example config into TARGET/config, make TARGET/data, open both books."""
@@ -49,7 +34,9 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
             text = text.replace("seed = 7 ", f"seed = {int(seed)} ")
         (config_dir / "league.toml").write_text(text, encoding="utf-8")
     config = load_config(config_dir)
-    write_signing_key(config.data_dir / config.settings.stamps.key)
+    from league.stamps.rekor import generate_signing_key
+
+    generate_signing_key(config.data_dir / config.settings.stamps.key)
     league = open_league(config, clock)
     league.close()
     return config_dir, data_dir

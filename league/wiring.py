@@ -1,0 +1,67 @@
+"""The optional stages of a league day, wired onto a :class:`League` as hooks.
+
+The day's functions know nothing of stamps, portfolios or publishing; the scheduler calls hooks
+by name after the jobs that need them (``stamp`` after the second wave, ingest close and scoring —
+every batch of seals; ``stamp_upgrade``; ``publish``; ``portfolio`` after scoring). Each stage is
+built lazily so a league without, say, portfolio rules still runs, and a failing stage is logged
+with its session and never undoes a seal (the stamper itself never raises into sealing).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+
+from league.season import League
+
+log = structlog.get_logger(__name__)
+BOOKS = ("council-book.jsonl", "asks.jsonl")
+
+
+def stamper_for(lg: League) -> Any:
+    """One stamper per league: the configured authorities, calendars and log (DATA/stamps)."""
+    if "_stamper" not in lg.hooks:
+        from league.stamps.stamper import Stamper, config_from_settings
+
+        config = config_from_settings(lg.config.settings.stamps, lg.data_dir)
+        lg.hooks["_stamper"] = Stamper(config, lg.data_dir / "stamps", lg.clock)
+    return lg.hooks["_stamper"]
+
+
+def stamp(lg: League, session: str) -> Any:
+    books = [(name, lg.books_dir / name) for name in BOOKS]
+    return stamper_for(lg).stamp_books(books, note=f"session {session}")
+
+
+def stamp_answer(lg: League, session: str) -> Any:
+    """Per-answer-seal RFC 3161 tokens, when ``[stamps] per_answer = true``: each counted answer is
+    then covered by a signed time from the moment it is sealed, well before the reference."""
+    books = [(name, lg.books_dir / name) for name in BOOKS]
+    return stamper_for(lg).stamp_books(books, note=f"answer seal, session {session}", only={"rfc3161"})
+
+
+def stamp_upgrade(lg: League, session: str) -> Any:
+    return stamper_for(lg).upgrade()
+
+
+def publish(lg: League, session: str) -> Any:
+    from league.publish.files import publish as publish_folder
+
+    return publish_folder(lg.data_dir, config=lg.config, clock=lg.clock)
+
+
+def wire(lg: League, *, publish_nightly: bool = True) -> League:
+    """Attach every stage this league's configuration asks for."""
+    lg.hooks.update(stamp=stamp, stamp_upgrade=stamp_upgrade)
+    if publish_nightly:
+        lg.hooks["publish"] = publish
+    if lg.config.settings.stamps.per_answer:
+        lg.hooks["answer_sealed"] = stamp_answer
+    try:
+        from league.portfolio_day import mark_session
+    except ImportError:
+        log.info("wiring.no_portfolio")
+    else:
+        lg.hooks["portfolio"] = mark_session
+    return lg
