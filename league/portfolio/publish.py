@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from league.book import read_content
+from league.portfolio.benchmarks import LONG_ONLY, LONG_SHORT
 from league.portfolio.engine import Fill, Mark
 from league.portfolio.interface import PortfolioError
 from league.portfolio.metrics import account_metrics
@@ -148,9 +149,12 @@ def write_open_data(data_dir: Path, out: Path) -> list[Path]:
 
 
 def account_kind(account: str) -> str:
+    """seat, baseline (a history-only seat, ``_`` id), benchmark, or version (``_ver:<model>:<n>``)."""
     if account.startswith("_ver:"):
         return "version"
-    return "benchmark" if account.startswith("_") else "seat"
+    if account in LONG_ONLY or account in LONG_SHORT:
+        return "benchmark"
+    return "baseline" if account.startswith("_") else "seat"
 
 
 TABLE_NOTE = ("Sharpe and Sortino are null before 20 sessions; turnover = traded dollars / mean value; "

@@ -147,8 +147,9 @@ class Season:
         for decision in sorted(decisions, key=lambda d: d.seat):
             if decision.session != session:
                 raise PortfolioError(f"decision of {decision.seat} is for {decision.session}, not {session}")
-            if decision.seat.startswith("_") or decision.seat in routed:
-                raise PortfolioError(f"{decision.seat}: one counted decision per seat and session, no '_' ids")
+            if decision.seat in routed or decision.seat in self._makers or decision.seat.startswith("_ver:"):
+                raise PortfolioError(f"{decision.seat}: one counted decision per seat and session, and no id of a "
+                                     "benchmark or version account")
             routed[decision.seat] = decision
             version_account, takeover = self._versions.account_for(decision)
             if version_account:

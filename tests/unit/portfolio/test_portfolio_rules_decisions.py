@@ -114,6 +114,16 @@ def test_season_opens_benchmarks_and_a_version_account_at_take_over() -> None:
         season.run_session(sessions[1], [])
 
 
+def test_baseline_seats_trade_but_may_not_take_a_benchmark_id() -> None:
+    sessions = weekday_sessions(D1, 2)
+    season = Season(ARENA_3, SyntheticBars(sessions, minutes=30), BillRates.constant("4.0"))
+    momentum = Decision(seat="_momentum", session=D1, at=et(D1, 9, 0), cells={"SPX": ActionCell("buy_strong")})
+    outcome = season.run_session(D1, [momentum])
+    assert "_momentum" in outcome.opened and any(e.decision.seat == "_momentum" for e in outcome.executions)
+    with pytest.raises(PortfolioError):
+        season.run_session(sessions[1], [Decision(seat="_spy", session=sessions[1], at=et(sessions[1], 9, 0))])
+
+
 def test_drawdown_sharpe_and_sortino_by_hand() -> None:
     assert max_drawdown([100, 120, 90, 130, 117]) == pytest.approx(0.25)
     assert sharpe([0.01] * 19 + [0.0]) is not None and sharpe([0.01] * 19) is None
