@@ -1,9 +1,12 @@
-"""`league doctor`: is bubblewrap working and isolating, and is every seat's CLI and login in place?"""
+"""`league doctor`: is bubblewrap working and isolating, is every seat's CLI and login in place, and
+are the outside providers reachable (or replay configured)?"""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 
@@ -34,8 +37,50 @@ def collect(roster: Path | None, probe: bool) -> list[Check]:
     return checks
 
 
+YAHOO_HOST = "query2.finance.yahoo.com"
+
+
+def reachable(url: str, timeout: float = 3.0) -> Check:
+    """A TCP connection to the URL's host and port: enough to tell "down/blocked" from "up"."""
+    parts = urlsplit(url if "://" in url else f"https://{url}")
+    port = parts.port or (80 if parts.scheme == "http" else 443)
+    try:
+        with socket.create_connection((parts.hostname or "", port), timeout=timeout):
+            return Check(f"reachable {parts.hostname}:{port}", True, url)
+    except OSError as exc:
+        return Check(f"reachable {parts.hostname}:{port}", False, f"{url}: {exc}", "check the network or the URL")
+
+
+def provider_checks(settings_file: Path) -> list[Check]:
+    """Prices: replay configured, or Yahoo reachable; stamps: every configured authority reachable."""
+    from league.config import load_settings
+
+    try:
+        settings = load_settings(settings_file)
+    except Exception as exc:  # noqa: BLE001 - reported, not raised
+        return [Check("league.toml", False, str(getattr(exc, "message", exc)), getattr(exc, "fix", "") or "")]
+    checks = [Check("prices: replay configured", True, "offline")] if settings.prices.provider == "replay" else []
+    if settings.prices.provider == "yahoo":
+        checks.append(reachable(f"https://{YAHOO_HOST}"))
+    stamps = settings.stamps
+    urls = [t.url for t in stamps.tsa] + list(stamps.ots_calendars) + ([stamps.rekor_url] if stamps.rekor_url else [])
+    checks += [reachable(u) for u in urls]
+    if stamps.local_tsa:
+        checks.append(Check("stamps: local authorities configured", True, "offline"))
+    return checks
+
+
 def doctor(
     roster: RosterOpt = None,
+    config: Annotated[Path, typer.Option("--config", envvar="LEAGUE_CONFIG", help="config folder")] = Path("config"),
+    providers: Annotated[
+        bool,
+        typer.Option(
+            "--providers/--no-providers",
+            envvar="LEAGUE_DOCTOR_PROVIDERS",
+            help="check that price and stamp providers are reachable (or replay configured)",
+        ),
+    ] = True,
     probe: Annotated[
         bool,
         typer.Option(
@@ -43,8 +88,10 @@ def doctor(
         ),
     ] = True,
 ) -> None:
-    """Check the sandbox and every seat; exit 1 if anything is broken."""
-    checks = collect(roster, probe)
+    """Check the sandbox, every seat and the providers; exit 1 if anything is broken."""
+    checks = collect(roster or config / "roster.toml", probe)
+    if providers:
+        checks += provider_checks(config / "league.toml")
     for c in checks:
         typer.echo(
             f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}"

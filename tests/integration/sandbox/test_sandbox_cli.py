@@ -69,10 +69,44 @@ def test_seat_check_unknown_seat(roster: Path) -> None:
     assert "s1" in res.exception.diagnostics() and "nobody" in res.exception.message
 
 
+OFFLINE_SETTINGS = """
+[prices]
+provider = "replay"
+[stamps]
+ots_calendars = []
+local_tsa = true
+"""
+
+
 def test_doctor_all_green_for_offline_roster(roster: Path) -> None:
-    res = runner.invoke(app, ["doctor", "--roster", str(roster)])
+    (roster.parent / "league.toml").write_text(OFFLINE_SETTINGS)
+    res = runner.invoke(app, ["doctor", "--config", str(roster.parent)])
     assert res.exit_code == 0, res.stdout
     assert "isolation: net_cut" in res.stdout and "FAIL" not in res.stdout
+    assert "prices: replay configured" in res.stdout and "s1: adapter scripted" in res.stdout
+
+
+def test_doctor_checks_configured_authorities(roster: Path) -> None:
+    import socket
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
+    up, down = srv.getsockname()[1], closed.getsockname()[1]
+    settings = OFFLINE_SETTINGS.replace(
+        "ots_calendars = []", f'ots_calendars = ["http://127.0.0.1:{up}", "http://127.0.0.1:{down}"]'
+    )
+    (roster.parent / "league.toml").write_text(settings)
+    try:
+        res = runner.invoke(app, ["doctor", "--no-probe", "--config", str(roster.parent)])
+    finally:
+        srv.close()
+        closed.close()
+    assert res.exit_code == 1
+    assert f"ok    reachable 127.0.0.1:{up}" in res.stdout
+    assert f"FAIL  reachable 127.0.0.1:{down}" in res.stdout
 
 
 def test_doctor_reports_missing_cli_and_login(tmp_path: Path, sandbox: object, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -80,6 +114,6 @@ def test_doctor_reports_missing_cli_and_login(tmp_path: Path, sandbox: object, m
     monkeypatch.delenv("GROK_API_KEY", raising=False)
     path = tmp_path / "r.toml"
     path.write_text('counting_rule = "t"\n[[seat]]\nname = "grok"\nadapter = "grok_cli"\nmodel = "grok-4.7"\n')
-    res = runner.invoke(app, ["doctor", "--no-probe", "--roster", str(path)])
+    res = runner.invoke(app, ["doctor", "--no-probe", "--no-providers", "--roster", str(path)])
     assert res.exit_code == 1
     assert "FAIL  grok: credentials grok" in res.stdout
