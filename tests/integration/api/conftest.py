@@ -1,55 +1,20 @@
-"""A real uvicorn server on a random 127.0.0.1 port over a published fixture season."""
+"""Fixture: a published fixture season served by uvicorn on loopback for the whole module."""
 
 from __future__ import annotations
 
-import socket
 import sys
-import threading
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import uvicorn
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "unit" / "publish"))
 
-from season_fixture import Season, write_season  # noqa: E402
+from api_server import Running, serve, stop  # noqa: E402
+from season_fixture import write_season  # noqa: E402
 
-from league.api import create_app  # noqa: E402
 from league.publish import publish  # noqa: E402
-
-
-@dataclass
-class Running:
-    base: str
-    season: Season
-    server: uvicorn.Server
-    thread: threading.Thread
-
-
-def serve(data: Path, poll_s: float = 0.05, port: int = 0) -> tuple[str, uvicorn.Server, threading.Thread]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(data, poll_s=poll_s), log_level="warning", lifespan="off",
-                            timeout_graceful_shutdown=1)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    return f"http://127.0.0.1:{port}", server, thread
-
-
-def stop(server: uvicorn.Server, thread: threading.Thread) -> None:
-    server.should_exit = True
-    thread.join(timeout=20)
 
 
 @pytest.fixture(scope="module")

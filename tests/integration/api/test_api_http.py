@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import Running
+from api_server import Running
 
 from league.book import Book
 from league.clock import SystemClock

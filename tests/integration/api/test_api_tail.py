@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import serve, stop
+from api_server import serve, stop
 from season_fixture import Season, write_season
 from typer.testing import CliRunner
 
@@ -85,8 +85,11 @@ def test_follow_url_resumes_after_a_disconnect(season: Season) -> None:
     total = len(season.book.read_bytes().splitlines())
     got: queue.Queue[tuple[int, bytes] | BaseException] = queue.Queue()
     pauses: list[float] = []
+    done = threading.Event()
 
     def pause(seconds: float) -> None:
+        if done.is_set():
+            raise SystemExit("test over")
         pauses.append(seconds)
         time.sleep(0.2)
 
@@ -112,4 +115,6 @@ def test_follow_url_resumes_after_a_disconnect(season: Season) -> None:
         assert got.empty()
         assert pauses, "the follower never had to reconnect"
     finally:
+        done.set()
         stop(server2, thread2)
+        reader.join(timeout=30)
