@@ -40,4 +40,27 @@ def render_tables(public: Path) -> list[Table]:
     for r in seat_rows(public / "council-forecasts.csv"):
         brier = "—" if r["brier"] is None else f"{r['brier']:.4f}"
         table.add_row(r["seat"], brier, str(r["n"]), str(r["sessions"]), f"{r['coverage']:.0%}")
-    return [table]
+    accounts = accounts_table(public)
+    return [table] if accounts is None else [table, accounts]
+
+
+def account_rows(accounts_csv: Path) -> list[dict[str, str]]:
+    """The last mark of every account in every league (value, return, drawdown)."""
+    last: dict[tuple[str, str], dict[str, str]] = {}
+    with open(accounts_csv, encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh):
+            last[(row["league"], row["account"])] = row
+    return sorted(last.values(), key=lambda r: (r["league"], -float(r["value"] or 0)))
+
+
+def accounts_table(public: Path) -> Table | None:
+    path = public / "arena-accounts.csv"
+    if not path.is_file():
+        return None
+    table = Table(title="Paper portfolios — last mark (its own table; not a probability score)")
+    for col in ("league", "account", "value", "return", "max drawdown", "fees"):
+        table.add_column(col, justify="left" if col in ("league", "account") else "right")
+    for r in account_rows(path):
+        table.add_row(r["league"], r["account"], f"{float(r['value']):,.2f}", f"{float(r['return']):+.2%}",
+                      f"{float(r['drawdown']):.2%}", r["fees_total"])
+    return table

@@ -55,7 +55,10 @@ def demo_league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     roster = config_dir / "roster.toml"
     roster.write_text(roster.read_text() + EXTRA_SEATS)
     config = load_config(config_dir)
-    with build_league(config, clock) as lg:
+    with build_league(config, clock, anchor=days[0]) as lg:
+        from league.wiring import wire
+
+        wire(lg, publish_nightly=False)
         for day in days:
             run_session(lg, day)
         public = publish_all(lg)

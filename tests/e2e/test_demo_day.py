@@ -120,3 +120,51 @@ def test_every_answer_names_a_published_ask(demo_league: dict[str, Any]) -> None
     for a in (x for x in book(public) if x["kind"] == "answer"):
         text = (public / "asks" / f"{a['ask_sha256']}.md").read_bytes()
         assert hashlib.sha256(text).hexdigest() == a["ask_sha256"]
+
+
+def test_league_verify_passes_on_the_published_folder(demo_league: dict[str, Any]) -> None:
+    from league.verify_open import verify_published
+
+    steps = {s.step: s for s in verify_published(demo_league["public"])}
+    assert all(s.status != "FAILED" for s in steps.values()), [s.line() for s in steps.values()]
+    for step in (2, 3, 4, 5, 7, 8, 9):
+        assert steps[step].status == "ok", steps[step].line()
+
+
+def test_flipped_byte_in_a_stamped_line_fails_the_prefix_step(demo_league: dict[str, Any], tmp_path: Path) -> None:
+    import shutil
+
+    from league.verify_open import verify_published
+
+    copy = tmp_path / "public"
+    shutil.copytree(demo_league["public"], copy)
+    data = bytearray((copy / "council-book.jsonl").read_bytes())
+    first_lf = data.index(b"\n")
+    pos = data.index(b'"kind":"run"', first_lf) + 9  # inside line 2's kind value
+    data[pos] = ord("R")
+    (copy / "council-book.jsonl").write_bytes(bytes(data))
+    steps = {s.step: s for s in verify_published(copy)}
+    assert steps[3].status == "FAILED"
+    assert "line 2" in steps[3].detail
+
+
+def test_portfolio_replay_reproduces_every_account(demo_league: dict[str, Any], tmp_path: Path) -> None:
+    import shutil
+
+    public = demo_league["public"]
+    out = subprocess.run([sys.executable, "-I", str(public / "replay.py"), str(public)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout[-1500:]
+    assert " 0 DIFFERENT" in out.stdout.strip().splitlines()[-1]
+    copy = tmp_path / "public"
+    shutil.copytree(public, copy)
+    trades = (copy / "arena-trades.csv").read_text().splitlines()
+    header = trades[0].split(",")
+    row = trades[1].split(",")
+    qty = header.index("price")
+    row[qty] = str(float(row[qty]) * 1.01)
+    trades[1] = ",".join(row)
+    (copy / "arena-trades.csv").write_text("\n".join(trades) + "\n")
+    bad = subprocess.run([sys.executable, "-I", str(copy / "replay.py"), str(copy)], capture_output=True, text=True)
+    assert bad.returncode == 1 and "DIFFERENT" in bad.stdout
+    account = row[header.index("account")]
+    assert any(account in line and "DIFFERENT" in line for line in bad.stdout.splitlines())

@@ -1,0 +1,129 @@
+"""Portfolio accounts after the close: the session's counted decisions drive both leagues' accounts.
+
+Called as the ``portfolio`` stage after scoring. Each rule set (``arena-3`` long-only, ``pro-1``
+long/short) is sealed once before it governs a decision; then, per session, the decisions,
+rejections, trades and marks of :func:`league.portfolio.seal.session_lines` are sealed in order.
+Decisions come from the counted answers only (their raw reply, so an explicit ``targets`` block is
+honoured). After a restart the seasons are restored from the sealed ``mark``/``trade`` lines, and a
+session already marked is never marked again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, date
+from typing import Any
+
+import structlog
+
+from league.answers import extract_json
+from league.day import COUNTED, sealed_time
+from league.season import League
+
+log = structlog.get_logger(__name__)
+RULE_SETS = ("arena-3", "pro-1")
+BILL_RATE_PCT = "4.0"
+
+
+class ProviderBars:
+    """The league's price provider seen as the portfolio engine's ``BarSource`` (one session's bars)."""
+
+    def __init__(self, lg: League) -> None:
+        self.lg = lg
+        self.cache: dict[tuple[str, date], list[Any]] = {}
+
+    def bars(self, symbol: str, session: date) -> Sequence[Any]:
+        key = (symbol, session)
+        if key not in self.cache:
+            self.cache[key] = self._fetch(symbol, session)
+        return self.cache[key]
+
+    def _fetch(self, symbol: str, session: date) -> list[Any]:
+        from league.portfolio.interface import Bar
+
+        cal = self.lg.calendar
+        try:
+            raw = self.lg.prices.bars(symbol, cal.session_open(session), cal.session_close(session))
+        except Exception as exc:  # noqa: BLE001 - no bars: the engine leaves the trade unfilled
+            log.warning("portfolio.no_bars", symbol=symbol, session=str(session), error=str(exc))
+            return []
+        return [Bar(b.start.astimezone(UTC), b.open, b.high, b.low, b.close) for b in raw]
+
+
+def _seasons(lg: League) -> dict[str, Any]:
+    if "_seasons" not in lg.hooks:
+        from league.portfolio.bills import BillRates
+        from league.portfolio.rules import rule_set
+        from league.portfolio.season import Season
+
+        bars, bills = ProviderBars(lg), BillRates.constant(BILL_RATE_PCT)
+        seasons = {name: Season(rule_set(name), bars, bills, seed=lg.config.settings.prices.seed)
+                   for name in RULE_SETS}
+        _restore(lg, seasons)
+        lg.hooks["_seasons"] = seasons
+    return dict(lg.hooks["_seasons"])
+
+
+def _restore(lg: League, seasons: dict[str, Any]) -> None:
+    from league.portfolio.seal import fill_from_content, mark_from_content
+
+    for name, season in seasons.items():
+        marks = [mark_from_content(m) for m in lg.index.of_kind("mark") if m.get("league") == name]
+        fills = [fill_from_content(t) for t in lg.index.of_kind("trade") if t.get("league") == name]
+        if marks:
+            season.restore(marks, fills)
+
+
+def _seal_rules(lg: League) -> None:
+    from league.portfolio.rules import rule_set
+    from league.portfolio.seal import rules_content
+
+    sealed = {x.get("rules") for x in lg.index.of_kind("rules")}
+    for name in RULE_SETS:
+        if name not in sealed:
+            lg.append("rules", rules_content(rule_set(name)))
+
+
+def counted_decisions(lg: League, session: str) -> list[Any]:
+    """One decision per seat: its counted (first well-formed, pre-close) answer of the session."""
+    from league.portfolio.decisions import decision_from_reply
+    from league.scoring_day import session_rows
+
+    rows, _ = session_rows(lg, session, "1d")
+    lines = {r["line"] for r in rows if r["run_role"] == "counted" and r["status"] in ("counted", "counted_50")}
+    out = []
+    for n in sorted(lines):
+        a = lg.index.lines[n]
+        out.append(decision_from_reply(_reply_object(lg, a), seat=a["seat"], session=date.fromisoformat(session),
+                                       at=sealed_time(a), model=a.get("model"), version=a.get("version"),
+                                       answer_line=n))
+    return out
+
+
+def _reply_object(lg: League, answer: dict[str, Any]) -> dict[str, Any]:
+    """The seat's own JSON object (with any ``targets`` block); the sealed cells when the raw is gone."""
+    path = lg.data_dir / "replies" / f"{answer['own_sha256']}.txt"
+    if path.is_file():
+        obj = extract_json(path.read_text(encoding="utf-8"))
+        if obj is not None:
+            return obj
+    return {"forecast": answer.get("items", {})}
+
+
+def mark_session(lg: League, session: str) -> int:
+    """Seal the session's portfolio lines for both leagues; returns how many lines were sealed."""
+    if any(m.get("session") == session for m in lg.index.of_kind("mark")):
+        return 0
+    if not any(r.get("role") == COUNTED for r in lg.index.runs(session)):
+        return 0
+    _seal_rules(lg)
+    decisions = counted_decisions(lg, session)
+    sealed = 0
+    for name, season in _seasons(lg).items():
+        outcome = season.run_session(date.fromisoformat(session), decisions)
+        from league.portfolio.seal import session_lines
+
+        for kind, content in session_lines(outcome):
+            lg.append(kind, {"league": name, "session": session, **content})
+            sealed += 1
+    return sealed
