@@ -26,7 +26,8 @@ _PATTERNS: tuple[tuple[FailureClass, re.Pattern[str]], ...] = (
             r"/login|not logged in|log ?in required|please (re-?)?(login|log in|authenticate)|invalid api key"
             r"|invalid x-api-key|api key (is )?(required|missing|not (set|found|valid))|unauthori[sz]ed|\b401\b"
             r"|oauth token (has )?expired|authentication (failed|error|required)|token refresh failed"
-            r"|set an auth method|auth method .*not (set|configured)|login expired|re-?authenticate",
+            r"|set an auth method|auth method .*not (set|configured)|login expired|re-?authenticate"
+            r"|could not resolve authentication|missing credentials|no api key",
             re.I,
         ),
     ),

@@ -105,6 +105,9 @@ class SdkSeat:
 
     def ask(self, ask: Ask, now: Now) -> SeatReply:
         started = now()
+        if self._client is None and not self.api_key():
+            wanted = ", ".join((*self.spec.env, *self.key_vars))
+            return self._reply(started, now(), "", self.spec.model, {}, FailureClass.LOGIN, f"no API key: set {wanted}")
         attempts = int(self.spec.options.get("retries", ATTEMPTS))
         try:
             answer = call_with_retry(lambda: self.call(ask), classify_exception, attempts=attempts, sleep=self._sleep)

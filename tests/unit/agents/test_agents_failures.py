@@ -21,6 +21,8 @@ from agents.sdk_seat import classify_exception
         ("API Error: 529 Overloaded", FailureClass.TRANSIENT),
         ("fetch failed: ECONNRESET", FailureClass.TRANSIENT),
         ("TypeError: Cannot read properties of undefined", FailureClass.SEAT_FAULT),
+        ("Could not resolve authentication method. Expected one of api_key", FailureClass.LOGIN),
+        ("OpenAIError: Missing credentials. Please pass an `api_key`", FailureClass.LOGIN),
         ("", FailureClass.SEAT_FAULT),
     ],
 )

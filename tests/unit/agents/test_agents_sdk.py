@@ -123,3 +123,12 @@ def test_connection_refused_is_transient(monkeypatch: pytest.MonkeyPatch, clock:
     seat._sleep = lambda _s: None
     reply = seat.ask(make_ask(), clock)
     assert reply.failure is FailureClass.TRANSIENT
+
+
+@pytest.mark.parametrize("adapter", sorted(SEATS))
+def test_missing_key_is_a_login_incident(adapter: str, monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> None:
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    reply = build_seat(SeatSpec(name="x", adapter=adapter, model="m")).ask(make_ask(), clock)
+    assert reply.failure is FailureClass.LOGIN and reply.failure.is_incident
+    assert "API_KEY" in reply.detail
