@@ -7,9 +7,7 @@ figure and every companion come from the same answers.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,8 +16,10 @@ import numpy.typing as npt
 import pandas as pd
 
 from league.scoring import similarity as simmod
+from league.scoring.climatology import seal, sha256_ok
 from league.scoring.consensus import consensus, dedupe, weighted_mean
 from league.scoring.constants import ALL_WRONG_MIN, BOOTSTRAP_SEED, GROUP_DUPLICATES, SHADOW_FLOOR
+from league.scoring.errors import ScoringError
 
 MAX_SPLITS = 5000
 
@@ -181,7 +181,14 @@ def shadow_weights(rows: pd.DataFrame, freeze_sessions: int) -> dict[str, Any]:
                            "window": {"first": str(sessions[0]) if sessions else None,
                                       "last": str(sessions[-1]) if sessions else None, "sessions": len(sessions)},
                            "mean_corr": {k: _f(v) for k, v in corr.items()}, "weights": weights}
-    obj["sha256"] = hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
+    return seal(obj)
+
+
+def check_shadow_weights(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Frozen weights are used only if their seal still matches their content."""
+    if not sha256_ok(obj) or obj.get("kind") != "shadow_weights":
+        raise ScoringError("shadow weights do not match their sha256 (or are not shadow weights)",
+                           fix="use the sealed weights published before the window they are applied to")
     return obj
 
 

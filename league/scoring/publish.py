@@ -63,8 +63,9 @@ class Season:
     """The typed forecasts plus everything derived once and shared by the builders."""
 
     def __init__(self, df: pd.DataFrame, clim_table: Mapping[str, Any], families: Mapping[str, str] | None,
-                 sides: Mapping[str, str] | None = None) -> None:
+                 sides: Mapping[str, str] | None = None, shadow: Mapping[str, Any] | None = None) -> None:
         self.df = df
+        self.shadow = shadow
         self.clim_table = clim_table
         self.clim_sha = climmod.check_climatology(clim_table)
         self.clim = climmod.clim_probabilities(clim_table)
@@ -123,7 +124,8 @@ def _vs_best_earlier(season: Season, g: pd.DataFrame, horizon: str) -> dict[str,
 def stats_json(season: Season) -> dict[str, Any]:
     """``council-stats.json``: scores, intervals, N_eff (counted and all runs), power, council."""
     c = _consensus_rows(season)
-    weights = council.shadow_weights(season.council, SHADOW_FREEZE_SESSIONS)
+    weights = (council.check_shadow_weights(season.shadow) if season.shadow is not None
+               else council.shadow_weights(season.council, SHADOW_FREEZE_SESSIONS))
     per_event = c[["run_id", "session", "asset", "horizon", "p", "p_mean", "n", "n_used", "rho", "n_eff",
                    "dispersion", "outcome"]].sort_values(["session", "asset", "horizon"])
     return clean_dict({
@@ -231,11 +233,16 @@ def _rank(models: list[dict[str, Any]]) -> None:
 
 
 def build_all(df: pd.DataFrame, clim_table: Mapping[str, Any], families: Mapping[str, str] | None = None,
-              sides: Mapping[str, str] | None = None) -> dict[str, dict[str, Any]]:
-    """Every published statistics file, keyed by file name."""
+              sides: Mapping[str, str] | None = None,
+              shadow_weights: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """Every published statistics file, keyed by file name.
+
+    ``shadow_weights``: sealed weights frozen earlier (re-checked); without them the weights are
+    frozen from the first 20 sessions and applied only to the sessions after.
+    """
     if df.empty:
         raise ForecastsInputError("the forecasts table has no rows", fix="publish council-forecasts.csv after a run")
-    season = Season(df, clim_table, families, sides)
+    season = Season(df, clim_table, families, sides, shadow_weights)
     return {
         "council-stats.json": stats_json(season),
         "council-calibration.json": calibration_json(season),

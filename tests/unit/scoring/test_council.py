@@ -131,3 +131,44 @@ def test_second_wave_answers_pool_with_the_first_run_of_the_session() -> None:
     # the descriptive all-runs series keeps the runs apart
     per_run = n_eff_table(council_rows(load_forecasts(rows), counted_only=False))
     assert sorted((r["run_id"], r["n"]) for r in per_run) == [("d-r1", 2), ("d-r2", 1)]
+
+
+def _panel(n_sessions: int, seed: int = 4) -> list[dict[str, str]]:
+    """Three seats sharing one view, one seat with its own: many sessions of six markets."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(n_sessions):
+        day = f"2026-03-{k + 1:02d}" if k < 31 else f"2026-04-{k - 30:02d}"
+        for a in ("SPX", "NDX", "DJI", "SOX", "TNX", "DXY"):
+            view, own = rng.normal(0, 12), rng.normal(0, 12)
+            up = bool(rng.random() < 0.5)
+            for s in ("h1", "h2", "h3"):
+                rows.append(_row(s, float(np.clip(50 + view + rng.normal(0, 2), 1, 99)), asset=a, run=day,
+                                 session=day, up=up))
+            rows.append(_row("solo", float(np.clip(50 - view + own, 1, 99)), asset=a, run=day, session=day, up=up))
+    return rows
+
+
+def test_shadow_weights_favour_the_distinct_seat_and_are_sealed() -> None:
+    from league.scoring.council import check_shadow_weights, shadow_consensus, shadow_weights
+    from league.scoring.errors import ScoringError
+
+    df = council_rows(load_forecasts(_panel(25)))
+    w = shadow_weights(df, 20)
+    assert w["window"]["sessions"] == 20 and w["weights"]["solo"] > 3 * w["weights"]["h1"]
+    assert w["weights"]["solo"] == pytest.approx(1 / 0.05)  # its mean correlation is below the floor
+    assert check_shadow_weights(w) is w
+    tampered = {**w, "weights": {**w["weights"], "solo": 1.0}}
+    with pytest.raises(ScoringError):
+        check_shadow_weights(tampered)
+    scored = shadow_consensus(df, consensus(df), w)
+    assert scored["events"] == 5 * 6  # only the sessions after the freeze window
+
+
+def test_distinctiveness_separates_the_contrarian() -> None:
+    from league.scoring.council import distinctiveness
+
+    df = council_rows(load_forecasts(_panel(10)))
+    d = {x["seat"]: x for x in distinctiveness(df)}
+    assert d["h1"]["mean_corr_with_others"] > 0.3 > d["solo"]["mean_corr_with_others"]
+    assert d["h1"]["agree_with_majority"] > 0.9 and d["solo"]["agree_with_majority"] < 0.4
