@@ -122,6 +122,8 @@ def job_ask(lg: League, session: str, *, role: str = COUNTED, seats: Sequence[st
         log.info("ask.already_done", session=session)
         return None
     record = job_snapshot(lg, session)
+    if attempt == 1 and "preflight" in lg.hooks:
+        lg.hooks["preflight"](lg, session)
     specs = [s for s in lg.config.roster.seat if seats is None or s.name in seats]
     run_id = f"{session}-r{len(lg.index.runs(session)) + 1}"
     text = common_text(session, run_id, _market_lines(lg, session, record["snapshot"]), record["sha256"], crowd)

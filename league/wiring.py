@@ -51,11 +51,28 @@ def publish(lg: League, session: str) -> Any:
     return publish_folder(lg.data_dir, config=lg.config, clock=lg.clock)
 
 
-def wire(lg: League, *, publish_nightly: bool = True) -> League:
+def preflight(lg: League, session: str) -> Any:
+    """The self-check before each batch (sandbox isolation, every seat's CLI and credentials), sealed
+    as a ``preflight`` line so a failed check is on the record next to the run it preceded. Seats are
+    still asked: a seat whose check failed and then does not answer is an infrastructure incident."""
+    from agents.selfcheck import preflight as run_checks
+
+    checks = run_checks(lg.config.roster.seat, lg.clock.now)
+    failed = [c for c in checks if not c.ok]
+    lg.append("preflight", {"session": session, "ok": not failed,
+                            "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail[:300]} for c in checks]})
+    if failed:
+        log.error("preflight.failed", session=session, failed=[c.name for c in failed])
+    return checks
+
+
+def wire(lg: League, *, publish_nightly: bool = True, self_check: bool = False) -> League:
     """Attach every stage this league's configuration asks for."""
     lg.hooks.update(stamp=stamp, stamp_upgrade=stamp_upgrade)
     if publish_nightly:
         lg.hooks["publish"] = publish
+    if self_check:
+        lg.hooks["preflight"] = preflight
     if lg.config.settings.stamps.per_answer:
         lg.hooks["answer_sealed"] = stamp_answer
     try:

@@ -29,6 +29,9 @@ def open_live(config_dir: Path) -> tuple[Any, Any]:
 
     seats = {s.name: build_seat(s) for s in config.roster.seat}
     lg = League(config, SystemClock(), prices=prices, seats=seats, calendar=default_calendar(), store=store)
+    from league.wiring import wire
+
+    wire(lg, self_check=True)
     return lg, store
 
 
