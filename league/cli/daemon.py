@@ -127,6 +127,16 @@ def status(config: ConfigOpt = Path("config")) -> None:
     _print_rows(console, "last runs", ("session", "run_id", "role", "line", "at"), store.last_runs(limit=5))
     _print_rows(console, "each seat's last answer", ("seat", "session", "run_id", "line", "booked_at", "model"),
                 store.last_answers())
+    from league.stamps.stamper import recent_stamps
+
+    stamps = Table(title="recent stamps (trust level reached; failures are retried at the next batch)")
+    for col in ("day", "list", "trust level", "backends"):
+        stamps.add_column(col)
+    for s in recent_stamps(cfg.data_dir / "stamps"):
+        outcomes = ", ".join(f"{b.get('name', '?')}: {'ok' if b.get('ok') else 'FAILED ' + str(b.get('error', ''))}"
+                             for b in s.get("backends", []))
+        stamps.add_row(str(s.get("day", "")), str(s.get("list", "")), str(s.get("trust_level", "")), outcomes)
+    console.print(stamps)
     store.close()
 
 
