@@ -126,8 +126,9 @@ def stats_json(season: Season) -> dict[str, Any]:
     c = _consensus_rows(season)
     weights = (council.check_shadow_weights(season.shadow) if season.shadow is not None
                else council.shadow_weights(season.council, SHADOW_FREEZE_SESSIONS))
-    per_event = c[["run_id", "session", "asset", "horizon", "p", "p_mean", "n", "n_used", "rho", "n_eff",
-                   "dispersion", "outcome"]].sort_values(["session", "asset", "horizon"])
+    fields = ["run_id", "session", "event_id", "asset", "horizon", "p", "p_mean", "n", "n_used", "rho", "n_eff",
+              "dispersion", "outcome"]
+    per_event = c.rename(columns={"event_key": "event_id"})[fields].sort_values(["session", "asset", "horizon"])
     return clean_dict({
         "source": _source(season),
         "rules": _rules(),
