@@ -96,6 +96,7 @@ FORECAST_COLUMNS: dict[str, str] = {
     "event_reference_at": "the event contract's reference_at (UTC)",
     "event_end_at": "the event contract's end_at (UTC)",
     "methodology_version": "methodology (scoring rules) version in force for the run",
+    "late_ref": "true when the answer was sealed after the open and was scored against its own reference",
     "rule": "event contract: outcome rule (strict rise of terminal over reference)",
     "resolver_version": "event contract: version of the resolver that scores the event",
     "reference_rule": "event contract: how reference and terminal prices are taken",
