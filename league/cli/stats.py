@@ -48,6 +48,8 @@ def stats(
             table = json.loads(clim.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise ScoringError(f"cannot read climatology table {clim}: {exc}", fix="pass a valid JSON file") from exc
+        if not isinstance(table, dict):
+            raise ScoringError(f"climatology table {clim} is not a JSON object", fix="pass council-clim-window.json")
     paths = write_stats(csv_path, out or data / "public", table, _families(roster))
     for name, path in sorted(paths.items()):
         typer.echo(f"wrote {name}: {path}")

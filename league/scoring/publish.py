@@ -77,6 +77,7 @@ class Season:
         self.cons = consensus(self.council, self.families)
         self.n_eff_counted = council.n_eff_table(self.council, self.clim)
         self.seat_scores = scores.seat_scores(self.scored)
+        self.missing = missing.three_outcomes(df)
 
 
 def _consensus_rows(season: Season) -> pd.DataFrame:
@@ -152,7 +153,7 @@ def stats_json(season: Season) -> dict[str, Any]:
             "shadow": {"weights": weights, **council.shadow_consensus(season.council, season.cons, weights)},
             "sides": council.sides(season.council, season.sides),
         },
-        "missing": missing.three_outcomes(season.df),
+        "missing": season.missing,
         "sample_notes": _notes(season),
     })
 
@@ -212,7 +213,7 @@ def calibration_json(season: Season) -> dict[str, Any]:
 
 def league_json(season: Season) -> dict[str, Any]:
     """``council-league.json``: the ranked models table plus marginal views by seat, asset, horizon."""
-    cov = {(m["seat"], m["horizon"]): m["coverage"] for m in missing.three_outcomes(season.df)}
+    cov = {(m["seat"], m["horizon"]): m["coverage"] for m in season.missing}
     models = []
     for s in season.seat_scores:
         models.append({k: s[k] for k in ("seat", "horizon", "brier", "n", "sessions", "in_table", "interval",
