@@ -156,6 +156,14 @@ class PriceSettings(Frozen):
     retries: int = Field(default=4, ge=0, le=10)
 
 
+class PortfolioSettings(Frozen):
+    """Where cash's 13-week bill rate comes from: a recorded series file in DATA ({"YYYY-MM-DD": "3.60"}),
+    else a stated constant (named as such on every mark)."""
+
+    bill_rates: str = "bill-rates.json"
+    bill_rate_default: str = "4.0"
+
+
 class Paths(Frozen):
     data: str = "data"
 
@@ -176,6 +184,7 @@ class LeagueSettings(Frozen):
     schedule: Schedule = Schedule()
     methodology: Methodology = Methodology()
     stamps: StampSettings = StampSettings()
+    portfolio: PortfolioSettings = PortfolioSettings()
 
 
 class Roster(Frozen):

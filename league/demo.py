@@ -117,6 +117,9 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
         from league.wiring import wire
 
         wire(lg, publish_nightly=False)
+        from league.portfolio_day import record_bill_rates
+
+        record_bill_rates(lg, days[0] - timedelta(days=10), days[-1])
         table = climatology_table(days[0])
         (lg.data_dir / "climatology.json").write_text(json.dumps(table, sort_keys=True, indent=1), encoding="utf-8")
         clim = climatology_context(table)

@@ -22,7 +22,6 @@ from league.season import League
 
 log = structlog.get_logger(__name__)
 RULE_SETS = ("arena-3", "pro-1")
-BILL_RATE_PCT = "4.0"
 
 
 class ProviderBars:
@@ -50,13 +49,35 @@ class ProviderBars:
         return [Bar(b.start.astimezone(UTC), b.open, b.high, b.low, b.close) for b in raw]
 
 
+def bill_rates(lg: League) -> Any:
+    """The configured 13-week bill series (recorded file in DATA), else the configured constant."""
+    from league.portfolio.bills import BillRates
+
+    settings = lg.config.settings.portfolio
+    path = lg.data_dir / settings.bill_rates
+    if path.is_file():
+        return BillRates.from_json(path.read_text(encoding="utf-8"), source=str(settings.bill_rates))
+    log.warning("portfolio.constant_bill_rate", rate=settings.bill_rate_default, missing=str(path))
+    return BillRates.constant(settings.bill_rate_default)
+
+
+def record_bill_rates(lg: League, start: date, end: date, symbol: str = "^IRX") -> int:
+    """Record the provider's daily 13-week bill closes into DATA (the demo replays the synthetic ^IRX)."""
+    import json
+
+    closes = lg.prices.daily_closes(symbol, start, end)
+    points = {d.isoformat(): f"{c:.3f}" for d, c in closes}
+    if points:
+        (lg.data_dir / lg.config.settings.portfolio.bill_rates).write_text(json.dumps(points, indent=0))
+    return len(points)
+
+
 def _seasons(lg: League) -> dict[str, Any]:
     if "_seasons" not in lg.hooks:
-        from league.portfolio.bills import BillRates
         from league.portfolio.rules import rule_set
         from league.portfolio.season import Season
 
-        bars, bills = ProviderBars(lg), BillRates.constant(BILL_RATE_PCT)
+        bars, bills = ProviderBars(lg), bill_rates(lg)
         seasons = {name: Season(rule_set(name), bars, bills, seed=lg.config.settings.prices.seed)
                    for name in RULE_SETS}
         _restore(lg, seasons)
