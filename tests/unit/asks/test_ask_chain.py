@@ -1,0 +1,62 @@
+"""The outgoing-ask chain: counting rule first, roster before asks, the hash of the exact text sent."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from agents.base import SeatSpec
+from league.asks import AskChain, publish_ask_text
+from league.clock import SimulatedClock
+from league.errors import BookError
+from league.verify_fast import verify
+
+T0 = datetime(2026, 11, 24, 13, 30, tzinfo=UTC)
+
+
+def lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_chain_order_and_hashes(tmp_path: Path) -> None:
+    path = tmp_path / "asks.jsonl"
+    chain = AskChain(path, SimulatedClock(T0), "the 08:30 run counts")
+    seats = [SeatSpec(name="aurora", adapter="scripted"), SeatSpec(name="_coin", adapter="coin")]
+    chain.seal_roster("2026-11-24-r1", "2026-11-24", seats, {"SPX": ["1d", "1w"]}, T0, T0, "one re-ask", "counted")
+    text = "common text ✓\n\n## Your paper account (aurora)\n"
+    chain.seal_ask("2026-11-24-r1", "2026-11-24", "aurora", 1, text, "c" * 64)
+    chain.close()
+    got = lines(path)
+    assert [x["kind"] for x in got] == ["counting_rule", "roster", "ask"]
+    assert got[0]["rule"] == "the 08:30 run counts"
+    assert [s["seat"] for s in got[1]["seats"]] == ["aurora", "_coin"]  # type: ignore[index]
+    assert got[2]["ask_sha256"] == hashlib.sha256(text.encode("utf-8")).hexdigest()
+    assert verify(path).ok
+
+
+def test_reopening_keeps_one_counting_rule(tmp_path: Path) -> None:
+    path = tmp_path / "asks.jsonl"
+    AskChain(path, SimulatedClock(T0), "rule").close()
+    AskChain(path, SimulatedClock(T0), "rule").close()
+    assert [x["kind"] for x in lines(path)] == ["counting_rule"]
+
+
+def test_chain_whose_first_line_is_not_the_rule_is_refused(tmp_path: Path) -> None:
+    from league.book import Book
+
+    path = tmp_path / "asks.jsonl"
+    with Book(path, SimulatedClock(T0)) as book:
+        book.append("ask", {"seat": "x"})
+    with pytest.raises(BookError, match="counting-rule"):
+        AskChain(path, SimulatedClock(T0), "rule")
+
+
+def test_published_ask_text_is_named_by_its_hash(tmp_path: Path) -> None:
+    digest = publish_ask_text(tmp_path / "asks", "ask body é")
+    body = (tmp_path / "asks" / f"{digest}.md").read_bytes()
+    assert hashlib.sha256(body).hexdigest() == digest
+    assert publish_ask_text(tmp_path / "asks", "ask body é") == digest
