@@ -45,7 +45,6 @@ from league.store.models import (
 log = structlog.get_logger(__name__)
 
 DEFAULT_STALE_AFTER = timedelta(hours=6)
-BAR_BATCH = 5000
 INSERT_BATCH = 5000
 
 
@@ -222,13 +221,14 @@ class SqlStore:
             return bool(conn.execute(stmt).scalar())
 
     def _put_rows(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
-        for i in range(0, len(rows), BAR_BATCH):
-            conn.execute(self._upsert_bars(rows[i : i + BAR_BATCH]))
+        """executemany of one cached upsert statement (a multi-VALUES statement recompiles every batch)."""
+        if rows:
+            conn.execute(self._upsert_bars(), rows)
 
-    def _upsert_bars(self, rows: list[dict[str, Any]]) -> Any:
+    def _upsert_bars(self) -> Any:
         table = metadata.tables["price_bars"]
         dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
-        stmt = dialect.insert(table).values(rows)
+        stmt = dialect.insert(table)
         cols = ("open", "high", "low", "close", "volume")
         return stmt.on_conflict_do_update(
             index_elements=["symbol", "start"], set_={c: stmt.excluded[c] for c in cols}
