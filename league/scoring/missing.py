@@ -13,9 +13,14 @@ import pandas as pd
 
 
 def expected_cells(df: pd.DataFrame) -> pd.DataFrame:
-    """Every cell the counted runs expected (all row statuses), one per seat, run and event."""
+    """Every cell the counted runs expected (all row statuses), one per seat, session, market, horizon.
+
+    A seat silent in the first run and answering in the second wave of the same session has one
+    expected cell, answered; the answered row wins over an unanswered one.
+    """
     r = df.loc[df["counted_run"] & df["common"]]
-    return r.sort_values("sealed_at").drop_duplicates(["run_id", "seat", "asset", "horizon"], keep="first")
+    r = r.sort_values(["stated", "sealed_at"], ascending=[False, True], kind="mergesort")
+    return r.drop_duplicates(["session", "seat", "asset", "horizon"], keep="first")
 
 
 def three_outcomes(df: pd.DataFrame) -> list[dict[str, Any]]:

@@ -60,3 +60,20 @@ def test_header_only_file_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ForecastsInputError, match="no rows"):
         write_stats(ASSETS / "forecasts_header_only.csv", tmp_path, clim, {})
     assert not list(tmp_path.iterdir())
+
+
+def test_a_second_wave_answer_fills_the_expected_cell_once() -> None:
+    import csv
+
+    from league.scoring.missing import three_outcomes
+
+    with open(ASSETS / "forecasts_small.csv", encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    beta_spx = next(r for r in rows if r["seat"] == "beta" and r["asset"] == "SPX")
+    rows.append({**beta_spx, "run_id": "run-2026-01-05-r2", "status": "counted", "prob_up": "80",
+                 "cell_status": "elicited", "line_kind": "answer", "line": "30", "why_missing": ""})
+    out = {(m["seat"], m["horizon"]): m for m in three_outcomes(load_forecasts(rows))}
+    assert out[("beta", "1d")]["expected"] == 2 and out[("beta", "1d")]["answered"] == 1
+    assert out[("beta", "1d")]["coverage"] == 0.5
+    # service score: SPX 80 on a rise (0.04) and TNX filled with 50 (0.25)
+    assert abs(out[("beta", "1d")]["service_score"] - (0.04 + 0.25) / 2) < 1e-12
