@@ -42,8 +42,10 @@ class DataPaths:
         target = (self.public / relative).resolve()
         if not target.is_relative_to(self.public.resolve()):
             raise BadRequest(f"path {relative!r} leaves the open-data folder")
-        if target.is_dir() and (target / "index.html").is_file():
-            return target / "index.html"
+        if target.is_dir():
+            index = next((target / n for n in ("index.html", "index.txt") if (target / n).is_file()), None)
+            if index is not None:
+                return index
         if not target.is_file():
             raise NotFound(f"no file {relative!r} in the open data", fix="see /index.html for the list of files")
         return target
