@@ -71,7 +71,8 @@ class Season:
         self.clim = climmod.clim_probabilities(clim_table)
         self.families = dict(families or {})
         self.sides = dict(sides or {})
-        self.scored = scores.with_references(scored_rows(df), df, self.clim)
+        self.scored = scores.with_references(scored_rows(df), df, self.clim,
+                                             climmod.clim_probabilities(clim_table, ex_draw=True))
         self.council = dedupe(council_rows(df).loc[lambda x: x["common"]])
         self.council_all = dedupe(council_rows(df, counted_only=False).loc[lambda x: x["common"]])
         self.cons = consensus(self.council, self.families)

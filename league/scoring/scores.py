@@ -17,11 +17,14 @@ from league.scoring import baselines, brier, calibration, intervals
 from league.scoring.constants import EQUIV_MARGIN, RANK_MIN_FORECASTS, RANK_MIN_SESSIONS
 
 
-def with_references(rows: pd.DataFrame, df: pd.DataFrame, clim: Mapping[tuple[str, str], float]) -> pd.DataFrame:
+def with_references(rows: pd.DataFrame, df: pd.DataFrame, clim: Mapping[tuple[str, str], float],
+                    clim_ex_draw: Mapping[tuple[str, str], float] | None = None) -> pd.DataFrame:
     """Attach each reference's probability and every per-row Brier to the scored rows."""
     r = rows.copy()
     r["q_coin"] = baselines.coin(r)
     r["q_clim"] = baselines.climatology(r, clim)
+    r["q_clim_ex"] = baselines.climatology(r, clim_ex_draw if clim_ex_draw is not None else clim)
+    r["b_clim_ex"] = brier.brier(r["q_clim_ex"], r["outcome"])
     r["q_mom"] = baselines.momentum(r, df)
     r["b"] = brier.brier(r["p"], r["outcome"])
     for name in ("coin", "clim", "mom"):
@@ -45,6 +48,7 @@ def seat_horizon(g: pd.DataFrame, h_sessions: int) -> dict[str, Any]:
     n, sessions = len(g), int(g["session"].nunique())
     b = float(g["b"].mean())
     ex, kept, dropped = brier.brier_ex_draw(g["p"], g["outcome"], g["draw_flag"])
+    no_draw = g.loc[g["draw_flag"] != 1.0]
     mom = g.loc[g["q_mom"].notna()]
     s, c = session_sums(g, "b")
     gain = _gain(g, h_sessions)
@@ -52,6 +56,8 @@ def seat_horizon(g: pd.DataFrame, h_sessions: int) -> dict[str, Any]:
         "brier": b, "n": n, "sessions": sessions, "in_table": eligible(n, sessions),
         "interval": intervals.score_interval(s, c, h_sessions),
         "brier_ex_draw": ex, "n_ex_draw": kept, "dropped_draw": dropped,
+        "bss_ex_draw": {"coin": brier.bss(ex, float(no_draw["b_coin"].mean())) if kept else None,
+                        "climatology_ex_draw": brier.bss(ex, float(no_draw["b_clim_ex"].mean())) if kept else None},
         "bss": {"coin": brier.bss(b, float(g["b_coin"].mean())), "climatology": brier.bss(b, float(g["b_clim"].mean())),
                 "momentum": brier.bss(float(mom["b"].mean()), float(mom["b_mom"].mean())) if len(mom) else None,
                 "momentum_rows": len(mom)},

@@ -77,3 +77,23 @@ def test_a_second_wave_answer_fills_the_expected_cell_once() -> None:
     assert out[("beta", "1d")]["coverage"] == 0.5
     # service score: SPX 80 on a rise (0.04) and TNX filled with 50 (0.25)
     assert abs(out[("beta", "1d")]["service_score"] - (0.04 + 0.25) / 2) < 1e-12
+
+
+def test_ex_draw_scores_drop_draw_rows_and_use_the_ex_draw_climatology() -> None:
+    import csv
+    import json
+
+    from league.scoring.publish import build_all
+
+    with open(ASSETS / "forecasts_small.csv", encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for r in rows:
+        r["draw"] = "1" if r["asset"] == "TNX" else "0"
+    clim = json.loads((ASSETS / "clim_window_good.json").read_text())
+    stats = build_all(load_forecasts(rows), clim)["council-stats.json"]
+    alpha = next(s for s in stats["scores"] if s["seat"] == "alpha")
+    assert alpha["dropped_draw"] == 1 and alpha["n_ex_draw"] == 1
+    assert abs(alpha["brier_ex_draw"] - 0.09) < 1e-12  # SPX 70 on a rise
+    c = clim["table"]["SPX"]["1d"]["p_up_ex_draw"]
+    assert abs(alpha["bss_ex_draw"]["climatology_ex_draw"] - (1 - 0.09 / (1 - c) ** 2)) < 1e-12
+    assert abs(alpha["bss_ex_draw"]["coin"] - (1 - 0.09 / 0.25)) < 1e-12
