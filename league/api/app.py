@@ -177,7 +177,7 @@ def _file_routes(app: FastAPI, store: views.Store) -> None:
             raise NotFound(f"no page file {name!r}")
         return FileResponse(PAGE_DIR / name, media_type=PAGE_FILES[name])
 
-    @app.get("/{path:path}", include_in_schema=False)
+    @app.api_route("/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
     def open_data(path: str) -> FileResponse:
         target = store.paths.public_file(path)
         return FileResponse(target, media_type=MEDIA_TYPES.get(target.suffix))

@@ -33,6 +33,12 @@ def test_files_are_served_byte_identical(client: httpx.Client, running: Running,
     assert resp.content == (running.season.public / name).read_bytes()
 
 
+def test_head_gives_the_size_without_the_body(client: httpx.Client, running: Running) -> None:
+    resp = client.head("/council-forecasts.csv")
+    assert resp.status_code == 200 and resp.content == b""
+    assert int(resp.headers["content-length"]) == (running.season.public / "council-forecasts.csv").stat().st_size
+
+
 def test_ask_texts_are_served_under_their_hash(client: httpx.Client, running: Running) -> None:
     ask = sorted((running.season.public / "asks").glob("*.md"))[0]
     assert client.get(f"/asks/{ask.name}").content == ask.read_bytes()
