@@ -397,16 +397,17 @@ def line_at(path: str | os.PathLike[str], n: int) -> BookLine:
 def head_of(path: str | os.PathLike[str], lines: int | None = None) -> Head:
     """The head after ``lines`` lines (default: all complete lines), read without writing."""
     digest = hashlib.sha256()
-    count, link = 0, ""
+    count, last = 0, b""
     with open(path, "rb") as fh:
         for raw in fh:
             if not raw.endswith(b"\n") or (lines is not None and count == lines):
                 break
             digest.update(raw)
             count += 1
-            link = json.loads(raw)["link"]
+            last = raw
     if lines is not None and count < lines:
         raise BookError(f"{path} has only {count} complete lines, a prefix of {lines} was asked for")
+    link = str(json.loads(last)["link"]) if last else ""  # only line N is parsed: stamping stays linear
     return Head(str(path), count, digest.hexdigest(), link)
 
 

@@ -292,21 +292,21 @@ def job_score(lg: League, session: str) -> list[int]:
 
 def _windows_closing(lg: League, today: date) -> list[tuple[str, str]]:
     """(session, horizon) pairs whose every event has ended by today's close and are not yet scored."""
+    done = {(x["session"], x["horizon"]) for x in lg.index.of_kind("score_h")}
     due = []
-    sessions = sorted({r["session"] for r in lg.index.of_kind("run")})
-    for s in sessions:
+    for s in sorted({r["session"] for r in lg.index.of_kind("run")}):
         for h in LONG_HORIZONS:
-            if not _scored(lg, "score_h", s, h) and _window_end(lg, date.fromisoformat(s), h) <= today:
+            if (s, h) not in done and _window_end(lg, date.fromisoformat(s), h) <= today:
                 due.append((s, h))
     return due
 
 
 def _window_end(lg: League, session: date, horizon: str) -> date:
-    ends = []
-    for m in _market_specs(lg, horizon):
-        try:
-            ends.append(lg.calendar.horizon_end_session(session, horizon) if m.daily
-                        else lg.calendar.horizon_end_day(session, horizon))
-        except Exception:  # noqa: BLE001 - beyond the calendar: not due yet
-            return date.max
+    """The last end day of a horizon's events: daily markets end on a session, 24x7 ones on a day."""
+    kinds = {m.daily for m in _market_specs(lg, horizon)}
+    try:
+        ends = [lg.calendar.horizon_end_session(session, horizon) if daily
+                else lg.calendar.horizon_end_day(session, horizon) for daily in kinds]
+    except Exception:  # noqa: BLE001 - beyond the calendar: not due yet
+        return date.max
     return max(ends) if ends else date.max
