@@ -8,6 +8,7 @@ the price cache; :func:`index_book` adds only new lines. Other code depends on :
 
 from __future__ import annotations
 
+from league.store.bar_cache import DbBarCache
 from league.store.interface import (
     AnswerSummary,
     BarLike,
@@ -29,6 +30,6 @@ def upgrade(url: str) -> None:
 
 
 __all__ = [
-    "AnswerSummary", "BarLike", "CachedBar", "JobRun", "RebuildReport", "RunSummary", "SqlStore", "Stamp",
+    "AnswerSummary", "BarLike", "CachedBar", "DbBarCache", "JobRun", "RebuildReport", "RunSummary", "SqlStore", "Stamp",
     "Store", "StoreError", "default_url", "index_book", "open_store", "rebuild", "upgrade",
 ]
