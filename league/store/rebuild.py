@@ -60,10 +60,17 @@ def check_book(path: Path) -> int:
             "was left unchanged",
             line=report.bad_line,
             reason=report.reason,
-            fix=f"run `league verify {path}`; restore the book from a backup or stamped copy (lines 1.."
-            f"{report.bad_line - 1} hold) — a broken book is never indexed",
+            fix=_broken_fix(path, report.bad_line, report.reason),
         )
     return report.lines
+
+
+def _broken_fix(path: Path, bad_line: int, reason: str) -> str:
+    if reason.startswith("torn line"):
+        return (f"the last line of {path} is torn (a crash mid-write): open the book with its writer (start the "
+                "daemon or any command that appends) and the torn bytes are moved aside, then rebuild")
+    return (f"run `league verify {path}`; restore the book from a backup or stamped copy (lines 1..{bad_line - 1} "
+            "hold) — a broken book is never indexed")
 
 
 def lines_after(path: Path, name: str, last_n: int, last_link: str) -> Iterator[BookLine]:

@@ -311,3 +311,13 @@ def test_incremental_index_of_a_broken_book_adds_nothing(store_url: str, data: P
         assert store.counts()["book_lines"] == 0
     finally:
         store.close()
+
+
+def test_torn_book_is_refused_with_the_recovery_hint(store_url: str, data: Path) -> None:
+    book_path = data / "books" / "council-book.jsonl"
+    with open(book_path, "ab") as fh:
+        fh.write(b'{"kind":"answer","n":6')
+    with pytest.raises(ChainBroken) as info:
+        rebuild(store_url, data)
+    assert info.value.line == 6 and "torn" in info.value.message
+    assert "moved aside" in (info.value.fix or "")
