@@ -53,8 +53,10 @@ def build_league(config: Config, clock: SimulatedClock, *, seats: dict[str, Any]
     calendar = default_calendar()
     if prices is None:
         seed, markets = config.settings.prices.seed, config.markets.markets
-        prices = (SyntheticMarket(seed, markets, calendar, anchor=anchor) if anchor is not None
-                  else SyntheticMarket(seed, markets, calendar))
+        from league.prices.memo import MemoProvider
+
+        prices = MemoProvider(SyntheticMarket(seed, markets, calendar, anchor=anchor) if anchor is not None
+                              else SyntheticMarket(seed, markets, calendar))
     if seats is None:
         from agents.registry import build_seat
 

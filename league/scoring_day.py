@@ -189,7 +189,15 @@ class _Bars:
     def __init__(self, lg: League) -> None:
         self.lg = lg
         self.days: dict[tuple[str, date], list[Any] | None] = {}
+        self.bands: dict[tuple[str, date], Any] = {}
         self.errors: list[str] = []
+
+    def band(self, symbol: str, day: date, compute: Any) -> Any:
+        """The draw band of a symbol for references on ``day`` (the same four sessions): computed once."""
+        key = (symbol, day)
+        if key not in self.bands:
+            self.bands[key] = compute()
+        return self.bands[key]
 
     def _day(self, symbol: str, day: date) -> list[Any] | None:
         key = (symbol, day)
@@ -226,7 +234,11 @@ def resolve_event(lg: League, ev: Event, bars: _Bars) -> None:
     pick = seal_reference if ev.seal_based else daily_reference
     reference = pick(ref_bars, ref_at) if ref_bars else None
     terminal = terminal_price(end_bars, end_at, since=end_at - timedelta(hours=8)) if end_bars else None
-    band = draw_band(_band_sessions(lg, spec, ref_at, bars), lg.config.settings.methodology.draw_band_k)
+    k = lg.config.settings.methodology.draw_band_k
+    from league.markettime import ET
+
+    band = bars.band(spec.symbol, ref_at.astimezone(ET).date(),
+                     lambda: draw_band(_band_sessions(lg, spec, ref_at, bars), k))
     res = resolve(reference, terminal, band)
     ev.result = {
         "reference": reference.price if reference else None,
@@ -239,16 +251,13 @@ def resolve_event(lg: League, ev: Event, bars: _Bars) -> None:
     }
 
 
-def _band_sessions(lg: League, spec: MarketSpec, ref_at: datetime, bars: _Bars) -> list[list[Any]]:
-    day = lg.calendar.session_on_or_before(ref_at.date())
-    if lg.calendar.session_open(day) >= ref_at:
-        day = lg.calendar.previous_session(day)
-    sessions = lg.calendar.sessions_before(lg.calendar.next_session(day), 4)
-    out = []
-    for s in sessions:
-        got = bars.get(spec.symbol, lg.calendar.session_open(s), lg.calendar.session_close(s))
-        out.append(got or [])
-    return out
+def _band_sessions(lg: Any, spec: MarketSpec, ref_at: datetime, bars: _Bars) -> list[list[Any]]:
+    """The regular-session bars of the four sessions before the reference's day (scoring.md §1)."""
+    from league.markettime import ET
+
+    day = ref_at.astimezone(ET).date()
+    sessions = lg.calendar.sessions_before(lg.calendar.session_on_or_after(day), 4)
+    return [bars.get(spec.symbol, lg.calendar.session_open(s), lg.calendar.session_close(s)) or [] for s in sessions]
 
 
 # ------------------------------------------------------------------------------- jobs

@@ -1,0 +1,54 @@
+"""A day-granular memo in front of a deterministic offline provider (replay).
+
+Replay prices never change once synthesized, so the demo's snapshot, oracle hints, scoring and
+portfolio stages can share one fetch of each (symbol, UTC day). Never put this in front of a live
+provider: a day fetched while it is still trading would be reused as if it were complete — the
+live path has :class:`league.prices.cache.CachedProvider`, which records completeness.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import OrderedDict
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from league.prices.interface import Bar, PriceProvider, check_window
+
+
+class MemoProvider:
+    """Serve ``bars`` from whole-day fetches of ``inner``, keeping the last ``max_days`` days."""
+
+    def __init__(self, inner: PriceProvider, max_days: int = 1024) -> None:
+        self.inner = inner
+        self.name = getattr(inner, "name", "memo")
+        self.max_days = max_days
+        self._days: OrderedDict[tuple[str, date], tuple[list[datetime], list[Bar]]] = OrderedDict()
+
+    def _day(self, symbol: str, day: date) -> tuple[list[datetime], list[Bar]]:
+        key = (symbol, day)
+        hit = self._days.get(key)
+        if hit is not None:
+            self._days.move_to_end(key)
+            return hit
+        start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+        bars = self.inner.bars(symbol, start, start + timedelta(days=1))
+        entry = ([b.start for b in bars], bars)
+        self._days[key] = entry
+        if len(self._days) > self.max_days:
+            self._days.popitem(last=False)
+        return entry
+
+    def bars(self, symbol: str, start: datetime, end: datetime) -> list[Bar]:
+        start, end = check_window(start, end)
+        out: list[Bar] = []
+        day = start.date()
+        while datetime(day.year, day.month, day.day, tzinfo=UTC) < end:
+            starts, bars = self._day(symbol, day)
+            out.extend(bars[bisect.bisect_left(starts, start):bisect.bisect_left(starts, end)])
+            day += timedelta(days=1)
+        return out
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything else (``daily_closes``, ``daily_ohlc`` …) is the inner provider's."""
+        return getattr(self.inner, name)
