@@ -137,7 +137,7 @@ class _Digest:
     def __init__(self) -> None:
         self.rows = 0
         self.latest = ""
-        self.today: dict[str, list[float]] = defaultdict(list)
+        self.today: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         self.last: dict[str, tuple[str, bool, dict[str, Any]]] = {}
         self.seats: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
 
@@ -145,11 +145,11 @@ class _Digest:
         self.rows += 1
         session, asset = r["session"], r["asset"]
         if session > self.latest:
-            self.latest, self.today = session, defaultdict(list)
+            self.latest, self.today = session, defaultdict(lambda: defaultdict(list))
         p, ref, close = _num(r.get("prob_up")), _num(r.get("ref")), _num(r.get("close"))
         counted = r["status"] == "counted"
         if session == self.latest and counted and not r["seat"].startswith("_") and p is not None:
-            self.today[asset].append(p)
+            self.today[asset][r["horizon"]].append(p)
         if ref is not None and close is not None:
             key = (session, r["horizon"] == "1d")
             if asset not in self.last or key > self.last[asset][:2]:
@@ -162,10 +162,10 @@ class _Digest:
     def markets(self) -> dict[str, Any]:
         out = {}
         for asset in sorted(set(self.last) | set(self.today)):
-            today = self.today.get(asset, [])
+            today = self.today.get(asset, {})
             out[asset] = {"last_resolved": self.last[asset][2] if asset in self.last else None,
-                          "latest_mean_prob_up": round(sum(today) / len(today), 2) if today else None,
-                          "latest_n": len(today)}
+                          "latest_session": {h: {"mean_prob_up": round(sum(ps) / len(ps), 2), "n": len(ps)}
+                                             for h, ps in sorted(today.items())}}
         return out
 
     def seat_table(self) -> dict[str, Any]:
@@ -179,7 +179,8 @@ _DIGEST_COLUMNS = ("session", "asset", "seat", "horizon", "status", "prob_up", "
 
 
 def markets_digest(forecasts: Iterable[str], generated_at: str) -> dict[str, Any]:
-    """markets-digest.json: per market the last resolved move and the latest run's mean probability.
+    """markets-digest.json: per market the last resolved move and, per horizon, the latest session's mean
+    council probability (counted rows of council seats).
 
     ``forecasts`` is the CSV's text lines (an open file works). The per-seat figures are a plain
     all-rows mean for orientation; the published scores are those of council-league.json.

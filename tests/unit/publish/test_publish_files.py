@@ -109,13 +109,17 @@ def test_protocol_names_versions_and_dated_changes(data: Path, no_producers: Non
     assert seats == {"alpha", "beta", "gamma", "_coin"}
 
 
-def test_digest_is_small_and_names_every_market(data: Path, no_producers: None) -> None:
+def test_digest_is_small_and_names_every_market(data: Path, season: Season, no_producers: None) -> None:
     publish(data)
     path = data / "public" / "markets-digest.json"
     digest = json.loads(path.read_text(encoding="utf-8"))
     assert path.stat().st_size < 30 * 1024
     assert set(digest["markets"]) == {"SPX", "NDX", "GOLD", "BTC"}
     assert digest["latest_session"] == "2026-01-20"
+    last = [float(r["prob_up"]) for r in season.rows if r["session"] == "2026-01-20" and r["asset"] == "SPX"
+            and r["horizon"] == "1d" and r["status"] == "counted" and not r["seat"].startswith("_")]
+    assert len(last) == 2  # alpha and beta; gamma is silent that day, _coin is a baseline
+    assert digest["markets"]["SPX"]["latest_session"]["1d"] == {"mean_prob_up": round(sum(last) / 2, 2), "n": 2}
 
 
 def test_published_tools_run_on_the_published_folder(data: Path, no_producers: None) -> None:
