@@ -115,7 +115,10 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
     clock = SimulatedClock(session_times_start(days[0]))
     config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)
     config = load_config(config_dir)
-    with build_league(config, clock, anchor=days[0]) as lg:
+    from league.store import open_store
+
+    store = open_store(config.database_url)
+    with build_league(config, clock, anchor=days[0], store=store) as lg:
         from league.wiring import wire
 
         wire(lg, publish_nightly=False)
@@ -128,7 +131,7 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
         lg.hooks["ask_context"] = lambda league, s: {"hint": oracle_hints(league, date.fromisoformat(s)),
                                                       "climatology": clim}
         for day in days:
-            run_session(lg, day)
+            run_session(lg, day, ledger=store)
             if progress:
                 progress(day.isoformat())
         pump(lg, clock.now() + timedelta(days=1))

@@ -145,6 +145,7 @@ def run_job(lg: League, job: str, session: str, *, ledger: Any = None) -> str:
         if ledger is not None:
             ledger.finish_job(date.fromisoformat(session), job, "failed", str(exc)[:500], lg.clock.now())
         return "failed"
+    lg.index_asks()
     if ledger is not None:
         ledger.finish_job(date.fromisoformat(session), job, "done", "", lg.clock.now())
     return "done"

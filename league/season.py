@@ -101,10 +101,21 @@ class League:
             self.index.add(line)
         if self.store is not None:
             try:
-                self.store.index_lines("council", [line])
+                self.store.index_lines("council-book", [line])
             except Exception as exc:  # the index is rebuildable; never lose a seal over it
                 log.warning("store.index_failed", n=line.n, kind=kind, error=str(exc))
         return line
+
+    def index_asks(self) -> None:
+        """Bring the database index of asks.jsonl up to date (incremental; the book is the truth)."""
+        if self.store is None:
+            return
+        from league.store import index_book
+
+        try:
+            index_book(self.store, self.asks.path, "asks")
+        except Exception as exc:  # noqa: BLE001 - the index is rebuildable with `league rebuild`
+            log.warning("store.asks_index_failed", error=str(exc))
 
     def close(self) -> None:
         self.asks.close()
