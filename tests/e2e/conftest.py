@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from datetime import date
-from pathlib import Path
 
 import pytest
 

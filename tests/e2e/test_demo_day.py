@@ -79,7 +79,8 @@ def test_malformed_reply_is_refused_shape_with_its_raw_hash(demo_league: dict[st
     for a in answers:
         raw = (demo_league["data"] / "replies" / f"{a['own_sha256']}.txt").read_bytes()
         assert hashlib.sha256(raw).hexdigest() == a["own_sha256"]
-    statuses = {r["status"] for r in rows(demo_league["public"]) if r["seat"] == "grumpy" and r["run_role"] == "counted"}
+    statuses = {r["status"] for r in rows(demo_league["public"])
+                if r["seat"] == "grumpy" and r["run_role"] == "counted"}
     assert statuses == {"refused_shape"}
 
 
@@ -109,8 +110,8 @@ def test_late_seat_gets_its_own_event_with_late_ref(demo_league: dict[str, Any])
 def test_conformance_checker_passes_on_the_demo(demo_league: dict[str, Any]) -> None:
     from league.contracts import CONFORMANCE_PATH
 
-    out = subprocess.run([sys.executable, "-I", str(CONFORMANCE_PATH), str(demo_league["public"] / "council-forecasts.csv")],
-                         capture_output=True, text=True)
+    csv_path = demo_league["public"] / "council-forecasts.csv"
+    out = subprocess.run([sys.executable, "-I", str(CONFORMANCE_PATH), str(csv_path)], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout[-2000:]
     assert out.stdout.strip().endswith("rows, ok")
 

@@ -13,7 +13,8 @@ MARKETS = {"SPX": ["1d", "1w"], "BTC": ["1d"]}
 
 
 def test_fenced_json_after_prose() -> None:
-    raw = 'I think {"not": "this"} and then\n```json\n{"forecast": {"SPX": {"1d": {"prob_up": 61, "action": "hold"}}}}\n```'
+    body = '{"forecast": {"SPX": {"1d": {"prob_up": 61, "action": "hold"}}}}'
+    raw = 'I think {"not": "this"} and then\n```json\n' + body + '\n```'
     p = parse_reply(raw, MARKETS)
     assert p.ok
     assert p.items["SPX"]["1d"].prob_up == 61.0
@@ -29,7 +30,8 @@ def test_statuses_explicit_50_and_invalid() -> None:
 
 
 def test_unknown_market_and_horizon_are_notes_not_cells() -> None:
-    raw = json.dumps({"forecast": {"XYZ": {"1d": {"prob_up": 70}}, "SPX": {"9y": {"prob_up": 1}, "1d": {"prob_up": 3}}}})
+    raw = json.dumps({"forecast": {"XYZ": {"1d": {"prob_up": 70}},
+                                   "SPX": {"9y": {"prob_up": 1}, "1d": {"prob_up": 3}}}})
     p = parse_reply(raw, MARKETS)
     assert set(p.items) == {"SPX"} and set(p.items["SPX"]) == {"1d"}
     assert any("XYZ" in n for n in p.notes) and any("9y" in n for n in p.notes)

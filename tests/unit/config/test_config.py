@@ -19,7 +19,8 @@ def copy_config(tmp_path: Path) -> Path:
 
 def test_shipped_config_has_the_twelve_markets() -> None:
     cfg = load_config(shipped_config_dir())
-    assert cfg.markets.codes == ["SPX", "NDX", "DJI", "SOX", "TNX", "DXY", "VIX", "GOLD", "WTI", "BRENT", "COPPER", "BTC"]
+    assert cfg.markets.codes == ["SPX", "NDX", "DJI", "SOX", "TNX", "DXY", "VIX", "GOLD", "WTI", "BRENT", "COPPER",
+                                 "BTC"]
     by = cfg.markets.by_code()
     assert by["TNX"].end_time == "15:00" and by["TNX"].fund_inverse
     assert not by["BTC"].daily and by["SPX"].daily
