@@ -54,6 +54,7 @@ class SeatSpec(BaseModel):
     adapter: str
     model: str = "unreported"
     family: str = ""
+    side: str = ""  # e.g. "us" / "cn": the sides diagnostics of scoring.md §6 group seats by it
     effort: str = ""
     timeout_s: float = Field(default=600.0, gt=0)
     net: bool = False

@@ -204,13 +204,21 @@ def _stats(run: _Run) -> None:
         for name in STATS_FILES:
             run.skip(name, "council-forecasts.csv was not produced")
         return
-    _call(run, "stats", STATS_FILES, forecasts, run.out, _climatology(run), _families(run))
+    sides = _sides(run)
+    _call(run, "stats", STATS_FILES, forecasts, run.out, _climatology(run), _families(run),
+          **({"sides": sides} if len(set(sides.values())) >= 2 else {}))
 
 
 def _families(run: _Run) -> dict[str, str]:
     roster = getattr(run.config, "roster", None)
     seats = getattr(roster, "seat", ())
     return {s.name: s.family for s in seats if getattr(s, "family", "")}
+
+
+def _sides(run: _Run) -> dict[str, str]:
+    """Seat → side from the roster (``side = "us"`` …); the sides diagnostics need two sides at least."""
+    seats = getattr(getattr(run.config, "roster", None), "seat", ())
+    return {s.name: s.side for s in seats if getattr(s, "side", "")}
 
 
 def _climatology(run: _Run) -> dict[str, Any] | None:
