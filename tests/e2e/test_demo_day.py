@@ -169,3 +169,36 @@ def test_portfolio_replay_reproduces_every_account(demo_league: dict[str, Any], 
     assert bad.returncode == 1 and "DIFFERENT" in bad.stdout
     account = row[header.index("account")]
     assert any(account in line and "DIFFERENT" in line for line in bad.stdout.splitlines())
+
+
+def test_openssl_accepts_every_published_token(demo_league: dict[str, Any]) -> None:
+    import shutil
+
+    if shutil.which("openssl") is None:
+        import pytest
+
+        pytest.skip("openssl is not installed")
+    public = demo_league["public"]
+    tokens = sorted(public.glob("proof/*/*.tsr"))
+    assert len(tokens) >= 6  # two authorities, at least one stamp per job that seals a batch
+    for tsr in tokens:
+        listed = tsr.with_name(tsr.name.split(".txt.")[0] + ".txt")
+        authority = tsr.name.split(".txt.")[1].removesuffix(".tsr")
+        tsa = public / "proof" / "tsa" / authority
+        out = subprocess.run(["openssl", "ts", "-verify", "-data", str(listed), "-in", str(tsr),
+                              "-CAfile", str(tsa / "ca.pem"), "-untrusted", str(tsa / "tsa.crt")],
+                             capture_output=True, text=True)
+        assert out.returncode == 0 and "Verification: OK" in out.stdout, (tsr, out.stdout, out.stderr)
+
+
+def test_brier_recount_and_line_check_on_the_demo(demo_league: dict[str, Any]) -> None:
+    public = demo_league["public"]
+    out = subprocess.run([sys.executable, "-I", str(public / "tools" / "replay_brier.py"), "--data", str(public)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout[-1500:]
+    assert " 0 differ" in out.stdout.strip().splitlines()[-1]
+    lines = {x["n"]: x for x in book(public)}
+    for r in rows(public):
+        if r["prob_up"] and r["line_kind"] == "answer":
+            cell = lines[int(r["line"])]["items"][r["asset"]][r["horizon"]]
+            assert float(r["prob_up"]) == cell["prob_up"]

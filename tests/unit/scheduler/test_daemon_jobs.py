@@ -1,0 +1,47 @@
+"""The live scheduler: one persistent job per day-job, cron in New York time, stored in the database."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from league.config import Schedule
+from league.scheduler import DAY_JOBS, build_scheduler, trigger_for
+
+ET = ZoneInfo("America/New_York")
+
+
+class _Cfg:
+    class settings:  # noqa: N801 - mimics the config object's attribute path
+        schedule = Schedule()
+
+
+class _League:
+    config = _Cfg()
+
+
+def test_jobs_are_persisted_with_new_york_triggers(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'jobs.db'}"
+    sched = build_scheduler(_League(), url, blocking=False)  # type: ignore[arg-type]
+    sched.start(paused=True)
+    try:
+        jobs = {j.id: j for j in sched.get_jobs()}
+        assert set(jobs) == {f"league-{j}" for j in DAY_JOBS}
+        assert all(j.func_ref == "league.scheduler:scheduled_entry" for j in jobs.values())
+    finally:
+        sched.shutdown(wait=False)
+    again = build_scheduler(_League(), url, blocking=False)  # type: ignore[arg-type]
+    again.start(paused=True)
+    try:
+        assert len(again.get_jobs()) == len(DAY_JOBS)  # replace_existing: no duplicates after a restart
+    finally:
+        again.shutdown(wait=False)
+
+
+def test_ask_trigger_fires_at_0830_new_york_on_weekdays() -> None:
+    trigger = trigger_for(Schedule(), "ask")
+    friday_evening = datetime(2026, 11, 27, 23, 0, tzinfo=UTC)
+    nxt = trigger.get_next_fire_time(None, friday_evening)
+    assert nxt.astimezone(ET).strftime("%a %H:%M") == "Mon 08:30"
+    assert nxt.astimezone(UTC) == datetime(2026, 11, 30, 13, 30, tzinfo=UTC)
