@@ -123,7 +123,8 @@ def write(
         "|---|---|---|",
         f"| `league demo --sessions 10` (6 sandboxed scripted seats + 3 baselines) | {t_full:.1f} s | "
         f"{statistics.median(x[1] for x in full)} MiB |",
-        f"| baseline: same 10 sessions, the 3 in-process baseline seats only, no stamp or portfolio stage | {t_base:.1f} s | "
+        "| baseline: same 10 sessions, the 3 in-process baseline seats only, no stamp or portfolio stage | "
+        f"{t_base:.1f} s | "
         f"{statistics.median(x[1] for x in base)} MiB |",
     ]
     if long:
