@@ -284,14 +284,33 @@ class Book:
             raise InvalidRecord("every book line needs a kind")
         body = {**content, "kind": kind, "at": iso_seconds(at or self.clock.now())}
         line = BookLine.seal_new(body, self._n + 1, self._link)
-        data = line.to_bytes()
-        view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
-        os.fsync(self._fd)
+        self._write(line)
         self._n, self._link = line.n, line.link
         return line
+
+    def _write(self, line: BookLine) -> None:
+        """Write and fsync one line; if the disk refuses (full, I/O error), cut the partial bytes off
+        again so that the next append does not follow a torn fragment, and say nothing was sealed."""
+        size = os.fstat(self._fd).st_size
+        view = memoryview(line.to_bytes())
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            os.fsync(self._fd)
+        except OSError as exc:
+            self._cut_back(size)
+            raise BookError(
+                f"book {self.path}: line {line.n} could not be written ({exc}); it was not sealed",
+                fix="check the disk (space, errors) and append again; sealed lines are untouched",
+            ) from exc
+
+    def _cut_back(self, size: int) -> None:
+        try:
+            os.ftruncate(self._fd, size)
+            os.fsync(self._fd)
+        except OSError:  # the next open moves whatever is left after the last LF aside
+            log.error("book.cut_back_failed", book=str(self.path), size=size)
 
     def correct(self, of: int, content: Mapping[str, Any], reason: str) -> BookLine:
         """A correction is a new line naming the corrected line; the old line stays untouched."""
