@@ -65,3 +65,30 @@ def test_errors_are_league_errors_with_diagnostics(tmp_path: Path) -> None:
     with Book(path, CLOCK) as book, pytest.raises(LeagueError) as err:
         book.append("answer", {"x": float("nan")})
     assert "JSON" in err.value.diagnostics()
+
+
+def test_a_write_the_disk_refuses_seals_nothing_and_leaves_no_fragment(tmp_path: Path) -> None:
+    """The disk fills up halfway through a line: append raises, the partial bytes are cut off, and
+    the next append continues the chain as if the failed one never happened."""
+    import errno
+    import os
+    from unittest import mock
+
+    path = tmp_path / "book.jsonl"
+    real_write = os.write
+    calls = {"n": 0}
+
+    def half_then_full(fd: int, data: memoryview) -> int:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return real_write(fd, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with Book(path, CLOCK) as book:
+        book.append("run", {"i": 1})
+        before = path.read_bytes()
+        with mock.patch("league.book.os.write", half_then_full), pytest.raises(BookError, match="not sealed"):
+            book.append("answer", {"i": 2, "pad": "x" * 1000})
+        assert path.read_bytes() == before and book.lines == 1
+        book.append("answer", {"i": 3})
+    assert oracle(path.read_bytes()) == (0, "") and verify(path).lines == 2
