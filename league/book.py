@@ -282,6 +282,9 @@ class Book:
             raise BookError(f"book {self.path} is closed")
         if not kind:
             raise InvalidRecord("every book line needs a kind")
+        clash = sorted({"kind", "at"} & set(content))
+        if clash:
+            raise InvalidRecord(f"book content may not set {clash}: pass kind and at as arguments")
         body = {**content, "kind": kind, "at": iso_seconds(at or self.clock.now())}
         line = BookLine.seal_new(body, self._n + 1, self._link)
         self._write(line)

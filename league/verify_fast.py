@@ -311,8 +311,17 @@ def verify(path: str | os.PathLike[str], workers: int | None = None) -> VerifyRe
             if torn or not state.absorb(check_chunk(data, state.next_line)):
                 return state.report(path, digest, torn)
         return state.report(path, digest, b"")
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
         return _verify_parallel(pool, path, digest, state, workers)
+
+
+def _context() -> Any:
+    """Fork is fastest, but forking a process that runs other threads (the daemon's seats and
+    scheduler) can copy a held lock into the child: there, start workers from a fork server."""
+    import multiprocessing
+    import threading
+
+    return multiprocessing.get_context("forkserver" if threading.active_count() > 1 else "fork")
 
 
 def _verify_parallel(
