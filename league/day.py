@@ -173,21 +173,24 @@ def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], c
                                    context=context)))
     for spec, ask in prepared:
         seat = lg.seats[spec.name]
-        fut = _POOL.submit(_ask_one, seat, ask, lg.clock.now)
-        pend = Pending(run_id, session, spec.name, attempt, common_sha, ask.sha256, asked, fut)
         if lg.simulated:
-            lg.pending.append(pend)
+            fut = _POOL.submit(_ask_one, seat, ask, lg.clock.now)
+            lg.pending.append(Pending(run_id, session, spec.name, attempt, common_sha, ask.sha256, asked, fut))
         else:
-            fut.add_done_callback(_sealer(lg, pend))
+            pend = Pending(run_id, session, spec.name, attempt, common_sha, ask.sha256, asked, Future())
+            lg.inflight.append(_POOL.submit(_ask_and_seal, lg, pend, seat, ask))
 
 
-def _sealer(lg: League, pend: Pending) -> Any:
-    """Live: the reply is sealed in the thread that received it, the moment it arrives."""
-
-    def seal(fut: Future[SeatReply]) -> None:
-        seal_reply(lg, pend, fut.result())
-
-    return seal
+def _ask_and_seal(lg: League, pend: Pending, seat: Seat, ask: Ask) -> SeatReply:
+    """Live: the reply is sealed in the thread that received it, the moment it arrives; the task
+    ends only once the line is on disk, so waiting for it (League.drain) waits for the seal."""
+    reply = _ask_one(seat, ask, lg.clock.now)
+    try:
+        seal_reply(lg, pend, reply)
+    except Exception:
+        log.exception("seal.failed", seat=pend.seat, run_id=pend.run_id)
+        raise
+    return reply
 
 
 def _ask_one(seat: Seat, ask: Ask, now: Any) -> SeatReply:

@@ -125,8 +125,7 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
         from league.portfolio_day import record_bill_rates
 
         record_bill_rates(lg, days[0] - timedelta(days=10), days[-1])
-        table = climatology_table(days[0])
-        (lg.data_dir / "climatology.json").write_text(json.dumps(table, sort_keys=True, indent=1), encoding="utf-8")
+        table = json.loads((lg.data_dir / "climatology.json").read_text(encoding="utf-8"))
         clim = climatology_context(table)
         lg.hooks["ask_context"] = lambda league, s: {"hint": oracle_hints(league, date.fromisoformat(s)),
                                                       "climatology": clim}
@@ -146,13 +145,6 @@ def session_times_start(day: date) -> Any:
     from league.markettime import et_time
 
     return et_time(day, time(8, 0))
-
-
-def climatology_table(season_start: date) -> dict[str, Any]:
-    """The sealed climatology table (window ending before the season) from arch's shipped history."""
-    from league.scoring.climatology import default_table
-
-    return default_table(season_start)
 
 
 def climatology_context(table: dict[str, Any]) -> dict[str, dict[str, float]]:

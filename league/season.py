@@ -81,6 +81,7 @@ class League:
         self.seats: dict[str, Seat] = dict(seats or {})
         self.store = store
         self.pending: list[Any] = []
+        self.inflight: list[Any] = []  # live asks still running (futures); close() waits for them
         # Optional stages wired by the integration layer: name -> fn(league, session)
         # ("stamp", "portfolio", "publish", "stamp_upgrade", "ask_context").
         self.hooks: dict[str, Any] = {}
@@ -117,7 +118,19 @@ class League:
         except Exception as exc:  # noqa: BLE001 - the index is rebuildable with `league rebuild`
             log.warning("store.asks_index_failed", error=str(exc))
 
+    def drain(self, timeout: float | None = None) -> int:
+        """Wait for live asks still running, so every reply is sealed before the books close."""
+        from concurrent.futures import wait
+
+        running = [f for f in self.inflight if not f.done()]
+        if running:
+            log.info("league.draining", asks=len(running))
+            wait(running, timeout=timeout)
+        self.inflight = [f for f in self.inflight if not f.done()]
+        return len(running)
+
     def close(self) -> None:
+        self.drain()
         self.asks.close()
         self.book.close()
         if self.store is not None and hasattr(self.store, "close"):

@@ -66,9 +66,22 @@ def preflight(lg: League, session: str) -> Any:
     return checks
 
 
+def climatology_context(lg: League, session: str) -> dict[str, Any]:
+    """The sealed climatology table (DATA/climatology.json, hash re-checked) for the `_climatology` seat."""
+    import json
+
+    path = lg.data_dir / "climatology.json"
+    if not path.is_file():
+        return {}
+    from league.demo import climatology_context as probabilities
+
+    return {"climatology": probabilities(json.loads(path.read_text(encoding="utf-8")))}
+
+
 def wire(lg: League, *, publish_nightly: bool = True, self_check: bool = False) -> League:
     """Attach every stage this league's configuration asks for."""
     lg.hooks.update(stamp=stamp, stamp_upgrade=stamp_upgrade)
+    lg.hooks.setdefault("ask_context", climatology_context)
     if publish_nightly:
         lg.hooks["publish"] = publish
     if self_check:

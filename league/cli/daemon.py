@@ -107,6 +107,7 @@ def status(config: ConfigOpt = Path("config")) -> None:
     from rich.table import Table
 
     from league.config import load_config
+    from league.markettime import ET
     from league.scheduler import planned
     from league.store import open_store
 
@@ -120,7 +121,7 @@ def status(config: ConfigOpt = Path("config")) -> None:
     for col in ("when", "session", "job"):
         nxt.add_column(col)
     for fire in planned(cfg.settings.schedule, default_calendar(), now, now + timedelta(days=4))[:10]:
-        nxt.add_row(fire.at.astimezone().isoformat(timespec="minutes"), fire.session, fire.job)
+        nxt.add_row(fire.at.astimezone(ET).strftime("%a %Y-%m-%d %H:%M %Z"), fire.session, fire.job)
     console.print(nxt)
     _print_rows(console, "last jobs", ("session", "job", "status", "finished_at", "detail"),
                 store.job_history(limit=10))

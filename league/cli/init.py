@@ -4,12 +4,30 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from league.clock import Clock
 from league.errors import ConfigError
+
+
+def _today() -> Any:
+    from league.clock import SystemClock
+
+    return SystemClock().now()
+
+
+def write_climatology(data_dir: Path, season_start: Any) -> Path:
+    """Seal the climatology table before the season: a window of daily history that ends before it
+    (scoring.md §2), its content hash inside; every reader re-checks that hash."""
+    import json
+
+    from league.scoring.climatology import default_table
+
+    path = data_dir / "climatology.json"
+    path.write_text(json.dumps(default_table(season_start), sort_keys=True, indent=1), encoding="utf-8")
+    return path
 
 
 def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
@@ -37,6 +55,7 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
     from league.stamps.rekor import generate_signing_key
 
     generate_signing_key(config.data_dir / config.settings.stamps.key)
+    write_climatology(config.data_dir, (clock.now() if clock else _today()).date())
     league = open_league(config, clock)
     league.close()
     return config_dir, data_dir
