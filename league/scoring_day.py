@@ -224,21 +224,51 @@ class _Bars:
         return out
 
 
-def resolve_event(lg: League, ev: Event, bars: _Bars) -> None:
+def sealed_references(lg: Any, session: str) -> dict[tuple[str, str], dict[str, Any]]:
+    """References already sealed in the session's ``score`` line, by (market, reference_at).
+
+    A longer horizon shares its reference bar with the day's event; taking it from the sealed line
+    (not from the provider months later, when 1-minute history is gone) keeps one reference per bar.
+    """
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for line in lg.index.of_kind("score", session):
+        for m in line.get("markets", []):
+            if m.get("reference") is not None:
+                out[(m["market"], m["contract"]["reference_at"])] = {**m, "line": line["n"]}
+    return out
+
+
+def _known_reference(ev: Event, known: dict[tuple[str, str], dict[str, Any]] | None) -> Any:
+    from league.prices.reference import PricePoint
+
+    hit = (known or {}).get((ev.market, ev.contract.reference_at))
+    if hit is None or hit.get("reference_bar") is None:
+        return None
+    field = "close" if ev.seal_based else "open"
+    return PricePoint(float(hit["reference"]), parse_iso(hit["reference_bar"]), field)  # type: ignore[arg-type]
+
+
+def resolve_event(lg: League, ev: Event, bars: _Bars,
+                  known: dict[tuple[str, str], dict[str, Any]] | None = None) -> None:
     from league.prices.reference import daily_reference, draw_band, resolve, seal_reference, terminal_price
 
     spec = lg.config.markets.by_code()[ev.market]
     ref_at, end_at = parse_iso(ev.contract.reference_at), parse_iso(ev.contract.end_at)
-    ref_bars = bars.get(spec.symbol, ref_at, ref_at + timedelta(hours=8))
     end_bars = bars.get(spec.symbol, end_at - timedelta(hours=8), end_at + timedelta(minutes=1))
-    pick = seal_reference if ev.seal_based else daily_reference
-    reference = pick(ref_bars, ref_at) if ref_bars else None
+    reference = _known_reference(ev, known)
+    if reference is None:
+        ref_bars = bars.get(spec.symbol, ref_at, ref_at + timedelta(hours=8))
+        pick = seal_reference if ev.seal_based else daily_reference
+        reference = pick(ref_bars, ref_at) if ref_bars else None
     terminal = terminal_price(end_bars, end_at, since=end_at - timedelta(hours=8)) if end_bars else None
     k = lg.config.settings.methodology.draw_band_k
     from league.markettime import ET
 
-    band = bars.band(spec.symbol, ref_at.astimezone(ET).date(),
-                     lambda: draw_band(_band_sessions(lg, spec, ref_at, bars), k))
+    sealed = (known or {}).get((ev.market, ev.contract.reference_at), {})
+    band: Any = sealed.get("band_pct")
+    if band is None:
+        band = bars.band(spec.symbol, ref_at.astimezone(ET).date(),
+                         lambda: draw_band(_band_sessions(lg, spec, ref_at, bars), k))
     res = resolve(reference, terminal, band)
     ev.result = {
         "reference": reference.price if reference else None,
@@ -246,7 +276,7 @@ def resolve_event(lg: League, ev: Event, bars: _Bars) -> None:
         "close": terminal.price if terminal else None,
         "close_bar": iso_seconds(terminal.bar_start) if terminal else None,
         "change_pct": res.change_pct, "up": res.up, "draw": res.draw,
-        "band_pct": band.pct if band else None,
+        "band_pct": band if isinstance(band, float | int) or band is None else band.pct,
         "status": "resolved" if res.resolved else "unresolved",
     }
 
@@ -268,8 +298,9 @@ def _scored(lg: League, kind: str, session: str, horizon: str) -> bool:
 def score_line(lg: League, session: str, horizon: str) -> dict[str, Any]:
     rows, events = session_rows(lg, session, horizon)
     bars = _Bars(lg)
+    known = sealed_references(lg, session) if horizon != "1d" else None
     for ev in events.values():
-        resolve_event(lg, ev, bars)
+        resolve_event(lg, ev, bars, known)
     for row in rows:
         _outcome(row, events.get(row.get("event_id_v2", "")))
     return {"session": session, "horizon": horizon, "runs": sorted({r["run_id"] for r in lg.index.runs(session)}),

@@ -1,0 +1,68 @@
+"""Longer horizons: a `score_h` line when the 1w window closes, reusing the reference sealed by the
+day's score line — even when the provider no longer has that day's minutes (Yahoo keeps ~30 days)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time
+from pathlib import Path
+from typing import Any
+
+from league.calendar import default_calendar
+from league.clock import SimulatedClock
+from league.config import load_config
+from league.demo import build_league, demo_sessions, run_session
+from league.markettime import et_time
+from league.prices.interface import ProviderOutage
+from league.prices.replay import SyntheticMarket
+
+ROSTER = """counting_rule = "The scheduled 08:30 ET morning run counts."
+[[seat]]
+name = "_coin"
+adapter = "coin"
+[[seat]]
+name = "_momentum"
+adapter = "momentum"
+"""
+
+
+class Forgetful:
+    """Replay prices that 'forget' the first session's minutes once it is three days old."""
+
+    name = "replay_synthetic_v1"
+
+    def __init__(self, inner: Any, first: date, clock: SimulatedClock) -> None:
+        self.inner, self.first, self.clock = inner, first, clock
+
+    def bars(self, symbol: str, start: datetime, end: datetime) -> list[Any]:
+        old = (self.clock.now().date() - self.first).days >= 3
+        if old and start.date() <= self.first < end.date() or (old and start.date() == self.first):
+            raise ProviderOutage("1-minute history no longer served for that day")
+        return self.inner.bars(symbol, start, end)
+
+    def daily_closes(self, symbol: str, start: date, end: date) -> Any:
+        return self.inner.daily_closes(symbol, start, end)
+
+
+def test_week_scored_with_the_sealed_reference(tmp_path: Path) -> None:
+    from league.cli.init import init_folder
+
+    days = demo_sessions(default_calendar(), date(2026, 11, 16), 6)
+    clock = SimulatedClock(et_time(days[0], time(7, 0)))
+    config_dir, _ = init_folder(tmp_path, demo=True, clock=clock)
+    (config_dir / "roster.toml").write_text(ROSTER)
+    config = load_config(config_dir)
+    prices = Forgetful(SyntheticMarket(7, config.markets.markets, default_calendar(), anchor=days[0]), days[0], clock)
+    with build_league(config, clock, prices=prices) as lg:
+        for day in days:
+            run_session(lg, day)
+        day_line = lg.index.of_kind("score", days[0].isoformat())[0]
+        week = [x for x in lg.index.of_kind("score_h", days[0].isoformat()) if x["horizon"] == "1w"]
+    assert len(week) == 1
+    day_refs = {m["market"]: m["reference"] for m in day_line["markets"] if not m["late_ref"]}
+    week_events = {m["market"]: m for m in week[0]["markets"]}
+    for code in ("SPX", "TNX", "GOLD"):
+        assert day_refs[code] is not None
+        assert week_events[code]["reference"] == day_refs[code]
+        assert week_events[code]["status"] == "resolved"
+    assert all(r["brier"] is not None for r in week[0]["seats"] if r["market"] == "SPX" and r["prob_up"] is not None
+               and r["status"] == "counted")
