@@ -65,12 +65,28 @@ def job_snapshot(lg: League, session: str) -> dict[str, Any]:
 
     snap = take_snapshot(lg.config.markets.markets, lg.prices, lg.calendar, lg.clock.now())
     body = snap.as_json()
-    record = {"session": session, "sha256": snap.sha256, "snapshot": body}
+    record = {"session": session, "sha256": snap.sha256, "snapshot": body, **crowd_quotes(lg, session)}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(record, sort_keys=True, ensure_ascii=False), encoding="utf-8")
     tmp.replace(path)
     return record
+
+
+def crowd_quotes(lg: League, session: str) -> dict[str, Any]:
+    """Prediction-market prices and volumes recorded with the snapshot (sealed later in the run line).
+
+    A failing venue leaves the list empty with the error named; the day goes on without a crowd.
+    """
+    provider = getattr(lg, "crowd", None)
+    if provider is None:
+        return {"crowd": []}
+    try:
+        quotes = provider.quotes(date.fromisoformat(session), lg.config.markets.codes, lg.clock.now())
+    except Exception as exc:  # noqa: BLE001 - the crowd is a comparison, never a reason to skip a day
+        log.warning("crowd.unavailable", session=session, error=str(exc))
+        return {"crowd": [], "crowd_error": str(exc)[:500]}
+    return {"crowd": [q.as_json() for q in quotes]}
 
 
 # ----------------------------------------------------------------------------------- ask
@@ -122,6 +138,7 @@ def job_ask(lg: League, session: str, *, role: str = COUNTED, seats: Sequence[st
         log.info("ask.already_done", session=session)
         return None
     record = job_snapshot(lg, session)
+    crowd = crowd or record.get("crowd", [])
     if attempt == 1 and "preflight" in lg.hooks:
         lg.hooks["preflight"](lg, session)
     specs = [s for s in lg.config.roster.seat if seats is None or s.name in seats]

@@ -78,6 +78,7 @@ class League:
             self.index.add(line)
         self.prices = prices
         self.calendar = calendar
+        self.crowd: Any = None  # a league.crowd provider, when the league records prediction markets
         self.seats: dict[str, Seat] = dict(seats or {})
         self.store = store
         self.pending: list[Any] = []
