@@ -1,0 +1,62 @@
+"""Shared transport helpers: bounded retries on transport errors only, JSON decoding with clear errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import httpx
+import structlog
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_fixed
+
+from league.crowd.interface import CrowdError
+
+log = structlog.get_logger(__name__)
+T = TypeVar("T")
+
+
+class Transient(CrowdError):
+    """A transport failure worth retrying (connection refused, timeout); never an HTTP error status."""
+
+
+def with_retries(call: Callable[[], T], *, attempts: int, wait_s: float) -> T:
+    """Run ``call`` at most ``attempts`` times; only :class:`Transient` errors are retried."""
+    retrying = Retrying(
+        stop=stop_after_attempt(max(1, attempts)),
+        wait=wait_fixed(wait_s),
+        retry=retry_if_exception_type(Transient),
+        reraise=True,
+    )
+    return retrying(call)
+
+
+def get_json(client: httpx.Client, url: str, params: dict[str, Any] | None, what: str) -> Any:
+    """GET ``url`` and decode JSON; transport errors become Transient, everything else CrowdError."""
+    try:
+        response = client.get(url, params=params)
+    except httpx.TransportError as exc:
+        raise Transient(f"{what}: transport error {exc!r}", fix="check the network; retried") from exc
+    except httpx.HTTPError as exc:
+        raise CrowdError(f"{what}: {exc!r}") from exc
+    if response.status_code != 200:
+        raise CrowdError(f"{what}: HTTP {response.status_code}: {response.text[:200]!r}")
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise CrowdError(f"{what}: response is not JSON: {response.text[:200]!r}") from exc
+
+
+def json_list(value: Any, what: str) -> list[Any]:
+    """Decode a field that the API ships as a JSON string holding a list (Gamma's outcomes etc.)."""
+    if isinstance(value, list):
+        return value
+    if not isinstance(value, str):
+        raise CrowdError(f"{what} is neither a JSON string nor a list: {value!r}")
+    try:
+        decoded = json.loads(value)
+    except ValueError as exc:
+        raise CrowdError(f"{what} is not valid JSON: {value!r}") from exc
+    if not isinstance(decoded, list):
+        raise CrowdError(f"{what} is not a JSON list: {value!r}")
+    return decoded
