@@ -269,6 +269,8 @@ class PyClobReader:
 class PolymarketCrowd:
     """The Polymarket crowd provider (see module docstring)."""
 
+    venue = "polymarket"
+
     def __init__(
         self,
         config: PolymarketConfig | None = None,
