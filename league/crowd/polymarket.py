@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
@@ -63,6 +63,7 @@ class PolymarketConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     gamma_url: str = "https://gamma-api.polymarket.com"
+    data_url: str | None = "https://data-api.polymarket.com"
     clob_url: str = "https://clob.polymarket.com"
     rules: tuple[PolymarketRule, ...] = DEFAULT_RULES
     tag_id: int | None = None
@@ -163,7 +164,10 @@ class GammaListing:
         self._client = client or httpx.Client(timeout=config.timeout_s)
 
     def _get(self, path: str, params: dict[str, Any] | None, what: str) -> Any:
-        url = self._config.gamma_url.rstrip("/") + path
+        return self.get_url(self._config.gamma_url.rstrip("/") + path, params, what)
+
+    def get_url(self, url: str, params: dict[str, Any] | None, what: str) -> Any:
+        """GET with the configured bounded retries (transport errors only)."""
 
         def call() -> Any:
             return get_json(self._client, url, params, what)
@@ -266,6 +270,21 @@ class PyClobReader:
         return BookTop(mid=mid_value, bid=bid, ask=ask, last=_opt_price(book.last_trade_price))
 
 
+def newest_trade_time(body: Any) -> datetime | None:
+    """The newest ``timestamp`` (epoch seconds, or ms when that large) in a trades answer; None if no trade."""
+    rows = body.get("data") if isinstance(body, dict) else body
+    if not isinstance(rows, list):
+        raise CrowdError(f"data-api /trades answer is not a list: {str(body)[:200]}")
+    try:
+        stamps = [float(row["timestamp"]) for row in rows if isinstance(row, dict) and "timestamp" in row]
+    except (TypeError, ValueError) as exc:
+        raise CrowdError(f"data-api /trades: a timestamp is not a number: {str(rows)[:200]}") from exc
+    if not stamps:
+        return None
+    newest = max(stamps)
+    return datetime.fromtimestamp(newest / 1000 if newest > 1e11 else newest, UTC)
+
+
 class PolymarketCrowd:
     """The Polymarket crowd provider (see module docstring)."""
 
@@ -314,8 +333,20 @@ class PolymarketCrowd:
             session=session, market=rule.code, venue="polymarket", contract_id=market.id,
             question=market.question, rules=market.description or market.question, side=rule.up_outcome,
             price=price, bid=top.bid, ask=top.ask, volume_usd=market.volume_usd,
-            last_trade_at=None, read_at=now, token_id=token,
+            last_trade_at=self._last_trade_at(market), read_at=now, token_id=token,
         )
+
+    def _last_trade_at(self, market: GammaMarket) -> datetime | None:
+        """Newest trade time from the public data API; auxiliary, so a failure is logged, not raised."""
+        if self._config.data_url is None or not market.condition_id:
+            return None
+        url = self._config.data_url.rstrip("/") + "/trades"
+        params = {"market": market.condition_id, "limit": 1, "takerOnly": "false"}
+        try:
+            return newest_trade_time(self._listing.get_url(url, params, "data-api /trades"))
+        except CrowdError as exc:
+            log.warning("polymarket last trade time unavailable", id=market.id, error=exc.message)
+            return None
 
     def resolution(self, quote: CrowdQuote) -> bool | None:
         """Read the closed market's settled outcome prices: 1 on ``side`` is True, 0 is False."""

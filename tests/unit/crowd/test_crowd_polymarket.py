@@ -12,7 +12,7 @@ import pytest
 from crowd_standin import ClobStandIn, asset, gamma_client
 
 from league.crowd.interface import CrowdError, CrowdQuote
-from league.crowd.polymarket import PolymarketConfig, PolymarketCrowd, PolymarketRule
+from league.crowd.polymarket import PolymarketConfig, PolymarketCrowd, PolymarketRule, newest_trade_time
 
 SESSION = date(2026, 11, 25)
 NOW = datetime(2026, 11, 25, 13, 25, tzinfo=UTC)
@@ -130,3 +130,25 @@ def test_unreachable_clob_becomes_crowd_error_after_bounded_retries(clob: ClobSt
 def test_no_rule_for_market_asks_nothing(clob: ClobStandIn) -> None:
     quotes, seen = _listed(clob, ["VIX", "COPPER"])
     assert quotes == [] and seen == []
+
+
+def test_last_trade_time_from_the_data_api(clob: ClobStandIn) -> None:
+    spx_condition = "0x" + "501".rjust(64, "0")
+
+    def trades(request: httpx.Request) -> httpx.Response:
+        mine = request.url.params.get("market") == spx_condition
+        return httpx.Response(200, json=asset("data_trades_501.json") if mine else [])
+
+    routes = {"/markets": asset("gamma_markets_2026-11-25.json"), "/trades": trades}
+    spx, btc = _crowd(clob, routes, []).quotes(SESSION, ["SPX", "BTC"], NOW)
+    assert spx.last_trade_at == datetime(2026, 11, 25, 12, 58, 1, tzinfo=UTC)  # epoch 1795611481
+    assert btc.last_trade_at is None  # no trade in the answer
+
+
+def test_trade_time_shapes() -> None:
+    assert newest_trade_time({"data": [{"timestamp": 1795611481000}, {"timestamp": 1795611400000}]}) == \
+        datetime(2026, 11, 25, 12, 58, 1, tzinfo=UTC)  # milliseconds in an envelope
+    with pytest.raises(CrowdError, match="not a list"):
+        newest_trade_time({"error": "x"})
+    with pytest.raises(CrowdError, match="not a number"):
+        newest_trade_time([{"timestamp": "soon"}])
