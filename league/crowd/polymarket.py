@@ -121,6 +121,15 @@ def _floats(values: list[Any], what: str) -> tuple[float, ...]:
         raise CrowdError(f"{what} holds a non-number: {values!r}") from exc
 
 
+def _volume(item: dict[str, Any], what: str) -> float:
+    """``volumeNum`` (a number) is preferred; older answers only carry ``volume`` as a string."""
+    raw = item.get("volumeNum", item.get("volume"))
+    try:
+        return 0.0 if raw in (None, "") else float(raw)
+    except (TypeError, ValueError) as exc:
+        raise CrowdError(f"{what}: volume {raw!r} is not a number") from exc
+
+
 def parse_gamma_market(item: Any, where: str) -> GammaMarket:
     """Decode one listing item; the three JSON-string fields are decoded and must agree in length."""
     if not isinstance(item, dict):
@@ -138,7 +147,7 @@ def parse_gamma_market(item: Any, where: str) -> GammaMarket:
         slug=str(item.get("slug") or ""),
         condition_id=str(item.get("conditionId") or ""),
         end_date=_parse_end(_field(item, "endDate", what), what),
-        volume_usd=float(item.get("volumeNum") or 0.0),
+        volume_usd=_volume(item, what),
         closed=bool(item.get("closed", False)),
         outcomes=outcomes,
         outcome_prices=prices,

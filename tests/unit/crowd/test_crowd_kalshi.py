@@ -8,6 +8,8 @@ from datetime import UTC, date, datetime
 import httpx
 import pytest
 from crowd_standin import asset
+from hypothesis import given
+from hypothesis import strategies as st
 
 from league.crowd.interface import CrowdError, CrowdQuote
 from league.crowd.kalshi import CombinedCrowd, KalshiConfig, KalshiCrowd, above_previous_close
@@ -138,3 +140,17 @@ def test_combined_falls_back_when_primary_fails_and_dispatches_resolution() -> N
     assert combined.resolution(_quote(5895.0, "kalshi")) is False
     with pytest.raises(CrowdError, match="no provider"):
         combined.resolution(_quote(1.0, "recorded"))
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 10_000), st.floats(0, 1)), min_size=2, max_size=8, unique_by=lambda t: t[0]),
+    st.floats(0, 1),
+)
+def test_interpolation_stays_between_the_neighbours(rungs: list[tuple[int, float]], where: float) -> None:
+    ladder = [(float(s), p) for s, p in rungs]
+    low, high = min(s for s, _ in ladder), max(s for s, _ in ladder)
+    level = low + (high - low) * where
+    value = above_previous_close(ladder, level)
+    below = max((r for r in ladder if r[0] <= level), key=lambda r: r[0])
+    above = min((r for r in ladder if r[0] >= level), key=lambda r: r[0])
+    assert min(below[1], above[1]) - 1e-12 <= value <= max(below[1], above[1]) + 1e-12

@@ -152,3 +152,11 @@ def test_trade_time_shapes() -> None:
         newest_trade_time({"error": "x"})
     with pytest.raises(CrowdError, match="not a number"):
         newest_trade_time([{"timestamp": "soon"}])
+
+
+def test_volume_string_is_read_when_volume_num_is_absent(clob: ClobStandIn) -> None:
+    listing = asset("gamma_markets_2026-11-25.json")
+    del listing[0]["volumeNum"]
+    listing[0]["volume"] = "25000.5"
+    quote = _crowd(clob, {"/markets": listing}, []).quotes(SESSION, ["SPX"], NOW)[0]
+    assert quote.volume_usd == 25000.5
