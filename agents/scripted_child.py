@@ -46,6 +46,8 @@ def cell(req: Request, code: str, horizon: str, market: dict[str, Any]) -> dict[
         out["invalidation"] = round(price * (1 - abs(p - 50) / 1000.0 - 0.01), 4)
         if out["action"] == "buy_dips":
             out["entry"] = round(price * 0.99, 4)
+    if horizon == "1d" and market.get("crowd"):
+        out["crowd_up"] = p  # a crowd contract is listed for this market: its own probability, unseen price
     out["risk"] = "scripted seat: no view beyond its seed"
     return out
 

@@ -164,6 +164,13 @@ class PortfolioSettings(Frozen):
     bill_rate_default: str = "4.0"
 
 
+class CrowdSettings(Frozen):
+    """Prediction-market prices recorded at ask time (scoring.md §8). "none" until the operator has
+    checked the venue's contract names (docs/crowd.md); "recorded" replays DATA/crowd/<day>.json."""
+
+    provider: Literal["none", "polymarket", "recorded"] = "none"
+
+
 class Paths(Frozen):
     data: str = "data"
 
@@ -185,6 +192,7 @@ class LeagueSettings(Frozen):
     methodology: Methodology = Methodology()
     stamps: StampSettings = StampSettings()
     portfolio: PortfolioSettings = PortfolioSettings()
+    crowd: CrowdSettings = CrowdSettings()
 
 
 class Roster(Frozen):

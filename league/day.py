@@ -163,8 +163,10 @@ def job_ask(lg: League, session: str, *, role: str = COUNTED, seats: Sequence[st
 
 def _ask_context(lg: League, record: Mapping[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
     rows = snapshot_rows(record["snapshot"])
+    crowd = {q.get("market") for q in record.get("crowd", [])}
     markets = {m.code: {"horizons": list(m.horizons), "last_change_pct": rows.get(m.code, {}).get("change_1d_pct"),
-                        "price": rows.get(m.code, {}).get("price")} for m in lg.config.markets.markets}
+                        "price": rows.get(m.code, {}).get("price"), "crowd": m.code in crowd}
+               for m in lg.config.markets.markets}
     return {"markets": markets, **(extra or {})}
 
 

@@ -119,8 +119,10 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
 
     store = open_store(config.database_url)
     with build_league(config, clock, anchor=days[0], store=store) as lg:
+        from league.crowd_day import synthetic_crowd
         from league.wiring import wire
 
+        lg.crowd = synthetic_crowd(lg, seed)
         wire(lg, publish_nightly=False)
         from league.portfolio_day import record_bill_rates
 

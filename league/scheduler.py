@@ -94,6 +94,7 @@ def _score_and_mark(lg: League, session: str) -> Any:
     from league.scoring_day import job_score
 
     sealed = job_score(lg, session)
+    _hook(lg, "crowd", session)
     _hook(lg, "portfolio", session)
     _hook(lg, "stamp", session)
     return sealed

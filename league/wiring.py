@@ -88,6 +88,11 @@ def wire(lg: League, *, publish_nightly: bool = True, self_check: bool = False) 
         lg.hooks["preflight"] = preflight
     if lg.config.settings.stamps.per_answer:
         lg.hooks["answer_sealed"] = stamp_answer
+    from league.crowd_day import make_crowd, resolve_crowd
+
+    if lg.crowd is None:
+        lg.crowd = make_crowd(lg)
+    lg.hooks["crowd"] = resolve_crowd
     try:
         from league.portfolio_day import mark_session
     except ImportError:

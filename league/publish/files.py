@@ -37,6 +37,7 @@ PRODUCERS: dict[str, tuple[str, ...]] = {
     "stats": ("league.scoring:write_stats", "league.scoring.publish:write_stats"),
     "portfolio": ("league.portfolio.publish:write_open_data", "league.portfolio:write_open_data"),
     "proof": ("league.publish.proof_pages:write_proof_pages",),
+    "crowd": ("league.crowd_day:add_to_league_json",),
 }
 STATS_FILES = ("council-stats.json", "council-calibration.json", "council-clim-window.json", "council-league.json")
 PORTFOLIO_FILES = ("arena-trades.csv", "arena-accounts.csv")
@@ -109,7 +110,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     out = Path(out_dir) if out_dir is not None else data_dir / "public"
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
-    for step in (_books, _forecasts, _line_check, _stats, _portfolio, _proof, _copies, _protocol, _code, _digest):
+    for step in (_books, _forecasts, _line_check, _stats, _crowd, _portfolio, _proof, _copies, _protocol, _code,
+                 _digest):
         step(run)
     _dataset(run)
     _index(run)
@@ -230,6 +232,12 @@ def _climatology(run: _Run) -> dict[str, Any] | None:
                 table: dict[str, Any] = json.loads((folder / name).read_text(encoding="utf-8"))
                 return table
     return None
+
+
+def _crowd(run: _Run) -> None:
+    """The crowd comparison of scoring.md §8, merged into council-league.json from the sealed book."""
+    if (run.out / "council-league.json").is_file():
+        _call(run, "crowd", ("council-league.json",), run.data_dir, run.out)
 
 
 def _portfolio(run: _Run) -> None:

@@ -55,8 +55,10 @@ def demo_league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     roster.write_text(roster.read_text() + EXTRA_SEATS)
     config = load_config(config_dir)
     with build_league(config, clock, anchor=days[0]) as lg:
+        from league.crowd_day import synthetic_crowd
         from league.wiring import wire
 
+        lg.crowd = synthetic_crowd(lg, 3)
         wire(lg, publish_nightly=False)
         for day in days:
             run_session(lg, day)

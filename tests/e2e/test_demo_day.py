@@ -202,3 +202,20 @@ def test_brier_recount_and_line_check_on_the_demo(demo_league: dict[str, Any]) -
         if r["prob_up"] and r["line_kind"] == "answer":
             cell = lines[int(r["line"])]["items"][r["asset"]][r["horizon"]]
             assert float(r["prob_up"]) == cell["prob_up"]
+
+
+def test_crowd_prices_are_sealed_but_never_shown_to_seats(demo_league: dict[str, Any]) -> None:
+    public = demo_league["public"]
+    lines = book(public)
+    runs = [x for x in lines if x["kind"] == "run" and x["attempt"] == 1]
+    assert runs and all(r["crowd"] for r in runs)
+    for run in runs:
+        text = (public / "asks" / f"{run['ask_sha256']}.md").read_text(encoding="utf-8")
+        for quote in run["crowd"]:
+            assert quote["question"] in text
+            assert "volume" not in text.lower() and "midpoint" not in text.lower()
+    resolved = {(x["venue"], x["contract_id"]) for x in lines if x["kind"] == "crowd"}
+    assert resolved == {(q["venue"], q["contract_id"]) for r in runs for q in r["crowd"]}
+    league = json.loads((public / "council-league.json").read_text(encoding="utf-8"))
+    assert league["crowd"]["rows"] > 0
+    assert {s["tier"] for s in league["crowd"]["seats"]} <= {"primary", "thin"}
