@@ -91,7 +91,7 @@ def _day_over_day(lg: League, spec: Any, day: date) -> bool | None:
 
 # ------------------------------------------------------------------------- resolution
 def resolved_ids(lg: Any) -> set[tuple[str, str]]:
-    return {(x["venue"], x["contract_id"]) for x in lg.index.of_kind("crowd")}
+    return {(str(x.get("venue")), str(x.get("contract_id"))) for x in lg.index.of_kind("crowd")}
 
 
 def resolve_crowd(lg: League, session: str) -> int:
@@ -104,7 +104,7 @@ def resolve_crowd(lg: League, session: str) -> int:
     for run in lg.index.of_kind("run"):
         if run["session"] > session:
             continue
-        for obj in run.get("crowd", []):
+        for obj in _quotes(run):
             if (obj["venue"], obj["contract_id"]) in done:
                 continue
             outcome = _resolution(lg, CrowdQuote.from_json(obj))
@@ -130,16 +130,16 @@ def comparison_rows(lg: Any) -> list[Any]:
     """One row per seat × crowd contract: its sealed crowd_up, the sealed price, both outcomes."""
     from league.crowd.compare import CrowdRow
 
-    outcomes = {(x["venue"], x["contract_id"]): x["resolved_up"] for x in lg.index.of_kind("crowd")}
+    outcomes = {(x.get("venue"), x.get("contract_id")): x.get("resolved_up") for x in lg.index.of_kind("crowd")}
     league_up = _league_outcomes(lg)
     rows = []
     for run in lg.index.of_kind("run"):
         if run.get("role") != "counted":
             continue
         answers = [a for a in lg.index.answers({run["run_id"]}) if a.get("status") == "answered"]
-        for q in run.get("crowd", []):
+        for q in _quotes(run):
             for a in answers:
-                cell = a.get("items", {}).get(q["market"], {}).get("1d", {})
+                cell = _cell(a, q["market"])
                 if cell.get("crowd_up") is None or a["seat"].startswith("_"):
                     continue
                 rows.append(CrowdRow(session=date.fromisoformat(run["session"]), market=q["market"], seat=a["seat"],
@@ -150,11 +150,22 @@ def comparison_rows(lg: Any) -> list[Any]:
     return rows
 
 
+def _quotes(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """The sealed quotes of a run line (anything else in `crowd` is not a quote and is passed over)."""
+    keys = ("market", "venue", "contract_id", "price", "volume_usd")
+    return [q for q in run.get("crowd") or [] if isinstance(q, dict) and all(k in q for k in keys)]
+
+
+def _cell(answer: dict[str, Any], market: str) -> dict[str, Any]:
+    cell = ((answer.get("items") or {}).get(market) or {}).get("1d")
+    return cell if isinstance(cell, dict) else {}
+
+
 def _league_outcomes(lg: Any) -> dict[tuple[str, str], bool | None]:
     out: dict[tuple[str, str], bool | None] = {}
     for line in lg.index.of_kind("score"):
-        for m in line.get("markets", []):
-            if not m.get("late_ref") and m.get("horizon") == "1d":
+        for m in line.get("markets") or []:
+            if isinstance(m, dict) and not m.get("late_ref") and m.get("horizon") == "1d":
                 out.setdefault((line["session"], m["market"]), m.get("up"))
     return out
 
@@ -177,11 +188,17 @@ def _jsonable(obj: dict[str, Any]) -> dict[str, Any]:
 
 def add_to_league_json(data_dir: Path, out: Path) -> None:
     """Publisher step: merge the crowd comparison into council-league.json (from the sealed book)."""
-    from league.season import BookView
+    from types import SimpleNamespace
+
+    from league.book import iter_lines
+    from league.season import BookIndex
 
     path = out / "council-league.json"
     if not path.is_file():
         return
+    index = BookIndex()
+    for line in iter_lines(Path(data_dir) / "books" / "council-book.jsonl"):
+        index.add(line)
     doc = json.loads(path.read_text(encoding="utf-8"))
-    doc["crowd"] = comparison(BookView.open(data_dir))
+    doc["crowd"] = comparison(SimpleNamespace(index=index))
     path.write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")
