@@ -153,6 +153,15 @@ def _why_silent(lg: Any, session: str, seat: str) -> str:
 
 
 # ---------------------------------------------------------------------------- events
+def sealed_contract(lg: Any, run_id: str, market: str, horizon: str) -> EventContract | None:
+    """The common event fixed in the run line before the ask (protocol.md §2), if it names one."""
+    run = next((r for r in lg.index.of_kind("run") if r.get("run_id") == run_id), None)
+    ev = ((run or {}).get("events") or {}).get(market, {}).get(horizon)
+    if not isinstance(ev, dict):
+        return None
+    return EventContract(**{k: ev[k] for k in EventContract.__dataclass_fields__})
+
+
 def _event_for(lg: Any, session: str, horizon: str, m: MarketSpec,
                a: Mapping[str, Any]) -> tuple[Event | None, str]:
     day = date.fromisoformat(session)
@@ -160,15 +169,16 @@ def _event_for(lg: Any, session: str, horizon: str, m: MarketSpec,
     try:
         if not m.daily:
             return Event(m.code, horizon, event_contract(lg.calendar, m, day, horizon, sealed), seal_based=True), ""
-        common = event_contract(lg.calendar, m, day, horizon, None)
-        ref_at = parse_iso(common.reference_at)
-        if sealed <= ref_at:
+        common = sealed_contract(lg, a["run_id"], m.code, horizon) or event_contract(lg.calendar, m, day, horizon, None)
+        if sealed <= parse_iso(common.reference_at):
             return Event(m.code, horizon, common), ""
-        if sealed >= lg.calendar.session_close(day):
+        day_end = parse_iso((sealed_contract(lg, a["run_id"], m.code, "1d")
+                             or event_contract(lg.calendar, m, day, "1d", None)).end_at)
+        if sealed >= min(day_end, lg.calendar.session_close(day)):
             return None, "sealed after the close"
         own = EventContract.make(asset=m.code, horizon=horizon, reference_at=_ceil_second(sealed),
-                                 end_at=parse_iso(common.end_at), reference_rule=m.reference_rule,
-                                 price_provider=m.provider, price_symbol=m.symbol)
+                                 end_at=parse_iso(common.end_at), reference_rule=common.reference_rule,
+                                 price_provider=common.price_provider, price_symbol=common.price_symbol)
         return Event(m.code, horizon, own, late_ref=True), ""
     except Exception as exc:  # noqa: BLE001 - an event we cannot place is reported, not scored
         return None, f"no event: {exc}"
@@ -252,23 +262,26 @@ def resolve_event(lg: League, ev: Event, bars: _Bars,
                   known: dict[tuple[str, str], dict[str, Any]] | None = None) -> None:
     from league.prices.reference import daily_reference, draw_band, resolve, seal_reference, terminal_price
 
-    spec = lg.config.markets.by_code()[ev.market]
+    symbol = ev.contract.price_symbol
     ref_at, end_at = parse_iso(ev.contract.reference_at), parse_iso(ev.contract.end_at)
-    end_bars = bars.get(spec.symbol, end_at - timedelta(hours=8), end_at + timedelta(minutes=1))
+    last_start = end_at - timedelta(minutes=1)  # the last bar that has ENDED by end_at
+    end_bars = bars.get(symbol, end_at - timedelta(hours=8), end_at)
     reference = _known_reference(ev, known)
     if reference is None:
-        ref_bars = bars.get(spec.symbol, ref_at, ref_at + timedelta(hours=8))
+        ref_bars = bars.get(symbol, ref_at, ref_at + timedelta(hours=8))
         pick = seal_reference if ev.seal_based else daily_reference
         reference = pick(ref_bars, ref_at) if ref_bars else None
-    terminal = terminal_price(end_bars, end_at, since=end_at - timedelta(hours=8)) if end_bars else None
+    terminal = terminal_price(end_bars, last_start, since=end_at - timedelta(hours=8)) if end_bars else None
+    if reference is not None and terminal is not None and reference.bar_start >= terminal.bar_start:
+        reference = terminal = None  # no minute between the two prices: the outcome would be certain
     k = lg.config.settings.methodology.draw_band_k
     from league.markettime import ET
 
     sealed = (known or {}).get((ev.market, ev.contract.reference_at), {})
     band: Any = sealed.get("band_pct")
     if band is None:
-        band = bars.band(spec.symbol, ref_at.astimezone(ET).date(),
-                         lambda: draw_band(_band_sessions(lg, spec, ref_at, bars), k))
+        band = bars.band(symbol, ref_at.astimezone(ET).date(),
+                         lambda: draw_band(_band_sessions(lg, symbol, ref_at, bars), k))
     res = resolve(reference, terminal, band)
     ev.result = {
         "reference": reference.price if reference else None,
@@ -281,13 +294,14 @@ def resolve_event(lg: League, ev: Event, bars: _Bars,
     }
 
 
-def _band_sessions(lg: Any, spec: MarketSpec, ref_at: datetime, bars: _Bars) -> list[list[Any]]:
+def _band_sessions(lg: Any, symbol: str, ref_at: datetime, bars: _Bars) -> list[list[Any]]:
     """The regular-session bars of the four sessions before the reference's day (scoring.md §1)."""
     from league.markettime import ET
 
     day = ref_at.astimezone(ET).date()
     sessions = lg.calendar.sessions_before(lg.calendar.session_on_or_after(day), 4)
-    return [bars.get(spec.symbol, lg.calendar.session_open(s), lg.calendar.session_close(s)) or [] for s in sessions]
+    return [bars.get(symbol, lg.calendar.session_open(s), lg.calendar.session_close(s)) or [] for s in sessions]
+
 
 
 # ------------------------------------------------------------------------------- jobs
@@ -321,13 +335,36 @@ def _outcome(row: dict[str, Any], ev: Event | None) -> None:
 
 
 def job_score(lg: League, session: str) -> list[int]:
-    """Seal the day's ``score`` line and every ``score_h`` whose window closes on this session."""
+    """Seal the day's ``score`` line and every ``score_h`` whose window has closed.
+
+    Nothing is scored before every event of that horizon has ended by the clock, whatever session
+    a by-hand run names: a sealed score is never redone, so it must not be early.
+    """
     sealed: list[int] = []
     if lg.index.runs(session) and not _scored(lg, "score", session, "1d"):
-        sealed.append(lg.append("score", score_line(lg, session, "1d")).n)
-    for earlier, horizon in _windows_closing(lg, date.fromisoformat(session)):
-        sealed.append(lg.append("score_h", score_line(lg, earlier, horizon)).n)
+        if horizon_ended(lg, date.fromisoformat(session), "1d"):
+            sealed.append(lg.append("score", score_line(lg, session, "1d")).n)
+        else:
+            log.warning("score.not_yet", session=session, now=iso_seconds(lg.clock.now()))
+    today = min(date.fromisoformat(session), lg.clock.now().date())
+    for earlier, horizon in _windows_closing(lg, today):
+        if horizon_ended(lg, date.fromisoformat(earlier), horizon):
+            sealed.append(lg.append("score_h", score_line(lg, earlier, horizon)).n)
     return sealed
+
+
+def horizon_ended(lg: Any, session: date, horizon: str) -> bool:
+    """True once the clock is past the end of every market's event at this horizon (plus one minute,
+    so the last bar has closed)."""
+    ends = []
+    for m in _market_specs(lg, horizon):
+        try:
+            day = (lg.calendar.horizon_end_session(session, horizon) if m.daily
+                   else lg.calendar.horizon_end_day(session, horizon))
+            ends.append(lg.calendar.capped_end(day, m.end_time))
+        except Exception:  # noqa: BLE001 - beyond the calendar: not ended
+            return False
+    return bool(ends) and lg.clock.now() >= max(ends) + timedelta(minutes=1)
 
 
 def _windows_closing(lg: League, today: date) -> list[tuple[str, str]]:
