@@ -197,7 +197,9 @@ def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], c
             lg.pending.append(Pending(run_id, session, spec.name, attempt, common_sha, ask.sha256, asked, fut))
         else:
             pend = Pending(run_id, session, spec.name, attempt, common_sha, ask.sha256, asked, Future())
-            lg.inflight.append(_POOL.submit(_ask_and_seal, lg, pend, seat, ask))
+            fut = _POOL.submit(_ask_and_seal, lg, pend, seat, ask)
+            lg.inflight.append(fut)
+            lg.inflight_by_seat[(session, spec.name)] = fut
 
 
 def _ask_and_seal(lg: League, pend: Pending, seat: Seat, ask: Ask) -> SeatReply:
@@ -227,6 +229,7 @@ def pump(lg: League, until: datetime) -> int:
     """Simulated clock only: seal every reply that has arrived by ``until``, in arrival order."""
     if not lg.simulated:
         return 0
+    until = max(until, lg.clock.now())  # whatever has arrived by now is sealed, even when a job is late
     for p in lg.pending:
         p.future.result()
     due = sorted((p for p in lg.pending if p.future.result().finished_at <= until),
@@ -271,7 +274,8 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
         "status": "answered" if parsed.ok else "refused_shape", "parse_failure": parsed.failure,
         "parse_notes": list(parsed.notes), "items": parsed.items_json(), "years": parsed.years,
         "own_sha256": own, "ask_sha256": p.common_sha256, "seat_ask_sha256": p.seat_ask_sha256,
-        "booked_at": iso_seconds(reply.finished_at), "started_at": iso_seconds(reply.started_at),
+        "booked_at": iso_seconds(min(reply.finished_at, lg.clock.now())),
+        "started_at": iso_seconds(reply.started_at),
         "usage": dict(reply.usage), "elapsed_s": round((reply.finished_at - reply.started_at).total_seconds(), 3),
     })
     if "answer_sealed" in lg.hooks:
@@ -284,13 +288,27 @@ def answered_seats(lg: League, session: str) -> set[str]:
     return {a["seat"] for a in lg.index.answers(runs)}
 
 
+def asks_in_flight(lg: League, session: str) -> set[str]:
+    """Seats whose ask of this session is still running: working on an answer, not silent.
+
+    Live, a thread is still waiting for the seat; simulated, the reply arrives after now. Such a
+    seat is not asked again (a restart between 09:00 and 09:30 would otherwise ask every seat twice).
+    """
+    now = lg.clock.now()
+    busy = {p.seat for p in lg.pending if p.session == session
+            and (not p.future.done() or p.future.result().finished_at > now)}
+    busy |= {seat for (sess, seat), fut in lg.inflight_by_seat.items() if sess == session and not fut.done()}
+    return busy
+
+
 def job_second_wave(lg: League, session: str) -> str | None:
     """Ask seats still silent at the second-wave time again, under their own run line and ask hash."""
     runs = counted_runs(lg, session)
     if not runs or any(r.get("attempt") == 2 for r in runs):
         return None
-    in_flight = {p.seat for p in lg.pending if p.session == session and p.future.done() is False}
-    silent = [s.name for s in lg.config.roster.seat if s.name not in answered_seats(lg, session)]
+    in_flight = asks_in_flight(lg, session)
+    silent = [s.name for s in lg.config.roster.seat
+              if s.name not in answered_seats(lg, session) and s.name not in in_flight]
     if not silent:
         return None
     log.info("second_wave", session=session, seats=silent, still_running=sorted(in_flight))

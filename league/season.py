@@ -83,6 +83,7 @@ class League:
         self.store = store
         self.pending: list[Any] = []
         self.inflight: list[Any] = []  # live asks still running (futures); close() waits for them
+        self.inflight_by_seat: dict[tuple[str, str], Any] = {}  # (session, seat) -> its latest live ask
         # Optional stages wired by the integration layer: name -> fn(league, session)
         # ("stamp", "portfolio", "publish", "stamp_upgrade", "ask_context").
         self.hooks: dict[str, Any] = {}

@@ -115,15 +115,18 @@ def compact(raw: bytes) -> str:
         return raw.decode("utf-8")
     head = f"#{obj.get('n')} {obj.get('kind')} {obj.get('session', '')} {obj.get('run_id', '')}".rstrip()
     markets = obj.get("markets")
-    if not isinstance(markets, dict):
+    if isinstance(markets, list):  # the book's shape: one entry per event; late events are left out
+        markets = {m["market"]: m for m in markets if isinstance(m, dict) and "market" in m and not m.get("late_ref")}
+    if not isinstance(markets, dict) or not markets:
         return f"{head} at {obj.get('at', '')} (of {len(obj.get('of') or [])} answer lines)"
-    return head + "  " + "  ".join(_market_cell(code, m) for code, m in sorted(markets.items()))
+    horizon = f" {obj['horizon']}" if obj.get("horizon") else ""
+    return head + horizon + "  " + "  ".join(_market_cell(code, m) for code, m in sorted(markets.items()))
 
 
 def _market_cell(code: str, m: Any) -> str:
     if not isinstance(m, dict):
         return f"{code} ?"
-    ref, close = m.get("ref"), m.get("close")
+    ref, close = m.get("ref", m.get("reference")), m.get("close")
     if not isinstance(ref, int | float) or not isinstance(close, int | float):
         return f"{code} unresolved"
     arrow = "up" if close > ref else "down"
