@@ -252,7 +252,8 @@ def _fix_for(err: Any) -> str:
         return "remove or rename the key (it is not a setting the league knows)"
     if kind.startswith("literal"):
         return f"use one of the allowed values: {err.get('ctx', {}).get('expected', '')}"
-    return f"set a valid value (got {err.get('input')!r})"
+    shown = repr(err.get("input"))
+    return f"set a valid value (got {shown[:120] + '…' if len(shown) > 120 else shown})"
 
 
 def load_markets(path: Path) -> Markets:
@@ -294,12 +295,32 @@ def load_config(folder: Path, *, roster_file: str = "roster.toml") -> Config:
     folder = Path(folder)
     if not folder.is_dir():
         raise ConfigError(f"{folder}: config folder not found", fix="run `league init DIR` or pass --config")
-    return Config(
+    config = Config(
         folder=folder.resolve(),
         settings=load_settings(folder / "league.toml"),
         markets=load_markets(folder / "markets.toml"),
         roster=load_roster(folder / roster_file),
     )
+    _cross_check(config, folder / roster_file)
+    return config
+
+
+def _cross_check(config: Config, roster_path: Path) -> None:
+    """Times that two files state must agree, and the score job must follow every market's end."""
+    sch, roster = config.settings.schedule, config.roster
+    league_toml = config.folder / "league.toml"
+    for key, ours, theirs in (("deadline", roster.deadline, sch.ingest_close),
+                              ("second_wave", roster.second_wave, sch.second_wave)):
+        if ours != theirs:
+            raise ConfigError(
+                f"{roster_path}: key `{key}` = {ours!r} but {league_toml} [schedule] says {theirs!r}",
+                fix="make the roster's deadline equal [schedule] ingest_close and its second_wave equal "
+                    "[schedule] second_wave",
+            )
+    latest = max(m.end_time for m in config.markets.markets)
+    if sch.score <= latest:
+        raise ConfigError(f"{league_toml}: key `schedule.score` = {sch.score!r} is not after the latest market "
+                          f"end ({latest} ET)", fix=f"set [schedule] score later than {latest}, e.g. 16:05")
 
 
 def shipped_config_dir() -> Path:

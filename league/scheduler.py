@@ -197,10 +197,10 @@ def build_scheduler(lg: League, db_url: str, *, blocking: bool = True) -> Any:
     return sched
 
 
-def run_daemon(lg: League, ledger: Any, db_url: str, *, lookback_days: int = 7) -> None:
-    """Catch up on what a downtime missed (in order, once), then run live until stopped."""
+def run_daemon(lg: League, ledger: Any, db_url: str) -> None:
+    """Catch up on what a downtime missed since the book opened (in order, once), then run live."""
     _DAEMON.update(league=lg, ledger=ledger)
     now = lg.clock.now()
-    ran = catch_up(lg, now - timedelta(days=lookback_days), now, ledger=ledger)
+    ran = catch_up(lg, datetime(2000, 1, 1, tzinfo=ET), now, ledger=ledger)  # catch_up starts at the opening
     log.info("daemon.caught_up", jobs=len([r for r in ran if r[1] == "done"]))
     build_scheduler(lg, db_url).start()

@@ -84,13 +84,18 @@ def run(
     lg, store = open_live(config)
     try:
         day = session or _today(lg)
+        if not lg.calendar.is_session(date.fromisoformat(day)):
+            raise LeagueError(f"{day} is not an NYSE session", fix="pass --session with a trading day")
         if job == "ask" and not force_counted:
             from league.day import job_ask
 
             run_id = job_ask(lg, day, role="not_counted")
             typer.echo(f"reference run {run_id} sent (not counted; pass --counted for the session's counted run)")
             return
-        typer.echo(f"{job} {day}: {run_job(lg, job, day, ledger=store)}")
+        result = run_job(lg, job, day, ledger=store)
+        why = {"skipped": " (the job ledger says it is done or running; nothing sealed twice)",
+               "late": " (after counted ingest closed at the deadline: an ask now could not count)"}
+        typer.echo(f"{job} {day}: {result}{why.get(result, '')}")
     finally:
         lg.close()
 
@@ -112,6 +117,9 @@ def status(config: ConfigOpt = Path("config")) -> None:
     from league.store import open_store
 
     cfg = load_config(config)
+    if not (cfg.data_dir / "books").is_dir():
+        raise LeagueError(f"{cfg.data_dir}: no league data folder (no books/)",
+                          fix="check [paths] data in league.toml, or run `league init DIR`")
     store = open_store(cfg.database_url)
     console = Console()
     now = datetime.now().astimezone()
@@ -156,4 +164,3 @@ def register(app: typer.Typer) -> None:
     app.command("daemon")(daemon)
     app.command("run")(run)
     app.command("status")(status)
-    _ = date

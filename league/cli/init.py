@@ -40,7 +40,9 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
     if (config_dir / "league.toml").exists():
         raise ConfigError(f"{config_dir} already holds a config", fix="choose an empty folder")
     shutil.copytree(shipped_config_dir(), config_dir, dirs_exist_ok=True)
-    if demo:
+    if not demo:
+        (config_dir / "roster.demo.toml").unlink()
+    else:
         (config_dir / "roster.demo.toml").replace(config_dir / "roster.toml")
         text = (config_dir / "league.toml").read_text(encoding="utf-8")
         text = text.replace('provider = "yahoo"', 'provider = "replay"')

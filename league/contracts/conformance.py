@@ -161,7 +161,7 @@ def main(argv: list[str]) -> int:
         for count, row in enumerate(reader, 1):
             problems, contract = check_contract(row)
             problems += check_values(row)
-            if contract is not None:
+            if contract is not None and not problems:  # a row whose own ids are wrong is not the id's owner
                 key = json.dumps(contract, sort_keys=True)
                 if seen_v2.setdefault(row["event_id_v2"], key) != key:
                     problems.append(f"event_id_v2 {row['event_id_v2']} is used for two different events")
@@ -172,7 +172,7 @@ def main(argv: list[str]) -> int:
     if failures:
         for failure in failures:
             print(failure)
-        print(f"{count} rows, {len(failures)} failures")
+        print(f"{count} rows, {len(failures)} failure{'s' if len(failures) != 1 else ''}")
         return 1
     print(f"{count} rows, ok")
     return 0

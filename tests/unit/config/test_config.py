@@ -68,3 +68,20 @@ def test_job_in_dst_hours_is_refused(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace('publish = "20:00"', 'publish = "01:30"'))
     with pytest.raises(ConfigError, match="DST"):
         load_config(folder)
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "needle"),
+    [
+        ("roster.toml", 'deadline = "09:30"', 'deadline = "10:15"', "deadline"),
+        ("roster.toml", 'second_wave = "09:00"', 'second_wave = "09:10"', "second_wave"),
+        ("league.toml", 'score = "16:05"', 'score = "15:55"', "schedule.score"),
+    ],
+)
+def test_times_stated_twice_must_agree(tmp_path: Path, file: str, old: str, new: str, needle: str) -> None:
+    folder = copy_config(tmp_path)
+    path = folder / file
+    path.write_text(path.read_text().replace(old, new, 1))
+    with pytest.raises(ConfigError) as err:
+        load_config(folder)
+    assert needle in err.value.diagnostics() and "fix:" in err.value.diagnostics()
