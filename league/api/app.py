@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -85,6 +86,10 @@ def _json_routes(app: FastAPI, store: views.Store) -> None:
 
     @app.get("/api/sessions/{day}")
     def session(day: str) -> dict[str, Any]:
+        try:
+            date.fromisoformat(day)
+        except ValueError:
+            raise BadRequest(f"{day!r} is not a date", fix="use YYYY-MM-DD, e.g. /api/sessions/2026-11-27") from None
         return views.session(store, day)
 
     @app.get("/api/today")
@@ -116,6 +121,8 @@ def _book_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
               kind: Annotated[list[str] | None, Query()] = None) -> Response:
         total = store.book.refresh()
         stop = total if to is None else to
+        if to is not None and stop < start:
+            raise BadRequest(f"to={stop} is before from={start}", fix="ask from <= to")
         if stop - start + 1 > MAX_RANGE:
             raise BadRequest(f"range {start}..{stop} is {stop - start + 1} lines; at most {MAX_RANGE} per request",
                              fix="ask in pages, or use /api/stream")

@@ -28,8 +28,12 @@ def tail(
 ) -> None:
     """Print each line from --from on; score lines as one compact row. Resumes after a disconnect."""
     from league.api.follow import compact, follow_file, follow_url
+    from league.errors import LeagueError
+    from league.kinds import KINDS
 
     kinds = frozenset(kind or [])
+    if kinds - KINDS:
+        raise LeagueError(f"unknown kind {', '.join(sorted(kinds - KINDS))}", fix=f"use one of {sorted(KINDS)}")
     if source.startswith(("http://", "https://")):
         lines = follow_url(source, start, kinds, follow)
     else:

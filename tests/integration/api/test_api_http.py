@@ -59,6 +59,8 @@ def test_http_ranges(client: httpx.Client, running: Running) -> None:
     ("/api/runs/run-1999-01-01-am", 404),
     ("/api/sessions/1999-01-04", 404),
     ("/api/sessions/20260105", 400),
+    ("/api/sessions/2026-13-01", 400),
+    ("/api/lines?from=5&to=2", 400),
     ("/%2e%2e/books/council-book.jsonl", 400),
     ("/asks/%2e%2e/%2e%2e/books/council-book.jsonl", 400),
     ("/tools/..%5c..%5cbooks", 400),

@@ -118,3 +118,15 @@ def test_follow_url_resumes_after_a_disconnect(season: Season) -> None:
         done.set()
         stop(server2, thread2)
         reader.join(timeout=30)
+
+
+def test_tail_refuses_an_unknown_kind(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from league.cli import app
+
+    book = tmp_path / "council-book.jsonl"
+    book.write_text("")
+    result = CliRunner().invoke(app, ["tail", "--kind", "bogus", str(book)])
+    assert result.exit_code != 0
+    assert "unknown kind bogus" in str(result.exception) or "unknown kind bogus" in result.output
