@@ -37,6 +37,9 @@ def stamp(lg: League, session: str) -> Any:
 def stamp_answer(lg: League, session: str) -> Any:
     """Per-answer-seal RFC 3161 tokens, when ``[stamps] per_answer = true``: each counted answer is
     then covered by a signed time from the moment it is sealed, well before the reference."""
+    stamps = lg.config.settings.stamps
+    if not stamps.tsa and not stamps.local_tsa:
+        return None  # no authority configured: nothing to ask for a token
     books = [(name, lg.books_dir / name) for name in BOOKS]
     return stamper_for(lg).stamp_books(books, note=f"answer seal, session {session}", only={"rfc3161"})
 

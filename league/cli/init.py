@@ -47,6 +47,7 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
         text = (config_dir / "league.toml").read_text(encoding="utf-8")
         text = text.replace('provider = "yahoo"', 'provider = "replay"')
         text = text.replace("local_tsa = false", "local_tsa = true")
+        text = text.replace("per_answer = true ", "per_answer = false")  # the 09:30 stamp is signed at 09:30:00
         text = text.replace('mode = "system"', 'mode = "simulated"')
         text = text.replace('ots_calendars = ["https://a.pool.opentimestamps.org", "https://b.pool.opentimestamps.org"]',
                             "ots_calendars = []  # offline demo: no public calendars")

@@ -1,0 +1,51 @@
+"""`[stamps] per_answer = true`: an RFC 3161 token right after every answer seal, so each counted answer
+is covered by a signed time before its reference (the reader's step 9)."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date, time
+from pathlib import Path
+
+import pytest
+
+from league.clock import SimulatedClock
+from league.config import load_config
+from league.demo import build_league, publish_all, run_session
+from league.markettime import et_time
+from league.verify_open import verify_published
+from league.wiring import wire
+
+SESSION = date(2026, 11, 24)
+ROSTER = """counting_rule = "The scheduled 08:30 ET morning run counts."
+[[seat]]
+name = "_coin"
+adapter = "coin"
+[[seat]]
+name = "_momentum"
+adapter = "momentum"
+"""
+
+
+def test_every_answer_gets_its_own_token(tmp_path: Path) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    from league.cli.init import init_folder
+
+    clock = SimulatedClock(et_time(SESSION, time(7, 0)))
+    config_dir, _ = init_folder(tmp_path, demo=True, clock=clock)
+    (config_dir / "roster.toml").write_text(ROSTER)
+    toml = config_dir / "league.toml"
+    toml.write_text(toml.read_text().replace("per_answer = false", "per_answer = true"))
+    config = load_config(config_dir)
+    assert config.settings.stamps.per_answer
+    with build_league(config, clock) as lg:
+        wire(lg, publish_nightly=False)
+        run_session(lg, SESSION)
+        answers = lg.index.of_kind("answer")
+        public = publish_all(lg)
+    lists = sorted((public / "proof" / SESSION.isoformat()).glob("[0-9]*Z*.txt"))
+    answer_lists = [p for p in lists if "answer seal" in p.read_text()]
+    assert len(answer_lists) == len(answers) == 2
+    steps = {s.step: s for s in verify_published(public)}
+    assert steps[9].status == "ok", steps[9].line()
