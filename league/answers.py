@@ -170,8 +170,8 @@ def parse_reply(raw: str, markets: Mapping[str, Sequence[str]]) -> ParsedReply:
             items[code] = cells
         if isinstance(body.get("years"), str):
             years[code] = body["years"][:1000]
-    if not items:
-        return ParsedReply(ok=False, failure="no usable cell for any asked market", notes=tuple(notes))
+    if not items:  # well-formed but empty: every cell is missing (counted_50 for the service score only)
+        notes.append("the forecast object holds no cell for any asked market")
     return ParsedReply(ok=True, items=items, years=years, notes=tuple(notes))
 
 

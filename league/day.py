@@ -164,10 +164,27 @@ def job_ask(lg: League, session: str, *, role: str = COUNTED, seats: Sequence[st
 def _ask_context(lg: League, record: Mapping[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
     rows = snapshot_rows(record["snapshot"])
     crowd = {q.get("market") for q in record.get("crowd", [])}
-    markets = {m.code: {"horizons": list(m.horizons), "last_change_pct": rows.get(m.code, {}).get("change_1d_pct"),
+    previous = previous_day_changes(lg, record["session"])
+    markets = {m.code: {"horizons": list(m.horizons), "last_change_pct": previous.get(m.code),
                         "price": rows.get(m.code, {}).get("price"), "crowd": m.code in crowd}
                for m in lg.config.markets.markets}
     return {"markets": markets, **(extra or {})}
+
+
+def previous_day_changes(lg: League, session: str) -> dict[str, float]:
+    """Each market's one-day move on the previous NYSE session (reference → close, as sealed in that
+    session's ``score`` line): "yesterday's direction" for the momentum baseline (scoring.md §2),
+    recomputable from the book. Not scored → no entry (the baseline then states nothing)."""
+    prev = lg.calendar.previous_session(date.fromisoformat(session)).isoformat()
+    earlier = [x for x in lg.index.of_kind("score", prev) if x.get("horizon") == "1d"]
+    if not earlier:
+        return {}
+    latest = earlier[0]
+    out: dict[str, float] = {}
+    for m in latest.get("markets", []):
+        if isinstance(m, dict) and not m.get("late_ref") and m.get("change_pct") is not None:
+            out.setdefault(m["market"], float(m["change_pct"]))
+    return out
 
 
 def _deadline(lg: League, session: str) -> datetime:

@@ -148,3 +148,24 @@ def mark_session(lg: League, session: str) -> int:
             lg.append(kind, {"league": name, "session": session, **content})
             sealed += 1
     return sealed
+
+
+def add_to_league_json(data_dir: Any, out: Any) -> None:
+    """Publisher step: the portfolio tables of council-league.json, from the sealed ``mark`` lines."""
+    import json
+    from pathlib import Path
+
+    from league.book import iter_lines
+    from league.portfolio.publish import portfolio_tables_from_marks
+    from league.portfolio.seal import mark_from_content
+
+    path = Path(out) / "council-league.json"
+    if not path.is_file():
+        return
+    marks = [mark_from_content(line.content) for line in iter_lines(Path(data_dir) / "books" / "council-book.jsonl")
+             if line.kind == "mark"]
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    tables = portfolio_tables_from_marks(marks) if marks else {"portfolio": None}
+    doc["portfolio"] = tables["portfolio"]
+    doc["portfolio_note"] = tables.get("note", "no portfolio marks sealed yet")
+    path.write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")

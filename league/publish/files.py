@@ -38,6 +38,7 @@ PRODUCERS: dict[str, tuple[str, ...]] = {
     "portfolio": ("league.portfolio.publish:write_open_data", "league.portfolio:write_open_data"),
     "proof": ("league.publish.proof_pages:write_proof_pages",),
     "crowd": ("league.crowd_day:add_to_league_json",),
+    "portfolio_tables": ("league.portfolio_day:add_to_league_json",),
 }
 STATS_FILES = ("council-stats.json", "council-calibration.json", "council-clim-window.json", "council-league.json")
 PORTFOLIO_FILES = ("arena-trades.csv", "arena-accounts.csv")
@@ -242,6 +243,8 @@ def _crowd(run: _Run) -> None:
 
 def _portfolio(run: _Run) -> None:
     _call(run, "portfolio", PORTFOLIO_FILES, run.data_dir, run.out)
+    if (run.out / "council-league.json").is_file():
+        _call(run, "portfolio_tables", ("council-league.json",), run.data_dir, run.out)
 
 
 def _proof(run: _Run) -> None:

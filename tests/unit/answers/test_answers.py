@@ -58,3 +58,8 @@ def test_parser_never_raises(text: str) -> None:
 def test_any_probability_in_range_round_trips(p: float) -> None:
     parsed = parse_reply(json.dumps({"forecast": {"BTC": {"1d": {"prob_up": p}}}}), MARKETS)
     assert parsed.items["BTC"]["1d"].prob_up == p
+
+
+def test_an_empty_forecast_is_an_answer_with_every_cell_missing() -> None:
+    p = parse_reply('{"forecast": {}}', MARKETS)
+    assert p.ok and p.items == {} and p.notes
