@@ -219,3 +219,27 @@ def test_crowd_prices_are_sealed_but_never_shown_to_seats(demo_league: dict[str,
     league = json.loads((public / "council-league.json").read_text(encoding="utf-8"))
     assert league["crowd"]["rows"] > 0
     assert {s["tier"] for s in league["crowd"]["seats"]} <= {"primary", "thin"}
+
+
+def test_momentum_baseline_follows_the_previous_sessions_sealed_move(demo_league: dict[str, Any]) -> None:
+    lines = book(demo_league["public"])
+    scores = {x["session"]: x for x in lines if x["kind"] == "score"}
+    sessions = sorted(scores)
+    checked = 0
+    for a in (x for x in lines if x["kind"] == "answer" and x["seat"] == "_momentum"):
+        i = sessions.index(a["session"])
+        if i == 0:
+            assert not any("1d" in cells for cells in a["items"].values())
+            continue
+        moves = {}
+        for m in scores[sessions[i - 1]]["markets"]:
+            if not m["late_ref"] and m["change_pct"] is not None:
+                moves.setdefault(m["market"], m["change_pct"])
+        for code, move in moves.items():
+            stated = a["items"].get(code, {}).get("1d", {}).get("prob_up")
+            if move == 0:
+                assert stated is None
+            else:
+                assert stated == (55 if move > 0 else 45), (a["session"], code, move, stated)
+                checked += 1
+    assert checked >= 12
