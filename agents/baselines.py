@@ -8,6 +8,7 @@ are ordinary answer-format texts so the league seals and parses them exactly lik
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,7 +22,7 @@ def reply_text(cells: Mapping[str, Mapping[str, float]]) -> str:
     return json.dumps({"forecast": forecast}, sort_keys=True)
 
 
-class _Baseline:
+class _Baseline(ABC):
     """Shared shape: ``cells(ask)`` gives {market: {horizon: prob_up}}; absent cells stay absent."""
 
     kind = "baseline"
@@ -29,8 +30,9 @@ class _Baseline:
     def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
         self.spec = spec
 
+    @abstractmethod
     def cells(self, ask: Ask) -> dict[str, dict[str, float]]:
-        raise NotImplementedError
+        """Provided by each adapter."""
 
     def ask(self, ask: Ask, now: Now) -> SeatReply:
         at = now()

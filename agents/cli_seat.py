@@ -8,6 +8,7 @@ so the four CLIs are treated exactly alike. A seat is asked once per call: nothi
 from __future__ import annotations
 
 import hashlib
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +41,7 @@ def default_sandbox() -> Sandbox:
     return BwrapSandbox()
 
 
-class CliSeat:
+class CliSeat(ABC):
     """Base of the vendor CLI seats; subclasses set ``binary``/``profile_name`` and implement parsing."""
 
     binary: ClassVar[str] = ""
@@ -57,11 +58,13 @@ class CliSeat:
         return self._sandbox
 
     # -- what subclasses provide ------------------------------------------------------------------
+    @abstractmethod
     def argv(self, ask: Ask) -> list[str]:
-        raise NotImplementedError
+        """Provided by each adapter."""
 
+    @abstractmethod
     def parse(self, result: ExecResult) -> Parsed:
-        raise NotImplementedError
+        """Provided by each adapter."""
 
     def files(self, ask: Ask) -> dict[str, bytes]:
         """Extra files for the home (besides the credentials); e.g. a settings file."""

@@ -4,23 +4,20 @@ Used by the demo and the tests so that the offline path exercises the same isola
 vendors' CLIs. The child (``scripted_child.py``, stdlib only) is copied into the sandbox home and
 run with Debian's ``/usr/bin/python3`` (the project's own interpreter lives under ``/root``, which
 the sandbox hides). Latency is SIMULATED: ``finished_at = started_at + latency_s``; nothing sleeps.
-Only code (never the roster) can build one without a sandbox, via ``unsandboxed_for_tests=True``.
+A seat always runs in the sandbox it is given (tests may pass their own); by default, bubblewrap.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from importlib import resources
 from typing import Any
 
 from agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
 from agents.cli_seat import default_sandbox
-from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError, system_now
-from sandbox.profiles import SANDBOX_HOME, Profile
+from sandbox.interface import EndedBy, Sandbox, SandboxError
+from sandbox.profiles import SANDBOX_HOME
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 MODES = ("normal", "silent", "malformed", "late")
@@ -31,41 +28,17 @@ def child_source() -> bytes:
     return resources.files("agents").joinpath("scripted_child.py").read_bytes()
 
 
-class _Unsandboxed:
-    """A plain-subprocess stand-in for the sandbox, for unit tests on machines without bwrap."""
-
-    def exec(
-        self,
-        argv: Sequence[str],
-        *,
-        stdin: bytes | None = None,
-        timeout: float,
-        env: Mapping[str, str] | None = None,
-        net: bool = False,
-        profile: str | Profile = "default",
-        files_in_home: Mapping[str, bytes] | None = None,
-    ) -> ExecResult:
-        source = (files_in_home or {})["scripted_child.py"]
-        started = system_now()
-        proc = subprocess.run(  # noqa: S603 - fixed argv
-            [sys.executable, "-c", source.decode()], input=stdin, capture_output=True, timeout=timeout, check=False
-        )
-        return ExecResult(
-            tuple(argv), proc.stdout, proc.stderr, proc.returncode, started, system_now(), EndedBy.EXIT, 0.0
-        )
-
-
 class ScriptedSeat:
     """Deterministic by (seed, seat, session, market, horizon); options: seed, skill, mode, latency_s,
     model, version."""
 
-    def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None, unsandboxed_for_tests: bool = False) -> None:
+    def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
         mode = str(spec.options.get("mode", "normal"))
         if mode not in MODES:
             raise ValueError(f"scripted seat {spec.name}: mode {mode!r} is not one of {MODES}")
         self.spec = spec
         self.mode = mode
-        self._sandbox: Sandbox | None = _Unsandboxed() if unsandboxed_for_tests else sandbox
+        self._sandbox: Sandbox | None = sandbox
 
     @property
     def sandbox(self) -> Sandbox:

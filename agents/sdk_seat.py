@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,7 +60,7 @@ def classify_exception(exc: BaseException) -> FailureClass:
     return FailureClass.SEAT_FAULT
 
 
-class SdkSeat:
+class SdkSeat(ABC):
     """Base of the SDK seats; subclasses implement ``make_client`` and ``call``."""
 
     key_vars: tuple[str, ...] = ()
@@ -97,11 +98,13 @@ class SdkSeat:
         url = self.spec.options.get("base_url")
         return str(url) if url else None
 
+    @abstractmethod
     def make_client(self) -> Any:
-        raise NotImplementedError
+        """Provided by each adapter."""
 
+    @abstractmethod
     def call(self, ask: Ask) -> SdkAnswer:
-        raise NotImplementedError
+        """Provided by each adapter."""
 
     def ask(self, ask: Ask, now: Now) -> SeatReply:
         started = now()

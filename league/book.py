@@ -409,13 +409,6 @@ def prefix_digest(path: str | os.PathLike[str], lines: int) -> str:
     return digest.hexdigest()
 
 
-def line_at(path: str | os.PathLike[str], n: int) -> BookLine:
-    for line in iter_lines(path):
-        if line.n == n:
-            return line
-    raise BookError(f"{path} has no line {n}")
-
-
 def head_of(path: str | os.PathLike[str], lines: int | None = None) -> Head:
     """The head after ``lines`` lines (default: all complete lines), read without writing."""
     digest = hashlib.sha256()

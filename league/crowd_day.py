@@ -55,20 +55,15 @@ def synthetic_crowd(lg: League, seed: int) -> Any:
 
 
 def _replay_outcome(lg: League, code: str, day: date) -> bool | None:
-    from league.scoring_day import Event as ScoreEvent
-    from league.scoring_day import _Bars, resolve_event
+    from league.markettime import event_contract
+    from league.scoring_day import event_outcome
 
     spec = lg.config.markets.by_code().get(code)
     if spec is None:
         return None
     if not spec.daily:
         return _day_over_day(lg, spec, day)
-    from league.markettime import event_contract
-
-    probe = ScoreEvent(code, "1d", event_contract(lg.calendar, spec, day, "1d", None))
-    resolve_event(lg, probe, _Bars(lg))
-    up = probe.result.get("up")
-    return None if up is None else bool(up)
+    return event_outcome(lg, code, "1d", event_contract(lg.calendar, spec, day, "1d", None))
 
 
 def _day_over_day(lg: League, spec: Any, day: date) -> bool | None:

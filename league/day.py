@@ -12,13 +12,12 @@ to each arrival first, so the demo season seals exactly as a live day would.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
 
 import structlog
@@ -351,19 +350,3 @@ def job_ingest_close(lg: League, session: str) -> int | None:
                                       "counted_runs": sorted(runs), "answer_lines": inside,
                                       "book_lines": lg.book.lines})
     return line.n
-
-
-def digest_of(obj: Any) -> str:
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
-def session_times(lg: League, session: str) -> dict[str, datetime]:
-    """The ET schedule of a session as UTC instants (the simulated day's timeline)."""
-    day = date.fromisoformat(session)
-    sch = lg.config.settings.schedule
-    return {name: et_time(day, as_time(getattr(sch, name)))
-            for name in ("snapshot", "ask", "second_wave", "ingest_close", "score", "publish")}
-
-
-def plus(t: datetime, seconds: float) -> datetime:
-    return t + timedelta(seconds=seconds)

@@ -65,28 +65,20 @@ def build_league(config: Config, clock: SimulatedClock, *, seats: dict[str, Any]
 
 
 def oracle_hints(lg: League, session: date) -> dict[str, dict[str, float]]:
-    """Demo only: the session's true direction per market (1d), for scripted seats' ``skill``."""
+    """Demo only: the session's true 1d/1w direction per market, for scripted seats' ``skill``."""
+    from league.contracts import EventContract
     from league.day import run_events
-    from league.scoring_day import Event, _Bars, resolve_event
+    from league.scoring_day import _Bars, event_outcome
 
     hints: dict[str, dict[str, float]] = {}
     bars = _Bars(lg)
     for code, by_h in run_events(lg, session.isoformat()).items():
         hints[code] = {}
-        for h, ev in by_h.items():
-            if h not in ("1d", "1w"):
-                continue
-            from league.contracts import EventContract
-
-            contract = EventContract(**{k: ev[k] for k in EventContract.__dataclass_fields__})
-            probe = Event(code, h, contract)
-            try:
-                resolve_event(lg, probe, bars)
-            except LeagueError:
-                continue
-            up = probe.result.get("up")
-            if up is not None:
-                hints[code][h] = 80.0 if up else 20.0
+        for h in ("1d", "1w"):
+            if h in by_h:
+                up = event_outcome(lg, code, h, EventContract.from_mapping(by_h[h]), bars)
+                if up is not None:
+                    hints[code][h] = 80.0 if up else 20.0
     return hints
 
 

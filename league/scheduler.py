@@ -59,7 +59,7 @@ def planned(schedule: Schedule, calendar: Any, start: datetime, end: datetime,
 
 # ------------------------------------------------------------------------------- running
 def job_functions() -> dict[str, Callable[..., Any]]:
-    from league import day, scoring_day
+    from league import day
 
     table: dict[str, Callable[..., Any]] = {
         "snapshot": day.job_snapshot,
@@ -69,7 +69,6 @@ def job_functions() -> dict[str, Callable[..., Any]]:
         "score": _score_and_mark,
         "publish": _publish,
         "stamp_upgrade": _stamp_upgrade,
-        "score_only": scoring_day.job_score,
     }
     return table
 

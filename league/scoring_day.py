@@ -159,7 +159,7 @@ def sealed_contract(lg: Any, run_id: str, market: str, horizon: str) -> EventCon
     ev = ((run or {}).get("events") or {}).get(market, {}).get(horizon)
     if not isinstance(ev, dict):
         return None
-    return EventContract(**{k: ev[k] for k in EventContract.__dataclass_fields__})
+    return EventContract.from_mapping(ev)
 
 
 def _event_for(lg: Any, session: str, horizon: str, m: MarketSpec,
@@ -232,6 +232,15 @@ class _Bars:
             out.extend(b for b in got if start <= b.start < end)
             day += timedelta(days=1)
         return out
+
+
+def event_outcome(lg: Any, market: str, horizon: str, contract: EventContract,
+                  bars: _Bars | None = None) -> bool | None:
+    """Resolve one common event with the league's own rules (``None`` when a price is missing)."""
+    probe = Event(market, horizon, contract)
+    resolve_event(lg, probe, bars or _Bars(lg))
+    up = probe.result.get("up")
+    return None if up is None else bool(up)
 
 
 def sealed_references(lg: Any, session: str) -> dict[tuple[str, str], dict[str, Any]]:

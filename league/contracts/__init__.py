@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
@@ -91,6 +92,14 @@ class EventContract:
             price_symbol=price_symbol,
         )
 
+    @classmethod
+    def from_mapping(cls, obj: Mapping[str, Any]) -> EventContract:
+        """Read back a contract sealed as part of a larger object (its nine keys; others ignored)."""
+        missing = [k for k in CONTRACT_KEYS if k not in obj]
+        if missing:
+            raise InvalidRecord(f"event contract: missing {missing}")
+        return cls(**{k: obj[k] for k in CONTRACT_KEYS})
+
     def as_dict(self) -> dict[str, str]:
         return asdict(self)
 
@@ -107,8 +116,3 @@ class EventContract:
 def event_ids(contract: dict[str, Any]) -> tuple[str, str]:
     """Both ids of a contract given as a plain mapping (as read back from a book or CSV)."""
     return _id("ev1-", {k: contract[k] for k in V1_KEYS}), _id("ev2-", {k: contract[k] for k in CONTRACT_KEYS})
-
-
-def schema() -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    return loaded

@@ -8,9 +8,9 @@ from typing import Any, TypeVar
 
 import httpx
 import structlog
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_fixed
 
 from league.crowd.interface import CrowdError
+from league.retry import bounded
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -22,13 +22,7 @@ class Transient(CrowdError):
 
 def with_retries(call: Callable[[], T], *, attempts: int, wait_s: float) -> T:
     """Run ``call`` at most ``attempts`` times; only :class:`Transient` errors are retried."""
-    retrying = Retrying(
-        stop=stop_after_attempt(max(1, attempts)),
-        wait=wait_fixed(wait_s),
-        retry=retry_if_exception_type(Transient),
-        reraise=True,
-    )
-    return retrying(call)
+    return bounded(attempts=attempts, wait_s=wait_s, retry_on=lambda exc: isinstance(exc, Transient))(call)
 
 
 def get_json(client: httpx.Client, url: str, params: dict[str, Any] | None, what: str) -> Any:

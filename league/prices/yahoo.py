@@ -17,9 +17,10 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import structlog
-from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+from tenacity import RetryError
 
 from league.prices.interface import Bar, PriceError, ProviderOutage, check_window
+from league.retry import bounded
 
 log = structlog.get_logger(__name__)
 PROVIDER_NAME = "yahoo_finance_chart_v8_1m"
@@ -109,12 +110,7 @@ class YahooProvider:
 
     def _call(self, what: str, symbol: str, fetch: Any) -> Any:
         """Run ``fetch`` with bounded retries; translate the library's errors into the port's."""
-        retrying = Retrying(
-            stop=stop_after_attempt(self.retries + 1),
-            wait=wait_exponential(multiplier=self.wait_seconds, max=60),
-            retry=retry_if_exception(is_transient),
-            reraise=False,
-        )
+        retrying = bounded(attempts=self.retries + 1, wait_s=self.wait_seconds, retry_on=is_transient, reraise=False)
         try:
             return retrying(fetch)
         except RetryError as exc:

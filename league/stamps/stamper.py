@@ -31,11 +31,12 @@ from typing import Any
 
 import structlog
 from cryptography.hazmat.primitives import serialization
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+from tenacity import Retrying
 
 from league.book import head_of, stamped_list
 from league.clock import Clock, iso_seconds
 from league.errors import LeagueError
+from league.retry import bounded
 from league.stamps.interface import (
     Artifact,
     BackendKind,
@@ -187,9 +188,8 @@ class Stamper:
         return self._keep(artifact, path, data, attempts)
 
     def _retrying(self) -> Retrying:
-        return Retrying(stop=stop_after_attempt(self.config.retries), reraise=True,
-                        wait=wait_exponential(multiplier=self.config.retry_wait, max=60),
-                        retry=retry_if_exception_type(StampError), sleep=self._sleep)
+        return bounded(attempts=self.config.retries, wait_s=self.config.retry_wait,
+                       retry_on=lambda exc: isinstance(exc, StampError), sleep=self._sleep)
 
     def _keep(self, art: Artifact, path: Path, data: bytes, attempts: int) -> BackendOutcome:
         target = path.with_name(path.name + art.suffix)

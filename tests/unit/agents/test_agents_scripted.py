@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from datetime import timedelta
 from typing import Any
 
@@ -16,7 +18,7 @@ from agents.base import FailureClass, SeatSpec
 from agents.registry import build_seat
 from agents.scripted import ScriptedSeat
 from sandbox.bwrap import BwrapSandbox
-from sandbox.interface import SandboxError
+from sandbox.interface import EndedBy, ExecResult, SandboxError, system_now
 
 MARKETS = {
     "SPX": {"horizons": ["1d", "1w", "1m", "6m"], "last_change_pct": 0.4, "price": 6000.0},
@@ -30,9 +32,22 @@ def answer_of(raw: str) -> dict[str, Any]:
     return json.loads(block.group(1))["forecast"]  # type: ignore[no-any-return]
 
 
-def scripted(name: str = "s1", sandboxed: bool = False, **options: Any) -> ScriptedSeat:
+class PlainProcess:
+    """A plain-subprocess Sandbox for the child's logic on machines without bwrap (the real sandbox
+    is exercised in test_runs_inside_the_real_sandbox)."""
+
+    def exec(self, argv: Any, *, stdin: bytes | None = None, timeout: float, env: Any = None, net: bool = False,
+             profile: Any = "default", files_in_home: Any = None) -> ExecResult:
+        started = system_now()
+        proc = subprocess.run([sys.executable, "-c", files_in_home["scripted_child.py"].decode()], input=stdin,
+                              capture_output=True, timeout=timeout, check=False)
+        return ExecResult(tuple(argv), proc.stdout, proc.stderr, proc.returncode, started, system_now(),
+                          EndedBy.EXIT, 0.0)
+
+
+def scripted(name: str = "s1", **options: Any) -> ScriptedSeat:
     spec = SeatSpec(name=name, adapter="scripted", options={"seed": 7, **options})
-    return ScriptedSeat(spec, unsandboxed_for_tests=not sandboxed)
+    return ScriptedSeat(spec, sandbox=PlainProcess())
 
 
 def test_every_market_and_horizon_answered(clock: FakeClock) -> None:
@@ -93,13 +108,6 @@ def test_reports_model_and_version(clock: FakeClock) -> None:
 def test_bad_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="mode"):
         scripted(mode="chatty")
-
-
-def test_roster_cannot_unsandbox() -> None:
-    spec = SeatSpec(name="s", adapter="scripted", options={"unsandboxed_for_tests": True})
-    seat = build_seat(spec, sandbox=None)
-    assert isinstance(seat, ScriptedSeat)
-    assert seat._sandbox is None  # builds the real bubblewrap sandbox on first use
 
 
 @pytest.mark.sandbox
