@@ -2,7 +2,7 @@
 
 The roster names an adapter (``adapter = "claude_code"``); only when a seat is built is its module
 imported, so no vendor SDK is imported until a seat that needs it is used (and a missing optional
-SDK only breaks that seat). The scripted seat's unsandboxed test mode cannot be reached from here.
+SDK only breaks that seat).
 """
 
 from __future__ import annotations

@@ -185,15 +185,12 @@ def add_to_league_json(data_dir: Path, out: Path) -> None:
     """Publisher step: merge the crowd comparison into council-league.json (from the sealed book)."""
     from types import SimpleNamespace
 
-    from league.book import iter_lines
     from league.season import BookIndex
 
     path = out / "council-league.json"
     if not path.is_file():
         return
-    index = BookIndex()
-    for line in iter_lines(Path(data_dir) / "books" / "council-book.jsonl"):
-        index.add(line)
+    index = BookIndex.of_book(Path(data_dir) / "books" / "council-book.jsonl")
     doc = json.loads(path.read_text(encoding="utf-8"))
     doc["crowd"] = comparison(SimpleNamespace(index=index))
     path.write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")

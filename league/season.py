@@ -44,6 +44,14 @@ class BookIndex:
         if isinstance(session, str):
             self.by_session[session].append(line.n)
 
+    @classmethod
+    def of_book(cls, path: Path) -> BookIndex:
+        """Index every line of a book (verified line by line as it is read)."""
+        index = cls()
+        for line in iter_lines(path):
+            index.add(line)
+        return index
+
     def of_kind(self, kind: str, session: str | None = None) -> list[dict[str, Any]]:
         ns = self.by_kind.get(kind, [])
         if session is not None:
@@ -73,9 +81,7 @@ class League:
         except BaseException:
             self.book.close()
             raise
-        self.index = BookIndex()
-        for line in iter_lines(self.book.path):
-            self.index.add(line)
+        self.index = BookIndex.of_book(self.book.path)
         self.prices = prices
         self.calendar = calendar
         self.crowd: Any = None  # a league.crowd provider, when the league records prediction markets
@@ -172,9 +178,7 @@ class BookView:
         self.config = config
         self.data_dir = config.data_dir
         self.calendar = calendar
-        self.index = BookIndex()
-        for line in iter_lines(self.data_dir / "books" / "council-book.jsonl"):
-            self.index.add(line)
+        self.index = BookIndex.of_book(self.data_dir / "books" / "council-book.jsonl")
 
     @classmethod
     def open(cls, data_dir: Path) -> BookView:
