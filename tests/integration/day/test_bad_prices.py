@@ -6,8 +6,9 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
+from day_helpers import BASELINES, league_dir
+
 from league.calendar import default_calendar
-from league.clock import SimulatedClock
 from league.config import load_config
 from league.demo import build_league, run_session
 from league.markettime import et_time
@@ -15,14 +16,6 @@ from league.prices.interface import ProviderOutage
 from league.prices.replay import SyntheticMarket
 
 SESSION = date(2026, 11, 24)
-ROSTER = """counting_rule = "The scheduled 08:30 ET morning run counts."
-[[seat]]
-name = "_coin"
-adapter = "coin"
-[[seat]]
-name = "_momentum"
-adapter = "momentum"
-"""
 
 
 class Flaky:
@@ -46,11 +39,7 @@ class Flaky:
 
 
 def test_outage_and_empty_bars_leave_cells_unresolved(tmp_path: Path) -> None:
-    from league.cli.init import init_folder
-
-    clock = SimulatedClock(et_time(SESSION, time(7, 0)))
-    config_dir, _ = init_folder(tmp_path, demo=True, clock=clock)
-    (config_dir / "roster.toml").write_text(ROSTER)
+    config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(SESSION, time(7, 0)))
     config = load_config(config_dir)
     prices = Flaky(SyntheticMarket(7, config.markets.markets, default_calendar()))
     with build_league(config, clock, prices=prices, seats=None) as lg:

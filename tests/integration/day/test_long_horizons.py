@@ -7,6 +7,8 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
+from day_helpers import BASELINES, league_dir
+
 from league.calendar import default_calendar
 from league.clock import SimulatedClock
 from league.config import load_config
@@ -14,15 +16,6 @@ from league.demo import build_league, demo_sessions, run_session
 from league.markettime import et_time
 from league.prices.interface import ProviderOutage
 from league.prices.replay import SyntheticMarket
-
-ROSTER = """counting_rule = "The scheduled 08:30 ET morning run counts."
-[[seat]]
-name = "_coin"
-adapter = "coin"
-[[seat]]
-name = "_momentum"
-adapter = "momentum"
-"""
 
 
 class Forgetful:
@@ -44,12 +37,8 @@ class Forgetful:
 
 
 def test_week_scored_with_the_sealed_reference(tmp_path: Path) -> None:
-    from league.cli.init import init_folder
-
     days = demo_sessions(default_calendar(), date(2026, 11, 16), 6)
-    clock = SimulatedClock(et_time(days[0], time(7, 0)))
-    config_dir, _ = init_folder(tmp_path, demo=True, clock=clock)
-    (config_dir / "roster.toml").write_text(ROSTER)
+    config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(days[0], time(7, 0)))
     config = load_config(config_dir)
     prices = Forgetful(SyntheticMarket(7, config.markets.markets, default_calendar(), anchor=days[0]), days[0], clock)
     with build_league(config, clock, prices=prices) as lg:

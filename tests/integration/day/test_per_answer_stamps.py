@@ -8,8 +8,8 @@ from datetime import date, time
 from pathlib import Path
 
 import pytest
+from day_helpers import BASELINES, league_dir
 
-from league.clock import SimulatedClock
 from league.config import load_config
 from league.demo import build_league, publish_all, run_session
 from league.markettime import et_time
@@ -17,24 +17,12 @@ from league.verify_open import verify_published
 from league.wiring import wire
 
 SESSION = date(2026, 11, 24)
-ROSTER = """counting_rule = "The scheduled 08:30 ET morning run counts."
-[[seat]]
-name = "_coin"
-adapter = "coin"
-[[seat]]
-name = "_momentum"
-adapter = "momentum"
-"""
 
 
 def test_every_answer_gets_its_own_token(tmp_path: Path) -> None:
     if shutil.which("openssl") is None:
         pytest.skip("openssl is not installed")
-    from league.cli.init import init_folder
-
-    clock = SimulatedClock(et_time(SESSION, time(7, 0)))
-    config_dir, _ = init_folder(tmp_path, demo=True, clock=clock)
-    (config_dir / "roster.toml").write_text(ROSTER)
+    config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(SESSION, time(7, 0)))
     toml = config_dir / "league.toml"
     toml.write_text(toml.read_text().replace("per_answer = false", "per_answer = true"))
     config = load_config(config_dir)

@@ -13,6 +13,8 @@ from datetime import date, time, timedelta
 from pathlib import Path
 
 import pytest
+from day_helpers import league_dir as make_league_dir
+from day_helpers import roster, seat
 
 from league.clock import SimulatedClock
 from league.config import load_config
@@ -24,30 +26,15 @@ from league.store import open_store
 from league.verify_fast import verify
 
 SESSION = date(2026, 11, 24)
-ROSTER = """counting_rule = "The scheduled 08:30 ET morning run counts."
-[[seat]]
-name = "aurora"
-adapter = "scripted"
-options = { seed = 1, latency_s = 60 }
-[[seat]]
-name = "basalt"
-adapter = "scripted"
-options = { seed = 2, latency_s = 1500 }
-[[seat]]
-name = "_coin"
-adapter = "coin"
-"""
 
 
 @pytest.fixture()
 def league_dir(tmp_path: Path) -> Path:
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
-    from league.cli.init import init_folder
-
-    clock = SimulatedClock(et_time(SESSION, time(7, 0)))
-    config_dir, _ = init_folder(tmp_path, demo=True, clock=clock)
-    (config_dir / "roster.toml").write_text(ROSTER)
+    seats = roster(seat("aurora", "scripted", seed=1, latency_s=60), seat("basalt", "scripted", seed=2, latency_s=1500),
+                   seat("_coin", "coin"))
+    config_dir, _, _ = make_league_dir(tmp_path, seats, et_time(SESSION, time(7, 0)))
     return config_dir
 
 

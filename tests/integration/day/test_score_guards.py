@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import date, time
 from pathlib import Path
 
+from day_helpers import league_dir, roster, seat
+
 from league.calendar import default_calendar
 from league.clock import SimulatedClock
 from league.config import load_config
@@ -16,19 +18,10 @@ from league.prices.replay import SyntheticMarket
 from league.scoring_day import job_score
 
 SESSION = date(2026, 11, 24)
-ROSTER = """counting_rule = "The scheduled 08:30 ET morning run counts."
-[[seat]]
-name = "_coin"
-adapter = "coin"
-"""
 
 
 def make(tmp_path: Path) -> tuple[Path, SimulatedClock]:
-    from league.cli.init import init_folder
-
-    clock = SimulatedClock(et_time(SESSION, time(8, 0)))
-    config_dir, _ = init_folder(tmp_path, demo=True, clock=clock)
-    (config_dir / "roster.toml").write_text(ROSTER)
+    config_dir, _, clock = league_dir(tmp_path, roster(seat("_coin", "coin")), et_time(SESSION, time(8, 0)))
     return config_dir, clock
 
 

@@ -10,8 +10,8 @@ from datetime import date, time
 from pathlib import Path
 
 import pytest
+from day_helpers import league_dir, roster, seat
 
-from league.clock import SimulatedClock
 from league.config import load_config
 from league.day import pump
 from league.demo import build_league
@@ -19,29 +19,14 @@ from league.markettime import et_time
 from league.scheduler import catch_up
 
 SESSION = date(2026, 11, 24)
-ROSTER = """counting_rule = "The scheduled 08:30 ET morning run counts."
-[[seat]]
-name = "slowpoke"
-adapter = "scripted"
-options = { seed = 5, latency_s = 600 }
-[[seat]]
-name = "mute"
-adapter = "scripted"
-options = { seed = 6, mode = "silent" }
-[[seat]]
-name = "_coin"
-adapter = "coin"
-"""
 
 
 def test_restart_at_0910_asks_each_seat_once_unless_silent(tmp_path: Path) -> None:
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
-    from league.cli.init import init_folder
-
-    clock = SimulatedClock(et_time(SESSION, time(3, 0)))
-    config_dir, data_dir = init_folder(tmp_path, demo=True, clock=clock)
-    (config_dir / "roster.toml").write_text(ROSTER)
+    seats = roster(seat("slowpoke", "scripted", seed=5, latency_s=600), seat("mute", "scripted", seed=6, mode="silent"),
+                   seat("_coin", "coin"))
+    config_dir, data_dir, clock = league_dir(tmp_path, seats, et_time(SESSION, time(3, 0)))
     clock.set(et_time(SESSION, time(9, 10)))  # the daemon comes back after the second-wave time
     with build_league(load_config(config_dir), clock) as lg:
         catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION, time(9, 20)),
