@@ -1,8 +1,14 @@
-# Two entry points the README names: `make demo` and `make test`. Both install what they need.
+# Two entry points the README names: `make demo` and `make test`. Both install what they need, into the
+# project's own virtual environment `.venv/` (Debian's system Python refuses `pip install` outside one:
+# PEP 668, "externally-managed-environment"). `VENV=/path make test` uses another one.
 SHELL := /bin/bash
 export DEBIAN_FRONTEND := noninteractive
+VENV ?= .venv
+BIN := $(VENV)/bin
+# Commands run by the targets (and the tests' `league` subprocesses) come from the project environment first.
+export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: deps deps-test demo test bench
+.PHONY: deps deps-test venv demo test bench
 
 # apt-get install only what is missing; refresh the package lists only when a plain install fails.
 define apt_missing
@@ -23,11 +29,18 @@ deps:
 deps-test: deps
 	$(call apt_missing,chromium)
 
-demo: deps
-	pip install -e . && rm -rf demo-out && league demo --out demo-out
+# The project environment. Debian ships `venv` apart from python3 (package python3-venv).
+venv:
+	@test -x $(BIN)/python || python3 -m venv $(VENV) 2>/dev/null || { \
+	  rm -rf $(VENV); apt-get install -y python3-venv >/dev/null 2>&1 || \
+	  (apt-get update >/dev/null && apt-get install -y python3-venv); python3 -m venv $(VENV); }
+	@$(BIN)/python -m pip install -q --upgrade pip
 
-test: deps-test
-	pip install -e '.[dev]' && ruff check . && mypy && pytest -q
+demo: deps venv
+	$(BIN)/pip install -q -e . && rm -rf demo-out && $(BIN)/league demo --out demo-out
 
-bench:
-	python3 benchmarks/book_bench.py && python3 benchmarks/demo_bench.py --runs 3 --long
+test: deps-test venv
+	$(BIN)/pip install -q -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/pytest -q
+
+bench: venv
+	$(BIN)/python benchmarks/book_bench.py && $(BIN)/python benchmarks/demo_bench.py --runs 3 --long
