@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
+from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from importlib import resources
 from pathlib import Path
@@ -166,7 +167,7 @@ def check_rules_frozen(config: ContestConfig) -> None:
         )
 
 
-def _where(error: dict[str, Any]) -> str:
+def _where(error: Mapping[str, Any]) -> str:
     return ".".join(str(p) for p in error.get("loc", ())) or "(top level)"
 
 

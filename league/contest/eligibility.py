@@ -140,12 +140,8 @@ def press_rank(market: Market) -> tuple[int, float, str]:
 
 def listing_refusal(market: Market, now: datetime, rules: EligibilityRules) -> Refusal:
     """The checks that need no order book (run first, so books are read only for candidates)."""
-    for check in (lambda: is_open(market), lambda: closes_in_window(market, now, rules),
-                  lambda: favourite_at_most(market, rules), lambda: topic_allowed(market, rules)):
-        reason = check()
-        if reason:
-            return reason
-    return None
+    return (is_open(market) or closes_in_window(market, now, rules) or favourite_at_most(market, rules)
+            or topic_allowed(market, rules))
 
 
 def book_refusal(market: Market, books: Mapping[str, OrderBook], rules: EligibilityRules) -> Refusal:

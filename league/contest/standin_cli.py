@@ -32,7 +32,7 @@ def forecast(req: Request, market: dict[str, Any]) -> dict[str, float]:
     hint = (req.get("hint") or {}).get(market["id"])
     skill = min(1.0, max(0.0, float(req.get("skill", 0.0))))
     raw = {}
-    for o, p in zip(outcomes, prices):
+    for o, p in zip(outcomes, prices, strict=True):
         target = 1.0 if hint == o else 0.0 if hint is not None else p
         noise = (unit(req["seed"], req["agent"], market["id"], o) - 0.5) * 0.3
         raw[o] = max(0.02, (1 - skill) * p + skill * target + noise)
@@ -47,8 +47,11 @@ def sweep(req: Request) -> str:
         probs = forecast(req, market)
         if mode == "partial" and i % 3 == 0:
             continue
-        if mode == "partial" and i % 3 == 1 and len(probs) > 2:
-            probs.pop(next(iter(probs)))
+        if mode == "partial" and i % 3 == 1:  # a gap in a multi-outcome market, or a sum far from 1
+            if len(probs) > 2:
+                probs.pop(next(iter(probs)))
+            else:
+                probs = {o: round(p * 1.5, 3) for o, p in probs.items()}
         if mode == "percent":
             probs = {o: round(p * 100, 1) for o, p in probs.items()}
         rows.append({"id": market["id"], "probabilities": probs})

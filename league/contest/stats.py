@@ -48,7 +48,7 @@ def brier(probs: Mapping[str, float], winner: str) -> float:
 
 
 def mean(xs: Sequence[float]) -> float:
-    return math.fsum(xs) / len(xs)
+    return float(math.fsum(xs) / len(xs))
 
 
 def _rng(seed: int, label: str) -> np.random.Generator:
@@ -93,7 +93,7 @@ def sign_test_p(diffs: Sequence[float]) -> float:
     if n == 0:
         return 1.0
     k = min(pos, neg)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
     return min(1.0, 2.0 * tail)
 
 

@@ -144,7 +144,8 @@ def check_book(layout: Layout, listed: Sequence[Mapping[str, Any]]) -> list[Chec
     if not path.exists():
         return [skipped(BOOK_NAME, "no contest book in this folder")]
     try:
-        sealed_lines = {ln.content["date"]: ln.content["sha256"] for ln in iter_lines(path) if ln.kind == L.SWEEP_SEALED}
+        sealed_lines = {ln.content["date"]: ln.content["sha256"]
+                        for ln in iter_lines(path) if ln.kind == L.SWEEP_SEALED}
     except ChainBroken as exc:
         return [failed(BOOK_NAME, exc.message)]
     checks = []

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 CATEGORIES: dict[str, tuple[str, ...]] = {
-    "politics": ("Will the coalition pass the budget vote in {place}?", "Will {person} lead the {place} poll on Friday?"),
+    "politics": ("Will the coalition pass the budget vote in {place}?",
+                 "Will {person} lead the {place} poll on Friday?"),
     "sports": ("{team_a} vs. {team_b}", "Will {team_a} score 3+ goals against {team_b}?"),
     "esports": ("Counter-Strike: {team_a} vs {team_b} (BO3)", "Valorant: {team_a} vs {team_b}"),
     "crypto": ("Will Bitcoin close above ${level}k on {day}?", "Will Ether trade above ${level}00 on {day}?"),

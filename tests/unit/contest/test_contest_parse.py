@@ -34,7 +34,8 @@ def test_no_object_is_reported_not_guessed() -> None:
 
 
 def test_labels_case_insensitive_and_percent() -> None:
-    got = parse_sweep(answer({"id": "m2", "probabilities": {"aster": 50, " BOREALIS ": 30, "cobalt": 20}}), MARKETS, 0.05)
+    text = answer({"id": "m2", "probabilities": {"aster": 50, " BOREALIS ": 30, "cobalt": 20}})
+    got = parse_sweep(text, MARKETS, 0.05)
     assert got.forecasts["m2"] == {"Aster": 0.5, "Borealis": 0.3, "Cobalt": 0.2}
 
 
