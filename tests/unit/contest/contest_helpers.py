@@ -12,7 +12,8 @@ NOW = datetime(2026, 12, 7, 6, 0, tzinfo=UTC)
 def market(mid: str = "m1", *, outcomes: tuple[str, ...] = ("Yes", "No"), prices: tuple[float, ...] = (0.4, 0.6),
            end: datetime | None = None, tags: tuple[str, ...] = ("sports",), question: str = "Aster vs. Borealis",
            comments: int = 0, volume: float = 0.0, **kw: object) -> Market:
-    return Market(id=mid, question=question, outcomes=outcomes, token_ids=tuple(f"{mid}-{o}" for o in outcomes),
+    tokens = kw.pop("token_ids", None) or tuple(f"{mid}-{o}" for o in outcomes)
+    return Market(id=mid, question=question, outcomes=outcomes, token_ids=tokens,  # type: ignore[arg-type]
                   prices=prices, end=end or NOW + timedelta(days=2), tags=tags, comment_count=comments,
                   volume_24h=volume, **kw)  # type: ignore[arg-type]
 
