@@ -38,10 +38,10 @@ Market: {question}
 Outcomes: {outcomes} | prices: {prices} | closes: {closes}
 Inspect the market with `bench --help`, `bench market`, `bench book --outcome <label>` and \
 `bench history --outcome <label>`. You may research online.
-Finish with: bench bet --outcome <label> --confidence <0-1> --rationale '<one or two sentences>'
+When you have decided, run: bench bet --outcome <label> --confidence <0-1> --rationale '<one or two sentences>'
 Optional: --quote '<one line for your rivals, at most {quote_max} characters, no links or @mentions>' (shown on \
 your public card) and --max-price <0-1> (otherwise the league buys up to the best ask + {slippage_cents:g} cents).
-Put single quotes around --rationale and --quote so that "$" amounts survive the shell.
+Quote --rationale and --quote with single quotes: the shell would otherwise expand "$" amounts.
 {memory}
 """
 
