@@ -20,6 +20,7 @@ import httpx
 import structlog
 
 from league.contest.config import Venue
+from league.contest.markets._imports import import_keeping_limit
 from league.contest.markets.interface import Market, MarketSourceError, OrderBook, aware, levels, parse_time
 from league.retry import bounded
 
@@ -155,13 +156,13 @@ class PyClobBooks:
     """Order books through py-clob-client's read-only client (level 0: no key)."""
 
     def __init__(self, venue: Venue) -> None:
-        from py_clob_client.client import ClobClient  # lazy: optional extra "polymarket"
-
-        self._client = ClobClient(venue.clob_url)
+        client = import_keeping_limit("py_clob_client.client")  # lazy: optional extra "polymarket"
+        self._client = client.ClobClient(venue.clob_url)
         self._venue = venue
 
     def order_book(self, token_id: str) -> OrderBook:
-        from py_clob_client.exceptions import PolyApiException, PolyException
+        errors = import_keeping_limit("py_clob_client.exceptions")
+        PolyApiException, PolyException = errors.PolyApiException, errors.PolyException  # noqa: N806
 
         what = f"CLOB book({token_id})"
 

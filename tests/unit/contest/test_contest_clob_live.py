@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 import threading
 from collections.abc import Iterator
@@ -13,11 +14,11 @@ import pytest
 from contest_helpers import book, market
 
 from league.contest.config import Venue
+from league.contest.markets.clob_live import LiveClobBroker, broker_for, fill_from, import_v2
 from league.contest.markets.orders import OrderError, PaperBroker
 
-pytest.importorskip("py_clob_client_v2", reason="extra polymarket-live not installed")
-
-from league.contest.markets.clob_live import LiveClobBroker, broker_for, fill_from  # noqa: E402
+if importlib.util.find_spec("py_clob_client_v2") is None:  # importorskip would import it (and py_ecc) as is
+    pytest.skip("extra polymarket-live not installed", allow_module_level=True)
 
 KEY = "0x" + "4c" * 32
 MARKET = market(token_ids=("71001", "71002"))  # a throwaway test key; nothing leaves 127.0.0.1
@@ -107,6 +108,14 @@ def test_a_refused_order_is_an_order_error(clob: Clob) -> None:
     broker = LiveClobBroker(venue(clob), key=KEY)
     with pytest.raises(OrderError, match="not enough balance"):
         broker.buy_ioc(MARKET, "Yes", book(), 0.46, 100.0, "r1-claude")
+
+
+def test_importing_the_client_keeps_the_recursion_limit() -> None:
+    import sys
+
+    before = sys.getrecursionlimit()
+    import_v2("py_clob_client_v2.client")
+    assert sys.getrecursionlimit() == before  # py_ecc would raise it to 100,000 (C-stack overflow risk)
 
 
 def test_fill_answer_parsing() -> None:
