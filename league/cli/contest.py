@@ -1,0 +1,57 @@
+"""`league contest ...`: the vendor-CLI contest (docs/contest.md). Phase 1: verify and the offline demo."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+contest_app = typer.Typer(name="contest", help="The vendor-CLI contest: sealed sweeps and betting rounds.",
+                          no_args_is_help=True)
+
+
+@contest_app.command("verify")
+def verify(
+    folder: Annotated[Path, typer.Argument(help="a published contest folder (ours, or the reference's layout)")],
+    resolutions: Annotated[Path | None, typer.Option(
+        "--resolutions", envvar="LEAGUE_CONTEST_RESOLUTIONS",
+        help="recorded resolutions (JSON {market_id: winner}) for a folder that publishes none")] = None,
+) -> None:
+    """Check every sealed file against sealed.json (and the book), recompute metrics.json."""
+    from league.contest.errors import VerifyFailed
+    from league.contest.verify import verify_folder
+
+    checks = verify_folder(folder, resolutions)
+    for c in checks:
+        typer.echo(f"{c.status:<7} {c.name}" + (f": {c.detail}" if c.detail else ""))
+    bad = [c for c in checks if c.failed]
+    if bad:
+        raise VerifyFailed(f"{len(bad)} check(s) FAILED for {folder}", fix="each FAILED line names the file and field")
+
+
+@contest_app.command("demo")
+def demo(
+    out: Annotated[Path, typer.Option("--out", envvar="LEAGUE_CONTEST_DEMO_OUT", help="folder to create")],
+    seed: Annotated[int, typer.Option("--seed", envvar="LEAGUE_CONTEST_DEMO_SEED")] = 7,
+    day: Annotated[str, typer.Option("--day", envvar="LEAGUE_CONTEST_DEMO_DAY", help="the day (YYYY-MM-DD)")] = (
+        "2026-12-07"),
+    config: Annotated[Path | None, typer.Option("--contest-config", envvar="LEAGUE_CONTEST_CONFIG",
+                                                help="contest TOML (default: packaged stand-in roster)")] = None,
+) -> None:
+    """A recorded contest day offline: sweep, two betting rounds, publish, verify."""
+    from league.contest.config import load_config
+    from league.contest.demo import run_demo
+    from league.contest.errors import VerifyFailed
+
+    result = run_demo(out, seed=seed, day=date.fromisoformat(day), config=load_config(config), say=typer.echo)
+    for c in result.checks:
+        typer.echo(f"{c.status:<7} {c.name}" + (f": {c.detail}" if c.detail else ""))
+    if not result.verified:
+        raise VerifyFailed(f"the demo folder {result.public} did not verify")
+    typer.echo(f"open data: {result.public}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(contest_app)

@@ -1,0 +1,47 @@
+"""What every contest job receives: one small context, so the scheduler (phase 2) calls them as is.
+
+A job is a plain function ``job(ctx, ...)``: the configuration, the one clock, the contest's book,
+the market source, the broker (paper by default), the public folder, the sandbox and how seats are
+built. Nothing else is global.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agents.base import Seat
+from league.clock import Clock
+from league.contest.config import ContestAgent, ContestConfig
+from league.contest.ledger import Ledger
+from league.contest.markets.interface import MarketSource
+from league.contest.markets.orders import Broker, PaperBroker
+from league.contest.seats import SeatFactory, build_contest_seat, default_sandbox
+from sandbox.interface import Sandbox
+
+
+@dataclass
+class ContestContext:
+    config: ContestConfig
+    clock: Clock
+    ledger: Ledger
+    source: MarketSource
+    public: Path
+    sandbox: Sandbox | None = None
+    broker: Broker = field(default_factory=PaperBroker)
+    seat_factory: SeatFactory = build_contest_seat
+    # Demo only: the recorded winners, handed to stand-in seats (never to a real CLI's ask text).
+    hints: Mapping[str, str] = field(default_factory=dict)
+
+    def base_sandbox(self) -> Sandbox:
+        if self.sandbox is None:
+            self.sandbox = default_sandbox()
+        return self.sandbox
+
+    def seat(self, agent: ContestAgent, *, sandbox: Sandbox | None = None, timeout_s: float | None = None) -> Seat:
+        """The agent's seat on ``sandbox`` (default: the plain sandbox), its time limit capped."""
+        spec = agent.seat
+        if timeout_s is not None and timeout_s < spec.timeout_s:
+            spec = spec.model_copy(update={"timeout_s": timeout_s})
+        return self.seat_factory(spec, sandbox or self.base_sandbox())

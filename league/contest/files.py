@@ -1,0 +1,88 @@
+"""The contest's published files and their exact bytes.
+
+A sweep file is ``json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False)`` encoded UTF-8
+(no trailing newline), the same bytes the reference hashes, so its SHA-256 is reproducible by any
+reader with a JSON library. ``sealed.json`` is a list, newest first, of ``{date, sha256, file,
+forecasts, sealed_at}`` where ``file`` is relative to the folder holding ``sealed.json``.
+Files are written atomically (temporary file, fsync, rename) so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from league.contest.asks import SweptMarket
+
+KIND = "forecast sweep"
+
+
+def dump_bytes(doc: Any) -> bytes:
+    """The byte form of every contest JSON file (the sweep file's exact rule)."""
+    return json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False).encode("utf-8")
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def write_json(path: Path, doc: Any) -> str:
+    data = dump_bytes(doc)
+    write_atomic(path, data)
+    return sha256_bytes(data)
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def forecast_row(agent: str, market_id: str, model: str, probabilities: dict[str, float]) -> dict[str, Any]:
+    return {"agent": agent, "market_id": market_id, "model": model, "probabilities": probabilities}
+
+
+def sweep_document(*, benchmark: str, date: str, methodology_version: str, markets: Sequence[SweptMarket],
+                   forecasts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The reference's keys exactly: benchmark, date, kind, methodology_version, forecasts, markets."""
+    return {
+        "benchmark": benchmark,
+        "date": date,
+        "kind": KIND,
+        "methodology_version": methodology_version,
+        "forecasts": sorted(forecasts, key=lambda f: (f["agent"], f["market_id"])),
+        "markets": [m.as_file_json() for m in sorted(markets, key=lambda m: m.id)],
+    }
+
+
+def sweep_path(public: Path, date: str) -> Path:
+    return public / "forecasts" / f"{date}.json"
+
+
+def sealed_entry(date: str, sha256: str, forecasts: int, sealed_at: float) -> dict[str, Any]:
+    return {"date": date, "sha256": sha256, "file": f"forecasts/{date}.json", "forecasts": forecasts,
+            "sealed_at": sealed_at}
+
+
+def add_sealed(public: Path, entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """Insert (or keep) the day's entry in ``sealed.json``, newest first; an existing date with a
+    different hash is never overwritten (the first seal stands)."""
+    path = public / "sealed.json"
+    listed: list[dict[str, Any]] = read_json(path) if path.exists() else []
+    if any(e.get("date") == entry["date"] for e in listed):
+        return listed
+    listed = sorted([*listed, entry], key=lambda e: str(e.get("date")), reverse=True)
+    write_json(path, listed)
+    return listed
