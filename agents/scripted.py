@@ -73,6 +73,7 @@ class ScriptedSeat:
                 timeout=min(self.spec.timeout_s, 60.0),
                 profile="scripted",
                 files_in_home={"scripted_child.py": child_source()},
+                owner=self.spec.name,
             )
         except SandboxError as exc:
             return self._reply(started, finished, "", FailureClass.SANDBOX, exc.diagnostics())

@@ -24,6 +24,7 @@ from league.asks import ASK_FORMAT_VERSION, AskChain
 from league.book import Book, BookLine, iter_lines
 from league.clock import Clock, SimulatedClock, SystemClock
 from league.config import Config
+from league.errors import ConfigError
 
 log = structlog.get_logger(__name__)
 
@@ -73,6 +74,7 @@ class League:
         self.config = config
         self.clock = clock
         self.data_dir = config.data_dir
+        _reserve_seat_uids(config)
         self.books_dir.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self.book = Book(self.books_dir / "council-book.jsonl", clock)
@@ -149,6 +151,17 @@ class League:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _reserve_seat_uids(config: Config) -> None:
+    """Fix each seat's sandbox uid from the whole roster, so every league process agrees (docs/sandbox.md)."""
+    from sandbox.identity import reserve_seat_uids
+    from sandbox.interface import SandboxError
+
+    try:
+        reserve_seat_uids(s.name for s in config.roster.seat)
+    except SandboxError as exc:
+        raise ConfigError(exc.message, fix=exc.fix) from None
 
 
 def config_digest(config: Config) -> str:
