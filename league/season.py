@@ -92,6 +92,7 @@ class League:
         self.pending: list[Any] = []
         self.inflight: list[Any] = []  # live asks still running (futures); close() waits for them
         self.inflight_by_seat: dict[tuple[str, str], Any] = {}  # (session, seat) -> its latest live ask
+        self.seal_failures: list[str] = []  # live replies whose line could not be written (`league run` exits 1)
         # Optional stages wired by the integration layer: name -> fn(league, session)
         # ("stamp", "portfolio", "publish", "stamp_upgrade", "ask_context").
         self.hooks: dict[str, Any] = {}
