@@ -93,6 +93,7 @@ class League:
         self.inflight: list[Any] = []  # live asks still running (futures); close() waits for them
         self.inflight_by_seat: dict[tuple[str, str], Any] = {}  # (session, seat) -> its latest live ask
         self.seal_failures: list[str] = []  # live replies whose line could not be written (`league run` exits 1)
+        self.shutdown: Any = None  # a league.shutdown.Shutdown once a stop can be requested (daemon, `league run`)
         # Optional stages wired by the integration layer: name -> fn(league, session)
         # ("stamp", "portfolio", "publish", "stamp_upgrade", "ask_context").
         self.hooks: dict[str, Any] = {}
@@ -130,20 +131,42 @@ class League:
             log.warning("store.asks_index_failed", error=str(exc))
 
     def drain(self, timeout: float | None = None) -> int:
-        """Wait for live asks still running, so every reply is sealed before the books close."""
+        """Wait for live asks still running, so every reply is sealed before the books close.
+
+        Unbounded by default (each seat has its own timeout); once a stop was requested (SIGTERM),
+        at most the rest of its grace period. Returns how many asks were still running."""
+        import time
         from concurrent.futures import wait
 
         running = [f for f in self.inflight if not f.done()]
         if running:
             log.info("league.draining", asks=len(running))
-            wait(running, timeout=timeout)
+        end = None if timeout is None else time.monotonic() + timeout
+        while running:
+            left = self._drain_left(end)
+            if left is not None and left <= 0:
+                seats = sorted(seat for (_, seat), f in self.inflight_by_seat.items() if not f.done())
+                log.warning("league.drain_gave_up", asks_left=len(running), seats=seats)
+                break
+            wait(running, timeout=0.25 if left is None else min(0.25, left))
+            running = [f for f in running if not f.done()]
+        count = len([f for f in self.inflight if not f.done()])
         self.inflight = [f for f in self.inflight if not f.done()]
-        return len(running)
+        return count
+
+    def _drain_left(self, end: float | None) -> float | None:
+        import time
+
+        lefts = [end - time.monotonic()] if end is not None else []
+        if self.shutdown is not None and self.shutdown.remaining() is not None:
+            lefts.append(self.shutdown.remaining())
+        return min(lefts) if lefts else None
 
     def close(self) -> None:
         self.drain()
-        self.asks.close()
-        self.book.close()
+        with self._lock:  # an abandoned ask sealing right now finishes its line first; later ones find it closed
+            self.asks.close()
+            self.book.close()
         if self.store is not None and hasattr(self.store, "close"):
             self.store.close()
 
