@@ -29,6 +29,7 @@ import structlog
 
 from league.clock import Clock, iso_seconds
 from league.errors import BookError, BookLockedError, ChainBroken, InvalidRecord
+from league.verify_fast import MAX_LINE_BYTES, OVERLONG
 
 log = structlog.get_logger(__name__)
 
@@ -316,6 +317,9 @@ class Book:
             raise InvalidRecord(f"book content may not set {clash}: pass kind and at as arguments")
         body = {**content, "kind": kind, "at": iso_seconds(at or self.clock.now())}
         line = BookLine.seal_new(body, self._n + 1, self._link)
+        if len(line.to_bytes()) > MAX_LINE_BYTES:  # a reader would refuse it: never write it
+            raise InvalidRecord(f"a {kind} line of {len(line.to_bytes())} bytes is longer than a book line may be "
+                                f"({MAX_LINE_BYTES} bytes)")
         self._write(line)
         self._n, self._link = line.n, line.link
         return line
@@ -393,11 +397,15 @@ def iter_lines(path: str | os.PathLike[str]) -> Iterator[BookLine]:
 
 
 def iter_raw(path: str | os.PathLike[str]) -> Iterator[bytes]:
-    """Yield raw complete lines (LF stripped); a torn last line raises ``ChainBroken``."""
+    """Yield raw complete lines (LF stripped); a torn last line or a line longer than
+    ``MAX_LINE_BYTES`` raises ``ChainBroken`` (the long line is not read into memory)."""
     with open(path, "rb") as fh:
         i = 0
-        for i, raw in enumerate(fh, 1):  # noqa: B007 - i is reported on a torn line
+        while raw := fh.readline(MAX_LINE_BYTES + 1):
+            i += 1
             if not raw.endswith(b"\n"):
+                if len(raw) > MAX_LINE_BYTES:
+                    raise ChainBroken(f"line {i}: {OVERLONG}", line=i, reason=OVERLONG)
                 raise ChainBroken(
                     f"line {i}: torn line (no LF at the end of the file)", line=i, reason="torn line"
                 )
