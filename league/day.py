@@ -330,7 +330,10 @@ def _store_raw(lg: League, raw: str) -> tuple[str, str, str]:
         tmp.replace(path)
     except OSError as exc:
         log.error("reply.store_failed", path=str(path), error=str(exc))
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
         return digest, encoding, f"the raw reply could not be stored: {exc.strerror or exc}"
     return digest, encoding, ""
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import signal
 import threading
 import time
@@ -99,6 +100,43 @@ class Cgroups(ABC):
     @abstractmethod
     def create(self, name: str, caps: Caps) -> RunCgroup:
         """A fresh cgroup named ``name`` (unique per run) with ``caps``."""
+
+    @abstractmethod
+    def parents(self) -> list[Path]:
+        """The directories the runs' cgroups are made in."""
+
+    def sweep(self) -> int:
+        """Remove the empty cgroups of runs whose league process is gone (killed, or ended at once by a
+        second SIGTERM while a seat was running); returns how many were removed. Never raises."""
+        removed = 0
+        for parent in self.parents():
+            try:
+                names = [p for p in parent.iterdir() if p.is_dir()]
+            except OSError:
+                continue
+            for path in names:
+                match = _RUN_NAME.match(path.name)
+                if match is None or _alive(int(match.group(1))) or _pids(path / "cgroup.procs"):
+                    continue
+                try:
+                    path.rmdir()
+                    removed += 1
+                except OSError:
+                    pass
+        return removed
+
+
+_RUN_NAME = re.compile(r"^.+-(\d+)-\d+$")  # <owner>-<pid of the league process>-<run number>
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 # ----------------------------------------------------------------------------- file helpers
@@ -277,11 +315,14 @@ class CgroupV2(Cgroups):
                 if pid == os.getpid():
                     raise
 
+    def parents(self) -> list[Path]:
+        return [self.seats]
+
     def create(self, name: str, caps: Caps) -> RunCgroup:
         self.prepare()
         path = self.seats / name
         _mkdir(path)
-        run = _V2Run(path)
+        run = _v2_run(path)
         try:
             _write(path / "memory.max", str(caps.memory_bytes))
             if (path / "memory.swap.max").exists():
@@ -293,22 +334,32 @@ class CgroupV2(Cgroups):
         return run
 
 
-class _V2Run(RunCgroup):
-    def __init__(self, path: Path) -> None:
-        self.path = path
+class _Run(RunCgroup):
+    """One run's cgroup: its directories (one, or one per v1 hierarchy) and where the kernel counts."""
+
+    def __init__(self, dirs: list[Path], *, oom: Path, refused: Path, peak: Path, kill: Path | None = None) -> None:
+        self.dirs, self.oom, self.refused, self.peak, self.kill = dirs, oom, refused, peak, kill
 
     def attach(self, pid: int) -> None:
-        _write(self.path / "cgroup.procs", str(pid))
+        for directory in self.dirs:
+            _write(directory / "cgroup.procs", str(pid))
 
     def report(self) -> CgroupReport:
-        return CgroupReport(
-            oom_kills=_keyed(self.path / "memory.events", "oom_kill"),
-            tasks_refused=_keyed(self.path / "pids.events", "max"),
-            memory_peak=_number(self.path / "memory.peak"),
-        )
+        return CgroupReport(oom_kills=_keyed(self.oom, "oom_kill"), tasks_refused=_keyed(self.refused, "max"),
+                            memory_peak=_number(self.peak))
 
     def close(self) -> None:
-        _empty_and_remove([self.path], kill_file=self.path / "cgroup.kill")
+        _empty_and_remove(self.dirs, kill_file=self.kill)
+
+
+def _v2_run(path: Path) -> _Run:
+    return _Run([path], oom=path / "memory.events", refused=path / "pids.events", peak=path / "memory.peak",
+                kill=path / "cgroup.kill")
+
+
+def _v1_run(memory: Path, pids: Path) -> _Run:
+    return _Run([pids, memory], oom=memory / "memory.oom_control", refused=pids / "pids.events",
+                peak=memory / "memory.max_usage_in_bytes")
 
 
 def _words(path: Path) -> set[str]:
@@ -339,10 +390,13 @@ class CgroupV1(Cgroups):
             return cls(found["memory"], found["pids"])
         return None
 
+    def parents(self) -> list[Path]:
+        return [self.memory, self.pids]
+
     def create(self, name: str, caps: Caps) -> RunCgroup:
         mem, pids = self.memory / name, self.pids / name
         _mkdir(mem)
-        run = _V1Run(mem, pids)
+        run = _v1_run(mem, pids)
         try:
             _mkdir(pids)
             _write(mem / "memory.limit_in_bytes", str(caps.memory_bytes))
@@ -353,25 +407,6 @@ class CgroupV1(Cgroups):
             run.close()
             raise
         return run
-
-
-class _V1Run(RunCgroup):
-    def __init__(self, memory: Path, pids: Path) -> None:
-        self.memory, self.pids = memory, pids
-
-    def attach(self, pid: int) -> None:
-        _write(self.memory / "cgroup.procs", str(pid))
-        _write(self.pids / "cgroup.procs", str(pid))
-
-    def report(self) -> CgroupReport:
-        return CgroupReport(
-            oom_kills=_keyed(self.memory / "memory.oom_control", "oom_kill"),
-            tasks_refused=_keyed(self.pids / "pids.events", "max"),
-            memory_peak=_number(self.memory / "memory.max_usage_in_bytes"),
-        )
-
-    def close(self) -> None:
-        _empty_and_remove([self.pids, self.memory])
 
 
 # ------------------------------------------------------------------------------- detection
@@ -392,9 +427,11 @@ def detect(mode: str | None = None) -> Cgroups | None:
     v2 = CgroupV2.here() if chosen in ("auto", "v2") else None
     if v2 is not None:
         v2.prepare()
+        v2.sweep()
         return v2
     v1 = CgroupV1.here() if chosen in ("auto", "v1") else None
     if v1 is not None:
+        v1.sweep()
         return v1
     wanted = {"auto": "cgroup v2 or v1", "v2": "cgroup v2", "v1": "cgroup v1"}[chosen]
     raise CgroupError(

@@ -24,6 +24,7 @@ from day_helpers import hostile_seat, roster, seat
 from league.cli.init import init_folder
 from league.clock import SimulatedClock
 from league.verify_fast import verify
+from sandbox.cgroups import detect
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 HERE = Path(__file__).resolve().parent
@@ -102,3 +103,5 @@ def test_second_sigterm_exits_at_once(tmp_path: Path) -> None:
     assert proc.returncode == 128 + signal.SIGTERM
     assert "slow" not in _answers(data)  # it did not wait for the slow seat
     assert verify(data / "books" / "council-book.jsonl").ok
+    cgroups = detect()  # the slow seat's run cgroup outlived the daemon; the next league process sweeps it
+    assert cgroups is not None and not [p for d in cgroups.parents() for p in d.glob(f"slow-{proc.pid}-*")]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import cgroups
-from sandbox.cgroups import Caps, CgroupError, CgroupV2, cgroup_mounts, detect, own_cgroups
+from sandbox.cgroups import Caps, CgroupError, CgroupV1, CgroupV2, cgroup_mounts, detect, own_cgroups
 
 PROC_CGROUP_V1 = "9:name=systemd:/\n8:pids:/\n4:memory:/process_api/abc\n1:cpu,cpuacct:/x\n0::/\n"
 PROC_CGROUP_V2 = "0::/system.slice/league.service\n"
@@ -97,3 +97,16 @@ def test_no_usable_cgroup_refuses_to_run_uncapped(monkeypatch: pytest.MonkeyPatc
         detect("auto")
     assert "without a memory and process cap" in str(info.value)
     assert "LEAGUE_SANDBOX_CGROUP=off" in (info.value.fix or "")
+
+
+def test_sweep_removes_only_empty_cgroups_of_dead_league_processes(tmp_path: Path) -> None:
+    memory, pids = tmp_path / "memory", tmp_path / "pids"
+    dead = 2**22 + 17  # above pid_max: no such process
+    for parent in (memory, pids):
+        for name in (f"claude-{dead}-3", f"claude-{os.getpid()}-4", "not-a-run", f"busy-{dead}-1"):
+            (parent / name).mkdir(parents=True)
+        (parent / f"busy-{dead}-1" / "cgroup.procs").write_text("4242\n")
+    removed = CgroupV1(memory, pids).sweep()
+    assert removed == 2
+    assert sorted(p.name for p in memory.iterdir()) == sorted([f"claude-{os.getpid()}-4", "not-a-run",
+                                                               f"busy-{dead}-1"])
