@@ -35,6 +35,7 @@ def open_live(config_dir: Path) -> tuple[Any, Any]:
             "`league run` follow the system clock; a simulated clock is run by `league demo` itself",
             fix='set [clock] mode = "system" in league.toml (or run `league demo` for a simulated season)',
         )
+    sandbox_ready(config)
     store = open_store(config.database_url)
     prices = make_prices(config, store=store)
     from agents.registry import build_seat
@@ -45,6 +46,22 @@ def open_live(config_dir: Path) -> tuple[Any, Any]:
 
     wire(lg, self_check=True)
     return lg, store
+
+
+def sandbox_ready(config: Any) -> None:
+    """Refuse to start when sandboxed seats could not run capped here (no bubblewrap, no cgroup):
+    a clear error now, instead of an incident sealed for every such seat every morning."""
+    from agents.registry import SANDBOXED
+
+    if not any(s.adapter in SANDBOXED for s in config.roster.seat):
+        return
+    from sandbox.bwrap import BwrapSandbox
+    from sandbox.interface import SandboxError
+
+    try:
+        BwrapSandbox()
+    except SandboxError as exc:
+        raise LeagueError(f"the seats' sandbox cannot run on this host: {exc.message}", fix=exc.fix) from None
 
 
 def make_prices(config: Any, *, store: Any = None) -> Any:

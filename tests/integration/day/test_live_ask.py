@@ -17,7 +17,7 @@ from league.cli import app
 from league.cli.daemon import open_live
 from league.cli.init import init_folder
 from league.day import SealFailed, job_ask
-from league.errors import ConfigError
+from league.errors import ConfigError, LeagueError
 
 
 def _live_folder(tmp_path: Path) -> tuple[Path, Path]:
@@ -67,3 +67,14 @@ def test_league_run_ask_exits_non_zero_when_a_seal_fails(tmp_path: Path, monkeyp
     assert res.exit_code == 1, res.output
     assert isinstance(res.exception, SealFailed)  # `league` (main) prints its diagnostics and exits 1
     assert "could not be sealed" in str(res.exception) and "No space left on device" in str(res.exception)
+
+
+def test_the_live_path_refuses_to_run_seats_uncapped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 11 item 4: without a usable cgroup the daemon does not start (a clear error with the fix)."""
+    config_dir, _ = _live_folder(tmp_path)
+    from sandbox import cgroups
+
+    monkeypatch.setattr(cgroups, "_read_proc", lambda name: "")  # a host where no cgroup is ours to write
+    with pytest.raises(LeagueError) as info:
+        open_live(config_dir)
+    assert "sandbox cannot run" in str(info.value) and "LEAGUE_SANDBOX_CGROUP=off" in (info.value.fix or "")
