@@ -490,8 +490,8 @@ def _read_status(fd: int) -> dict[str, int]:
 def _classify_exit(code: int, stderr: bytes, report: CgroupReport) -> EndedBy:
     if code == _SIGXFSZ_EXIT:
         return EndedBy.FILE_SIZE
-    if report.oom_kills or (code != 0 and any(m in stderr for m in MEMORY_MARKERS)):
-        return EndedBy.MEMORY
+    if code != 0 and (report.oom_kills or any(m in stderr for m in MEMORY_MARKERS)):
+        return EndedBy.MEMORY  # (a run that recovered from a helper's OOM kill and exited 0 keeps its answer)
     if code != 0 and report.tasks_refused:
         return EndedBy.PROCESSES
     if code > 128:
