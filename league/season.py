@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from league.book import Book, BookLine, iter_lines
 from league.clock import Clock, SimulatedClock, SystemClock
 from league.config import Config
 from league.errors import ConfigError
+from league.shutdown import Shutdown
 
 log = structlog.get_logger(__name__)
 
@@ -93,7 +95,7 @@ class League:
         self.inflight: list[Any] = []  # live asks still running (futures); close() waits for them
         self.inflight_by_seat: dict[tuple[str, str], Any] = {}  # (session, seat) -> its latest live ask
         self.seal_failures: list[str] = []  # live replies whose line could not be written (`league run` exits 1)
-        self.shutdown: Any = None  # a league.shutdown.Shutdown once a stop can be requested (daemon, `league run`)
+        self.shutdown: Shutdown | None = None  # set where a stop can be requested (daemon, `league run`)
         # Optional stages wired by the integration layer: name -> fn(league, session)
         # ("stamp", "portfolio", "publish", "stamp_upgrade", "ask_context").
         self.hooks: dict[str, Any] = {}
@@ -135,7 +137,6 @@ class League:
 
         Unbounded by default (each seat has its own timeout); once a stop was requested (SIGTERM),
         at most the rest of its grace period. Returns how many asks were still running."""
-        import time
         from concurrent.futures import wait
 
         running = [f for f in self.inflight if not f.done()]
@@ -155,11 +156,10 @@ class League:
         return count
 
     def _drain_left(self, end: float | None) -> float | None:
-        import time
-
         lefts = [end - time.monotonic()] if end is not None else []
-        if self.shutdown is not None and self.shutdown.remaining() is not None:
-            lefts.append(self.shutdown.remaining())
+        grace = self.shutdown.remaining() if self.shutdown is not None else None
+        if grace is not None:
+            lefts.append(grace)
         return min(lefts) if lefts else None
 
     def close(self) -> None:
