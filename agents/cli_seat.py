@@ -111,6 +111,7 @@ class CliSeat(ABC):
                 net=self.spec.net,
                 profile=self.profile(),
                 files_in_home=self.home_files(ask),
+                owner=self.spec.name,
             )
         except (SandboxError, OSError) as exc:
             detail = exc.diagnostics() if isinstance(exc, SandboxError) else str(exc)
@@ -165,11 +166,16 @@ def _limit_failure(res: ExecResult) -> FailureClass | None:
 
 def _run_facts(res: ExecResult) -> dict[str, Any]:
     """How the run went, kept with the reply: the CLI's full output is only hashed (the reply text is raw)."""
-    return {
+    facts: dict[str, Any] = {
         "stdout_sha256": hashlib.sha256(res.stdout).hexdigest(),
         "elapsed_s": round(res.elapsed_s, 3),
         "exit_code": res.exit_code,
     }
+    if res.memory_peak_bytes is not None:
+        facts["memory_peak_bytes"] = res.memory_peak_bytes
+    if res.tasks_refused:
+        facts["tasks_refused"] = res.tasks_refused
+    return facts
 
 
 def _tail(res: ExecResult) -> str:

@@ -8,6 +8,7 @@ SDK only breaks that seat).
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 from agents.base import FailureClass, Seat, SeatError, SeatSpec
@@ -35,6 +36,58 @@ class UnknownAdapter(SeatError):
     def __init__(self, name: str) -> None:
         known = ", ".join(sorted(ADAPTERS))
         super().__init__(f"unknown seat adapter {name!r}; registered adapters: {known}", FailureClass.SEAT_FAULT)
+
+
+def spec_problems(spec: SeatSpec) -> list[str]:
+    """What is wrong with a roster entry, found when the roster is loaded rather than at the first ask
+    (where it became a sandbox incident or a traceback). Imports no adapter module."""
+    if spec.adapter not in ADAPTERS:
+        return [f"unknown adapter {spec.adapter!r}; registered adapters: {', '.join(sorted(ADAPTERS))}"]
+    problems = _sandbox_problems(spec)
+    if spec.adapter == "scripted":
+        problems += _scripted_problems(spec.options)
+    for key in ("executable", "bin_files"):
+        for src in _paths(spec.options.get(key)):
+            if not Path(src).is_file():
+                problems.append(f"options.{key}: {src!r} is not a file (a lab's own CLI and its helper files "
+                                "must exist on the league's host; they are copied into the sandbox)")
+    return problems
+
+
+def _sandbox_problems(spec: SeatSpec) -> list[str]:
+    from sandbox.interface import SandboxError
+    from sandbox.profiles import get_profile, home_relative
+
+    problems = []
+    try:
+        get_profile(spec.profile).with_env_keys(spec.env)
+    except SandboxError as exc:
+        problems.append(exc.message)
+    for rel in spec.credentials:
+        try:
+            home_relative(rel)
+        except SandboxError as exc:
+            problems.append(f"credentials: {exc.message}")
+    return problems
+
+
+def _scripted_problems(options: Any) -> list[str]:
+    from agents.scripted import MODES
+
+    problems = []
+    if str(options.get("mode", "normal")) not in MODES:
+        problems.append(f"options.mode {options.get('mode')!r} is not one of {', '.join(MODES)}")
+    latency = options.get("latency_s", 0)
+    if isinstance(latency, bool) or not isinstance(latency, int | float) or not 0 <= latency <= 86400:
+        problems.append(f"options.latency_s {latency!r} is not a number of seconds between 0 and 86400 "
+                        "(a negative latency would book an answer before its run line)")
+    return problems
+
+
+def _paths(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
 
 
 def adapter_names() -> list[str]:

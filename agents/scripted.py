@@ -73,13 +73,15 @@ class ScriptedSeat:
                 timeout=min(self.spec.timeout_s, 60.0),
                 profile="scripted",
                 files_in_home={"scripted_child.py": child_source()},
+                owner=self.spec.name,
             )
         except SandboxError as exc:
             return self._reply(started, finished, "", FailureClass.SANDBOX, exc.diagnostics())
         if not res.ok:
             failure = FailureClass.TIMEOUT if res.ended_by is EndedBy.TIMEOUT else FailureClass.SEAT_FAULT
             return self._reply(started, finished, "", failure, res.detail + " " + res.err_text[-500:])
-        return self._reply(started, finished, res.text, None, "" if res.text else "no output")
+        text = res.stdout.decode("utf-8", "surrogateescape")  # bytes that are not UTF-8 survive, losslessly
+        return self._reply(started, finished, text, None, "" if text else "no output")
 
     def _reply(self, started: Any, finished: Any, raw: str, failure: FailureClass | None, detail: str) -> SeatReply:
         opts = self.spec.options

@@ -3,6 +3,14 @@
 A reply is parsed, never repaired: a reply without a usable ``forecast`` object is
 ``refused_shape`` with the reason, and the raw text stays sealed as received. Unknown markets or
 horizons are reported as notes and never scored.
+
+Hostile replies are bounded, not trusted (docs/hostile-inputs.md): only the LAST
+``MAX_PARSE_CHARS`` characters are read (the JSON comes last); the search for the last object may
+read at most ``WORK_FACTOR`` times that text (a reply built so that every ``{`` starts a deep or
+long failing parse is refused_shape once that work is spent, instead of taking minutes); nesting
+too deep to parse is a failed candidate, not a crash; every string taken from the reply is cut to a
+stated length and made representable (a lone surrogate such as ``\\ud800`` becomes the six
+characters ``\\ud800``), so whatever the reply holds, the parsed result can be sealed.
 """
 
 from __future__ import annotations
@@ -10,13 +18,34 @@ from __future__ import annotations
 import json
 import math
 import re
+import reprlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 ACTIONS = ("buy_strong", "buy_dips", "hold", "trim", "sell")
 _FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
-MAX_REPLY_CHARS = 2_000_000
+MAX_PARSE_CHARS = 8 * 1024 * 1024  # as much as the sandbox lets a seat print (8 MiB stdout cap)
+WORK_FACTOR = 8  # the object search may read 8x the parsed text (+1 Mi characters) before it gives up
+RECURSION_COST = 32_768  # a candidate too deeply nested to parse costs about this much work
+MAX_NOTES = 50
+TEXT_CAP = 500
+_SHOW = reprlib.Repr()
+_SHOW.maxstring, _SHOW.maxother, _SHOW.maxlevel = 80, 80, 3
+
+
+def clean_text(text: str) -> str:
+    """``text`` with lone surrogates spelled out (``\\udXXX``): what JSON and UTF-8 can carry."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def show(value: Any) -> str:
+    """A short, safe rendering of any parsed value for a note (bounded depth and length)."""
+    return clean_text(_SHOW.repr(value))
 
 
 @dataclass(frozen=True)
@@ -64,26 +93,67 @@ class ParsedReply:
         return {m: {h: c.as_json() for h, c in cells.items()} for m, cells in self.items.items()}
 
 
+class _OutOfWork(Exception):
+    """The object search spent its work budget (a hostile reply): refused_shape, never minutes."""
+
+
+@dataclass
+class _Budget:
+    left: int
+
+    def spend(self, amount: int) -> None:
+        self.left -= max(1, amount)
+        if self.left < 0:
+            raise _OutOfWork
+
+
+def parsed_text(raw: str) -> str:
+    """The part of a reply the parser reads: all of it, or its last ``MAX_PARSE_CHARS`` characters."""
+    return raw[-MAX_PARSE_CHARS:] if len(raw) > MAX_PARSE_CHARS else raw
+
+
+def find_json(raw: str) -> tuple[dict[str, Any] | None, str]:
+    """``(object, "")`` for the last top-level JSON object of the reply (a fenced block is preferred),
+    or ``(None, why)``."""
+    text = parsed_text(raw)
+    budget = _Budget(WORK_FACTOR * len(text) + (1 << 20))
+    try:
+        for block in reversed(_FENCE.findall(text)):
+            found = _last_object(block, budget)
+            if found is not None:
+                return found, ""
+        found = _last_object(text, budget)
+    except _OutOfWork:
+        return None, (f"no JSON object could be found within the parser's work cap ({WORK_FACTOR}x the reply's "
+                      "length): the reply is built of deeply nested or endlessly failing JSON")
+    return found, "" if found is not None else "no JSON object found in the reply"
+
+
 def extract_json(raw: str) -> dict[str, Any] | None:
     """The last top-level JSON object in the reply (a fenced block is preferred)."""
-    text = raw[:MAX_REPLY_CHARS]
-    for block in reversed(_FENCE.findall(text)):
-        found = _last_object(block)
-        if found is not None:
-            return found
-    return _last_object(text)
+    return find_json(raw)[0]
 
 
-def _last_object(text: str) -> dict[str, Any] | None:
+def _last_object(text: str, budget: _Budget) -> dict[str, Any] | None:
     decoder = json.JSONDecoder()
     best: dict[str, Any] | None = None
     pos = text.find("{")
     while pos >= 0:
         try:
             obj, end = decoder.raw_decode(text, pos)
-        except ValueError:
+        except json.JSONDecodeError as exc:
+            budget.spend(exc.pos - pos)
             pos = text.find("{", pos + 1)
             continue
+        except ValueError:  # e.g. an integer of more than 4300 digits
+            budget.spend(len(text) - pos)
+            pos = text.find("{", pos + 1)
+            continue
+        except RecursionError:
+            budget.spend(RECURSION_COST)
+            pos = text.find("{", pos + 1)
+            continue
+        budget.spend(end - pos)
         if isinstance(obj, dict):
             best = obj
         pos = text.find("{", end)
@@ -98,12 +168,27 @@ def _number(value: Any) -> float | None:
             except ValueError:
                 return None
         return None
-    return float(value) if math.isfinite(value) else None
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond any float
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _text(value: Any, cap: int = TEXT_CAP) -> str:
+    """A string field of the reply, cut to ``cap``; a non-string is shown, never expanded without bound."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return clean_text(value[:cap])
+    if isinstance(value, bool | int | float):
+        return clean_text(str(value)[:cap])
+    return show(value)[:cap]
 
 
 def _strings(value: Any) -> tuple[str, ...]:
     if isinstance(value, list):
-        return tuple(str(v) for v in value if isinstance(v, str | int | float))[:50]
+        return tuple(_text(v, 2000) for v in value if isinstance(v, str | int | float))[:50]
     return ()
 
 
@@ -116,7 +201,7 @@ def parse_cell(obj: Any) -> Cell | None:
     prob = _number(obj.get("prob_up"))
     status, problem = "elicited", ""
     if prob is None:
-        status, problem = "invalid", f"prob_up {obj.get('prob_up')!r} is not a number"
+        status, problem = "invalid", f"prob_up {show(obj.get('prob_up'))} is not a number"
     elif not 0 <= prob <= 100:
         status, problem, prob = "invalid", f"prob_up {prob} outside 0-100", None
     elif prob == 50:
@@ -130,8 +215,8 @@ def parse_cell(obj: Any) -> Cell | None:
         entry=_number(obj.get("entry")),
         target=_number(obj.get("target")),
         invalidation=_number(obj.get("invalidation")),
-        risk=str(obj.get("risk") or "")[:500],
-        revise_if=str(obj.get("revise_if") or "")[:500],
+        risk=_text(obj.get("risk")),
+        revise_if=_text(obj.get("revise_if")),
         crowd_up=_number(obj.get("crowd_up")),
         source_urls=_strings(obj.get("source_urls")),
         source_domains=_strings(obj.get("source_domains")),
@@ -142,15 +227,31 @@ def parse_cell(obj: Any) -> Cell | None:
 def _action(value: Any) -> tuple[str, str]:
     if value in (None, ""):
         return "", ""
-    word = str(value).strip().lower()
-    return (word, "") if word in ACTIONS else ("", str(value)[:100])
+    text = _text(value, 100)
+    word = text.strip().lower()
+    return (word, "") if word in ACTIONS else ("", text)
 
 
 def parse_reply(raw: str, markets: Mapping[str, Sequence[str]]) -> ParsedReply:
-    """Parse a raw reply against the markets (code → horizons) that were asked."""
-    obj = extract_json(raw)
+    """Parse a raw reply against the markets (code → horizons) that were asked. Never raises for
+    anything the reply holds."""
+    head = [f"the reply is {len(raw)} characters; only its last {MAX_PARSE_CHARS} were parsed"] \
+        if len(raw) > MAX_PARSE_CHARS else []
+    try:
+        parsed = _parse(raw, markets)
+    except RecursionError:
+        parsed = ParsedReply(ok=False, failure="the reply's JSON object is nested too deeply to read")
+    notes = [*head, *parsed.notes]
+    if len(notes) > MAX_NOTES:
+        notes = [*notes[:MAX_NOTES], f"... and {len(notes) - MAX_NOTES} more notes"]
+    return ParsedReply(ok=parsed.ok, failure=parsed.failure, items=parsed.items, years=parsed.years,
+                       notes=tuple(notes))
+
+
+def _parse(raw: str, markets: Mapping[str, Sequence[str]]) -> ParsedReply:
+    obj, why = find_json(raw)
     if obj is None:
-        return ParsedReply(ok=False, failure="no JSON object found in the reply")
+        return ParsedReply(ok=False, failure=why)
     forecast = obj.get("forecast")
     if not isinstance(forecast, Mapping):
         return ParsedReply(ok=False, failure="the reply's JSON object has no `forecast` object")
@@ -159,7 +260,7 @@ def parse_reply(raw: str, markets: Mapping[str, Sequence[str]]) -> ParsedReply:
     notes: list[str] = []
     for code, body in forecast.items():
         if code not in markets:
-            notes.append(f"unknown market {code!r} ignored")
+            notes.append(f"unknown market {show(code)} ignored")
             continue
         if not isinstance(body, Mapping):
             notes.append(f"market {code}: not an object")
@@ -169,10 +270,26 @@ def parse_reply(raw: str, markets: Mapping[str, Sequence[str]]) -> ParsedReply:
         if cells:
             items[code] = cells
         if isinstance(body.get("years"), str):
-            years[code] = body["years"][:1000]
+            years[code] = _text(body["years"], 1000)
+    scale = _scale_problem(items)
+    if scale:
+        return ParsedReply(ok=False, failure=scale, notes=tuple(notes))
+    notes += [f"{code} {h}: prob_up {c.prob_up} is below 1, read as {c.prob_up}% (prob_up is on a 0-100 scale)"
+              for code, cells in items.items() for h, c in cells.items()
+              if c.prob_up is not None and 0 < c.prob_up < 1]
     if not items:  # well-formed but empty: every cell is missing (counted_50 for the service score only)
         notes.append("the forecast object holds no cell for any asked market")
     return ParsedReply(ok=True, items=items, years=years, notes=tuple(notes))
+
+
+def _scale_problem(items: Mapping[str, Mapping[str, Cell]]) -> str:
+    """A reply whose every stated prob_up lies in [0, 1], one of them strictly between, used the 0-1
+    scale: refused (docs/answer-format.md), never rescaled."""
+    probs = [c.prob_up for cells in items.values() for c in cells.values() if c.prob_up is not None]
+    if probs and all(p <= 1 for p in probs) and any(0 < p < 1 for p in probs):
+        return (f"every prob_up is between 0 and 1 ({len(probs)} cells): the reply looks like a 0-1 scale, but "
+                "prob_up is a percentage (0-100); nothing was rescaled")
+    return ""
 
 
 def _market_cells(code: str, body: Mapping[str, Any], horizons: Sequence[str]) -> tuple[dict[str, Cell], list[str]]:
@@ -182,9 +299,36 @@ def _market_cells(code: str, body: Mapping[str, Any], horizons: Sequence[str]) -
         if key == "years":
             continue
         if key not in horizons:
-            notes.append(f"market {code}: unknown horizon {key!r} ignored")
+            notes.append(f"market {code}: unknown horizon {show(key)} ignored")
             continue
         cell = parse_cell(value)
         if cell is not None:
             cells[key] = cell
     return cells, notes
+
+
+def json_safe(value: Any, depth: int = 12, width: int = 200, text_cap: int = 2000) -> Any:
+    """A copy of ``value`` that any book line can carry: strings cut and made representable, keys as
+    strings, non-finite numbers as ``None``, at most ``depth`` levels and ``width`` entries per
+    container (what lies beyond is replaced by a marker string). For what seats report about
+    themselves (``usage``) and objects read back from a reply."""
+    if isinstance(value, str):
+        return clean_text(value[:text_cap])
+    if value is None or isinstance(value, bool | int):
+        return value if not isinstance(value, int) or abs(value) < 10**18 else "(integer too large)"
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if depth <= 0:
+        return "(nested deeper than the book keeps)"
+    if isinstance(value, Mapping):
+        out = {clean_text(str(k)[:200]): json_safe(v, depth - 1, width, text_cap)
+               for k, v in list(value.items())[:width]}
+        if len(value) > width:
+            out["…"] = f"{len(value) - width} more entries dropped"
+        return out
+    if isinstance(value, list | tuple):
+        items = [json_safe(v, depth - 1, width, text_cap) for v in list(value)[:width]]
+        if len(value) > width:
+            items.append(f"… {len(value) - width} more entries dropped")
+        return items
+    return show(value)

@@ -29,6 +29,7 @@ import structlog
 
 from league.clock import Clock, iso_seconds
 from league.errors import BookError, BookLockedError, ChainBroken, InvalidRecord
+from league.verify_fast import MAX_LINE_BYTES, OVERLONG
 
 log = structlog.get_logger(__name__)
 
@@ -188,17 +189,26 @@ class Book:
         self.recovery: Recovery | None = None
         self._lock_fd = -1
         self._fd = -1
-        self._acquire_lock()
         try:
+            self._acquire_lock()
             self._open_and_recover()
-        except BaseException:
-            self.close()
+        except BaseException as exc:
+            self.close()  # never leave the lock behind: a later open in this process must not find it held
+            if isinstance(exc, OSError):
+                raise BookError(
+                    f"book {self.path} could not be opened ({exc.strerror or exc}); nothing was written",
+                    fix="check the disk of the data folder (space, permissions) and open it again",
+                ) from exc
             raise
 
     # ----------------------------------------------------------------- lock and recovery
     def _acquire_lock(self) -> None:
+        """One writer per book FILE: the lock is named after the book's resolved path, so a symlink
+        to the book takes the same lock; the book's own inode is locked too (:meth:`_lock_inode`),
+        which covers a hard link."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock_path = self.path.with_name(self.path.name + ".lock")
+        real = self.path.resolve()
+        lock_path = real.with_name(real.name + ".lock")
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -208,10 +218,22 @@ class Book:
                 f"book {self.path} is already open for writing by {_holder_text(lock_path)}",
                 fix="stop that process (one writer per book) or wait for it to finish",
             ) from None
-        holder = f"pid {os.getpid()} on {socket.gethostname()} ({' '.join(sys.argv)[:200]})"
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, holder.encode("utf-8", "replace"), 0)
         self._lock_fd = fd
+        holder = f"pid {os.getpid()} on {socket.gethostname()} ({' '.join(sys.argv)[:200]})"
+        try:  # who holds the lock is for people reading an error: a full disk must not stop the open
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, holder.encode("utf-8", "replace"), 0)
+        except OSError as exc:
+            log.warning("book.lock_holder_unwritten", book=str(self.path), error=str(exc))
+
+    def _lock_inode(self) -> None:
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BookLockedError(
+                f"book {self.path} is already open for writing under another name (a hard link of it)",
+                fix="stop that process (one writer per book) or wait for it to finish",
+            ) from None
 
     def _release_lock(self) -> None:
         if self._lock_fd >= 0:
@@ -222,6 +244,7 @@ class Book:
     def _open_and_recover(self) -> None:
         created = not self.path.exists()
         self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        self._lock_inode()
         if created:
             _fsync_dir(self.path.parent)
         size = os.fstat(self._fd).st_size
@@ -230,6 +253,13 @@ class Book:
         self._n, self._link = 0, ""
         if size:
             last = self._parse_last_line(size)
+            count = _count_lines(self._fd, size)
+            if last.n != count:  # appending n+1 after it would write a line no reader accepts
+                raise BookError(
+                    f"book {self.path}: its last line says n = {last.n} but it is line {count} of the file; "
+                    "nothing was written",
+                    fix=f"run `league verify {self.path}` to find the first bad line; a book is never repaired",
+                )
             self._n, self._link = last.n, last.link
 
     def _parse_last_line(self, size: int) -> BookLine:
@@ -287,6 +317,9 @@ class Book:
             raise InvalidRecord(f"book content may not set {clash}: pass kind and at as arguments")
         body = {**content, "kind": kind, "at": iso_seconds(at or self.clock.now())}
         line = BookLine.seal_new(body, self._n + 1, self._link)
+        if len(line.to_bytes()) > MAX_LINE_BYTES:  # a reader would refuse it: never write it
+            raise InvalidRecord(f"a {kind} line of {len(line.to_bytes())} bytes is longer than a book line may be "
+                                f"({MAX_LINE_BYTES} bytes)")
         self._write(line)
         self._n, self._link = line.n, line.link
         return line
@@ -364,11 +397,15 @@ def iter_lines(path: str | os.PathLike[str]) -> Iterator[BookLine]:
 
 
 def iter_raw(path: str | os.PathLike[str]) -> Iterator[bytes]:
-    """Yield raw complete lines (LF stripped); a torn last line raises ``ChainBroken``."""
+    """Yield raw complete lines (LF stripped); a torn last line or a line longer than
+    ``MAX_LINE_BYTES`` raises ``ChainBroken`` (the long line is not read into memory)."""
     with open(path, "rb") as fh:
         i = 0
-        for i, raw in enumerate(fh, 1):  # noqa: B007 - i is reported on a torn line
+        while raw := fh.readline(MAX_LINE_BYTES + 1):
+            i += 1
             if not raw.endswith(b"\n"):
+                if len(raw) > MAX_LINE_BYTES:
+                    raise ChainBroken(f"line {i}: {OVERLONG}", line=i, reason=OVERLONG)
                 raise ChainBroken(
                     f"line {i}: torn line (no LF at the end of the file)", line=i, reason="torn line"
                 )

@@ -127,6 +127,14 @@ class Methodology(Frozen):
     family_weight: float = Field(default=1 / 3, gt=0, le=1)
     calib_min: int = Field(default=20, ge=1)
 
+    @field_validator("consensus_clamp")
+    @classmethod
+    def _clamp(cls, value: tuple[float, float]) -> tuple[float, float]:
+        low, high = value
+        if not 0 <= low < high <= 100:
+            raise ValueError(f"{list(value)} is not [low, high] with 0 <= low < high <= 100 (percent)")
+        return value
+
     def as_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
@@ -224,6 +232,14 @@ def read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(fh)
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found", fix="run `league init DIR` to write a working config") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a TOML file", fix=f"replace {path} by the file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})",
+                          fix="check the file's permissions") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})",
+                          fix="save the file as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})", fix="fix the syntax at the position shown") from None
 
@@ -269,8 +285,35 @@ def load_settings(path: Path) -> LeagueSettings:
     return load_toml_model(LeagueSettings, path)
 
 
+def load_league_settings(path: Path) -> LeagueSettings:
+    """league.toml of a league: it must state its price provider. An empty file used to mean live
+    Yahoo prices and the wall clock without a word (and, offline, a snapshot retrying for minutes)."""
+    raw = read_toml(path)
+    prices = raw.get("prices")
+    if not isinstance(prices, dict) or "provider" not in prices:
+        empty = " (the file is empty)" if not raw else ""
+        raise ConfigError(
+            f"{path}: key `prices.provider` is missing{empty}: a league must say where its prices come from",
+            fix='add [prices] provider = "yahoo" (live, needs the network) or "replay" (offline); '
+                "`league init DIR` writes a complete file",
+        )
+    return load_toml_model(LeagueSettings, path, raw)
+
+
 def load_roster(path: Path) -> Roster:
-    return load_toml_model(Roster, path)
+    """The roster, with each seat checked the way it will run (adapter, profile, credential paths,
+    key variables, adapter options, a lab's executable): a mistake is a ConfigError now, not a
+    traceback or a sandbox incident at the first ask."""
+    from agents.registry import spec_problems
+
+    roster = load_toml_model(Roster, path)
+    for i, spec in enumerate(roster.seat):
+        problems = spec_problems(spec)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise ConfigError(f"{path}: seat {i + 1} ({spec.name!r}): {problems[0]}{more}",
+                              fix="correct that [[seat]] entry (docs/seats.md lists what each adapter takes)")
+    return roster
 
 
 class Config(Frozen):
@@ -297,7 +340,7 @@ def load_config(folder: Path, *, roster_file: str = "roster.toml") -> Config:
         raise ConfigError(f"{folder}: config folder not found", fix="run `league init DIR` or pass --config")
     config = Config(
         folder=folder.resolve(),
-        settings=load_settings(folder / "league.toml"),
+        settings=load_league_settings(folder / "league.toml"),
         markets=load_markets(folder / "markets.toml"),
         roster=load_roster(folder / roster_file),
     )

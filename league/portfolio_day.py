@@ -16,8 +16,8 @@ from typing import Any
 
 import structlog
 
-from league.answers import extract_json
-from league.day import COUNTED, sealed_time
+from league.answers import extract_json, json_safe
+from league.day import COUNTED, read_reply, sealed_time
 from league.season import League
 
 log = structlog.get_logger(__name__)
@@ -123,11 +123,11 @@ def counted_decisions(lg: League, session: str) -> list[Any]:
 
 def _reply_object(lg: League, answer: dict[str, Any]) -> dict[str, Any]:
     """The seat's own JSON object (with any ``targets`` block); the sealed cells when the raw is gone."""
-    path = lg.data_dir / "replies" / f"{answer['own_sha256']}.txt"
-    if path.is_file():
-        obj = extract_json(path.read_text(encoding="utf-8"))
-        if obj is not None:
-            return obj
+    raw = read_reply(lg.data_dir, answer)
+    obj = extract_json(raw) if raw is not None else None
+    if obj is not None:
+        safe: dict[str, Any] = json_safe(obj)  # whatever the seat wrote, the portfolio lines can carry it
+        return safe
     return {"forecast": answer.get("items", {})}
 
 

@@ -9,6 +9,7 @@ twice over: the ledger claims it atomically and the day's functions check the bo
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -19,6 +20,7 @@ import structlog
 
 from league.config import Schedule
 from league.season import League
+from league.shutdown import Shutdown
 
 log = structlog.get_logger(__name__)
 ET = ZoneInfo("America/New_York")
@@ -152,8 +154,10 @@ def run_job(lg: League, job: str, session: str, *, ledger: Any = None) -> str:
 
 
 def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Any = None,
-             before_each: Callable[[Fire], object] | None = None) -> list[tuple[Fire, str]]:
-    """Run, in order, every planned job in [start, until) not yet done; each once."""
+             before_each: Callable[[Fire], object] | None = None,
+             should_stop: Callable[[], bool] = lambda: False) -> list[tuple[Fire, str]]:
+    """Run, in order, every planned job in [start, until) not yet done; each once (and none after
+    ``should_stop`` turns true: a stop was requested)."""
     done: list[tuple[Fire, str]] = []
     opened = lg.index.of_kind("opening")
     if opened:
@@ -161,6 +165,9 @@ def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Any = None
 
         start = max(start, parse_iso(opened[0]["at"]))
     for fire in planned(lg.config.settings.schedule, lg.calendar, start, until):
+        if should_stop():
+            log.info("catch_up.stopped", next_job=fire.job, session=fire.session)
+            break
         if before_each is not None:
             before_each(fire)
         done.append((fire, run_job(lg, fire.job, fire.session, ledger=ledger)))
@@ -169,16 +176,29 @@ def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Any = None
 
 # ------------------------------------------------------------------------------- daemon
 _DAEMON: dict[str, Any] = {}
+_ACTIVE = threading.Condition()
+_RUNNING: list[str] = []  # scheduled jobs running now
 
 
 def scheduled_entry(job: str) -> None:
     """Module-level job function for the persistent job store (APScheduler needs an importable name)."""
     lg, ledger = _DAEMON["league"], _DAEMON.get("ledger")
+    stop: Shutdown | None = _DAEMON.get("shutdown")
+    if stop is not None and stop.requested.is_set():
+        log.info("job.not_started_stopping", job=job)
+        return
     session = lg.clock.now().astimezone(ET).date()
     if not lg.calendar.is_session(session):
         log.info("job.not_a_session", job=job, day=str(session))
         return
-    run_job(lg, job, session.isoformat(), ledger=ledger)
+    with _ACTIVE:
+        _RUNNING.append(job)
+    try:
+        run_job(lg, job, session.isoformat(), ledger=ledger)
+    finally:
+        with _ACTIVE:
+            _RUNNING.remove(job)
+            _ACTIVE.notify_all()
 
 
 def build_scheduler(lg: League, db_url: str, *, blocking: bool = True) -> Any:
@@ -196,10 +216,35 @@ def build_scheduler(lg: League, db_url: str, *, blocking: bool = True) -> Any:
     return sched
 
 
-def run_daemon(lg: League, ledger: Any, db_url: str) -> None:
-    """Catch up on what a downtime missed since the book opened (in order, once), then run live."""
-    _DAEMON.update(league=lg, ledger=ledger)
+def run_daemon(lg: League, ledger: Any, db_url: str, shutdown: Shutdown | None = None) -> None:
+    """Catch up on what a downtime missed since the book opened (in order, once), then run live
+    until a stop is requested; then start nothing new and wait (bounded) for what is running."""
+    stop = shutdown or Shutdown()
+    _DAEMON.update(league=lg, ledger=ledger, shutdown=stop)
     now = lg.clock.now()
-    ran = catch_up(lg, datetime(2000, 1, 1, tzinfo=ET), now, ledger=ledger)  # catch_up starts at the opening
+    ran = catch_up(lg, datetime(2000, 1, 1, tzinfo=ET), now, ledger=ledger,  # catch_up starts at the opening
+                   should_stop=stop.requested.is_set)
     log.info("daemon.caught_up", jobs=len([r for r in ran if r[1] == "done"]))
-    build_scheduler(lg, db_url).start()
+    if stop.requested.is_set():
+        return
+    sched = build_scheduler(lg, db_url, blocking=False)
+    sched.start()
+    try:
+        while not stop.requested.wait(1.0):
+            pass
+    finally:
+        sched.shutdown(wait=False)  # no job starts from here on
+    log.info("daemon.stopping", signal=stop.signum, grace_s=stop.grace_s, jobs_running=list(_RUNNING))
+    wait_for_jobs(stop)
+
+
+def wait_for_jobs(stop: Shutdown) -> bool:
+    """Wait for scheduled jobs still running, at most the rest of the grace period; True if none is left."""
+    with _ACTIVE:
+        while _RUNNING:
+            left = stop.remaining()
+            if left is not None and left <= 0:
+                log.warning("daemon.jobs_abandoned", jobs=list(_RUNNING))
+                return False
+            _ACTIVE.wait(0.25 if left is None else min(0.25, left))
+    return True

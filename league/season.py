@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,8 @@ from league.asks import ASK_FORMAT_VERSION, AskChain
 from league.book import Book, BookLine, iter_lines
 from league.clock import Clock, SimulatedClock, SystemClock
 from league.config import Config
+from league.errors import ConfigError
+from league.shutdown import Shutdown
 
 log = structlog.get_logger(__name__)
 
@@ -73,6 +76,7 @@ class League:
         self.config = config
         self.clock = clock
         self.data_dir = config.data_dir
+        _reserve_seat_uids(config)
         self.books_dir.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self.book = Book(self.books_dir / "council-book.jsonl", clock)
@@ -90,6 +94,8 @@ class League:
         self.pending: list[Any] = []
         self.inflight: list[Any] = []  # live asks still running (futures); close() waits for them
         self.inflight_by_seat: dict[tuple[str, str], Any] = {}  # (session, seat) -> its latest live ask
+        self.seal_failures: list[str] = []  # live replies whose line could not be written (`league run` exits 1)
+        self.shutdown: Shutdown | None = None  # set where a stop can be requested (daemon, `league run`)
         # Optional stages wired by the integration layer: name -> fn(league, session)
         # ("stamp", "portfolio", "publish", "stamp_upgrade", "ask_context").
         self.hooks: dict[str, Any] = {}
@@ -127,20 +133,40 @@ class League:
             log.warning("store.asks_index_failed", error=str(exc))
 
     def drain(self, timeout: float | None = None) -> int:
-        """Wait for live asks still running, so every reply is sealed before the books close."""
+        """Wait for live asks still running, so every reply is sealed before the books close.
+
+        Unbounded by default (each seat has its own timeout); once a stop was requested (SIGTERM),
+        at most the rest of its grace period. Returns how many asks were still running."""
         from concurrent.futures import wait
 
         running = [f for f in self.inflight if not f.done()]
         if running:
             log.info("league.draining", asks=len(running))
-            wait(running, timeout=timeout)
+        end = None if timeout is None else time.monotonic() + timeout
+        while running:
+            left = self._drain_left(end)
+            if left is not None and left <= 0:
+                seats = sorted(seat for (_, seat), f in self.inflight_by_seat.items() if not f.done())
+                log.warning("league.drain_gave_up", asks_left=len(running), seats=seats)
+                break
+            wait(running, timeout=0.25 if left is None else min(0.25, left))
+            running = [f for f in running if not f.done()]
+        count = len([f for f in self.inflight if not f.done()])
         self.inflight = [f for f in self.inflight if not f.done()]
-        return len(running)
+        return count
+
+    def _drain_left(self, end: float | None) -> float | None:
+        lefts = [end - time.monotonic()] if end is not None else []
+        grace = self.shutdown.remaining() if self.shutdown is not None else None
+        if grace is not None:
+            lefts.append(grace)
+        return min(lefts) if lefts else None
 
     def close(self) -> None:
         self.drain()
-        self.asks.close()
-        self.book.close()
+        with self._lock:  # an abandoned ask sealing right now finishes its line first; later ones find it closed
+            self.asks.close()
+            self.book.close()
         if self.store is not None and hasattr(self.store, "close"):
             self.store.close()
 
@@ -149,6 +175,17 @@ class League:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _reserve_seat_uids(config: Config) -> None:
+    """Fix each seat's sandbox uid from the whole roster, so every league process agrees (docs/sandbox.md)."""
+    from sandbox.identity import reserve_seat_uids
+    from sandbox.interface import SandboxError
+
+    try:
+        reserve_seat_uids(s.name for s in config.roster.seat)
+    except SandboxError as exc:
+        raise ConfigError(exc.message, fix=exc.fix) from None
 
 
 def config_digest(config: Config) -> str:

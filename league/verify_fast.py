@@ -39,6 +39,10 @@ _sha = hashlib.sha256
 _BOOK = ("n", "prev", "seal", "link")
 _BOM = b"\xef\xbb\xbf"
 CHUNK_BYTES = 4 << 20
+# No line the league writes comes near this (answers are a few KB; Book.append refuses longer). A
+# longer line is reported, not read: verifying a hostile 1 GB line (or /dev/zero) stays bounded.
+MAX_LINE_BYTES = 16 << 20
+OVERLONG = f"line longer than {MAX_LINE_BYTES >> 20} MiB (no book line the league writes is): not read"
 SMALL_FILE = 8 << 20
 LONG_LINE = 1024  # above this many characters a line is serialised once, in groups
 
@@ -280,7 +284,10 @@ class VerifyReport:
 
 
 def _blocks(path: str | os.PathLike[str], digest: Any) -> Any:
-    """Yield ``(offset, bytes, torn_tail)`` blocks cut at LF boundaries; feed the digest as we go."""
+    """Yield ``(offset, bytes, tail)`` blocks cut at LF boundaries; feed the digest as we go.
+
+    ``tail`` is ``b""`` for a block of whole lines, the torn bytes after the last LF at the end, or
+    ``None`` when the next line is longer than :data:`MAX_LINE_BYTES` (reading stops there)."""
     with open(path, "rb") as fh:
         carry = b""
         offset = 0
@@ -289,6 +296,10 @@ def _blocks(path: str | os.PathLike[str], digest: Any) -> Any:
             if not block:
                 break
             block = carry + block
+            first = block.find(b"\n")
+            if first > MAX_LINE_BYTES or (first < 0 and len(block) > MAX_LINE_BYTES):
+                yield offset, b"", None
+                return
             cut = block.rfind(b"\n") + 1
             carry = block[cut:]
             if cut:
@@ -308,6 +319,8 @@ def verify(path: str | os.PathLike[str], workers: int | None = None) -> VerifyRe
     state = _State()
     if workers == 1:
         for _, data, torn in _blocks(path, digest):
+            if torn is None:
+                return state.overlong(path, digest)
             if torn or not state.absorb(check_chunk(data, state.next_line)):
                 return state.report(path, digest, torn)
         return state.report(path, digest, b"")
@@ -331,6 +344,12 @@ def _verify_parallel(
     start = 1
     torn_tail = b""
     for offset, data, torn in _blocks(path, digest):
+        if torn is None:
+            while pending:
+                if not state.absorb(pending.popleft().result()):
+                    _cancel(pending)
+                    return state.report(path, digest, b"")
+            return state.overlong(path, digest)
         if torn:
             torn_tail = torn
             break
@@ -356,10 +375,8 @@ def _prefix_sha256(path: str | os.PathLike[str], lines: int) -> str:
     """SHA-256 of the first ``lines`` lines with their LFs (only needed after a failure)."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        for count, raw in enumerate(fh, 1):
-            if count > lines:
-                break
-            digest.update(raw)
+        for _ in range(lines):  # never reads the line after them (it may be the overlong one)
+            digest.update(fh.readline())
     return digest.hexdigest()
 
 
@@ -388,6 +405,10 @@ class _State:
         self.next_line += res.count
         self.link = res.last_link
         return True
+
+    def overlong(self, path: str | os.PathLike[str], digest: Any) -> VerifyReport:
+        self.bad, self.reason = self.next_line, OVERLONG
+        return self.report(path, digest, b"")
 
     def report(self, path: str | os.PathLike[str], digest: Any, torn: bytes) -> VerifyReport:
         if self.bad:

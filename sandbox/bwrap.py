@@ -1,23 +1,30 @@
 """The bubblewrap sandbox: a fresh tmpfs home, read-only system, nothing of the operator.
 
 How a run is built (and why):
-- ``prlimit`` sets address-space, process, file-size and open-file limits before ``bwrap`` starts,
-  so they are inherited by everything inside; no ``preexec_fn`` (unsafe with threads).
-- When the league runs as root, each run drops (``setpriv``, all capabilities gone) to its own
-  unprivileged uid from a pool: the kernel exempts root from the process limit, and a distinct uid
-  keeps concurrent seats' counts apart. ``setpriv`` rather than ``Popen(user=…)`` keeps Python's
-  fast vfork path, which matters when fourteen seats start at once.
+- Each run gets its own cgroup (:mod:`sandbox.cgroups`): a memory cap and a task cap for the whole
+  sandbox, however many processes it starts. The run's first process is a tiny ``sh`` that waits for
+  one line on stdin; the league moves it into the cgroup first and only then lets it ``exec`` the
+  rest, so nothing of the run is ever outside its cgroup.
+- ``prlimit`` sets per-process limits (processes, file size, open files) before ``bwrap`` starts, so
+  they are inherited by everything inside; no ``preexec_fn`` (unsafe with threads). There is no
+  address-space limit when a cgroup caps memory: ``RLIMIT_AS`` breaks the Node-based vendor CLIs.
+- When the league may switch uids (root, or ``CAP_SETUID``/``CAP_SETGID``), each run drops
+  (``setpriv``, capabilities cleared) to its SEAT's own unprivileged uid (:mod:`sandbox.identity`):
+  the kernel counts processes and user namespaces per uid, so one seat's processes never count
+  against another's. ``setpriv`` rather than ``Popen(user=…)`` keeps Python's fast vfork path.
+- ``/`` and ``/dev`` are read-only; the writable mounts (home, ``/tmp``, ``/dev/shm``) are tmpfs of a
+  stated size, so the disk a run can fill is bounded.
 - Credential files and extra files reach the tmpfs home through memfds (``--file``/``--ro-bind-data``):
-  they are copied per run and no file of the operator is ever bind-mounted.
+  they are copied per run (never through a symlink) and no file of the operator is ever bind-mounted.
 - ``--json-status-fd`` tells a command that ran apart from a sandbox that failed to set up: only
   bubblewrap writes that fd, so a seat cannot fake an infrastructure incident on stderr.
 - The deadline kills the whole process group; killing bubblewrap's pid-namespace init takes every
-  process inside with it (and ``--die-with-parent`` covers the league dying).
+  process inside with it (and ``--die-with-parent`` covers the league dying); closing the run's
+  cgroup kills anything left.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import shutil
@@ -32,6 +39,8 @@ from pathlib import Path
 
 import structlog
 
+from sandbox.cgroups import Caps, CgroupReport, Cgroups, RunCgroup, detect
+from sandbox.identity import ANONYMOUS, table_for, uid_range
 from sandbox.interface import BwrapMissing, EndedBy, ExecResult, Now, SandboxError, system_now
 from sandbox.profiles import (
     DEFAULT_PATH,
@@ -40,6 +49,7 @@ from sandbox.profiles import (
     Profile,
     credentials_home,
     get_profile,
+    read_credential,
     safe_home_path,
 )
 
@@ -61,8 +71,13 @@ ETC_FILES = (
 )
 MEMORY_MARKERS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"std::bad_alloc")
 _SIGXFSZ_EXIT = 128 + signal.SIGXFSZ
-_uid_counter = itertools.count()
-_uid_lock = threading.Lock()
+# The run's first process: wait for the league's go (one line on stdin, sent once the process is in
+# its cgroup), then become the sandbox. dash reads a pipe one byte at a time, so the seat's own
+# stdin that follows is untouched.
+_LAUNCH = ["/bin/sh", "-c", 'read -r _ && exec "$@"', "sh"]
+_CAP_SETGID, _CAP_SETUID = 6, 7
+_run_counter = iter(range(1, 2**62))
+_run_lock = threading.Lock()
 
 
 def find_bwrap(path: str | None = None) -> str:
@@ -73,9 +88,20 @@ def find_bwrap(path: str | None = None) -> str:
     return found
 
 
-def _next_uid(base: int, span: int) -> int:
-    with _uid_lock:
-        return base + next(_uid_counter) % span
+def can_switch_uid() -> bool:
+    """True when this process may run seats under other uids (root, or CAP_SETUID and CAP_SETGID)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            eff = next((int(r.split()[1], 16) for r in fh if r.startswith("CapEff:")), 0)
+    except OSError:
+        return os.geteuid() == 0
+    return bool(eff >> _CAP_SETUID & 1 and eff >> _CAP_SETGID & 1)
+
+
+def _run_name(owner: str) -> str:
+    with _run_lock:
+        n = next(_run_counter)
+    return f"{owner}-{os.getpid()}-{n}"
 
 
 def _system_args() -> list[str]:
@@ -133,8 +159,8 @@ class BwrapSandbox:
         bwrap: str | None = None,
         creds_home: Path | None = None,
         now: Now = system_now,
-        uid_base: int = 61000,
-        uid_span: int = 1000,
+        uids: str | None = None,
+        cgroup: str | None = None,
     ) -> None:
         self.bwrap = find_bwrap(bwrap)
         prlimit = shutil.which("prlimit")
@@ -143,12 +169,14 @@ class BwrapSandbox:
             raise SandboxError("prlimit (util-linux) is missing; limits cannot be set", fix=fix)
         self.prlimit = prlimit
         setpriv = shutil.which("setpriv")
-        if os.geteuid() == 0 and not setpriv:
+        self.switch_uid = can_switch_uid()
+        if self.switch_uid and not setpriv:
             raise SandboxError("setpriv (util-linux) is missing; cannot drop root", fix="apt-get install -y util-linux")
         self.setpriv = setpriv or "setpriv"
         self.creds_home = creds_home
         self.now = now
-        self.uid_base, self.uid_span = uid_base, uid_span
+        self.uids = table_for(*uid_range(uids))
+        self.cgroups: Cgroups | None = detect(cgroup)
 
     @staticmethod
     def available() -> bool:
@@ -163,9 +191,11 @@ class BwrapSandbox:
         extra = {str(safe_home_path(rel)) for rel in files_in_home or {}}
         out: list[tuple[str, bytes, bool]] = []
         for cred in profile.credentials:
-            src = root / cred.rel
-            if src.is_file() and str(safe_home_path(cred.rel)) not in extra:
-                out.append((cred.rel, src.read_bytes(), cred.writable))
+            if str(safe_home_path(cred.rel)) in extra:
+                continue
+            content = read_credential(root, cred.rel)
+            if content is not None:
+                out.append((cred.rel, content, cred.writable))
         for rel, content in (files_in_home or {}).items():
             safe_home_path(rel)
             out.append((rel, content, True))
@@ -191,32 +221,26 @@ class BwrapSandbox:
         status_fd: int,
     ) -> list[str]:
         """The full command line: prlimit, then bwrap with namespaces, mounts and home files, then argv."""
-        limits = [
-            self.prlimit,
-            f"--as={profile.memory_mb * MIB}",
-            f"--nproc={profile.nproc}",
-            f"--fsize={profile.fsize_mb * MIB}",
-            f"--nofile={profile.nofile}",
-            "--",
-        ]
+        limits = [self.prlimit]
+        nproc = profile.nproc
+        if self.cgroups is None:  # the operator's opt-out: only the per-process address-space limit is left
+            limits.append(f"--as={profile.memory_mb * MIB}")
+        else:  # the cgroup's task cap is the cap; the uid's RLIMIT_NPROC stays as a looser second fence
+            nproc *= 2
+        limits += [f"--nproc={nproc}", f"--fsize={profile.fsize_mb * MIB}", f"--nofile={profile.nofile}", "--"]
         ns = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
         ns += [] if net else ["--unshare-net"]
         ns += ["--die-with-parent", "--new-session", "--json-status-fd", str(status_fd), "--hostname", "seat"]
-        mounts = _system_args() + [
-            "--proc",
-            "/proc",
-            "--dev",
-            "/dev",
-            "--tmpfs",
-            "/tmp",
-            "--tmpfs",
-            SANDBOX_HOME,
-        ]
+        mounts = _system_args() + ["--proc", "/proc", "--dev", "/dev"]
+        for size_mb, where in ((profile.shm_mb, "/dev/shm"), (profile.tmp_mb, "/tmp"), (profile.home_mb, SANDBOX_HOME)):
+            mounts += ["--size", str(size_mb * MIB), "--tmpfs", where]
         for extra in profile.ro_binds:
             mounts += ["--ro-bind-try", extra, extra]
         for rel, fd, writable in file_fds:
             perms = "0755" if rel.startswith("bin/") else ("0644" if writable else "0444")
             mounts += ["--perms", perms, "--file" if writable else "--ro-bind-data", str(fd), f"{SANDBOX_HOME}/{rel}"]
+        # last: the root and /dev tmpfs (unsized, owned by the seat) become read-only; the sized mounts stay writable
+        mounts += ["--remount-ro", "/dev", "--remount-ro", "/"]
         return [*limits, self.bwrap, *ns, *mounts, "--chdir", SANDBOX_HOME, "--", *argv]
 
     # -- running ----------------------------------------------------------------------------------
@@ -230,8 +254,11 @@ class BwrapSandbox:
         net: bool = False,
         profile: str | Profile = "default",
         files_in_home: Mapping[str, bytes] | None = None,
+        owner: str | None = None,
     ) -> ExecResult:
-        """Run ``argv`` in a fresh sandbox; raise :class:`SandboxError` only if isolation failed."""
+        """Run ``argv`` in a fresh sandbox; raise :class:`SandboxError` only if isolation failed.
+
+        ``owner`` names the seat the run belongs to: its uid and its cgroup's name derive from it."""
         prof = get_profile(profile) if isinstance(profile, str) else profile
         if not argv:
             raise SandboxError("nothing to run: empty argv")
@@ -239,57 +266,67 @@ class BwrapSandbox:
             raise SandboxError(f"timeout must be positive, got {timeout}")
         if net and not prof.allow_net:
             raise SandboxError(f"profile {prof.name!r} does not allow network access")
+        who = owner or ANONYMOUS
         files = self.home_files(prof, files_in_home)
         fds = [(rel, _memfd(rel, content), w) for rel, content, w in files]
-        status_r, status_w = os.pipe()
+        cgroup: RunCgroup | None = None
         try:
-            cmd = self.build_argv(argv, prof, net, fds, status_w)
-            return self._run(cmd, tuple(argv), prof, stdin, timeout, self.env_for(prof, env), fds, status_r, status_w)
+            uid = self.uids.uid(who) if self.switch_uid else None
+            if self.cgroups is not None:
+                cgroup = self.cgroups.create(_run_name(who), Caps(prof.memory_mb * MIB, prof.nproc))
+            status_r, status_w = os.pipe()
+            try:
+                cmd = self.build_argv(argv, prof, net, fds, status_w)
+                start = _Start(cmd, self.env_for(prof, env), (status_w, *(fd for _, fd, _ in fds)), stdin, uid, cgroup)
+                return self._run(start, tuple(argv), prof, timeout, status_r, status_w)
+            finally:
+                os.close(status_r)  # status_w is closed by _run right after the start, exactly once
         finally:
             for _, fd, _ in fds:
                 os.close(fd)
-            os.close(status_r)  # status_w is closed by _run right after the start, exactly once
+            if cgroup is not None:
+                cgroup.close()
 
-    def _popen(
-        self, cmd: list[str], env: dict[str, str], pass_fds: tuple[int, ...], stdin: bytes | None
-    ) -> subprocess.Popen[bytes]:
-        if os.geteuid() == 0:  # drop root via setpriv: Popen(user=...) would forbid the fast vfork path
-            uid = _next_uid(self.uid_base, self.uid_span)
-            cmd = [self.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--", *cmd]
+    def _popen(self, start: _Start) -> subprocess.Popen[bytes]:
+        cmd = start.cmd
+        if start.uid is not None:  # drop root via setpriv: Popen(user=...) would forbid the fast vfork path
+            cmd = [self.setpriv, f"--reuid={start.uid}", f"--regid={start.uid}", "--clear-groups",
+                   "--inh-caps=-all", "--ambient-caps=-all", "--", *cmd]
+        if start.cgroup is not None:
+            cmd = [*_LAUNCH, *cmd]
         try:
-            return subprocess.Popen(  # noqa: S603 - argv is built above, never through a shell
+            proc = subprocess.Popen(  # noqa: S603 - argv is built above, never through a shell
                 cmd,
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdin=subprocess.PIPE if start.piped_stdin else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=env,
+                env=start.env,
                 cwd="/",
-                pass_fds=pass_fds,
+                pass_fds=start.pass_fds,
                 start_new_session=True,
             )
         except OSError as exc:
             raise SandboxError(f"could not start the sandbox: {exc}", fix=INSTALL_FIX) from exc
+        if start.cgroup is not None:
+            try:
+                start.cgroup.attach(proc.pid)  # before the go: nothing of the run is ever outside its cgroup
+            except SandboxError:
+                proc.kill()
+                proc.communicate()
+                raise
+        return proc
 
     def _run(
-        self,
-        cmd: list[str],
-        argv: tuple[str, ...],
-        prof: Profile,
-        stdin: bytes | None,
-        timeout: float,
-        env: dict[str, str],
-        fds: list[tuple[str, int, bool]],
-        status_r: int,
-        status_w: int,
+        self, start: _Start, argv: tuple[str, ...], prof: Profile, timeout: float, status_r: int, status_w: int
     ) -> ExecResult:
         started_at, t0 = self.now(), time.monotonic()
         try:
-            proc = self._popen(cmd, env, (status_w, *(fd for _, fd, _ in fds)), stdin)
+            proc = self._popen(start)
         finally:
             os.close(status_w)  # only bubblewrap may hold the write end, so EOF means it is gone
         run = _Run(proc)
         out, err = _Capture(prof.stdout_cap, True), _Capture(prof.stderr_cap, False)
-        threads = _start_io(run, stdin, out, err)
+        threads = _start_io(run, start.stdin_bytes, out, err)
         threads[0].join(timeout=max(0.0, timeout - (time.monotonic() - t0)))
         if threads[0].is_alive():
             run.kill(EndedBy.TIMEOUT)
@@ -302,7 +339,8 @@ class BwrapSandbox:
             th.join()
         elapsed = time.monotonic() - t0
         status = _read_status(status_r)
-        return self._result(argv, run, out, err, status, started_at, elapsed)
+        report = start.cgroup.report() if start.cgroup is not None else CgroupReport()
+        return self._result(argv, run, out, err, status, started_at, elapsed, _Outcome(prof, report))
 
     def _result(
         self,
@@ -313,6 +351,7 @@ class BwrapSandbox:
         status: dict[str, int],
         started_at: datetime,
         elapsed: float,
+        outcome: _Outcome,
     ) -> ExecResult:
         finished_at = self.now()
         assert run.proc.returncode is not None
@@ -321,7 +360,7 @@ class BwrapSandbox:
             detail = err.data().decode("utf-8", "replace").strip()
             log.error("sandbox.setup_failed", detail=detail, code=run.proc.returncode)
             raise SandboxError(f"the sandbox failed to start: {detail or 'no detail'}", fix=_setup_fix(detail))
-        ended_by = run.ended_by or _classify_exit(exit_code, err.data())
+        ended_by = run.ended_by or _classify_exit(exit_code, err.data(), outcome.report)
         return ExecResult(
             argv=argv,
             stdout=out.data(),
@@ -333,13 +372,51 @@ class BwrapSandbox:
             elapsed_s=elapsed,
             stdout_truncated=out.truncated,
             stderr_truncated=err.truncated,
-            detail=_detail(ended_by, out, exit_code),
+            detail=_detail(ended_by, out, exit_code, outcome),
+            oom_kills=outcome.report.oom_kills,
+            tasks_refused=outcome.report.tasks_refused,
+            memory_peak_bytes=outcome.report.memory_peak,
         )
+
+
+@dataclass(frozen=True)
+class _Start:
+    """How one run is started: the sandbox command line and what wraps it."""
+
+    cmd: list[str]
+    env: dict[str, str]
+    pass_fds: tuple[int, ...]
+    stdin: bytes | None
+    uid: int | None
+    cgroup: RunCgroup | None
+
+    @property
+    def piped_stdin(self) -> bool:
+        return self.stdin is not None or self.cgroup is not None
+
+    @property
+    def stdin_bytes(self) -> bytes | None:
+        """What is written to stdin: with a cgroup, first the launcher's go line."""
+        if self.cgroup is None:
+            return self.stdin
+        return b"\n" + (self.stdin or b"")
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    profile: Profile
+    report: CgroupReport
 
 
 def _setup_fix(detail: str) -> str:
     if "execvp" in detail:
         return "the command is not installed inside the sandbox: install it under /usr (e.g. npm install -g)"
+    if "Resource temporarily unavailable" in detail:
+        return ("the seat's uid reached its process limit (RLIMIT_NPROC counts every process of a uid): another "
+                "run under the same uid holds that many processes; each seat has its own uid "
+                "(LEAGUE_SEAT_UIDS), so look for a process outside the league using that uid (ps -u UID)")
+    if "No space left on device" in detail:
+        return "the host's user-namespace limit is reached: raise user.max_user_namespaces (sysctl)"
     if "namespace" in detail or "setting up uid map" in detail:
         return "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or check bwrap"
     return INSTALL_FIX
@@ -410,19 +487,28 @@ def _read_status(fd: int) -> dict[str, int]:
     return status
 
 
-def _classify_exit(code: int, stderr: bytes) -> EndedBy:
+def _classify_exit(code: int, stderr: bytes, report: CgroupReport) -> EndedBy:
     if code == _SIGXFSZ_EXIT:
         return EndedBy.FILE_SIZE
-    if code != 0 and any(m in stderr for m in MEMORY_MARKERS):
-        return EndedBy.MEMORY
+    if code != 0 and (report.oom_kills or any(m in stderr for m in MEMORY_MARKERS)):
+        return EndedBy.MEMORY  # (a run that recovered from a helper's OOM kill and exited 0 keeps its answer)
+    if code != 0 and report.tasks_refused:
+        return EndedBy.PROCESSES
     if code > 128:
         return EndedBy.SIGNAL
     return EndedBy.EXIT
 
 
-def _detail(ended_by: EndedBy, out: _Capture, code: int) -> str:
+def _detail(ended_by: EndedBy, out: _Capture, code: int, outcome: _Outcome) -> str:
+    prof, report = outcome.profile, outcome.report
     if ended_by is EndedBy.OUTPUT_CAP:
         return f"stdout exceeded {out.cap} bytes; run killed and output truncated"
+    if ended_by is EndedBy.MEMORY and report.oom_kills:
+        return (f"memory cap of {prof.memory_mb} MiB for the whole sandbox reached: the kernel killed "
+                f"{report.oom_kills} process(es) of the run (exit code {code})")
+    if ended_by is EndedBy.PROCESSES:
+        return (f"process cap of {prof.nproc} tasks for the whole sandbox reached: {report.tasks_refused} "
+                f"fork(s) refused (exit code {code})")
     if ended_by is EndedBy.EXIT:
         return f"exit code {code}"
     return f"ended by {ended_by.value} (exit code {code})"

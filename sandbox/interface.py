@@ -53,6 +53,7 @@ class EndedBy(enum.StrEnum):
     MEMORY = "memory"
     OUTPUT_CAP = "output_cap"
     FILE_SIZE = "file_size"
+    PROCESSES = "processes"
     SIGNAL = "signal"
 
 
@@ -71,6 +72,9 @@ class ExecResult:
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     detail: str = ""
+    oom_kills: int = 0  # processes the kernel killed at the run's memory cap
+    tasks_refused: int = 0  # forks refused at the run's task cap
+    memory_peak_bytes: int | None = None
 
     def __post_init__(self) -> None:
         if self.started_at.tzinfo is None or self.finished_at.tzinfo is None:
@@ -106,4 +110,5 @@ class Sandbox(Protocol):
         net: bool = False,
         profile: str | Profile = "default",
         files_in_home: Mapping[str, bytes] | None = None,
+        owner: str | None = None,
     ) -> ExecResult: ...

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -23,6 +24,7 @@ BASE_ENV = ("PATH", "HOME", "LANG", "TZ")
 DEFAULT_PATH = f"{SANDBOX_HOME}/bin:/usr/local/bin:/usr/bin:/bin"
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 MIB = 1024 * 1024
+MAX_CREDENTIAL_BYTES = 1 * MIB  # a login file is a few KB; anything bigger is not one
 
 
 def safe_home_path(rel: str) -> PurePosixPath:
@@ -67,12 +69,19 @@ class Profile:
     stdout_cap: int = 8 * MIB
     stderr_cap: int = 1 * MIB
     ro_binds: tuple[str, ...] = field(default=())
+    # Sizes of the writable tmpfs mounts; ``/`` and ``/dev`` are read-only, so these bound the disk a
+    # run can fill (and their pages count against the run's memory cap as well).
+    home_mb: int = 512
+    tmp_mb: int = 256
+    shm_mb: int = 64
 
     def __post_init__(self) -> None:
         bad = [k for k in (*self.env_keys, *self.config_env) if not _ENV_NAME.match(k) or k in BASE_ENV]
         if bad:
             raise SandboxError(f"profile {self.name!r}: bad env key names {bad}")
-        if min(self.memory_mb, self.nproc, self.fsize_mb, self.nofile, self.stdout_cap, self.stderr_cap) <= 0:
+        limits = (self.memory_mb, self.nproc, self.fsize_mb, self.nofile, self.stdout_cap, self.stderr_cap,
+                  self.home_mb, self.tmp_mb, self.shm_mb)
+        if min(limits) <= 0:
             raise SandboxError(f"profile {self.name!r}: limits must be positive")
         for path in self.ro_binds:
             if not path.startswith("/") or path.rstrip("/") in ("", "/root", "/home") or ".." in path:
@@ -149,7 +158,79 @@ def credentials_home() -> Path:
 
 
 def present_credentials(profile: Profile, home: Path | None = None) -> list[str]:
-    """The profile's credential files that exist, plus its key variables that are set."""
+    """The profile's credential files that exist, plus its key variables that are set.
+
+    Raises :class:`SandboxError` for a credential the league would refuse to read (a symlink…)."""
     root = home or credentials_home()
-    files = [c.rel for c in profile.credentials if (root / c.rel).is_file()]
+    files = [c.rel for c in profile.credentials if read_credential(root, c.rel) is not None]
     return files + [f"${k}" for k in profile.env_keys if os.environ.get(k)]
+
+
+def read_credential(root: Path, rel: str) -> bytes | None:
+    """The bytes of credential ``rel`` under ``root``, or ``None`` when it does not exist.
+
+    The league may run as root and copies these bytes into a seat's sandbox, so a planted
+    ``ln -s /etc/shadow ~/.claude.json`` must not be followed: every component below ``root`` is
+    opened with ``O_NOFOLLOW`` relative to its parent directory (no check-then-open race), and only
+    a regular file with a single link and at most 1 MiB is read. Anything else is refused with a
+    :class:`SandboxError` naming the file; nothing is copied."""
+    parts = safe_home_path(rel).parts
+    shown = root / rel
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SandboxError(f"credentials home {root} cannot be opened: {exc.strerror}") from exc
+    try:
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NOCTTY | (os.O_NONBLOCK if last else os.O_DIRECTORY)
+            try:
+                nxt = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                raise _refused(shown, root / Path(*parts[: i + 1]), _is_link(part, fd), exc) from exc
+            os.close(fd)
+            fd = nxt
+        return _read_plain(fd, shown)
+    finally:
+        os.close(fd)
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
+def _refused(shown: Path, at: Path, link: bool, exc: OSError) -> SandboxError:
+    what = "is a symbolic link" if link else f"cannot be opened ({exc.strerror})"
+    return SandboxError(
+        f"credential file {shown} refused: {at} {what}; the league copies only regular files it finds "
+        "under the credentials home, never what a link points to",
+        fix=f"replace {at} by the real file (e.g. cp --remove-destination \"$(readlink -f {at})\" {at})",
+    )
+
+
+def _read_plain(fd: int, shown: Path) -> bytes:
+    st = os.fstat(fd)
+    problem = ""
+    if not stat.S_ISREG(st.st_mode):
+        problem = "is not a regular file"
+    elif st.st_nlink > 1:
+        problem = f"has {st.st_nlink} hard links (a hard link can alias any file of the same disk)"
+    elif st.st_size > MAX_CREDENTIAL_BYTES:
+        problem = f"is {st.st_size} bytes, more than a login file ({MAX_CREDENTIAL_BYTES} at most)"
+    if problem:
+        raise SandboxError(f"credential file {shown} refused: it {problem}",
+                           fix=f"put the CLI's own login file at {shown} (a plain file, one link)")
+    chunks, size = [], 0
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_CREDENTIAL_BYTES:
+            raise SandboxError(f"credential file {shown} refused: it grew past {MAX_CREDENTIAL_BYTES} bytes")
+    return b"".join(chunks)

@@ -156,10 +156,12 @@ async def _follow(store: views.Store, request: Request, start: int, kinds: froze
     """
     n, idle = start, 0.0
     while True:
-        total = store.book.refresh()
+        # file reads run in a worker thread: a client catching up on 100k lines must not stall
+        # every other request served by the event loop
+        total = await asyncio.to_thread(store.book.refresh)
         if n <= total:
             stop = min(total, n + STREAM_BATCH - 1)
-            chunk = _select(store, n, stop, kinds)
+            chunk = await asyncio.to_thread(_select, store, n, stop, kinds)
             n, idle = stop + 1, 0.0
             if chunk:
                 yield b"".join(chunk)

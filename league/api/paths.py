@@ -35,17 +35,42 @@ class DataPaths:
         return cls(public=public, book=book)
 
     def public_file(self, relative: str) -> Path:
-        """The file ``relative`` names inside the open-data folder; traversal is refused, not resolved."""
+        """The file ``relative`` names inside the open-data folder; traversal is refused, not resolved.
+
+        A name the file system could not even look up (a segment over 255 bytes, thousands of
+        segments) is refused before any lookup, and any other file-system error is a 404: a request
+        never becomes a 500 with its path in the server's log."""
         parts = relative.split("/")
+        shown = _shown(relative)
         if "\x00" in relative or "\\" in relative or any(p in ("..", ".") for p in parts) or relative.startswith("/"):
-            raise BadRequest(f"path {relative!r} is refused: no '..', '.', backslash or absolute paths")
+            raise BadRequest(f"path {shown} is refused: no '..', '.', backslash or absolute paths")
+        if (len(parts) > MAX_SEGMENTS or len(relative.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES
+                or any(len(p.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for p in parts)):
+            raise NotFound(f"no file {shown} in the open data (no published name is that long)",
+                           fix="see /index.html for the list of files")
+        try:
+            return self._existing(relative, shown)
+        except OSError:
+            raise NotFound(f"no file {shown} in the open data", fix="see /index.html for the list of files") from None
+
+    def _existing(self, relative: str, shown: str) -> Path:
         target = (self.public / relative).resolve()
         if not target.is_relative_to(self.public.resolve()):
-            raise BadRequest(f"path {relative!r} leaves the open-data folder")
+            raise BadRequest(f"path {shown} leaves the open-data folder")
         if target.is_dir():
             index = next((target / n for n in ("index.html", "index.txt") if (target / n).is_file()), None)
             if index is not None:
                 return index
         if not target.is_file():
-            raise NotFound(f"no file {relative!r} in the open data", fix="see /index.html for the list of files")
+            raise NotFound(f"no file {shown} in the open data", fix="see /index.html for the list of files")
         return target
+
+
+MAX_NAME_BYTES = 255  # NAME_MAX of Linux file systems
+MAX_PATH_BYTES = 1024
+MAX_SEGMENTS = 32
+
+
+def _shown(relative: str) -> str:
+    """The path as an error message quotes it: never more than 120 characters of what a client sent."""
+    return repr(relative if len(relative) <= 120 else relative[:117] + "...")

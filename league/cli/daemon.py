@@ -6,12 +6,18 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
+import structlog
 import typer
 
-from league.errors import LeagueError
+from league.errors import ConfigError, LeagueError
+from league.shutdown import DEFAULT_GRACE_S, Shutdown, exit_now
 
+log = structlog.get_logger(__name__)
 JOB_HELP = "snapshot | ask | second_wave | ingest_close | score | publish | stamp_upgrade"
 ConfigOpt = Annotated[Path, typer.Option("--config", envvar="LEAGUE_CONFIG", help="config folder")]
+GraceOpt = Annotated[float, typer.Option(
+    "--stop-grace", envvar="LEAGUE_STOP_GRACE_S", min=0.0,
+    help="after SIGTERM/SIGINT, seconds to wait for asks in flight (keep below systemd's TimeoutStopSec)")]
 
 
 def open_live(config_dir: Path) -> tuple[Any, Any]:
@@ -23,6 +29,13 @@ def open_live(config_dir: Path) -> tuple[Any, Any]:
     from league.store import open_store
 
     config = load_config(config_dir)
+    if config.settings.clock.mode != "system":
+        raise ConfigError(
+            f"{config.folder / 'league.toml'}: [clock] mode = {config.settings.clock.mode!r}: the daemon and "
+            "`league run` follow the system clock; a simulated clock is run by `league demo` itself",
+            fix='set [clock] mode = "system" in league.toml (or run `league demo` for a simulated season)',
+        )
+    sandbox_ready(config)
     store = open_store(config.database_url)
     prices = make_prices(config, store=store)
     from agents.registry import build_seat
@@ -33,6 +46,22 @@ def open_live(config_dir: Path) -> tuple[Any, Any]:
 
     wire(lg, self_check=True)
     return lg, store
+
+
+def sandbox_ready(config: Any) -> None:
+    """Refuse to start when sandboxed seats could not run capped here (no bubblewrap, no cgroup):
+    a clear error now, instead of an incident sealed for every such seat every morning."""
+    from agents.registry import SANDBOXED
+
+    if not any(s.adapter in SANDBOXED for s in config.roster.seat):
+        return
+    from sandbox.bwrap import BwrapSandbox
+    from sandbox.interface import SandboxError
+
+    try:
+        BwrapSandbox()
+    except SandboxError as exc:
+        raise LeagueError(f"the seats' sandbox cannot run on this host: {exc.message}", fix=exc.fix) from None
 
 
 def make_prices(config: Any, *, store: Any = None) -> Any:
@@ -55,17 +84,24 @@ def make_prices(config: Any, *, store: Any = None) -> Any:
                           mirrors=mirrors)
 
 
-def daemon(config: ConfigOpt = Path("config")) -> None:
-    """Run live: catch up on missed jobs in order (once each), then follow the NYSE schedule."""
+def daemon(config: ConfigOpt = Path("config"), stop_grace: GraceOpt = DEFAULT_GRACE_S) -> None:
+    """Run live: catch up on missed jobs in order (once each), then follow the NYSE schedule.
+
+    SIGTERM/SIGINT: start nothing new, seal the replies that arrive within --stop-grace seconds,
+    exit 0; a second signal exits at once."""
     from league.log import configure
     from league.scheduler import run_daemon
 
     configure(json_logs=True, level="INFO")
+    stop = Shutdown(stop_grace).install()
     lg, store = open_live(config)
+    lg.shutdown = stop
     try:
-        run_daemon(lg, store, lg.config.database_url)
+        run_daemon(lg, store, lg.config.database_url, stop)
     finally:
         lg.close()
+    log.info("daemon.stopped", signal=stop.signum, seal_failures=len(lg.seal_failures))
+    exit_now(0)  # asks still running past the grace period are abandoned, not waited for
 
 
 def run(
@@ -75,29 +111,54 @@ def run(
     force_counted: Annotated[
         bool, typer.Option("--counted", help="an ask by hand counts (default: a reference run)")
     ] = False,
+    stop_grace: GraceOpt = DEFAULT_GRACE_S,
 ) -> None:
-    """Run one job by hand for one session (default today, New York time)."""
-    from league.scheduler import DAY_JOBS, run_job
+    """Run one job by hand for one session (default today, New York time).
+
+    Exits 1 if a reply could not be sealed. SIGTERM/SIGINT: seal what arrives within --stop-grace
+    seconds, then exit; a second signal exits at once."""
+    from league.scheduler import DAY_JOBS
 
     if job not in DAY_JOBS:
         raise LeagueError(f"unknown job {job!r}", fix=f"use one of: {', '.join(DAY_JOBS)}")
+    stop = Shutdown(stop_grace).install()
     lg, store = open_live(config)
+    lg.shutdown = stop
     try:
-        day = session or _today(lg)
-        if not lg.calendar.is_session(date.fromisoformat(day)):
-            raise LeagueError(f"{day} is not an NYSE session", fix="pass --session with a trading day")
-        if job == "ask" and not force_counted:
-            from league.day import job_ask
-
-            run_id = job_ask(lg, day, role="not_counted")
-            typer.echo(f"reference run {run_id} sent (not counted; pass --counted for the session's counted run)")
-            return
-        result = run_job(lg, job, day, ledger=store)
-        why = {"skipped": " (the job ledger says it is done or running; nothing sealed twice)",
-               "late": " (after counted ingest closed at the deadline: an ask now could not count)"}
-        typer.echo(f"{job} {day}: {result}{why.get(result, '')}")
+        message = _run_one(lg, store, job, session, force_counted)
     finally:
         lg.close()
+        if not stop.requested.is_set():
+            stop.restore()
+    typer.echo(message)
+    if lg.seal_failures:
+        from league.day import SealFailed
+
+        error = SealFailed(f"{len(lg.seal_failures)} replies could not be sealed: {'; '.join(lg.seal_failures)[:1500]}",
+                           fix="check the disk of the data folder; the raw replies named in the log were not lost "
+                               "from the seats, ask again with `league run ask`")
+        if not stop.requested.is_set():
+            raise error
+        typer.echo(f"error: {error.diagnostics()}", err=True)
+    if stop.requested.is_set():
+        exit_now(1 if lg.seal_failures else 0)
+
+
+def _run_one(lg: Any, store: Any, job: str, session: str | None, force_counted: bool) -> str:
+    from league.scheduler import run_job
+
+    day = session or _today(lg)
+    if not lg.calendar.is_session(date.fromisoformat(day)):
+        raise LeagueError(f"{day} is not an NYSE session", fix="pass --session with a trading day")
+    if job == "ask" and not force_counted:
+        from league.day import job_ask
+
+        run_id = job_ask(lg, day, role="not_counted")
+        return f"reference run {run_id} sent (not counted; pass --counted for the session's counted run)"
+    result = run_job(lg, job, day, ledger=store)
+    why = {"skipped": " (the job ledger says it is done or running; nothing sealed twice)",
+           "late": " (after counted ingest closed at the deadline: an ask now could not count)"}
+    return f"{job} {day}: {result}{why.get(result, '')}"
 
 
 def _today(lg: Any) -> str:

@@ -18,12 +18,16 @@ def serve(
     data: DataDir = Path("data"),
     host: Annotated[str, typer.Option("--host", envvar="LEAGUE_HOST", help="address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", envvar="LEAGUE_PORT", help="TCP port")] = 8080,
+    header_timeout: Annotated[float, typer.Option(
+        "--header-timeout", envvar="LEAGUE_HEADER_TIMEOUT", min=0.1,
+        help="seconds a client has to send a request's headers before the connection is closed")] = 10.0,
 ) -> None:
     """Serve the open data read-only at /, JSON views under /api, the book stream and the league page."""
     import uvicorn
 
     from league.api import create_app
+    from league.api.server import header_timeout_protocol
 
     application = create_app(data)
     typer.echo(f"serving {data} on http://{host}:{port}/ (league page at /, open data at /index.html)")
-    uvicorn.run(application, host=host, port=port, log_level="warning")
+    uvicorn.run(application, host=host, port=port, log_level="warning", http=header_timeout_protocol(header_timeout))

@@ -15,6 +15,8 @@ def _verify_book(path: Path, workers: int | None) -> None:
 
     if not path.exists():
         raise LeagueError(f"{path}: no such file", fix="pass the path of a book (.jsonl) or a published folder")
+    if not path.is_file():  # a FIFO would block forever, a device never ends
+        raise LeagueError(f"{path}: not a regular file", fix="pass the path of a book file (.jsonl)")
     report = verify(path, workers=workers)
     if not report.ok:
         raise ChainBroken(

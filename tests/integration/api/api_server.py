@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "unit" / "publish")
 from season_fixture import Season  # noqa: E402
 
 from league.api import create_app  # noqa: E402
+from league.api.server import DEFAULT_HEADER_TIMEOUT_S, header_timeout_protocol  # noqa: E402
 
 
 @dataclass
@@ -26,13 +27,15 @@ class Running:
     thread: threading.Thread
 
 
-def serve(data: Path, poll_s: float = 0.05, port: int = 0) -> tuple[str, uvicorn.Server, threading.Thread]:
+def serve(data: Path, poll_s: float = 0.05, port: int = 0,
+          header_timeout: float = DEFAULT_HEADER_TIMEOUT_S) -> tuple[str, uvicorn.Server, threading.Thread]:
+    """The app behind uvicorn with the HTTP protocol `league serve` uses."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     port = sock.getsockname()[1]
     config = uvicorn.Config(create_app(data, poll_s=poll_s), log_level="warning", lifespan="off",
-                            timeout_graceful_shutdown=1)
+                            timeout_graceful_shutdown=1, http=header_timeout_protocol(header_timeout))
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -34,3 +34,13 @@ def league_dir(tmp_path: Path, roster_text: str, start: datetime) -> tuple[Path,
     config_dir, data_dir = init_folder(tmp_path, demo=True, clock=clock)
     (config_dir / "roster.toml").write_text(roster_text)
     return config_dir, data_dir, clock
+
+
+CLIS = Path(__file__).resolve().parents[2] / "assets" / "clis"
+
+
+def hostile_seat(name: str, behaviour: str, *, profile: str = "scripted", timeout_s: float = 60) -> str:
+    """A seat running the hostile stand-in CLI (tests/assets/clis/hostile) through the Claude Code
+    adapter in the real sandbox; ``behaviour`` goes in as the model name."""
+    return (f'[[seat]]\nname = "{name}"\nadapter = "claude_code"\nmodel = "{behaviour}"\nprofile = "{profile}"\n'
+            f"timeout_s = {timeout_s}\noptions = {{ executable = \"{CLIS / 'hostile'}\" }}\n")

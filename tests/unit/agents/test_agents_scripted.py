@@ -37,7 +37,7 @@ class PlainProcess:
     is exercised in test_runs_inside_the_real_sandbox)."""
 
     def exec(self, argv: Any, *, stdin: bytes | None = None, timeout: float, env: Any = None, net: bool = False,
-             profile: Any = "default", files_in_home: Any = None) -> ExecResult:
+             profile: Any = "default", files_in_home: Any = None, owner: str | None = None) -> ExecResult:
         started = system_now()
         proc = subprocess.run([sys.executable, "-c", files_in_home["scripted_child.py"].decode()], input=stdin,
                               capture_output=True, timeout=timeout, check=False)

@@ -82,7 +82,11 @@ def test_tampered_foreign_book_same_verdict_serial_parallel_and_reader_loop(data
         assert held and reason_class(serial.reason) == "torn"  # see test_book_tamper: a torn last line
         return
     assert held == serial.ok
-    if not held:
+    if not held and reason_class(serial.reason) == "utf8":
+        # the loop reads in text mode, which decodes a block ahead of the line it yields: a bad byte
+        # stops it while it fetches that line, with ``i`` still on an earlier one (found by this test)
+        assert at < serial.bad_line
+    elif not held:
         assert at == serial.bad_line
 
 

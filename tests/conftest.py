@@ -1,0 +1,12 @@
+"""Session-wide settings of the test suite.
+
+The seats' sandboxes run under uids of their own (docs/sandbox.md). The suite takes them from a
+range of its own, so that its runs never share a uid, and so a per-uid process count, with a league
+running on the same host (whose default range is 61000-61999).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LEAGUE_SEAT_UIDS", "64000-64999")

@@ -1,0 +1,77 @@
+"""A simulated league day with hostile seats in the real sandbox (issue 11, items 1, 4 and 9;
+docs/hostile-inputs.md): every reply is sealed as exactly one line, the other seats answer, the
+day goes on to its close, and the chain verifies."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from datetime import date
+from pathlib import Path
+
+import pytest
+from day_helpers import hostile_seat, league_dir, roster, seat
+
+from league.config import load_config
+from league.day import RAW_SURROGATES, read_reply
+from league.demo import build_league, run_session, session_times_start
+from league.verify_fast import verify
+
+SESSION = date(2026, 11, 24)
+BEHAVIOURS = ("deep", "surrogate", "huge", "scale", "nan", "bytes", "memory", "fork", "normal")
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, object]]]:
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
+    tmp = tmp_path_factory.mktemp("hostile")
+    seats = roster(seat("calm", "scripted", seed=3), seat("_coin", "coin"),
+                   *(hostile_seat(f"h-{b}", b) for b in BEHAVIOURS))
+    config_dir, data_dir, clock = league_dir(tmp, seats, session_times_start(SESSION))
+    with build_league(load_config(config_dir), clock) as lg:
+        ran = run_session(lg, SESSION)
+        lines = [dict(lg.index.lines[n]) for n in sorted(lg.index.lines)]
+    assert [job for _, job in ran] and all(status == "done" for _, status in ran), ran
+    return data_dir, lines
+
+
+def _replies(lines: list[dict[str, object]]) -> dict[str, list[dict[str, object]]]:
+    out: dict[str, list[dict[str, object]]] = {}
+    for x in lines:
+        if x["kind"] in ("answer", "silence", "incident") and str(x.get("run_id", "")).endswith("-r1"):
+            out.setdefault(str(x["seat"]), []).append(x)
+    return out
+
+
+def test_every_hostile_reply_is_one_line_and_the_day_closes(day: tuple[Path, list[dict[str, object]]]) -> None:
+    data_dir, lines = day
+    replies = _replies(lines)
+    assert Counter({s: len(v) for s, v in replies.items()}) == Counter(
+        {"calm": 1, "_coin": 1, **{f"h-{b}": 1 for b in BEHAVIOURS}})
+    kinds = Counter(x["kind"] for x in lines)
+    assert kinds["ingest_close"] == 1 and kinds["score"] >= 1  # the session went on to its close and its scores
+    assert verify(data_dir / "books" / "council-book.jsonl").ok
+
+
+def test_outcome_of_each_hostile_class(day: tuple[Path, list[dict[str, object]]]) -> None:
+    data_dir, lines = day
+    got = {seat: v[0] for seat, v in _replies(lines).items()}
+    assert got["calm"]["status"] == "answered" and got["h-normal"]["status"] == "answered"
+    assert got["h-deep"]["status"] == "refused_shape"
+    assert got["h-scale"]["status"] == "refused_shape" and "0-1 scale" in str(got["h-scale"]["parse_failure"])
+    assert got["h-huge"]["status"] == "answered"  # 3 MB of prose before the JSON: the tail is parsed
+    surrogate = got["h-surrogate"]
+    assert surrogate["status"] == "answered" and surrogate["raw_encoding"] == RAW_SURROGATES
+    assert surrogate["items"]["SPX"]["1d"]["risk"] == "a\\ud800b"  # type: ignore[index]
+    raw = read_reply(data_dir, surrogate)
+    assert raw is not None and "a\ud800b" in raw  # kept losslessly, lone surrogate and all
+    assert got["h-nan"]["status"] == "answered" and got["h-nan"]["usage"]["total_cost_usd"] is None  # type: ignore[index]
+    assert got["h-bytes"]["status"] == "answered"
+    memory, fork = got["h-memory"], got["h-fork"]
+    assert memory["kind"] == "silence" and memory["failure"] == "seat_fault"
+    assert "memory cap of 512 MiB" in str(memory["detail"])
+    assert fork["kind"] == "silence" and fork["failure"] == "seat_fault"
+    assert "process cap of 64 tasks" in str(fork["detail"])

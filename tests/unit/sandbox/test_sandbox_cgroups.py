@@ -1,0 +1,112 @@
+"""The cgroup seam (issue 11, item 4): parsing /proc, and the v2 file writing on a stand-in tree.
+
+The v2 implementation cannot run for real on the test machine (cgroup v1 hybrid: its unified
+hierarchy offers no controllers), so its logic is exercised against a directory tree laid out like
+a delegated cgroup. What the kernel adds (interface files appearing on mkdir, refusing writes) is
+not reproduced; docs/sandbox.md says so. The v1 implementation runs for real in
+tests/integration/sandbox/test_sandbox_caps.py.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from sandbox import cgroups
+from sandbox.cgroups import Caps, CgroupError, CgroupV1, CgroupV2, cgroup_mounts, detect, own_cgroups
+
+PROC_CGROUP_V1 = "9:name=systemd:/\n8:pids:/\n4:memory:/process_api/abc\n1:cpu,cpuacct:/x\n0::/\n"
+PROC_CGROUP_V2 = "0::/system.slice/league.service\n"
+MOUNTINFO = (
+    "35 24 0:30 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate\n"
+    "40 25 0:35 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+    "41 25 0:36 /outer /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n"
+    "50 24 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+)
+
+
+def test_own_cgroups_reads_both_layouts() -> None:
+    v1 = own_cgroups(PROC_CGROUP_V1)
+    assert v1["memory"] == "/process_api/abc" and v1["pids"] == "/" and v1["cpuacct"] == "/x"
+    assert own_cgroups(PROC_CGROUP_V2) == {"": "/system.slice/league.service"}
+
+
+def test_cgroup_mounts_keeps_only_cgroup_filesystems() -> None:
+    mounts = cgroup_mounts(MOUNTINFO)
+    assert [(str(m.point), m.fstype) for m in mounts] == [
+        ("/sys/fs/cgroup", "cgroup2"), ("/sys/fs/cgroup/memory", "cgroup"), ("/sys/fs/cgroup/pids", "cgroup")]
+    assert "memory" in mounts[1].options and mounts[2].root == "/outer"
+    assert cgroups._inside(mounts[2], "/outer/league") == Path("/sys/fs/cgroup/pids/league")
+
+
+@pytest.fixture
+def delegated(tmp_path: Path) -> Path:
+    """A stand-in for /sys/fs/cgroup/system.slice/league.service handed to the league (Delegate=yes)."""
+    base = tmp_path / "league.service"
+    base.mkdir()
+    (base / "cgroup.controllers").write_text("cpu io memory pids\n")
+    (base / "cgroup.subtree_control").write_text("\n")
+    (base / "cgroup.procs").write_text(f"{os.getpid()}\n4242\n")
+    return base
+
+
+def test_v2_prepare_moves_the_daemon_to_a_leaf_and_hands_controllers_down(delegated: Path) -> None:
+    CgroupV2(delegated).prepare()
+    assert (delegated / "league-daemon" / "cgroup.procs").read_text() == "4242"  # last pid written
+    assert (delegated / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert (delegated / "league-seats" / "cgroup.subtree_control").read_text() == "+memory +pids"
+
+
+def test_v2_run_writes_caps_attaches_and_reads_the_outcome(delegated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cgroups, "_REMOVE_WAIT_S", 0.0)
+    run = CgroupV2(delegated).create("claude-1-1", Caps(memory_bytes=512 << 20, tasks=64))
+    path = delegated / "league-seats" / "claude-1-1"
+    assert (path / "memory.max").read_text() == str(512 << 20)
+    assert (path / "pids.max").read_text() == "64"
+    run.attach(31337)
+    assert (path / "cgroup.procs").read_text() == "31337"
+    (path / "memory.events").write_text("low 0\nhigh 0\nmax 12\noom 2\noom_kill 2\n")
+    (path / "pids.events").write_text("max 5\n")
+    (path / "memory.peak").write_text("536870912\n")
+    report = run.report()
+    assert (report.oom_kills, report.tasks_refused, report.memory_peak) == (2, 5, 536870912)
+    (path / "cgroup.procs").write_text("")
+    (path / "cgroup.kill").write_text("0")
+    run.close()
+    assert (path / "cgroup.kill").read_text() == "1"  # the kernel would now kill every task inside
+
+
+def test_v2_without_delegated_controllers_names_the_fix(tmp_path: Path) -> None:
+    (tmp_path / "cgroup.controllers").write_text("cpu io\n")
+    with pytest.raises(CgroupError) as info:
+        CgroupV2(tmp_path).prepare()
+    assert "memory" in str(info.value) and "Delegate=yes" in (info.value.fix or "")
+
+
+def test_opt_out_is_explicit_and_unknown_modes_refused() -> None:
+    assert detect("off") is None
+    with pytest.raises(CgroupError, match="LEAGUE_SANDBOX_CGROUP"):
+        detect("maybe")
+
+
+def test_no_usable_cgroup_refuses_to_run_uncapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cgroups, "_read_proc", lambda name: "")
+    with pytest.raises(CgroupError) as info:
+        detect("auto")
+    assert "without a memory and process cap" in str(info.value)
+    assert "LEAGUE_SANDBOX_CGROUP=off" in (info.value.fix or "")
+
+
+def test_sweep_removes_only_empty_cgroups_of_dead_league_processes(tmp_path: Path) -> None:
+    memory, pids = tmp_path / "memory", tmp_path / "pids"
+    dead = 2**22 + 17  # above pid_max: no such process
+    for parent in (memory, pids):
+        for name in (f"claude-{dead}-3", f"claude-{os.getpid()}-4", "not-a-run", f"busy-{dead}-1"):
+            (parent / name).mkdir(parents=True)
+        (parent / f"busy-{dead}-1" / "cgroup.procs").write_text("4242\n")
+    removed = CgroupV1(memory, pids).sweep()
+    assert removed == 2
+    assert sorted(p.name for p in memory.iterdir()) == sorted([f"claude-{os.getpid()}-4", "not-a-run",
+                                                               f"busy-{dead}-1"])
