@@ -43,13 +43,13 @@ class BenchSandbox:
 
     def exec(self, argv: Sequence[str], *, stdin: bytes | None = None, timeout: float,
              env: Mapping[str, str] | None = None, net: bool = False, profile: str | Profile = "default",
-             files_in_home: Mapping[str, bytes] | None = None) -> ExecResult:
+             files_in_home: Mapping[str, bytes] | None = None, owner: str | None = None) -> ExecResult:
         prof = get_profile(profile) if isinstance(profile, str) else profile
         prof = replace(prof, ro_binds=(*prof.ro_binds, str(self.socket_dir)))
         files = {**(files_in_home or {}), "bin/bench": package_file("bench_cli.py")}
         full_env = {**(env or {}), "BENCH_SOCKET": str(self.socket_dir / "bench.sock")}
         return self.inner.exec(argv, stdin=stdin, timeout=timeout, env=full_env, net=net, profile=prof,
-                               files_in_home=files)
+                               files_in_home=files, owner=owner)
 
 
 class StandInSeat:
