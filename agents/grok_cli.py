@@ -29,12 +29,20 @@ def _messages(stdout: str) -> list[dict[str, Any]]:
 
 
 class GrokCliSeat(CliSeat):
+    """Gateway: ``GROK_BASE_URL`` (ending in ``/v1``; the CLI calls ``POST /v1/chat/completions``,
+    not streamed in ``-p`` mode). Its fetch() ignores HTTPS_PROXY on Node 20, hence the preload."""
+
     binary = "grok"
     profile_name = "grok"
+    api_hosts = ("api.x.ai",)
+    node_fetch_proxy = True
 
     def argv(self, ask: Ask) -> list[str]:
-        rounds = int(self.spec.options.get("max_tool_rounds", 8 if self.spec.net else 1))
+        rounds = int(self.spec.options.get("max_tool_rounds", 8 if self.web else 1))
         return [self.command, "-p", ask.text, "-m", self.spec.model, "--max-tool-rounds", str(rounds)]
+
+    def env(self) -> dict[str, str]:
+        return {"GROK_BASE_URL": self.base_url} if self.base_url else {}
 
     def parse(self, result: ExecResult) -> Parsed:
         replies = [

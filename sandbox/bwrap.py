@@ -26,13 +26,14 @@ import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
 import structlog
 
 from sandbox.interface import BwrapMissing, EndedBy, ExecResult, Now, SandboxError, system_now
+from sandbox.netpolicy import INSIDE_DIR, EgressProxy, EgressRules, find_socat, inside_command, proxy_env
 from sandbox.profiles import (
     DEFAULT_PATH,
     MIB,
@@ -186,7 +187,7 @@ class BwrapSandbox:
         self,
         argv: Sequence[str],
         profile: Profile,
-        net: bool,
+        egress_dir: Path | None,
         file_fds: Sequence[tuple[str, int, bool]],
         status_fd: int,
     ) -> list[str]:
@@ -200,7 +201,7 @@ class BwrapSandbox:
             "--",
         ]
         ns = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-        ns += [] if net else ["--unshare-net"]
+        ns += ["--unshare-net"]  # always: the only way out is the egress proxy's socket (sandbox/netpolicy.py)
         ns += ["--die-with-parent", "--new-session", "--json-status-fd", str(status_fd), "--hostname", "seat"]
         mounts = _system_args() + [
             "--proc",
@@ -214,6 +215,9 @@ class BwrapSandbox:
         ]
         for extra in profile.ro_binds:
             mounts += ["--ro-bind-try", extra, extra]
+        if egress_dir is not None:
+            mounts += ["--ro-bind", str(egress_dir), INSIDE_DIR]
+            argv = inside_command(find_socat(), argv)
         for rel, fd, writable in file_fds:
             perms = "0755" if rel.startswith("bin/") else ("0644" if writable else "0444")
             mounts += ["--perms", perms, "--file" if writable else "--ro-bind-data", str(fd), f"{SANDBOX_HOME}/{rel}"]
@@ -227,24 +231,46 @@ class BwrapSandbox:
         stdin: bytes | None = None,
         timeout: float,
         env: Mapping[str, str] | None = None,
-        net: bool = False,
+        egress: EgressRules | None = None,
         profile: str | Profile = "default",
         files_in_home: Mapping[str, bytes] | None = None,
     ) -> ExecResult:
-        """Run ``argv`` in a fresh sandbox; raise :class:`SandboxError` only if isolation failed."""
+        """Run ``argv`` in a fresh sandbox; raise :class:`SandboxError` only if isolation failed.
+
+        ``egress`` (policy ``api``/``web``) starts the run's egress proxy first; its fetch record
+        comes back in ``ExecResult.fetches``. Without it the run has no network at all."""
         prof = get_profile(profile) if isinstance(profile, str) else profile
         if not argv:
             raise SandboxError("nothing to run: empty argv")
         if timeout <= 0:
             raise SandboxError(f"timeout must be positive, got {timeout}")
-        if net and not prof.allow_net:
+        networked = egress is not None and egress.uses_proxy
+        if networked and not prof.allow_net:
             raise SandboxError(f"profile {prof.name!r} does not allow network access")
+        proxy = EgressProxy(egress, idle_s=timeout).start() if egress is not None and networked else None
+        try:
+            result = self._exec(argv, prof, stdin, timeout, env, files_in_home, proxy)
+        finally:
+            fetches = proxy.finish() if proxy is not None else ()
+        return replace(result, fetches=fetches)
+
+    def _exec(
+        self,
+        argv: Sequence[str],
+        prof: Profile,
+        stdin: bytes | None,
+        timeout: float,
+        env: Mapping[str, str] | None,
+        files_in_home: Mapping[str, bytes] | None,
+        proxy: EgressProxy | None,
+    ) -> ExecResult:
         files = self.home_files(prof, files_in_home)
         fds = [(rel, _memfd(rel, content), w) for rel, content, w in files]
         status_r, status_w = os.pipe()
+        run_env = self.env_for(prof, env) | (proxy_env() if proxy is not None else {})
         try:
-            cmd = self.build_argv(argv, prof, net, fds, status_w)
-            return self._run(cmd, tuple(argv), prof, stdin, timeout, self.env_for(prof, env), fds, status_r, status_w)
+            cmd = self.build_argv(argv, prof, proxy.directory if proxy else None, fds, status_w)
+            return self._run(cmd, tuple(argv), prof, stdin, timeout, run_env, fds, status_r, status_w)
         finally:
             for _, fd, _ in fds:
                 os.close(fd)

@@ -1,0 +1,102 @@
+"""The egress proxy of one sandboxed run: ``python -m sandbox.egress_plugin DIR``.
+
+Built on ``proxy.py`` (PyPI ``proxy.py``, maintained since 2013, BSD): it already speaks CONNECT and
+plain proxied HTTP, listens on a Unix socket, and takes plugins with a hook before every upstream
+connection and one for name resolution. This module adds only the league's rules: the plugin
+resolves the destination once, decides with :meth:`sandbox.netpolicy.EgressRules.decide`, appends
+the decision to ``DIR/fetches.jsonl`` and, when allowed, makes proxy.py connect to exactly the
+address it checked (no second lookup that could answer differently).
+
+``DIR`` holds ``rules.json`` (written by :class:`sandbox.netpolicy.EgressProxy`); the proxy listens
+on ``DIR/proxy.sock`` and writes ``DIR/ready`` once it accepts connections.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from proxy import Proxy
+from proxy.common.utils import text_
+from proxy.http.exception import HttpRequestRejected
+from proxy.http.parser import HttpParser
+from proxy.http.proxy import HttpProxyBasePlugin
+
+from sandbox.netpolicy import EgressRules
+
+_STATE: dict[str, Any] = {}
+_WRITE_LOCK = threading.Lock()
+
+
+def _addresses(host: str, port: int) -> list[str]:
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return []
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def _record(entry: dict[str, Any]) -> None:
+    line = (json.dumps(entry, sort_keys=True) + "\n").encode("utf-8")
+    with _WRITE_LOCK:
+        fd = os.open(_STATE["record"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+
+
+class EgressPolicyPlugin(HttpProxyBasePlugin):
+    """Allow or refuse each CONNECT/request by the run's rules, and record it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._address: str | None = None
+
+    def before_upstream_connection(self, request: HttpParser) -> HttpParser | None:
+        rules: EgressRules = _STATE["rules"]
+        host = str(text_(request.host or b"")).lower().strip("[]")
+        port = int(request.port or 0)
+        method = str(text_(request.method or b""))
+        addresses = _addresses(host, port) if host and port else []
+        allowed, reason = rules.decide(host, port, addresses) if host and port else (False, "no host")
+        _record({"host": host, "port": port, "method": method, "allowed": allowed, "reason": reason,
+                 "at": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")})
+        if not allowed:
+            raise HttpRequestRejected(status_code=403, reason=b"Forbidden",
+                                      body=f"refused by the league's egress policy: {reason}\n".encode())
+        self._address = addresses[0]
+        return request
+
+    def resolve_dns(self, host: str, port: int) -> tuple[str | None, tuple[str, int] | None]:
+        return self._address, None
+
+
+def serve(directory: Path, idle_s: int) -> None:
+    """Run the proxy on ``directory/proxy.sock`` until SIGTERM/SIGKILL.
+
+    ``idle_s`` is proxy.py's inactivity timeout of a connection: the seat's own deadline, because a
+    model may think for minutes before the first byte of a non-streamed answer."""
+    _STATE["rules"] = EgressRules.from_json(json.loads((directory / "rules.json").read_text(encoding="utf-8")))
+    _STATE["record"] = str(directory / "fetches.jsonl")
+    sock = directory / "proxy.sock"
+    args = ["--unix-socket-path", str(sock), "--num-acceptors", "1", "--threaded", "--log-level", "WARNING",
+            "--timeout", str(idle_s)]
+    with Proxy(args, plugins=[EgressPolicyPlugin]):
+        os.chmod(sock, 0o666)  # the seat's forwarder runs under another uid
+        (directory / "ready").write_text(str(os.getpid()), encoding="ascii")
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        while True:
+            time.sleep(3600)
+
+
+if __name__ == "__main__":
+    serve(Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 600)
