@@ -112,10 +112,11 @@ class CliSeat(ABC):
         return str(self.spec.options.get("base_url") or "")
 
     def allow_list(self) -> list[str]:
-        """The roster's ``allow``, else the gateway alone, else the vendor's hosts; the gateway's
-        exact host:port is always on it (so a LAN gateway is reachable, and only on that port)."""
-        allow = list(self.spec.allow) or ([] if self.base_url else list(self.api_hosts))
-        return [*allow, entry_for_url(self.base_url)] if self.base_url else allow
+        """The roster's ``allow`` when given (it is then the whole list), else the gateway's exact
+        ``host:port`` alone (a LAN gateway is reachable, and only on that port), else the vendor's hosts."""
+        if self.spec.allow:
+            return list(self.spec.allow)
+        return [entry_for_url(self.base_url)] if self.base_url else list(self.api_hosts)
 
     def egress(self) -> EgressRules | None:
         """The run's egress rules, or ``None`` for a seat without network."""

@@ -16,6 +16,10 @@ from agents.cli_seat import CliSeat, Parsed
 from sandbox.interface import ExecResult
 
 
+#: How Grok CLI 0.0.x reports a failed model call (agent/grok-agent.js): as the assistant's message.
+ERROR_PREFIX = "Sorry, I encountered an error: "
+
+
 def _messages(stdout: str) -> list[dict[str, Any]]:
     out = []
     for line in stdout.splitlines():
@@ -53,4 +57,6 @@ class GrokCliSeat(CliSeat):
         if result.exit_code != 0 or not replies:
             first = result.err_text.strip() or result.text.strip()
             raise self.fail_from_output(result, f"grok failed (exit {result.exit_code}): {first[:500]}")
+        if replies[-1].startswith(ERROR_PREFIX):  # its API errors come back as an assistant line, exit 0
+            raise self.fail_from_output(result, f"grok: {replies[-1][:500]}")
         return Parsed(text=replies[-1], mode="cli-default")

@@ -27,6 +27,7 @@ from league.answers import parse_reply
 from league.asks import MarketLine, account_block, common_text, publish_ask_text, sha256_text
 from league.clock import SimulatedClock, iso_seconds, parse_iso
 from league.config import as_time
+from league.fetchrecord import fetch_fields
 from league.markettime import et_time, event_contract
 from league.season import League
 
@@ -280,7 +281,7 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
         kind = "incident" if reply.failure and reply.failure.is_incident else "silence"
         lg.append(kind, {"run_id": p.run_id, "session": p.session, "seat": p.seat, "attempt": p.attempt,
                          "failure": str(reply.failure or "no_reply"), "detail": reply.detail[:500],
-                         "booked_at": iso_seconds(reply.finished_at)})
+                         "booked_at": iso_seconds(reply.finished_at), **fetch_fields(reply)})
         return
     own = _store_raw(lg, reply.raw)
     parsed = parse_reply(reply.raw, p.markets)
@@ -293,6 +294,7 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
         "booked_at": iso_seconds(min(reply.finished_at, lg.clock.now())),
         "started_at": iso_seconds(reply.started_at),
         "usage": dict(reply.usage), "elapsed_s": round((reply.finished_at - reply.started_at).total_seconds(), 3),
+        **fetch_fields(reply),
     })
     if "answer_sealed" in lg.hooks:
         lg.hooks["answer_sealed"](lg, p.session)
