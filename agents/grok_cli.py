@@ -15,7 +15,6 @@ from agents.base import Ask
 from agents.cli_seat import CliSeat, Parsed
 from sandbox.interface import ExecResult
 
-
 #: How Grok CLI 0.0.x reports a failed model call (agent/grok-agent.js): as the assistant's message.
 ERROR_PREFIX = "Sorry, I encountered an error: "
 

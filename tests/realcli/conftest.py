@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import clis
 import pytest
 from standin_models import StandIn
 
-import clis
 from league.config import load_markets, shipped_config_dir
 from sandbox.profiles import PROFILES
 

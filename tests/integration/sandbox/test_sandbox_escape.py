@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from sandbox.bwrap import BwrapSandbox
-from sandbox.netpolicy import EgressRules
 from sandbox.interface import BwrapMissing, EndedBy, SandboxError
+from sandbox.netpolicy import EgressRules
 from sandbox.profiles import get_profile
 
 pytestmark = pytest.mark.sandbox
