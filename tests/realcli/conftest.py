@@ -33,12 +33,13 @@ OPERATOR_SECRETS = {"OPERATOR_SECRET": "op-secret-6b1f", "PGPASSWORD": "pg-secre
                     "AWS_SECRET_ACCESS_KEY": "aws-secret-77c2", "LEAGUE_SIGNING_PASSPHRASE": "sign-secret-3d4e"}
 
 
-def council_reply() -> str:
-    """A full council answer: every market of the shipped config, every horizon."""
+def council_reply(seed: int = 0) -> str:
+    """A full council answer: every market of the shipped config, every horizon (``seed`` varies it)."""
     markets = load_markets(shipped_config_dir() / "markets.toml").markets
     forecast: dict[str, Any] = {}
     for i, m in enumerate(markets):
-        cells = {h: {"prob_up": 40 + (i * 7 + j * 3) % 25, "action": "hold"} for j, h in enumerate(m.horizons)}
+        cells = {h: {"prob_up": 30 + (i * 7 + j * 3 + seed * 11) % 41, "action": "hold"}
+                 for j, h in enumerate(m.horizons)}
         forecast[m.code] = {**cells, "years": "stand-in sentence"}
     return "Reasoned from the snapshot.\n```json\n" + json.dumps({"forecast": forecast}) + "\n```\n"
 

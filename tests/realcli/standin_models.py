@@ -202,6 +202,8 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
                 return
             status, out, ctype = _answer(standin, self.path, body)
             self.send_response(status)
+            if status >= 400:  # as the vendors' APIs say for errors a retry cannot fix (SDKs honour it)
+                self.send_header("x-should-retry", "false")
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(out)))
             self.end_headers()
