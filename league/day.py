@@ -23,6 +23,7 @@ from typing import Any
 import structlog
 
 from agents.base import Ask, FailureClass, Seat, SeatReply, SeatSpec
+from league.accounts import seat_accounts
 from league.answers import parse_reply
 from league.asks import MarketLine, account_block, common_text, publish_ask_text, sha256_text
 from league.clock import SimulatedClock, iso_seconds, parse_iso
@@ -203,7 +204,7 @@ def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], c
     """Hash each seat's exact text into the ask chain, then send all asks at once."""
     prepared = []
     for spec in specs:
-        text = common + account_block(spec.name, None)
+        text = common + account_block(spec.name, seat_accounts(lg.index, spec.name))
         lg.asks.seal_ask(run_id, session, spec.name, attempt, text, common_sha)
         prepared.append((spec, Ask(text=text, sha256=sha256_text(text), session=session, attempt=attempt,
                                    context=context)))
