@@ -35,7 +35,8 @@ def static_checks(spec: SeatSpec) -> list[Check]:
     if issubclass(cls, CliSeat):
         seat = cls(spec)
         if not spec.options.get("executable"):
-            checks.append(_named(spec, check_cli(seat.command)))
+            prefix = f"{seat.cli_prefix}/node_modules/.bin" if seat.cli_prefix else None
+            checks.append(_named(spec, check_cli(seat.command, prefix)))
         checks.append(_named(spec, check_credentials(seat.profile())))
     return checks
 
