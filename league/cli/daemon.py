@@ -23,6 +23,10 @@ def open_live(config_dir: Path) -> tuple[Any, Any]:
     from league.store import open_store
 
     config = load_config(config_dir)
+    from league.preflight import require
+
+    require(config.roster.seat, local_tsa=config.settings.stamps.local_tsa,
+            simulated=config.settings.clock.mode == "simulated", what="the daemon")
     store = open_store(config.database_url)
     prices = make_prices(config, store=store)
     from agents.registry import build_seat
