@@ -87,7 +87,7 @@ class SeatSpec(BaseModel):
             try:
                 AllowEntry.parse(entry)
             except SandboxError as exc:
-                raise ValueError(exc.message) from None
+                raise ValueError(f"{exc.message}: {exc.fix}") from None
         return value
 
     @property
