@@ -247,12 +247,16 @@ class BwrapSandbox:
         networked = egress is not None and egress.uses_proxy
         if networked and not prof.allow_net:
             raise SandboxError(f"profile {prof.name!r} does not allow network access")
-        proxy = EgressProxy(egress, idle_s=timeout).start() if egress is not None and networked else None
+        proxy = EgressProxy(egress, idle_s=timeout).launch() if egress is not None and networked else None
         try:
             result = self._exec(argv, prof, stdin, timeout, env, files_in_home, proxy)
-        finally:
-            fetches = proxy.finish() if proxy is not None else ()
-        return replace(result, fetches=fetches)
+        except BaseException:
+            if proxy is not None:
+                proxy.finish()
+            raise
+        if proxy is not None:
+            proxy.wait_ready()  # a proxy that never served means the run had no way out: an incident
+        return replace(result, fetches=proxy.finish() if proxy is not None else ())
 
     def _exec(
         self,

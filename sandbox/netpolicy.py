@@ -195,10 +195,13 @@ def find_socat() -> str:
 def inside_command(socat: str, argv: Sequence[str]) -> list[str]:
     """The sandbox's command: start the forwarder on 127.0.0.1:3128, wait until it listens, exec argv.
 
-    ``/proc/net/tcp`` of the sandbox's own namespace shows the listener; the CLI starts only after it."""
+    ``/proc/net/tcp`` of the sandbox's own namespace shows the listener; the CLI starts only after it.
+    Each forwarded connection retries reaching the proxy's socket (10 ms apart, up to the proxy's
+    start-up timeout), because the proxy starts in parallel with the sandbox."""
     listen = f"0100007F:{INSIDE_PORT:04X} 00000000:0000 0A"
     script = (
-        f"{socat} -lf /dev/null TCP-LISTEN:{INSIDE_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:{INSIDE_SOCKET} &"
+        f"{socat} -lf /dev/null TCP-LISTEN:{INSIDE_PORT},bind=127.0.0.1,fork,reuseaddr"
+        f" UNIX-CONNECT:{INSIDE_SOCKET},retry={int(READY_TIMEOUT_S * 100)},interval=0.01 &"
         f" i=0; until grep -q '{listen}' /proc/net/tcp; do i=$((i+1)); [ $i -gt 500 ] && exit 125; sleep 0.01; done;"
         ' exec "$@"'
     )
@@ -240,7 +243,9 @@ class EgressProxy:
     def record(self) -> Path:
         return self.directory / "fetches.jsonl"
 
-    def start(self) -> EgressProxy:
+    def launch(self) -> EgressProxy:
+        """Start the proxy without waiting: the sandbox starts meanwhile, and the forwarder inside
+        retries its connection until the proxy listens (start-up off the seat's critical path)."""
         argv = [*self.wrap, self.python, "-m", "sandbox.egress_plugin", str(self.directory),
                 str(max(1, int(self.idle_s)))]
         try:
@@ -250,18 +255,31 @@ class EgressProxy:
         except OSError as exc:
             self.close()
             raise SandboxError(f"the egress proxy could not start: {exc}", fix=PROXY_FIX) from exc
-        self._wait_ready()
         return self
 
-    def _wait_ready(self) -> None:
+    def start(self) -> EgressProxy:
+        """Start the proxy and wait until it accepts connections."""
+        self.launch()
+        self.wait_ready()
+        return self
+
+    def wait_ready(self) -> None:
+        """Return once the proxy serves; raise :meth:`failure` if it died or never came up."""
         deadline = time.monotonic() + READY_TIMEOUT_S
-        assert self.proc is not None
-        while not (self.directory / "ready").exists():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                err = self.stop_process()
-                self.close()
-                raise SandboxError(f"the egress proxy did not start: {err[-800:] or 'no detail'}", fix=PROXY_FIX)
+        while not self.ready:
+            if self.proc is None or self.proc.poll() is not None or time.monotonic() > deadline:
+                raise self.failure()
             time.sleep(0.005)
+
+    @property
+    def ready(self) -> bool:
+        return (self.directory / "ready").exists()
+
+    def failure(self) -> SandboxError:
+        """Stop what is left and describe why the proxy never served (an infrastructure incident)."""
+        err = self.stop_process()
+        self.close()
+        return SandboxError(f"the egress proxy did not start: {err[-800:] or 'no detail'}", fix=PROXY_FIX)
 
     def stop_process(self) -> str:
         """Stop the proxy; its stderr (for a diagnosis) is returned."""
