@@ -28,6 +28,8 @@ import time
 import urllib.request
 from collections.abc import Callable
 
+from sandbox_launch import spread_once
+
 from sandbox.bwrap import BwrapSandbox
 from sandbox.netpolicy import EgressRules
 
@@ -64,22 +66,8 @@ def median_wall(run: Callable[[], object], runs: int) -> float:
 
 
 def spread(box: BwrapSandbox, rules: EgressRules | None, seats: int) -> float:
-    barrier = threading.Barrier(seats)
-    starts: list[int] = []
-    lock = threading.Lock()
-
-    def seat() -> None:
-        barrier.wait()
-        res = box.exec(["/bin/date", "+%s%N"], timeout=60, egress=rules)
-        with lock:
-            starts.append(int(res.stdout.strip()))
-
-    threads = [threading.Thread(target=seat) for _ in range(seats)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return (max(starts) - min(starts)) / 1e9
+    """The 14-seat launch spread of sandbox_launch.py, with every seat under ``rules``."""
+    return spread_once(lambda argv: box.exec(argv, timeout=60, egress=rules).stdout, seats)
 
 
 def main() -> None:

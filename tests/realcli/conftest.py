@@ -92,9 +92,10 @@ def seat_table(adapter: str, base_url: str, prefix: Path, *, network: str = "api
 
 
 def received_nothing_of(standin: StandIn, secrets: dict[str, str]) -> list[str]:
-    """The planted values found in anything the stand-in received (empty when nothing leaked)."""
+    """The planted variables (names or values) found in anything the stand-in received (empty when
+    nothing of the operator's environment leaked)."""
     seen = standin.everything_received()
-    return [k for k, v in secrets.items() if v in seen]
+    return [k for k, v in secrets.items() if v in seen or k in seen]
 
 
 COUNTING = 'counting_rule = "The scheduled 08:30 ET morning run counts."\n'

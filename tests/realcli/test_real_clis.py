@@ -72,7 +72,7 @@ def test_real_cli_under_api_cannot_reach_another_host(adapter: str, tmp_path: Pa
     """The CLI is pointed at a probe on loopback that is not on its allow-list: the proxy refuses it
     before any connection (the probe sees none) and the refused attempt is in the sealed record."""
     probe_url = f"http://127.0.0.1:{probe.server_address[1]}"
-    seats = seat_table(adapter, probe_url, cli_prefix, allow=[f"127.0.0.1:{standin.port}"], timeout_s=12)
+    seats = seat_table(adapter, probe_url, cli_prefix, allow=[f"127.0.0.1:{standin.port}"], timeout_s=8)
     lines = run_morning(tmp_path, seats, SESSION, BEFORE_SECOND_WAVE)
     failed = [x for x in lines if x["kind"] in ("incident", "silence") and x["seat"] == VENDORS[adapter][0]]
     assert failed and not [x for x in lines if x["kind"] == "answer"]
@@ -85,7 +85,7 @@ def test_real_cli_under_api_cannot_reach_another_host(adapter: str, tmp_path: Pa
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_real_cli_under_none_reaches_nothing(adapter: str, tmp_path: Path, cli_prefix: Path, standin: StandIn,
                                              secrets: dict[str, str]) -> None:
-    lines = run_morning(tmp_path, seat_table(adapter, standin.url, cli_prefix, network="none", timeout_s=8),
+    lines = run_morning(tmp_path, seat_table(adapter, standin.url, cli_prefix, network="none", timeout_s=5),
                         SESSION, BEFORE_SECOND_WAVE)
     failed = [x for x in lines if x["kind"] in ("incident", "silence") and x["seat"] == VENDORS[adapter][0]]
     assert failed and not [x for x in lines if x["kind"] == "answer"]

@@ -102,3 +102,33 @@ def test_proxy_variables_point_inside_and_nothing_else_is_listening(sandbox: Bwr
     assert lines[0] == "http://127.0.0.1:3128"
     listening = [x.split()[1] for x in lines[2:] if x.strip() and x.split()[3] == "0A"]
     assert listening == ["0100007F:0C38"]
+
+
+def test_a_proxy_that_never_serves_is_a_sandbox_error() -> None:
+    """The run would have no way out at all: that is the league's failure, reported with the fix."""
+    from sandbox.interface import SandboxError
+    from sandbox.netpolicy import EgressProxy
+
+    proxy = EgressProxy(EgressRules.of("api", ["api.example.com"]), wrap=("/bin/false",))
+    with pytest.raises(SandboxError, match="did not start") as info:
+        proxy.start()
+    assert "proxy.py" in (info.value.fix or "")
+    assert not proxy.directory.exists()
+
+
+def test_proxies_of_concurrent_runs_are_forked_from_one_zygote(sandbox: BwrapSandbox,
+                                                                host_service: Counting) -> None:
+    """Each run still gets its own proxy, rules and record (the zygote only saves the imports)."""
+    import concurrent.futures
+
+    port = host_service.server_address[1]
+
+    def run(allowed: bool) -> list[tuple[int, bool]]:
+        rules = EgressRules.of("api", [f"127.0.0.1:{port}"] if allowed else ["api.example.com"])
+        res = sandbox.exec([PY, "-c", FETCH, url(host_service)], timeout=30, egress=rules)
+        return [(f.port, f.allowed) for f in res.fetches]
+
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        results = list(pool.map(run, [True, False] * 3))
+    assert results == [[(port, True)], [(port, False)]] * 3
+    assert host_service.hits == 3
