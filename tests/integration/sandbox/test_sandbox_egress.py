@@ -132,3 +132,18 @@ def test_proxies_of_concurrent_runs_are_forked_from_one_zygote(sandbox: BwrapSan
         results = list(pool.map(run, [True, False] * 3))
     assert results == [[(port, True)], [(port, False)]] * 3
     assert host_service.hits == 3
+
+
+def test_batch_preflight_checks_the_proxy_when_a_seat_has_network(sandbox: BwrapSandbox) -> None:
+    from datetime import UTC, datetime
+
+    from agents.base import SeatSpec
+    from agents.selfcheck import preflight
+
+    def now() -> datetime:
+        return datetime.now(UTC)
+
+    networked = preflight([SeatSpec(name="c", adapter="claude_code", network="api")], now, sandbox=sandbox)
+    offline = preflight([SeatSpec(name="c", adapter="claude_code")], now, sandbox=sandbox)
+    assert [c.ok for c in networked if c.name.startswith("egress proxy")] == [True]
+    assert not [c for c in offline if c.name.startswith("egress proxy")]
