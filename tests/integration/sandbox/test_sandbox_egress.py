@@ -147,3 +147,24 @@ def test_batch_preflight_checks_the_proxy_when_a_seat_has_network(sandbox: Bwrap
     offline = preflight([SeatSpec(name="c", adapter="claude_code")], now, sandbox=sandbox)
     assert [c.ok for c in networked if c.name.startswith("egress proxy")] == [True]
     assert not [c for c in offline if c.name.startswith("egress proxy")]
+
+
+def test_host_abstract_unix_sockets_are_out_of_reach_under_web(sandbox: BwrapSandbox) -> None:
+    """Abstract Unix sockets belong to a network namespace: the seat's own has none of the host's."""
+    import socket
+    import uuid
+
+    name = f"league-test-{uuid.uuid4().hex[:12]}"
+    host = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    host.bind("\0" + name)
+    host.listen(1)
+    try:
+        code = ("import socket, sys\ns = socket.socket(socket.AF_UNIX)\ntry:\n    s.connect('\\0' + sys.argv[1])\n"
+                "    print('REACHED')\nexcept OSError as exc:\n    print('REFUSED', exc.errno)")
+        res = sandbox.exec([PY, "-c", code, name], timeout=20, egress=EgressRules.of("web"))
+        assert "REFUSED" in res.text and "REACHED" not in res.text, res.err_text
+        probe = socket.socket(socket.AF_UNIX)
+        probe.connect("\0" + name)  # the same name is reachable from the host: the test can fail
+        probe.close()
+    finally:
+        host.close()
