@@ -98,6 +98,17 @@ def serve(directory: Path, idle_s: int) -> None:
             time.sleep(3600)
 
 
+def _die_with_zygote() -> None:
+    """PR_SET_PDEATHSIG: if the zygote ends (the league died and closed its pipe), so does this proxy,
+    instead of serving a socket nobody will read the record of."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def zygote() -> None:
     """Serve many runs from one process that has already imported proxy.py (~0.3 s of imports).
 
@@ -112,6 +123,7 @@ def zygote() -> None:
         pid = os.fork()
         if pid == 0:
             os.setsid()
+            _die_with_zygote()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             quiet = os.open(os.devnull, os.O_RDWR)
             errors = os.open(Path(directory) / "proxy.err", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
