@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 # Commands run by the targets (and the tests' `league` subprocesses) come from the project environment first.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: deps deps-test venv demo test bench
+.PHONY: deps deps-test venv clis demo test bench
 
 # apt-get install only what is missing; refresh the package lists only when a plain install fails.
 define apt_missing
@@ -20,14 +20,20 @@ define apt_missing
 	fi
 endef
 
-# bubblewrap: the seats' sandbox; openssl: the local RFC 3161 authorities; faketime: lets them sign with the
-# demo's simulated time.
+# bubblewrap: the seats' sandbox; socat: the forwarder inside a networked sandbox to its egress proxy;
+# openssl: the local RFC 3161 authorities; faketime: lets them sign with the demo's simulated time.
 deps:
-	$(call apt_missing,bubblewrap openssl faketime)
+	$(call apt_missing,bubblewrap socat openssl faketime)
 
-# chromium: the league page's browser test.
+# chromium: the league page's browser test; npm (with Node.js), g++ and make: the real vendor CLIs the
+# tests run (Gemini CLI compiles node-pty).
 deps-test: deps
-	$(call apt_missing,chromium)
+	$(call apt_missing,chromium npm g++ make)
+
+# The four real vendor CLIs at pinned versions, from the npm registry, cached outside the repository
+# (tests/realcli/clis.py says where; reused until a pin or the Node version changes).
+clis: deps-test venv
+	$(BIN)/python tests/realcli/clis.py
 
 # The project environment. Debian ships `venv` apart from python3 (package python3-venv).
 venv:
@@ -39,7 +45,7 @@ venv:
 demo: deps venv
 	$(BIN)/pip install -q -e . && rm -rf demo-out && $(BIN)/league demo --out demo-out
 
-test: deps-test venv
+test: deps-test venv clis
 	$(BIN)/pip install -q -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/pytest -q
 
 bench: venv

@@ -12,9 +12,10 @@ import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 Now = Callable[[], datetime]
 
@@ -57,11 +58,37 @@ class SeatSpec(BaseModel):
     side: str = ""  # e.g. "us" / "cn": the sides diagnostics of scoring.md §6 group seats by it
     effort: str = ""
     timeout_s: float = Field(default=600.0, gt=0)
-    net: bool = False
+    network: Literal["none", "api", "web"] = "none"
+    allow: tuple[str, ...] = ()
     profile: str = "default"
     credentials: tuple[str, ...] = ()
     env: tuple[str, ...] = ()
     options: Mapping[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_net_key(cls, data: Any) -> Any:
+        """The old boolean ``net`` key is refused with the new key named (never read silently)."""
+        if isinstance(data, Mapping) and "net" in data:
+            raise PydanticCustomError(
+                "net_replaced",
+                "`net` was replaced by `network`: write network = \"web\" (was net = true) or "
+                "network = \"api\" / \"none\" (was net = false)",
+            )
+        return data
+
+    @field_validator("allow")
+    @classmethod
+    def _allow_entries(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        from sandbox.interface import SandboxError
+        from sandbox.netpolicy import AllowEntry
+
+        for entry in value:
+            try:
+                AllowEntry.parse(entry)
+            except SandboxError as exc:
+                raise ValueError(f"{exc.message}: {exc.fix}") from None
+        return value
 
     @property
     def is_baseline(self) -> bool:
@@ -93,6 +120,8 @@ class SeatReply:
     usage: Mapping[str, Any] = field(default_factory=dict)
     failure: FailureClass | None = None
     detail: str = ""
+    #: The hosts the seat's run contacted through its egress proxy (``None``: it ran without network).
+    fetches: tuple[Mapping[str, Any], ...] | None = None
 
     @property
     def silent(self) -> bool:

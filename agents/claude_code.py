@@ -51,20 +51,28 @@ def _reported_model(events: list[dict[str, Any]], result: dict[str, Any]) -> str
 
 
 class ClaudeCodeSeat(CliSeat):
+    """Gateway: ``ANTHROPIC_BASE_URL`` (the CLI calls ``POST /v1/messages`` with SSE, key as
+    ``x-api-key``); ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`` always, so it contacts nothing but
+    its model (no telemetry, update check or title-generation call)."""
+
     binary = "claude"
     profile_name = "claude"
+    api_hosts = ("api.anthropic.com", "console.anthropic.com", "platform.claude.com")
 
     def argv(self, ask: Ask) -> list[str]:
         argv = [self.command, "-p", ask.text, "--output-format", "json", "--model", self.spec.model]
         argv += ["--effort", self.effort, "--permission-mode", "default", "--no-session-persistence"]
         if budget := self.spec.options.get("max_budget_usd"):
             argv += ["--max-budget-usd", str(budget)]
-        # headless mode denies tools that would ask for permission: allow the web ones explicitly when net is on
-        argv += ["--allowedTools" if self.spec.net else "--disallowedTools", "WebSearch", "WebFetch"]
+        # headless mode denies tools that would ask for permission: allow the web ones explicitly under `web`
+        argv += ["--allowedTools" if self.web else "--disallowedTools", "WebSearch", "WebFetch"]
         return argv
 
     def env(self) -> dict[str, str]:
-        return {"CLAUDE_CODE_EFFORT_LEVEL": self.effort}
+        env = {"CLAUDE_CODE_EFFORT_LEVEL": self.effort, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+        if self.base_url:
+            env["ANTHROPIC_BASE_URL"] = self.base_url
+        return env
 
     def parse(self, result: ExecResult) -> Parsed:
         events = _events(result.text)

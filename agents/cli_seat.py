@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,9 +19,25 @@ import structlog
 from agents.base import Ask, FailureClass, Now, SeatError, SeatReply, SeatSpec
 from agents.failures import classify_text
 from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError
-from sandbox.profiles import Profile, get_profile
+from sandbox.netpolicy import EgressRules, NetworkPolicy, entry_for_url
+from sandbox.profiles import DEFAULT_PATH, SANDBOX_HOME, Profile, get_profile
 
 log = structlog.get_logger(__name__)
+
+FETCH_PROXY_FILE = ".league/fetch-proxy.cjs"
+NODE_GLOBAL_ROOTS = ("/usr/lib/node_modules", "/usr/local/lib/node_modules")
+#: Node 20's fetch() ignores HTTPS_PROXY; undici (npm, the library Node's fetch is built on) routes it
+#: through the proxy the sandbox names. Without undici the CLI reaches nothing (its namespace has no
+#: other way out) and says so on stderr.
+FETCH_PROXY_JS = """\
+try {
+  const undici = require('undici');
+  undici.setGlobalDispatcher(new undici.EnvHttpProxyAgent());
+} catch (err) {
+  process.stderr.write('league: npm package undici not found; fetch() cannot use the egress proxy: '
+    + err.message + '\\n');
+}
+"""
 
 
 @dataclass(frozen=True)
@@ -42,10 +58,16 @@ def default_sandbox() -> Sandbox:
 
 
 class CliSeat(ABC):
-    """Base of the vendor CLI seats; subclasses set ``binary``/``profile_name`` and implement parsing."""
+    """Base of the vendor CLI seats; subclasses set ``binary``/``profile_name`` and implement parsing.
+
+    ``api_hosts`` are the vendor's own hosts, the allow-list of policy ``api`` when the roster gives
+    neither ``allow`` nor ``options.base_url`` (a gateway: then only the gateway is reachable)."""
 
     binary: ClassVar[str] = ""
     profile_name: ClassVar[str] = "default"
+    api_hosts: ClassVar[tuple[str, ...]] = ()
+    #: Node CLIs whose fetch() ignores HTTPS_PROXY get a preload that routes it through the proxy.
+    node_fetch_proxy: ClassVar[bool] = False
 
     def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
         self.spec = spec
@@ -71,7 +93,36 @@ class CliSeat(ABC):
         return {}
 
     def env(self) -> dict[str, str]:
+        """Variables the adapter sets (gateway URL, switches that stop calls anywhere else)."""
         return {}
+
+    # -- network ----------------------------------------------------------------------------------
+    @property
+    def network(self) -> NetworkPolicy:
+        return NetworkPolicy(self.spec.network)
+
+    @property
+    def web(self) -> bool:
+        """True when the seat may look things up on the web (its CLI's web tools are switched on)."""
+        return self.network is NetworkPolicy.WEB
+
+    @property
+    def base_url(self) -> str:
+        """``options.base_url``: an LLM gateway (or a test stand-in) the CLI calls instead of its vendor."""
+        return str(self.spec.options.get("base_url") or "")
+
+    def allow_list(self) -> list[str]:
+        """The roster's ``allow`` when given (it is then the whole list), else the gateway's exact
+        ``host:port`` alone (a LAN gateway is reachable, and only on that port), else the vendor's hosts."""
+        if self.spec.allow:
+            return list(self.spec.allow)
+        return [entry_for_url(self.base_url)] if self.base_url else list(self.api_hosts)
+
+    def egress(self) -> EgressRules | None:
+        """The run's egress rules, or ``None`` for a seat without network."""
+        if self.network is NetworkPolicy.NONE:
+            return None
+        return EgressRules.of(self.network, self.allow_list())
 
     # -- shared -----------------------------------------------------------------------------------
     @property
@@ -86,7 +137,26 @@ class CliSeat(ABC):
         exe = self.spec.options.get("executable")
         for src in ([exe] if exe else []) + list(self.spec.options.get("bin_files", [])):
             files[f"bin/{Path(str(src)).name}"] = Path(str(src)).read_bytes()
+        if self.node_fetch_proxy and self.network is not NetworkPolicy.NONE:
+            files[FETCH_PROXY_FILE] = FETCH_PROXY_JS.encode()
         return files
+
+    @property
+    def cli_prefix(self) -> str:
+        """``options.cli_prefix``: a folder made by ``npm install --prefix DIR`` (pinned CLI versions
+        outside /usr); it is bound read-only at the same path and its ``node_modules/.bin`` is on PATH."""
+        return str(self.spec.options.get("cli_prefix") or "")
+
+    def run_env(self) -> dict[str, str]:
+        """The adapter's variables plus the CLI folder on PATH and the Node fetch preload."""
+        env = self.env()
+        if self.cli_prefix:
+            env["PATH"] = f"{self.cli_prefix}/node_modules/.bin:{DEFAULT_PATH}"
+        if self.node_fetch_proxy and self.network is not NetworkPolicy.NONE:
+            env["NODE_OPTIONS"] = f"--require {SANDBOX_HOME}/{FETCH_PROXY_FILE}"
+            roots = [f"{self.cli_prefix}/node_modules"] if self.cli_prefix else []
+            env["NODE_PATH"] = ":".join([*roots, *NODE_GLOBAL_ROOTS])
+        return env
 
     def profile(self) -> Profile:
         """The vendor's profile (or the roster's), narrowed to the seat's own credentials and keys."""
@@ -94,6 +164,8 @@ class CliSeat(ABC):
         prof = get_profile(name)
         if self.spec.credentials:
             prof = prof.with_credentials(self.spec.credentials)
+        if self.cli_prefix:
+            prof = replace(prof, ro_binds=(*prof.ro_binds, self.cli_prefix))
         return prof.with_env_keys(self.spec.env) if self.spec.env else prof
 
     @property
@@ -104,11 +176,12 @@ class CliSeat(ABC):
         """Run the CLI once; every failure becomes a classified reply, never an exception."""
         started = now()
         try:
+            egress = self.egress()
             res = self.sandbox.exec(
                 self.argv(ask),
                 timeout=self.spec.timeout_s,
-                env=self.env(),
-                net=self.spec.net,
+                env=self.run_env(),
+                egress=egress,
                 profile=self.profile(),
                 files_in_home=self.home_files(ask),
                 owner=self.spec.name,
@@ -120,13 +193,16 @@ class CliSeat(ABC):
         return self.reply_from(res, started, now())
 
     def reply_from(self, res: ExecResult, started: Any, finished: Any) -> SeatReply:
+        fetches = self.fetch_record(res)
         limit = _limit_failure(res)
         if limit is not None:
-            return self.failed(started, finished, limit, res.detail + _tail(res))
+            return self.failed(started, finished, limit, res.detail + _tail(res), fetches)
         try:
             parsed = self.parse(res)
         except SeatError as exc:
-            return self.failed(started, finished, exc.failure, f"{exc}{_tail(res)}")
+            # refusals are named, never reclassified: a seat must not be able to void a round by
+            # asking for a forbidden host (see ``league seat check`` for the operator's diagnosis)
+            return self.failed(started, finished, exc.failure, f"{exc}{_refusals(fetches)}{_tail(res)}", fetches)
         return SeatReply(
             seat=self.spec.name,
             raw=parsed.text,
@@ -136,9 +212,17 @@ class CliSeat(ABC):
             started_at=started,
             finished_at=finished,
             usage={**parsed.usage, "sandbox": _run_facts(res)},
+            fetches=fetches,
         )
 
-    def failed(self, started: Any, finished: Any, failure: FailureClass, detail: str) -> SeatReply:
+    def fetch_record(self, res: ExecResult) -> tuple[dict[str, Any], ...] | None:
+        """The run's fetch record as sealed (``None`` when the seat had no network at all)."""
+        if self.network is NetworkPolicy.NONE:
+            return None
+        return tuple(f.as_json() for f in res.fetches)
+
+    def failed(self, started: Any, finished: Any, failure: FailureClass, detail: str,
+               fetches: tuple[dict[str, Any], ...] | None = None) -> SeatReply:
         return SeatReply(
             seat=self.spec.name,
             raw="",
@@ -149,11 +233,17 @@ class CliSeat(ABC):
             finished_at=finished,
             failure=failure,
             detail=detail[:4000],
+            fetches=fetches,
         )
 
     def fail_from_output(self, res: ExecResult, message: str) -> SeatError:
         """A SeatError classified from the message and stderr (used on error paths only)."""
         return SeatError(message, classify_text(f"{message}\n{res.err_text[-4000:]}"))
+
+
+def _refusals(fetches: tuple[dict[str, Any], ...] | None) -> str:
+    refused = [f"{f['host']}:{f['port']} ({f['reason']})" for f in fetches or () if not f["allowed"]]
+    return f" | refused by the egress proxy: {', '.join(refused[:5])}" if refused else ""
 
 
 def _limit_failure(res: ExecResult) -> FailureClass | None:

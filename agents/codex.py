@@ -37,15 +37,39 @@ def _error_message(ev: dict[str, Any]) -> str | None:
     return None
 
 
+#: Settings that keep Codex from calling anything but its model (plugin sync, analytics, update check).
+QUIET = ("features.plugins=false", "analytics.enabled=false", "check_for_update_on_startup=false")
+
+
+def gateway_overrides(base_url: str, key_env: str) -> list[str]:
+    """``-c`` overrides for a custom provider: Codex ignores ``OPENAI_BASE_URL`` for its built-in one."""
+    table = "model_providers.league"
+    return ['model_provider="league"', f'{table}.name="league gateway"', f"{table}.base_url={_toml(base_url)}",
+            f"{table}.env_key={_toml(key_env)}", f'{table}.wire_api="responses"',
+            f"{table}.supports_websockets=false"]
+
+
+def _toml(text: str) -> str:
+    return json.dumps(text)  # a JSON string is a valid TOML basic string
+
+
 class CodexSeat(CliSeat):
+    """Gateway: a ``league`` model provider (``options.base_url`` ending in ``/v1``, key in
+    ``options.api_key_env``, default ``OPENAI_API_KEY``); the CLI calls ``POST /v1/responses`` with
+    SSE. Given as ``-c`` overrides, so the operator's own ``config.toml`` is left as it is."""
+
     binary = "codex"
     profile_name = "codex"
+    api_hosts = ("api.openai.com", "chatgpt.com", "auth.openai.com")
 
     def argv(self, ask: Ask) -> list[str]:
         argv = [self.command, "exec", "--json", "-m", self.spec.model, "--skip-git-repo-check", "--ephemeral"]
         argv += ["-s", "read-only", "-c", f"model_reasoning_effort={self.effort}"]
-        if not self.spec.net:
-            argv += ["-c", 'web_search="disabled"']
+        settings = list(QUIET) + ([] if self.web else ['web_search="disabled"'])
+        if self.base_url:
+            settings += gateway_overrides(self.base_url, str(self.spec.options.get("api_key_env") or "OPENAI_API_KEY"))
+        for setting in settings:
+            argv += ["-c", setting]
         return [*argv, ask.text]
 
     def parse(self, result: ExecResult) -> Parsed:

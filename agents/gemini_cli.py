@@ -10,6 +10,7 @@ into the operator's own settings file, which also switches web search off for cl
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from agents.base import Ask
@@ -20,8 +21,9 @@ from sandbox.profiles import credentials_home
 _LEVELS = {"max": "HIGH", "xhigh": "XHIGH", "high": "HIGH", "medium": "MEDIUM", "low": "LOW", "minimal": "MINIMAL"}
 
 
-def merged_settings(base: dict[str, Any], model: str, level: str, net: bool) -> dict[str, Any]:
-    """The operator's settings plus the seat's thinking level (and no web search when net is cut)."""
+def merged_settings(base: dict[str, Any], model: str, level: str, web: bool, api_key: bool = False) -> dict[str, Any]:
+    """The operator's settings plus the seat's thinking level, no web search unless ``web``, no usage
+    statistics, telemetry or auto-update, and API-key authentication when the seat uses a key."""
     settings: dict[str, Any] = json.loads(json.dumps(base))
     override = {
         "match": {"model": model},
@@ -31,15 +33,26 @@ def merged_settings(base: dict[str, Any], model: str, level: str, net: bool) -> 
     for key in ("overrides", "customOverrides"):
         kept = [o for o in configs.get(key, []) if (o.get("match") or {}).get("model") != model]
         configs[key] = [*kept, override]
-    if not net:
+    if not web:
         tools = settings.setdefault("tools", {})
         tools["exclude"] = sorted({*tools.get("exclude", []), "google_web_search", "web_fetch"})
+    settings.setdefault("privacy", {})["usageStatisticsEnabled"] = False
+    settings.setdefault("telemetry", {})["enabled"] = False
+    settings.setdefault("general", {})["enableAutoUpdate"] = False
+    if api_key:  # else the CLI stops with exit 41 "Invalid auth method selected"
+        settings.setdefault("security", {}).setdefault("auth", {})["selectedType"] = "gemini-api-key"
     return settings
 
 
 class GeminiCliSeat(CliSeat):
+    """Gateway: ``GOOGLE_GEMINI_BASE_URL`` (the CLI calls
+    ``POST /v1beta/models/{model}:streamGenerateContent?alt=sse``, key as ``x-goog-api-key``);
+    ``GEMINI_CLI_TRUST_WORKSPACE=true`` (else exit 55 in the fresh home)."""
+
     binary = "gemini"
     profile_name = "gemini"
+    api_hosts = ("generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com",
+                 "www.googleapis.com")
 
     @property
     def level(self) -> str:
@@ -54,8 +67,20 @@ class GeminiCliSeat(CliSeat):
             base = json.loads(path.read_text()) if path.is_file() else {}
         except ValueError:
             base = {}
-        settings = merged_settings(base if isinstance(base, dict) else {}, self.spec.model, self.level, self.spec.net)
+        settings = merged_settings(base if isinstance(base, dict) else {}, self.spec.model, self.level, self.web,
+                                   api_key=self.uses_api_key)
         return {".gemini/settings.json": json.dumps(settings, indent=2).encode()}
+
+    @property
+    def uses_api_key(self) -> bool:
+        """A gateway, or a key variable of the profile set in the league's environment."""
+        return bool(self.base_url) or any(os.environ.get(k) for k in self.profile().env_keys)
+
+    def env(self) -> dict[str, str]:
+        env = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
+        if self.base_url:
+            env["GOOGLE_GEMINI_BASE_URL"] = self.base_url
+        return env
 
     def parse(self, result: ExecResult) -> Parsed:
         try:

@@ -15,6 +15,9 @@ from agents.base import Ask
 from agents.cli_seat import CliSeat, Parsed
 from sandbox.interface import ExecResult
 
+#: How Grok CLI 0.0.x reports a failed model call (agent/grok-agent.js): as the assistant's message.
+ERROR_PREFIX = "Sorry, I encountered an error: "
+
 
 def _messages(stdout: str) -> list[dict[str, Any]]:
     out = []
@@ -29,12 +32,20 @@ def _messages(stdout: str) -> list[dict[str, Any]]:
 
 
 class GrokCliSeat(CliSeat):
+    """Gateway: ``GROK_BASE_URL`` (ending in ``/v1``; the CLI calls ``POST /v1/chat/completions``,
+    not streamed in ``-p`` mode). Its fetch() ignores HTTPS_PROXY on Node 20, hence the preload."""
+
     binary = "grok"
     profile_name = "grok"
+    api_hosts = ("api.x.ai",)
+    node_fetch_proxy = True
 
     def argv(self, ask: Ask) -> list[str]:
-        rounds = int(self.spec.options.get("max_tool_rounds", 8 if self.spec.net else 1))
+        rounds = int(self.spec.options.get("max_tool_rounds", 8 if self.web else 1))
         return [self.command, "-p", ask.text, "-m", self.spec.model, "--max-tool-rounds", str(rounds)]
+
+    def env(self) -> dict[str, str]:
+        return {"GROK_BASE_URL": self.base_url} if self.base_url else {}
 
     def parse(self, result: ExecResult) -> Parsed:
         replies = [
@@ -45,4 +56,6 @@ class GrokCliSeat(CliSeat):
         if result.exit_code != 0 or not replies:
             first = result.err_text.strip() or result.text.strip()
             raise self.fail_from_output(result, f"grok failed (exit {result.exit_code}): {first[:500]}")
+        if replies[-1].startswith(ERROR_PREFIX):  # its API errors come back as an assistant line, exit 0
+            raise self.fail_from_output(result, f"grok: {replies[-1][:500]}")
         return Parsed(text=replies[-1], mode="cli-default")

@@ -35,7 +35,8 @@ def static_checks(spec: SeatSpec) -> list[Check]:
     if issubclass(cls, CliSeat):
         seat = cls(spec)
         if not spec.options.get("executable"):
-            checks.append(_named(spec, check_cli(seat.command)))
+            prefix = f"{seat.cli_prefix}/node_modules/.bin" if seat.cli_prefix else None
+            checks.append(_named(spec, check_cli(seat.command, prefix)))
         checks.append(_named(spec, check_credentials(seat.profile())))
     return checks
 
@@ -66,8 +67,9 @@ def run_trivial_ask(spec: SeatSpec, now: Now, sandbox: Sandbox | None = None) ->
 def preflight(
     specs: list[SeatSpec] | tuple[SeatSpec, ...], now: Now, *, sandbox: Sandbox | None = None, ask_each: bool = False
 ) -> list[Check]:
-    """The daemon's check before a batch: sandbox isolation, every seat's CLI and credentials and,
-    with ``ask_each``, a trivial ask to each seat. A failed line means: do not start the batch."""
+    """The daemon's check before a batch: sandbox isolation, the egress proxy (when a seat has
+    network), every seat's CLI and credentials and, with ``ask_each``, a trivial ask to each seat.
+    A failed line means: do not start the batch."""
     from sandbox.selfcheck import check_isolation
 
     box = sandbox
@@ -80,6 +82,10 @@ def preflight(
         except SandboxError as exc:
             return [Check("sandbox starts", False, exc.message, exc.fix or "")]
     checks = check_isolation(box) if box is not None else []
+    if box is not None and any(s.network != "none" and s.adapter in SANDBOXED for s in specs):
+        from sandbox.selfcheck import check_egress
+
+        checks += check_egress(box)
     for spec in specs:
         checks += static_checks(spec)
         if ask_each:

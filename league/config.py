@@ -266,6 +266,9 @@ def _fix_for(err: Any) -> str:
         return "add the key; see the commented example written by `league init`"
     if kind == "extra_forbidden":
         return "remove or rename the key (it is not a setting the league knows)"
+    if kind == "net_replaced":
+        return ('replace `net = true` by `network = "web"` and `net = false` by `network = "api"` or "none" '
+                "(docs/seats.md)")
     if kind.startswith("literal"):
         return f"use one of the allowed values: {err.get('ctx', {}).get('expected', '')}"
     shown = repr(err.get("input"))

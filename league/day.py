@@ -26,11 +26,13 @@ from typing import Any
 import structlog
 
 from agents.base import Ask, FailureClass, Seat, SeatReply, SeatSpec
+from league.accounts import seat_accounts
 from league.answers import ParsedReply, clean_text, json_safe, parse_reply
 from league.asks import MarketLine, account_block, common_text, publish_ask_text, sha256_text
 from league.clock import SimulatedClock, iso_seconds, parse_iso
 from league.config import as_time
 from league.errors import BookError, InvalidRecord
+from league.fetchrecord import fetch_fields
 from league.markettime import et_time, event_contract
 from league.season import League
 
@@ -206,7 +208,7 @@ def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], c
     """Hash each seat's exact text into the ask chain, then send all asks at once."""
     prepared = []
     for spec in specs:
-        text = common + account_block(spec.name, None)
+        text = common + account_block(spec.name, seat_accounts(lg.index, spec.name))
         lg.asks.seal_ask(run_id, session, spec.name, attempt, text, common_sha)
         prepared.append((spec, Ask(text=text, sha256=sha256_text(text), session=session, attempt=attempt,
                                    context=context)))
@@ -346,7 +348,7 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
         kind = "incident" if reply.failure and reply.failure.is_incident else "silence"
         lg.append(kind, {"run_id": p.run_id, "session": p.session, "seat": p.seat, "attempt": p.attempt,
                          "failure": str(reply.failure or "no_reply"), "detail": clean_text(reply.detail[:500]),
-                         "booked_at": iso_seconds(reply.finished_at)})
+                         "booked_at": iso_seconds(reply.finished_at), **json_safe(fetch_fields(reply))})
         return
     content = _answer_content(lg, p, reply)
     try:
@@ -374,6 +376,7 @@ def _answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, Any]:
         "booked_at": iso_seconds(min(reply.finished_at, lg.clock.now())),
         "started_at": iso_seconds(reply.started_at),
         "usage": _usage(reply.usage), "elapsed_s": round((reply.finished_at - reply.started_at).total_seconds(), 3),
+        **json_safe(fetch_fields(reply)),
     }
     if encoding != RAW_UTF8:
         content["raw_encoding"] = encoding
@@ -395,7 +398,7 @@ def _usage(usage: Mapping[str, Any]) -> dict[str, Any]:
 
 def _bare_answer(content: Mapping[str, Any], problem: str) -> dict[str, Any]:
     keep = ("run_id", "session", "seat", "attempt", "own_sha256", "ask_sha256", "seat_ask_sha256", "booked_at",
-            "started_at", "elapsed_s", "raw_encoding", "raw_store_problem")
+            "started_at", "elapsed_s", "raw_encoding", "raw_store_problem", "fetches")
     return {**{k: content[k] for k in keep if k in content}, "model": "unreported", "version": "unreported",
             "mode": "", "status": "refused_shape", "items": {}, "years": {}, "parse_notes": [], "usage": {},
             "parse_failure": f"the parsed reply could not be sealed ({problem[:300]}); sealed without its cells"}

@@ -102,6 +102,11 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
     if (out / "config").exists():
         raise LeagueError(f"{out} already holds a league", fix="choose an empty --out folder")
     from league.calendar import default_calendar
+    from league.config import load_roster, shipped_config_dir
+    from league.preflight import require
+
+    demo_roster = load_roster(shipped_config_dir() / "roster.demo.toml")
+    require(demo_roster.seat, local_tsa=True, simulated=True, what="the demo")
 
     days = demo_sessions(default_calendar(), start, sessions)
     clock = SimulatedClock(session_times_start(days[0]))

@@ -33,7 +33,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -42,6 +42,7 @@ import structlog
 from sandbox.cgroups import Caps, CgroupReport, Cgroups, RunCgroup, detect
 from sandbox.identity import ANONYMOUS, table_for, uid_range
 from sandbox.interface import BwrapMissing, EndedBy, ExecResult, Now, SandboxError, system_now
+from sandbox.netpolicy import INSIDE_DIR, EgressProxy, EgressRules, find_socat, inside_command, proxy_env
 from sandbox.profiles import (
     DEFAULT_PATH,
     MIB,
@@ -216,7 +217,7 @@ class BwrapSandbox:
         self,
         argv: Sequence[str],
         profile: Profile,
-        net: bool,
+        egress_dir: Path | None,
         file_fds: Sequence[tuple[str, int, bool]],
         status_fd: int,
     ) -> list[str]:
@@ -229,13 +230,16 @@ class BwrapSandbox:
             nproc *= 2
         limits += [f"--nproc={nproc}", f"--fsize={profile.fsize_mb * MIB}", f"--nofile={profile.nofile}", "--"]
         ns = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-        ns += [] if net else ["--unshare-net"]
+        ns += ["--unshare-net"]  # always: the only way out is the egress proxy's socket (sandbox/netpolicy.py)
         ns += ["--die-with-parent", "--new-session", "--json-status-fd", str(status_fd), "--hostname", "seat"]
         mounts = _system_args() + ["--proc", "/proc", "--dev", "/dev"]
         for size_mb, where in ((profile.shm_mb, "/dev/shm"), (profile.tmp_mb, "/tmp"), (profile.home_mb, SANDBOX_HOME)):
             mounts += ["--size", str(size_mb * MIB), "--tmpfs", where]
         for extra in profile.ro_binds:
             mounts += ["--ro-bind-try", extra, extra]
+        if egress_dir is not None:
+            mounts += ["--ro-bind", str(egress_dir), INSIDE_DIR]
+            argv = inside_command(find_socat(), argv)
         for rel, fd, writable in file_fds:
             perms = "0755" if rel.startswith("bin/") else ("0644" if writable else "0444")
             mounts += ["--perms", perms, "--file" if writable else "--ro-bind-data", str(fd), f"{SANDBOX_HOME}/{rel}"]
@@ -251,21 +255,46 @@ class BwrapSandbox:
         stdin: bytes | None = None,
         timeout: float,
         env: Mapping[str, str] | None = None,
-        net: bool = False,
+        egress: EgressRules | None = None,
         profile: str | Profile = "default",
         files_in_home: Mapping[str, bytes] | None = None,
         owner: str | None = None,
     ) -> ExecResult:
         """Run ``argv`` in a fresh sandbox; raise :class:`SandboxError` only if isolation failed.
 
-        ``owner`` names the seat the run belongs to: its uid and its cgroup's name derive from it."""
+        ``owner`` names the seat the run belongs to: its uid and its cgroup's name derive from it.
+        ``egress`` (policy ``api``/``web``) starts the run's egress proxy first; its fetch record
+        comes back in ``ExecResult.fetches``. Without it the run has no network at all."""
         prof = get_profile(profile) if isinstance(profile, str) else profile
         if not argv:
             raise SandboxError("nothing to run: empty argv")
         if timeout <= 0:
             raise SandboxError(f"timeout must be positive, got {timeout}")
-        if net and not prof.allow_net:
+        networked = egress is not None and egress.uses_proxy
+        if networked and not prof.allow_net:
             raise SandboxError(f"profile {prof.name!r} does not allow network access")
+        proxy = EgressProxy(egress, idle_s=timeout).launch() if egress is not None and networked else None
+        try:
+            result = self._exec(argv, prof, stdin, timeout, env, files_in_home, owner, proxy)
+        except BaseException:
+            if proxy is not None:
+                proxy.finish()
+            raise
+        if proxy is not None:
+            proxy.wait_ready()  # a proxy that never served means the run had no way out: an incident
+        return replace(result, fetches=proxy.finish() if proxy is not None else ())
+
+    def _exec(
+        self,
+        argv: Sequence[str],
+        prof: Profile,
+        stdin: bytes | None,
+        timeout: float,
+        env: Mapping[str, str] | None,
+        files_in_home: Mapping[str, bytes] | None,
+        owner: str | None,
+        proxy: EgressProxy | None,
+    ) -> ExecResult:
         who = owner or ANONYMOUS
         files = self.home_files(prof, files_in_home)
         fds = [(rel, _memfd(rel, content), w) for rel, content, w in files]
@@ -276,8 +305,9 @@ class BwrapSandbox:
                 cgroup = self.cgroups.create(_run_name(who), Caps(prof.memory_mb * MIB, prof.nproc))
             status_r, status_w = os.pipe()
             try:
-                cmd = self.build_argv(argv, prof, net, fds, status_w)
-                start = _Start(cmd, self.env_for(prof, env), (status_w, *(fd for _, fd, _ in fds)), stdin, uid, cgroup)
+                run_env = self.env_for(prof, env) | (proxy_env() if proxy is not None else {})
+                cmd = self.build_argv(argv, prof, proxy.directory if proxy else None, fds, status_w)
+                start = _Start(cmd, run_env, (status_w, *(fd for _, fd, _ in fds)), stdin, uid, cgroup)
                 return self._run(start, tuple(argv), prof, timeout, status_r, status_w)
             finally:
                 os.close(status_r)  # status_w is closed by _run right after the start, exactly once

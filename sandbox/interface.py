@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from sandbox.netpolicy import EgressRules
     from sandbox.profiles import Profile
 
 Now = Callable[[], datetime]
@@ -58,6 +59,23 @@ class EndedBy(enum.StrEnum):
 
 
 @dataclass(frozen=True)
+class Fetch:
+    """One request a sandboxed run made through its egress proxy (allowed or refused): host, port
+    and method only, never a path or a header (those may carry the seat's secrets)."""
+
+    host: str
+    port: int
+    method: str
+    allowed: bool
+    reason: str
+    at: str
+
+    def as_json(self) -> dict[str, str | int | bool]:
+        return {"host": self.host, "port": self.port, "method": self.method, "allowed": self.allowed,
+                "reason": self.reason, "at": self.at}
+
+
+@dataclass(frozen=True)
 class ExecResult:
     """What a sandboxed run produced. Output is capped; ``*_truncated`` say whether bytes were lost."""
 
@@ -75,6 +93,7 @@ class ExecResult:
     oom_kills: int = 0  # processes the kernel killed at the run's memory cap
     tasks_refused: int = 0  # forks refused at the run's task cap
     memory_peak_bytes: int | None = None
+    fetches: tuple[Fetch, ...] = ()
 
     def __post_init__(self) -> None:
         if self.started_at.tzinfo is None or self.finished_at.tzinfo is None:
@@ -98,7 +117,8 @@ class ExecResult:
 
 @runtime_checkable
 class Sandbox(Protocol):
-    """Runs argv isolated: fresh home with only ``profile``'s credentials and ``files_in_home``."""
+    """Runs argv isolated: fresh home with only ``profile``'s credentials and ``files_in_home``;
+    its own network namespace, whose only way out (``egress``, default none) is the league's proxy."""
 
     def exec(
         self,
@@ -107,7 +127,7 @@ class Sandbox(Protocol):
         stdin: bytes | None = None,
         timeout: float,
         env: Mapping[str, str] | None = None,
-        net: bool = False,
+        egress: EgressRules | None = None,
         profile: str | Profile = "default",
         files_in_home: Mapping[str, bytes] | None = None,
         owner: str | None = None,

@@ -66,9 +66,10 @@ def check_isolation(sandbox: Sandbox, python: str = "/usr/bin/python3") -> list[
     return checks
 
 
-def check_cli(binary: str) -> Check:
-    """Is a seat's CLI on the sandbox's PATH (the operator's own PATH does not count)?"""
-    found = shutil.which(binary, path=DEFAULT_PATH.split(":", 1)[1])
+def check_cli(binary: str, folder: str | None = None) -> Check:
+    """Is a seat's CLI on the sandbox's PATH (the operator's own PATH does not count), or in ``folder``
+    (a seat's ``options.cli_prefix`` bin folder)?"""
+    found = shutil.which(binary, path=folder or DEFAULT_PATH.split(":", 1)[1])
     if found:
         return Check(f"cli {binary}", True, found)
     return Check(
@@ -87,3 +88,56 @@ def check_credentials(profile: Profile, home: Path | None = None) -> Check:
     wanted = [c.rel for c in profile.credentials] + [f"${k}" for k in profile.env_keys]
     fix = "log the CLI in as the operator or set its key variable"
     return Check(name, False, "none of: " + ", ".join(wanted), fix)
+
+
+_EGRESS_PROBE = r"""
+import sys, urllib.request
+for name, url in (("allowed", sys.argv[1]), ("refused", sys.argv[2])):
+    try:
+        urllib.request.urlopen(url, timeout=5).read()
+        print(name, "reached")
+    except Exception as exc:
+        print(name, "blocked", type(exc).__name__)
+"""
+
+
+def check_egress(sandbox: Sandbox, python: str = "/usr/bin/python3") -> list[Check]:
+    """The egress proxy works: through it a sandbox reaches an allow-listed local server and is
+    refused another loopback port, and both requests are in the fetch record."""
+    import http.server
+    import threading
+
+    from sandbox.netpolicy import EgressRules, find_socat
+
+    try:
+        find_socat()
+    except SandboxError as exc:
+        return [Check("egress proxy", False, exc.message, exc.fix or "")]
+
+    class Quiet(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            return
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            self.send_response(204)
+            self.end_headers()
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = int(server.server_address[1])
+    other = port + 1 if port < 65535 else port - 1
+    try:
+        res = sandbox.exec([python, "-c", _EGRESS_PROBE, f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{other}/"],
+                           timeout=30, profile="default", egress=EgressRules.of("api", [f"127.0.0.1:{port}"]))
+    except SandboxError as exc:
+        return [Check("egress proxy", False, exc.message, exc.fix or "")]
+    finally:
+        server.shutdown()
+        server.server_close()
+    out = res.text
+    recorded = sorted((f.port, f.allowed) for f in res.fetches)
+    ok = "allowed reached" in out and "refused blocked" in out and recorded == sorted([(port, True), (other, False)])
+    detail = f"{res.elapsed_s * 1000:.0f} ms; {out.strip().replace(chr(10), '; ')}; record {recorded}"
+    fix = "check that proxy.py is installed in the league's environment (pip install -e .) and socat under /usr"
+    return [Check("egress proxy (allow-list reached, other loopback port refused, both recorded)", ok, detail,
+                  "" if ok else fix)]

@@ -29,6 +29,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 
 from league.api import views
+from league.api.embargo import embargoed_file
 from league.api.errors import ApiError, BadRequest, NotFound, RangeNotSatisfiable
 from league.api.paths import DataPaths
 
@@ -143,8 +144,11 @@ def _book_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
 
 
 def _select(store: views.Store, first: int, last: int, kinds: frozenset[str]) -> list[bytes]:
+    """Lines ``first..last`` of the wanted kinds, as the embargo allows them to be seen now."""
     raws = store.book.raw_lines(first, last)
-    return [raw + b"\n" for n, raw in enumerate(raws, first) if not kinds or store.book.kind(n) in kinds]
+    store.embargo.refresh()
+    return [store.embargo.public_raw(raw, store.book.kind(n)) + b"\n" for n, raw in enumerate(raws, first)
+            if not kinds or store.book.kind(n) in kinds]
 
 
 async def _follow(store: views.Store, request: Request, start: int, kinds: frozenset[str], follow: bool,
@@ -187,6 +191,10 @@ def _file_routes(app: FastAPI, store: views.Store) -> None:
         return FileResponse(PAGE_DIR / name, media_type=PAGE_FILES[name])
 
     @app.api_route("/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
-    def open_data(path: str) -> FileResponse:
+    def open_data(path: str) -> Response:
         target = store.paths.public_file(path)
+        store.book.refresh()
+        embargoed = embargoed_file(store.embargo, target)
+        if embargoed is not None:
+            return Response(embargoed, media_type=MEDIA_TYPES.get(target.suffix))
         return FileResponse(target, media_type=MEDIA_TYPES.get(target.suffix))

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from league.api.bookindex import BookIndex
+from league.api.embargo import Embargo
 from league.api.errors import BadRequest, NotFound
 from league.api.paths import DataPaths
 
@@ -38,6 +39,7 @@ class Store:
     def __init__(self, paths: DataPaths) -> None:
         self.paths = paths
         self.book = BookIndex(paths.book)
+        self.embargo = Embargo(self.book)
         self._cache: dict[str, tuple[tuple[int, int], Any]] = {}
         self._lock = threading.Lock()
 
@@ -61,11 +63,13 @@ class Store:
         return self._cached(name, lambda p: json.loads(p.read_text(encoding="utf-8")))
 
     def rows(self) -> list[dict[str, str]]:
+        """The published forecast rows, without those of sessions still under embargo."""
         def load(path: Path) -> list[dict[str, str]]:
             with open(path, encoding="utf-8", newline="") as fh:
                 return list(csv.DictReader(fh))
 
-        return self._cached("council-forecasts.csv", load) or []
+        self.book.refresh()
+        return self.embargo.public_rows(self._cached("council-forecasts.csv", load) or [])
 
 
 # --------------------------------------------------------------------------- row helpers

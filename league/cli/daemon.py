@@ -35,6 +35,10 @@ def open_live(config_dir: Path) -> tuple[Any, Any]:
             "`league run` follow the system clock; a simulated clock is run by `league demo` itself",
             fix='set [clock] mode = "system" in league.toml (or run `league demo` for a simulated season)',
         )
+    from league.preflight import require
+
+    require(config.roster.seat, local_tsa=config.settings.stamps.local_tsa,
+            simulated=False, what="the daemon")
     sandbox_ready(config)
     store = open_store(config.database_url)
     prices = make_prices(config, store=store)

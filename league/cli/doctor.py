@@ -18,14 +18,16 @@ def collect(roster: Path | None, probe: bool) -> list[Check]:
     """All checks, in order: bubblewrap, the isolation probe, then each seat's static checks."""
     from agents.selfcheck import static_checks
     from sandbox.interface import SandboxError
-    from sandbox.selfcheck import check_bwrap_installed, check_isolation
+    from sandbox.selfcheck import check_bwrap_installed, check_egress, check_isolation
 
     checks: list[Check] = [check_bwrap_installed()]
     if probe:
         try:
             from sandbox.bwrap import BwrapSandbox
 
-            checks += check_isolation(BwrapSandbox())
+            box = BwrapSandbox()
+            checks += check_isolation(box)
+            checks += check_egress(box)
         except SandboxError as exc:
             checks.append(Check("sandbox starts", False, exc.message, exc.fix or ""))
     try:

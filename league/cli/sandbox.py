@@ -19,18 +19,30 @@ def exec_(
             "--profile", envvar="LEAGUE_SANDBOX_PROFILE", help="default, scripted, claude, codex, gemini, grok"
         ),
     ] = "default",
-    net: Annotated[bool, typer.Option("--net/--no-net", envvar="LEAGUE_SANDBOX_NET", help="share the network")] = False,
+    network: Annotated[
+        str,
+        typer.Option("--network", envvar="LEAGUE_SANDBOX_NETWORK",
+                     help="none (no network), api (only --allow hosts) or web (public hosts on 80/443)"),
+    ] = "none",
+    allow: Annotated[
+        list[str] | None,
+        typer.Option("--allow", envvar="LEAGUE_SANDBOX_ALLOW",
+                     help="allow-list entry host, host:port or *.domain (repeatable)"),
+    ] = None,
     timeout: Annotated[float, typer.Option("--timeout", envvar="LEAGUE_SANDBOX_TIMEOUT", min=0.1)] = 60.0,
 ) -> None:
-    """Run CMD inside a fresh sandbox (league sandbox exec --profile claude -- ls -la ~)."""
+    """Run CMD inside a fresh sandbox (league sandbox exec --profile claude -- ls -la ~); with
+    --network api|web it gets the egress proxy a seat gets, and its fetch record is printed."""
     from sandbox.bwrap import BwrapSandbox
     from sandbox.interface import SandboxError
+    from sandbox.netpolicy import EgressRules
 
     try:
+        rules = EgressRules.of(network, allow or [])
         res = BwrapSandbox().exec(
             cmd,
             timeout=timeout,
-            net=net,
+            egress=rules,
             profile=profile,
             stdin=None if sys.stdin.isatty() else sys.stdin.buffer.read(),
         )
@@ -40,6 +52,9 @@ def exec_(
     sys.stdout.buffer.write(res.stdout)
     sys.stdout.flush()
     sys.stderr.buffer.write(res.stderr)
+    for f in res.fetches:
+        verdict = "allowed" if f.allowed else "REFUSED"
+        typer.echo(f"[egress] {f.method} {f.host}:{f.port} {verdict} ({f.reason})", err=True)
     typer.echo(
         f"[sandbox] ended_by={res.ended_by.value} exit={res.exit_code} {res.elapsed_s * 1000:.0f} ms"
         + (" (stdout truncated)" if res.stdout_truncated else ""),

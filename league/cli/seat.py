@@ -10,6 +10,7 @@ import typer
 
 from agents.base import SeatSpec
 from league.errors import ConfigError
+from sandbox.selfcheck import Check
 
 seat_app = typer.Typer(help="Check a seat of the roster.", no_args_is_help=True)
 
@@ -37,26 +38,47 @@ def check(
     seat: Annotated[str, typer.Argument(help="seat name from the roster, e.g. claude")],
     roster: RosterOpt = None,
 ) -> None:
-    """Run a trivial ask; print what the seat answered, the model it reported and the time taken."""
-    from agents.selfcheck import run_trivial_ask
+    """Run a trivial ask; print what the seat answered, the model it reported, the time taken, the
+    hosts it contacted and, when something is wrong, the cause and its fix."""
+    from agents.selfcheck import run_trivial_ask, static_checks, trivial_ask
     from league.clock import SystemClock
+    from league.seatcheck import diagnose
 
     specs = {s.name: s for s in load_specs(roster)}
     if seat not in specs:
         raise ConfigError(f"{roster_path(roster)}: no seat named {seat!r}", fix=f"one of: {', '.join(sorted(specs))}")
-    result = run_trivial_ask(specs[seat], SystemClock().now)
+    spec = specs[seat]
+    markets = {k: list(v["horizons"]) for k, v in trivial_ask().context["markets"].items()}
+    static = static_checks(spec)
+    findings = diagnose(spec, static, None, markets)
+    if findings:
+        _print_findings(findings)
+        raise typer.Exit(1)
+    result = run_trivial_ask(spec, SystemClock().now)
     reply = result.reply
-    typer.echo(f"seat:     {reply.seat} ({specs[seat].adapter})")
+    typer.echo(f"seat:     {reply.seat} ({spec.adapter}, network {spec.network})")
     typer.echo(f"model:    {reply.model}  version: {reply.version}  mode: {reply.mode}")
     typer.echo(f"time:     {result.seconds:.2f} s")
+    for f in reply.fetches or ():
+        typer.echo(f"fetch:    {f['method']} {f['host']}:{f['port']} {'allowed' if f['allowed'] else 'REFUSED'}"
+                   f" ({f['reason']})")
     if reply.failure is not None:
         typer.echo(f"FAILED:   {reply.failure.value}{' (incident)' if reply.failure.is_incident else ''}")
         typer.echo(f"detail:   {reply.detail}")
+    else:
+        typer.echo("answer:")
+        typer.echo(reply.raw if reply.raw.strip() else "(no output: the seat was silent)")
+    findings = diagnose(spec, static, reply, markets)
+    _print_findings(findings)
+    if findings or not result.ok:
         raise typer.Exit(1)
-    typer.echo("answer:")
-    typer.echo(reply.raw if reply.raw.strip() else "(no output: the seat was silent)")
-    if not result.ok:
-        raise typer.Exit(1)
+
+
+def _print_findings(findings: list[Check]) -> None:
+    for c in findings:
+        typer.echo(f"PROBLEM:  {c.name}: {c.detail}")
+        if c.fix:
+            typer.echo(f"  fix:    {c.fix}")
 
 
 def register(app: typer.Typer) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 from agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec
 from agents.failures import classify_text
 from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError
+from sandbox.netpolicy import EgressRules
 from sandbox.profiles import SANDBOX_HOME, Profile, get_profile
 
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -42,13 +43,14 @@ class BenchSandbox:
         self.socket_dir = Path(socket_dir)
 
     def exec(self, argv: Sequence[str], *, stdin: bytes | None = None, timeout: float,
-             env: Mapping[str, str] | None = None, net: bool = False, profile: str | Profile = "default",
+             env: Mapping[str, str] | None = None, egress: EgressRules | None = None,
+             profile: str | Profile = "default",
              files_in_home: Mapping[str, bytes] | None = None, owner: str | None = None) -> ExecResult:
         prof = get_profile(profile) if isinstance(profile, str) else profile
         prof = replace(prof, ro_binds=(*prof.ro_binds, str(self.socket_dir)))
         files = {**(files_in_home or {}), "bin/bench": package_file("bench_cli.py")}
         full_env = {**(env or {}), "BENCH_SOCKET": str(self.socket_dir / "bench.sock")}
-        return self.inner.exec(argv, stdin=stdin, timeout=timeout, env=full_env, net=net, profile=prof,
+        return self.inner.exec(argv, stdin=stdin, timeout=timeout, env=full_env, egress=egress, profile=prof,
                                files_in_home=files, owner=owner)
 
 

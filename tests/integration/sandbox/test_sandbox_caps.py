@@ -26,14 +26,22 @@ from sandbox.profiles import MIB, get_profile
 
 pytestmark = pytest.mark.sandbox
 PY = "/usr/bin/python3"
+# The parent waits for its three children and fails if the kernel killed any of them, whichever
+# process the OOM killer picks (it chose children only in some runs, and the parent then exited 0).
 FOUR_HOGS = (
-    "import os, time\n"
+    "import os, sys, time\n"
+    "kids = []\n"
     "for _ in range(3):\n"
-    "    if os.fork() == 0:\n"
+    "    pid = os.fork()\n"
+    "    if pid == 0:\n"
+    "        kids = None\n"
     "        break\n"
+    "    kids.append(pid)\n"
     "x = bytearray(100 * 1024 * 1024)\n"
     "for i in range(0, len(x), 4096): x[i] = 1\n"
     "time.sleep(2)\n"
+    "if kids is None: os._exit(0)\n"
+    "sys.exit(1 if any(os.waitpid(k, 0)[1] != 0 for k in kids) else 0)\n"
 )
 
 

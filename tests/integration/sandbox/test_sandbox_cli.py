@@ -117,3 +117,19 @@ def test_doctor_reports_missing_cli_and_login(tmp_path: Path, sandbox: object, m
     res = runner.invoke(app, ["doctor", "--no-probe", "--no-providers", "--roster", str(path)])
     assert res.exit_code == 1
     assert "FAIL  grok: credentials grok" in res.stdout
+
+
+def test_sandbox_exec_with_network_prints_the_fetch_record(sandbox: object) -> None:
+    code = ("import urllib.request\ntry:\n    urllib.request.urlopen('http://127.0.0.1:9/', timeout=5)\n"
+            "except Exception as e:\n    print(e)")
+    res = runner.invoke(app, ["sandbox", "exec", "--network", "api", "--allow", "api.example.com", "--",
+                              "/usr/bin/python3", "-c", code])
+    assert res.exit_code == 0, res.stderr
+    assert "HTTP Error 403" in res.stdout
+    assert "[egress] GET 127.0.0.1:9 REFUSED (not on the allow-list (policy api))" in res.stderr
+
+
+def test_sandbox_exec_refuses_an_unknown_policy(sandbox: object) -> None:
+    res = runner.invoke(app, ["sandbox", "exec", "--network", "lan", "--", "/bin/true"])
+    assert res.exit_code == 2
+    assert "unknown network policy" in res.stderr

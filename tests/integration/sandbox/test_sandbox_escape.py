@@ -14,6 +14,7 @@ import pytest
 
 from sandbox.bwrap import BwrapSandbox
 from sandbox.interface import BwrapMissing, EndedBy, SandboxError
+from sandbox.netpolicy import EgressRules
 from sandbox.profiles import get_profile
 
 pytestmark = pytest.mark.sandbox
@@ -134,19 +135,22 @@ CONNECT = (
 
 
 def test_network_cut_blocks_local_server(sandbox: BwrapSandbox, local_server: int) -> None:
-    res = sandbox.exec([PY, "-c", CONNECT, str(local_server)], timeout=10, net=False)
+    res = sandbox.exec([PY, "-c", CONNECT, str(local_server)], timeout=10)
+    assert "HELLO-FROM-HOST" not in res.text
+    assert res.exit_code != 0
+    assert res.fetches == ()
+
+
+def test_direct_connection_fails_even_with_a_proxy(sandbox: BwrapSandbox, local_server: int) -> None:
+    """Under `web` the namespace is still the sandbox's own: only the proxy leads out."""
+    res = sandbox.exec([PY, "-c", CONNECT, str(local_server)], timeout=10, egress=EgressRules.of("web"))
     assert "HELLO-FROM-HOST" not in res.text
     assert res.exit_code != 0
 
 
-def test_network_shared_when_allowed(sandbox: BwrapSandbox, local_server: int) -> None:
-    res = sandbox.exec([PY, "-c", CONNECT, str(local_server)], timeout=10, net=True)
-    assert "HELLO-FROM-HOST" in res.text
-
-
 def test_net_refused_when_profile_forbids(sandbox: BwrapSandbox) -> None:
     with pytest.raises(SandboxError, match="does not allow network"):
-        sandbox.exec(["/bin/true"], timeout=5, net=True, profile="scripted")
+        sandbox.exec(["/bin/true"], timeout=5, egress=EgressRules.of("api", ["example.org"]), profile="scripted")
 
 
 def test_sleep_killed_at_deadline_with_group(sandbox: BwrapSandbox) -> None:

@@ -63,13 +63,16 @@ def test_codex_keeps_last_agent_message() -> None:
 
 def test_gemini_settings_merge_keeps_operator_keys() -> None:
     base = {"security": {"auth": {"selectedType": "oauth-personal"}}, "tools": {"exclude": ["run_shell_command"]}}
-    merged = merged_settings(base, "gemini-3.1-pro", "HIGH", net=False)
+    merged = merged_settings(base, "gemini-3.1-pro", "HIGH", web=False)
     assert merged["security"] == base["security"]
     assert set(merged["tools"]["exclude"]) == {"run_shell_command", "google_web_search", "web_fetch"}
     assert merged["modelConfigs"]["overrides"][0]["modelConfig"]["generateContentConfig"] == {
         "thinkingConfig": {"thinkingLevel": "HIGH"}
     }
-    assert "tools" not in merged_settings({}, "m", "HIGH", net=True)
+    assert "tools" not in merged_settings({}, "m", "HIGH", web=True)
+    assert merged["privacy"] == {"usageStatisticsEnabled": False} and merged["telemetry"] == {"enabled": False}
+    assert merged_settings({}, "m", "HIGH", web=False, api_key=True)["security"]["auth"]["selectedType"] == (
+        "gemini-api-key")
 
 
 def test_gemini_error_object() -> None:
@@ -80,9 +83,9 @@ def test_gemini_error_object() -> None:
     assert info.value.failure is FailureClass.USAGE_LIMIT
 
 
-def test_claude_web_tools_follow_net() -> None:
+def test_claude_web_tools_follow_network_policy() -> None:
     closed = claude().argv(make("x"))
-    spec = SeatSpec(name="claude", adapter="claude_code", model="claude-fable-5-1", effort="max", net=True)
+    spec = SeatSpec(name="claude", adapter="claude_code", model="claude-fable-5-1", effort="max", network="web")
     open_ = ClaudeCodeSeat(spec).argv(make("x"))
     assert closed[closed.index("WebSearch") - 1] == "--disallowedTools"
     assert open_[open_.index("WebSearch") - 1] == "--allowedTools"

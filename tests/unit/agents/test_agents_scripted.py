@@ -36,7 +36,7 @@ class PlainProcess:
     """A plain-subprocess Sandbox for the child's logic on machines without bwrap (the real sandbox
     is exercised in test_runs_inside_the_real_sandbox)."""
 
-    def exec(self, argv: Any, *, stdin: bytes | None = None, timeout: float, env: Any = None, net: bool = False,
+    def exec(self, argv: Any, *, stdin: bytes | None = None, timeout: float, env: Any = None, egress: Any = None,
              profile: Any = "default", files_in_home: Any = None, owner: str | None = None) -> ExecResult:
         started = system_now()
         proc = subprocess.run([sys.executable, "-c", files_in_home["scripted_child.py"].decode()], input=stdin,

@@ -85,3 +85,26 @@ def test_times_stated_twice_must_agree(tmp_path: Path, file: str, old: str, new:
     with pytest.raises(ConfigError) as err:
         load_config(folder)
     assert needle in err.value.diagnostics() and "fix:" in err.value.diagnostics()
+
+
+def test_shipped_cli_seats_run_with_web_policy() -> None:
+    seats = {s.name: s for s in load_config(shipped_config_dir()).roster.seat}
+    assert {n: seats[n].network for n in ("claude", "codex", "gemini", "grok")} == dict.fromkeys(
+        ("claude", "codex", "gemini", "grok"), "web")
+    assert seats["_coin"].network == "none"
+
+
+@pytest.mark.parametrize(("old", "new", "says", "fix"), [
+    ('network = "web"', "net = true", "`net` was replaced by `network`", 'network = "web"'),
+    ('network = "web"', 'network = "lan"', "'none', 'api' or 'web'", "allowed values"),
+    ('network = "web"', 'network = "api"\nallow = ["http://api.x.ai"]', "allow", "host:port"),
+])
+def test_network_policy_is_strictly_validated(tmp_path: Path, old: str, new: str, says: str, fix: str) -> None:
+    folder = copy_config(tmp_path)
+    path = folder / "roster.toml"
+    path.write_text(path.read_text().replace(old, new, 1))
+    with pytest.raises(ConfigError) as err:
+        load_config(folder)
+    message = err.value.diagnostics()
+    assert str(path) in message and "seat.0" in message and says in message
+    assert fix in message

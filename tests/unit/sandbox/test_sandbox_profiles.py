@@ -75,7 +75,7 @@ def test_argv_has_isolation_flags(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(bwrap.shutil, "which", lambda name, **_: f"/usr/bin/{Path(name).name}")
     box = bwrap.BwrapSandbox()
-    argv = box.build_argv(["cmd"], get_profile("claude"), False, [(".claude.json", 7, True)], 9)
+    argv = box.build_argv(["cmd"], get_profile("claude"), None, [(".claude.json", 7, True)], 9)
     for flag in (
         "--unshare-user",
         "--unshare-pid",
@@ -90,8 +90,11 @@ def test_argv_has_isolation_flags(monkeypatch: pytest.MonkeyPatch) -> None:
     assert argv[-2:] == ["--", "cmd"]
     assert "/root" not in argv and "/home" not in argv
     assert not any(a.startswith("/work") for a in argv)
-    shared = box.build_argv(["cmd"], get_profile("claude"), True, [], 9)
-    assert "--unshare-net" not in shared
+    proxied = box.build_argv(["cmd"], get_profile("claude"), Path("/tmp/league-egress-x"), [], 9)
+    assert "--unshare-net" in proxied  # a networked seat keeps its own namespace: the proxy is its only way out
+    bind = proxied.index("/tmp/league-egress-x")
+    assert proxied[bind - 1] == "--ro-bind" and proxied[bind + 1] == "/run/league-egress"
+    assert proxied[-6:-3] == ["--", "/bin/sh", "-c"] and proxied[-2:] == ["egress", "cmd"]
 
 
 def test_env_is_allow_list(monkeypatch: pytest.MonkeyPatch) -> None:

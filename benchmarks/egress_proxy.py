@@ -1,0 +1,115 @@
+"""Benchmark: what the egress proxy adds to a networked seat (start, per request) and the fan-out
+spread of 14 networked seats. Not a test; run by hand, copy the figures into docs/sandbox.md:
+
+    python benchmarks/egress_proxy.py [--runs 15] [--rounds 7] [--seats 14] [--requests 20]
+
+All in the same go, on one machine, against a local HTTP server on 127.0.0.1 (nothing leaves it):
+1. Start: median wall time of ``/bin/true`` through ``BwrapSandbox.exec`` under policy ``api``
+   (proxy launched in parallel, forwarder up, proxy stopped) minus the same under ``none`` (baseline);
+   and the time to a seat's first answered request: a sandboxed Python making one GET under ``api``
+   minus the same Python importing urllib and making none under ``none``.
+2. Per request: a sandboxed Python client makes REQUESTS sequential GETs to the local server, once
+   under ``api`` (through forwarder and proxy) and once outside any sandbox directly (baseline);
+   (median per-request time inside) minus (median per-request time direct).
+3. Spread: SEATS threads wait at a barrier, then each starts ``date +%s%N`` in its own sandbox under
+   ``api``; spread = last start − first start per round, median over rounds; the same under ``none``
+   is the baseline of the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.server
+import os
+import platform
+import statistics
+import threading
+import time
+import urllib.request
+from collections.abc import Callable
+
+from sandbox_launch import spread_once
+
+from sandbox.bwrap import BwrapSandbox
+from sandbox.netpolicy import EgressRules
+
+REQUESTS_CODE = """
+import sys, time, urllib.request
+url, n = sys.argv[1], int(sys.argv[2])
+times = []
+for _ in range(n):
+    t = time.perf_counter(); urllib.request.urlopen(url, timeout=10).read(); times.append(time.perf_counter() - t)
+times.sort(); print(times[len(times) // 2])
+"""
+
+
+class Quiet(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"
+
+    def log_message(self, *args: object) -> None:
+        return
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+
+def median_wall(run: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def spread(box: BwrapSandbox, rules: EgressRules | None, seats: int) -> float:
+    """The 14-seat launch spread of sandbox_launch.py, with every seat under ``rules``."""
+    return spread_once(lambda argv: box.exec(argv, timeout=60, egress=rules).stdout, seats)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--seats", type=int, default=14)
+    ap.add_argument("--requests", type=int, default=20)
+    args = ap.parse_args()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    api = EgressRules.of("api", [f"127.0.0.1:{server.server_address[1]}"])
+    box = BwrapSandbox()
+    print(f"machine: {os.cpu_count()} cores, {platform.platform()}, Python {platform.python_version()}, "
+          f"load {os.getloadavg()[0]:.1f}")
+    none_start = median_wall(lambda: box.exec(["/bin/true"], timeout=30), args.runs)
+    api_start = median_wall(lambda: box.exec(["/bin/true"], timeout=30, egress=api), args.runs)
+    print(f"start: none {none_start * 1000:.1f} ms, api {api_start * 1000:.1f} ms, "
+          f"proxy adds {(api_start - none_start) * 1000:.1f} ms (median of {args.runs})")
+    one = ["/usr/bin/python3", "-c", "import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()", url]
+    noop = ["/usr/bin/python3", "-c", "import sys, urllib.request", url]
+    first_none = median_wall(lambda: box.exec(noop, timeout=30), args.runs)
+    first_api = median_wall(lambda: box.exec(one, timeout=30, egress=api), args.runs)
+    print(f"first request: none+no request {first_none * 1000:.1f} ms, api+one GET {first_api * 1000:.1f} ms, "
+          f"adds {(first_api - first_none) * 1000:.1f} ms (median of {args.runs})")
+    direct = []
+    for _ in range(args.requests):
+        t = time.perf_counter()
+        urllib.request.urlopen(url, timeout=10).read()
+        direct.append(time.perf_counter() - t)
+    res = box.exec(["/usr/bin/python3", "-c", REQUESTS_CODE, url, str(args.requests)], timeout=60, egress=api)
+    inside = float(res.text.strip())
+    print(f"per request: direct {statistics.median(direct) * 1000:.2f} ms, through forwarder+proxy "
+          f"{inside * 1000:.2f} ms, adds {(inside - statistics.median(direct)) * 1000:.2f} ms "
+          f"(median of {args.requests}; {len(res.fetches)} recorded)")
+    for name, rules in (("none", None), ("api", api)):
+        spreads = [spread(box, rules, args.seats) for _ in range(args.rounds)]
+        print(f"spread of {args.seats} seats under {name}: median {statistics.median(spreads) * 1000:.1f} ms "
+              f"(min {min(spreads) * 1000:.1f}, max {max(spreads) * 1000:.1f}, {args.rounds} rounds)")
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    main()

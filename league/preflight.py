@@ -1,0 +1,50 @@
+"""Prerequisites checked before a demo or a daemon seals anything.
+
+Without bubblewrap every sandboxed seat would be sealed as an incident (the demo used to finish
+"verified" with an empty league table); without libfaketime the demo's local RFC 3161 authorities
+sign with the wall clock instead of the simulated one, and its own `league verify` fails at step 9.
+A missing prerequisite stops the run first, naming every one that is missing and the fix.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable
+
+from agents.base import SeatSpec
+from agents.registry import SANDBOXED
+from league.errors import LeagueError
+
+
+class MissingPrerequisite(LeagueError):
+    """A tool the run needs is not installed: nothing has been sealed."""
+
+
+def missing_for(seats: Iterable[SeatSpec], *, local_tsa: bool, simulated: bool) -> list[tuple[str, str]]:
+    """(what is missing, install command) for this roster and stamp configuration."""
+    from sandbox.bwrap import BwrapSandbox
+
+    seats = list(seats)
+    missing = []
+    if any(s.adapter in SANDBOXED for s in seats) and not BwrapSandbox.available():
+        missing.append(("bubblewrap (bwrap): the seats' sandbox", "apt-get install -y bubblewrap"))
+    if any(s.network != "none" for s in seats) and shutil.which("socat") is None:
+        missing.append(("socat: the forwarder to a networked seat's egress proxy", "apt-get install -y socat"))
+    if local_tsa and shutil.which("openssl") is None:
+        missing.append(("openssl: the local RFC 3161 authorities", "apt-get install -y openssl"))
+    if local_tsa and simulated:
+        from league.stamps.local_tsa import faketime_library
+
+        if faketime_library() is None:
+            missing.append(("libfaketime: the local authorities' signed time under the simulated clock",
+                            "apt-get install -y faketime"))
+    return missing
+
+
+def require(seats: Iterable[SeatSpec], *, local_tsa: bool, simulated: bool, what: str) -> None:
+    """Raise :class:`MissingPrerequisite` (before anything is sealed) if anything is missing."""
+    missing = missing_for(seats, local_tsa=local_tsa, simulated=simulated)
+    if missing:
+        names = "; ".join(m for m, _ in missing)
+        raise MissingPrerequisite(f"{what} cannot start: missing {names}. Nothing was sealed.",
+                                  fix=" && ".join(dict.fromkeys(f for _, f in missing)))

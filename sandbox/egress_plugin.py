@@ -1,0 +1,144 @@
+"""The egress proxy of one sandboxed run: ``python -m sandbox.egress_plugin DIR``.
+
+Built on ``proxy.py`` (PyPI ``proxy.py``, maintained since 2013, BSD): it already speaks CONNECT and
+plain proxied HTTP, listens on a Unix socket, and takes plugins with a hook before every upstream
+connection and one for name resolution. This module adds only the league's rules: the plugin
+resolves the destination once, decides with :meth:`sandbox.netpolicy.EgressRules.decide`, appends
+the decision to ``DIR/fetches.jsonl`` and, when allowed, makes proxy.py connect to exactly the
+address it checked (no second lookup that could answer differently).
+
+``DIR`` holds ``rules.json`` (written by :class:`sandbox.netpolicy.EgressProxy`); the proxy listens
+on ``DIR/proxy.sock`` and writes ``DIR/ready`` once it accepts connections.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from proxy import Proxy
+from proxy.common.utils import text_
+from proxy.http.exception import HttpRequestRejected
+from proxy.http.parser import HttpParser
+from proxy.http.proxy import HttpProxyBasePlugin
+
+from sandbox.netpolicy import EgressRules
+
+_STATE: dict[str, Any] = {}
+_WRITE_LOCK = threading.Lock()
+
+
+def _addresses(host: str, port: int) -> list[str]:
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return []
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def _record(entry: dict[str, Any]) -> None:
+    line = (json.dumps(entry, sort_keys=True) + "\n").encode("utf-8")
+    with _WRITE_LOCK:
+        fd = os.open(_STATE["record"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+
+
+class EgressPolicyPlugin(HttpProxyBasePlugin):
+    """Allow or refuse each CONNECT/request by the run's rules, and record it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._address: str | None = None
+
+    def before_upstream_connection(self, request: HttpParser) -> HttpParser | None:
+        rules: EgressRules = _STATE["rules"]
+        host = str(text_(request.host or b"")).lower().strip("[]")
+        port = int(request.port or 0)
+        method = str(text_(request.method or b""))
+        addresses = _addresses(host, port) if host and port else []
+        allowed, reason = rules.decide(host, port, addresses) if host and port else (False, "no host")
+        _record({"host": host, "port": port, "method": method, "allowed": allowed, "reason": reason,
+                 "at": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")})
+        if not allowed:
+            raise HttpRequestRejected(status_code=403, reason=b"Forbidden",
+                                      body=f"refused by the league's egress policy: {reason}\n".encode())
+        self._address = addresses[0]
+        return request
+
+    def resolve_dns(self, host: str, port: int) -> tuple[str | None, tuple[str, int] | None]:
+        return self._address, None
+
+
+def serve(directory: Path, idle_s: int) -> None:
+    """Run the proxy on ``directory/proxy.sock`` until SIGTERM/SIGKILL.
+
+    ``idle_s`` is proxy.py's inactivity timeout of a connection: the seat's own deadline, because a
+    model may think for minutes before the first byte of a non-streamed answer."""
+    _STATE["rules"] = EgressRules.from_json(json.loads((directory / "rules.json").read_text(encoding="utf-8")))
+    _STATE["record"] = str(directory / "fetches.jsonl")
+    sock = directory / "proxy.sock"
+    args = ["--unix-socket-path", str(sock), "--num-acceptors", "1", "--threaded", "--log-level", "WARNING",
+            "--timeout", str(idle_s)]
+    with Proxy(args, plugins=[EgressPolicyPlugin]):
+        os.chmod(sock, 0o666)  # the seat's forwarder runs under another uid
+        (directory / "ready").write_text(str(os.getpid()), encoding="ascii")
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        while True:
+            time.sleep(3600)
+
+
+def _die_with_zygote() -> None:
+    """PR_SET_PDEATHSIG: if the zygote ends (the league died and closed its pipe), so does this proxy,
+    instead of serving a socket nobody will read the record of."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def zygote() -> None:
+    """Serve many runs from one process that has already imported proxy.py (~0.3 s of imports).
+
+    Reads ``DIR IDLE_S`` lines on stdin; for each, forks a child that becomes its own session (so the
+    league can kill it with its acceptor as one process group), writes its pid to ``DIR/pid`` and
+    serves that run. Nothing is answered: the league never waits for the zygote. Children are reaped
+    by the kernel (SIGCHLD ignored). Ends at EOF."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    os.nice(10)  # at 08:30 the seats' own start-up comes first; the forwarder waits for the proxy anyway
+    for line in sys.stdin:
+        directory, _, idle = line.strip().partition(" ")
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            _die_with_zygote()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            quiet = os.open(os.devnull, os.O_RDWR)
+            errors = os.open(Path(directory) / "proxy.err", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            os.dup2(quiet, 0)
+            os.dup2(quiet, 1)
+            os.dup2(errors, 2)  # read back by EgressProxy.failure() if this run's proxy never serves
+            (Path(directory) / "pid").write_text(str(os.getpid()), encoding="ascii")
+            try:
+                serve(Path(directory), int(idle or 600))
+            finally:
+                os._exit(1)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--zygote"]:
+        zygote()
+    else:
+        serve(Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 600)
