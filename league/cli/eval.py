@@ -109,6 +109,28 @@ def recount(folder: Annotated[Path, typer.Argument(help="an evaluation's open-da
                             fix="each DIFFERS line names the run, the line or the figure")
 
 
+@eval_app.command("points")
+def points(
+    data: Annotated[Path, typer.Option("--data", envvar="LEAGUE_DATA",
+                                       help="a league data folder or published folder holding council-book.jsonl")],
+    out: Annotated[Path | None, typer.Option("--out", envvar="LEAGUE_EVAL_POINTS_OUT",
+                                             help="where points.json/points.csv go (default: print only)")] = None,
+    season: Annotated[int, typer.Option("--season", envvar="LEAGUE_EVAL_SEASON", min=1,
+                                        help="season length m in sessions (1 = no change)")] = 1,
+    min_history: Annotated[int, typer.Option("--min-history", envvar="LEAGUE_EVAL_MIN_HISTORY", min=1,
+                                             help="fewest in-sample differences that make a scale")] = 5,
+) -> None:
+    """Score the council's sealed target levels with MASE against the seasonal naive forecast."""
+    from league.evals.points import points_report, print_lines, write_report
+
+    report = points_report(data, season=season, min_history=min_history)
+    for line in print_lines(report):
+        typer.echo(line)
+    if out is not None:
+        write_report(report, out)
+        typer.echo(f"written: {out / 'points.json'}, {out / 'points.csv'}")
+
+
 @eval_app.command("build-questions")
 def build_questions(
     source: Annotated[Path | None, typer.Option("--source", help="TOML source (default: the shipped one)")] = None,
