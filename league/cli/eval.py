@@ -25,13 +25,13 @@ def _num(value: Any, digits: int = 3) -> str:
 def _print_scores(results: dict[str, Any]) -> None:
     scores, retrieval = results["scores"], results["retrieval"]
     typer.echo(f"retrieval: {retrieval['label']} (policy {retrieval['policy']}, {retrieval['enforced']})")
-    typer.echo(f"{'group':<26} {'trials':>6} {'pass@1':>7} {'exam':>6} {'any@N':>6} {'all@N':>6} {'skill':>6} "
+    typer.echo(f"{'group':<30} {'trials':>6} {'pass@1':>7} {'exam':>6} {'any@N':>6} {'all@N':>6} {'skill':>6} "
                f"{'parse✗':>6} {'silent':>6}")
     rows = [("overall", scores["overall"])]
     rows += [(f"{grp.removeprefix('by_')}={name}", fig) for grp in ("by_question_type", "by_choice_type")
              for name, fig in scores[grp].items()]
     for name, f in rows:
-        typer.echo(f"{name:<26} {f['trials']:>6} {_pct(f['pass_at_1']):>7} {_num(f['exam'], 2):>6} "
+        typer.echo(f"{name:<30} {f['trials']:>6} {_pct(f['pass_at_1']):>7} {_num(f['exam'], 2):>6} "
                    f"{_pct(f['pass_any']):>6} {_pct(f['pass_all']):>6} {_num(f['tversky_skill'], 2):>6} "
                    f"{f['parse_failures']:>6} {f['no_reply']:>6}")
     agree, cost, probs = scores["agreement"], scores["cost"], scores["probabilities"]

@@ -138,7 +138,7 @@ def _open_line(run_id: str, seat: EvalSeat, cutoff: date, qset: QuestionSet, opt
         "run_id": run_id, "seat": seat.name, "adapter": seat.seat.adapter, "model": seat.seat.model,
         "knowledge_cutoff": cutoff.isoformat(), "trials": opts.trials, "policy": opts.policy.value,
         "retrieval": retrieval(opts.policy).as_json(), "probabilities": opts.probabilities,
-        "probability_block_sha256": sha256_text(PROBABILITY_BLOCK) if opts.probabilities else None,
+        "probability_block": PROBABILITY_BLOCK if opts.probabilities else None,
         "concurrency": {"asked": opts.concurrency, "seat_limit": seat.max_concurrency, "used": concurrency},
         "file": {"name": qset.path.name, "sha256": qset.sha256, "table": qset.table},
         "questions_sha256": questions_sha, "recipe_source": qset.recipe.source,

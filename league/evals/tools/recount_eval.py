@@ -11,7 +11,8 @@ For every run listed in ``index.json`` it:
 2. checks that ``runs/<run>/results.json`` has the SHA-256 sealed in the run's ``eval.close`` line and that
    ``questions/<file>.json`` has the hash sealed in ``eval.open``;
 3. re-renders every admitted question's prompt from the published recipe and questions (written here from the
-   rules in docs/evals.md, sharing no code with the league) and compares its SHA-256 with the sealed one and with
+   rules in docs/evals.md, sharing no code with the league), adds the probability request sealed in
+   ``eval.open`` when the run asked for one, and compares its SHA-256 with the sealed one and with
    ``prompts/<sha256>.txt``;
 4. re-reads every raw reply from ``replies/<sha256>.txt`` (its hash must match), re-parses the last
    ``\\boxed{}`` and the probability block, and compares the result with the sealed verdict;
@@ -37,13 +38,6 @@ from typing import Any
 
 BOXED = re.compile(r"\\boxed\{([^}]*)\}")
 BLOCK = re.compile(r"<(probabilities|belief)>([\s\S]*?)</\1>")
-PROBABILITY_BLOCK = (
-    "\n\nBefore the box, state your probability for every option as one JSON object between <probabilities> and "
-    "</probabilities>, keyed by the option letters, each a number from 0 to 1 (for a Yes/No question A is Yes and "
-    "B is No; for two named outcomes A is the first and B the second). For a single-answer question the numbers "
-    "sum to 1; for a multi-select question each is the probability that its option is in the correct set. "
-    'Example: <probabilities>{"A": 0.7, "B": 0.3}</probabilities>'
-)
 TOLERANCE = 1e-9
 
 
@@ -316,7 +310,7 @@ def recount_run(base: Path, entry: dict[str, Any], book: list[dict[str, Any]]) -
     questions = {q["id"]: q for q in qdoc["questions"]}
     for qid in opened["admitted"]:
         text = render(questions[qid], qdoc["recipe"], qdoc["recipe_layout"])
-        text += PROBABILITY_BLOCK if opened["probabilities"] else ""
+        text += opened["probability_block"] or ""  # the league's probability request, sealed with the run
         digest = sha(text.encode("utf-8"))
         stored = base / "prompts" / f"{digest}.txt"
         if digest != opened["prompts"][qid] or not stored.is_file() or sha(stored.read_bytes()) != digest:

@@ -61,3 +61,28 @@ def test_retrieval_labels_say_what_was_enforced() -> None:
                                                 "masked": True}
     for p in (Policy.API, Policy.WEB):
         assert retrieval(p).label == "unmasked" and retrieval(p).enforced == "host network"
+
+
+class Recording:
+    """A sandbox port that records what it was asked (the policy wrapper is tested for what it forwards)."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, object]] = []
+
+    def exec(self, argv: object, **kwargs: object) -> object:
+        self.calls.append(dict(kwargs))
+        return None
+
+
+def test_the_policy_wrapper_decides_the_network_whatever_the_seat_asks() -> None:
+    from league.evals.policy import PolicySandbox
+
+    inner = Recording()
+    for policy, asked, forwarded in ((Policy.NONE, True, False), (Policy.NONE, False, False),
+                                     (Policy.API, False, True), (Policy.WEB, False, True)):
+        PolicySandbox(inner, policy).exec(["x"], timeout=1.0, net=asked, profile="scripted",  # type: ignore[arg-type]
+                                          files_in_home={"a": b"b"}, env={"K": "V"}, stdin=b"in")
+        call = inner.calls[-1]
+        assert call["net"] is forwarded
+        assert (call["profile"], call["files_in_home"], call["env"], call["stdin"], call["timeout"]) == (
+            "scripted", {"a": b"b"}, {"K": "V"}, b"in", 1.0)
