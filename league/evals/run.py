@@ -16,7 +16,8 @@ The order of a run:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
@@ -95,6 +96,16 @@ def _ask_one(seat: Seat, ask: Ask, now: Now) -> SeatReply:
                          started_at=started, finished_at=now(), failure=failure, detail=str(exc)[:500])
 
 
+def _plain(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """What a seat reported about its run, as JSON the book accepts: a value JSON cannot carry (a NaN, an
+    object) must not keep a reply from being sealed."""
+    try:
+        plain: dict[str, Any] = json.loads(json.dumps(dict(usage), allow_nan=False, default=str))
+    except (TypeError, ValueError):
+        return {"unreadable": str(dict(usage))[:1000]}
+    return plain
+
+
 @dataclass
 class _Run:
     run_id: str
@@ -125,7 +136,7 @@ class _Run:
             "model": reply.model, "version": reply.version, "mode": reply.mode,
             "started_at": iso_seconds(reply.started_at), "finished_at": iso_seconds(reply.finished_at),
             "elapsed_s": round((reply.finished_at - reply.started_at).total_seconds(), 3),
-            "cost_usd": reported_cost(reply.usage), "usage": dict(reply.usage),
+            "cost_usd": reported_cost(reply.usage), "usage": _plain(reply.usage),
             "verdict": verdict.as_json() if verdict else None,
             "correct": (verdict.letters == q.answer) if verdict else None,
         })
