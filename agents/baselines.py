@@ -8,8 +8,9 @@ are ordinary answer-format texts so the league seals and parses them exactly lik
 from __future__ import annotations
 
 import json
+import math
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agents.base import Ask, Now, SeatReply, SeatSpec
@@ -82,3 +83,151 @@ class ClimatologySeat(_Baseline):
             if row:
                 out[code] = row
         return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# History-only point baselines (docs/evals.md, track B): they answer with a `target` level as well as `prob_up`.
+# They read each market's daily closes from ``ask.context["history"][code]`` (oldest first, the last close before
+# the ask) and the shown price from ``ask.context["markets"][code]["price"]``; a horizon is ``steps`` closes ahead
+# (``markets[code]["steps"]``, default 1d=1, 1w=5, 1m=21, 6m=126). Without history a cell stays absent, except
+# for `_naive` with m = 1, whose "no change" target is the shown price itself.
+DEFAULT_STEPS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
+
+
+def point_reply_text(cells: Mapping[str, Mapping[str, Mapping[str, float]]]) -> str:
+    """An answer-format reply whose cells carry ``prob_up`` and ``target`` (``action: hold``)."""
+    forecast = {code: {h: {"prob_up": c["prob_up"], "action": "hold", "target": c["target"]} for h, c in row.items()}
+                for code, row in cells.items()}
+    return json.dumps({"forecast": forecast}, sort_keys=True)
+
+
+def _history(ask: Ask, code: str) -> list[float]:
+    raw = (ask.context.get("history", {}) or {}).get(code) or []
+    return [float(v) for v in raw if isinstance(v, int | float) and not isinstance(v, bool)]
+
+
+def _steps(market: Mapping[str, Any], horizon: str) -> int | None:
+    steps = {**DEFAULT_STEPS, **(market.get("steps") or {})}.get(horizon)
+    return int(steps) if isinstance(steps, int) and steps > 0 else None
+
+
+Point = tuple[float, float]
+
+
+def _bounded(p: float) -> float:
+    """A probability in percent, rounded to 0.1 and kept within [1, 99]: a history-only model is never sure."""
+    return round(min(99.0, max(1.0, p)), 1)
+
+
+class _PointBaseline(_Baseline):
+    """Shared shape: ``forecaster(history, price)`` gives, once per market, a function of the horizon's steps
+    returning (target, prob_up in percent), or None where the cell stays absent."""
+
+    @abstractmethod
+    def forecaster(self, history: list[float], price: float | None) -> Callable[[int], Point | None]:
+        """Provided by each adapter."""
+
+    def points(self, ask: Ask) -> dict[str, dict[str, dict[str, float]]]:
+        out: dict[str, dict[str, dict[str, float]]] = {}
+        for code, m in _markets(ask).items():
+            price = m.get("price")
+            shown = float(price) if isinstance(price, int | float) and not isinstance(price, bool) else None
+            forecast = self.forecaster(_history(ask, code), shown)
+            row = {}
+            for h in m.get("horizons", []):
+                steps = _steps(m, h)
+                found = forecast(steps) if steps else None
+                if found is not None:
+                    row[h] = {"target": round(found[0], 6), "prob_up": _bounded(found[1])}
+            if row:
+                out[code] = row
+        return out
+
+    def cells(self, ask: Ask) -> dict[str, dict[str, float]]:
+        return {code: {h: c["prob_up"] for h, c in row.items()} for code, row in self.points(ask).items()}
+
+    def ask(self, ask: Ask, now: Now) -> SeatReply:
+        at = now()
+        model = self.spec.model if self.spec.model != "unreported" else self.kind
+        return SeatReply(seat=self.spec.name, raw=point_reply_text(self.points(ask)), model=model, version="1",
+                         mode="history-only", started_at=at, finished_at=at)
+
+
+def _naive_lag(steps: int, m: int) -> int:
+    """How far back the seasonal naive reaches for a value ``steps`` ahead: m·⌈steps/m⌉ observations."""
+    return m * math.ceil(steps / m)
+
+
+class NaiveSeat(_PointBaseline):
+    """``_naive``: the seasonal naive target (m = ``options.season``, default 1: "no change", i.e. the shown
+    price); prob_up = P(target + e > price), e drawn from the history's own ``steps``-ahead seasonal-naive
+    errors, Laplace-smoothed ((k + 1) / (n + 2)); 50 with fewer than two such errors."""
+
+    kind = "naive"
+
+    def forecaster(self, history: list[float], price: float | None) -> Callable[[int], Point | None]:
+        m = max(1, int(self.spec.options.get("season", 1)))
+
+        def point(steps: int) -> Point | None:
+            if m == 1 and price is not None:
+                target = price
+            elif len(history) >= m:
+                target = history[len(history) - 1 + steps - _naive_lag(steps, m)]
+            else:
+                return None
+            lag = _naive_lag(steps, m)
+            errors = [history[t] - history[t - lag] for t in range(lag, len(history))]
+            if len(errors) < 2 or price is None:
+                return target, 50.0
+            above = sum(target + e > price for e in errors)
+            return target, 100.0 * (above + 1) / (len(errors) + 2)
+
+        return point
+
+
+class EtsSeat(_PointBaseline):
+    """``_ets``: an ETS model (statsmodels ``ETSModel``, additive errors) chosen by AIC among no trend, additive
+    trend and damped additive trend, fit once per market on the last ``options.max_history`` closes (default
+    500; at least ``options.min_history``, default 30). Target = the forecast mean ``steps`` ahead; prob_up =
+    P(Y > price) under the model's Gaussian forecast distribution (that mean, the forecast variance)."""
+
+    kind = "ets"
+    CANDIDATES = ((None, False), ("add", False), ("add", True))
+
+    def fit(self, history: list[float]) -> Any:
+        import warnings
+
+        import pandas as pd
+        from statsmodels.tsa.exponential_smoothing.ets import ETSModel
+
+        series = pd.Series(history[-int(self.spec.options.get("max_history", 500)):], dtype=float)
+        best = None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence chatter; a fit that fails is skipped below
+            for trend, damped in self.CANDIDATES:
+                try:
+                    res = ETSModel(series, error="add", trend=trend, damped_trend=damped).fit(disp=False)
+                except (ValueError, ArithmeticError):  # numpy's LinAlgError is a ValueError
+                    continue
+                if math.isfinite(res.aic) and (best is None or res.aic < best.aic):
+                    best = res
+        return best
+
+    def forecaster(self, history: list[float], price: float | None) -> Callable[[int], Point | None]:
+        model = self.fit(history) if len(history) >= int(self.spec.options.get("min_history", 30)) else None
+        ref = price if price is not None else (history[-1] if history else None)
+
+        def point(steps: int) -> Point | None:
+            if model is None or ref is None:
+                return None
+            n = int(model.nobs)
+            pred = model.get_prediction(start=n, end=n + steps - 1)
+            mean = float(list(pred.predicted_mean)[-1])  # a Series or an array, by statsmodels version
+            sd = math.sqrt(max(0.0, float(list(pred.var_pred_mean)[-1])))
+            if not math.isfinite(mean):
+                return None
+            if not sd > 0:
+                return mean, 50.0
+            return mean, 100.0 * 0.5 * math.erfc((ref - mean) / (sd * math.sqrt(2.0)))
+
+        return point

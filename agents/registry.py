@@ -19,6 +19,8 @@ ADAPTERS: dict[str, str] = {
     "coin": "agents.baselines:CoinSeat",
     "momentum": "agents.baselines:MomentumSeat",
     "climatology": "agents.baselines:ClimatologySeat",
+    "naive": "agents.baselines:NaiveSeat",
+    "ets": "agents.baselines:EtsSeat",
     "claude_code": "agents.claude_code:ClaudeCodeSeat",
     "codex": "agents.codex:CodexSeat",
     "gemini_cli": "agents.gemini_cli:GeminiCliSeat",

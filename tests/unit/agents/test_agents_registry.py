@@ -13,6 +13,8 @@ EXPECTED = {
     "coin",
     "momentum",
     "climatology",
+    "naive",
+    "ets",
     "claude_code",
     "codex",
     "gemini_cli",

@@ -1,0 +1,147 @@
+"""`league eval ...`: the offline evaluation tracks (docs/evals.md)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+eval_app = typer.Typer(name="eval", help="Offline evaluations: event-question sets and point forecasts (MASE).",
+                       no_args_is_help=True)
+
+
+def _pct(value: Any) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _print_scores(results: dict[str, Any]) -> None:
+    scores, retrieval = results["scores"], results["retrieval"]
+    typer.echo(f"retrieval: {retrieval['label']} (policy {retrieval['policy']}, {retrieval['enforced']})")
+    typer.echo(f"{'group':<30} {'trials':>6} {'pass@1':>7} {'exam':>6} {'any@N':>6} {'all@N':>6} {'skill':>6} "
+               f"{'parse✗':>6} {'silent':>6}")
+    rows = [("overall", scores["overall"])]
+    rows += [(f"{grp.removeprefix('by_')}={name}", fig) for grp in ("by_question_type", "by_choice_type")
+             for name, fig in scores[grp].items()]
+    for name, f in rows:
+        typer.echo(f"{name:<30} {f['trials']:>6} {_pct(f['pass_at_1']):>7} {_num(f['exam'], 2):>6} "
+                   f"{_pct(f['pass_any']):>6} {_pct(f['pass_all']):>6} {_num(f['tversky_skill'], 2):>6} "
+                   f"{f['parse_failures']:>6} {f['no_reply']:>6}")
+    agree, cost, probs = scores["agreement"], scores["cost"], scores["probabilities"]
+    typer.echo(f"agreement across trials: Cohen's κ (mean of pairs) {_num(agree['cohen_mean'])}, "
+               f"Fleiss' κ {_num(agree['fleiss'])} over {agree['questions']} questions")
+    if cost["trials_with_cost"]:
+        typer.echo(f"cost: {_num(cost['total'], 4)} USD over {cost['trials_with_cost']} replies; "
+                   f"per correct answer {_num(cost['per_correct'], 4)}")
+    if probs["trials"]:
+        typer.echo(f"probabilities: {probs['trials']} replies, Brier {_num(probs['brier'])}, "
+                   f"log loss {_num(probs['log_loss'])}")
+
+
+@eval_app.command("questions")
+def questions(
+    file: Annotated[Path | None, typer.Argument(help="SQLite question file (default: the shipped set)")] = None,
+    seat: Annotated[str, typer.Option("--seat", envvar="LEAGUE_EVAL_SEAT", help="seat name")] = "standin-sharp",
+    trials: Annotated[int | None, typer.Option("--trials", envvar="LEAGUE_EVAL_TRIALS", min=1, max=20)] = None,
+    cutoff: Annotated[str | None, typer.Option("--cutoff", envvar="LEAGUE_EVAL_CUTOFF",
+                                               help="the seat's knowledge cutoff YYYY-MM-DD (overrides)")] = None,
+    policy: Annotated[str | None, typer.Option("--policy", envvar="LEAGUE_EVAL_POLICY",
+                                               help="network policy: none, api or web")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", envvar="LEAGUE_EVAL_LIMIT", min=1)] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", envvar="LEAGUE_EVAL_CONCURRENCY", min=1)] = None,
+    table: Annotated[str, typer.Option("--table", envvar="LEAGUE_EVAL_TABLE",
+                                       help="question table (test_cases in the authors' repository)")] = (
+        "forecast_eval_set_example"),
+    probabilities: Annotated[bool | None, typer.Option("--probabilities/--no-probabilities",
+                                                       envvar="LEAGUE_EVAL_PROBABILITIES",
+                                                       help="also ask for a probability per option")] = None,
+    out: Annotated[Path, typer.Option("--out", envvar="LEAGUE_EVAL_OUT", help="evaluation folder")] = Path("eval-out"),
+    eval_config: Annotated[Path | None, typer.Option("--eval-config", envvar="LEAGUE_EVAL_CONFIG")] = None,
+    roster: Annotated[Path | None, typer.Option("--roster", envvar="LEAGUE_ROSTER",
+                                                help="a league roster.toml for seats beyond the config")] = None,
+) -> None:
+    """Run one seat on a question file, N trials per question, sealed in OUT/eval-book.jsonl."""
+    from league.clock import SystemClock
+    from league.errors import ConfigError
+    from league.evals.config import find_seat, load_config
+    from league.evals.policy import Policy
+    from league.evals.questions import read_question_file, shipped_question_file
+    from league.evals.run import RunOptions, run_questions
+
+    config = load_config(eval_config)
+    chosen = find_seat(config, seat, roster)
+    try:
+        opts = RunOptions(trials=trials or config.trials, policy=Policy(policy or config.policy),
+                          concurrency=concurrency or config.concurrency, limit=limit,
+                          cutoff=date.fromisoformat(cutoff) if cutoff else None,
+                          probabilities=config.probabilities if probabilities is None else probabilities)
+    except ValueError as exc:
+        raise ConfigError(f"bad option: {exc}", fix="--policy is none, api or web; --cutoff is YYYY-MM-DD") from exc
+    qset = read_question_file(file or shipped_question_file(), table)
+    if qset.recipe.source == "league":
+        typer.echo("note: the file has no dataset_metadata; prompts use the league's own recipe")
+    result = run_questions(qset, chosen, out, SystemClock(), opts, say=typer.echo)
+    _print_scores(result.results)
+    typer.echo(f"excluded: {len(result.results['excluded'])} (reasons in results.json)")
+    typer.echo(f"open data: {result.public} (run {result.run_id})")
+
+
+@eval_app.command("recount")
+def recount(folder: Annotated[Path, typer.Argument(help="an evaluation's open-data folder (OUT/public)")]) -> None:
+    """Run the folder's stand-alone recount (tools/recount_eval.py) with this Python, isolated (-I)."""
+    from league.evals.errors import RecountFailed
+
+    script = folder / "tools" / "recount_eval.py"
+    if not script.is_file():
+        raise RecountFailed(f"{script} is missing", fix="pass the public folder written by `league eval questions`")
+    proc = subprocess.run([sys.executable, "-I", str(script), "--data", str(folder)], capture_output=True, text=True,
+                          check=False)
+    typer.echo(proc.stdout.rstrip())
+    if proc.returncode != 0:
+        raise RecountFailed(f"the recount of {folder} failed (exit {proc.returncode})",
+                            fix="each DIFFERS line names the run, the line or the figure")
+
+
+@eval_app.command("points")
+def points(
+    data: Annotated[Path, typer.Option("--data", envvar="LEAGUE_DATA",
+                                       help="a league data folder or published folder holding council-book.jsonl")],
+    out: Annotated[Path | None, typer.Option("--out", envvar="LEAGUE_EVAL_POINTS_OUT",
+                                             help="where points.json/points.csv go (default: print only)")] = None,
+    season: Annotated[int, typer.Option("--season", envvar="LEAGUE_EVAL_SEASON", min=1,
+                                        help="season length m in sessions (1 = no change)")] = 1,
+    min_history: Annotated[int, typer.Option("--min-history", envvar="LEAGUE_EVAL_MIN_HISTORY", min=1,
+                                             help="fewest in-sample differences that make a scale")] = 5,
+) -> None:
+    """Score the council's sealed target levels with MASE against the seasonal naive forecast."""
+    from league.evals.points import points_report, print_lines, write_report
+
+    report = points_report(data, season=season, min_history=min_history)
+    for line in print_lines(report):
+        typer.echo(line)
+    if out is not None:
+        write_report(report, out)
+        typer.echo(f"written: {out / 'points.json'}, {out / 'points.csv'}")
+
+
+@eval_app.command("build-questions")
+def build_questions(
+    source: Annotated[Path | None, typer.Option("--source", help="TOML source (default: the shipped one)")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="SQLite file to write (default: the shipped one)")] = None,
+) -> None:
+    """Build a question file in the data set's SQLite layout from its readable TOML source."""
+    from league.evals.build_questions import build, data_dir
+
+    path = build(source or data_dir() / "league-questions.toml", out or data_dir() / "league-questions.db")
+    typer.echo(f"wrote {path}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(eval_app)

@@ -1,0 +1,107 @@
+"""The evaluation configuration: defaults of a run and the seats it knows, each with its knowledge cutoff.
+
+``league/evals/default.toml`` holds the defaults and a roster of stand-in seats; ``--eval-config`` names another
+file. A seat may also come from the league's roster (``--roster``, a ``roster.toml`` with ``[[seat]]`` entries);
+such a seat declares its knowledge cutoff as ``options.knowledge_cutoff`` and its concurrency limit as
+``options.max_concurrency`` (default 1: a vendor account is not asked sixteen things at once unless the operator
+says so). ``--cutoff`` overrides the declared cutoff; a seat with none is refused, because the leakage rule
+cannot be applied without it.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from datetime import date
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agents.base import SeatSpec
+from league.errors import ConfigError
+from league.evals.policy import Policy
+
+CONFIG_FIX = "see docs/evals.md for every key of the evaluation configuration"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EvalSeat(_Frozen):
+    """A seat an evaluation may run: its roster entry, knowledge cutoff and concurrency limit."""
+
+    knowledge_cutoff: date | None = None
+    max_concurrency: int = Field(default=1, ge=1, le=64)
+    seat: SeatSpec
+
+    @property
+    def name(self) -> str:
+        return self.seat.name
+
+
+class EvalConfig(_Frozen):
+    trials: int = Field(default=3, ge=1, le=20)
+    concurrency: int = Field(default=4, ge=1, le=64)
+    policy: Policy = Policy.NONE
+    probabilities: bool = False
+    seats: tuple[EvalSeat, ...] = ()
+
+
+def _where(error: Any) -> str:
+    return ".".join(str(p) for p in error.get("loc", ())) or "(top level)"
+
+
+def _read_toml(path: Path | None, package_file: str) -> tuple[dict[str, Any], str]:
+    if path is None:
+        text = resources.files("league.evals").joinpath(package_file).read_text(encoding="utf-8")
+        source = f"league/evals/{package_file}"
+    else:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read ({exc})", fix="pass a readable TOML file") from exc
+        source = str(path)
+    try:
+        return tomllib.loads(text), source
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML ({exc})", fix="fix the TOML syntax at that line") from exc
+
+
+def load_config(path: Path | None = None) -> EvalConfig:
+    data, source = _read_toml(path, "default.toml")
+    try:
+        return EvalConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(f"{source}: {_where(first)}: {first['msg']}", fix=CONFIG_FIX) from exc
+
+
+def _roster_seat(roster: Path, name: str) -> EvalSeat | None:
+    data, source = _read_toml(roster, "")
+    for entry in data.get("seat", []):
+        if isinstance(entry, dict) and entry.get("name") == name:
+            try:
+                spec = SeatSpec.model_validate(entry)
+                opts = spec.options
+                return EvalSeat(knowledge_cutoff=opts.get("knowledge_cutoff"),
+                                max_concurrency=int(opts.get("max_concurrency", 1)), seat=spec)
+            except (ValidationError, ValueError, TypeError) as exc:
+                raise ConfigError(f"{source}: seat {name!r} is not a valid eval seat ({exc})",
+                                  fix="options.knowledge_cutoff is a date, options.max_concurrency an integer") from exc
+    return None
+
+
+def find_seat(config: EvalConfig, name: str, roster: Path | None = None) -> EvalSeat:
+    """The named seat from the evaluation configuration, else from the league roster."""
+    for s in config.seats:
+        if s.name == name:
+            return s
+    found = _roster_seat(roster, name) if roster is not None and roster.is_file() else None
+    if found is None:
+        known = ", ".join(s.name for s in config.seats)
+        raise ConfigError(f"no seat named {name!r} in the evaluation configuration"
+                          + (f" or in {roster}" if roster is not None else ""),
+                          fix=f"one of: {known}; or a [[seat]] of the roster given with --roster")
+    return found

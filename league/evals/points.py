@@ -1,0 +1,180 @@
+"""``league eval points``: the council's sealed ``target`` levels scored as point forecasts (MASE).
+
+Everything comes from the council book (``council-book.jsonl`` of a data folder's ``books/`` or of a published
+folder), read and chain-checked with :func:`league.book.iter_lines`:
+
+- the forecasts are the ``target`` of every counted cell in the ``score`` / ``score_h`` lines (the cells as the
+  seat stated them, sealed at the close with their event);
+- what happened is the event's sealed ``close``;
+- a market's history is the series of its sealed one-day closes (the ``close`` of each session's ``1d`` event),
+  and a window's history is the part sealed for sessions BEFORE the forecast's session, so the scale and the
+  seasonal naive use only what was known when the seat answered.
+
+A configuration is market × horizon; buckets are short (1d), medium (1w) and long (1m, 6m). A horizon is
+``steps`` sessions ahead of the last close (1, 5, 21, 126). Compliance beside the score: the share of asked
+cells (counted answers, refused replies, silences) that carry a target, and the share of targets on the side of
+the reference that the seat's own ``prob_up`` states (above for more than 50, below for less; any side at 50).
+The council's ask states no numeric range, so that side is "the stated range" (docs/evals.md).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from league.book import iter_lines
+from league.evals.errors import EvalError
+from league.evals.files import write_atomic, write_json
+from league.evals.mase import Stated, Window, compliance, relative_mase, seasonal_naive, seasonal_scale
+
+HORIZON_STEPS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
+BUCKETS = {"1d": "short", "1w": "medium", "1m": "long", "6m": "long"}
+ASKED = frozenset({"counted", "counted_50", "refused_shape", "no_answer"})
+ANSWERED = frozenset({"counted", "counted_50"})
+NAIVE = "seasonal naive"
+BOOK_PLACES = ("council-book.jsonl", "books/council-book.jsonl", "public/council-book.jsonl")
+CSV_COLUMNS = ("seat", "market", "horizon", "bucket", "windows", "mase", "mase_naive", "relative")
+
+
+def find_book(data: Path) -> Path:
+    for rel in BOOK_PLACES:
+        if (data / rel).is_file():
+            return data / rel
+    raise EvalError(f"{data}: no council-book.jsonl (looked in {', '.join(BOOK_PLACES)})",
+                    fix="pass --data a league data folder or a published folder")
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def daily_closes(score_lines: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[str, float]]]:
+    """Each market's sealed one-day closes by session (first sealed value of a session wins)."""
+    out: dict[str, dict[str, float]] = defaultdict(dict)
+    for line in score_lines:
+        if line.get("horizon") != "1d":
+            continue
+        for ev in line.get("markets", []):
+            close = _number(ev.get("close"))
+            if close is not None and not ev.get("late_ref"):
+                out[ev["market"]].setdefault(line["session"], close)
+    return {m: sorted(v.items()) for m, v in out.items()}
+
+
+def in_range(prob: Any, target: float, reference: Any) -> bool | None:
+    p, ref = _number(prob), _number(reference)
+    if p is None or ref is None:
+        return None
+    return target > ref if p > 50 else target < ref if p < 50 else True
+
+
+@dataclass
+class _Seat:
+    windows: list[Window] = field(default_factory=list)
+    stated: list[Stated] = field(default_factory=list)
+    unscaled: int = 0
+    unresolved: int = 0
+
+
+@dataclass
+class _Reader:
+    closes: dict[str, list[tuple[str, float]]]
+    season: int
+    min_history: int
+    seats: dict[str, _Seat] = field(default_factory=lambda: defaultdict(_Seat))
+    naive: dict[tuple[str, str, str], Window] = field(default_factory=dict)
+
+    def history(self, market: str, session: str) -> list[float]:
+        return [c for s, c in self.closes.get(market, []) if s < session]
+
+    def window(self, session: str, horizon: str, market: str, target: float, close: float) -> Window | None:
+        hist = self.history(market, session)
+        if horizon not in HORIZON_STEPS or len(hist) - self.season < self.min_history:
+            return None
+        scale = seasonal_scale(hist, self.season)
+        if scale is None:
+            return None
+        naive = seasonal_naive(hist, HORIZON_STEPS[horizon], self.season)
+        return Window((market, horizon), BUCKETS[horizon], (target,), (close,), (naive,), scale)
+
+    def row(self, line: Mapping[str, Any], events: Mapping[str, Mapping[str, Any]], row: Mapping[str, Any]) -> None:
+        if row.get("status") not in ASKED:
+            return
+        seat = self.seats[str(row["seat"])]
+        target = _number(row.get("target"))
+        answered = row["status"] in ANSWERED and target is not None and target > 0
+        ev = events.get(str(row.get("event_id_v2", "")), {})
+        side = in_range(row.get("prob_up"), target, ev.get("reference")) if answered and target is not None else None
+        seat.stated.append(Stated(1 if answered else 0, 1, side))
+        if not answered or target is None:
+            return
+        close = _number(ev.get("close"))
+        if close is None:
+            seat.unresolved += 1
+            return
+        w = self.window(line["session"], line["horizon"], row["market"], target, close)
+        if w is None:
+            seat.unscaled += 1
+            return
+        seat.windows.append(w)
+        key = (line["session"], line["horizon"], row["market"])
+        self.naive.setdefault(key, Window(w.config, w.bucket, w.naive, w.actual, w.naive, w.scale))
+
+
+def _seat_report(seat: _Seat) -> dict[str, Any]:
+    return {**relative_mase(seat.windows), "compliance": compliance(seat.stated), "windows": len(seat.windows),
+            "unscaled": seat.unscaled, "unresolved": seat.unresolved}
+
+
+def points_report(data: Path, *, season: int = 1, min_history: int = 5) -> dict[str, Any]:
+    """The MASE table of every seat of the council book under ``data``."""
+    book = find_book(Path(data))
+    lines = [ln.content for ln in iter_lines(book) if ln.kind in ("score", "score_h")]
+    reader = _Reader(daily_closes(lines), season, min_history)
+    for line in lines:
+        events = {str(e.get("event_id_v2")): e for e in line.get("markets", [])}
+        for row in line.get("seats", []):
+            reader.row(line, events, row)
+    seats = {name: _seat_report(s) for name, s in sorted(reader.seats.items())}
+    naive = relative_mase(list(reader.naive.values()))
+    return {"book": str(book), "score_lines": len(lines), "season": season, "min_history": min_history,
+            "horizon_steps": HORIZON_STEPS, "buckets": BUCKETS, "seats": seats,
+            "naive": {**naive, "windows": len(reader.naive)}}
+
+
+def _fmt(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def print_lines(report: Mapping[str, Any]) -> list[str]:
+    out = [f"MASE relative to the seasonal naive (m = {report['season']}; geometric mean over market × horizon; "
+           f"lower is better) from {report['book']}",
+           f"{'seat':<16} {'overall':>8} {'short':>7} {'medium':>7} {'long':>7} {'windows':>8} "
+           f"{'target%':>8} {'in-range%':>9} {'unscaled':>8}"]
+    rows = [*report["seats"].items(), (NAIVE, {**report["naive"], "compliance": {}, "unscaled": 0})]
+    for name, s in rows:
+        b, c = s["buckets"], s["compliance"]
+        share = c.get("with_forecast_share")
+        ranged = c.get("within_range_share")
+        out.append(f"{name:<16} {_fmt(s['overall']):>8} {_fmt(b.get('short')):>7} {_fmt(b.get('medium')):>7} "
+                   f"{_fmt(b.get('long')):>7} {s['windows']:>8} "
+                   f"{'n/a' if share is None else f'{100 * share:.0f}%':>8} "
+                   f"{'n/a' if ranged is None else f'{100 * ranged:.0f}%':>9} {s['unscaled']:>8}")
+    return out
+
+
+def write_report(report: Mapping[str, Any], out: Path) -> None:
+    write_json(out / "points.json", dict(report))
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for name, s in [*report["seats"].items(), (NAIVE, report["naive"])]:
+        for r in s["configs"]:
+            writer.writerow([name, r["config"][0], r["config"][1], r["bucket"], r["windows"], r["mase"],
+                             r["mase_naive"], "" if r["relative"] is None else r["relative"]])
+    write_atomic(out / "points.csv", buf.getvalue().encode("utf-8"))

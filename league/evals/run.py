@@ -1,0 +1,203 @@
+"""``league eval questions``: one seat, one question file, N trials per question, sealed as they arrive.
+
+The order of a run:
+
+1. admission (leakage rule) and ``--limit`` decide the questions; every other question is listed as excluded
+   with its reason;
+2. every admitted question's ask text is rendered and written under its SHA-256 (``prompts/``);
+3. ``eval.open`` is sealed: the seat, its cutoff, the policy and retrieval label, the file's hash, the recipe's
+   hash and source, the admitted questions and every prompt hash — all before the first ask leaves;
+4. the trials run concurrently (at most the smaller of ``--concurrency`` and the seat's own limit), each in
+   the seat's real sandbox under the run's network policy; each reply is written under its hash, parsed,
+   and its ``eval.reply`` line (prompt hash, raw-reply hash, verdict) sealed the moment it arrives;
+5. the results are computed from the book, written to the open-data folder, and ``eval.close`` seals the
+   hash of ``results.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from agents.base import Ask, FailureClass, Now, Seat, SeatReply
+from league.clock import Clock, iso_seconds
+from league.evals import ledger as L
+from league.evals.admission import admit
+from league.evals.config import EvalSeat
+from league.evals.errors import EvalError
+from league.evals.files import dump_bytes, sha256_bytes, store_text
+from league.evals.parse import parse_reply
+from league.evals.policy import Policy, PolicySandbox, retrieval
+from league.evals.prompts import PROBABILITY_BLOCK, ask_text, sha256_text
+from league.evals.questions import Question, QuestionSet
+from league.evals.results import build_results, publish_folder, write_run
+from league.evals.seats import STANDIN, SeatFactory, build_eval_seat, default_sandbox, reported_cost
+from sandbox.interface import Sandbox
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    trials: int = 3
+    policy: Policy = Policy.NONE
+    concurrency: int = 4
+    limit: int | None = None
+    cutoff: date | None = None
+    probabilities: bool = False
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_id: str
+    public: Path
+    results: dict[str, Any]
+    results_sha256: str
+
+
+def plan(qset: QuestionSet, cutoff: date, limit: int | None) -> tuple[list[Question], list[dict[str, str]]]:
+    """The admitted questions (file order) and every excluded one with its reason."""
+    excluded = [{"id": qid, "reason": reason} for qid, reason in qset.invalid]
+    admitted: list[Question] = []
+    for q in qset.questions:
+        verdict = admit(q, cutoff)
+        if not verdict.admitted:
+            excluded.append({"id": q.id, "reason": verdict.reason})
+        elif limit is not None and len(admitted) >= limit:
+            excluded.append({"id": q.id, "reason": f"beyond --limit {limit}"})
+        else:
+            admitted.append(q)
+    return admitted, excluded
+
+
+def _cutoff(seat: EvalSeat, override: date | None) -> date:
+    cutoff = override or seat.knowledge_cutoff
+    if cutoff is None:
+        raise EvalError(f"seat {seat.name!r} declares no knowledge cutoff: the leakage rule cannot be applied",
+                        fix="pass --cutoff YYYY-MM-DD or set options.knowledge_cutoff in its roster entry")
+    return cutoff
+
+
+def _ask_one(seat: Seat, ask: Ask, now: Now) -> SeatReply:
+    """Never raises: an adapter bug becomes a seat-fault reply, so one trial cannot stop the run."""
+    started = now()
+    try:
+        return seat.ask(ask, now)
+    except Exception as exc:  # noqa: BLE001 - classified and sealed like any failed reply
+        failure = getattr(exc, "failure", FailureClass.SEAT_FAULT)
+        return SeatReply(seat=seat.spec.name, raw="", model=seat.spec.model, version="unreported", mode="",
+                         started_at=started, finished_at=now(), failure=failure, detail=str(exc)[:500])
+
+
+def _plain(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """What a seat reported about its run, as JSON the book accepts: a value JSON cannot carry (a NaN, an
+    object) must not keep a reply from being sealed."""
+    try:
+        plain: dict[str, Any] = json.loads(json.dumps(dict(usage), allow_nan=False, default=str))
+    except (TypeError, ValueError):
+        return {"unreadable": str(dict(usage))[:1000]}
+    return plain
+
+
+@dataclass
+class _Run:
+    run_id: str
+    seat: Seat
+    standin: bool
+    book: L.EvalBook
+    out: Path
+    clock: Clock
+    texts: dict[str, str]
+
+    def trial(self, q: Question, k: int) -> None:
+        text = self.texts[q.id]
+        context: dict[str, Any] = {"kind": "eval", "question": q.as_json() | {"answer": None}}
+        if self.standin:
+            context["hint"] = sorted(q.answer, key=ord)
+        ask = Ask(text=text, sha256=sha256_text(text), session=self.run_id, attempt=k, context=context)
+        reply = _ask_one(self.seat, ask, self.clock.now)
+        self.seal(q, k, ask.sha256, reply)
+
+    def seal(self, q: Question, k: int, prompt_sha: str, reply: SeatReply) -> None:
+        answered = bool(reply.raw.strip())
+        raw_sha = store_text(self.out / "replies", reply.raw) if answered else None
+        verdict = parse_reply(reply.raw, q) if answered else None
+        self.book.append(L.REPLY, {
+            "run_id": self.run_id, "question_id": q.id, "trial": k, "prompt_sha256": prompt_sha,
+            "status": "answered" if answered else "no_reply", "raw_sha256": raw_sha,
+            "failure": reply.failure.value if reply.failure else "", "detail": reply.detail[:1000],
+            "model": reply.model, "version": reply.version, "mode": reply.mode,
+            "started_at": iso_seconds(reply.started_at), "finished_at": iso_seconds(reply.finished_at),
+            "elapsed_s": round((reply.finished_at - reply.started_at).total_seconds(), 3),
+            "cost_usd": reported_cost(reply.usage), "usage": _plain(reply.usage),
+            "verdict": verdict.as_json() if verdict else None,
+            "correct": (verdict.letters == q.answer) if verdict else None,
+        })
+
+
+def _open_line(run_id: str, seat: EvalSeat, cutoff: date, qset: QuestionSet, opts: RunOptions, concurrency: int,
+               admitted: list[Question], excluded: list[dict[str, str]], prompts: dict[str, str],
+               questions_sha: str) -> dict[str, Any]:
+    return {
+        "run_id": run_id, "seat": seat.name, "adapter": seat.seat.adapter, "model": seat.seat.model,
+        "knowledge_cutoff": cutoff.isoformat(), "trials": opts.trials, "policy": opts.policy.value,
+        "retrieval": retrieval(opts.policy).as_json(), "probabilities": opts.probabilities,
+        "probability_block": PROBABILITY_BLOCK if opts.probabilities else None,
+        "concurrency": {"asked": opts.concurrency, "seat_limit": seat.max_concurrency, "used": concurrency},
+        "file": {"name": qset.path.name, "sha256": qset.sha256, "table": qset.table},
+        "questions_sha256": questions_sha, "recipe_source": qset.recipe.source,
+        "recipe_layout": qset.recipe.layout, "recipe_sha256": qset.recipe.sha256,
+        "admitted": [q.id for q in admitted], "excluded": excluded, "prompts": prompts,
+    }
+
+
+def run_questions(qset: QuestionSet, seat: EvalSeat, out: Path, clock: Clock, opts: RunOptions, *,
+                  sandbox: Sandbox | None = None, seat_factory: SeatFactory = build_eval_seat,
+                  say: Callable[[str], None] = lambda _: None) -> RunResult:
+    """Run one seat on one question set; everything is sealed in ``out/eval-book.jsonl``."""
+    cutoff = _cutoff(seat, opts.cutoff)
+    admitted, excluded = plan(qset, cutoff, opts.limit)
+    if not admitted:
+        raise EvalError(f"no question of {qset.path.name} is admitted for {seat.name} (cutoff {cutoff}): "
+                        f"{len(excluded)} excluded", fix="use questions that resolve after the seat's knowledge cutoff")
+    texts = {q.id: ask_text(q, qset.recipe, probabilities=opts.probabilities) for q in admitted}
+    prompts = {qid: store_text(out / "prompts", text) for qid, text in texts.items()}
+    questions_doc = qset.as_json()
+    concurrency = min(opts.concurrency, seat.max_concurrency)
+    policy_sandbox = PolicySandbox(sandbox or default_sandbox(), opts.policy)
+    built = seat_factory(seat.seat, policy_sandbox)
+    with L.EvalBook(out / L.BOOK_NAME, clock) as book:
+        run_id = f"e{book.runs() + 1:03d}-{seat.name}"
+        book.append(L.OPEN, _open_line(run_id, seat, cutoff, qset, opts, concurrency, admitted, excluded, prompts,
+                                        sha256_bytes(dump_bytes(questions_doc))))
+        say(f"{run_id}: {len(admitted)} questions × {opts.trials} trials, {len(excluded)} excluded, "
+            f"concurrency {concurrency}, retrieval {retrieval(opts.policy).label}")
+        run = _Run(run_id, built, seat.seat.adapter == STANDIN, book, out, clock, texts)
+        jobs = [(q, k) for q in admitted for k in range(1, opts.trials + 1)]
+        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="eval") as pool:
+            list(pool.map(lambda job: run.trial(*job), jobs))
+        return _finish(book, run_id, out, qset, questions_doc)
+
+
+def _finish(book: L.EvalBook, run_id: str, out: Path, qset: QuestionSet, questions_doc: dict[str, Any]) -> RunResult:
+    by_id = {q.id: q for q in qset.questions}
+    results = build_results(book.path, run_id, by_id)
+    public = out / "public"
+    replies = L.run_lines(book.path, L.REPLY, run_id=run_id)
+    digest = write_run(public, results, replies, by_id)
+    overall = results["scores"]["overall"]
+    book.append(L.CLOSE, {"run_id": run_id, "replies": len(replies), "answered": overall["answered"],
+                          "no_reply": overall["no_reply"], "results_sha256": digest})
+    entry = {"run_id": run_id, "seat": results["seat"], "retrieval": results["retrieval"]["label"],
+             "results": f"runs/{run_id}/results.json", "results_sha256": digest,
+             "pass_at_1": overall["pass_at_1"]}
+    publish_folder(out, public, entry, questions_doc)
+    log.info("eval.finished", run_id=run_id, pass_at_1=overall["pass_at_1"])
+    return RunResult(run_id, public, results, digest)
