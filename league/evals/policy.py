@@ -1,10 +1,11 @@
 """The network policy of an evaluation run, forwarded to the sandbox, and the retrieval label it earns.
 
-``none`` cuts the network (closed book); ``api`` is meant to reach only the seat's model API; ``web`` reaches
-the open web. The sandbox port today knows one switch (``net``), so :class:`PolicySandbox` maps the policy onto
-it in one place: ``none`` → no network namespace route out; ``api`` and ``web`` → the host network. The label
-says what was ENFORCED, not what was asked: until the sandbox can restrict egress to an API, ``api`` runs are
-labelled unmasked like ``web`` ones, in every table.
+``none`` cuts the network (closed book); ``api`` reaches only the seat's model API through the league's egress
+proxy; ``web`` reaches the public web through the same proxy (docs/sandbox.md "Network"). The run's policy
+overrides whatever the seat would use in the live league, in one place (:class:`PolicySandbox`): the seat's
+allow-list (its vendor API hosts or gateway) is kept, the policy is the run's. The label says what was
+ENFORCED: ``closed-book`` (no network), ``api-only`` (model API only; a vendor's server-side tools stay
+invisible to the proxy) or ``unmasked`` (the open web, no time mask), in every table.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox.interface import ExecResult, Sandbox
+from sandbox.netpolicy import EgressRules, NetworkPolicy
 from sandbox.profiles import Profile
 
 
@@ -27,8 +29,8 @@ class Policy(enum.StrEnum):
 @dataclass(frozen=True)
 class Retrieval:
     policy: Policy
-    enforced: str  # "no network" or "host network"
-    label: str  # "closed-book" or "unmasked"
+    enforced: str  # "no network", "egress proxy: allow-list only" or "egress proxy: public web"
+    label: str  # "closed-book", "api-only" or "unmasked"
 
     def as_json(self) -> dict[str, Any]:
         return {"policy": self.policy.value, "enforced": self.enforced, "label": self.label,
@@ -38,7 +40,9 @@ class Retrieval:
 def retrieval(policy: Policy) -> Retrieval:
     if policy is Policy.NONE:
         return Retrieval(policy, "no network", "closed-book")
-    return Retrieval(policy, "host network", "unmasked")
+    if policy is Policy.API:
+        return Retrieval(policy, "egress proxy: allow-list only", "api-only")
+    return Retrieval(policy, "egress proxy: public web", "unmasked")
 
 
 class PolicySandbox:
@@ -49,7 +53,14 @@ class PolicySandbox:
         self.policy = policy
 
     def exec(self, argv: Sequence[str], *, stdin: bytes | None = None, timeout: float,
-             env: Mapping[str, str] | None = None, net: bool = False, profile: str | Profile = "default",
-             files_in_home: Mapping[str, bytes] | None = None) -> ExecResult:
-        return self.inner.exec(argv, stdin=stdin, timeout=timeout, env=env, net=self.policy is not Policy.NONE,
-                               profile=profile, files_in_home=files_in_home)
+             env: Mapping[str, str] | None = None, egress: EgressRules | None = None,
+             profile: str | Profile = "default", files_in_home: Mapping[str, bytes] | None = None,
+             owner: str | None = None) -> ExecResult:
+        return self.inner.exec(argv, stdin=stdin, timeout=timeout, env=env, egress=self.rules(egress),
+                               profile=profile, files_in_home=files_in_home, owner=owner)
+
+    def rules(self, asked: EgressRules | None) -> EgressRules | None:
+        """The run's policy with the seat's own allow-list (none under ``none``)."""
+        if self.policy is Policy.NONE:
+            return None
+        return EgressRules(NetworkPolicy(self.policy.value), asked.allow if asked is not None else ())

@@ -64,7 +64,8 @@ class StandInSeat:
             envelope = json.loads(res.text)
         except ValueError:
             return self._reply(started, now(), "", {}, FailureClass.SEAT_FAULT, "the stand-in printed no JSON")
-        usage = {"total_cost_usd": envelope.get("total_cost_usd"), "network": envelope.get("network")}
+        usage = {"total_cost_usd": envelope.get("total_cost_usd"), "network": envelope.get("network"),
+                 "proxy": envelope.get("proxy")}
         return self._reply(started, now(), str(envelope.get("result") or ""), usage, None, "",
                            model=str(envelope.get("model") or self.spec.model))
 

@@ -3,7 +3,7 @@
 
 It reads one JSON request on stdin (the prompt, the question's options, the seat's options and, for the
 stand-in only, the recorded answer as a hint) and prints one JSON envelope like a CLI's JSON output mode:
-``{"model", "result", "total_cost_usd", "network"}``. ``network`` lists the interfaces the process can see
+``{"model", "result", "total_cost_usd", "network", "proxy"}``. ``network`` lists the interfaces the process can see
 (``/proc/net/dev``), so a test can tell a closed-book run from one with the host network.
 
 Every choice is a pure function of (seed, seat, question, trial) through SHA-256: with probability ``skill``
@@ -16,6 +16,7 @@ an unknown letter).
 
 import hashlib
 import json
+import os
 import sys
 from typing import Any
 
@@ -116,7 +117,8 @@ def main() -> int:
         sys.stderr.write("stand-in: simulated crash\n")
         return 1
     envelope = {"model": req.get("model", "standin"), "result": reply(req),
-                "total_cost_usd": req.get("cost_usd"), "network": interfaces()}
+                "total_cost_usd": req.get("cost_usd"), "network": interfaces(),
+                "proxy": os.environ.get("HTTPS_PROXY", "")}
     sys.stdout.write(json.dumps(envelope, ensure_ascii=False) + "\n")
     return 0
 

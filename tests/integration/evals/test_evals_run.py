@@ -133,17 +133,15 @@ def test_the_stdlib_recount_agrees_and_catches_tampering(sloppy_run: dict[str, A
     assert "scores.overall.pass_at_1" in bad.stdout
 
 
-def test_web_policy_is_forwarded_and_labelled_unmasked(tmp_path: Path, bwrap: BwrapSandbox) -> None:
+def test_web_policy_goes_through_the_egress_proxy_and_is_labelled_unmasked(tmp_path: Path, bwrap: BwrapSandbox) -> None:
     qset = read_question_file(shipped_question_file())
     result = run_questions(qset, seat("standin-sharp"), tmp_path, clock(),
                            RunOptions(trials=1, policy=Policy.WEB, limit=2, probabilities=True), sandbox=bwrap)
-    assert result.results["retrieval"] == {"policy": "web", "enforced": "host network", "label": "unmasked",
-                                           "masked": False}
-    host = sorted(line.split(":")[0].strip() for line in Path("/proc/net/dev").read_text().splitlines()[2:])
-    if host == ["lo"]:
-        pytest.skip("this host has no interface besides lo: web and none look alike")
+    assert result.results["retrieval"] == {"policy": "web", "enforced": "egress proxy: public web",
+                                           "label": "unmasked", "masked": False}
     replies = [x for x in lines(tmp_path) if x["kind"] == "eval.reply"]
-    assert all(x["usage"]["network"] == host for x in replies)  # the host's interfaces, not a private "lo"
+    # its own network namespace (only its own lo) whose one way out is the league's egress proxy
+    assert replies and all(x["usage"]["network"] == ["lo"] and x["usage"]["proxy"] for x in replies)
     for name in ("trials.csv", "scores.csv", "calibration.csv"):
         rows = (result.public / "runs" / result.run_id / name).read_text().splitlines()[1:]
         assert rows and all(",unmasked," in r for r in rows)

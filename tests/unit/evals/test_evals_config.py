@@ -59,8 +59,10 @@ def test_unknown_seats_and_bad_files_are_config_errors(tmp_path: Path) -> None:
 def test_retrieval_labels_say_what_was_enforced() -> None:
     assert retrieval(Policy.NONE).as_json() == {"policy": "none", "enforced": "no network", "label": "closed-book",
                                                 "masked": True}
-    for p in (Policy.API, Policy.WEB):
-        assert retrieval(p).label == "unmasked" and retrieval(p).enforced == "host network"
+    api = retrieval(Policy.API)
+    assert (api.label, api.enforced) == ("api-only", "egress proxy: allow-list only")
+    assert (retrieval(Policy.WEB).label, retrieval(Policy.WEB).enforced) == ("unmasked", "egress proxy: public web")
+    assert not retrieval(Policy.API).as_json()["masked"] and not retrieval(Policy.WEB).as_json()["masked"]
 
 
 class Recording:
@@ -76,13 +78,19 @@ class Recording:
 
 def test_the_policy_wrapper_decides_the_network_whatever_the_seat_asks() -> None:
     from league.evals.policy import PolicySandbox
+    from sandbox.netpolicy import EgressRules, NetworkPolicy
 
+    seat_rules = EgressRules.of("web", ["api.example.com"])
     inner = Recording()
-    for policy, asked, forwarded in ((Policy.NONE, True, False), (Policy.NONE, False, False),
-                                     (Policy.API, False, True), (Policy.WEB, False, True)):
-        PolicySandbox(inner, policy).exec(["x"], timeout=1.0, net=asked, profile="scripted",  # type: ignore[arg-type]
-                                          files_in_home={"a": b"b"}, env={"K": "V"}, stdin=b"in")
+    cases = ((Policy.NONE, seat_rules, None), (Policy.NONE, None, None),
+             (Policy.API, seat_rules, NetworkPolicy.API), (Policy.WEB, None, NetworkPolicy.WEB))
+    for policy, asked, forwarded in cases:
+        PolicySandbox(inner, policy).exec(["x"], timeout=1.0, egress=asked, profile="scripted",  # type: ignore[arg-type]
+                                          files_in_home={"a": b"b"}, env={"K": "V"}, stdin=b"in", owner="s")
         call = inner.calls[-1]
-        assert call["net"] is forwarded
-        assert (call["profile"], call["files_in_home"], call["env"], call["stdin"], call["timeout"]) == (
-            "scripted", {"a": b"b"}, {"K": "V"}, b"in", 1.0)
+        rules = call["egress"]
+        assert (rules.policy if isinstance(rules, EgressRules) else rules) == forwarded
+        if forwarded is not None:  # the seat's own allow-list is kept, the policy is the run's
+            assert isinstance(rules, EgressRules) and rules.allow == (asked.allow if asked else ())
+        assert (call["profile"], call["files_in_home"], call["env"], call["stdin"], call["timeout"], call["owner"]) == (
+            "scripted", {"a": b"b"}, {"K": "V"}, b"in", 1.0, "s")
