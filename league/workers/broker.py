@@ -218,46 +218,62 @@ def _can_enter(target: BrokerTarget) -> bool:
 
 # -------------------------------------------------------------------------------------- provisioning
 class Rabbitmqctl:
-    """``rabbitmqctl`` on the broker host (as root or the rabbitmq user); passwords go through stdin."""
+    """``rabbitmqctl`` on the broker host (as root or the rabbitmq user); passwords go through stdin.
+
+    Each call starts an Erlang VM (about a second), so independent calls run side by side (:meth:`run_all`)."""
 
     def __init__(self, command: Sequence[str] = ("rabbitmqctl",), timeout_s: float = 120.0) -> None:
         self.command = list(command)
         self.timeout_s = timeout_s
 
     def run(self, *args: str, stdin: str | None = None) -> str:
+        return self.run_all([(args, stdin)])[0]
+
+    def run_all(self, calls: Sequence[tuple[Sequence[str], str | None]], *, missing_ok: bool = False) -> list[str]:
+        """Run the calls concurrently; their outputs in order. ``missing_ok``: a call failing because its
+        vhost or user does not exist counts as done (for deletions)."""
         try:
-            out = subprocess.run([*self.command, "--silent", *args], input=stdin, capture_output=True, text=True,
-                                 timeout=self.timeout_s, check=False)
+            procs = [subprocess.Popen([*self.command, "--silent", *args], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                     for args, _ in calls]
         except FileNotFoundError:
             raise BrokerError("rabbitmqctl is not installed here",
                               fix="run `league broker` on the broker host (apt-get install -y rabbitmq-server)"
                               ) from None
-        except subprocess.TimeoutExpired:
-            raise BrokerError(f"rabbitmqctl {args[0]} did not answer in {self.timeout_s:.0f} s",
-                              fix="check the broker is running: rabbitmqctl await_startup") from None
-        if out.returncode != 0:
-            raise BrokerError(f"rabbitmqctl {args[0]} failed: {(out.stderr or out.stdout).strip()[-500:]}",
-                              fix="run as root on the broker host, with the broker running")
-        return out.stdout
+        outs = []
+        for (args, stdin), proc in zip(calls, procs, strict=True):
+            try:
+                out, err = proc.communicate(stdin, timeout=self.timeout_s)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                raise BrokerError(f"rabbitmqctl {args[0]} did not answer in {self.timeout_s:.0f} s",
+                                  fix="check the broker is running: rabbitmqctl await_startup") from None
+            if proc.returncode != 0 and not (missing_ok and "does not exist" in f"{out}{err}"):
+                raise BrokerError(f"rabbitmqctl {args[0]} failed: {(err or out).strip()[-500:]}",
+                                  fix="run as root on the broker host, with the broker running")
+            outs.append(out)
+        return outs
 
-    def rows(self, *args: str) -> list[list[str]]:
-        return [line.split("\t") for line in self.run(*args).splitlines() if line.strip()]
+    @staticmethod
+    def rows(text: str) -> list[list[str]]:
+        return [line.split("\t") for line in text.splitlines() if line.strip()]
 
-    def vhosts(self) -> set[str]:
-        return {r[0] for r in self.rows("list_vhosts")}
+    def listing(self) -> tuple[set[str], dict[str, str]]:
+        """(vhosts, users with their tags), asked side by side."""
+        vhosts, users = self.run_all([(("list_vhosts",), None), (("list_users",), None)])
+        return ({r[0] for r in self.rows(vhosts)},
+                {r[0]: r[1] if len(r) > 1 else "" for r in self.rows(users)})
 
     def users(self) -> dict[str, str]:
-        return {r[0]: r[1] if len(r) > 1 else "" for r in self.rows("list_users")}
+        return self.listing()[1]
 
     def user_permissions(self, user: str) -> list[tuple[str, str, str, str]]:
-        return [(r[0], r[1], r[2], r[3]) for r in self.rows("list_user_permissions", user) if len(r) >= 4]
+        return [(r[0], r[1], r[2], r[3]) for r in self.rows(self.run("list_user_permissions", user)) if len(r) >= 4]
 
-    def set_user(self, user: str, password: str) -> None:
+    @staticmethod
+    def set_user_call(user: str, password: str, exists: bool) -> tuple[Sequence[str], str | None]:
         """Create the user, or set its password when it exists (the password file is the truth)."""
-        if user in self.users():
-            self.run("change_password", user, stdin=password + "\n")
-        else:
-            self.run("add_user", user, stdin=password + "\n")
+        return (("change_password", user) if exists else ("add_user", user)), password + "\n"
 
 
 def read_or_make_password(path: Path) -> str:
@@ -278,25 +294,29 @@ def add_league_user(ctl: Rabbitmqctl, user: str, password: str) -> None:
     """The league's own broker user: no tags (not an administrator); it gets rights only per lab vhost."""
     if user == "guest":
         raise WorkerConfigError("the league's broker user cannot be `guest`", fix="choose a name like `league`")
-    ctl.set_user(user, password)
+    ctl.run_all([ctl.set_user_call(user, password, user in ctl.users())])
 
 
 def add_lab(ctl: Rabbitmqctl, queue: str, password: str, *, league: BrokerTarget) -> None:
     """A lab's vhost and user with a lab's permissions; the league user's full rights there; then the lab's
-    two queues, declared by the league (the lab's user may not declare anything)."""
+    two queues, declared by the league (the lab's user may not declare anything). Re-running resets an
+    existing lab's rights (tags and permissions elsewhere removed) and sets its password from the file."""
     vhost = vhost_for(queue)
-    if league.user not in ctl.users():
+    vhosts, users = ctl.listing()
+    if league.user not in users:
         raise WorkerConfigError(f"the league's broker user {league.user!r} does not exist",
                                 fix=f"league broker init --league-user {league.user} first")
-    if vhost not in ctl.vhosts():
-        ctl.run("add_vhost", vhost)
-    ctl.set_user(queue, password)
-    for other, *_ in ctl.user_permissions(queue):
-        if other != vhost:
-            ctl.run("clear_permissions", "-p", other, queue)
-    ctl.run("set_user_tags", queue)
-    ctl.run("set_permissions", "-p", vhost, queue, *lab_permissions(queue))
-    ctl.run("set_permissions", "-p", vhost, league.user, ".*", ".*", ".*")
+    first: list[tuple[Sequence[str], str | None]] = [] if vhost in vhosts else [(("add_vhost", vhost), None)]
+    first.append(ctl.set_user_call(queue, password, queue in users))
+    ctl.run_all(first)
+    grants: list[tuple[Sequence[str], str | None]] = [
+        (("set_permissions", "-p", vhost, queue, *lab_permissions(queue)), None),
+        (("set_permissions", "-p", vhost, league.user, ".*", ".*", ".*"), None)]
+    if queue in users:
+        grants.append((("set_user_tags", queue), None))
+        grants += [(("clear_permissions", "-p", other, queue), None)
+                   for other, *_ in ctl.user_permissions(queue) if other != vhost]
+    ctl.run_all(grants)
     declare_lab(league.with_vhost(vhost), queue)
 
 
@@ -310,12 +330,8 @@ def declare_lab(target: BrokerTarget, queue: str) -> None:
 
 
 def remove_lab(ctl: Rabbitmqctl, queue: str) -> None:
-    """Delete the lab's vhost (its queues and messages with it) and its user."""
-    vhost = vhost_for(queue)
-    if vhost in ctl.vhosts():
-        ctl.run("delete_vhost", vhost)
-    if queue in ctl.users():
-        ctl.run("delete_user", queue)
+    """Delete the lab's vhost (its queues and messages with it) and its user; nothing there is fine."""
+    ctl.run_all([(("delete_vhost", vhost_for(queue)), None), (("delete_user", queue), None)], missing_ok=True)
 
 
 def lab_account_problems(ctl: Rabbitmqctl, queue: str) -> list[Problem]:

@@ -38,7 +38,7 @@ from league.workers.broker import BrokerTarget, declare_lab
 from league.workers.celery_app import make_app
 from league.workers.errors import BrokerError, WireError, WorkerError
 from league.workers.runner import Arrival, SeatJob
-from league.workers.topology import TASK_NAME, replies_queue, vhost_for
+from league.workers.topology import ASKS_EXCHANGE, TASK_NAME, replies_queue, vhost_for
 
 log = structlog.get_logger(__name__)
 #: beyond a seat's own timeout: sandbox start, the reply's publication, a clock a little apart.
@@ -115,8 +115,11 @@ class _Link:
         self.thread.start()
 
     def send(self, body: dict[str, Any], identity: str, deadline: datetime, timeout_s: float) -> None:
-        self.app.send_task(TASK_NAME, args=[body], task_id=identity, queue=self.queue, expires=deadline,
-                           time_limit=timeout_s + HARD_LIMIT_MARGIN_S, retry=True, retry_policy=SEND_RETRY)
+        """Publish through ``league.asks`` (not Celery's shortcut to the default exchange), persistent,
+        confirmed; the broker drops it at ``deadline`` if no worker took it (per-message TTL from ``expires``)."""
+        self.app.send_task(TASK_NAME, args=[body], task_id=identity, queue=self.queue, exchange=ASKS_EXCHANGE.name,
+                           routing_key=self.queue, expires=deadline, time_limit=timeout_s + HARD_LIMIT_MARGIN_S,
+                           retry=True, retry_policy=SEND_RETRY)
 
     def close(self) -> None:
         self.listener.should_stop = True
@@ -127,10 +130,12 @@ class _Link:
 class RemoteSeatRunner:
     """Runs seats on lab workers through the broker; the league user reaches every lab's vhost."""
 
-    def __init__(self, league: BrokerTarget, clock: Clock, *, grace_s: float = 30.0, poll_s: float = 0.2) -> None:
+    def __init__(self, league: BrokerTarget, clock: Clock, *, grace_s: float = 30.0,
+                 run_margin_s: float = RUN_MARGIN_S, poll_s: float = 0.2) -> None:
         self.league = league
         self.clock = clock
         self.grace_s = grace_s
+        self.run_margin_s = run_margin_s
         self.poll_s = poll_s
         self._links: dict[str, _Link] = {}
         self._lock = threading.Lock()
@@ -339,7 +344,7 @@ class RemoteBatch:
         started = self._started.get(identity)
         if started is None:
             return self.deadline + grace
-        run = timedelta(seconds=self.jobs[identity].spec.timeout_s + RUN_MARGIN_S)
+        run = timedelta(seconds=self.jobs[identity].spec.timeout_s + self.runner.run_margin_s)
         return max(self.deadline, started[0] + run) + grace
 
     def _expire_due(self, now: datetime) -> None:
