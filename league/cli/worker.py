@@ -42,10 +42,8 @@ def worker(
 ) -> None:
     """Serve the lab's queue: run each ask's seat in the local sandbox, publish the raw reply."""
     require_extra()
-    from league.log import configure
     from league.workers.broker import parse_target
 
-    configure(json_logs=True, level=log_level)
     target = parse_target(broker, password_file=password_file, ca_file=ca_file, cert_file=cert_file,
                           key_file=key_file)
     refuse_unsafe(target, queue)
@@ -53,8 +51,10 @@ def worker(
     if check_only:
         typer.echo(f"ok: queue {queue!r} at {target.display()}; the sandbox runs here")
         return
+    from league.log import configure
     from league.workers.celery_app import make_app
 
+    configure(json_logs=True, level=log_level)  # the long-running worker logs JSON lines (journald)
     app = make_app(target, queue, worker=True)
     app.worker_main(["worker", "--queues", queue, "--concurrency", str(concurrency), "--pool", "prefork",
                      "--hostname", f"{queue}@{name or socket.gethostname()}", "--without-gossip",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import queue as queue_mod
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -110,9 +111,21 @@ class _Link:
         declare_lab(self.target, queue)
         self.app = make_app(self.target, queue, worker=False)
         self.listener = _ReplyListener(self.target, queue, deliver)
-        self.thread = threading.Thread(target=self.listener.run, kwargs={"safety_interval": 0.25}, daemon=True,
-                                       name=f"replies-{queue}")
+        self.thread = threading.Thread(target=self._serve, daemon=True, name=f"replies-{queue}")
         self.thread.start()
+
+    def _serve(self) -> None:
+        """Consume until closed; whatever breaks the consumer (kombu reconnects by itself, but a bug or a
+        broken log stream would end the thread) restarts it, so replies are never left unread."""
+        while not self.listener.should_stop:
+            try:
+                self.listener.run(safety_interval=0.25)
+            except Exception:  # noqa: BLE001 - reported, then consumed again
+                try:
+                    log.exception("replies.consumer_failed", queue=self.queue)
+                except Exception:  # noqa: BLE001 - not even the log works: carry on consuming
+                    pass
+                time.sleep(1.0)
 
     def send(self, body: dict[str, Any], identity: str, deadline: datetime, timeout_s: float) -> None:
         """Publish through ``league.asks`` (not Celery's shortcut to the default exchange), persistent,

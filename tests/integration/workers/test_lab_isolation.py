@@ -3,6 +3,7 @@ and `league worker` refusing a login whose rights are wider than a lab's."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -92,3 +93,22 @@ def test_league_worker_refuses_a_wrong_password(make_lab: Callable[[], Lab],
                                    f"amqp://{lab.queue}@127.0.0.1:5672/league-{lab.queue}", "--password-file",
                                    str(wrong)])
     assert res.exit_code == 1 and "cannot log in" in str(res.exception) and "ACCESS_REFUSED" in str(res.exception)
+
+
+def test_league_broker_verbs_make_show_and_remove_a_lab(ctl: b.Rabbitmqctl, league_account: b.BrokerTarget,
+                                                        tmp_path: Path) -> None:
+    queue = f"t{uuid.uuid4().hex[:8]}"
+    league_password = tmp_path / "league.password"
+    league_password.write_text(league_account.password)
+    common = ["--broker", f"amqp://{league_account.user}@127.0.0.1:5672/", "--password-file", str(league_password)]
+    runner = CliRunner()
+    try:
+        made = runner.invoke(app, ["broker", "add-lab", queue, "--lab-password-file", str(tmp_path / "lab"), *common])
+        assert made.exit_code == 0, made.output
+        assert (tmp_path / "lab").stat().st_mode & 0o077 == 0  # the generated password is the operator's only
+        shown = runner.invoke(app, ["broker", "status", queue, "--accounts", *common])
+        assert f"{queue}: 0 asks waiting, 0 workers, 0 replies not yet taken" in shown.output
+        assert shown.exit_code == 1  # nobody serves the queue yet
+    finally:
+        gone = runner.invoke(app, ["broker", "remove-lab", queue])
+    assert gone.exit_code == 0 and f"league-{queue}" not in ctl.listing()[0] and queue not in ctl.users()

@@ -65,7 +65,7 @@ def wait_for(what: Callable[[], bool], timeout_s: float, message: str) -> None:
 
 @pytest.fixture
 def runner(league_account: BrokerTarget) -> Iterator[RemoteSeatRunner]:
-    made = RemoteSeatRunner(league_account, SystemClock(), grace_s=3, run_margin_s=3)
+    made = RemoteSeatRunner(league_account, SystemClock(), grace_s=2, run_margin_s=1)
     yield made
     made.close()
 
@@ -114,9 +114,9 @@ def test_a_worker_killed_near_the_deadline_leaves_no_answer(
         hosts: Hosts, league_account: BrokerTarget) -> None:
     lab = make_lab()
     first = workers(hosts.a, lab, "w1")
-    deadline = SystemClock().now() + timedelta(seconds=5)
-    collector = Collector(runner.submit([job(slow("late", 6, timeout_s=8), lab.queue)], deadline))
-    wait_for(lambda: running(runner, "late"), 5, "the worker never started the ask")
+    deadline = SystemClock().now() + timedelta(seconds=4)
+    collector = Collector(runner.submit([job(slow("late", 4, timeout_s=5), lab.queue)], deadline))
+    wait_for(lambda: running(runner, "late"), 4, "the worker never started the ask")
     first.kill()
     while SystemClock().now() <= deadline + timedelta(seconds=1):
         time.sleep(0.2)
@@ -141,6 +141,20 @@ def test_an_ask_nobody_takes_by_its_deadline_expires(
     late = workers(hosts.a, lab, "w1")
     time.sleep(1.0)
     assert "received" not in late.text() and runner.take_strays() == []
+
+
+def test_an_ask_received_after_its_deadline_is_not_run_and_the_worker_says_so(
+        make_lab: Callable[[], Lab], runner: RemoteSeatRunner, workers: Callable[..., WorkerProc],
+        hosts: Hosts) -> None:
+    """Celery discards a task past its ``expires``; the worker's revoke handler tells the league at once."""
+    lab = make_lab()
+    worker = workers(hosts.a, lab, "w1")
+    late = SystemClock().now() - timedelta(seconds=1)  # TTL 0: delivered only because a worker is idle
+    arrivals = list(runner.submit([job(quick("too-late"), lab.queue)], late))
+    assert len(arrivals) == 1 and arrivals[0].expired and arrivals[0].reply.silent
+    assert arrivals[0].worker == f"{lab.queue}@w1"  # the worker said so, before the league's cut-off
+    assert "the worker discarded it (expired)" in arrivals[0].reply.detail
+    assert "Discarding revoked task" in worker.text() and "worker.ask_started" not in worker.text()
 
 
 def test_the_broker_stopped_for_30_s_during_a_batch_loses_and_doubles_nothing(
