@@ -13,7 +13,8 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # apt-get install only what is missing; refresh the package lists only when a plain install fails.
 define apt_missing
 	@missing=(); for p in $(1); do \
-	  case $$p in bubblewrap) c=bwrap;; chromium) c=/usr/bin/chromium;; *) c=$$p;; esac; \
+	  case $$p in bubblewrap) c=bwrap;; chromium) c=/usr/bin/chromium;; rabbitmq-server) c=rabbitmqctl;; \
+	    iproute2) c=ip;; *) c=$$p;; esac; \
 	  command -v $$c >/dev/null || missing+=($$p); done; \
 	if [ $${#missing[@]} -gt 0 ]; then \
 	  apt-get install -y "$${missing[@]}" >/dev/null 2>&1 || (apt-get update >/dev/null && apt-get install -y "$${missing[@]}"); \
@@ -26,9 +27,10 @@ deps:
 	$(call apt_missing,bubblewrap socat openssl faketime)
 
 # chromium: the league page's browser test; npm (with Node.js), g++ and make: the real vendor CLIs the
-# tests run (Gemini CLI compiles node-pty).
+# tests run (Gemini CLI compiles node-pty); rabbitmq-server: the broker of the remote-seat tests (.ci/run
+# starts it); iproute2: their lab hosts in network namespaces.
 deps-test: deps
-	$(call apt_missing,chromium npm g++ make)
+	$(call apt_missing,chromium npm g++ make rabbitmq-server iproute2)
 
 # The four real vendor CLIs at pinned versions, from the npm registry, cached outside the repository
 # (tests/realcli/clis.py says where; reused until a pin or the Node version changes).

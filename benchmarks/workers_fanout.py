@@ -1,0 +1,155 @@
+"""Benchmark: fan-out of 100 stand-in seats over 2 remote workers, against local threads.
+
+Not a test; run by hand as root on a host with RabbitMQ on 127.0.0.1:5672 and copy the figures into
+docs/workers.md:
+
+    python benchmarks/workers_fanout.py [--seats 100] [--runs 3] [--threads 16] [--concurrency 8]
+
+Every seat is a scripted seat (a real child process in the real bubblewrap sandbox, its own uid).
+
+* local: the day's way today, ``--threads`` threads each calling ``seat.ask`` (league/day.py's pool
+  has max(8, 8 × cores) = 16 threads on this 2-core machine);
+* remote: :class:`RemoteSeatRunner` publishes the same asks to two labs' queues (half each), served by
+  two real ``league worker`` processes with ``--concurrency`` pool processes each (2 × 8 = 16 by default),
+  over plain AMQP on loopback.
+
+Per run: the start spread (last seat start − first, from each reply's ``started_at``), the time from
+the first ask sent to the last reply received (makespan), the median time to a reply, and for remote
+the time ``submit`` took to publish every ask (confirmed by the broker). Medians over ``--runs`` are
+printed with the ratio remote / local. The labs, users and workers are removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from agents.base import Ask, SeatReply, SeatSpec
+from agents.registry import build_seat
+from league.clock import SystemClock
+from league.workers import broker as b
+from league.workers.remote import RemoteSeatRunner
+from league.workers.runner import SeatJob
+
+LEAGUE = str(Path(sys.executable).with_name("league"))
+CODES = ("SPX", "NDX", "RUT", "VIX", "TNX", "DXY", "GLD", "OIL", "BTC", "EUR", "JPY", "HSI")
+CONTEXT = {"markets": {code: {"horizons": ["1d", "1w", "1m", "6m"], "price": 100.0} for code in CODES}}
+
+
+def asks(seats: int, tag: str) -> list[tuple[SeatSpec, Ask]]:
+    out = []
+    for i in range(seats):
+        spec = SeatSpec(name=f"bench-{i:03d}", adapter="scripted", timeout_s=120, options={"seed": i})
+        text = f"benchmark ask {tag} for seat {i}"
+        out.append((spec, Ask(text=text, sha256=hashlib.sha256(text.encode()).hexdigest(), session="2026-11-25",
+                              context=CONTEXT)))
+    return out
+
+
+def figures(sent: datetime, started: list[datetime], arrived: list[datetime]) -> dict[str, float]:
+    return {"spread_s": (max(started) - min(started)).total_seconds(),
+            "makespan_s": (max(arrived) - sent).total_seconds(),
+            "median_reply_s": statistics.median((a - sent).total_seconds() for a in arrived)}
+
+
+def run_local(seats: int, threads: int) -> dict[str, float]:
+    clock = SystemClock()
+    jobs = [(build_seat(spec), ask) for spec, ask in asks(seats, uuid.uuid4().hex)]
+    arrived: list[datetime] = []
+    replies: list[SeatReply] = []
+
+    def one(seat: object, ask: Ask) -> None:
+        reply = seat.ask(ask, clock.now)  # type: ignore[attr-defined]
+        arrived.append(clock.now())
+        replies.append(reply)
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        sent = clock.now()
+        for seat, ask in jobs:
+            pool.submit(one, seat, ask)
+    assert all(r.failure is None for r in replies) and len(replies) == seats
+    return figures(sent, [r.started_at for r in replies], arrived)
+
+
+def run_remote(runner: RemoteSeatRunner, queues: list[str], seats: int) -> dict[str, float]:
+    jobs = [SeatJob(spec, ask, queues[i % len(queues)]) for i, (spec, ask) in enumerate(asks(seats, uuid.uuid4().hex))]
+    sent = runner.clock.now()
+    batch = runner.submit(jobs, sent + timedelta(minutes=10))
+    published = (runner.clock.now() - sent).total_seconds()
+    arrivals = list(batch)
+    assert len(arrivals) == seats and all(a.reply.failure is None and not a.duplicate for a in arrivals)
+    return {**figures(sent, [a.reply.started_at for a in arrivals], [a.arrived_at for a in arrivals]),
+            "publish_s": published}
+
+
+def start_worker(queue: str, password: Path, concurrency: int, log: Path) -> subprocess.Popen[bytes]:
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([LEAGUE, "worker", "--queue", queue, "--broker",
+                                 f"amqp://{queue}@127.0.0.1:5672/league-{queue}", "--password-file", str(password),
+                                 "--concurrency", str(concurrency), "--log-level", "INFO"],
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    end = time.monotonic() + 60
+    while " ready." not in log.read_text(errors="replace"):
+        if proc.poll() is not None or time.monotonic() > end:
+            raise RuntimeError(f"worker {queue} did not start:\n{log.read_text(errors='replace')[-2000:]}")
+        time.sleep(0.1)
+    return proc
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seats", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=16)
+    parser.add_argument("--concurrency", type=int, default=8)
+    args = parser.parse_args()
+    os.environ.setdefault("LEAGUE_SEAT_UIDS", "64000-64999")
+    folder = Path(tempfile.mkdtemp(prefix="workers-bench-"))
+    ctl = b.Rabbitmqctl()
+    league_user = f"bench-{uuid.uuid4().hex[:6]}"
+    b.add_league_user(ctl, league_user, b.read_or_make_password(folder / "league.password"))
+    league = b.parse_target(f"amqp://{league_user}@127.0.0.1:5672/", password_file=folder / "league.password")
+    queues = [f"bench-{uuid.uuid4().hex[:6]}" for _ in range(2)]
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for q in queues:
+            b.add_lab(ctl, q, b.read_or_make_password(folder / f"{q}.password"), league=league)
+            procs.append(start_worker(q, folder / f"{q}.password", args.concurrency, folder / f"{q}.log"))
+        runner = RemoteSeatRunner(league, SystemClock())
+        run_remote(runner, queues, len(queues) * args.concurrency)  # warm: every pool process imports the seat
+        results: dict[str, list[dict[str, float]]] = {"local": [], "remote": []}
+        for i in range(args.runs):
+            results["local"].append(run_local(args.seats, args.threads))
+            results["remote"].append(run_remote(runner, queues, args.seats))
+            print(f"run {i + 1}: local {results['local'][-1]}  remote {results['remote'][-1]}", flush=True)
+        runner.close()
+    finally:
+        for proc in procs:
+            os.killpg(proc.pid, 15)
+            proc.wait(60)
+        for q in queues:
+            b.remove_lab(ctl, q)
+        ctl.run("delete_user", league_user)
+    print(f"\n{platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, {args.seats} seats, "
+          f"{args.threads} local threads vs 2 workers x {args.concurrency} processes, median of {args.runs} runs")
+    print(f"{'figure':<16}{'local':>10}{'remote':>10}{'remote/local':>14}")
+    for key in ("spread_s", "makespan_s", "median_reply_s"):
+        local = statistics.median(r[key] for r in results["local"])
+        remote = statistics.median(r[key] for r in results["remote"])
+        print(f"{key:<16}{local:>10.3f}{remote:>10.3f}{remote / local:>14.2f}")
+    print(f"{'publish_s':<16}{'':>10}{statistics.median(r['publish_s'] for r in results['remote']):>10.3f}")
+
+
+if __name__ == "__main__":
+    main()

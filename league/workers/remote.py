@@ -1,0 +1,423 @@
+"""The league's side of remote seats: publish each ask to its lab's queue, yield replies as they arrive.
+
+Per lab vhost the runner keeps one Celery app (to publish asks, as the task ``league.run_seat``) and
+one consumer thread on the lab's replies queue. The consumer stamps every message with the league's
+clock the moment it is delivered, and hands it to the batch waiting for that identity.
+
+Delivery semantics (docs/workers.md, "Delivery"):
+
+* identity = the seat's ask hash (:func:`league.workers.wire.identity_of`), used as the Celery task id;
+* the first reply for an identity concludes it; a copy of the same reply (same ``reply_id``: the broker
+  redelivered the message) is dropped; a reply from another run of the same ask (a redelivery after a
+  worker died or lost its connection) is yielded flagged ``duplicate`` — recorded, never an answer;
+* an ask nobody started is concluded ``expired`` at ``deadline + grace``; one that started, at
+  ``max(deadline, last start + timeout + margin) + grace`` (a redelivery after a death restarts it);
+* a reply message is acknowledged only when the caller asks for the next arrival (it has sealed this
+  one): a league that dies in between gets the reply again when it comes back.
+"""
+
+from __future__ import annotations
+
+import queue as queue_mod
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import structlog
+from kombu.connection import Connection
+from kombu.mixins import ConsumerMixin
+
+from agents.base import FailureClass, SeatReply
+from league.clock import Clock
+from league.workers import wire
+from league.workers.broker import BrokerTarget, declare_lab
+from league.workers.celery_app import make_app
+from league.workers.errors import BrokerError, WireError, WorkerError
+from league.workers.runner import Arrival, SeatJob
+from league.workers.topology import ASKS_EXCHANGE, TASK_NAME, replies_queue, vhost_for
+
+log = structlog.get_logger(__name__)
+#: beyond a seat's own timeout: sandbox start, the reply's publication, a clock a little apart.
+RUN_MARGIN_S = 30.0
+#: the worker's hard time limit beyond the seat's timeout: a backstop for a hung run (the sandbox's own
+#: timeout ends the seat; this ends a worker stuck publishing a reply to a broker that never returns).
+HARD_LIMIT_MARGIN_S = 300.0
+SEND_RETRY = {"max_retries": 3, "interval_start": 0.5, "interval_step": 1.0, "interval_max": 2.0}
+
+
+@dataclass
+class _Incoming:
+    message: wire.StartedMessage | wire.ReplyMessage
+    arrived_at: datetime
+    ack: Callable[[], None]
+
+
+class _ReplyListener(ConsumerMixin):  # type: ignore[misc]
+    """Consumes one lab's replies queue in its own thread; acknowledgements are made in that thread."""
+
+    def __init__(self, target: BrokerTarget, queue: str, deliver: Callable[[_ReplyListener, Any, Any], None]) -> None:
+        self.connection: Connection = target.connection(heartbeat=30)
+        self.queue = queue
+        self._deliver = deliver
+        self._acks: deque[Any] = deque()
+
+    def get_consumers(self, consumer: Any, channel: Any) -> list[Any]:
+        return [consumer(queues=[replies_queue(self.queue)], callbacks=[self._on_message], accept=["json"],
+                         prefetch_count=256)]
+
+    def _on_message(self, body: Any, message: Any) -> None:
+        self._deliver(self, body, message)
+
+    def request_ack(self, message: Any) -> None:
+        """Called from any thread; the ack is made by the consumer thread at its next iteration."""
+        self._acks.append(message)
+
+    def on_iteration(self) -> None:
+        while self._acks:
+            message = self._acks.popleft()
+            try:
+                message.ack()
+            except Exception as exc:  # noqa: BLE001 - a channel lost since: the broker redelivers, we drop the copy
+                log.info("replies.ack_lost", queue=self.queue, error=str(exc))
+
+    def on_decode_error(self, message: Any, exc: Exception) -> None:
+        """A message that is not JSON (a pickle, say) is never decoded: logged and dropped."""
+        log.error("replies.undecodable", queue=self.queue, content_type=message.content_type, error=str(exc))
+        message.reject(requeue=False)
+
+    def on_connection_error(self, exc: Exception, interval: float) -> None:
+        log.warning("replies.connection_lost", queue=self.queue, error=str(exc), retry_in_s=interval)
+
+    @contextmanager
+    def establish_connection(self) -> Iterator[Connection]:
+        """As kombu's, but retrying every second or two rather than backing off to 30 s."""
+        with self.create_connection() as conn:
+            conn.ensure_connection(self.on_connection_error, self.connect_max_retries, interval_start=0.5,
+                                   interval_step=0.5, interval_max=2.0)
+            yield conn
+
+
+class _Link:
+    """One lab's vhost as the league uses it: its Celery app and its replies listener."""
+
+    def __init__(self, target: BrokerTarget, queue: str, deliver: Callable[[_ReplyListener, Any, Any], None]) -> None:
+        self.queue = queue
+        self.target = target.with_vhost(vhost_for(queue))
+        declare_lab(self.target, queue)
+        self.app = make_app(self.target, queue, worker=False)
+        self.listener = _ReplyListener(self.target, queue, deliver)
+        self.thread = threading.Thread(target=self._serve, daemon=True, name=f"replies-{queue}")
+        self.thread.start()
+
+    def _serve(self) -> None:
+        """Consume until closed; whatever breaks the consumer (kombu reconnects by itself, but a bug or a
+        broken log stream would end the thread) restarts it, so replies are never left unread."""
+        while not self.listener.should_stop:
+            try:
+                self.listener.run(safety_interval=0.25)
+            except Exception:  # noqa: BLE001 - reported, then consumed again
+                try:
+                    log.exception("replies.consumer_failed", queue=self.queue)
+                except Exception:  # noqa: BLE001 - not even the log works: carry on consuming
+                    pass
+                time.sleep(1.0)
+
+    def send(self, body: dict[str, Any], identity: str, deadline: datetime, timeout_s: float) -> None:
+        """Publish through ``league.asks`` (not Celery's shortcut to the default exchange), persistent,
+        confirmed; the broker drops it at ``deadline`` if no worker took it (per-message TTL from ``expires``)."""
+        self.app.send_task(TASK_NAME, args=[body], task_id=identity, queue=self.queue, exchange=ASKS_EXCHANGE.name,
+                           routing_key=self.queue, expires=deadline, time_limit=timeout_s + HARD_LIMIT_MARGIN_S,
+                           retry=True, retry_policy=SEND_RETRY)
+
+    def close(self) -> None:
+        self.listener.should_stop = True
+        self.thread.join(timeout=5.0)
+        self.app.close()
+
+
+class RemoteSeatRunner:
+    """Runs seats on lab workers through the broker; the league user reaches every lab's vhost."""
+
+    def __init__(self, league: BrokerTarget, clock: Clock, *, grace_s: float = 30.0,
+                 run_margin_s: float = RUN_MARGIN_S, poll_s: float = 0.2) -> None:
+        self.league = league
+        self.clock = clock
+        self.grace_s = grace_s
+        self.run_margin_s = run_margin_s
+        self.poll_s = poll_s
+        self._links: dict[str, _Link] = {}
+        self._lock = threading.Lock()
+        self._waiting: dict[str, RemoteBatch] = {}
+        self._answered: set[str] = set()
+        self._strays: list[Arrival] = []
+        self._stray_acks: list[Callable[[], None]] = []
+
+    # ---------------------------------------------------------------------------------------- submit
+    def submit(self, jobs: Sequence[SeatJob], deadline: datetime) -> RemoteBatch:
+        """Publish every job's ask to its lab's queue now; the returned batch yields the arrivals.
+
+        Every ask is validated first (a secret in a roster entry raises :class:`WireError` before anything
+        is sent); a lab whose broker cannot be reached gets its asks concluded as failed arrivals."""
+        now = self.clock.now()
+        bodies = [wire.ask_message(j.spec, j.ask, queue=j.queue, deadline=deadline, sent_at=now) for j in jobs]
+        batch = RemoteBatch(self, jobs, deadline)
+        with self._lock:
+            clash = [i for i in batch.jobs if i in self._waiting]
+            if clash or len(batch.jobs) != len(jobs):
+                raise WorkerError(f"asks already in flight or repeated in the batch: {sorted(clash)[:3]}",
+                                  fix="each seat's ask is submitted once; wait for its arrival or cancel it")
+            self._waiting.update(dict.fromkeys(batch.jobs, batch))
+        unreachable: dict[str, str] = {}
+        for job, body in zip(jobs, bodies, strict=True):
+            problem = unreachable.get(job.queue) or self._send(job, body, deadline)
+            if problem:
+                unreachable[job.queue] = problem
+                batch.conclude_unsent(body["identity"], f"the ask could not be queued for {job.queue!r}: {problem}")
+        return batch
+
+    def _send(self, job: SeatJob, body: dict[str, Any], deadline: datetime) -> str:
+        """Publish one ask (confirmed by the broker); the problem in words when it could not be."""
+        try:
+            self._link(job.queue).send(body, body["identity"], deadline, job.spec.timeout_s)
+        except Exception as exc:  # noqa: BLE001 - one lab's broker trouble concludes its asks, not the batch
+            log.error("remote.send_failed", queue=job.queue, seat=job.spec.name, error=str(exc))
+            return str(getattr(exc, "message", exc))
+        return ""
+
+    def _link(self, queue: str) -> _Link:
+        with self._lock:
+            link = self._links.get(queue)
+        if link is not None:
+            return link
+        try:
+            link = _Link(self.league, queue, self._deliver)
+        except WorkerError:
+            raise
+        except Exception as exc:
+            raise BrokerError(f"cannot reach the vhost of queue {queue!r} at {self.league.display()}: {exc}",
+                              fix=f"check the broker runs and `league broker add-lab {queue}` was done") from exc
+        with self._lock:
+            if queue in self._links:  # another thread was faster: keep one link per lab
+                link.close()
+                return self._links[queue]
+            self._links[queue] = link
+        return link
+
+    # ---------------------------------------------------------------------------- consumer threads
+    def _deliver(self, listener: _ReplyListener, body: Any, message: Any) -> None:
+        """In a listener thread: stamp the arrival, route it to its batch (or keep it as a stray)."""
+        arrived_at = self.clock.now()
+        ack = _acker(listener, message)
+        try:
+            msg = wire.parse(body)
+            if isinstance(msg, wire.AskMessage):
+                raise WireError("an ask on the replies queue", fix="")
+        except WireError as exc:
+            log.error("remote.bad_reply", queue=listener.queue, error=exc.message)
+            ack()
+            return
+        with self._lock:
+            batch = self._waiting.get(msg.identity)
+        if batch is not None:
+            batch.inbox.put(_Incoming(msg, arrived_at, ack))
+            return
+        if isinstance(msg, wire.StartedMessage):
+            ack()
+            return
+        self._keep_stray(msg, arrived_at, ack)
+
+    def _keep_stray(self, msg: wire.ReplyMessage, arrived_at: datetime, ack: Callable[[], None]) -> None:
+        """A reply for no batch waiting now (late past its cut-off, after a cancel, or from before a restart)."""
+        with self._lock:
+            duplicate = msg.identity in self._answered
+            self._strays.append(_arrival(msg, arrived_at, duplicate=duplicate))
+            self._stray_acks.append(ack)
+        log.warning("remote.stray_reply", identity=msg.identity, worker=msg.worker, duplicate=duplicate)
+
+    def take_strays(self) -> list[Arrival]:
+        """Replies that arrived for no waiting batch, oldest first; acknowledged as they are handed over."""
+        with self._lock:
+            strays, acks = self._strays, self._stray_acks
+            self._strays, self._stray_acks = [], []
+        for ack in acks:
+            ack()
+        return strays
+
+    def _release(self, identities: Sequence[str], answered: Sequence[str]) -> None:
+        with self._lock:
+            for identity in identities:
+                self._waiting.pop(identity, None)
+            self._answered.update(answered)
+
+    def in_flight(self) -> list[dict[str, Any]]:
+        """Every ask still awaited: seat, queue, and whether (and where) it is running."""
+        with self._lock:
+            batches = set(self._waiting.values())
+        return [row for b in batches for row in b.in_flight()]
+
+    def close(self) -> None:
+        with self._lock:
+            links, self._links = list(self._links.values()), {}
+        for link in links:
+            link.close()
+
+
+def _acker(listener: _ReplyListener, message: Any) -> Callable[[], None]:
+    done = threading.Event()
+
+    def ack() -> None:
+        if not done.is_set():
+            done.set()
+            listener.request_ack(message)
+
+    return ack
+
+
+def _arrival(msg: wire.ReplyMessage, arrived_at: datetime, *, duplicate: bool) -> Arrival:
+    return Arrival(seat=msg.seat, identity=msg.identity, reply=wire.seat_reply(msg, received_at=arrived_at),
+                   arrived_at=arrived_at, duplicate=duplicate, expired=msg.outcome == "expired",
+                   worker=msg.worker, redelivered=msg.redelivered)
+
+
+class RemoteBatch:
+    """The arrivals of one :meth:`RemoteSeatRunner.submit`; iterate it (in one thread) to receive them."""
+
+    def __init__(self, runner: RemoteSeatRunner, jobs: Sequence[SeatJob], deadline: datetime) -> None:
+        self.runner = runner
+        self.deadline = deadline
+        self.jobs = {wire.identity_of(j.spec.name, j.ask.sha256): j for j in jobs}
+        self.inbox: queue_mod.Queue[_Incoming] = queue_mod.Queue()
+        self._pending = set(self.jobs)
+        self._concluded: set[str] = set()
+        self._started: dict[str, tuple[datetime, str]] = {}
+        self._reply_ids: set[str] = set()
+        self._ready: deque[Arrival] = deque()
+        self._unacked: Callable[[], None] | None = None
+        self._stopped = False
+        self._state = threading.Lock()
+
+    def __iter__(self) -> RemoteBatch:
+        return self
+
+    def __next__(self) -> Arrival:
+        self._ack_previous()
+        while True:
+            with self._state:
+                if self._ready:
+                    return self._ready.popleft()
+                if self._stopped or not self._pending:
+                    self._finish()
+                    raise StopIteration
+                self._expire_due(self.runner.clock.now())
+                if self._ready:
+                    continue
+            try:
+                item = self.inbox.get(timeout=self.runner.poll_s)
+            except queue_mod.Empty:
+                continue
+            arrival = self._take(item)
+            if arrival is not None:
+                self._unacked = item.ack
+                return arrival
+            item.ack()
+
+    def _ack_previous(self) -> None:
+        if self._unacked is not None:
+            self._unacked()
+            self._unacked = None
+
+    def _take(self, item: _Incoming) -> Arrival | None:
+        msg = item.message
+        with self._state:
+            if isinstance(msg, wire.StartedMessage):
+                self._started[msg.identity] = (item.arrived_at, msg.worker)
+                return None
+            if msg.reply_id in self._reply_ids:
+                log.info("remote.reply_copy_dropped", identity=msg.identity, reply_id=msg.reply_id)
+                return None
+            self._reply_ids.add(msg.reply_id)
+            duplicate = msg.identity in self._concluded
+            self._conclude(msg.identity)
+        if duplicate:
+            log.warning("remote.duplicate_reply", identity=msg.identity, worker=msg.worker)
+        return _arrival(msg, item.arrived_at, duplicate=duplicate)
+
+    def _conclude(self, identity: str) -> None:
+        self._pending.discard(identity)
+        self._concluded.add(identity)
+
+    def cutoff(self, identity: str) -> datetime:
+        """When the league stops waiting for this ask (see the module docstring)."""
+        grace = timedelta(seconds=self.runner.grace_s)
+        started = self._started.get(identity)
+        if started is None:
+            return self.deadline + grace
+        run = timedelta(seconds=self.jobs[identity].spec.timeout_s + self.runner.run_margin_s)
+        return max(self.deadline, started[0] + run) + grace
+
+    def _expire_due(self, now: datetime) -> None:
+        for identity in sorted(self._pending):
+            if now >= self.cutoff(identity):
+                started = identity in self._started
+                detail = ("no reply from the worker that started it within its timeout" if started
+                          else "no worker started it by its deadline")
+                self._ready.append(self._unanswered(identity, now, detail, expired=not started))
+
+    def _unanswered(self, identity: str, now: datetime, detail: str, *, expired: bool,
+                    failure: FailureClass = FailureClass.TIMEOUT) -> Arrival:
+        """An arrival the league concludes itself: a silent reply dated now (no worker said anything)."""
+        job = self.jobs[identity]
+        self._conclude(identity)
+        reply = SeatReply(seat=job.spec.name, raw="", model=job.spec.model, version="unreported", mode="",
+                          started_at=now, finished_at=now, failure=failure, detail=f"{detail} (queue {job.queue})")
+        return Arrival(seat=job.spec.name, identity=identity, reply=reply, arrived_at=now, expired=expired)
+
+    def conclude_unsent(self, identity: str, detail: str) -> None:
+        """The ask never reached the broker: concluded at once as a transient failure (the league's side)."""
+        with self._state:
+            if identity in self._pending:
+                self._ready.append(self._unanswered(identity, self.runner.clock.now(), detail, expired=False,
+                                                    failure=FailureClass.TRANSIENT))
+
+    def cancel(self) -> None:
+        """Stop waiting: iteration ends; replies that still come are kept by the runner as strays."""
+        with self._state:
+            self._stopped = True
+            self._ready.clear()
+
+    def expire(self) -> None:
+        """Conclude every pending ask now as not answered (they are yielded next)."""
+        with self._state:
+            now = self.runner.clock.now()
+            for identity in sorted(self._pending):
+                self._ready.append(self._unanswered(identity, now, "expired by the league", expired=True))
+
+    def in_flight(self) -> list[dict[str, Any]]:
+        with self._state:
+            rows = []
+            for identity in sorted(self._pending):
+                job, started = self.jobs[identity], self._started.get(identity)
+                rows.append({"seat": job.spec.name, "queue": job.queue, "identity": identity,
+                             "state": "running" if started else "queued",
+                             "worker": started[1] if started else "",
+                             "since": started[0].isoformat() if started else None,
+                             "cutoff": self.cutoff(identity).isoformat()})
+            return rows
+
+    def _finish(self) -> None:
+        """Hand the identities back to the runner; replies still queued in the inbox become strays."""
+        self.runner._release(list(self.jobs), sorted(self._concluded))
+        while True:
+            try:
+                item = self.inbox.get_nowait()
+            except queue_mod.Empty:
+                return
+            if isinstance(item.message, wire.ReplyMessage) and item.message.reply_id not in self._reply_ids:
+                self.runner._keep_stray(item.message, item.arrived_at, item.ack)
+            else:
+                item.ack()

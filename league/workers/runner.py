@@ -1,0 +1,62 @@
+"""The shape of a seat runner, as the remote side implements it (unified with the day's seam later).
+
+A runner is given a batch of jobs (a seat's roster entry and its exact ask) and a deadline, and yields
+each reply as it arrives, timed by the LEAGUE's clock. Whatever runs the seat — threads on this host,
+a lab's worker on its own machine — the day seals what the iterator yields, in the order it yields it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from agents.base import Ask, SeatReply, SeatSpec
+
+
+@dataclass(frozen=True)
+class SeatJob:
+    """One seat on one ask; ``queue`` names the lab's worker queue (the roster's ``worker``)."""
+
+    spec: SeatSpec
+    ask: Ask
+    queue: str = ""
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """A reply as the league received it.
+
+    ``arrived_at`` is the league's clock at receipt (the reply's own ``started_at``/``finished_at`` are
+    the worker's). ``duplicate``: a further reply to an ask already concluded — record it, never seal
+    it as an answer. ``expired``: the ask was not run (not started by its deadline, or nobody took it);
+    its reply is silent. ``worker`` is empty when the league itself concluded the ask."""
+
+    seat: str
+    identity: str
+    reply: SeatReply
+    arrived_at: datetime
+    duplicate: bool = False
+    expired: bool = False
+    worker: str = ""
+    redelivered: bool = False
+
+
+class Batch(Protocol):
+    """The arrivals of one submitted batch; :meth:`cancel` stops waiting, :meth:`expire` concludes every
+    ask still pending now as not answered."""
+
+    def __iter__(self) -> Iterator[Arrival]: ...
+
+    def __next__(self) -> Arrival: ...
+
+    def cancel(self) -> None: ...
+
+    def expire(self) -> None: ...
+
+
+class SeatRunner(Protocol):
+    def submit(self, jobs: Sequence[SeatJob], deadline: datetime) -> Batch: ...
+
+    def close(self) -> None: ...
