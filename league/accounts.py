@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from league.season import BookIndex
+from league.book.index import BookIndex
 
 SHOWN = ("session", "capital", "cash", "value", "interest", "positions", "prices", "weights", "fees_total", "peak")
 

@@ -185,7 +185,7 @@ def add_to_league_json(data_dir: Path, out: Path) -> None:
     """Publisher step: merge the crowd comparison into council-league.json (from the sealed book)."""
     from types import SimpleNamespace
 
-    from league.season import BookIndex
+    from league.book.index import BookIndex
 
     path = out / "council-league.json"
     if not path.is_file():

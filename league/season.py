@@ -11,9 +11,7 @@ import hashlib
 import json
 import threading
 import time
-from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,50 +20,14 @@ import structlog
 
 from agents.base import Seat
 from league.asks import ASK_FORMAT_VERSION, AskChain
-from league.book import Book, BookLine, iter_lines
+from league.book import Book, BookLine
+from league.book.index import BookIndex
 from league.clock import Clock, SimulatedClock, SystemClock
 from league.config import Config
 from league.errors import ConfigError
 from league.shutdown import Shutdown
 
 log = structlog.get_logger(__name__)
-
-
-@dataclass
-class BookIndex:
-    """What is sealed, by kind and session; rebuilt from the book at open, updated on each append."""
-
-    lines: dict[int, dict[str, Any]] = field(default_factory=dict)
-    by_kind: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
-    by_session: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
-
-    def add(self, line: BookLine) -> None:
-        body = {**line.content, "n": line.n, "seal": line.seal, "link": line.link}
-        self.lines[line.n] = body
-        self.by_kind[line.kind].append(line.n)
-        session = body.get("session")
-        if isinstance(session, str):
-            self.by_session[session].append(line.n)
-
-    @classmethod
-    def of_book(cls, path: Path) -> BookIndex:
-        """Index every line of a book (verified line by line as it is read)."""
-        index = cls()
-        for line in iter_lines(path):
-            index.add(line)
-        return index
-
-    def of_kind(self, kind: str, session: str | None = None) -> list[dict[str, Any]]:
-        ns = self.by_kind.get(kind, [])
-        if session is not None:
-            ns = [n for n in ns if self.lines[n].get("session") == session]
-        return [self.lines[n] for n in ns]
-
-    def runs(self, session: str) -> list[dict[str, Any]]:
-        return self.of_kind("run", session)
-
-    def answers(self, run_ids: set[str]) -> list[dict[str, Any]]:
-        return [a for a in self.of_kind("answer") if a.get("run_id") in run_ids]
 
 
 class League:

@@ -22,7 +22,7 @@ def demo(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from league.demo import run_demo
-    from league.verify_fast import verify
+    from league.verify.chain import verify
 
     console = Console()
     with Progress(TextColumn("[bold]season"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),

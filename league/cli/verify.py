@@ -11,7 +11,7 @@ from league.errors import ChainBroken, LeagueError
 
 
 def _verify_book(path: Path, workers: int | None) -> None:
-    from league.verify_fast import verify
+    from league.verify.chain import verify
 
     if not path.exists():
         raise LeagueError(f"{path}: no such file", fix="pass the path of a book (.jsonl) or a published folder")
@@ -29,7 +29,7 @@ def _verify_book(path: Path, workers: int | None) -> None:
 
 
 def _verify_folder(target: str) -> None:
-    from league.verify_open import verify_published
+    from league.verify.reader import verify_published
 
     failed = 0
     for step in verify_published(target):
@@ -57,8 +57,15 @@ def conformance(
     csv_path: Annotated[Path, typer.Argument(help="a council-forecasts.csv")],
 ) -> None:
     """Run the stand-alone event-contract conformance checker on a forecasts CSV."""
-    from league.contracts import conformance as checker
+    import importlib.util
 
+    from league.verify import CONFORMANCE_PATH
+
+    # the very file a reader downloads, loaded by path: the command and the published tool cannot differ
+    spec = importlib.util.spec_from_file_location("league_conformance", CONFORMANCE_PATH)
+    assert spec is not None and spec.loader is not None
+    checker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checker)
     code = checker.main(["conformance.py", str(csv_path)])
     if code:
         raise typer.Exit(code)

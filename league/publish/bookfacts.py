@@ -14,7 +14,7 @@ from typing import Any
 
 from league.book import BOOKKEEPING
 from league.errors import ChainBroken
-from league.verify_fast import check_line
+from league.verify.chain import check_line
 
 
 @dataclass
@@ -40,7 +40,7 @@ class BookFacts:
 
 @dataclass(frozen=True)
 class _Line:
-    """A line already checked by :func:`league.verify_fast.check_line` (no second hashing)."""
+    """A line already checked by :func:`league.verify.chain.check_line` (no second hashing)."""
 
     n: int
     content: dict[str, Any]

@@ -25,8 +25,8 @@ from league.publish import documents as docs
 from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.catalogue import info_for
 from league.publish.errors import PublishError
-from league.publish.linecheck import check_lines
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
+from league.verify.linecheck import check_lines
 
 log = structlog.get_logger(__name__)
 
@@ -45,9 +45,9 @@ PORTFOLIO_FILES = ("arena-trades.csv", "arena-accounts.csv")
 #: (source relative to the league package, published name)
 COPIES: tuple[tuple[str, str], ...] = (
     ("contracts/event-contract.schema.json", "event-contract.schema.json"),
-    ("contracts/conformance.py", "tools/conformance.py"),
-    ("publish/tools/replay_brier.py", "tools/replay_brier.py"),
-    ("publish/tools/replay.py", "replay.py"),
+    ("verify/tools/conformance.py", "tools/conformance.py"),
+    ("verify/tools/replay_brier.py", "tools/replay_brier.py"),
+    ("verify/tools/replay.py", "replay.py"),
 )
 ENGINE_DIRS = ("scoring", "portfolio")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from league.clock import iso_seconds
-from league.verify_open import COUNCIL_BOOK, PUBLIC_KEY, SessionNeed, read_lines, session_needs
+from league.verify.reader import COUNCIL_BOOK, PUBLIC_KEY, SessionNeed, read_lines, session_needs
 
 STAMP_SUFFIXES = (".txt", ".ots", ".tsr", ".json")
 
@@ -136,7 +136,7 @@ def _line_row(x: Mapping[str, Any]) -> str:
 
 def _lists_with_times(proof: Path) -> list[tuple[str, int, str]]:
     """(list path relative to proof/, council lines covered, earliest signed time) for every stamp."""
-    from league.book import parse_stamped_list
+    from league.verify.stamped import parse_stamped_list
 
     out = []
     for status in sorted(proof.glob("*/*.status.json")):

@@ -8,6 +8,7 @@ failing authority never blocks sealing.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -16,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from league.errors import LeagueError
 
+#: The file name of a stamped list under DATA/stamps/<day>/ (and public/proof/<day>/).
+LIST_NAME = re.compile(r"^\d{6}Z(-\d+)?\.txt$")
 BackendKind = Literal["rfc3161", "ots", "rekor"]
 TrustLevel = Literal["1", "1+", "2 pending", "2", "2+ pending", "2+"]
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -51,7 +50,6 @@ from league.stamps.interface import (
 
 log = structlog.get_logger(__name__)
 
-LIST_NAME = re.compile(r"^\d{6}Z(-\d+)?\.txt$")
 LOCAL_SCHEME = "local:"
 
 

@@ -26,7 +26,7 @@ from league.clock import parse_iso
 from league.errors import ChainBroken
 from league.store.interface import CachedDay, StoreError
 from league.store.sql import SqlStore, make_bar, open_store
-from league.verify_fast import verify
+from league.verify.chain import verify
 
 log = structlog.get_logger(__name__)
 

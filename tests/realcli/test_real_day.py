@@ -104,7 +104,7 @@ def test_failures_become_the_right_line_and_the_day_goes_on(day: dict[str, Any])
 
 
 def test_league_verify_passes_on_the_published_day(day: dict[str, Any]) -> None:
-    from league.verify_open import verify_published
+    from league.verify.reader import verify_published
 
     steps = verify_published(day["public"])
     assert all(s.status != "FAILED" for s in steps), [s.line() for s in steps]

@@ -16,7 +16,7 @@ from api_server import Running
 from league.book import Book
 from league.clock import SystemClock
 
-REPLAY = Path(__file__).resolve().parents[3] / "league" / "publish" / "tools" / "replay_brier.py"
+REPLAY = Path(__file__).resolve().parents[3] / "league" / "verify" / "tools" / "replay_brier.py"
 
 
 @pytest.fixture()

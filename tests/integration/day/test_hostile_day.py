@@ -15,7 +15,7 @@ from day_helpers import hostile_seat, league_dir, roster, seat
 from league.config import load_config
 from league.day import RAW_SURROGATES, read_reply
 from league.demo import build_league, run_session, session_times_start
-from league.verify_fast import verify
+from league.verify.chain import verify
 
 SESSION = date(2026, 11, 24)
 BEHAVIOURS = ("deep", "surrogate", "huge", "scale", "nan", "bytes", "memory", "fork", "normal")

@@ -13,7 +13,7 @@ from day_helpers import BASELINES, league_dir
 from league.config import load_config
 from league.demo import build_league, publish_all, run_session
 from league.markettime import et_time
-from league.verify_open import verify_published
+from league.verify.reader import verify_published
 from league.wiring import wire
 
 SESSION = date(2026, 11, 24)

@@ -23,7 +23,7 @@ from league.demo import build_league
 from league.markettime import et_time
 from league.scheduler import catch_up
 from league.store import open_store
-from league.verify_fast import verify
+from league.verify.chain import verify
 
 SESSION = date(2026, 11, 24)
 

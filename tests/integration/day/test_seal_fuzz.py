@@ -20,7 +20,7 @@ from league.config import load_config
 from league.day import RAW_UTF8, Pending, raw_bytes, read_reply, seal_reply
 from league.demo import build_league, session_times_start
 from league.season import League
-from league.verify_fast import verify
+from league.verify.chain import verify
 
 SESSION = date(2026, 11, 24)
 MARKETS = {"SPX": ["1d", "1w"], "BTC": ["1d"]}

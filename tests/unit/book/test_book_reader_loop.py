@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from league.book import Book, iter_lines
 from league.clock import SimulatedClock, iso_seconds
 from league.errors import InvalidRecord
-from league.verify_fast import verify
+from league.verify.chain import verify
 
 ROOT = Path(__file__).resolve().parents[3]
 T0 = datetime(2026, 11, 30, 13, 30, tzinfo=UTC)

@@ -29,7 +29,7 @@ from league.portfolio.season import Season
 from league.portfolio.synthetic import SyntheticBars, weekday_sessions
 
 REPO = Path(__file__).resolve().parents[3]
-REPLAY = REPO / "league" / "publish" / "tools" / "replay.py"
+REPLAY = REPO / "league" / "verify" / "tools" / "replay.py"
 ASSETS = REPO / "tests" / "assets" / "portfolio"
 PLAYBOOK = [
     {"SPX": "buy_strong", "GOLD": "buy_strong", "BTC": "buy_dips", "TNX": "sell", "WTI": "buy_strong"},

@@ -24,12 +24,11 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
-from league.book import parse_stamped_list
 from league.clock import iso_seconds, parse_iso
-from league.stamps.interface import StampError
+from league.stamps.interface import LIST_NAME, StampError
 from league.stamps.ots import BlockHeaderFact
-from league.stamps.stamper import LIST_NAME
-from league.verify_fast import check_line, verify
+from league.verify.chain import check_line, verify
+from league.verify.stamped import parse_stamped_list
 
 Status = Literal["ok", "FAILED", "skipped"]
 NEW_YORK = ZoneInfo("America/New_York")

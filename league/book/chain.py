@@ -29,7 +29,7 @@ import structlog
 
 from league.clock import Clock, iso_seconds
 from league.errors import BookError, BookLockedError, ChainBroken, InvalidRecord
-from league.verify_fast import MAX_LINE_BYTES, OVERLONG
+from league.verify.chain import MAX_LINE_BYTES, OVERLONG
 
 log = structlog.get_logger(__name__)
 
@@ -417,7 +417,7 @@ def read_content(path: str | os.PathLike[str], kinds: set[str] | None = None) ->
 
 
 def _checked(raw: bytes, i: int, prev: str) -> BookLine:
-    from league.verify_fast import check_line
+    from league.verify.chain import check_line
 
     problem, obj = check_line(raw, i, prev)
     if problem:
@@ -471,16 +471,3 @@ def stamped_list(heads: list[tuple[str, Head]], *, taken_at: datetime, note: str
     if note:
         out.append(note)
     return "\n".join(out) + "\n"
-
-
-def parse_stamped_list(text: str) -> list[tuple[str, int, str, str]]:
-    """Read back ``(name, lines, sha256, last_link)`` from a stamped list."""
-    import re
-
-    pattern = re.compile(r"^(.+): (\d+) lines, sha256 ([0-9a-f]{64}), last link ([0-9a-f]{64}|)$")
-    found = []
-    for row in text.split("\n"):  # not splitlines(): a book name may hold \x0c, \x1c or U+2028
-        m = pattern.match(row)
-        if m:
-            found.append((m.group(1), int(m.group(2)), m.group(3), m.group(4)))
-    return found
