@@ -17,7 +17,8 @@ between two runs of the same season, each for a named reason:
 
 ``arena-code-*.txt`` and ``arena-code.json`` publish the scoring and portfolio engine's own source:
 they change exactly when that source changes. With ``--engine-source CHECKOUT`` each copy in B is
-checked against CHECKOUT's file instead (so a difference there is the engine's edit, and only that).
+checked against CHECKOUT's file instead (so a difference there is the engine's edit, and only that),
+and the lines naming those copies (their sizes in ``index.html``) are masked as well.
 
 Exit status 0 when nothing else differs; 1 with the list of differing files otherwise.
 """
@@ -39,6 +40,7 @@ SKIPPED = (
     (re.compile(r"\.lock$"), "the book writer's pid and host"),
 )
 MASKED_LINE = re.compile(r"\.(tsr|pem|crt)\b")
+ENGINE_LINE = re.compile(r"arena-code-(scoring|portfolio)-")
 ENGINE_COPY = re.compile(r"(^|/)arena-code-(?P<folder>scoring|portfolio)-(?P<name>.+\.py)\.txt$")
 ENGINE_MANIFEST = re.compile(r"(^|/)arena-code\.json$")
 
@@ -52,13 +54,15 @@ def skipped(name: str) -> str | None:
     return next((why for pattern, why in SKIPPED if pattern.search(name)), None)
 
 
-def masked(data: bytes) -> bytes:
-    """The lines of a text file that do not name a key, certificate or token file."""
+def masked(data: bytes, *, engine: bool = False) -> bytes:
+    """The lines of a text file that do not name a key, certificate or token file (nor, with
+    ``engine``, an engine source copy: their sizes move with the engine's own edits)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return data
-    return "".join(line for line in text.splitlines(keepends=True) if not MASKED_LINE.search(line)).encode()
+    return "".join(line for line in text.splitlines(keepends=True)
+                   if not MASKED_LINE.search(line) and not (engine and ENGINE_LINE.search(line))).encode()
 
 
 def engine_copy_ok(name: str, body: bytes, checkout: Path) -> bool:
@@ -81,7 +85,8 @@ def engine_manifest_ok(body: bytes, checkout: Path) -> bool:
 
 def compare(before: Path, after: Path, engine_source: Path | None) -> tuple[dict[str, int], list[str]]:
     a, b = files_under(before), files_under(after)
-    counts = {"identical": 0, "identical after masking key/token lines": 0, "skipped": 0,
+    counts = {"identical": 0, "identical after masking key/token lines": 0,
+              "identical after masking key/token and engine-copy lines": 0, "skipped": 0,
               "engine source copy matching the checkout": 0}
     problems: list[str] = []
     for name in sorted(set(a) | set(b)):
@@ -96,6 +101,8 @@ def compare(before: Path, after: Path, engine_source: Path | None) -> tuple[dict
             counts["identical"] += 1
         elif masked(left) == masked(right):
             counts["identical after masking key/token lines"] += 1
+        elif engine_source is not None and masked(left, engine=True) == masked(right, engine=True):
+            counts["identical after masking key/token and engine-copy lines"] += 1
         elif engine_source is not None and ENGINE_COPY.search(name) and engine_copy_ok(name, right, engine_source):
             counts["engine source copy matching the checkout"] += 1
         elif engine_source is not None and ENGINE_MANIFEST.search(name) and engine_manifest_ok(right, engine_source):

@@ -40,7 +40,7 @@ def demo(
 
 
 def _print_tables(console: object, public: Path) -> None:
-    from league.leaguetable import render_tables
+    from league.cli._tables import render_tables
 
     for table in render_tables(public):
         console.print(table)  # type: ignore[attr-defined]

@@ -8,13 +8,11 @@ from typing import Annotated, Any
 
 import typer
 
-from league.clock import Clock
+from league.clock import Clock, SystemClock
 from league.errors import ConfigError
 
 
 def _today() -> Any:
-    from league.clock import SystemClock
-
     return SystemClock().now()
 
 
@@ -34,7 +32,7 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
                 clock: Clock | None = None) -> tuple[Path, Path]:
     """Copy the example config into TARGET/config, make TARGET/data, open both books."""
     from league.config import load_config, shipped_config_dir
-    from league.season import open_league
+    from league.jobs.context import seal_opening
 
     config_dir, data_dir = target / "config", target / "data"
     if (config_dir / "league.toml").exists():
@@ -59,8 +57,7 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
 
     generate_signing_key(config.data_dir / config.settings.stamps.key)
     write_climatology(config.data_dir, (clock.now() if clock else _today()).date())
-    league = open_league(config, clock)
-    league.close()
+    seal_opening(config, clock or SystemClock())
     return config_dir, data_dir
 
 

@@ -41,8 +41,8 @@ def check(
     """Run a trivial ask; print what the seat answered, the model it reported, the time taken, the
     hosts it contacted and, when something is wrong, the cause and its fix."""
     from agents.selfcheck import run_trivial_ask, static_checks, trivial_ask
+    from league.cli._seatcheck import diagnose
     from league.clock import SystemClock
-    from league.seatcheck import diagnose
 
     specs = {s.name: s for s in load_specs(roster)}
     if seat not in specs:

@@ -9,8 +9,10 @@ it ``"registered": false`` so a reader knows the text is generic.
 from __future__ import annotations
 
 import fnmatch
-import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+from league.portfolio.publish import ACCOUNT_COLUMNS, TRADE_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -136,23 +138,15 @@ BOOK_FIELDS: dict[str, str] = {
 }
 
 
-#: Producers that publish their own column dictionaries ("module:ATTRIBUTE" per file name).
-PRODUCER_COLUMNS: dict[str, str] = {
-    "arena-trades.csv": "league.portfolio.publish:TRADE_COLUMNS",
-    "arena-accounts.csv": "league.portfolio.publish:ACCOUNT_COLUMNS",
+#: Producers that publish their own column dictionaries (file name -> {column: description}).
+PRODUCER_COLUMNS: dict[str, Mapping[str, str]] = {
+    "arena-trades.csv": TRADE_COLUMNS,
+    "arena-accounts.csv": ACCOUNT_COLUMNS,
 }
 
 
 def _producer_columns(file: str) -> dict[str, str]:
-    spec = PRODUCER_COLUMNS.get(file)
-    if spec is None:
-        return {}
-    module_name, attr = spec.split(":")
-    try:
-        table = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError):
-        return {}
-    return {str(k): str(v) for k, v in dict(table).items()}
+    return {str(k): str(v) for k, v in PRODUCER_COLUMNS.get(file, {}).items()}
 
 
 def describe_column(file: str, column: str) -> tuple[str, bool]:

@@ -10,7 +10,6 @@ import ast
 import csv
 import hashlib
 import html
-import importlib
 import json
 import operator
 from collections import defaultdict
@@ -18,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from league.portfolio.rules import protocol_document as portfolio_protocol
 from league.publish.bookfacts import BookFacts
 from league.publish.catalogue import BOOK_FIELDS, describe_column, info_for
 
@@ -104,12 +104,7 @@ SCORING_CONSTANTS = frozenset({
 
 
 def _portfolio_rules() -> dict[str, Any]:
-    try:
-        rules = importlib.import_module("league.portfolio.rules")
-        document = rules.protocol_document()
-    except (ImportError, AttributeError):
-        return {}
-    return dict(json.loads(json.dumps(document, default=str)))
+    return dict(json.loads(json.dumps(portfolio_protocol(), default=str)))
 
 
 def _jsonable(value: Any) -> Any:

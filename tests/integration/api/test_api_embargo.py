@@ -13,14 +13,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from league.api.app import create_app
+from league.calendar import et_time
 from league.cli.init import init_folder
 from league.clock import SimulatedClock
+from league.compose import build_league
 from league.config import load_config
-from league.day import pump
-from league.demo import build_league
-from league.markettime import et_time
-from league.scheduler import catch_up
-from league.wiring import wire
+from league.jobs.context import Stages
+from league.jobs.scheduler import catch_up
+from league.jobs.seal import pump
 
 SESSION = date(2026, 11, 24)
 DAY = SESSION.isoformat()
@@ -44,8 +44,8 @@ def test_no_probability_leaves_the_api_before_the_score_line(tmp_path: Path) -> 
         pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
     clock = SimulatedClock(et_time(SESSION, time(3, 0)))
     config_dir, data = init_folder(tmp_path, demo=True, clock=clock)
-    with build_league(load_config(config_dir), clock, anchor=SESSION - timedelta(days=1)) as lg:
-        wire(lg, publish_nightly=False)
+    with build_league(load_config(config_dir), clock, anchor=SESSION - timedelta(days=1),
+                      stages=Stages(publish=False)) as lg:
         catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION, time(10, 0)), before_each=lambda f: pump(lg, f.at))
         pump(lg, et_time(SESSION, time(10, 0)))
         answers = lg.index.of_kind("answer", DAY)

@@ -1,4 +1,4 @@
-"""The morning price snapshot of the twelve markets (protocol.md §5, step 1) and its SHA-256.
+"""The snapshot job (docs/protocol.md §5, step 1): the morning prices of the twelve markets and its SHA-256.
 
 The snapshot is what every seat is shown, so it must be reproducible and honest:
 - only bars that had COMPLETED at ``now`` are read (a replay provider knows the future; a bar that
@@ -14,6 +14,9 @@ close five sessions back. The 52-week range is over daily closes (plus the shown
 without a ``daily_closes`` method give a range over the last 22 sessions only (``range_days`` says
 how far it reaches). The pre-market change (futures and bitcoin, before the open) is the live price
 against the last bar at or before the previous session's close.
+
+The job takes it once per session (DATA/snapshots/<session>.json), with the crowd's quotes beside it;
+its SHA-256 is sealed in the run line before any seat sees it.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
+from pathlib import Path
 from typing import Any, Literal
 
 import structlog
@@ -30,6 +34,7 @@ import structlog
 from league.calendar import Calendar, et_date, to_utc
 from league.clock import iso_seconds
 from league.config import MarketSpec
+from league.jobs.context import League
 from league.prices.interface import Bar, DailyCloses, PriceError, PriceProvider
 from league.prices.reference import last_bar_at_or_before
 
@@ -215,3 +220,40 @@ def take_snapshot(
     today = et_date(now)
     session = calendar.session_on_or_after(today)
     return Snapshot(now, session, provider.name, tuple(rows))
+
+
+# ------------------------------------------------------------------------------ the job
+def snapshot_path(lg: League, session: str) -> Path:
+    return lg.data_dir / "snapshots" / f"{session}.json"
+
+
+def job_snapshot(lg: League, session: str) -> dict[str, Any]:
+    """Take (once) and keep the morning snapshot; its SHA-256 goes into the run line."""
+    path = snapshot_path(lg, session)
+    if path.exists():
+        loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return loaded
+    snap = take_snapshot(lg.config.markets.markets, lg.prices, lg.calendar, lg.clock.now())
+    body = snap.as_json()
+    record = {"session": session, "sha256": snap.sha256, "snapshot": body, **crowd_quotes(lg, session)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, sort_keys=True, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(path)
+    return record
+
+
+def crowd_quotes(lg: League, session: str) -> dict[str, Any]:
+    """Prediction-market prices and volumes recorded with the snapshot (sealed later in the run line).
+
+    A failing venue leaves the list empty with the error named; the day goes on without a crowd.
+    """
+    provider = lg.crowd
+    if provider is None:
+        return {"crowd": []}
+    try:
+        quotes = provider.quotes(date.fromisoformat(session), lg.config.markets.codes, lg.clock.now())
+    except Exception as exc:  # noqa: BLE001 - the crowd is a comparison, never a reason to skip a day
+        log.warning("crowd.unavailable", session=session, error=str(exc))
+        return {"crowd": [], "crowd_error": str(exc)[:500]}
+    return {"crowd": [q.as_json() for q in quotes]}

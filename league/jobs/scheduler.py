@@ -12,19 +12,31 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import structlog
 
+from league.calendar import Calendar, et_time
+from league.clock import parse_iso
 from league.config import Schedule
-from league.season import League
+from league.jobs.ask import deadline, job_ask
+from league.jobs.context import League
+from league.jobs.crowd import resolve_crowd
+from league.jobs.ingest_close import job_ingest_close
+from league.jobs.portfolio import mark_session
+from league.jobs.publish import publish_open_data
+from league.jobs.score import job_score
+from league.jobs.seal import pump
+from league.jobs.second_wave import job_second_wave
+from league.jobs.snapshot import job_snapshot
+from league.jobs.stamp import stamp, stamp_upgrade
 from league.shutdown import Shutdown
+from league.store.interface import Store
 
 log = structlog.get_logger(__name__)
 ET = ZoneInfo("America/New_York")
-DAY_JOBS = ("snapshot", "ask", "second_wave", "ingest_close", "score", "publish", "stamp_upgrade")
 
 
 @dataclass(frozen=True, order=True)
@@ -42,11 +54,11 @@ def trigger_for(schedule: Schedule, job: str) -> Any:
     return CronTrigger(day_of_week="mon,tue,wed,thu,fri", hour=int(hour), minute=int(minute), timezone=ET)
 
 
-def planned(schedule: Schedule, calendar: Any, start: datetime, end: datetime,
-            jobs: tuple[str, ...] = DAY_JOBS) -> list[Fire]:
+def planned(schedule: Schedule, calendar: Calendar, start: datetime, end: datetime,
+            jobs: tuple[str, ...] | None = None) -> list[Fire]:
     """Every fire in [start, end) of the day's jobs that falls on an NYSE session, in time order."""
     fires: list[Fire] = []
-    for job in jobs:
+    for job in jobs or DAY_JOBS:
         trigger = trigger_for(schedule, job)
         prev = None
         nxt = trigger.get_next_fire_time(None, start)
@@ -59,81 +71,74 @@ def planned(schedule: Schedule, calendar: Any, start: datetime, end: datetime,
     return sorted(fires, key=lambda f: (f.at, DAY_JOBS.index(f.job)))
 
 
-# ------------------------------------------------------------------------------- running
-def job_functions() -> dict[str, Callable[..., Any]]:
-    from league import day
-
-    table: dict[str, Callable[..., Any]] = {
-        "snapshot": day.job_snapshot,
-        "ask": day.job_ask,
-        "second_wave": _second_wave_and_stamp,
-        "ingest_close": _ingest_and_stamp,
-        "score": _score_and_mark,
-        "publish": _publish,
-        "stamp_upgrade": _stamp_upgrade,
-    }
-    return table
+# ------------------------------------------------------------------------------- the jobs
+Run = Callable[[League, str], object]
 
 
-def _second_wave_and_stamp(lg: League, session: str) -> Any:
-    """The first wave's seals are a batch: stamp them before asking the silent seats again."""
-    from league.day import job_second_wave
+@dataclass(frozen=True)
+class Stage:
+    """An optional stage run beside a job; it fails alone (logged with its session), never undoing a seal."""
 
-    _hook(lg, "stamp", session)
-    return job_second_wave(lg, session)
-
-
-def _ingest_and_stamp(lg: League, session: str) -> Any:
-    from league.day import job_ingest_close
-
-    n = job_ingest_close(lg, session)
-    _hook(lg, "stamp", session)
-    return n
+    name: str
+    run: Run
 
 
-def _score_and_mark(lg: League, session: str) -> Any:
-    from league.scoring_day import job_score
+@dataclass(frozen=True)
+class Job:
+    """One scheduled job: its name (its ``[schedule]`` key), what it runs, and the stages around it.
 
-    sealed = job_score(lg, session)
-    _hook(lg, "crowd", session)
-    _hook(lg, "portfolio", session)
-    _hook(lg, "stamp", session)
-    return sealed
+    ``optional`` jobs are stages themselves (publish, the stamp upgrade): their failure is logged and
+    the job is still done. Another schedule (the CLI contest's) builds its own table of Jobs."""
 
-
-def _publish(lg: League, session: str) -> Any:
-    return _hook(lg, "publish", session)
-
-
-def _stamp_upgrade(lg: League, session: str) -> Any:
-    return _hook(lg, "stamp_upgrade", session)
+    name: str
+    run: Run
+    before: tuple[Stage, ...] = ()
+    after: tuple[Stage, ...] = ()
+    optional: bool = False
 
 
-def _hook(lg: League, name: str, session: str) -> Any:
-    """Optional stages (stamps, portfolio, publish) registered on the league by the integration layer."""
-    fn = getattr(lg, "hooks", {}).get(name)
-    if fn is None:
-        return None
-    try:
-        return fn(lg, session)
-    except Exception:  # noqa: BLE001 - a stage failing (stamps, portfolio, publish) never undoes a seal
-        log.exception("stage.failed", stage=name, session=session)
-        return None
-
-
+STAMP = Stage("stamp", stamp)
+#: The league day, in order: snapshot → ask → (stamp) second wave → ingest close (stamp) → score
+#: (crowd, portfolio, stamp) → publish → stamp upgrade. Each stage is one module of this package.
+DAY: tuple[Job, ...] = (
+    Job("snapshot", job_snapshot),
+    Job("ask", job_ask),
+    Job("second_wave", job_second_wave, before=(STAMP,)),  # the first wave's seals are a batch: stamp them
+    Job("ingest_close", job_ingest_close, after=(STAMP,)),
+    Job("score", job_score, after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session), STAMP)),
+    Job("publish", publish_open_data, optional=True),
+    Job("stamp_upgrade", stamp_upgrade, optional=True),
+)
+DAY_JOBS = tuple(job.name for job in DAY)
+JOBS = {job.name: job for job in DAY}
 MORNING_JOBS = ("snapshot", "ask", "second_wave")
+
+
+def _stage(lg: League, stage: Stage, session: str) -> object:
+    try:
+        return stage.run(lg, session)
+    except Exception:  # noqa: BLE001 - a stage failing (stamps, portfolio, publish) never undoes a seal
+        log.exception("stage.failed", stage=stage.name, session=session)
+        return None
+
+
+def run_stages(lg: League, job: Job, session: str) -> object:
+    """The job with the stages before and after it (an optional job runs as a stage itself)."""
+    for stage in job.before:
+        _stage(lg, stage, session)
+    result = _stage(lg, Stage(job.name, job.run), session) if job.optional else job.run(lg, session)
+    for stage in job.after:
+        _stage(lg, stage, session)
+    return result
 
 
 def too_late(lg: League, job: str, session: str) -> bool:
     """A morning job found after counted ingest closed is not run: asking then would not count."""
-    from league.day import _deadline
-
-    return job in MORNING_JOBS and lg.clock.now() >= _deadline(lg, session)
+    return job in MORNING_JOBS and lg.clock.now() >= deadline(lg, session)
 
 
-def run_job(lg: League, job: str, session: str, *, ledger: Any = None) -> str:
+def run_job(lg: League, job: str, session: str, *, ledger: Store | None = None) -> str:
     """Run one job for one session exactly once; returns done | skipped | late | failed."""
-    fn = job_functions()[job]
     now = lg.clock.now()
     if too_late(lg, job, session):
         log.warning("job.past_ingest_close", job=job, session=session)
@@ -141,7 +146,7 @@ def run_job(lg: League, job: str, session: str, *, ledger: Any = None) -> str:
     if ledger is not None and not ledger.claim_job(date.fromisoformat(session), job, now):
         return "skipped"
     try:
-        fn(lg, session)
+        run_stages(lg, JOBS[job], session)
     except Exception as exc:  # noqa: BLE001 - the daemon never dies of one job; logged with run and job
         log.exception("job.failed", job=job, session=session)
         if ledger is not None:
@@ -153,7 +158,7 @@ def run_job(lg: League, job: str, session: str, *, ledger: Any = None) -> str:
     return "done"
 
 
-def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Any = None,
+def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Store | None = None,
              before_each: Callable[[Fire], object] | None = None,
              should_stop: Callable[[], bool] = lambda: False) -> list[tuple[Fire, str]]:
     """Run, in order, every planned job in [start, until) not yet done; each once (and none after
@@ -161,8 +166,6 @@ def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Any = None
     done: list[tuple[Fire, str]] = []
     opened = lg.index.of_kind("opening")
     if opened:
-        from league.clock import parse_iso
-
         start = max(start, parse_iso(opened[0]["at"]))
     for fire in planned(lg.config.settings.schedule, lg.calendar, start, until):
         if should_stop():
@@ -172,6 +175,19 @@ def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Any = None
             before_each(fire)
         done.append((fire, run_job(lg, fire.job, fire.session, ledger=ledger)))
     return done
+
+
+def session_start(day: date) -> datetime:
+    """08:00 New York time on ``day``: where a simulated league day starts (before the snapshot)."""
+    return et_time(day, time(8, 0))
+
+
+def run_session(lg: League, day: date, *, ledger: Store | None = None) -> list[tuple[Fire, str]]:
+    """One league day under a simulated clock, through the scheduler's own catch-up path: the clock
+    jumps from fire to fire and replies are sealed at their simulated arrival times in between."""
+    start = et_time(day, time(3, 0))
+    end = et_time(day + timedelta(days=1), time(3, 0))
+    return catch_up(lg, start, end, ledger=ledger, before_each=lambda fire: pump(lg, fire.at))
 
 
 # ------------------------------------------------------------------------------- daemon
@@ -211,12 +227,12 @@ def build_scheduler(lg: League, db_url: str, *, blocking: bool = True) -> Any:
     sched = cls(jobstores={"default": SQLAlchemyJobStore(url=db_url, tablename="apscheduler_jobs")}, timezone=ET,
                 job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 300})
     for job in DAY_JOBS:
-        sched.add_job("league.scheduler:scheduled_entry", trigger_for(lg.config.settings.schedule, job), args=[job],
-                      id=f"league-{job}", name=job, replace_existing=True)
+        sched.add_job("league.jobs.scheduler:scheduled_entry", trigger_for(lg.config.settings.schedule, job),
+                      args=[job], id=f"league-{job}", name=job, replace_existing=True)
     return sched
 
 
-def run_daemon(lg: League, ledger: Any, db_url: str, shutdown: Shutdown | None = None) -> None:
+def run_daemon(lg: League, ledger: Store | None, db_url: str, shutdown: Shutdown | None = None) -> None:
     """Catch up on what a downtime missed since the book opened (in order, once), then run live
     until a stop is requested; then start nothing new and wait (bounded) for what is running."""
     stop = shutdown or Shutdown()

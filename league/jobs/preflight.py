@@ -1,9 +1,14 @@
-"""Prerequisites checked before a demo or a daemon seals anything.
+"""Preflight: the prerequisites checked before a demo or a daemon seals anything, and the self-check
+sealed before each morning run.
 
 Without bubblewrap every sandboxed seat would be sealed as an incident (the demo used to finish
 "verified" with an empty league table); without libfaketime the demo's local RFC 3161 authorities
 sign with the wall clock instead of the simulated one, and its own `league verify` fails at step 9.
 A missing prerequisite stops the run first, naming every one that is missing and the fix.
+
+The ``preflight`` stage (:func:`preflight`) runs the sandbox and seat self-check before each morning
+batch and seals it as a ``preflight`` line, so a failed check is on the record next to the run it
+preceded.
 """
 
 from __future__ import annotations
@@ -11,9 +16,16 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterable
 
+import structlog
+
 from agents.base import SeatSpec
 from agents.registry import SANDBOXED
+from agents.selfcheck import preflight as run_checks
 from league.errors import LeagueError
+from league.jobs.context import League
+from sandbox.selfcheck import Check
+
+log = structlog.get_logger(__name__)
 
 
 class MissingPrerequisite(LeagueError):
@@ -48,3 +60,16 @@ def require(seats: Iterable[SeatSpec], *, local_tsa: bool, simulated: bool, what
         names = "; ".join(m for m, _ in missing)
         raise MissingPrerequisite(f"{what} cannot start: missing {names}. Nothing was sealed.",
                                   fix=" && ".join(dict.fromkeys(f for _, f in missing)))
+
+
+def preflight(lg: League, session: str) -> list[Check]:
+    """The self-check before each batch (sandbox isolation, every seat's CLI and credentials), sealed
+    as a ``preflight`` line. Seats are still asked: a seat whose check failed and then does not answer
+    is an infrastructure incident."""
+    checks = run_checks(lg.config.roster.seat, lg.clock.now)
+    failed = [c for c in checks if not c.ok]
+    lg.append("preflight", {"session": session, "ok": not failed,
+                            "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail[:300]} for c in checks]})
+    if failed:
+        log.error("preflight.failed", session=session, failed=[c.name for c in failed])
+    return checks

@@ -1,6 +1,6 @@
-"""Portfolio accounts after the close: the session's counted decisions drive both leagues' accounts.
+"""The portfolio stage after the close: the session's counted decisions drive both leagues' accounts.
 
-Called as the ``portfolio`` stage after scoring. Each rule set (``arena-3`` long-only, ``pro-1``
+Run after the score job (docs/portfolio.md). Each rule set (``arena-3`` long-only, ``pro-1``
 long/short) is sealed once before it governs a decision; then, per session, the decisions,
 rejections, trades and marks of :func:`league.portfolio.seal.session_lines` are sealed in order.
 Decisions come from the counted answers only (their raw reply, so an explicit ``targets`` block is
@@ -13,15 +13,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, date
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import structlog
 
 from league.answers import extract_json, json_safe
-from league.day import COUNTED, read_reply, sealed_time
-from league.season import League
+from league.counting import COUNTED, sealed_time, session_rows
+from league.jobs.context import League
+from league.jobs.seal import read_reply
+from league.portfolio.rules import rule_set
+from league.portfolio.season import Season
 
 log = structlog.get_logger(__name__)
 RULE_SETS = ("arena-3", "pro-1")
+#: Each open league's two seasons (the portfolio engine's state), built at first use.
+_SEASONS: WeakKeyDictionary[League, dict[str, Season]] = WeakKeyDictionary()
 
 
 class ProviderBars:
@@ -72,17 +78,15 @@ def record_bill_rates(lg: League, start: date, end: date, symbol: str = "^IRX") 
     return len(points)
 
 
-def _seasons(lg: League) -> dict[str, Any]:
-    if "_seasons" not in lg.hooks:
-        from league.portfolio.rules import rule_set
-        from league.portfolio.season import Season
-
+def _seasons(lg: League) -> dict[str, Season]:
+    """Both leagues' seasons in memory, restored from the sealed lines the first time a league needs them."""
+    if lg not in _SEASONS:
         bars, bills = ProviderBars(lg), bill_rates(lg)
         seasons = {name: Season(rule_set(name), bars, bills, seed=lg.config.settings.prices.seed)
                    for name in RULE_SETS}
         _restore(lg, seasons)
-        lg.hooks["_seasons"] = seasons
-    return dict(lg.hooks["_seasons"])
+        _SEASONS[lg] = seasons
+    return dict(_SEASONS[lg])
 
 
 def _restore(lg: League, seasons: dict[str, Any]) -> None:
@@ -108,7 +112,6 @@ def _seal_rules(lg: League) -> None:
 def counted_decisions(lg: League, session: str) -> list[Any]:
     """One decision per seat: its counted (first well-formed, pre-close) answer of the session."""
     from league.portfolio.decisions import decision_from_reply
-    from league.scoring_day import session_rows
 
     rows, _ = session_rows(lg, session, "1d")
     lines = {r["line"] for r in rows if r["run_role"] == "counted" and r["status"] in ("counted", "counted_50")}
@@ -133,7 +136,7 @@ def _reply_object(lg: League, answer: dict[str, Any]) -> dict[str, Any]:
 
 def mark_session(lg: League, session: str) -> int:
     """Seal the session's portfolio lines for both leagues; returns how many lines were sealed."""
-    if any(m.get("session") == session for m in lg.index.of_kind("mark")):
+    if not lg.stages.portfolio or any(m.get("session") == session for m in lg.index.of_kind("mark")):
         return 0
     if not any(r.get("role") == COUNTED for r in lg.index.runs(session)):
         return 0
@@ -148,24 +151,3 @@ def mark_session(lg: League, session: str) -> int:
             lg.append(kind, {"league": name, "session": session, **content})
             sealed += 1
     return sealed
-
-
-def add_to_league_json(data_dir: Any, out: Any) -> None:
-    """Publisher step: the portfolio tables of council-league.json, from the sealed ``mark`` lines."""
-    import json
-    from pathlib import Path
-
-    from league.book import iter_lines
-    from league.portfolio.publish import portfolio_tables_from_marks
-    from league.portfolio.seal import mark_from_content
-
-    path = Path(out) / "council-league.json"
-    if not path.is_file():
-        return
-    marks = [mark_from_content(line.content) for line in iter_lines(Path(data_dir) / "books" / "council-book.jsonl")
-             if line.kind == "mark"]
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    tables = portfolio_tables_from_marks(marks) if marks else {"portfolio": None}
-    doc["portfolio"] = tables["portfolio"]
-    doc["portfolio_note"] = tables.get("note", "no portfolio marks sealed yet")
-    path.write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")
