@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 
 import structlog
 
-from agents.base import Ask, FailureClass, Now, SeatError, SeatReply, SeatSpec
-from agents.failures import classify_text
+from league_agents.base import Ask, FailureClass, Now, SeatError, SeatReply, SeatSpec
+from league_agents.failures import classify_text
 from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError
 from sandbox.netpolicy import EgressRules, NetworkPolicy, entry_for_url
 from sandbox.profiles import DEFAULT_PATH, SANDBOX_HOME, Profile, get_profile

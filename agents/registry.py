@@ -11,21 +11,21 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from agents.base import FailureClass, Seat, SeatError, SeatSpec
+from league_agents.base import FailureClass, Seat, SeatError, SeatSpec
 from sandbox.interface import Sandbox
 
 ADAPTERS: dict[str, str] = {
-    "scripted": "agents.scripted:ScriptedSeat",
-    "coin": "agents.baselines:CoinSeat",
-    "momentum": "agents.baselines:MomentumSeat",
-    "climatology": "agents.baselines:ClimatologySeat",
-    "claude_code": "agents.claude_code:ClaudeCodeSeat",
-    "codex": "agents.codex:CodexSeat",
-    "gemini_cli": "agents.gemini_cli:GeminiCliSeat",
-    "grok_cli": "agents.grok_cli:GrokCliSeat",
-    "anthropic_sdk": "agents.anthropic_sdk:AnthropicSeat",
-    "openai_sdk": "agents.openai_sdk:OpenAISeat",
-    "genai_sdk": "agents.genai_sdk:GenAISeat",
+    "scripted": "league_agents.scripted:ScriptedSeat",
+    "coin": "league_agents.baselines:CoinSeat",
+    "momentum": "league_agents.baselines:MomentumSeat",
+    "climatology": "league_agents.baselines:ClimatologySeat",
+    "claude_code": "league_agents.claude_code:ClaudeCodeSeat",
+    "codex": "league_agents.codex:CodexSeat",
+    "gemini_cli": "league_agents.gemini_cli:GeminiCliSeat",
+    "grok_cli": "league_agents.grok_cli:GrokCliSeat",
+    "anthropic_sdk": "league_agents.anthropic_sdk:AnthropicSeat",
+    "openai_sdk": "league_agents.openai_sdk:OpenAISeat",
+    "genai_sdk": "league_agents.genai_sdk:GenAISeat",
 }
 SANDBOXED = frozenset({"scripted", "claude_code", "codex", "gemini_cli", "grok_cli"})
 
@@ -72,7 +72,7 @@ def _sandbox_problems(spec: SeatSpec) -> list[str]:
 
 
 def _scripted_problems(options: Any) -> list[str]:
-    from agents.scripted import MODES
+    from league_agents.scripted import MODES
 
     problems = []
     if str(options.get("mode", "normal")) not in MODES:

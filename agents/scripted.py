@@ -14,8 +14,8 @@ from datetime import timedelta
 from importlib import resources
 from typing import Any
 
-from agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
-from agents.cli_seat import default_sandbox
+from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
+from league_agents.cli_seat import default_sandbox
 from sandbox.interface import EndedBy, Sandbox, SandboxError
 from sandbox.profiles import SANDBOX_HOME
 
@@ -25,7 +25,7 @@ LATE_DEFAULT_S = 3 * 3600.0
 
 
 def child_source() -> bytes:
-    return resources.files("agents").joinpath("scripted_child.py").read_bytes()
+    return resources.files("league_agents").joinpath("scripted_child.py").read_bytes()
 
 
 class ScriptedSeat:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from hashlib import sha256
 
-from agents.base import Ask, Now, SeatReply, SeatSpec
-from agents.cli_seat import CliSeat
-from agents.registry import SANDBOXED, build_seat, load_adapter
+from league_agents.base import Ask, Now, SeatReply, SeatSpec
+from league_agents.cli_seat import CliSeat
+from league_agents.registry import SANDBOXED, build_seat, load_adapter
 from sandbox.interface import Sandbox
 from sandbox.selfcheck import Check, check_cli, check_credentials
 

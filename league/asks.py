@@ -17,10 +17,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agents.base import SeatSpec
 from league.book import Book, BookLine, iter_lines
 from league.clock import Clock, iso_seconds
 from league.errors import BookError
+from league_agents.base import SeatSpec
 
 ASK_FORMAT_VERSION = "ask-1"
 

@@ -13,7 +13,6 @@ from datetime import date
 from functools import partial
 from pathlib import Path
 
-from agents.base import Seat
 from league.calendar import Calendar, default_calendar
 from league.clock import Clock, SystemClock
 from league.config import Config, load_config
@@ -24,6 +23,7 @@ from league.jobs.context import EVERY, AskContext, League, Stages
 from league.jobs.runner import SeatRunner, ThreadRunner
 from league.prices.interface import PriceSource
 from league.store.interface import Store
+from league_agents.base import Seat
 
 #: Where a live league runs: every stage, and the self-check sealed before each morning run.
 LIVE = Stages(preflight=True)
@@ -51,7 +51,7 @@ def build_league(config: Config, clock: Clock, *, stages: Stages = EVERY, store:
 
 def build_seats(config: Config) -> dict[str, Seat]:
     """One seat per roster entry, by its adapter (CLI and scripted seats share the bubblewrap sandbox)."""
-    from agents.registry import build_seat
+    from league_agents.registry import build_seat
 
     return {s.name: build_seat(s) for s in config.roster.seat}
 
@@ -116,7 +116,7 @@ def open_live(config_dir: Path) -> League:
 def sandbox_ready(config: Config) -> None:
     """Refuse to start when sandboxed seats could not run capped here (no bubblewrap, no cgroup):
     a clear error now, instead of an incident sealed for every such seat every morning."""
-    from agents.registry import SANDBOXED
+    from league_agents.registry import SANDBOXED
 
     if not any(s.adapter in SANDBOXED for s in config.roster.seat):
         return

@@ -16,8 +16,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agents.base import SeatSpec
 from league.errors import ConfigError
+from league_agents.base import SeatSpec
 
 HORIZON_SESSIONS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
 HORIZON_DAYS_24X7 = {"1d": 1, "1w": 7, "1m": 30, "6m": 182}
@@ -307,7 +307,7 @@ def load_roster(path: Path) -> Roster:
     """The roster, with each seat checked the way it will run (adapter, profile, credential paths,
     key variables, adapter options, a lab's executable): a mistake is a ConfigError now, not a
     traceback or a sandbox incident at the first ask."""
-    from agents.registry import spec_problems
+    from league_agents.registry import spec_problems
 
     roster = load_toml_model(Roster, path)
     for i, spec in enumerate(roster.seat):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agents.base import FailureClass, SeatReply, SeatSpec
 from league.answers import parse_reply
+from league_agents.base import FailureClass, SeatReply, SeatSpec
 from sandbox.selfcheck import Check
 
 PACKAGES = {"claude_code": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini_cli": "@google/gemini-cli",

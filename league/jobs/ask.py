@@ -17,7 +17,6 @@ from typing import Any
 
 import structlog
 
-from agents.base import Ask, SeatReply, SeatSpec
 from league.asks import MarketLine, account_block, common_text, publish_ask_text, sha256_text
 from league.book.index import BookIndex
 from league.calendar import et_time
@@ -28,6 +27,7 @@ from league.jobs.context import League, Pending
 from league.jobs.runner import SeatAsk
 from league.jobs.seal import seal_on_arrival
 from league.jobs.snapshot import job_snapshot
+from league_agents.base import Ask, SeatReply, SeatSpec
 
 log = structlog.get_logger(__name__)
 #: What a seat's ask shows of its own paper accounts (from its latest sealed ``mark`` per league).

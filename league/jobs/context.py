@@ -23,7 +23,6 @@ from typing import Any
 
 import structlog
 
-from agents.base import Seat, SeatReply
 from league.asks import ASK_FORMAT_VERSION, AskChain
 from league.book import Book, BookLine
 from league.book.index import BookIndex
@@ -36,6 +35,7 @@ from league.jobs.runner import SeatRunner
 from league.prices.interface import PriceSource
 from league.shutdown import Shutdown
 from league.store.interface import Store
+from league_agents.base import Seat, SeatReply
 
 log = structlog.get_logger(__name__)
 

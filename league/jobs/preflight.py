@@ -18,11 +18,11 @@ from collections.abc import Iterable
 
 import structlog
 
-from agents.base import SeatSpec
-from agents.registry import SANDBOXED
-from agents.selfcheck import preflight as run_checks
 from league.errors import LeagueError
 from league.jobs.context import League
+from league_agents.base import SeatSpec
+from league_agents.registry import SANDBOXED
+from league_agents.selfcheck import preflight as run_checks
 from sandbox.selfcheck import Check
 
 log = structlog.get_logger(__name__)

@@ -20,7 +20,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec
+from league_agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec
 
 #: One pool for every league of the process (threads are made on demand and reused).
 _POOL = ThreadPoolExecutor(max_workers=max(8, (os.cpu_count() or 2) * 8), thread_name_prefix="seat")

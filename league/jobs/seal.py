@@ -22,11 +22,11 @@ from typing import Any
 
 import structlog
 
-from agents.base import SeatReply
 from league.answers import ParsedReply, clean_text, json_safe, parse_reply
 from league.clock import SimulatedClock, iso_seconds
 from league.errors import BookError, InvalidRecord
 from league.jobs.context import League, Pending
+from league_agents.base import SeatReply
 
 log = structlog.get_logger(__name__)
 

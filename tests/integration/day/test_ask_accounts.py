@@ -9,12 +9,12 @@ from typing import Any
 
 from day_helpers import league_dir, roster, seat
 
-from agents.base import Ask, SeatReply, SeatSpec
 from league.calendar import et_time
 from league.compose import build_league
 from league.config import load_config
 from league.jobs.context import Stages
 from league.jobs.scheduler import run_session
+from league_agents.base import Ask, SeatReply, SeatSpec
 
 DAYS = (date(2026, 11, 23), date(2026, 11, 24))
 

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from day_helpers import BASELINES, league_dir
 
-from agents.base import SeatReply
 from league.book import Book
 from league.compose import build_league
 from league.config import load_config
 from league.jobs.context import BARE, Pending
 from league.jobs.scheduler import session_start
 from league.jobs.seal import SealFailed, pump, seal_reply
+from league_agents.base import SeatReply
 
 SESSION = date(2026, 11, 24)
 ANSWER = '{"forecast": {"SPX": {"1d": {"prob_up": 61}}}}'

@@ -15,13 +15,13 @@ from day_helpers import BASELINES, league_dir
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.base import SeatReply
 from league.compose import build_league
 from league.config import load_config
 from league.jobs.context import BARE, League, Pending
 from league.jobs.scheduler import session_start
 from league.jobs.seal import RAW_UTF8, raw_bytes, read_reply, seal_reply
 from league.verify.chain import verify
+from league_agents.base import SeatReply
 
 SESSION = date(2026, 11, 24)
 MARKETS = {"SPX": ["1d", "1w"], "BTC": ["1d"]}
