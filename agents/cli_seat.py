@@ -63,6 +63,8 @@ class CliSeat(ABC):
     ``api_hosts`` are the vendor's own hosts, the allow-list of policy ``api`` when the roster gives
     neither ``allow`` nor ``options.base_url`` (a gateway: then only the gateway is reachable)."""
 
+    #: Runs inside the bubblewrap sandbox (the league refuses to start where it cannot).
+    sandboxed: ClassVar[bool] = True
     binary: ClassVar[str] = ""
     profile_name: ClassVar[str] = "default"
     api_hosts: ClassVar[tuple[str, ...]] = ()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from importlib import resources
-from typing import Any
+from typing import Any, ClassVar
 
 from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
 from league_agents.cli_seat import default_sandbox
@@ -31,6 +31,8 @@ def child_source() -> bytes:
 class ScriptedSeat:
     """Deterministic by (seed, seat, session, market, horizon); options: seed, skill, mode, latency_s,
     model, version."""
+
+    sandboxed: ClassVar[bool] = True
 
     def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
         mode = str(spec.options.get("mode", "normal"))

@@ -9,9 +9,10 @@ configuration (replay prices, scripted seats, local authorities) and by stand-in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
-from functools import partial
 from pathlib import Path
+from typing import cast
 
 from league.calendar import Calendar, default_calendar
 from league.clock import Clock, SystemClock
@@ -22,9 +23,13 @@ from league.jobs.ask import climatology_context
 from league.jobs.context import EVERY, AskContext, League, Stages
 from league.jobs.runner import SeatRunner, ThreadRunner
 from league.prices.interface import PriceSource
+from league.registry import CROWD, NO_CROWD, PRICES, load
 from league.store.interface import Store
 from league_agents.base import Seat
 
+#: What the entry points of ``forecast_league.prices`` and ``forecast_league.crowd`` are.
+PriceFactory = Callable[[Config, Calendar, Store | None, date | None], PriceSource]
+CrowdFactory = Callable[[Config, PriceSource, Calendar], CrowdProvider]
 #: Where a live league runs: every stage, and the self-check sealed before each morning run.
 LIVE = Stages(preflight=True)
 
@@ -58,40 +63,18 @@ def build_seats(config: Config) -> dict[str, Seat]:
 
 def make_prices(config: Config, calendar: Calendar, *, store: Store | None = None,
                 anchor: date | None = None) -> PriceSource:
-    """The configured price provider: replay (offline, deterministic), or Yahoo behind the price cache
-    (DATA/prices, mirrored into the database)."""
-    if config.settings.prices.provider == "replay":
-        from league.prices.memo import MemoProvider
-        from league.prices.replay import SyntheticMarket
-
-        seed, markets = config.settings.prices.seed, config.markets.markets
-        market = (SyntheticMarket(seed, markets, calendar, anchor=anchor) if anchor is not None
-                  else SyntheticMarket(seed, markets, calendar))
-        return MemoProvider(market)
-    from league.prices.cache import CachedProvider
-    from league.prices.yahoo import YahooProvider
-    from league.store.bar_cache import DbBarCache
-
-    mirrors = [DbBarCache(store)] if store is not None else []
-    return CachedProvider(YahooProvider(retries=config.settings.prices.retries), config.data_dir / "prices",
-                          mirrors=mirrors)
+    """The price provider ``[prices] provider`` names (entry-point group ``forecast_league.prices``)."""
+    factory = load(PRICES, config.settings.prices.provider, f"{config.folder / 'league.toml'}: key `prices.provider`")
+    return cast(PriceFactory, factory)(config, calendar, store, anchor)
 
 
 def make_crowd(config: Config, prices: PriceSource, calendar: Calendar) -> CrowdProvider | None:
-    """The configured crowd provider: none (default), polymarket (+ Kalshi fallback), or recorded files."""
-    kind = config.settings.crowd.provider
-    if kind == "none":
+    """The crowd provider ``[crowd] provider`` names (group ``forecast_league.crowd``), or none."""
+    name = config.settings.crowd.provider
+    if name == NO_CROWD:
         return None
-    if kind == "recorded":
-        from league.crowd.recorded import RecordedCrowd
-
-        return RecordedCrowd(config.data_dir / "crowd")
-    from league.crowd.kalshi import CombinedCrowd, KalshiCrowd
-    from league.crowd.polymarket import PolymarketCrowd
-    from league.jobs.crowd import previous_close
-
-    kalshi = KalshiCrowd(previous_close=partial(previous_close, config.markets, prices, calendar))
-    return CombinedCrowd(PolymarketCrowd(), kalshi)
+    factory = load(CROWD, name, f"{config.folder / 'league.toml'}: key `crowd.provider`")
+    return cast(CrowdFactory, factory)(config, prices, calendar)
 
 
 def open_live(config_dir: Path) -> League:
@@ -116,9 +99,9 @@ def open_live(config_dir: Path) -> League:
 def sandbox_ready(config: Config) -> None:
     """Refuse to start when sandboxed seats could not run capped here (no bubblewrap, no cgroup):
     a clear error now, instead of an incident sealed for every such seat every morning."""
-    from league_agents.registry import SANDBOXED
+    from league_agents.registry import is_sandboxed
 
-    if not any(s.adapter in SANDBOXED for s in config.roster.seat):
+    if not any(is_sandboxed(s.adapter) for s in config.roster.seat):
         return
     from sandbox.bwrap import BwrapSandbox
     from sandbox.interface import SandboxError

@@ -8,28 +8,13 @@ The published comparison (:mod:`league.publish.crowd`) is computed from sealed l
 
 from __future__ import annotations
 
-from datetime import date
-
 import structlog
 
-from league.calendar import Calendar
-from league.config import Markets
 from league.crowd.compare import sealed_quotes
-from league.crowd.interface import CrowdError, CrowdQuote
+from league.crowd.interface import CrowdQuote
 from league.jobs.context import League
-from league.prices.interface import PriceSource
 
 log = structlog.get_logger(__name__)
-
-
-def previous_close(markets: Markets, prices: PriceSource, calendar: Calendar, code: str, day: date) -> float:
-    """The market's close on the session before ``day`` (Kalshi's buckets are priced against it)."""
-    spec = markets.by_code()[code]
-    prev = calendar.previous_session(day)
-    closes = prices.daily_closes(spec.symbol, prev, prev)
-    if not closes:
-        raise CrowdError(f"no previous close of {code} for {day}")
-    return float(closes[-1][1])
 
 
 # ------------------------------------------------------------------------- resolution

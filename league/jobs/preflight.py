@@ -21,7 +21,7 @@ import structlog
 from league.errors import LeagueError
 from league.jobs.context import League
 from league_agents.base import SeatSpec
-from league_agents.registry import SANDBOXED
+from league_agents.registry import is_sandboxed
 from league_agents.selfcheck import preflight as run_checks
 from sandbox.selfcheck import Check
 
@@ -38,7 +38,7 @@ def missing_for(seats: Iterable[SeatSpec], *, local_tsa: bool, simulated: bool) 
 
     seats = list(seats)
     missing = []
-    if any(s.adapter in SANDBOXED for s in seats) and not BwrapSandbox.available():
+    if any(is_sandboxed(s.adapter) for s in seats) and not BwrapSandbox.available():
         missing.append(("bubblewrap (bwrap): the seats' sandbox", "apt-get install -y bubblewrap"))
     if any(s.network != "none" for s in seats) and shutil.which("socat") is None:
         missing.append(("socat: the forwarder to a networked seat's egress proxy", "apt-get install -y socat"))

@@ -19,8 +19,11 @@ from typing import Any
 import structlog
 from tenacity import RetryError
 
-from league.prices.interface import Bar, PriceError, ProviderOutage, check_window
+from league.calendar import Calendar
+from league.config import Config
+from league.prices.interface import Bar, PriceError, PriceSource, ProviderOutage, check_window
 from league.retry import bounded
+from league.store.interface import Store
 
 log = structlog.get_logger(__name__)
 PROVIDER_NAME = "yahoo_finance_chart_v8_1m"
@@ -167,3 +170,15 @@ class YahooProvider:
             if math.isfinite(float(close)) and float(close) > 0:
                 out.append((stamp.date(), float(close)))
         return out
+
+
+def from_config(config: Config, calendar: Calendar, store: Store | None = None,
+                anchor: date | None = None) -> PriceSource:
+    """The ``yahoo`` price provider (entry point ``forecast_league.prices``, extra ``yahoo``): live bars
+    behind the price cache (DATA/prices, mirrored into the database when there is one)."""
+    from league.prices.cache import CachedProvider
+    from league.store.bar_cache import DbBarCache
+
+    mirrors = [DbBarCache(store)] if store is not None else []
+    return CachedProvider(YahooProvider(retries=config.settings.prices.retries), config.data_dir / "prices",
+                          mirrors=mirrors)
