@@ -16,14 +16,23 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Protocol
 
-from league.book.index import BookIndex
 from league.calendar import Calendar, event_contract
-from league.clock import iso_seconds, parse_iso
 from league.config import Config, MarketSpec
 from league.contracts import EventContract
+from league.isotime import iso_seconds, parse_iso
 
 COUNTED, NOT_COUNTED = "counted", "not_counted"
 LONG_HORIZONS = ("1w", "1m", "6m")
+
+
+class SealedLines(Protocol):
+    """The book's index as the counting rule reads it (:class:`league.book.index.BookIndex`)."""
+
+    def of_kind(self, kind: str, session: str | None = None) -> list[dict[str, Any]]: ...
+
+    def runs(self, session: str) -> list[dict[str, Any]]: ...
+
+    def answers(self, run_ids: set[str]) -> list[dict[str, Any]]: ...
 
 
 class Sealed(Protocol):
@@ -31,7 +40,7 @@ class Sealed(Protocol):
     read-only view of one)."""
 
     @property
-    def index(self) -> BookIndex: ...
+    def index(self) -> SealedLines: ...
 
     @property
     def config(self) -> Config: ...

@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from league.clock import iso_seconds, parse_iso
 from league.errors import InvalidRecord
+from league.isotime import iso_seconds, parse_iso
 
 CONTRACT_KEYS = (
     "asset",
