@@ -14,14 +14,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from league.calendar import Calendar, event_contract
 from league.config import Config, MarketSpec
 from league.contracts import EventContract
 from league.isotime import iso_seconds, parse_iso
 
-COUNTED, NOT_COUNTED = "counted", "not_counted"
+COUNTED: Final = "counted"
+NOT_COUNTED: Final = "not_counted"
 LONG_HORIZONS = ("1w", "1m", "6m")
 
 

@@ -10,6 +10,19 @@ import typer
 from league.errors import ChainBroken, LeagueError
 
 
+def _typed(path: Path) -> None:
+    """The writer's schema: every line against its kind's model (after the chain, which is the proof)."""
+    from league.book.lines import check_book
+
+    counts, problems = check_book(path)
+    shown = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
+    if problems:
+        n, why = problems[0]
+        raise LeagueError(f"FAILED {path}: {len(problems)} line(s) fit no model of this version; line {n}: {why}",
+                          fix="a book of another writer or version: its chain above still holds")
+    typer.echo(f"typed {path}: every line fits its kind's model ({shown})")
+
+
 def _verify_book(path: Path, workers: int | None) -> None:
     from league.verify.chain import verify
 
@@ -44,6 +57,8 @@ def verify(
     workers: Annotated[
         int | None, typer.Option("--workers", envvar="LEAGUE_VERIFY_WORKERS", help="processes for a book check")
     ] = None,
+    typed: Annotated[bool, typer.Option("--typed", envvar="LEAGUE_VERIFY_TYPED",
+                                        help="also check every line of a book against its kind's model")] = False,
 ) -> None:
     """Verify a book's hash chain (first bad line and why), or every reader's step on a published folder."""
     path = Path(target)
@@ -51,6 +66,8 @@ def verify(
         _verify_folder(target)
     else:
         _verify_book(path, workers)
+        if typed:
+            _typed(path)
 
 
 def conformance(

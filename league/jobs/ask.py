@@ -19,6 +19,7 @@ import structlog
 
 from league.asks import MarketLine, account_block, common_text, publish_ask_text, sha256_text
 from league.book.index import BookIndex
+from league.book.lines import RunLine, RunRole
 from league.calendar import et_time
 from league.clock import iso_seconds
 from league.config import as_time
@@ -55,7 +56,7 @@ def _market_lines(lg: League, session: str, snapshot: Mapping[str, Any]) -> list
     return lines
 
 
-def job_ask(lg: League, session: str, *, role: str = COUNTED, seats: Sequence[str] | None = None,
+def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequence[str] | None = None,
             attempt: int = 1, parent: str | None = None, crowd: Sequence[Mapping[str, Any]] = (),
             context_extra: Mapping[str, Any] | None = None) -> str | None:
     """Seal the roster and the run line, hash every ask into the chain, fan out concurrently."""
@@ -75,12 +76,12 @@ def job_ask(lg: League, session: str, *, role: str = COUNTED, seats: Sequence[st
     asked = markets_asked(lg)
     closes, second = deadline(lg, session), second_wave_time(lg, session)
     lg.asks.seal_roster(run_id, session, specs, asked, closes, second, lg.config.roster.retry_policy, role)
-    lg.append("run", {
+    lg.seal(RunLine.from_content({
         "run_id": run_id, "session": session, "role": role, "attempt": attempt, "parent_run": parent,
         "ask_sha256": common_sha, "snapshot_sha256": record["sha256"], "roster": [s.name for s in specs],
         "methodology": lg.config.settings.methodology.as_json(), "crowd": list(crowd),
         "events": run_events(lg, session), "deadline": iso_seconds(closes),
-    })
+    }))
     if context_extra is None and lg.ask_context is not None:
         context_extra = lg.ask_context(lg, session)
     context = _ask_context(lg, record, context_extra)

@@ -3,8 +3,8 @@
 One :class:`League` holds the config, the clock, the two books (the single writer of each), the
 exchange calendar, the price source, the seats and the runner that asks them, the crowd provider,
 the store, and which optional stages run (:class:`Stages`). It is built in one place only, the
-composition root (:func:`league.compose.build_league`). Appends to the council book go through
-:meth:`League.append`, which serialises concurrent sealers (answers arrive on several threads), keeps
+composition root (:func:`league.compose.build_league`). Lines are sealed through
+:meth:`League.seal`, which serialises concurrent sealers (answers arrive on several threads), keeps
 the in-memory index of what is sealed, and forwards each line to the database index.
 """
 
@@ -26,6 +26,7 @@ import structlog
 from league.asks import ASK_FORMAT_VERSION, AskChain
 from league.book import Book, BookLine
 from league.book.index import BookIndex
+from league.book.lines import Line, OpeningLine
 from league.calendar import Calendar
 from league.clock import Clock, SimulatedClock
 from league.config import Config
@@ -119,12 +120,14 @@ class League:
     def simulated(self) -> bool:
         return isinstance(self.clock, SimulatedClock)
 
-    def append(self, kind: str, content: Mapping[str, Any], *, at: datetime | None = None) -> BookLine:
+    def seal(self, line: Line, *, at: datetime | None = None) -> BookLine:
+        """Seal one typed line (validated when it was built) as the book's next line: on disk, in the
+        index and, best effort, in the database index, before this returns."""
         with self._lock:
-            line = self.book.append(kind, content, at=at)
-            self.index.add(line)
-        self._to_store(line)
-        return line
+            sealed = self.book.append(line.kind, line.content(), at=at)
+            self.index.add(sealed)
+        self._to_store(sealed)
+        return sealed
 
     def _to_store(self, line: BookLine) -> None:
         if self.store is None:
@@ -233,7 +236,7 @@ def open_books(config: Config, clock: Clock) -> tuple[Book, AskChain, BookLine |
     opened = None
     if book.lines == 0:
         try:
-            opened = book.append("opening", opening_content(config))
+            opened = book.append("opening", OpeningLine.from_content(opening_content(config)).content())
         except BaseException:
             asks.close()
             book.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import structlog
 
+from league.book.lines import CrowdLine
 from league.crowd.compare import sealed_quotes
 from league.crowd.interface import CrowdQuote
 from league.jobs.context import League
@@ -35,8 +36,8 @@ def resolve_crowd(lg: League, session: str) -> int:
                 continue
             outcome = _resolution(lg, CrowdQuote.from_json(obj))
             if outcome is not None:
-                lg.append("crowd", {"session": obj["session"], "market": obj["market"], "venue": obj["venue"],
-                                    "contract_id": obj["contract_id"], "resolved_up": outcome, "run_id": run["run_id"]})
+                lg.seal(CrowdLine(session=obj["session"], market=obj["market"], venue=obj["venue"],
+                                  contract_id=obj["contract_id"], resolved_up=outcome, run_id=run["run_id"]))
                 done.add((obj["venue"], obj["contract_id"]))
                 sealed += 1
     return sealed

@@ -6,6 +6,7 @@ After this line nothing sealed for the session counts; a reply that arrives late
 
 from __future__ import annotations
 
+from league.book.lines import IngestCloseLine
 from league.clock import iso_seconds
 from league.counting import counted_runs, sealed_time
 from league.jobs.ask import deadline
@@ -19,7 +20,6 @@ def job_ingest_close(lg: League, session: str) -> int | None:
     close_at = deadline(lg, session)
     runs = {r["run_id"] for r in counted_runs(lg, session)}
     inside = [a["n"] for a in lg.index.answers(runs) if sealed_time(a) <= close_at]
-    line = lg.append("ingest_close", {"session": session, "closed_at": iso_seconds(close_at),
-                                      "counted_runs": sorted(runs), "answer_lines": inside,
-                                      "book_lines": lg.book.lines})
+    line = lg.seal(IngestCloseLine(session=session, closed_at=iso_seconds(close_at), counted_runs=sorted(runs),
+                                   answer_lines=inside, book_lines=lg.book.lines))
     return line.n

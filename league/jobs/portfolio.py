@@ -18,6 +18,7 @@ from weakref import WeakKeyDictionary
 import structlog
 
 from league.answers import extract_json, json_safe
+from league.book.lines import RulesLine, typed_line
 from league.counting import COUNTED, sealed_time, session_rows
 from league.jobs.context import League
 from league.jobs.seal import read_reply
@@ -106,7 +107,7 @@ def _seal_rules(lg: League) -> None:
     sealed = {x.get("rules") for x in lg.index.of_kind("rules")}
     for name in RULE_SETS:
         if name not in sealed:
-            lg.append("rules", rules_content(rule_set(name)))
+            lg.seal(RulesLine.from_content(rules_content(rule_set(name))))
 
 
 def counted_decisions(lg: League, session: str) -> list[Any]:
@@ -148,6 +149,6 @@ def mark_session(lg: League, session: str) -> int:
         from league.portfolio.seal import session_lines
 
         for kind, content in session_lines(outcome):
-            lg.append(kind, {"league": name, "session": session, **content})
+            lg.seal(typed_line({"kind": kind, "league": name, "session": session, **content}))
             sealed += 1
     return sealed

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 import structlog
 
+from league.book.lines import PreflightCheck, PreflightLine
 from league.errors import LeagueError
 from league.jobs.context import League
 from league_agents.base import SeatSpec
@@ -68,8 +69,8 @@ def preflight(lg: League, session: str) -> list[Check]:
     is an infrastructure incident."""
     checks = run_checks(lg.config.roster.seat, lg.clock.now)
     failed = [c for c in checks if not c.ok]
-    lg.append("preflight", {"session": session, "ok": not failed,
-                            "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail[:300]} for c in checks]})
+    lg.seal(PreflightLine(session=session, ok=not failed,
+                          checks=[PreflightCheck(name=c.name, ok=c.ok, detail=c.detail[:300]) for c in checks]))
     if failed:
         log.error("preflight.failed", session=session, failed=[c.name for c in failed])
     return checks

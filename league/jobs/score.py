@@ -13,6 +13,7 @@ from typing import Any
 
 import structlog
 
+from league.book.lines import ScoreLine
 from league.calendar import ET
 from league.clock import iso_seconds, parse_iso
 from league.contracts import EventContract
@@ -154,7 +155,9 @@ def _scored(lg: League, kind: str, session: str, horizon: str) -> bool:
     return any(x.get("horizon") == horizon for x in lg.index.of_kind(kind, session))
 
 
-def score_line(lg: League, session: str, horizon: str) -> dict[str, Any]:
+def score_line(lg: League, session: str, horizon: str) -> ScoreLine:
+    """The score of one session at one horizon: the counting rule's rows, each event resolved with
+    prices now, each counted row's outcome and Brier score (a ``score`` line, or ``score_h``)."""
     rows, events = session_rows(lg, session, horizon)
     bars = Bars(lg)
     known = sealed_references(lg, session) if horizon != "1d" else None
@@ -162,11 +165,13 @@ def score_line(lg: League, session: str, horizon: str) -> dict[str, Any]:
         resolve_event(lg, ev, bars, known)
     for row in rows:
         _outcome(row, events.get(row.get("event_id_v2", "")))
-    return {"session": session, "horizon": horizon, "runs": sorted({r["run_id"] for r in lg.index.runs(session)}),
-            "markets": [ev.as_json() for ev in events.values()], "seats": rows,
-            "of": sorted({r["line"] for r in rows if r.get("line")}),
-            "noise": {ev.market: ev.result.get("band_pct") for ev in events.values() if not ev.late_ref},
-            "price_errors": bars.errors}
+    return ScoreLine.from_content({
+        "kind": "score" if horizon == "1d" else "score_h", "session": session, "horizon": horizon,
+        "runs": sorted({r["run_id"] for r in lg.index.runs(session)}),
+        "markets": [ev.as_json() for ev in events.values()], "seats": rows,
+        "of": sorted({r["line"] for r in rows if r.get("line")}),
+        "noise": {ev.market: ev.result.get("band_pct") for ev in events.values() if not ev.late_ref},
+        "price_errors": bars.errors})
 
 
 def _outcome(row: dict[str, Any], ev: Event | None) -> None:
@@ -188,13 +193,13 @@ def job_score(lg: League, session: str) -> list[int]:
     sealed: list[int] = []
     if lg.index.runs(session) and not _scored(lg, "score", session, "1d"):
         if horizon_ended(lg, date.fromisoformat(session), "1d"):
-            sealed.append(lg.append("score", score_line(lg, session, "1d")).n)
+            sealed.append(lg.seal(score_line(lg, session, "1d")).n)
         else:
             log.warning("score.not_yet", session=session, now=iso_seconds(lg.clock.now()))
     today = min(date.fromisoformat(session), lg.clock.now().date())
     for earlier, horizon in _windows_closing(lg, today):
         if horizon_ended(lg, date.fromisoformat(earlier), horizon):
-            sealed.append(lg.append("score_h", score_line(lg, earlier, horizon)).n)
+            sealed.append(lg.seal(score_line(lg, earlier, horizon)).n)
     return sealed
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import structlog
 
 from league.answers import ParsedReply, clean_text, json_safe, parse_reply
+from league.book.lines import AnswerLine, IncidentLine, SilenceLine
 from league.clock import SimulatedClock, iso_seconds
 from league.errors import BookError, InvalidRecord
 from league.jobs.context import League, Pending
@@ -150,17 +151,18 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
     an incident/silence line. Whatever the reply holds, it is sealed; only an I/O failure of the
     book itself (full disk) raises."""
     if reply.silent:
-        kind = "incident" if reply.failure and reply.failure.is_incident else "silence"
-        lg.append(kind, {"run_id": p.run_id, "session": p.session, "seat": p.seat, "attempt": p.attempt,
-                         "failure": str(reply.failure or "no_reply"), "detail": clean_text(reply.detail[:500]),
-                         "booked_at": iso_seconds(reply.finished_at), **json_safe(fetch_fields(reply))})
+        model = IncidentLine if reply.failure and reply.failure.is_incident else SilenceLine
+        lg.seal(model.from_content({
+            "run_id": p.run_id, "session": p.session, "seat": p.seat, "attempt": p.attempt,
+            "failure": str(reply.failure or "no_reply"), "detail": clean_text(reply.detail[:500]),
+            "booked_at": iso_seconds(reply.finished_at), **json_safe(fetch_fields(reply))}))
         return
     content = _answer_content(lg, p, reply)
     try:
-        lg.append("answer", content)
+        lg.seal(AnswerLine.from_content(content))
     except InvalidRecord as exc:  # a last guard: the line is sealed without what could not be written
         log.error("seal.answer_unwritable", seat=p.seat, run_id=p.run_id, error=exc.message)
-        lg.append("answer", _bare_answer(content, exc.message))
+        lg.seal(AnswerLine.from_content(_bare_answer(content, exc.message)))
     if lg.stages.stamps and lg.config.settings.stamps.per_answer:
         from league.jobs.stamp import stamp_answer
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from league.book.lines import ScoreEvent, ScoreLine, ScoreRow
 from league.book.view import BookView
 from league.counting import LONG_HORIZONS, Sealed, session_rows
 
@@ -48,63 +49,68 @@ def _run_info(lg: Sealed) -> dict[str, dict[str, Any]]:
 
 
 def iter_rows(lg: Sealed) -> Iterator[dict[str, str]]:
+    """Scored horizons from their sealed score lines (typed: a line that does not fit its model stops
+    the export with its name); horizons not yet scored from the counting rule, typed the same way."""
     runs = _run_info(lg)
     versions = _versions(lg)
     scored = {(x["session"], x["horizon"]): x for k in ("score", "score_h") for x in lg.index.of_kind(k)}
     for session in sorted({r["session"] for r in runs.values()}):
         for horizon in ("1d", *LONG_HORIZONS):
-            line = scored.get((session, horizon))
-            if line is not None:
-                rows, events = line["seats"], {e["event_id_v2"]: e for e in line["markets"]}
+            sealed = scored.get((session, horizon))
+            if sealed is not None:
+                line = ScoreLine.from_content(sealed)
+                rows, events = line.seats, {e.event_id_v2: e for e in line.markets}
             else:
                 raw_rows, evs = session_rows(lg, session, horizon)
-                rows, events = raw_rows, {k: e.as_json() for k, e in evs.items()}
+                rows = [ScoreRow.from_content(r) for r in raw_rows]
+                events = {k: ScoreEvent.from_content(e.as_json()) for k, e in evs.items()}
             for row in rows:
-                yield _csv_row(row, events.get(row.get("event_id_v2") or ""), runs, versions)
+                yield _csv_row(row, events.get(row.event_id_v2), runs, versions)
 
 
-def _csv_row(row: Mapping[str, Any], ev: Mapping[str, Any] | None, runs: Mapping[str, Any],
+def _csv_row(row: ScoreRow, ev: ScoreEvent | None, runs: Mapping[str, Any],
              versions: Mapping[tuple[str, str], str]) -> dict[str, str]:
-    run = runs.get(row.get("run_id", ""), {})
-    contract = (ev or {}).get("contract") or _common_contract(run, row)
-    ref, close = (ev or {}).get("reference"), (ev or {}).get("close")
-    target = row.get("target")
+    run = runs.get(row.run_id, {})
+    contract = ev.contract if ev is not None else _common_contract(run, row)
+    ref, close = (ev.reference, ev.close) if ev is not None else (None, None)
+    target = row.target if isinstance(row.target, int | float) and not isinstance(row.target, bool) else None
     out = {
-        "run_id": row.get("run_id"), "session": row["session"], "seat": row["seat"], "model": row.get("model"),
-        "mode": row.get("mode"), "line": row.get("line") if row.get("line") else run.get("n"),
-        "sealed_at": row.get("sealed_at"), "status": row["status"], "asset": row["market"],
-        "horizon": row["horizon"], "action": row.get("action"), "action_word": row.get("action_word"),
-        "prob_up": row.get("prob_up"), "exp_pct": (100 * (target / ref - 1)) if target and ref else None,
-        "target": target, "invalidation": row.get("invalidation"), "ref": ref, "close": close,
-        "actual_pct": (100 * (close / ref - 1)) if ref and close else None, "draw": (ev or {}).get("draw"),
-        "source_domains": row.get("source_domains"), "source_urls": row.get("source_urls"),
-        "why_missing": row.get("why_missing"), "run_role": row.get("run_role"),
-        "seat_versions_in_run": versions.get((row.get("run_id", ""), row["seat"]), ""),
-        "line_kind": "answer" if row.get("line") else "run", "reference_at": _common_ref(run, row),
-        "same_event": None if not contract else not (ev or {}).get("late_ref", False),
-        "cell_status": row.get("cell_status"), "attempt": row.get("attempt") or run.get("attempt"),
-        "event_id": (ev or {}).get("event_id") or row.get("event_id") or _ids(contract)[0],
-        "event_id_v2": (ev or {}).get("event_id_v2") or row.get("event_id_v2") or _ids(contract)[1],
+        "run_id": row.run_id, "session": row.session, "seat": row.seat, "model": row.model,
+        "mode": row.mode, "line": row.line if row.line else run.get("n"),
+        "sealed_at": row.sealed_at, "status": row.status, "asset": row.market,
+        "horizon": row.horizon, "action": row.action, "action_word": row.action_word,
+        "prob_up": row.prob_up, "exp_pct": (100 * (target / ref - 1)) if target and ref else None,
+        "target": row.target, "invalidation": row.invalidation, "ref": ref, "close": close,
+        "actual_pct": (100 * (close / ref - 1)) if ref and close else None,
+        "draw": ev.draw if ev is not None else None,
+        "source_domains": row.source_domains, "source_urls": row.source_urls,
+        "why_missing": row.why_missing, "run_role": row.run_role,
+        "seat_versions_in_run": versions.get((row.run_id, row.seat), ""),
+        "line_kind": "answer" if row.line else "run", "reference_at": _common_ref(run, row),
+        "same_event": None if not contract else not (ev.late_ref if ev is not None else False),
+        "cell_status": row.cell_status, "attempt": row.attempt or run.get("attempt"),
+        "event_id": (ev.event_id if ev is not None else "") or row.event_id or _ids(contract)[0],
+        "event_id_v2": (ev.event_id_v2 if ev is not None else "") or row.event_id_v2 or _ids(contract)[1],
         "event_reference_at": (contract or {}).get("reference_at"), "event_end_at": (contract or {}).get("end_at"),
         "methodology_version": (run.get("methodology") or {}).get("version", ""),
-        "late_ref": (ev or {}).get("late_ref"),
+        "late_ref": ev.late_ref if ev is not None else None,
     }
     for key in ("rule", "resolver_version", "reference_rule", "price_provider", "price_symbol"):
         out[key] = (contract or {}).get(key)
     return {k: _fmt(out.get(k)) for k in COLUMNS}
 
 
-def _common_contract(run: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str, Any] | None:
+def _common_contract(run: Mapping[str, Any], row: ScoreRow) -> dict[str, Any] | None:
     """No-answer rows of daily markets still name the session's common event from the run line."""
-    ev = (run.get("events") or {}).get(row["market"], {}).get(row["horizon"])
+    ev = (run.get("events") or {}).get(row.market, {}).get(row.horizon)
     if not ev:
         return None
     return {k: ev[k] for k in ("asset", "horizon", "reference_at", "end_at", "rule", "resolver_version",
                                "reference_rule", "price_provider", "price_symbol")}
 
 
-def _common_ref(run: Mapping[str, Any], row: Mapping[str, Any]) -> str:
-    ev = (run.get("events") or {}).get(row["market"], {}).get("1d")
+def _common_ref(run: Mapping[str, Any], row: ScoreRow) -> str:
+    ev = (run.get("events") or {}).get(row.market, {}).get("1d")
     return str(ev["reference_at"]) if ev else ""
 
 

@@ -33,6 +33,8 @@ def everything(client: TestClient, data: Path) -> dict[str, str]:
     for route in ("/api/lines", "/api/stream?follow=false", "/api/today", "/api/page", "/api/league", "/api/grid",
                   f"/api/sessions/{DAY}", f"/api/runs/{runs.get('run_id')}", "/api/seats/aurora"):
         out[route] = client.get(route).text
+    for n in range(1, len(client.get("/api/lines").text.splitlines()) + 1):
+        out[f"/api/lines/{n}"] = client.get(f"/api/lines/{n}").text  # one line, typed by its kind
     for path in sorted(p for p in data.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".txt", ".csv")):
         rel = path.relative_to(data).as_posix()
         out[rel] = client.get(f"/{rel}").text
@@ -70,4 +72,7 @@ def test_no_probability_leaves_the_api_before_the_score_line(tmp_path: Path) -> 
         whole = [x for x in after if x["kind"] == "answer"]
         assert whole and not any(x.get("embargoed") for x in whole)
         assert any("prob_up" in json.dumps(x["items"]) for x in whole)
+        typed = client.get(f"/api/lines/{whole[0]['n']}").json()  # the same line, as its kind's model
+        assert typed["seal"] == whole[0]["seal"]
+        assert typed["line"] == {k: v for k, v in whole[0].items() if k not in ("n", "prev", "seal", "link")}
         assert client.get(f"/replies/{reply.name}").status_code == 200

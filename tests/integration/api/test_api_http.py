@@ -127,6 +127,18 @@ def test_lines_by_kind(client: httpx.Client, running: Running) -> None:
     assert first == whole[1] + b"\n" + whole[2] + b"\n"
 
 
+def test_one_line_typed_by_its_kind_and_its_schemas_in_the_docs(client: httpx.Client, running: Running) -> None:
+    schemas = client.get("/api/openapi.json").json()["components"]["schemas"]
+    assert {"RunLine", "AnswerLine", "ScoreLine", "ScoreRow", "MarkLine", "AskLine", "LineView"} <= set(schemas)
+    assert schemas["AnswerLine"]["properties"]["status"]["enum"] == ["answered", "refused_shape"]
+    raw = running.season.book.read_bytes().split(b"\n")[1]  # line 2, as the fixture's writer sealed it
+    got = client.get("/api/lines/2").json()
+    sealed = json.loads(raw)
+    assert {k: got[k] for k in ("n", "prev", "seal", "link")} == {k: sealed[k] for k in ("n", "prev", "seal", "link")}
+    assert got["line"] == {k: v for k, v in sealed.items() if k not in ("n", "prev", "seal", "link")}
+    assert client.get("/api/lines/100000").status_code == 404
+
+
 def test_stream_delivers_a_line_appended_after_connecting(running: Running) -> None:
     start = client_lines = httpx.get(f"{running.base}/api/today", timeout=20).json()["book_lines"] + 1
     got: queue.Queue[bytes | BaseException] = queue.Queue()
