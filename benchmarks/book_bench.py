@@ -1,4 +1,4 @@
-"""Benchmark of the sealed book (protocol.md §3): seal latency and verify throughput.
+"""Benchmark of the sealed book (docs/protocol.md §3): seal latency and verify throughput.
 
 Not a test: it measures, prints a table and a JSON record, and the figures go into docs/book.md.
 
@@ -6,7 +6,7 @@ Not a test: it measures, prints a table and a JSON record, and the figures go in
   times four horizons), each one written, flushed and fsync'd before ``append`` returns.
 * Verify throughput: a ``--lines`` book (default 1,000,000) of ~300-byte lines (answer-sized lines
   would make a 3 GB file; the per-line cost is what matters and 300 bytes is the size of the
-  league's small lines: marks, crowd rows, score cells). The reader loop of protocol.md §3 is run,
+  league's small lines: marks, crowd rows, score cells). The reader loop of docs/protocol.md §3 is run,
   verbatim, in a child ``python3 -I`` on the same file in the same run; ``league.verify.chain.verify``
   runs in its own child. Both verdicts are compared, on the good book and on a copy with one byte
   changed near the end. Peak memory (max RSS of the verifying process and of its workers) is taken

@@ -5,7 +5,7 @@ exchange, not of our code: they come from ``exchange-calendars`` (``XNYS``). The
 once for a wide range (default 2016..2028) because 6-month horizons asked in late 2027 end in 2028,
 and the package's default range stops about a year ahead.
 
-Horizon counting (protocol.md §1, §5): the reference session is the FIRST session of every horizon.
+Horizon counting (docs/protocol.md §1, §5): the reference session is the FIRST session of every horizon.
 A one-day event is referenced at 09:30 ET of session S and ends at the close of the same session S
 (it is scored "after 16:00 ET" that day); a 1w event ends at the close of the 5th session counting S
 as the 1st, 1m the 21st, 6m the 126th. Bitcoin counts calendar days the same way: 1d ends at 16:00 ET

@@ -43,7 +43,7 @@ class Frozen(BaseModel):
 
 
 class MarketSpec(Frozen):
-    """One indicator of protocol.md §1."""
+    """One indicator of docs/protocol.md §1."""
 
     code: str = Field(pattern=r"^[A-Z][A-Z0-9]{1,9}$")
     name: str

@@ -1,4 +1,4 @@
-"""The book: an append-only JSON-lines hash chain (protocol.md §3).
+"""The book: an append-only JSON-lines hash chain (docs/protocol.md §3).
 
 ``seal = H(J(content))`` and ``link = H(J(content ∪ {n, prev, seal}))`` where ``J`` is
 ``json.dumps(o, sort_keys=True, ensure_ascii=False)`` encoded UTF-8 with the standard library's
@@ -42,7 +42,7 @@ BYTE_RULE = (
 
 
 def canonical(obj: Any) -> bytes:
-    """``J(o)`` of protocol.md §3: sorted keys, default separators, UTF-8, non-ASCII kept."""
+    """``J(o)`` of docs/protocol.md §3: sorted keys, default separators, UTF-8, non-ASCII kept."""
     return json.dumps(obj, sort_keys=True, ensure_ascii=False).encode("utf-8")
 
 
@@ -464,7 +464,7 @@ def head_of(path: str | os.PathLike[str], lines: int | None = None) -> Head:
 
 
 def stamped_list(heads: list[tuple[str, Head]], *, taken_at: datetime, note: str = "") -> str:
-    """The stamped-list text of protocol.md §6: one line per book plus the byte rule."""
+    """The stamped-list text of docs/protocol.md §6: one line per book plus the byte rule."""
     out = [f"Stamped list taken at {iso_seconds(taken_at)}"]
     out += [head.stamped_line(name) for name, head in heads]
     out.append(BYTE_RULE)

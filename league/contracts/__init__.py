@@ -1,4 +1,4 @@
-"""Event contracts (protocol.md §2): the nine keys that fix what a forecast is about.
+"""Event contracts (docs/protocol.md §2): the nine keys that fix what a forecast is about.
 
 Two leagues that write the same contract get the same id, so forecasts are pooled only when their
 event ids are equal. The ids are computed exactly as the stand-alone ``league/verify/tools/conformance.py`` a

@@ -92,7 +92,7 @@ def read_facts(book: Path, data: bytes | None = None) -> BookFacts:
     """Gather facts from ``book`` (or its bytes), validating every seal and link on the way.
 
     Only complete lines count: the daemon may be writing the next line while we read, and a
-    line without its LF is not part of the book yet (protocol.md section 3).
+    line without its LF is not part of the book yet (docs/protocol.md section 3).
     """
     facts = BookFacts()
     if data is None:

@@ -48,7 +48,7 @@ def protocol_document(facts: BookFacts, settings: Mapping[str, Any] | None, gene
 
 
 def _version_changes(facts: BookFacts) -> list[dict[str, Any]]:
-    """A seat's second and later model versions are dated changes (protocol.md section 8)."""
+    """A seat's second and later model versions are dated changes (docs/protocol.md section 8)."""
     by_seat: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for entry in facts.versions.values():
         by_seat[entry["seat"]].append(entry)

@@ -1,4 +1,4 @@
-"""Proof pages: ``public/proof/`` (protocol.md §6, open-data.md "A reader's verification").
+"""Proof pages: ``public/proof/`` (docs/protocol.md §6, open-data.md "A reader's verification").
 
 Per day ``proof/<YYYY-MM-DD>/`` holds every stamp of the day (``HHMMSSZ.txt`` with ``.ots``,
 ``.<authority>.tsr``, ``.rekor.json`` and the ``.status.json`` that states the trust level
@@ -172,7 +172,7 @@ def ingest_close_page(day: str, facts: BookFacts) -> str:
 
 def index_page(day: str, folder: Path) -> str:
     """One paragraph per stamp: its digest, the trust level reached, and each backend's result."""
-    out = [f"Stamps of {day}. Trust levels (protocol.md §6): 1 hash chain; 2 anchored in Bitcoin; "
+    out = [f"Stamps of {day}. Trust levels (docs/protocol.md §6): 1 hash chain; 2 anchored in Bitcoin; "
            "2+ level 2 plus a third-party signed time; 'pending' = .ots not yet in a block.", ""]
     for status in sorted(folder.glob("*.status.json")):
         try:

@@ -1,4 +1,4 @@
-"""The stamps port: put a book's head outside the operator's reach (protocol.md §6).
+"""The stamps port: put a book's head outside the operator's reach (docs/protocol.md §6).
 
 A backend takes the bytes of a stamped list and returns an :class:`Artifact` (an RFC 3161 token,
 a pending ``.ots`` proof, a Rekor entry) that is stored beside the list and published. Every
@@ -117,7 +117,7 @@ class StampBackend(Protocol):
 
 
 def trust_level(*, ots_complete: bool, ots_pending: bool, signed_times: int) -> TrustLevel:
-    """The level reached (protocol.md §6): 2 needs a Bitcoin anchor, the ``+`` a third-party signed time.
+    """The level reached (docs/protocol.md §6): 2 needs a Bitcoin anchor, the ``+`` a third-party signed time.
 
     ``pending`` says the ``.ots`` proof is at the calendars but not yet in a block: the level is
     promised, not reached, and the upgrade job settles it.

@@ -9,7 +9,7 @@
   ``replay_brier.py``): standard library only, copied into the open data as they are.
 
 Independence is the point of these modules: none of them imports the writer (``league.book``,
-``league.jobs``, ``league.season``), so a bug in how lines are written cannot hide itself in how
+``league.jobs``, ``league.compose``), so a bug in how lines are written cannot hide itself in how
 they are checked. The import contracts in ``pyproject.toml`` hold that line.
 """
 

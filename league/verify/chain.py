@@ -67,7 +67,7 @@ _ENCODE = _raw_encoder()
 
 
 def _J(obj: Any) -> str:  # noqa: N802 - the protocol's name
-    """``J(o)`` of protocol.md §3 as text."""
+    """``J(o)`` of docs/protocol.md §3 as text."""
     return "".join(_ENCODE(obj, 0))
 
 

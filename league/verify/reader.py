@@ -68,7 +68,7 @@ class StampedList:
 # --------------------------------------------------------------------------- session times
 def session_reference(session: str, run: Mapping[str, Any] | None = None) -> datetime:
     """When counted ingest closes for a session: the run line's own ``reference_at`` if it states
-    one, else the common reference of protocol.md §2, 09:30 America/New_York on the session date."""
+    one, else the common reference of docs/protocol.md §2, 09:30 America/New_York on the session date."""
     for key in ("reference_at", "ingest_close_at"):
         value = (run or {}).get(key)
         if isinstance(value, str) and value:

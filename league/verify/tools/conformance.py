@@ -5,7 +5,7 @@ Run it on a downloaded file without installing anything:
 
     python3 -I conformance.py council-forecasts.csv
 
-It validates every row's event contract (the nine keys of protocol.md section 2), rebuilds both
+It validates every row's event contract (the nine keys of docs/protocol.md section 2), rebuilds both
 event ids and compares them with the row, checks times, probability ranges and outcome fields,
 rejects one id used for two different events, and requires a methodology version on every row.
 It prints ``N rows, ok`` or one line per failure (``row K: ...``) and exits 1.
