@@ -9,7 +9,7 @@ configuration (replay prices, scripted seats, local authorities) and by stand-in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 from typing import cast
@@ -22,13 +22,15 @@ from league.errors import ConfigError, LeagueError
 from league.jobs.ask import climatology_context
 from league.jobs.context import EVERY, AskContext, League, Stages
 from league.jobs.runner import SeatRunner, ThreadRunner
+from league.prices.cache import BarCache
 from league.prices.interface import PriceSource
 from league.registry import CROWD, NO_CROWD, PRICES, load
+from league.store.bar_cache import DbBarCache
 from league.store.interface import Store
 from league_agents.base import Seat
 
 #: What the entry points of ``forecast_league.prices`` and ``forecast_league.crowd`` are.
-PriceFactory = Callable[[Config, Calendar, Store | None, date | None], PriceSource]
+PriceFactory = Callable[[Config, Calendar, Sequence[BarCache], date | None], PriceSource]
 CrowdFactory = Callable[[Config, PriceSource, Calendar], CrowdProvider]
 #: Where a live league runs: every stage, and the self-check sealed before each morning run.
 LIVE = Stages(preflight=True)
@@ -63,9 +65,11 @@ def build_seats(config: Config) -> dict[str, Seat]:
 
 def make_prices(config: Config, calendar: Calendar, *, store: Store | None = None,
                 anchor: date | None = None) -> PriceSource:
-    """The price provider ``[prices] provider`` names (entry-point group ``forecast_league.prices``)."""
+    """The price provider ``[prices] provider`` names (entry-point group ``forecast_league.prices``); a
+    live provider mirrors the bars it caches into the database."""
     factory = load(PRICES, config.settings.prices.provider, f"{config.folder / 'league.toml'}: key `prices.provider`")
-    return cast(PriceFactory, factory)(config, calendar, store, anchor)
+    mirrors = [DbBarCache(store)] if store is not None else []
+    return cast(PriceFactory, factory)(config, calendar, mirrors, anchor)
 
 
 def make_crowd(config: Config, prices: PriceSource, calendar: Calendar) -> CrowdProvider | None:

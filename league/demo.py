@@ -29,6 +29,7 @@ from league.config import MarketSpec, load_config, load_roster, shipped_config_d
 from league.counting import run_events
 from league.crowd.recorded import SyntheticCrowd
 from league.errors import LeagueError
+from league.folder import init_folder
 from league.jobs.ask import climatology_context
 from league.jobs.context import League, Stages
 from league.jobs.portfolio import record_bill_rates
@@ -62,8 +63,6 @@ def demo_sessions(calendar: Calendar, start: date, count: int) -> list[date]:
 def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFAULT_START,
              progress: Callable[[str], None] | None = None) -> DemoResult:
     """Write a demo league into OUT, run SESSIONS days, publish; nothing is sealed if a tool is missing."""
-    from league.cli.init import init_folder
-
     if (out / "config").exists():
         raise LeagueError(f"{out} already holds a league", fix="choose an empty --out folder")
     require(load_roster(shipped_config_dir() / "roster.demo.toml").seat, local_tsa=True, simulated=True,

@@ -1,6 +1,6 @@
 """The league's adapters by entry point, the same one way as the seats (:mod:`league_agents.plugins`).
 
-* ``forecast_league.prices`` — price providers: a factory ``(config, calendar, store, anchor) -> PriceSource``;
+* ``forecast_league.prices`` — price providers: a factory ``(config, calendar, mirrors, anchor) -> PriceSource``;
 * ``forecast_league.crowd`` — crowd providers: a factory ``(config, prices, calendar) -> CrowdProvider``
   (``provider = "none"`` is no provider, not an adapter);
 * ``forecast_league.stamps`` — stamp backends: the backend class of each kind (``rfc3161``,

@@ -148,20 +148,23 @@ class AnswerLine(_Reply):
     raw_store_problem: str = ""
 
 
-class IncidentLine(_Reply):
+class _NoReply(_Reply):
+    """No reply: how the ask failed (its class) and what was seen."""
+
+    failure: str
+    detail: str
+
+
+class IncidentLine(_NoReply):
     """No reply, for a reason of the infrastructure (sandbox, login, usage limit)."""
 
     kind: Literal["incident"] = "incident"
-    failure: str
-    detail: str
 
 
-class SilenceLine(_Reply):
+class SilenceLine(_NoReply):
     """No reply (timeout, crash, empty output)."""
 
     kind: Literal["silence"] = "silence"
-    failure: str
-    detail: str
 
 
 class IngestCloseLine(Line):

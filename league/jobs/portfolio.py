@@ -22,6 +22,9 @@ from league.book.lines import RulesLine, typed_line
 from league.counting import COUNTED, sealed_time, session_rows
 from league.jobs.context import League
 from league.jobs.seal import read_reply
+from league.portfolio.bills import BillRates
+from league.portfolio.decisions import Decision, decision_from_reply
+from league.portfolio.interface import Bar
 from league.portfolio.rules import rule_set
 from league.portfolio.season import Season
 
@@ -36,17 +39,15 @@ class ProviderBars:
 
     def __init__(self, lg: League) -> None:
         self.lg = lg
-        self.cache: dict[tuple[str, date], list[Any]] = {}
+        self.cache: dict[tuple[str, date], list[Bar]] = {}
 
-    def bars(self, symbol: str, session: date) -> Sequence[Any]:
+    def bars(self, symbol: str, session: date) -> Sequence[Bar]:
         key = (symbol, session)
         if key not in self.cache:
             self.cache[key] = self._fetch(symbol, session)
         return self.cache[key]
 
-    def _fetch(self, symbol: str, session: date) -> list[Any]:
-        from league.portfolio.interface import Bar
-
+    def _fetch(self, symbol: str, session: date) -> list[Bar]:
         cal = self.lg.calendar
         try:
             raw = self.lg.prices.bars(symbol, cal.session_open(session), cal.session_close(session))
@@ -56,10 +57,8 @@ class ProviderBars:
         return [Bar(b.start.astimezone(UTC), b.open, b.high, b.low, b.close) for b in raw]
 
 
-def bill_rates(lg: League) -> Any:
+def bill_rates(lg: League) -> BillRates:
     """The configured 13-week bill series (recorded file in DATA), else the configured constant."""
-    from league.portfolio.bills import BillRates
-
     settings = lg.config.settings.portfolio
     path = lg.data_dir / settings.bill_rates
     if path.is_file():
@@ -101,7 +100,6 @@ def _restore(lg: League, seasons: dict[str, Any]) -> None:
 
 
 def _seal_rules(lg: League) -> None:
-    from league.portfolio.rules import rule_set
     from league.portfolio.seal import rules_content
 
     sealed = {x.get("rules") for x in lg.index.of_kind("rules")}
@@ -110,9 +108,8 @@ def _seal_rules(lg: League) -> None:
             lg.seal(RulesLine.from_content(rules_content(rule_set(name))))
 
 
-def counted_decisions(lg: League, session: str) -> list[Any]:
+def counted_decisions(lg: League, session: str) -> list[Decision]:
     """One decision per seat: its counted (first well-formed, pre-close) answer of the session."""
-    from league.portfolio.decisions import decision_from_reply
 
     rows, _ = session_rows(lg, session, "1d")
     lines = {r["line"] for r in rows if r["run_role"] == "counted" and r["status"] in ("counted", "counted_50")}

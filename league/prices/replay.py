@@ -45,9 +45,8 @@ import numpy.typing as npt
 
 from league.calendar import Calendar, et_date, et_to_utc
 from league.config import Config, MarketSpec
-from league.prices.cache import FolderBarCache, day_path, read_day_file, utc_days
+from league.prices.cache import BarCache, FolderBarCache, day_path, read_day_file, utc_days
 from league.prices.interface import Bar, PriceError, PriceSource, check_window
-from league.store.interface import Store
 
 Arr = npt.NDArray[np.float64]
 
@@ -542,7 +541,7 @@ class RecordedProvider:
         return [b for b in out if start <= b.start < end]
 
 
-def from_config(config: Config, calendar: Calendar, store: Store | None = None,
+def from_config(config: Config, calendar: Calendar, mirrors: Sequence[BarCache] = (),
                 anchor: date | None = None) -> PriceSource:
     """The ``replay`` price provider (entry point ``forecast_league.prices``): the synthetic market of
     ``[prices] seed``, anchored at realistic levels on ``anchor`` (the demo's first session), behind a

@@ -13,6 +13,7 @@ off (``yf.config.debug.hide_exceptions = False``) so a failure is seen as a fail
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -21,9 +22,9 @@ from tenacity import RetryError
 
 from league.calendar import Calendar
 from league.config import Config
+from league.prices.cache import BarCache
 from league.prices.interface import Bar, PriceError, PriceSource, ProviderOutage, check_window
 from league.retry import bounded
-from league.store.interface import Store
 
 log = structlog.get_logger(__name__)
 PROVIDER_NAME = "yahoo_finance_chart_v8_1m"
@@ -172,13 +173,11 @@ class YahooProvider:
         return out
 
 
-def from_config(config: Config, calendar: Calendar, store: Store | None = None,
+def from_config(config: Config, calendar: Calendar, mirrors: Sequence[BarCache] = (),
                 anchor: date | None = None) -> PriceSource:
     """The ``yahoo`` price provider (entry point ``forecast_league.prices``, extra ``yahoo``): live bars
-    behind the price cache (DATA/prices, mirrored into the database when there is one)."""
+    behind the price cache (DATA/prices, mirrored into ``mirrors``: the database, when there is one)."""
     from league.prices.cache import CachedProvider
-    from league.store.bar_cache import DbBarCache
 
-    mirrors = [DbBarCache(store)] if store is not None else []
     return CachedProvider(YahooProvider(retries=config.settings.prices.retries), config.data_dir / "prices",
-                          mirrors=mirrors)
+                          mirrors=list(mirrors))
