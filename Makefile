@@ -48,7 +48,7 @@ demo: deps venv
 	$(BIN)/pip install -q -e . && rm -rf demo-out && $(BIN)/league demo --out demo-out
 
 test: deps-test venv clis
-	$(BIN)/pip install -q -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/pytest -q
+	$(BIN)/pip install -q -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/lint-imports && $(BIN)/pytest -q
 
 bench: venv
 	$(BIN)/python benchmarks/book_bench.py && $(BIN)/python benchmarks/demo_bench.py --runs 3 --long

@@ -22,7 +22,7 @@ Now = Callable[[], datetime]
 
 class FailureClass(enum.StrEnum):
     """How a failed ask is classified; only ``transient``/``rate_limit`` transport errors of SDK
-    calls are retried (one policy, in ``agents.retry``). The first three are infrastructure
+    calls are retried (one policy, in ``league_agents.retry``). The first three are infrastructure
     incidents: they void a contest round and are not counted as a missing forecast."""
 
     SANDBOX = "sandbox_incident"

@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from agents.base import Ask, Now, SeatReply, SeatSpec
+from league_agents.base import Ask, Now, SeatReply, SeatSpec
 from sandbox.interface import Sandbox
 
 

@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 
 import structlog
 
-from agents.base import Ask, FailureClass, Now, SeatError, SeatReply, SeatSpec
-from agents.failures import classify_text
+from league_agents.base import Ask, FailureClass, Now, SeatError, SeatReply, SeatSpec
+from league_agents.failures import classify_text
 from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError
 from sandbox.netpolicy import EgressRules, NetworkPolicy, entry_for_url
 from sandbox.profiles import DEFAULT_PATH, SANDBOX_HOME, Profile, get_profile
@@ -63,6 +63,8 @@ class CliSeat(ABC):
     ``api_hosts`` are the vendor's own hosts, the allow-list of policy ``api`` when the roster gives
     neither ``allow`` nor ``options.base_url`` (a gateway: then only the gateway is reachable)."""
 
+    #: Runs inside the bubblewrap sandbox (the league refuses to start where it cannot).
+    sandboxed: ClassVar[bool] = True
     binary: ClassVar[str] = ""
     profile_name: ClassVar[str] = "default"
     api_hosts: ClassVar[tuple[str, ...]] = ()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from agents.base import FailureClass
+from league_agents.base import FailureClass
 
 _PATTERNS: tuple[tuple[FailureClass, re.Pattern[str]], ...] = (
     (

@@ -13,8 +13,8 @@ import json
 import os
 from typing import Any
 
-from agents.base import Ask
-from agents.cli_seat import CliSeat, Parsed
+from league_agents.base import Ask
+from league_agents.cli_seat import CliSeat, Parsed
 from sandbox.interface import ExecResult
 from sandbox.profiles import credentials_home
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agents.base import Ask
-from agents.cli_seat import CliSeat, Parsed
+from league_agents.base import Ask
+from league_agents.cli_seat import CliSeat, Parsed
 from sandbox.interface import ExecResult
 
 #: How Grok CLI 0.0.x reports a failed model call (agent/grok-agent.js): as the assistant's message.

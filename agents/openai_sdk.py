@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.base import Ask
-from agents.sdk_seat import SdkAnswer, SdkSeat, dump
+from league_agents.base import Ask
+from league_agents.sdk_seat import SdkAnswer, SdkSeat, dump
 
 
 class OpenAISeat(SdkSeat):

@@ -1,50 +1,41 @@
-"""Seat adapters registered by name and imported lazily.
+"""Seat adapters, registered by entry point (group ``forecast_league.seats``) and imported lazily.
 
-The roster names an adapter (``adapter = "claude_code"``); only when a seat is built is its module
-imported, so no vendor SDK is imported until a seat that needs it is used (and a missing optional
-SDK only breaks that seat).
+The roster names an adapter (``adapter = "claude_code"``); only when a seat is checked or built is
+its module imported, and no vendor SDK is imported until a seat that needs it asks. A lab ships its
+own adapter as a package declaring an entry point in the group (docs/seats.md). An adapter whose
+optional library is missing is a roster error with the install command, found when the roster loads.
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
-from agents.base import FailureClass, Seat, SeatError, SeatSpec
+from league_agents.base import FailureClass, Seat, SeatError, SeatSpec
+from league_agents.plugins import PluginError, Plugins, UnknownPlugin
 from sandbox.interface import Sandbox
 
-ADAPTERS: dict[str, str] = {
-    "scripted": "agents.scripted:ScriptedSeat",
-    "coin": "agents.baselines:CoinSeat",
-    "momentum": "agents.baselines:MomentumSeat",
-    "climatology": "agents.baselines:ClimatologySeat",
-    "naive": "agents.baselines:NaiveSeat",
-    "ets": "agents.baselines:EtsSeat",
-    "claude_code": "agents.claude_code:ClaudeCodeSeat",
-    "codex": "agents.codex:CodexSeat",
-    "gemini_cli": "agents.gemini_cli:GeminiCliSeat",
-    "grok_cli": "agents.grok_cli:GrokCliSeat",
-    "anthropic_sdk": "agents.anthropic_sdk:AnthropicSeat",
-    "openai_sdk": "agents.openai_sdk:OpenAISeat",
-    "genai_sdk": "agents.genai_sdk:GenAISeat",
-}
-SANDBOXED = frozenset({"scripted", "claude_code", "codex", "gemini_cli", "grok_cli"})
+#: The seat adapters: entry-point group ``forecast_league.seats`` (this project's in pyproject.toml).
+SEATS = Plugins("forecast_league.seats", "seat adapter")
 
 
 class UnknownAdapter(SeatError):
     """The roster names an adapter that is not registered (a configuration mistake)."""
 
     def __init__(self, name: str) -> None:
-        known = ", ".join(sorted(ADAPTERS))
+        known = ", ".join(SEATS.names())
         super().__init__(f"unknown seat adapter {name!r}; registered adapters: {known}", FailureClass.SEAT_FAULT)
 
 
 def spec_problems(spec: SeatSpec) -> list[str]:
     """What is wrong with a roster entry, found when the roster is loaded rather than at the first ask
     (where it became a sandbox incident or a traceback). Imports no adapter module."""
-    if spec.adapter not in ADAPTERS:
-        return [f"unknown adapter {spec.adapter!r}; registered adapters: {', '.join(sorted(ADAPTERS))}"]
+    if spec.adapter not in SEATS:
+        return [f"unknown adapter {spec.adapter!r}; registered adapters: {', '.join(SEATS.names())}"]
+    try:
+        load_adapter(spec.adapter)
+    except SeatError as exc:
+        return [str(exc)]
     problems = _sandbox_problems(spec)
     if spec.adapter == "scripted":
         problems += _scripted_problems(spec.options)
@@ -74,7 +65,7 @@ def _sandbox_problems(spec: SeatSpec) -> list[str]:
 
 
 def _scripted_problems(options: Any) -> list[str]:
-    from agents.scripted import MODES
+    from league_agents.scripted import MODES
 
     problems = []
     if str(options.get("mode", "normal")) not in MODES:
@@ -93,20 +84,26 @@ def _paths(value: Any) -> list[str]:
 
 
 def adapter_names() -> list[str]:
-    return sorted(ADAPTERS)
+    return SEATS.names()
 
 
 def load_adapter(name: str) -> type[Any]:
-    """Import ``module:Class`` for ``name`` now (and only now)."""
-    if name not in ADAPTERS:
-        raise UnknownAdapter(name)
-    module, _, cls = ADAPTERS[name].partition(":")
+    """The adapter class registered as ``name``, imported now (and only now)."""
     try:
-        return getattr(importlib.import_module(module), cls)  # type: ignore[no-any-return]
-    except ImportError as exc:
-        extra = {"anthropic_sdk": "anthropic", "openai_sdk": "openai", "genai_sdk": "genai"}.get(name, "")
-        hint = f"; install it with pip install 'forecast-league[{extra}]'" if extra else ""
-        raise SeatError(f"adapter {name!r} cannot be imported: {exc}{hint}", FailureClass.SEAT_FAULT) from exc
+        cls = SEATS.load(name)
+    except UnknownPlugin:
+        raise UnknownAdapter(name) from None
+    except PluginError as exc:
+        raise SeatError(f"{exc.message}; install it with {exc.fix}", FailureClass.SEAT_FAULT) from exc
+    if not isinstance(cls, type):
+        raise SeatError(f"seat adapter {name!r} is registered as {cls!r}, which is not a class",
+                        FailureClass.SEAT_FAULT)
+    return cls
+
+
+def is_sandboxed(adapter: str) -> bool:
+    """Whether seats of this adapter run inside the bubblewrap sandbox (CLI and scripted seats)."""
+    return bool(getattr(load_adapter(adapter), "sandboxed", False))
 
 
 def build_seat(spec: SeatSpec, *, sandbox: Sandbox | None = None) -> Seat:

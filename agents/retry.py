@@ -15,7 +15,7 @@ from typing import TypeVar
 import structlog
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-from agents.base import FailureClass
+from league_agents.base import FailureClass
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from importlib import resources
-from typing import Any
+from typing import Any, ClassVar
 
-from agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
-from agents.cli_seat import default_sandbox
+from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
+from league_agents.cli_seat import default_sandbox
 from sandbox.interface import EndedBy, Sandbox, SandboxError
 from sandbox.profiles import SANDBOX_HOME
 
@@ -25,12 +25,14 @@ LATE_DEFAULT_S = 3 * 3600.0
 
 
 def child_source() -> bytes:
-    return resources.files("agents").joinpath("scripted_child.py").read_bytes()
+    return resources.files("league_agents").joinpath("scripted_child.py").read_bytes()
 
 
 class ScriptedSeat:
     """Deterministic by (seed, seat, session, market, horizon); options: seed, skill, mode, latency_s,
     model, version."""
+
+    sandboxed: ClassVar[bool] = True
 
     def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
         mode = str(spec.options.get("mode", "normal"))

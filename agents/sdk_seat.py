@@ -2,7 +2,7 @@
 transport errors, and the classification of library errors into :class:`FailureClass`.
 
 SDK seats talk HTTP from the league's process (there is no CLI to isolate); each library's own
-retries are switched off (``max_retries=0``) so that ``agents.retry`` is the only policy.
+retries are switched off (``max_retries=0``) so that ``league_agents.retry`` is the only policy.
 ``options.base_url`` points a seat at any compatible endpoint (a lab's own HTTP service, or a
 local stand-in server in tests).
 """
@@ -18,9 +18,9 @@ from typing import Any
 
 import structlog
 
-from agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
-from agents.failures import classify_text
-from agents.retry import ATTEMPTS, call_with_retry
+from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
+from league_agents.failures import classify_text
+from league_agents.retry import ATTEMPTS, call_with_retry
 from sandbox.interface import Sandbox
 
 log = structlog.get_logger(__name__)

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from hashlib import sha256
 
-from agents.base import Ask, Now, SeatReply, SeatSpec
-from agents.cli_seat import CliSeat
-from agents.registry import SANDBOXED, build_seat, load_adapter
+from league_agents.base import Ask, Now, SeatReply, SeatSpec
+from league_agents.cli_seat import CliSeat
+from league_agents.registry import build_seat, is_sandboxed, load_adapter
 from sandbox.interface import Sandbox
 from sandbox.selfcheck import Check, check_cli, check_credentials
 
@@ -59,7 +59,7 @@ class SeatCheck:
 
 def run_trivial_ask(spec: SeatSpec, now: Now, sandbox: Sandbox | None = None) -> SeatCheck:
     """Ask the seat the trivial question (in its sandbox if it is a sandboxed kind)."""
-    seat = build_seat(spec, sandbox=sandbox if spec.adapter in SANDBOXED else None)
+    seat = build_seat(spec, sandbox=sandbox if is_sandboxed(spec.adapter) else None)
     reply = seat.ask(trivial_ask(), now)
     return SeatCheck(reply, (reply.finished_at - reply.started_at).total_seconds())
 
@@ -73,7 +73,7 @@ def preflight(
     from sandbox.selfcheck import check_isolation
 
     box = sandbox
-    if box is None and any(s.adapter in SANDBOXED for s in specs):
+    if box is None and any(is_sandboxed(s.adapter) for s in specs):
         from sandbox.bwrap import BwrapSandbox
         from sandbox.interface import SandboxError
 
@@ -82,7 +82,7 @@ def preflight(
         except SandboxError as exc:
             return [Check("sandbox starts", False, exc.message, exc.fix or "")]
     checks = check_isolation(box) if box is not None else []
-    if box is not None and any(s.network != "none" and s.adapter in SANDBOXED for s in specs):
+    if box is not None and any(s.network != "none" and is_sandboxed(s.adapter) for s in specs):
         from sandbox.selfcheck import check_egress
 
         checks += check_egress(box)

@@ -1,4 +1,4 @@
-"""Benchmark of the sealed book (protocol.md §3): seal latency and verify throughput.
+"""Benchmark of the sealed book (docs/protocol.md §3): seal latency and verify throughput.
 
 Not a test: it measures, prints a table and a JSON record, and the figures go into docs/book.md.
 
@@ -6,8 +6,8 @@ Not a test: it measures, prints a table and a JSON record, and the figures go in
   times four horizons), each one written, flushed and fsync'd before ``append`` returns.
 * Verify throughput: a ``--lines`` book (default 1,000,000) of ~300-byte lines (answer-sized lines
   would make a 3 GB file; the per-line cost is what matters and 300 bytes is the size of the
-  league's small lines: marks, crowd rows, score cells). The reader loop of protocol.md §3 is run,
-  verbatim, in a child ``python3 -I`` on the same file in the same run; ``league.verify_fast.verify``
+  league's small lines: marks, crowd rows, score cells). The reader loop of docs/protocol.md §3 is run,
+  verbatim, in a child ``python3 -I`` on the same file in the same run; ``league.verify.chain.verify``
   runs in its own child. Both verdicts are compared, on the good book and on a copy with one byte
   changed near the end. Peak memory (max RSS of the verifying process and of its workers) is taken
   on a book a tenth of the size and on the full book: equal figures mean memory is flat.
@@ -88,7 +88,7 @@ print(json.dumps({"wall": wall, "cpu": cpu, "verdict": verdict, "rss_kb": peak_k
 """
 VERIFY_WRAPPER = _MEMORY + """
 import json, os, sys, time
-from league.verify_fast import verify
+from league.verify.chain import verify
 workers = int(sys.argv[2]) if sys.argv[2] != "auto" else None
 t0 = time.perf_counter()
 c0 = os.times()

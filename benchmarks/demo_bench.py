@@ -58,24 +58,28 @@ from league.calendar import default_calendar
 from league.clock import SimulatedClock
 from league.cli.init import init_folder
 from league.config import load_config
-from league.day import pump
-from league.demo import build_league, demo_sessions, publish_all, run_session, session_times_start
+from league.jobs.seal import pump
+from league.compose import build_league
+from league.jobs.context import BARE
+from league.demo import demo_sessions
+from league.jobs.publish import publish_now
+from league.jobs.scheduler import run_session, session_start
 out, sessions, roster = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 days = demo_sessions(default_calendar(), date(2026, 6, 1), sessions)
-clock = SimulatedClock(session_times_start(days[0]))
+clock = SimulatedClock(session_start(days[0]))
 cfg_dir, _ = init_folder(out, demo=True, clock=clock)
 (cfg_dir / "roster.toml").write_text(roster)
-with build_league(load_config(cfg_dir), clock) as lg:
+with build_league(load_config(cfg_dir), clock, stages=BARE) as lg:
     for d in days:
         run_session(lg, d)
-    publish_all(lg)
+    publish_now(lg).out_dir
 """
 
 IDLE_SCRIPT = """
 import os, sys, time
 from pathlib import Path
-from league.cli.daemon import open_live
-lg, store = open_live(Path(sys.argv[1]))
+from league.compose import open_live
+lg = open_live(Path(sys.argv[1]))
 time.sleep(1.0)
 rss = [l for l in open(f"/proc/{os.getpid()}/status") if l.startswith("VmRSS")][0].split()[1]
 print(int(rss) // 1024)

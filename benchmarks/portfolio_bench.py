@@ -5,7 +5,7 @@ run under tracemalloc):
   season   both leagues run session by session over in-memory 1-minute bars (390 a session, every
            fund and indicator), 14 scripted seats with a model-version change at session 64;
   publish  arena-trades.csv + arena-accounts.csv written;
-  replay   league/publish/tools/replay.py's recount of both files (in-process, the same code a reader runs);
+  replay   league/verify/tools/replay.py's recount of both files (in-process, the same code a reader runs);
 baselines, measured in the same run on the same data:
   mark-floats    a plain float loop computing cash + Σ qty × close for every published account row;
   csv-read       reading both CSVs into dicts with the csv module (what any replay must do at least).
@@ -39,7 +39,7 @@ from league.portfolio.rules import ARENA_3, PRO_1
 from league.portfolio.season import Season
 from league.portfolio.synthetic import SyntheticBars, weekday_sessions
 
-REPLAY = Path(__file__).resolve().parents[1] / "league" / "publish" / "tools" / "replay.py"
+REPLAY = Path(__file__).resolve().parents[1] / "league" / "verify" / "tools" / "replay.py"
 
 
 class MemoryBars:

@@ -12,7 +12,7 @@ and peak RSS belong to that run alone) that publishes into an empty folder:
                exporter's, whose cost is measured by benchmarks/demo_bench.py;
 * ``own``      publish's own files only (producers switched off): books, protocol, code
                manifest, digest, data dictionary, index;
-* ``baseline`` the least any publisher must do: one pass of ``league.verify_fast.verify`` over the
+* ``baseline`` the least any publisher must do: one pass of ``league.verify.chain.verify`` over the
                book plus a byte copy of the book and the forecasts CSV.
 
 Every figure is the median of ``--runs`` runs (default 3); ratios are against the baseline of the
@@ -46,7 +46,7 @@ structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.
 mode, data, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 t0 = time.perf_counter()
 if mode == "baseline":
-    from league.verify_fast import verify
+    from league.verify.chain import verify
     verify(data / "books" / "council-book.jsonl")
     out.mkdir(parents=True)
     shutil.copyfile(data / "books" / "council-book.jsonl", out / "council-book.jsonl")

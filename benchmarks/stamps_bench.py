@@ -8,7 +8,7 @@ Not a test: it measures, prints a table and a JSON record; the figures go into d
 * Stamp: ``Stamper.stamp_books`` with two local authorities (list, two tokens, in-process
   verification of each, status file), against the baseline of two bare tokens.
 * Verify: ``verify_published`` on a folder with a ``--lines`` book and ``--stamps`` stamps with two
-  tokens each, against the baseline ``league.verify_fast.verify`` of the same book (step 4 alone).
+  tokens each, against the baseline ``league.verify.chain.verify`` of the same book (step 4 alone).
 
 Every figure is the median of ``--runs`` runs (default 5). Usage::
 
@@ -36,8 +36,8 @@ from league.publish.proof_pages import write_proof_pages
 from league.stamps.interface import StampConfig
 from league.stamps.local_tsa import LocalTsa, create_authority
 from league.stamps.stamper import CertFiles, Stamper
-from league.verify_fast import verify
-from league.verify_open import verify_published
+from league.verify.chain import verify
+from league.verify.reader import verify_published
 
 
 def median_seconds(fn: Callable[[], object], runs: int) -> float:

@@ -35,12 +35,12 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from agents.base import Ask, SeatReply, SeatSpec
-from agents.registry import build_seat
 from league.clock import SystemClock
 from league.workers import broker as b
 from league.workers.remote import RemoteSeatRunner
 from league.workers.runner import SeatJob
+from league_agents.base import Ask, SeatReply, SeatSpec
+from league_agents.registry import build_seat
 
 LEAGUE = str(Path(sys.executable).with_name("league"))
 CODES = ("SPX", "NDX", "RUT", "VIX", "TNX", "DXY", "GLD", "OIL", "BTC", "EUR", "JPY", "HSI")

@@ -1,4 +1,4 @@
-"""Reply → cells (protocol.md §7, docs/answer-format.md). Pure: no I/O, no clock.
+"""Reply → cells (docs/protocol.md §7, docs/answer-format.md). Pure: no I/O, no clock.
 
 A reply is parsed, never repaired: a reply without a usable ``forecast`` object is
 ``refused_shape`` with the reason, and the raw text stays sealed as received. Unknown markets or

@@ -1,4 +1,4 @@
-"""The outgoing-ask chain (protocol.md §4) and the ask text.
+"""The outgoing-ask chain (docs/protocol.md §4) and the ask text.
 
 ``asks.jsonl`` is a second hash-chained book recording what the operator sends, BEFORE it is sent:
 its first line declares which run counts for each session; before a run's first ask the roster of
@@ -17,10 +17,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agents.base import SeatSpec
 from league.book import Book, BookLine, iter_lines
+from league.book.lines import AskLine, CountingRuleLine, Line, RosterLine, RosterSeat, RunRole
 from league.clock import Clock, iso_seconds
 from league.errors import BookError
+from league_agents.base import SeatSpec
 
 ASK_FORMAT_VERSION = "ask-1"
 
@@ -35,7 +36,7 @@ class AskChain:
     def __init__(self, path: Path, clock: Clock, counting_rule: str) -> None:
         self.book = Book(path, clock)
         if self.book.lines == 0:
-            self.book.append("counting_rule", {"rule": counting_rule, "version": 1})
+            self._seal(CountingRuleLine(rule=counting_rule, version=1))
         else:
             first = next(iter_lines(path))
             if first.kind != "counting_rule":
@@ -45,26 +46,25 @@ class AskChain:
 
     def seal_roster(
         self, run_id: str, session: str, seats: Sequence[SeatSpec], markets: Mapping[str, Sequence[str]],
-        deadline: datetime, second_wave: datetime, retry_policy: str, role: str,
+        deadline: datetime, second_wave: datetime, retry_policy: str, role: RunRole,
     ) -> BookLine:
         """The expected answers of one run, sealed before its first ask (requirement 13)."""
         roster = [
-            {"seat": s.name, "adapter": s.adapter, "model": s.model, "effort": s.effort,
-             "markets": sorted(markets), "horizons": {m: list(h) for m, h in sorted(markets.items())},
-             "deadline": iso_seconds(deadline), "timeout_s": s.timeout_s}
+            RosterSeat(seat=s.name, adapter=s.adapter, model=s.model, effort=s.effort, markets=sorted(markets),
+                       horizons={m: list(h) for m, h in sorted(markets.items())}, deadline=iso_seconds(deadline),
+                       timeout_s=s.timeout_s)
             for s in seats
         ]
-        return self.book.append("roster", {
-            "run_id": run_id, "session": session, "role": role, "seats": roster,
-            "second_wave": iso_seconds(second_wave), "retry_policy": retry_policy,
-        })
+        return self._seal(RosterLine(run_id=run_id, session=session, role=role, seats=roster,
+                                     second_wave=iso_seconds(second_wave), retry_policy=retry_policy))
 
     def seal_ask(self, run_id: str, session: str, seat: str, attempt: int, text: str, common_sha256: str) -> BookLine:
         """Hash of the exact text this seat receives, sealed before it is sent."""
-        return self.book.append("ask", {
-            "run_id": run_id, "session": session, "seat": seat, "attempt": attempt,
-            "ask_sha256": sha256_text(text), "common_sha256": common_sha256,
-        })
+        return self._seal(AskLine(run_id=run_id, session=session, seat=seat, attempt=attempt,
+                                  ask_sha256=sha256_text(text), common_sha256=common_sha256))
+
+    def _seal(self, line: Line) -> BookLine:
+        return self.book.append(line.kind, line.content())
 
     def close(self) -> None:
         self.book.close()

@@ -1,11 +1,11 @@
-"""The NYSE calendar, event windows and ET<->UTC helpers.
+"""The NYSE calendar, event windows and their contracts, and ET<->UTC helpers.
 
 Which days count, when a horizon ends and when an early close cuts a day short are facts of the
 exchange, not of our code: they come from ``exchange-calendars`` (``XNYS``). The calendar is built
 once for a wide range (default 2016..2028) because 6-month horizons asked in late 2027 end in 2028,
 and the package's default range stops about a year ahead.
 
-Horizon counting (protocol.md §1, §5): the reference session is the FIRST session of every horizon.
+Horizon counting (docs/protocol.md §1, §5): the reference session is the FIRST session of every horizon.
 A one-day event is referenced at 09:30 ET of session S and ends at the close of the same session S
 (it is scored "after 16:00 ET" that day); a 1w event ends at the close of the 5th session counting S
 as the 1st, 1m the 21st, 6m the 126th. Bitcoin counts calendar days the same way: 1d ends at 16:00 ET
@@ -17,14 +17,11 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from league.config import HORIZON_DAYS_24X7, HORIZON_SESSIONS, as_time
+from league.config import HORIZON_DAYS_24X7, HORIZON_SESSIONS, MarketSpec, as_time
+from league.contracts import EventContract
 from league.errors import CalendarError
-
-if TYPE_CHECKING:
-    from league.config import MarketSpec
 
 ET = ZoneInfo("America/New_York")
 OPEN_ET = time(9, 30)
@@ -54,6 +51,11 @@ def ceil_second(moment: datetime) -> datetime:
     """Round up to the whole second: a reference "at or after the seal second" never precedes the seal."""
     whole = moment.replace(microsecond=0)
     return whole if whole == moment else whole + timedelta(seconds=1)
+
+
+def et_time(day: date, at: time) -> datetime:
+    """``at`` o'clock New York time on ``day`` as an aware datetime (DST handled by zoneinfo)."""
+    return datetime.combine(day, at, tzinfo=ET)
 
 
 def et_date(moment: datetime) -> date:
@@ -241,3 +243,12 @@ def default_calendar() -> Calendar:
     if _DEFAULT is None:
         _DEFAULT = Calendar()
     return _DEFAULT
+
+
+def event_contract(calendar: Calendar, market: MarketSpec, session: date, horizon: str,
+                   seal_time: datetime | None) -> EventContract:
+    """The contract of one market × horizon event; bitcoin and late lines pass their seal time."""
+    reference_at, end_at = calendar.event_times(market, session, horizon, seal_time)
+    return EventContract.make(asset=market.code, horizon=horizon, reference_at=reference_at, end_at=end_at,
+                              reference_rule=market.reference_rule, price_provider=market.provider,
+                              price_symbol=market.symbol)

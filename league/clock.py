@@ -11,11 +11,9 @@ import threading
 from datetime import UTC, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
-
-def _require_aware(value: datetime) -> datetime:
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise ValueError(f"naive datetime {value!r}: the league only uses timezone-aware times")
-    return value.astimezone(UTC)
+from league.isotime import iso_seconds as iso_seconds
+from league.isotime import parse_iso as parse_iso
+from league.isotime import require_aware
 
 
 @runtime_checkable
@@ -36,7 +34,7 @@ class SystemClock:
     def sleep_until(self, when: datetime) -> None:
         import time
 
-        delay = (_require_aware(when) - self.now()).total_seconds()
+        delay = (require_aware(when) - self.now()).total_seconds()
         if delay > 0:
             time.sleep(delay)
 
@@ -45,7 +43,7 @@ class SimulatedClock:
     """A clock that only moves when told to; thread-safe so concurrent seats can read it."""
 
     def __init__(self, start: datetime) -> None:
-        self._now = _require_aware(start)
+        self._now = require_aware(start)
         self._lock = threading.Lock()
 
     def now(self) -> datetime:
@@ -54,7 +52,7 @@ class SimulatedClock:
 
     def set(self, when: datetime) -> None:
         """Move to ``when``; moving backwards is refused because sealed times only grow."""
-        when = _require_aware(when)
+        when = require_aware(when)
         with self._lock:
             if when < self._now:
                 raise ValueError(f"simulated clock cannot go back from {self._now} to {when}")
@@ -68,18 +66,7 @@ class SimulatedClock:
             return self._now
 
     def sleep_until(self, when: datetime) -> None:
-        when = _require_aware(when)
+        when = require_aware(when)
         with self._lock:
             if when > self._now:
                 self._now = when
-
-
-def iso_seconds(value: datetime) -> str:
-    """UTC ISO-8601 with seconds and a ``Z`` suffix, the form every book line's ``at`` uses."""
-    return _require_aware(value).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_iso(text: str) -> datetime:
-    """Parse an ISO-8601 time that carries an offset (``Z`` accepted); naive times are refused."""
-    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return _require_aware(value)

@@ -16,8 +16,9 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agents.base import SeatSpec
 from league.errors import ConfigError
+from league.registry import CROWD, NO_CROWD, PRICES
+from league_agents.base import SeatSpec
 
 HORIZON_SESSIONS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
 HORIZON_DAYS_24X7 = {"1d": 1, "1w": 7, "1m": 30, "6m": 182}
@@ -42,7 +43,7 @@ class Frozen(BaseModel):
 
 
 class MarketSpec(Frozen):
-    """One indicator of protocol.md §1."""
+    """One indicator of docs/protocol.md §1."""
 
     code: str = Field(pattern=r"^[A-Z][A-Z0-9]{1,9}$")
     name: str
@@ -159,9 +160,19 @@ class StampSettings(Frozen):
 
 
 class PriceSettings(Frozen):
-    provider: Literal["yahoo", "replay"] = "yahoo"
+    """Where prices come from: a price provider registered under ``forecast_league.prices`` ("yahoo"
+    live, "replay" offline, or a package's own)."""
+
+    provider: str = "yahoo"
     seed: int = 7
     retries: int = Field(default=4, ge=0, le=10)
+
+    @field_validator("provider")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        if value not in PRICES:
+            raise ValueError(f"unknown price provider {value!r}; registered: {', '.join(PRICES.names())}")
+        return value
 
 
 class PortfolioSettings(Frozen):
@@ -176,7 +187,14 @@ class CrowdSettings(Frozen):
     """Prediction-market prices recorded at ask time (scoring.md §8). "none" until the operator has
     checked the venue's contract names (docs/crowd.md); "recorded" replays DATA/crowd/<day>.json."""
 
-    provider: Literal["none", "polymarket", "recorded"] = "none"
+    provider: str = "none"
+
+    @field_validator("provider")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        if value != NO_CROWD and value not in CROWD:
+            raise ValueError(f"unknown crowd provider {value!r}; registered: {', '.join([NO_CROWD, *CROWD.names()])}")
+        return value
 
 
 class Paths(Frozen):
@@ -307,7 +325,7 @@ def load_roster(path: Path) -> Roster:
     """The roster, with each seat checked the way it will run (adapter, profile, credential paths,
     key variables, adapter options, a lab's executable): a mistake is a ConfigError now, not a
     traceback or a sandbox incident at the first ask."""
-    from agents.registry import spec_problems
+    from league_agents.registry import spec_problems
 
     roster = load_toml_model(Roster, path)
     for i, spec in enumerate(roster.seat):

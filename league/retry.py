@@ -2,7 +2,7 @@
 
 Bounded tries with exponential waits, and only for errors the caller's predicate calls transient.
 It is never used to re-ask a seat: a re-ask is a new sealed ask (seats' SDK transport retries live
-in ``agents.retry``, since ``agents`` does not import ``league``).
+in ``league_agents.retry``, since ``agents`` does not import ``league``).
 """
 
 from __future__ import annotations

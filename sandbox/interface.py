@@ -3,7 +3,9 @@
 The port is deliberately small (one method) so that the seat adapters never learn how isolation
 is done; the one implementation is :mod:`sandbox.bwrap`. ``sandbox`` imports nothing from
 ``agents`` or ``league`` (dependency direction), so its error root is its own
-:class:`SandboxError`, which the league translates into a seat incident.
+:class:`SandboxError` (in :mod:`sandbox.errors`, re-exported here), which the league translates into
+a seat incident. The port's records sit below it (:mod:`sandbox.netpolicy`, :mod:`sandbox.profiles`),
+so no module of the sandbox imports this one back.
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-if TYPE_CHECKING:
-    from sandbox.netpolicy import EgressRules
-    from sandbox.profiles import Profile
+from sandbox.errors import BwrapMissing as BwrapMissing
+from sandbox.errors import SandboxError as SandboxError
+from sandbox.netpolicy import EgressRules, Fetch
+from sandbox.profiles import Profile
 
 Now = Callable[[], datetime]
 
@@ -24,26 +27,6 @@ Now = Callable[[], datetime]
 def system_now() -> datetime:
     """The default wall clock of the port; callers with a simulated clock pass their own ``now``."""
     return datetime.now(UTC)
-
-
-class SandboxError(Exception):
-    """Base error of the sandbox port: the sandbox itself could not be set up or run.
-
-    A command that runs and fails is NOT an error (it is an :class:`ExecResult`); this is raised only
-    when isolation cannot be guaranteed, so a seat is never run unsandboxed."""
-
-    def __init__(self, message: str, *, fix: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.fix = fix
-
-    def diagnostics(self) -> str:
-        """What happened and, when known, the fix (same shape as ``LeagueError.diagnostics``)."""
-        return self.message + (f"\n  fix: {self.fix}" if self.fix else "")
-
-
-class BwrapMissing(SandboxError):
-    """bubblewrap is not installed: the exact install command is in ``fix``."""
 
 
 class EndedBy(enum.StrEnum):
@@ -56,23 +39,6 @@ class EndedBy(enum.StrEnum):
     FILE_SIZE = "file_size"
     PROCESSES = "processes"
     SIGNAL = "signal"
-
-
-@dataclass(frozen=True)
-class Fetch:
-    """One request a sandboxed run made through its egress proxy (allowed or refused): host, port
-    and method only, never a path or a header (those may carry the seat's secrets)."""
-
-    host: str
-    port: int
-    method: str
-    allowed: bool
-    reason: str
-    at: str
-
-    def as_json(self) -> dict[str, str | int | bool]:
-        return {"host": self.host, "port": self.port, "method": self.method, "allowed": self.allowed,
-                "reason": self.reason, "at": self.at}
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from urllib.parse import urlsplit
 
 import structlog
 
-from sandbox.interface import Fetch, SandboxError
+from sandbox.errors import SandboxError
 
 log = structlog.get_logger(__name__)
 
@@ -54,6 +54,23 @@ WEB_PORTS = frozenset({80, 443})
 SOCAT_FIX = "apt-get install -y socat"
 PROXY_FIX = "pip install 'proxy.py>=2.4' (a dependency of forecast-league: pip install -e .)"
 READY_TIMEOUT_S = 15.0
+
+
+@dataclass(frozen=True)
+class Fetch:
+    """One request a sandboxed run made through its egress proxy (allowed or refused): host, port
+    and method only, never a path or a header (those may carry the seat's secrets)."""
+
+    host: str
+    port: int
+    method: str
+    allowed: bool
+    reason: str
+    at: str
+
+    def as_json(self) -> dict[str, str | int | bool]:
+        return {"host": self.host, "port": self.port, "method": self.method, "allowed": self.allowed,
+                "reason": self.reason, "at": self.at}
 
 
 class NetworkPolicy(enum.StrEnum):

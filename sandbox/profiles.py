@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-from sandbox.interface import SandboxError
+from sandbox.errors import SandboxError
 
 SANDBOX_HOME = "/home/seat"
 BASE_ENV = ("PATH", "HOME", "LANG", "TZ")

@@ -9,6 +9,7 @@ Routes:
   ``/api/sessions/{YYYY-MM-DD}`` one session: runs, markets, per-seat scores, proof links
   ``/api/today``, ``/api/page`` the latest run; everything the page shows
   ``/api/lines?from=A&to=B``    book lines A..B as NDJSON (at most MAX_RANGE lines)
+  ``/api/lines/{n}``            one line, typed by its kind (its schema in /api/docs)
   ``/api/stream?from=N&kind=K`` book lines from N as NDJSON, following the book as it grows
   ``/{path}``                   any file of the open-data folder, byte for byte (HTTP ranges honoured)
 
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
+from fastapi import Path as FastPath
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 
@@ -32,6 +34,7 @@ from league.api import views
 from league.api.embargo import embargoed_file
 from league.api.errors import ApiError, BadRequest, NotFound, RangeNotSatisfiable
 from league.api.paths import DataPaths
+from league.api.schemas import LineView, line_view
 
 PAGE_DIR = Path(__file__).resolve().parent / "page"
 PAGE_FILES = {"app.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
@@ -133,6 +136,16 @@ def _book_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
         kinds = _check_kinds(store, kind or [])
         body = _select(store, start, stop, kinds)
         return Response(b"".join(body), media_type=NDJSON)
+
+    @app.get("/api/lines/{n}", response_model=LineView, response_model_exclude_unset=True)
+    def line(n: Annotated[int, FastPath(ge=1)]) -> JSONResponse:
+        """One sealed line, typed by its kind (redacted while its session is embargoed)."""
+        total = store.book.refresh()
+        if n > total:
+            raise NotFound(f"no line {n}: the book has {total} lines", fix=f"ask for a line from 1 to {total}")
+        store.embargo.refresh()
+        raw = store.embargo.public_raw(store.book.raw_lines(n, n)[0], store.book.kind(n))
+        return JSONResponse(line_view(raw))
 
     @app.get("/api/stream")
     def stream(request: Request, start: Annotated[int, Query(alias="from", ge=1)] = 1,

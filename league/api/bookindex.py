@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: Kinds of protocol.md section 3 plus the portfolio kinds; kinds seen in the book are accepted too.
-PROTOCOL_KINDS = frozenset({
-    "run", "answer", "score", "score_h", "crowd", "correction", "decision", "trade", "mark", "rejection",
-    "shadow", "account", "bet", "stamp", "counting_rule", "roster", "ask", "publish",
-})
+from league.book.lines import ASK_CHAIN_KINDS, COUNCIL_KINDS
+
+#: Every kind the league's two books are written with (docs/protocol.md §3), plus kinds of earlier
+#: versions; kinds seen in the book are accepted too.
+PROTOCOL_KINDS = COUNCIL_KINDS | ASK_CHAIN_KINDS | frozenset({"shadow", "account", "bet", "stamp", "publish"})
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The embargo: no answer content of a session leaves the API before that session's score line.
 
-The protocol discloses answers after the day's score (protocol.md §5): a seat with web access must
+The protocol discloses answers after the day's score (docs/protocol.md §5): a seat with web access must
 not be able to read the other seats' probabilities before the open. Until the session's ``score``
 line is sealed, every line of that session that carries a seat's content (answers, incidents and
 silences, portfolio decisions and trades) is served with its line number, kind, seat, hashes and

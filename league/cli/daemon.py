@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import structlog
 import typer
 
-from league.errors import ConfigError, LeagueError
+from league.errors import LeagueError
 from league.shutdown import DEFAULT_GRACE_S, Shutdown, exit_now
+
+if TYPE_CHECKING:
+    from league.jobs.context import League
 
 log = structlog.get_logger(__name__)
 JOB_HELP = "snapshot | ask | second_wave | ingest_close | score | publish | stamp_upgrade"
@@ -20,88 +23,21 @@ GraceOpt = Annotated[float, typer.Option(
     help="after SIGTERM/SIGINT, seconds to wait for asks in flight (keep below systemd's TimeoutStopSec)")]
 
 
-def open_live(config_dir: Path) -> tuple[Any, Any]:
-    """The league as the daemon runs it: system clock (or simulated per config), real providers, store."""
-    from league.calendar import default_calendar
-    from league.clock import SystemClock
-    from league.config import load_config
-    from league.season import League
-    from league.store import open_store
-
-    config = load_config(config_dir)
-    if config.settings.clock.mode != "system":
-        raise ConfigError(
-            f"{config.folder / 'league.toml'}: [clock] mode = {config.settings.clock.mode!r}: the daemon and "
-            "`league run` follow the system clock; a simulated clock is run by `league demo` itself",
-            fix='set [clock] mode = "system" in league.toml (or run `league demo` for a simulated season)',
-        )
-    from league.preflight import require
-
-    require(config.roster.seat, local_tsa=config.settings.stamps.local_tsa,
-            simulated=False, what="the daemon")
-    sandbox_ready(config)
-    store = open_store(config.database_url)
-    prices = make_prices(config, store=store)
-    from agents.registry import build_seat
-
-    seats = {s.name: build_seat(s) for s in config.roster.seat}
-    lg = League(config, SystemClock(), prices=prices, seats=seats, calendar=default_calendar(), store=store)
-    from league.wiring import wire
-
-    wire(lg, self_check=True)
-    return lg, store
-
-
-def sandbox_ready(config: Any) -> None:
-    """Refuse to start when sandboxed seats could not run capped here (no bubblewrap, no cgroup):
-    a clear error now, instead of an incident sealed for every such seat every morning."""
-    from agents.registry import SANDBOXED
-
-    if not any(s.adapter in SANDBOXED for s in config.roster.seat):
-        return
-    from sandbox.bwrap import BwrapSandbox
-    from sandbox.interface import SandboxError
-
-    try:
-        BwrapSandbox()
-    except SandboxError as exc:
-        raise LeagueError(f"the seats' sandbox cannot run on this host: {exc.message}", fix=exc.fix) from None
-
-
-def make_prices(config: Any, *, store: Any = None) -> Any:
-    """The configured price provider behind the price cache (DATA/prices, mirrored into the database)."""
-    from league.calendar import default_calendar
-
-    if config.settings.prices.provider == "replay":
-        from league.prices.replay import SyntheticMarket
-
-        return SyntheticMarket(config.settings.prices.seed, config.markets.markets, default_calendar())
-    from league.prices.cache import CachedProvider
-    from league.prices.yahoo import YahooProvider
-
-    mirrors = []
-    if store is not None:
-        from league.store.bar_cache import DbBarCache
-
-        mirrors.append(DbBarCache(store))
-    return CachedProvider(YahooProvider(retries=config.settings.prices.retries), config.data_dir / "prices",
-                          mirrors=mirrors)
-
-
 def daemon(config: ConfigOpt = Path("config"), stop_grace: GraceOpt = DEFAULT_GRACE_S) -> None:
     """Run live: catch up on missed jobs in order (once each), then follow the NYSE schedule.
 
     SIGTERM/SIGINT: start nothing new, seal the replies that arrive within --stop-grace seconds,
     exit 0; a second signal exits at once."""
+    from league.compose import open_live
+    from league.jobs.scheduler import run_daemon
     from league.log import configure
-    from league.scheduler import run_daemon
 
     configure(json_logs=True, level="INFO")
     stop = Shutdown(stop_grace).install()
-    lg, store = open_live(config)
+    lg = open_live(config)
     lg.shutdown = stop
     try:
-        run_daemon(lg, store, lg.config.database_url, stop)
+        run_daemon(lg, lg.store, lg.config.database_url, stop)
     finally:
         lg.close()
     log.info("daemon.stopped", signal=stop.signum, seal_failures=len(lg.seal_failures))
@@ -121,22 +57,23 @@ def run(
 
     Exits 1 if a reply could not be sealed. SIGTERM/SIGINT: seal what arrives within --stop-grace
     seconds, then exit; a second signal exits at once."""
-    from league.scheduler import DAY_JOBS
+    from league.compose import open_live
+    from league.jobs.scheduler import DAY_JOBS
 
     if job not in DAY_JOBS:
         raise LeagueError(f"unknown job {job!r}", fix=f"use one of: {', '.join(DAY_JOBS)}")
     stop = Shutdown(stop_grace).install()
-    lg, store = open_live(config)
+    lg = open_live(config)
     lg.shutdown = stop
     try:
-        message = _run_one(lg, store, job, session, force_counted)
+        message = _run_one(lg, job, session, force_counted)
     finally:
         lg.close()
         if not stop.requested.is_set():
             stop.restore()
     typer.echo(message)
     if lg.seal_failures:
-        from league.day import SealFailed
+        from league.jobs.seal import SealFailed
 
         error = SealFailed(f"{len(lg.seal_failures)} replies could not be sealed: {'; '.join(lg.seal_failures)[:1500]}",
                            fix="check the disk of the data folder; the raw replies named in the log were not lost "
@@ -148,25 +85,25 @@ def run(
         exit_now(1 if lg.seal_failures else 0)
 
 
-def _run_one(lg: Any, store: Any, job: str, session: str | None, force_counted: bool) -> str:
-    from league.scheduler import run_job
+def _run_one(lg: League, job: str, session: str | None, force_counted: bool) -> str:
+    from league.jobs.scheduler import run_job
 
     day = session or _today(lg)
     if not lg.calendar.is_session(date.fromisoformat(day)):
         raise LeagueError(f"{day} is not an NYSE session", fix="pass --session with a trading day")
     if job == "ask" and not force_counted:
-        from league.day import job_ask
+        from league.jobs.ask import job_ask
 
         run_id = job_ask(lg, day, role="not_counted")
         return f"reference run {run_id} sent (not counted; pass --counted for the session's counted run)"
-    result = run_job(lg, job, day, ledger=store)
+    result = run_job(lg, job, day, ledger=lg.store)
     why = {"skipped": " (the job ledger says it is done or running; nothing sealed twice)",
            "late": " (after counted ingest closed at the deadline: an ask now could not count)"}
     return f"{job} {day}: {result}{why.get(result, '')}"
 
 
-def _today(lg: Any) -> str:
-    from league.markettime import ET
+def _today(lg: League) -> str:
+    from league.calendar import ET
 
     return str(lg.clock.now().astimezone(ET).date().isoformat())
 
@@ -176,9 +113,9 @@ def status(config: ConfigOpt = Path("config")) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from league.calendar import ET
     from league.config import load_config
-    from league.markettime import ET
-    from league.scheduler import planned
+    from league.jobs.scheduler import planned
     from league.store import open_store
 
     cfg = load_config(config)

@@ -22,7 +22,7 @@ def demo(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from league.demo import run_demo
-    from league.verify_fast import verify
+    from league.verify.chain import verify
 
     console = Console()
     with Progress(TextColumn("[bold]season"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
@@ -40,7 +40,7 @@ def demo(
 
 
 def _print_tables(console: object, public: Path) -> None:
-    from league.leaguetable import render_tables
+    from league.cli._tables import render_tables
 
     for table in render_tables(public):
         console.print(table)  # type: ignore[attr-defined]

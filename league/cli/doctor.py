@@ -16,7 +16,7 @@ from sandbox.selfcheck import Check
 
 def collect(roster: Path | None, probe: bool) -> list[Check]:
     """All checks, in order: bubblewrap, the isolation probe, then each seat's static checks."""
-    from agents.selfcheck import static_checks
+    from league_agents.selfcheck import static_checks
     from sandbox.interface import SandboxError
     from sandbox.selfcheck import check_bwrap_installed, check_egress, check_isolation
 

@@ -22,8 +22,9 @@ from league.portfolio.publish import COLUMNS, portfolio_tables, write_accounts_c
 from league.portfolio.rules import ARENA_3, PRO_1, RuleSet, protocol_document, rule_set
 from league.portfolio.season import Season
 from league.portfolio.synthetic import SyntheticBars, weekday_sessions
+from league.verify import TOOLS_DIR
 
-REPLAY_SOURCE = Path(__file__).resolve().parents[1] / "publish" / "tools" / "replay.py"
+REPLAY_SOURCE = TOOLS_DIR / "replay.py"
 
 portfolio_app = typer.Typer(help="Portfolio leagues: rule sets, an offline season, the account replay.",
                             no_args_is_help=True)

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from agents.base import SeatSpec
 from league.errors import ConfigError
+from league_agents.base import SeatSpec
 from sandbox.selfcheck import Check
 
 seat_app = typer.Typer(help="Check a seat of the roster.", no_args_is_help=True)
@@ -40,9 +40,9 @@ def check(
 ) -> None:
     """Run a trivial ask; print what the seat answered, the model it reported, the time taken, the
     hosts it contacted and, when something is wrong, the cause and its fix."""
-    from agents.selfcheck import run_trivial_ask, static_checks, trivial_ask
+    from league.cli._seatcheck import diagnose
     from league.clock import SystemClock
-    from league.seatcheck import diagnose
+    from league_agents.selfcheck import run_trivial_ask, static_checks, trivial_ask
 
     specs = {s.name: s for s in load_specs(roster)}
     if seat not in specs:

@@ -28,8 +28,8 @@ def tail(
 ) -> None:
     """Print each line from --from on; score lines as one compact row. Resumes after a disconnect."""
     from league.api.follow import compact, follow_file, follow_url
+    from league.book.lines import COUNCIL_KINDS as KINDS
     from league.errors import LeagueError
-    from league.kinds import KINDS
 
     kinds = frozenset(kind or [])
     if kinds - KINDS:

@@ -10,8 +10,21 @@ import typer
 from league.errors import ChainBroken, LeagueError
 
 
+def _typed(path: Path) -> None:
+    """The writer's schema: every line against its kind's model (after the chain, which is the proof)."""
+    from league.book.lines import check_book
+
+    counts, problems = check_book(path)
+    shown = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
+    if problems:
+        n, why = problems[0]
+        raise LeagueError(f"FAILED {path}: {len(problems)} line(s) fit no model of this version; line {n}: {why}",
+                          fix="a book of another writer or version: its chain above still holds")
+    typer.echo(f"typed {path}: every line fits its kind's model ({shown})")
+
+
 def _verify_book(path: Path, workers: int | None) -> None:
-    from league.verify_fast import verify
+    from league.verify.chain import verify
 
     if not path.exists():
         raise LeagueError(f"{path}: no such file", fix="pass the path of a book (.jsonl) or a published folder")
@@ -29,7 +42,7 @@ def _verify_book(path: Path, workers: int | None) -> None:
 
 
 def _verify_folder(target: str) -> None:
-    from league.verify_open import verify_published
+    from league.verify.reader import verify_published
 
     failed = 0
     for step in verify_published(target):
@@ -44,6 +57,8 @@ def verify(
     workers: Annotated[
         int | None, typer.Option("--workers", envvar="LEAGUE_VERIFY_WORKERS", help="processes for a book check")
     ] = None,
+    typed: Annotated[bool, typer.Option("--typed", envvar="LEAGUE_VERIFY_TYPED",
+                                        help="also check every line of a book against its kind's model")] = False,
 ) -> None:
     """Verify a book's hash chain (first bad line and why), or every reader's step on a published folder."""
     path = Path(target)
@@ -51,14 +66,23 @@ def verify(
         _verify_folder(target)
     else:
         _verify_book(path, workers)
+        if typed:
+            _typed(path)
 
 
 def conformance(
     csv_path: Annotated[Path, typer.Argument(help="a council-forecasts.csv")],
 ) -> None:
     """Run the stand-alone event-contract conformance checker on a forecasts CSV."""
-    from league.contracts import conformance as checker
+    import importlib.util
 
+    from league.verify import CONFORMANCE_PATH
+
+    # the very file a reader downloads, loaded by path: the command and the published tool cannot differ
+    spec = importlib.util.spec_from_file_location("league_conformance", CONFORMANCE_PATH)
+    assert spec is not None and spec.loader is not None
+    checker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checker)
     code = checker.main(["conformance.py", str(csv_path)])
     if code:
         raise typer.Exit(code)

@@ -19,9 +19,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agents.base import SeatSpec
 from league.contest.errors import RulesFrozen
 from league.errors import ConfigError
+from league_agents.base import SeatSpec
 
 
 class _Frozen(BaseModel):

@@ -11,13 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agents.base import Seat
 from league.clock import Clock
 from league.contest.config import ContestAgent, ContestConfig
 from league.contest.ledger import Ledger
 from league.contest.markets.interface import MarketSource
 from league.contest.markets.orders import Broker, PaperBroker
 from league.contest.seats import SeatFactory, build_contest_seat, default_sandbox
+from league_agents.base import Seat
 from sandbox.interface import Sandbox
 
 

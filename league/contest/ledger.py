@@ -1,6 +1,6 @@
 """The contest's own book: every ask, reply, bet, forfeit, void, seal and resolution, in order.
 
-The contest appends to a separate book file (same chain formula as the council's, protocol.md §3)
+The contest appends to a separate book file (same chain formula as the council's, docs/protocol.md §3)
 through this thin wrapper, which serialises appends from the agents' threads (a bet and a
 forfeit of different agents may arrive at once). What the contest needs to know about its past
 (markets already seen or swept, rounds of the week, an agent's own results) is read back from the

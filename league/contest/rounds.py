@@ -24,7 +24,6 @@ from typing import Any
 
 import structlog
 
-from agents.base import Ask, SeatReply
 from league.clock import parse_iso
 from league.contest import ledger as L
 from league.contest.asks import PastResult, round_ask, sha256_text, utc
@@ -35,6 +34,7 @@ from league.contest.desk import BetWindow, Desk
 from league.contest.eligibility import Candidate, RoundsState, pick_for_rounds, screen
 from league.contest.markets.interface import books_for
 from league.contest.seats import BenchSandbox
+from league_agents.base import Ask, SeatReply
 
 log = structlog.get_logger(__name__)
 GRACE_S = 30.0  # the agent's process may wrap up after its bet; the window decides regardless

@@ -1,11 +1,11 @@
-"""How the contest runs its agents: any :class:`agents.base.Seat`, inside the sandbox, with ``bench``.
+"""How the contest runs its agents: any :class:`league_agents.base.Seat`, inside the sandbox, with ``bench``.
 
 - :class:`BenchSandbox` wraps the real sandbox for one agent's round: it binds that agent's socket
   directory read-only into the sandbox, puts ``bench`` into ``~/bin`` and sets ``$BENCH_SOCKET``.
   The seat never knows; a vendor CLI seat built with this sandbox gets ``bench`` for free.
 - :class:`StandInSeat` stands in for a vendor CLI (``adapter = "contest-standin"``): a stdlib
   script run by Debian's python3 in the real sandbox (see ``standin_cli.py``).
-- :func:`build_contest_seat` builds either; real CLIs come from ``agents.registry`` (phase 2).
+- :func:`build_contest_seat` builds either; real CLIs come from ``league_agents.registry`` (phase 2).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec
-from agents.failures import classify_text
+from league_agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec
+from league_agents.failures import classify_text
 from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError
 from sandbox.netpolicy import EgressRules
 from sandbox.profiles import SANDBOX_HOME, Profile, get_profile
@@ -109,7 +109,7 @@ def build_contest_seat(spec: SeatSpec, sandbox: Sandbox) -> Seat:
     """The stand-in, or any registered seat adapter (the vendor CLIs) built on ``sandbox``."""
     if spec.adapter == STANDIN:
         return StandInSeat(spec, sandbox=sandbox)
-    from agents.registry import build_seat
+    from league_agents.registry import build_seat
 
     return build_seat(spec, sandbox=sandbox)
 

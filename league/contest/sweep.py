@@ -22,7 +22,6 @@ from typing import Any
 
 import structlog
 
-from agents.base import Ask, SeatReply
 from league.clock import parse_iso
 from league.contest import ledger as L
 from league.contest.asks import SweptMarket, sha256_text, sweep_ask, utc
@@ -32,6 +31,7 @@ from league.contest.eligibility import Candidate, screen, select_across_categori
 from league.contest.files import add_sealed, forecast_row, sealed_entry, sweep_document, sweep_path, write_json
 from league.contest.markets.interface import books_for
 from league.contest.parse import parse_sweep
+from league_agents.base import Ask, SeatReply
 
 log = structlog.get_logger(__name__)
 

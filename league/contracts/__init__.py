@@ -1,8 +1,8 @@
-"""Event contracts (protocol.md §2): the nine keys that fix what a forecast is about.
+"""Event contracts (docs/protocol.md §2): the nine keys that fix what a forecast is about.
 
 Two leagues that write the same contract get the same id, so forecasts are pooled only when their
-event ids are equal. The ids are computed exactly as the stand-alone ``conformance.py`` a reader
-downloads computes them; a test keeps the two in agreement.
+event ids are equal. The ids are computed exactly as the stand-alone ``league/verify/tools/conformance.py`` a
+reader downloads computes them; a test keeps the two in agreement.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from league.clock import iso_seconds, parse_iso
 from league.errors import InvalidRecord
+from league.isotime import iso_seconds, parse_iso
 
 CONTRACT_KEYS = (
     "asset",
@@ -34,7 +34,6 @@ RULE_UP = "close_strictly_above_reference"
 RESOLVER_VERSION = "league-resolver-1"
 HORIZONS = ("1d", "1w", "1m", "6m")
 SCHEMA_PATH = Path(__file__).with_name("event-contract.schema.json")
-CONFORMANCE_PATH = Path(__file__).with_name("conformance.py")
 
 
 def _id(prefix: str, obj: dict[str, Any]) -> str:

@@ -11,10 +11,10 @@ because a gap that small could come from the questions differing rather than fro
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
+from typing import Any, Literal
 
 from league.crowd.interface import THIN_VOLUME_USD, CrowdError
 
@@ -109,3 +109,9 @@ def compare(rows: Iterable[CrowdRow]) -> list[SeatVsCrowd]:
             groups.setdefault((row.seat, row.tier), []).append(row)
     order = sorted(groups, key=lambda key: (key[0], key[1] != "primary"))
     return [_one(seat, tier, groups[(seat, tier)]) for seat, tier in order]
+
+
+def sealed_quotes(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The sealed quotes of a run line (anything else in `crowd` is not a quote and is passed over)."""
+    keys = ("market", "venue", "contract_id", "price", "volume_usd")
+    return [q for q in run.get("crowd") or [] if isinstance(q, dict) and all(k in q for k in keys)]

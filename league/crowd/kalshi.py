@@ -17,8 +17,11 @@ import httpx
 import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
+from league.calendar import Calendar
+from league.config import Markets
 from league.crowd._http import get_json, with_retries
 from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, aware_utc
+from league.prices.interface import PriceSource
 
 log = structlog.get_logger(__name__)
 SETTLED = frozenset({"settled", "finalized", "determined"})
@@ -284,3 +287,13 @@ class CombinedCrowd:
         if getattr(self._fallback, "venue", None) == quote.venue:
             return self._fallback.resolution(quote)
         raise CrowdError(f"no provider here resolves {quote.venue} quotes ({quote.contract_id})")
+
+
+def previous_close(markets: Markets, prices: PriceSource, calendar: Calendar, code: str, day: date) -> float:
+    """The market's close on the session before ``day`` (Kalshi's buckets are priced against it)."""
+    spec = markets.by_code()[code]
+    prev = calendar.previous_session(day)
+    closes = prices.daily_closes(spec.symbol, prev, prev)
+    if not closes:
+        raise CrowdError(f"no previous close of {code} for {day}")
+    return float(closes[-1][1])

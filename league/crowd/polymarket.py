@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from functools import partial
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
@@ -18,8 +19,11 @@ import httpx
 import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
+from league.calendar import Calendar
+from league.config import Config
 from league.crowd._http import Transient, get_json, json_list, with_retries
-from league.crowd.interface import CrowdError, CrowdQuote, aware_utc
+from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, aware_utc
+from league.prices.interface import PriceSource
 
 log = structlog.get_logger(__name__)
 NEW_YORK = ZoneInfo("America/New_York")
@@ -369,3 +373,12 @@ class PolymarketCrowd:
             log.warning("polymarket market closed but not settled", id=market.id, price=settled)
             return None
         return settled >= 0.99
+
+
+def from_config(config: Config, prices: PriceSource, calendar: Calendar) -> CrowdProvider:
+    """The ``polymarket`` crowd provider (entry point ``forecast_league.crowd``): Polymarket first,
+    Kalshi for the markets Polymarket lacks (its ladders read at the previous close)."""
+    from league.crowd.kalshi import CombinedCrowd, KalshiCrowd, previous_close
+
+    kalshi = KalshiCrowd(previous_close=partial(previous_close, config.markets, prices, calendar))
+    return CombinedCrowd(PolymarketCrowd(), kalshi)

@@ -18,7 +18,10 @@ from typing import Any
 
 import structlog
 
-from league.crowd.interface import CrowdError, CrowdQuote, aware_utc
+from league.calendar import Calendar
+from league.config import Config
+from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, aware_utc
+from league.prices.interface import PriceSource
 
 log = structlog.get_logger(__name__)
 Resolver = Callable[[str, date], bool | None]
@@ -115,3 +118,8 @@ class SyntheticCrowd:
     def resolution(self, quote: CrowdQuote) -> bool | None:
         """The caller's resolver decides (the demo's replayed close vs reference); None = not yet."""
         return self._resolver(quote.market, quote.session)
+
+
+def from_config(config: Config, prices: PriceSource, calendar: Calendar) -> CrowdProvider:
+    """The ``recorded`` crowd provider (entry point ``forecast_league.crowd``): DATA/crowd/<day>.json."""
+    return RecordedCrowd(config.data_dir / "crowd")

@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agents.base import SeatSpec
 from league.errors import ConfigError
 from league.evals.policy import Policy
+from league_agents.base import SeatSpec
 
 CONFIG_FIX = "see docs/evals.md for every key of the evaluation configuration"
 

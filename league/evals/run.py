@@ -26,7 +26,6 @@ from typing import Any
 
 import structlog
 
-from agents.base import Ask, FailureClass, Now, Seat, SeatReply
 from league.clock import Clock, iso_seconds
 from league.evals import ledger as L
 from league.evals.admission import admit
@@ -39,6 +38,7 @@ from league.evals.prompts import PROBABILITY_BLOCK, ask_text, sha256_text
 from league.evals.questions import Question, QuestionSet
 from league.evals.results import build_results, publish_folder, write_run
 from league.evals.seats import STANDIN, SeatFactory, build_eval_seat, default_sandbox, reported_cost
+from league_agents.base import Ask, FailureClass, Now, Seat, SeatReply
 from sandbox.interface import Sandbox
 
 log = structlog.get_logger(__name__)

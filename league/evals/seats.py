@@ -15,8 +15,8 @@ from datetime import datetime
 from importlib import resources
 from typing import Any
 
-from agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec
-from agents.failures import classify_text
+from league_agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec
+from league_agents.failures import classify_text
 from sandbox.interface import EndedBy, Sandbox, SandboxError
 from sandbox.profiles import SANDBOX_HOME, get_profile
 
@@ -80,7 +80,7 @@ def build_eval_seat(spec: SeatSpec, sandbox: Sandbox) -> Seat:
     """The stand-in, or any registered seat adapter (vendor CLIs, SDK seats) built on ``sandbox``."""
     if spec.adapter == STANDIN:
         return StandInSeat(spec, sandbox=sandbox)
-    from agents.registry import build_seat
+    from league_agents.registry import build_seat
 
     return build_seat(spec, sandbox=sandbox)
 

@@ -2,7 +2,7 @@
 
 Pure domain: no I/O and no clock. Prices come through :class:`~league.portfolio.interface.BarSource`;
 the integrator seals what :mod:`league.portfolio.seal` returns and writes what
-:mod:`league.portfolio.publish` renders. ``league/publish/tools/replay.py`` recomputes every account
+:mod:`league.portfolio.publish` renders. ``league/verify/tools/replay.py`` recomputes every account
 from the published files alone.
 """
 

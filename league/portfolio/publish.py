@@ -17,13 +17,10 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
-from league.book import read_content
 from league.portfolio.benchmarks import LONG_ONLY, LONG_SHORT
 from league.portfolio.engine import Fill, Mark
-from league.portfolio.interface import PortfolioError
 from league.portfolio.metrics import account_metrics
 from league.portfolio.money import cents, weight_text
-from league.portfolio.seal import fill_from_content, mark_from_content
 from league.portfolio.season import Season
 
 TRADE_COLUMNS: dict[str, str] = {
@@ -130,22 +127,6 @@ def write_accounts_csv(path: Path, marks: Iterable[Mark]) -> Path:
     """Write arena-accounts.csv (UTF-8, LF) and return its path."""
     path.write_text(accounts_csv(marks), encoding="utf-8")
     return path
-
-
-def write_open_data(data_dir: Path, out: Path) -> list[Path]:
-    """Publisher producer: both CSVs rebuilt from the sealed ``trade`` and ``mark`` lines of the book.
-
-    The book is the source of truth, so the published accounts are exactly what was sealed; a book
-    without portfolio lines yields the two files with their headers only.
-    """
-    book = data_dir / "books" / "council-book.jsonl"
-    if not book.is_file():
-        raise PortfolioError(f"{book} not found", fix="run the league (or `league init`) before publishing")
-    lines = read_content(book, {"trade", "mark"})
-    fills = [fill_from_content(line.content) for line in lines if line.kind == "trade"]
-    marks = [mark_from_content(line.content) for line in lines if line.kind == "mark"]
-    out.mkdir(parents=True, exist_ok=True)
-    return [write_trades_csv(out / "arena-trades.csv", fills), write_accounts_csv(out / "arena-accounts.csv", marks)]
 
 
 def account_kind(account: str) -> str:

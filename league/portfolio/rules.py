@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from league.portfolio.interface import PortfolioError
 
-#: market code -> fund symbol held by portfolios (protocol.md §1). VIX has no fund in arena-3.
+#: market code -> fund symbol held by portfolios (docs/protocol.md §1). VIX has no fund in arena-3.
 DEFAULT_FUNDS: dict[str, str] = {
     "SPX": "SPY",
     "NDX": "QQQ",
@@ -31,7 +31,7 @@ DEFAULT_FUNDS: dict[str, str] = {
     "BTC": "IBIT",
 }
 
-#: market code -> the indicator's own price symbol (protocol.md §1); ``buy_dips`` entries are indicator levels.
+#: market code -> the indicator's own price symbol (docs/protocol.md §1); ``buy_dips`` entries are indicator levels.
 DEFAULT_INDICATORS: dict[str, str] = {
     "SPX": "^GSPC",
     "NDX": "^NDX",

@@ -99,6 +99,11 @@ class DailyCloses(Protocol):
         ...
 
 
+@runtime_checkable
+class PriceSource(PriceProvider, DailyCloses, Protocol):
+    """What a league reads prices from: minute bars and daily closes (the composition root builds one)."""
+
+
 def check_window(start: datetime, end: datetime) -> tuple[datetime, datetime]:
     """Validate a ``[start, end)`` request window and return it in UTC."""
     start, end = _aware_utc(start), _aware_utc(end)

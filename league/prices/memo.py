@@ -13,13 +13,13 @@ from collections import OrderedDict
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from league.prices.interface import Bar, PriceProvider, check_window
+from league.prices.interface import Bar, PriceSource, check_window
 
 
 class MemoProvider:
     """Serve ``bars`` from whole-day fetches of ``inner``, keeping the last ``max_days`` days."""
 
-    def __init__(self, inner: PriceProvider, max_days: int = 1024) -> None:
+    def __init__(self, inner: PriceSource, max_days: int = 1024) -> None:
         self.inner = inner
         self.name = getattr(inner, "name", "memo")
         self.max_days = max_days
@@ -48,6 +48,10 @@ class MemoProvider:
             out.extend(bars[bisect.bisect_left(starts, start):bisect.bisect_left(starts, end)])
             day += timedelta(days=1)
         return out
+
+    def daily_closes(self, symbol: str, start: date, end: date) -> list[tuple[date, float]]:
+        """Daily closes are the inner provider's (a replay's are cheap and never change)."""
+        return self.inner.daily_closes(symbol, start, end)
 
     def __getattr__(self, name: str) -> Any:
         """Everything else (``daily_closes``, ``daily_ohlc`` …) is the inner provider's."""

@@ -4,7 +4,7 @@ No I/O and no clock: every function takes bars and instants and returns a value 
 ``None`` means "unresolved" and is carried through to the score line; nothing here ever invents a
 price to fill a gap (design.md, "Errors and bad input").
 
-Fields taken (protocol.md §2):
+Fields taken (docs/protocol.md §2):
 - daily markets: the OPEN of the first 1-minute bar starting at or after ``reference_at`` (09:30 ET),
   i.e. the first traded price of the session;
 - bitcoin: the CLOSE of the first bar starting at or after the answer line's seal second (the

@@ -44,9 +44,9 @@ import numpy as np
 import numpy.typing as npt
 
 from league.calendar import Calendar, et_date, et_to_utc
-from league.config import MarketSpec
-from league.prices.cache import FolderBarCache, day_path, read_day_file, utc_days
-from league.prices.interface import Bar, PriceError, check_window
+from league.config import Config, MarketSpec
+from league.prices.cache import BarCache, FolderBarCache, day_path, read_day_file, utc_days
+from league.prices.interface import Bar, PriceError, PriceSource, check_window
 
 Arr = npt.NDArray[np.float64]
 
@@ -539,3 +539,15 @@ class RecordedProvider:
         start, end = check_window(start, end)
         out = [b for day in utc_days(start, end) for b in self._day(symbol, day)]
         return [b for b in out if start <= b.start < end]
+
+
+def from_config(config: Config, calendar: Calendar, mirrors: Sequence[BarCache] = (),
+                anchor: date | None = None) -> PriceSource:
+    """The ``replay`` price provider (entry point ``forecast_league.prices``): the synthetic market of
+    ``[prices] seed``, anchored at realistic levels on ``anchor`` (the demo's first session), behind a
+    day memo (replay prices never change once synthesized)."""
+    from league.prices.memo import MemoProvider
+
+    market = (SyntheticMarket(config.settings.prices.seed, config.markets.markets, calendar, anchor=anchor)
+              if anchor is not None else SyntheticMarket(config.settings.prices.seed, config.markets.markets, calendar))
+    return MemoProvider(market)

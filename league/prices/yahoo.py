@@ -13,13 +13,17 @@ off (``yf.config.debug.hide_exceptions = False``) so a failure is seen as a fail
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import structlog
 from tenacity import RetryError
 
-from league.prices.interface import Bar, PriceError, ProviderOutage, check_window
+from league.calendar import Calendar
+from league.config import Config
+from league.prices.cache import BarCache
+from league.prices.interface import Bar, PriceError, PriceSource, ProviderOutage, check_window
 from league.retry import bounded
 
 log = structlog.get_logger(__name__)
@@ -167,3 +171,13 @@ class YahooProvider:
             if math.isfinite(float(close)) and float(close) > 0:
                 out.append((stamp.date(), float(close)))
         return out
+
+
+def from_config(config: Config, calendar: Calendar, mirrors: Sequence[BarCache] = (),
+                anchor: date | None = None) -> PriceSource:
+    """The ``yahoo`` price provider (entry point ``forecast_league.prices``, extra ``yahoo``): live bars
+    behind the price cache (DATA/prices, mirrored into ``mirrors``: the database, when there is one)."""
+    from league.prices.cache import CachedProvider
+
+    return CachedProvider(YahooProvider(retries=config.settings.prices.retries), config.data_dir / "prices",
+                          mirrors=list(mirrors))

@@ -14,7 +14,7 @@ from typing import Any
 
 from league.book import BOOKKEEPING
 from league.errors import ChainBroken
-from league.verify_fast import check_line
+from league.verify.chain import check_line
 
 
 @dataclass
@@ -40,7 +40,7 @@ class BookFacts:
 
 @dataclass(frozen=True)
 class _Line:
-    """A line already checked by :func:`league.verify_fast.check_line` (no second hashing)."""
+    """A line already checked by :func:`league.verify.chain.check_line` (no second hashing)."""
 
     n: int
     content: dict[str, Any]
@@ -92,7 +92,7 @@ def read_facts(book: Path, data: bytes | None = None) -> BookFacts:
     """Gather facts from ``book`` (or its bytes), validating every seal and link on the way.
 
     Only complete lines count: the daemon may be writing the next line while we read, and a
-    line without its LF is not part of the book yet (protocol.md section 3).
+    line without its LF is not part of the book yet (docs/protocol.md section 3).
     """
     facts = BookFacts()
     if data is None:

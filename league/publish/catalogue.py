@@ -1,7 +1,7 @@
 """What each published file is, how often it changes, and what each of its columns means.
 
 One table feeds both the index page and the data dictionary (``arena-dataset.json``), so the two
-can never disagree. Column texts follow ``open-data.md``, ``protocol.md`` and ``scoring.md``; a
+can never disagree. Column texts follow ``open-data.md``, ``docs/protocol.md`` and ``scoring.md``; a
 column nobody registered still gets a description built from its name, and the dictionary marks
 it ``"registered": false`` so a reader knows the text is generic.
 """
@@ -9,8 +9,10 @@ it ``"registered": false`` so a reader knows the text is generic.
 from __future__ import annotations
 
 import fnmatch
-import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+from league.portfolio.publish import ACCOUNT_COLUMNS, TRADE_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ FORECAST_COLUMNS: dict[str, str] = {
     "same_event": "true when the row's event equals the run's common event (false for late_ref rows)",
     "cell_status": "cell status: elicited, explicit_50 (a stated 50), invalid; empty when absent",
     "attempt": "attempt number of the seat's answer within the run (1 = first ask)",
-    "event_id": "ev1- id: SHA-256 prefix of the first five contract keys (protocol.md section 2)",
+    "event_id": "ev1- id: SHA-256 prefix of the first five contract keys (docs/protocol.md section 2)",
     "event_id_v2": "ev2- id: SHA-256 prefix of the nine-key event contract",
     "event_reference_at": "the event contract's reference_at (UTC)",
     "event_end_at": "the event contract's end_at (UTC)",
@@ -108,7 +110,7 @@ PORTFOLIO_COLUMNS: dict[str, str] = {
     "account": "account id: seat, benchmark (_spy, _cash ...) or version account _ver:<model>:<n>",
     "league": "portfolio league: long-only (arena) or pro",
     "rules_version": "portfolio rule set version, e.g. arena-3, pro-1",
-    "fund": "fund traded (protocol.md section 1)",
+    "fund": "fund traded (docs/protocol.md section 1)",
     "side": "buy or sell",
     "shares": "number of fund shares traded or held",
     "price": "execution or mark price of the fund",
@@ -136,23 +138,15 @@ BOOK_FIELDS: dict[str, str] = {
 }
 
 
-#: Producers that publish their own column dictionaries ("module:ATTRIBUTE" per file name).
-PRODUCER_COLUMNS: dict[str, str] = {
-    "arena-trades.csv": "league.portfolio.publish:TRADE_COLUMNS",
-    "arena-accounts.csv": "league.portfolio.publish:ACCOUNT_COLUMNS",
+#: Producers that publish their own column dictionaries (file name -> {column: description}).
+PRODUCER_COLUMNS: dict[str, Mapping[str, str]] = {
+    "arena-trades.csv": TRADE_COLUMNS,
+    "arena-accounts.csv": ACCOUNT_COLUMNS,
 }
 
 
 def _producer_columns(file: str) -> dict[str, str]:
-    spec = PRODUCER_COLUMNS.get(file)
-    if spec is None:
-        return {}
-    module_name, attr = spec.split(":")
-    try:
-        table = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError):
-        return {}
-    return {str(k): str(v) for k, v in dict(table).items()}
+    return {str(k): str(v) for k, v in PRODUCER_COLUMNS.get(file, {}).items()}
 
 
 def describe_column(file: str, column: str) -> tuple[str, bool]:

@@ -10,7 +10,6 @@ import ast
 import csv
 import hashlib
 import html
-import importlib
 import json
 import operator
 from collections import defaultdict
@@ -18,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from league.portfolio.rules import protocol_document as portfolio_protocol
 from league.publish.bookfacts import BookFacts
 from league.publish.catalogue import BOOK_FIELDS, describe_column, info_for
 
@@ -48,7 +48,7 @@ def protocol_document(facts: BookFacts, settings: Mapping[str, Any] | None, gene
 
 
 def _version_changes(facts: BookFacts) -> list[dict[str, Any]]:
-    """A seat's second and later model versions are dated changes (protocol.md section 8)."""
+    """A seat's second and later model versions are dated changes (docs/protocol.md section 8)."""
     by_seat: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for entry in facts.versions.values():
         by_seat[entry["seat"]].append(entry)
@@ -104,12 +104,7 @@ SCORING_CONSTANTS = frozenset({
 
 
 def _portfolio_rules() -> dict[str, Any]:
-    try:
-        rules = importlib.import_module("league.portfolio.rules")
-        document = rules.protocol_document()
-    except (ImportError, AttributeError):
-        return {}
-    return dict(json.loads(json.dumps(document, default=str)))
+    return dict(json.loads(json.dumps(portfolio_protocol(), default=str)))
 
 
 def _jsonable(value: Any) -> Any:

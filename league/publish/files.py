@@ -1,19 +1,17 @@
 """``publish``: regenerate the open-data folder (open-data.md) from the books and what others produce.
 
 The folder is derived data: every run rewrites it from the sealed books, the database and the
-price cache, so publishing twice gives the same files (bar ``generated_at`` stamps). Other parts of
-the project produce some files (the forecasts exporter, the scoring statistics, the portfolio
-tables, the proof pages); they are imported lazily from :data:`PRODUCERS`, so a checkout in which
-one of them has not landed still publishes everything else and names what it could not produce in
-the report and on the index page. A producer that raises is recorded as failed, never hidden.
+price cache, so publishing twice gives the same files (bar ``generated_at`` stamps). Some files come
+from producers (the CSV writer, the scoring statistics, the portfolio tables, the proof pages), named
+in :data:`PRODUCERS` (:mod:`league.publish.producers`); a producer a league does without (``None``)
+is named as not produced in the report and on the index page, and a producer that raises is
+recorded as failed, never hidden.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,32 +20,27 @@ import structlog
 
 from league.clock import Clock, SystemClock, iso_seconds
 from league.publish import documents as docs
+from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.catalogue import info_for
 from league.publish.errors import PublishError
-from league.publish.linecheck import check_lines
+from league.publish.producers import Producer
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
+from league.verify.linecheck import check_lines
 
 log = structlog.get_logger(__name__)
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
-#: Lazily imported producers ("module:function"); the first importable candidate is used.
-PRODUCERS: dict[str, tuple[str, ...]] = {
-    "forecasts": ("league.publish.forecasts:export_forecasts", "league.export.forecasts:export_forecasts"),
-    "stats": ("league.scoring:write_stats", "league.scoring.publish:write_stats"),
-    "portfolio": ("league.portfolio.publish:write_open_data", "league.portfolio:write_open_data"),
-    "proof": ("league.publish.proof_pages:write_proof_pages",),
-    "crowd": ("league.crowd_day:add_to_league_json",),
-    "portfolio_tables": ("league.portfolio_day:add_to_league_json",),
-}
+#: Who writes which files; ``None`` = this league does without (named as not produced, never hidden).
+PRODUCERS: dict[str, Producer | None] = dict(producers.ALL)
 STATS_FILES = ("council-stats.json", "council-calibration.json", "council-clim-window.json", "council-league.json")
 PORTFOLIO_FILES = ("arena-trades.csv", "arena-accounts.csv")
 #: (source relative to the league package, published name)
 COPIES: tuple[tuple[str, str], ...] = (
     ("contracts/event-contract.schema.json", "event-contract.schema.json"),
-    ("contracts/conformance.py", "tools/conformance.py"),
-    ("publish/tools/replay_brier.py", "tools/replay_brier.py"),
-    ("publish/tools/replay.py", "replay.py"),
+    ("verify/tools/conformance.py", "tools/conformance.py"),
+    ("verify/tools/replay_brier.py", "tools/replay_brier.py"),
+    ("verify/tools/replay.py", "replay.py"),
 )
 ENGINE_DIRS = ("scoring", "portfolio")
 
@@ -151,26 +144,13 @@ def _books(run: _Run) -> None:
         copy_file(ask, run.out / "asks" / ask.name)
 
 
-# ------------------------------------------------------------------------ lazy producers
-def _producer(key: str) -> Callable[..., Any] | None:
-    for spec in PRODUCERS[key]:
-        module_name, attr = spec.split(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        fn = getattr(module, attr, None)
-        if callable(fn):
-            return fn  # type: ignore[no-any-return]
-    return None
-
-
+# ----------------------------------------------------------------------------- producers
 def _call(run: _Run, key: str, names: tuple[str, ...], *args: Any, **kwargs: Any) -> bool:
     """Call producer ``key``; record ``names`` as skipped when it is absent, failed when it raises."""
-    fn = _producer(key)
+    fn = PRODUCERS.get(key)
     if fn is None:
         for name in names:
-            run.skip(name, f"producer {' or '.join(PRODUCERS[key])} not installed")
+            run.skip(name, f"this league has no {key} producer")
         return False
     try:
         fn(*args, **kwargs)
@@ -183,7 +163,7 @@ def _call(run: _Run, key: str, names: tuple[str, ...], *args: Any, **kwargs: Any
 
 def _forecasts(run: _Run) -> None:
     target = run.out / "council-forecasts.csv"
-    if _producer("forecasts") is None and target.is_file():
+    if PRODUCERS.get("forecasts") is None and target.is_file():
         log.info("publish.forecasts_kept", file=str(target))
         return
     _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target)

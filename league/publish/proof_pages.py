@@ -1,4 +1,4 @@
-"""Proof pages: ``public/proof/`` (protocol.md §6, open-data.md "A reader's verification").
+"""Proof pages: ``public/proof/`` (docs/protocol.md §6, open-data.md "A reader's verification").
 
 Per day ``proof/<YYYY-MM-DD>/`` holds every stamp of the day (``HHMMSSZ.txt`` with ``.ots``,
 ``.<authority>.tsr``, ``.rekor.json`` and the ``.status.json`` that states the trust level
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from league.clock import iso_seconds
-from league.verify_open import COUNCIL_BOOK, PUBLIC_KEY, SessionNeed, read_lines, session_needs
+from league.verify.reader import COUNCIL_BOOK, PUBLIC_KEY, SessionNeed, read_lines, session_needs
 
 STAMP_SUFFIXES = (".txt", ".ots", ".tsr", ".json")
 
@@ -136,7 +136,7 @@ def _line_row(x: Mapping[str, Any]) -> str:
 
 def _lists_with_times(proof: Path) -> list[tuple[str, int, str]]:
     """(list path relative to proof/, council lines covered, earliest signed time) for every stamp."""
-    from league.book import parse_stamped_list
+    from league.verify.stamped import parse_stamped_list
 
     out = []
     for status in sorted(proof.glob("*/*.status.json")):
@@ -172,7 +172,7 @@ def ingest_close_page(day: str, facts: BookFacts) -> str:
 
 def index_page(day: str, folder: Path) -> str:
     """One paragraph per stamp: its digest, the trust level reached, and each backend's result."""
-    out = [f"Stamps of {day}. Trust levels (protocol.md §6): 1 hash chain; 2 anchored in Bitcoin; "
+    out = [f"Stamps of {day}. Trust levels (docs/protocol.md §6): 1 hash chain; 2 anchored in Bitcoin; "
            "2+ level 2 plus a third-party signed time; 'pending' = .ots not yet in a block.", ""]
     for status in sorted(folder.glob("*.status.json")):
         try:

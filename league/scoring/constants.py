@@ -15,7 +15,7 @@ ASSETS: Final[tuple[str, ...]] = (
     "SPX", "NDX", "DJI", "SOX", "TNX", "DXY", "VIX", "GOLD", "WTI", "BRENT", "COPPER", "BTC",
 )
 HORIZONS: Final[tuple[str, ...]] = ("1d", "1w", "1m", "6m")
-#: Sessions per horizon (protocol.md §1); bitcoin's calendar days are treated as the same count.
+#: Sessions per horizon (docs/protocol.md §1); bitcoin's calendar days are treated as the same count.
 HORIZON_SESSIONS: Final[dict[str, int]] = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
 #: Companion "one market per group" drops the near-duplicates (scoring.md §6).
 GROUP_DUPLICATES: Final[frozenset[str]] = frozenset({"NDX", "DJI", "BRENT"})

@@ -1,4 +1,4 @@
-"""The stamps port: put a book's head outside the operator's reach (protocol.md §6).
+"""The stamps port: put a book's head outside the operator's reach (docs/protocol.md §6).
 
 A backend takes the bytes of a stamped list and returns an :class:`Artifact` (an RFC 3161 token,
 a pending ``.ots`` proof, a Rekor entry) that is stored beside the list and published. Every
@@ -8,6 +8,7 @@ failing authority never blocks sealing.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -16,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from league.errors import LeagueError
 
+#: The file name of a stamped list under DATA/stamps/<day>/ (and public/proof/<day>/).
+LIST_NAME = re.compile(r"^\d{6}Z(-\d+)?\.txt$")
 BackendKind = Literal["rfc3161", "ots", "rekor"]
 TrustLevel = Literal["1", "1+", "2 pending", "2", "2+ pending", "2+"]
 
@@ -114,7 +117,7 @@ class StampBackend(Protocol):
 
 
 def trust_level(*, ots_complete: bool, ots_pending: bool, signed_times: int) -> TrustLevel:
-    """The level reached (protocol.md §6): 2 needs a Bitcoin anchor, the ``+`` a third-party signed time.
+    """The level reached (docs/protocol.md §6): 2 needs a Bitcoin anchor, the ``+`` a third-party signed time.
 
     ``pending`` says the ``.ots`` proof is at the calendars but not yet in a block: the level is
     promised, not reached, and the upgrade job settles it.

@@ -207,6 +207,11 @@ class LocalTsa:
         self.clock: Clock = clock or SystemClock()
         self._lock = threading.Lock()
 
+    @classmethod
+    def at(cls, directory: Path, name: str, clock: Clock | None = None) -> LocalTsa:
+        """The authority kept in ``directory``, created there on first use."""
+        return cls(name, create_authority(directory, name), clock)
+
     def reply(self, query: bytes) -> bytes:
         """Answer a DER time-stamp query with a DER reply, as ``openssl ts -reply`` does."""
         exe = shutil.which("openssl")

@@ -1,4 +1,4 @@
-"""OpenTimestamps through the ``opentimestamps`` library (level 2 of protocol.md §6).
+"""OpenTimestamps through the ``opentimestamps`` library (level 2 of docs/protocol.md §6).
 
 Stamping submits a nonce-blinded commitment to every configured calendar and stores the merged
 *pending* ``.ots``; the upgrade job later asks each pending calendar for the path to a Bitcoin

@@ -1,4 +1,4 @@
-"""RFC 3161 time-stamp tokens through ``rfc3161-client`` (level 2+ of protocol.md §6).
+"""RFC 3161 time-stamp tokens through ``rfc3161-client`` (level 2+ of docs/protocol.md §6).
 
 The request asks for SHA-256 (the library's default is SHA-512) and for the signer's certificate,
 so a published ``.tsr`` carries what ``openssl ts -verify -untrusted tsa.crt`` needs. Verification

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -51,7 +50,6 @@ from league.stamps.interface import (
 
 log = structlog.get_logger(__name__)
 
-LIST_NAME = re.compile(r"^\d{6}Z(-\d+)?\.txt$")
 LOCAL_SCHEME = "local:"
 
 
@@ -90,27 +88,29 @@ def config_from_settings(settings: Any, data_dir: Path) -> StampConfig:
                        rekor_url=settings.rekor_url or None, key_path=key if key.is_absolute() else data_dir / key)
 
 
+def backend_class(kind: str) -> Any:
+    """The backend class registered for ``kind`` (entry-point group ``forecast_league.stamps``)."""
+    from league.registry import STAMPS, load
+
+    return load(STAMPS, kind, "league.toml [stamps]")
+
+
 def make_backends(config: StampConfig, clock: Clock) -> tuple[list[StampBackend], dict[str, CertFiles]]:
     """One backend per configured service; ``local:`` authorities are created on first use."""
-    from league.stamps.local_tsa import LocalTsa, create_authority
-    from league.stamps.ots import OtsBackend
-    from league.stamps.rekor import RekorBackend
-    from league.stamps.rfc3161 import Rfc3161Backend
-
     backends: list[StampBackend] = []
     certs: dict[str, CertFiles] = {}
     for t in config.tsa:
         if t.url.startswith(LOCAL_SCHEME):
-            files = create_authority(Path(t.url[len(LOCAL_SCHEME):]), t.name)
-            backends.append(LocalTsa(t.name, files, clock))
-            certs[t.name] = CertFiles(files.ca_pem, files.tsa_crt)
+            local = backend_class("local_tsa").at(Path(t.url[len(LOCAL_SCHEME):]), t.name, clock)
+            backends.append(local)
+            certs[t.name] = CertFiles(local.files.ca_pem, local.files.tsa_crt)
         else:
-            backends.append(Rfc3161Backend(t.name, t.url, timeout=config.timeout))
+            backends.append(backend_class("rfc3161")(t.name, t.url, timeout=config.timeout))
             certs[t.name] = CertFiles(t.ca_file, t.cert_file)
     if config.ots_calendars:
-        backends.append(OtsBackend(config.ots_calendars, timeout=config.timeout))
+        backends.append(backend_class("ots")(config.ots_calendars, timeout=config.timeout))
     if config.rekor_url and config.key_path:
-        backends.append(RekorBackend(config.rekor_url, config.key_path, timeout=config.timeout))
+        backends.append(backend_class("rekor")(config.rekor_url, config.key_path, timeout=config.timeout))
     return backends, certs
 
 
@@ -230,9 +230,7 @@ class Stamper:
     # ------------------------------------------------------------------------ upgrade job
     def upgrade(self) -> list[tuple[Path, bool]]:
         """Try to complete every pending ``.ots``; returns (list, complete now?) per pending proof."""
-        from league.stamps.ots import OtsBackend
-
-        ots = next((b for b in self.backends if isinstance(b, OtsBackend)), None)
+        ots = next((b for b in self.backends if b.kind == "ots" and hasattr(b, "upgrade")), None)
         done: list[tuple[Path, bool]] = []
         if ots is None:
             return done

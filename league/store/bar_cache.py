@@ -12,14 +12,13 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from league.store.interface import BarLike
-from league.store.sql import SqlStore
+from league.store.interface import BarLike, Store
 
 
 class DbBarCache:
-    """``put_bars(symbol, day, bars, complete=…)`` / ``get_bars(symbol, day)`` over a :class:`SqlStore`."""
+    """``put_bars(symbol, day, bars, complete=…)`` / ``get_bars(symbol, day)`` over a :class:`Store`."""
 
-    def __init__(self, store: SqlStore) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
 
     def put_bars(self, symbol: str, day: date, bars: Sequence[BarLike], *, complete: bool,

@@ -24,9 +24,9 @@ import structlog
 from league.book import BookLine, iter_lines
 from league.clock import parse_iso
 from league.errors import ChainBroken
-from league.store.interface import CachedDay, StoreError
-from league.store.sql import SqlStore, make_bar, open_store
-from league.verify_fast import verify
+from league.store.interface import CachedDay, Store, StoreError
+from league.store.sql import make_bar, open_store
+from league.verify.chain import verify
 
 log = structlog.get_logger(__name__)
 
@@ -92,7 +92,7 @@ def lines_after(path: Path, name: str, last_n: int, last_link: str) -> Iterator[
         )
 
 
-def index_book(store: SqlStore, book_path: str | os.PathLike[str], name: str | None = None) -> int:
+def index_book(store: Store, book_path: str | os.PathLike[str], name: str | None = None) -> int:
     """Index only the lines after the highest one already stored; returns how many were added."""
     path = Path(book_path)
     name = name or book_name(path)

@@ -32,7 +32,6 @@ import structlog
 from kombu.connection import Connection
 from kombu.mixins import ConsumerMixin
 
-from agents.base import FailureClass, SeatReply
 from league.clock import Clock
 from league.workers import wire
 from league.workers.broker import BrokerTarget, declare_lab
@@ -40,6 +39,7 @@ from league.workers.celery_app import make_app
 from league.workers.errors import BrokerError, WireError, WorkerError
 from league.workers.runner import Arrival, SeatJob
 from league.workers.topology import ASKS_EXCHANGE, TASK_NAME, replies_queue, vhost_for
+from league_agents.base import FailureClass, SeatReply
 
 log = structlog.get_logger(__name__)
 #: beyond a seat's own timeout: sandbox start, the reply's publication, a clock a little apart.

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from agents.base import Ask, SeatReply, SeatSpec
+from league_agents.base import Ask, SeatReply, SeatSpec
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,11 @@ import structlog
 from celery import Celery
 from celery.signals import task_revoked
 
-from agents.base import FailureClass, Seat, SeatReply
 from league.clock import SystemClock
 from league.workers import wire
 from league.workers.errors import WireError
 from league.workers.topology import REPLIES_EXCHANGE, TASK_NAME
+from league_agents.base import FailureClass, Seat, SeatReply
 
 log = structlog.get_logger(__name__)
 #: A reply is worth waiting for the broker to come back: retried on connection errors without a count
@@ -137,7 +137,7 @@ _SEATS_LOCK = threading.Lock()
 
 def seat_for(spec: Any) -> Seat:
     """The seat for a roster entry, built once per worker process (its sandbox is reused)."""
-    from agents.registry import build_seat
+    from league_agents.registry import build_seat
 
     key = spec.model_dump_json()
     with _SEATS_LOCK:
@@ -149,7 +149,7 @@ def seat_for(spec: Any) -> Seat:
 def run_ask(ask: wire.AskMessage, now: Callable[[], datetime]) -> SeatReply:
     """The seat's reply; a roster entry this host cannot run, or an adapter that raises, becomes a
     classified failure reply (as on the league host: one seat never stops the others)."""
-    from agents.registry import spec_problems
+    from league_agents.registry import spec_problems
 
     started = now()
     problems = spec_problems(ask.seat)

@@ -29,9 +29,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-from agents.base import Ask, FailureClass, SeatReply, SeatSpec
 from league.answers import show
 from league.workers.errors import WireError
+from league_agents.base import Ask, FailureClass, SeatReply, SeatSpec
 
 WIRE_VERSION = 1
 RAW_UTF8, RAW_SURROGATES = "utf-8", "utf-8-surrogatepass"

@@ -10,8 +10,12 @@ import pytest
 
 from league.calendar import default_calendar
 from league.clock import SimulatedClock
+from league.compose import build_league
 from league.config import load_config
-from league.demo import build_league, demo_sessions, publish_all, run_session, session_times_start
+from league.demo import demo_sessions
+from league.jobs.context import Stages
+from league.jobs.publish import publish_now
+from league.jobs.scheduler import run_session, session_start
 
 EXTRA_SEATS = """
 [[seat]]
@@ -49,18 +53,16 @@ def demo_league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
 
     root = tmp_path_factory.mktemp("league")
     days = demo_sessions(default_calendar(), date(2026, 11, 23), 3)  # includes the 2026-11-27 early close
-    clock = SimulatedClock(session_times_start(days[0]))
+    clock = SimulatedClock(session_start(days[0]))
     config_dir, _ = init_folder(root, demo=True, seed=3, clock=clock)
     roster = config_dir / "roster.toml"
     roster.write_text(roster.read_text() + EXTRA_SEATS)
     config = load_config(config_dir)
-    with build_league(config, clock, anchor=days[0]) as lg:
-        from league.crowd_day import synthetic_crowd
-        from league.wiring import wire
+    with build_league(config, clock, anchor=days[0], stages=Stages(publish=False)) as lg:
+        from league.demo import synthetic_crowd
 
         lg.crowd = synthetic_crowd(lg, 3)
-        wire(lg, publish_nightly=False)
         for day in days:
             run_session(lg, day)
-        public = publish_all(lg)
+        public = publish_now(lg).out_dir
         yield {"league": lg, "public": public, "days": [d.isoformat() for d in days], "data": lg.data_dir}

@@ -108,7 +108,7 @@ def test_late_seat_gets_its_own_event_with_late_ref(demo_league: dict[str, Any])
 
 
 def test_conformance_checker_passes_on_the_demo(demo_league: dict[str, Any]) -> None:
-    from league.contracts import CONFORMANCE_PATH
+    from league.verify import CONFORMANCE_PATH
 
     csv_path = demo_league["public"] / "council-forecasts.csv"
     out = subprocess.run([sys.executable, "-I", str(CONFORMANCE_PATH), str(csv_path)], capture_output=True, text=True)
@@ -124,7 +124,7 @@ def test_every_answer_names_a_published_ask(demo_league: dict[str, Any]) -> None
 
 
 def test_league_verify_passes_on_the_published_folder(demo_league: dict[str, Any]) -> None:
-    from league.verify_open import verify_published
+    from league.verify.reader import verify_published
 
     steps = {s.step: s for s in verify_published(demo_league["public"])}
     assert all(s.status != "FAILED" for s in steps.values()), [s.line() for s in steps.values()]
@@ -135,7 +135,7 @@ def test_league_verify_passes_on_the_published_folder(demo_league: dict[str, Any
 def test_flipped_byte_in_a_stamped_line_fails_the_prefix_step(demo_league: dict[str, Any], tmp_path: Path) -> None:
     import shutil
 
-    from league.verify_open import verify_published
+    from league.verify.reader import verify_published
 
     copy = tmp_path / "public"
     shutil.copytree(demo_league["public"], copy)

@@ -106,19 +106,20 @@ def run_morning(tmp_path: Path, seats: str, session: Any, until: Any = None) -> 
     the CLI seats really run, in the sandbox. Returns the council book's lines."""
     from datetime import time
 
+    from league.calendar import et_time
     from league.cli.init import init_folder
     from league.clock import SimulatedClock
+    from league.compose import build_league
     from league.config import load_config
-    from league.day import pump
-    from league.demo import build_league
-    from league.markettime import et_time
-    from league.scheduler import catch_up
+    from league.jobs.context import BARE
+    from league.jobs.scheduler import catch_up
+    from league.jobs.seal import pump
 
     clock = SimulatedClock(et_time(session, time(3, 0)))
     config_dir, data_dir = init_folder(tmp_path, demo=True, clock=clock)
     (config_dir / "roster.toml").write_text(COUNTING + seats)
     end = until or et_time(session, time(9, 29))
-    with build_league(load_config(config_dir), clock) as lg:
+    with build_league(load_config(config_dir), clock, stages=BARE) as lg:
         catch_up(lg, et_time(session, time(3, 0)), end, before_each=lambda f: pump(lg, f.at))
         pump(lg, end)
     return [json.loads(x) for x in (data_dir / "books" / "council-book.jsonl").read_text().splitlines()]

@@ -13,8 +13,8 @@ import pytest
 from conftest import VENDORS, received_nothing_of, run_morning, seat_table
 from standin_models import StandIn
 
+from league.calendar import et_time
 from league.config import load_markets, shipped_config_dir
-from league.markettime import et_time
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 SESSION = date(2026, 11, 24)

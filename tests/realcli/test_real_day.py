@@ -15,7 +15,7 @@ import pytest
 from conftest import COUNTING, OPERATOR_SECRETS, VENDORS, council_reply, received_nothing_of, seat_table
 from standin_models import StandIn
 
-from league.markettime import et_time
+from league.calendar import et_time
 from sandbox.profiles import PROFILES
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
@@ -35,9 +35,11 @@ TROUBLE = (
 def day(tmp_path_factory: pytest.TempPathFactory, cli_prefix: Path) -> Iterator[dict[str, Any]]:
     from league.cli.init import init_folder
     from league.clock import SimulatedClock
+    from league.compose import build_league
     from league.config import load_config
-    from league.demo import build_league, publish_all, run_session
-    from league.wiring import wire
+    from league.jobs.context import Stages
+    from league.jobs.publish import publish_now
+    from league.jobs.scheduler import run_session
 
     mp = pytest.MonkeyPatch()
     for name in ("claude", "codex", "gemini", "grok"):
@@ -59,10 +61,10 @@ def day(tmp_path_factory: pytest.TempPathFactory, cli_prefix: Path) -> Iterator[
         clock = SimulatedClock(et_time(SESSION, time(3, 0)))
         config_dir, data_dir = init_folder(root, demo=True, clock=clock)
         (config_dir / "roster.toml").write_text(COUNTING + seats + BASELINES)
-        with build_league(load_config(config_dir), clock, anchor=SESSION - timedelta(days=1)) as lg:
-            wire(lg, publish_nightly=False)
+        with build_league(load_config(config_dir), clock, anchor=SESSION - timedelta(days=1),
+                          stages=Stages(publish=False)) as lg:
             run_session(lg, SESSION)
-            public = publish_all(lg)
+            public = publish_now(lg).out_dir
         yield {"public": public, "good": good, "bad": bad, "data": data_dir, "secrets": dict(OPERATOR_SECRETS)}
     mp.undo()
 
@@ -104,7 +106,7 @@ def test_failures_become_the_right_line_and_the_day_goes_on(day: dict[str, Any])
 
 
 def test_league_verify_passes_on_the_published_day(day: dict[str, Any]) -> None:
-    from league.verify_open import verify_published
+    from league.verify.reader import verify_published
 
     steps = verify_published(day["public"])
     assert all(s.status != "FAILED" for s in steps), [s.line() for s in steps]

@@ -13,14 +13,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from league.api.app import create_app
+from league.calendar import et_time
 from league.cli.init import init_folder
 from league.clock import SimulatedClock
+from league.compose import build_league
 from league.config import load_config
-from league.day import pump
-from league.demo import build_league
-from league.markettime import et_time
-from league.scheduler import catch_up
-from league.wiring import wire
+from league.jobs.context import Stages
+from league.jobs.scheduler import catch_up
+from league.jobs.seal import pump
 
 SESSION = date(2026, 11, 24)
 DAY = SESSION.isoformat()
@@ -33,6 +33,8 @@ def everything(client: TestClient, data: Path) -> dict[str, str]:
     for route in ("/api/lines", "/api/stream?follow=false", "/api/today", "/api/page", "/api/league", "/api/grid",
                   f"/api/sessions/{DAY}", f"/api/runs/{runs.get('run_id')}", "/api/seats/aurora"):
         out[route] = client.get(route).text
+    for n in range(1, len(client.get("/api/lines").text.splitlines()) + 1):
+        out[f"/api/lines/{n}"] = client.get(f"/api/lines/{n}").text  # one line, typed by its kind
     for path in sorted(p for p in data.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".txt", ".csv")):
         rel = path.relative_to(data).as_posix()
         out[rel] = client.get(f"/{rel}").text
@@ -44,8 +46,8 @@ def test_no_probability_leaves_the_api_before_the_score_line(tmp_path: Path) -> 
         pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
     clock = SimulatedClock(et_time(SESSION, time(3, 0)))
     config_dir, data = init_folder(tmp_path, demo=True, clock=clock)
-    with build_league(load_config(config_dir), clock, anchor=SESSION - timedelta(days=1)) as lg:
-        wire(lg, publish_nightly=False)
+    with build_league(load_config(config_dir), clock, anchor=SESSION - timedelta(days=1),
+                      stages=Stages(publish=False)) as lg:
         catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION, time(10, 0)), before_each=lambda f: pump(lg, f.at))
         pump(lg, et_time(SESSION, time(10, 0)))
         answers = lg.index.of_kind("answer", DAY)
@@ -70,4 +72,7 @@ def test_no_probability_leaves_the_api_before_the_score_line(tmp_path: Path) -> 
         whole = [x for x in after if x["kind"] == "answer"]
         assert whole and not any(x.get("embargoed") for x in whole)
         assert any("prob_up" in json.dumps(x["items"]) for x in whole)
+        typed = client.get(f"/api/lines/{whole[0]['n']}").json()  # the same line, as its kind's model
+        assert typed["seal"] == whole[0]["seal"]
+        assert typed["line"] == {k: v for k, v in whole[0].items() if k not in ("n", "prev", "seal", "link")}
         assert client.get(f"/replies/{reply.name}").status_code == 200

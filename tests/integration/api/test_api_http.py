@@ -16,7 +16,7 @@ from api_server import Running
 from league.book import Book
 from league.clock import SystemClock
 
-REPLAY = Path(__file__).resolve().parents[3] / "league" / "publish" / "tools" / "replay_brier.py"
+REPLAY = Path(__file__).resolve().parents[3] / "league" / "verify" / "tools" / "replay_brier.py"
 
 
 @pytest.fixture()
@@ -125,6 +125,18 @@ def test_lines_by_kind(client: httpx.Client, running: Running) -> None:
     whole = (running.season.book).read_bytes().split(b"\n")
     first = client.get("/api/lines", params={"from": 2, "to": 3}).content
     assert first == whole[1] + b"\n" + whole[2] + b"\n"
+
+
+def test_one_line_typed_by_its_kind_and_its_schemas_in_the_docs(client: httpx.Client, running: Running) -> None:
+    schemas = client.get("/api/openapi.json").json()["components"]["schemas"]
+    assert {"RunLine", "AnswerLine", "ScoreLine", "ScoreRow", "MarkLine", "AskLine", "LineView"} <= set(schemas)
+    assert schemas["AnswerLine"]["properties"]["status"]["enum"] == ["answered", "refused_shape"]
+    raw = running.season.book.read_bytes().split(b"\n")[1]  # line 2, as the fixture's writer sealed it
+    got = client.get("/api/lines/2").json()
+    sealed = json.loads(raw)
+    assert {k: got[k] for k in ("n", "prev", "seal", "link")} == {k: sealed[k] for k in ("n", "prev", "seal", "link")}
+    assert got["line"] == {k: v for k, v in sealed.items() if k not in ("n", "prev", "seal", "link")}
+    assert client.get("/api/lines/100000").status_code == 404
 
 
 def test_stream_delivers_a_line_appended_after_connecting(running: Running) -> None:

@@ -71,3 +71,18 @@ def test_installed_command_broken_book(name: str) -> None:
 def test_verify_help_works() -> None:
     result = CliRunner().invoke(_app(), ["verify", "--help"])
     assert result.exit_code == 0 and "book" in result.output.lower()
+
+
+def test_typed_checks_every_line_against_its_kinds_model(tmp_path: Path) -> None:
+    """`--typed`: a league's own books fit their models; a book of other shapes is named, chain still ok."""
+    from league.cli.init import init_folder
+
+    _, data = init_folder(tmp_path)
+    for book, model in (("council-book.jsonl", "1 OpeningLine"), ("asks.jsonl", "1 CountingRuleLine")):
+        result = CliRunner().invoke(_app(), ["verify", "--typed", str(data / "books" / book)])
+        assert result.exit_code == 0, _everything(result)
+        assert f"every line fits its kind's model ({model})" in result.output
+    foreign = CliRunner().invoke(_app(), ["verify", "--typed", str(ASSETS / "good.jsonl")])
+    assert foreign.exit_code != 0
+    assert foreign.output.startswith("ok ")  # the chain holds; only the writer's schema does not
+    assert "11 line(s) fit no model of this version; line 1" in _everything(foreign)

@@ -27,7 +27,7 @@ import pytest
 from league.book import Book, BookLine
 from league.clock import SimulatedClock, SystemClock
 from league.errors import BookLockedError
-from league.verify_fast import verify
+from league.verify.chain import verify
 
 KILLS = 24
 CLOCK = SimulatedClock(datetime(2026, 11, 30, 13, 30, tzinfo=UTC))

@@ -11,21 +11,22 @@ import sys
 from datetime import date, time, timedelta
 from pathlib import Path
 
+from league.calendar import et_time
 from league.clock import SimulatedClock
+from league.compose import build_league
 from league.config import load_config
-from league.day import pump
-from league.demo import build_league, session_times_start
-from league.markettime import et_time
-from league.scheduler import catch_up
+from league.jobs.context import BARE
+from league.jobs.scheduler import catch_up, session_start
+from league.jobs.seal import pump
 from league.store import open_store
 
 
 def main() -> None:
     config_dir, session, stop = Path(sys.argv[1]), date.fromisoformat(sys.argv[2]), sys.argv[3]
     config = load_config(config_dir)
-    clock = SimulatedClock(session_times_start(session))
+    clock = SimulatedClock(session_start(session))
     store = open_store(config.database_url)
-    lg = build_league(config, clock)
+    lg = build_league(config, clock, stages=BARE)
     hour, minute = (int(x) for x in stop.split(":"))
     until = et_time(session, time(hour, minute))
     catch_up(lg, et_time(session, time(3, 0)), until, ledger=store, before_each=lambda f: pump(lg, f.at))

@@ -9,11 +9,12 @@ from typing import Any
 
 from day_helpers import league_dir, roster, seat
 
-from agents.base import Ask, SeatReply, SeatSpec
+from league.calendar import et_time
+from league.compose import build_league
 from league.config import load_config
-from league.demo import build_league, run_session
-from league.markettime import et_time
-from league.wiring import wire
+from league.jobs.context import Stages
+from league.jobs.scheduler import run_session
+from league_agents.base import Ask, SeatReply, SeatSpec
 
 DAYS = (date(2026, 11, 23), date(2026, 11, 24))
 
@@ -38,8 +39,7 @@ def test_second_day_ask_shows_each_seat_its_own_accounts(tmp_path: Path) -> None
     config_dir, _, clock = league_dir(tmp_path, text, et_time(DAYS[0], time(3, 0)))
     config = load_config(config_dir)
     seats = {s.name: Recorder(s) for s in config.roster.seat}
-    with build_league(config, clock, seats=seats, anchor=DAYS[0]) as lg:
-        wire(lg, publish_nightly=False)
+    with build_league(config, clock, seats=seats, anchor=DAYS[0], stages=Stages(publish=False)) as lg:
         for day in DAYS:
             run_session(lg, day)
         marks = {(m["league"], m["account"]): m for m in lg.index.of_kind("mark") if m["session"] == "2026-11-23"}

@@ -8,10 +8,11 @@ from typing import Any
 
 from day_helpers import BASELINES, league_dir
 
-from league.calendar import default_calendar
+from league.calendar import default_calendar, et_time
+from league.compose import build_league
 from league.config import load_config
-from league.demo import build_league, run_session
-from league.markettime import et_time
+from league.jobs.context import BARE
+from league.jobs.scheduler import run_session
 from league.prices.interface import ProviderOutage
 from league.prices.replay import SyntheticMarket
 
@@ -42,7 +43,7 @@ def test_outage_and_empty_bars_leave_cells_unresolved(tmp_path: Path) -> None:
     config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(SESSION, time(7, 0)))
     config = load_config(config_dir)
     prices = Flaky(SyntheticMarket(7, config.markets.markets, default_calendar()))
-    with build_league(config, clock, prices=prices, seats=None) as lg:
+    with build_league(config, clock, prices=prices, seats=None, stages=BARE) as lg:
         run_session(lg, SESSION)
         score = lg.index.of_kind("score", SESSION.isoformat())[0]
     events = {e["market"]: e for e in score["markets"]}

@@ -23,7 +23,7 @@ from day_helpers import hostile_seat, roster, seat
 
 from league.cli.init import init_folder
 from league.clock import SimulatedClock
-from league.verify_fast import verify
+from league.verify.chain import verify
 from sandbox.cgroups import detect
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]

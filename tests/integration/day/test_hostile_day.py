@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 from day_helpers import hostile_seat, league_dir, roster, seat
 
+from league.compose import build_league
 from league.config import load_config
-from league.day import RAW_SURROGATES, read_reply
-from league.demo import build_league, run_session, session_times_start
-from league.verify_fast import verify
+from league.jobs.context import BARE
+from league.jobs.scheduler import run_session, session_start
+from league.jobs.seal import RAW_SURROGATES, read_reply
+from league.verify.chain import verify
 
 SESSION = date(2026, 11, 24)
 BEHAVIOURS = ("deep", "surrogate", "huge", "scale", "nan", "bytes", "memory", "fork", "normal")
@@ -30,8 +32,8 @@ def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, 
     tmp = tmp_path_factory.mktemp("hostile")
     seats = roster(seat("calm", "scripted", seed=3), seat("_coin", "coin"),
                    *(hostile_seat(f"h-{b}", b) for b in BEHAVIOURS))
-    config_dir, data_dir, clock = league_dir(tmp, seats, session_times_start(SESSION))
-    with build_league(load_config(config_dir), clock) as lg:
+    config_dir, data_dir, clock = league_dir(tmp, seats, session_start(SESSION))
+    with build_league(load_config(config_dir), clock, stages=BARE) as lg:
         ran = run_session(lg, SESSION)
         lines = [dict(lg.index.lines[n]) for n in sorted(lg.index.lines)]
     assert [job for _, job in ran] and all(status == "done" for _, status in ran), ran

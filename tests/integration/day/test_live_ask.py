@@ -14,10 +14,11 @@ from typer.testing import CliRunner
 
 from league.book import Book
 from league.cli import app
-from league.cli.daemon import open_live
 from league.cli.init import init_folder
-from league.day import SealFailed, job_ask
+from league.compose import open_live
 from league.errors import ConfigError, LeagueError
+from league.jobs.ask import job_ask
+from league.jobs.seal import SealFailed
 
 
 def _live_folder(tmp_path: Path) -> tuple[Path, Path]:
@@ -31,7 +32,7 @@ def _live_folder(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_by_hand_reference_run_seals_every_reply(tmp_path: Path) -> None:
     config_dir, data_dir = _live_folder(tmp_path)
-    lg, store = open_live(config_dir)
+    lg = open_live(config_dir)
     try:
         run_id = job_ask(lg, "2026-11-25", role="not_counted")
     finally:

@@ -9,11 +9,13 @@ from typing import Any
 
 from day_helpers import BASELINES, league_dir
 
-from league.calendar import default_calendar
+from league.calendar import default_calendar, et_time
 from league.clock import SimulatedClock
+from league.compose import build_league
 from league.config import load_config
-from league.demo import build_league, demo_sessions, run_session
-from league.markettime import et_time
+from league.demo import demo_sessions
+from league.jobs.context import BARE
+from league.jobs.scheduler import run_session
 from league.prices.interface import ProviderOutage
 from league.prices.replay import SyntheticMarket
 
@@ -41,7 +43,7 @@ def test_week_scored_with_the_sealed_reference(tmp_path: Path) -> None:
     config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(days[0], time(7, 0)))
     config = load_config(config_dir)
     prices = Forgetful(SyntheticMarket(7, config.markets.markets, default_calendar(), anchor=days[0]), days[0], clock)
-    with build_league(config, clock, prices=prices) as lg:
+    with build_league(config, clock, prices=prices, stages=BARE) as lg:
         for day in days:
             run_session(lg, day)
         day_line = lg.index.of_kind("score", days[0].isoformat())[0]

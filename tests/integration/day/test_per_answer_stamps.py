@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 from day_helpers import BASELINES, league_dir
 
+from league.calendar import et_time
+from league.compose import build_league
 from league.config import load_config
-from league.demo import build_league, publish_all, run_session
-from league.markettime import et_time
-from league.verify_open import verify_published
-from league.wiring import wire
+from league.jobs.context import Stages
+from league.jobs.publish import publish_now
+from league.jobs.scheduler import run_session
+from league.verify.reader import verify_published
 
 SESSION = date(2026, 11, 24)
 
@@ -27,11 +29,10 @@ def test_every_answer_gets_its_own_token(tmp_path: Path) -> None:
     toml.write_text(toml.read_text().replace("per_answer = false", "per_answer = true"))
     config = load_config(config_dir)
     assert config.settings.stamps.per_answer
-    with build_league(config, clock) as lg:
-        wire(lg, publish_nightly=False)
+    with build_league(config, clock, stages=Stages(publish=False)) as lg:
         run_session(lg, SESSION)
         answers = lg.index.of_kind("answer")
-        public = publish_all(lg)
+        public = publish_now(lg).out_dir
     lists = sorted((public / "proof" / SESSION.isoformat()).glob("[0-9]*Z*.txt"))
     answer_lists = [p for p in lists if "answer seal" in p.read_text()]
     assert len(answer_lists) == len(answers) == 2

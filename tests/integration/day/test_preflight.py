@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
-from league.cli.daemon import open_live
 from league.cli.init import init_folder
-from league.preflight import MissingPrerequisite
+from league.compose import open_live
+from league.jobs.preflight import MissingPrerequisite
 
 runner = CliRunner()
 

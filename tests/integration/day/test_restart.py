@@ -16,14 +16,15 @@ import pytest
 from day_helpers import league_dir as make_league_dir
 from day_helpers import roster, seat
 
+from league.calendar import et_time
 from league.clock import SimulatedClock
+from league.compose import build_league
 from league.config import load_config
-from league.day import pump
-from league.demo import build_league
-from league.markettime import et_time
-from league.scheduler import catch_up
+from league.jobs.context import BARE
+from league.jobs.scheduler import catch_up
+from league.jobs.seal import pump
 from league.store import open_store
-from league.verify_fast import verify
+from league.verify.chain import verify
 
 SESSION = date(2026, 11, 24)
 
@@ -54,7 +55,7 @@ def test_killed_between_ask_and_close_scores_once(league_dir: Path) -> None:
     config = load_config(league_dir)
     for _restart in range(2):  # restart twice: the second catch-up must find nothing left to do
         clock = SimulatedClock(et_time(SESSION, time(9, 5)))
-        with build_league(config, clock, store=None) as lg:
+        with build_league(config, clock, store=None, stages=BARE) as lg:
             store = open_store(config.database_url)
             catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION + timedelta(days=1), time(3, 0)),
                      ledger=store, before_each=lambda f, lg=lg: pump(lg, f.at))

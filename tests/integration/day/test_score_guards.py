@@ -8,14 +8,15 @@ from pathlib import Path
 
 from day_helpers import league_dir, roster, seat
 
-from league.calendar import default_calendar
+from league.calendar import default_calendar, et_time
 from league.clock import SimulatedClock
+from league.compose import build_league
 from league.config import load_config
-from league.day import job_ask, pump
-from league.demo import build_league
-from league.markettime import et_time
+from league.jobs.ask import job_ask
+from league.jobs.context import BARE
+from league.jobs.score import job_score
+from league.jobs.seal import pump
 from league.prices.replay import SyntheticMarket
-from league.scoring_day import job_score
 
 SESSION = date(2026, 11, 24)
 
@@ -28,7 +29,7 @@ def make(tmp_path: Path) -> tuple[Path, SimulatedClock]:
 def test_a_score_asked_for_too_early_seals_nothing(tmp_path: Path) -> None:
     config_dir, clock = make(tmp_path)
     config = load_config(config_dir)
-    with build_league(config, clock) as lg:
+    with build_league(config, clock, stages=BARE) as lg:
         clock.set(et_time(SESSION, time(8, 30)))
         job_ask(lg, SESSION.isoformat())
         pump(lg, et_time(SESSION, time(15, 0)))
@@ -43,7 +44,7 @@ def test_scoring_uses_the_contract_sealed_before_the_ask(tmp_path: Path) -> None
     config_dir, clock = make(tmp_path)
     config = load_config(config_dir)
     prices = SyntheticMarket(7, config.markets.markets, default_calendar())
-    with build_league(config, clock, prices=prices) as lg:
+    with build_league(config, clock, prices=prices, stages=BARE) as lg:
         clock.set(et_time(SESSION, time(8, 30)))
         job_ask(lg, SESSION.isoformat())
         pump(lg, et_time(SESSION, time(9, 0)))
@@ -51,7 +52,7 @@ def test_scoring_uses_the_contract_sealed_before_the_ask(tmp_path: Path) -> None
     markets = config_dir / "markets.toml"
     markets.write_text(markets.read_text().replace('symbol = "^GSPC"', 'symbol = "^SPX"'))
     changed = load_config(config_dir)
-    with build_league(changed, clock, prices=prices) as lg:
+    with build_league(changed, clock, prices=prices, stages=BARE) as lg:
         pump(lg, et_time(SESSION, time(16, 5)))
         job_score(lg, SESSION.isoformat())
         score = lg.index.of_kind("score")[0]

@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 from day_helpers import BASELINES, league_dir
 
-from agents.base import SeatReply
 from league.book import Book
+from league.compose import build_league
 from league.config import load_config
-from league.day import Pending, SealFailed, pump, seal_reply
-from league.demo import build_league, session_times_start
+from league.jobs.context import BARE, Pending
+from league.jobs.scheduler import session_start
+from league.jobs.seal import SealFailed, pump, seal_reply
+from league_agents.base import SeatReply
 
 SESSION = date(2026, 11, 24)
 ANSWER = '{"forecast": {"SPX": {"1d": {"prob_up": 61}}}}'
@@ -30,8 +32,8 @@ def _pending(lg: Any, seat: str, raw: str, arrives: Any) -> Pending:
 
 
 def test_unstorable_raw_reply_is_named_in_the_line(tmp_path: Path) -> None:
-    config_dir, data_dir, clock = league_dir(tmp_path, BASELINES, session_times_start(SESSION))
-    with build_league(load_config(config_dir), clock) as lg:
+    config_dir, data_dir, clock = league_dir(tmp_path, BASELINES, session_start(SESSION))
+    with build_league(load_config(config_dir), clock, stages=BARE) as lg:
         (data_dir / "replies").write_text("a file where the folder should be")  # like a full or broken disk
         p = _pending(lg, "s1", ANSWER, clock.now())
         seal_reply(lg, p, p.future.result())
@@ -41,8 +43,8 @@ def test_unstorable_raw_reply_is_named_in_the_line(tmp_path: Path) -> None:
 
 
 def test_pump_keeps_a_failed_reply_pending_and_seals_it_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config_dir, _, clock = league_dir(tmp_path, BASELINES, session_times_start(SESSION))
-    with build_league(load_config(config_dir), clock) as lg:
+    config_dir, _, clock = league_dir(tmp_path, BASELINES, session_start(SESSION))
+    with build_league(load_config(config_dir), clock, stages=BARE) as lg:
         now = clock.now()
         lg.pending = [_pending(lg, "first", ANSWER, now + timedelta(seconds=1)),
                       _pending(lg, "second", ANSWER, now + timedelta(seconds=2))]

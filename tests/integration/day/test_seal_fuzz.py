@@ -15,12 +15,13 @@ from day_helpers import BASELINES, league_dir
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.base import SeatReply
+from league.compose import build_league
 from league.config import load_config
-from league.day import RAW_UTF8, Pending, raw_bytes, read_reply, seal_reply
-from league.demo import build_league, session_times_start
-from league.season import League
-from league.verify_fast import verify
+from league.jobs.context import BARE, League, Pending
+from league.jobs.scheduler import session_start
+from league.jobs.seal import RAW_UTF8, raw_bytes, read_reply, seal_reply
+from league.verify.chain import verify
+from league_agents.base import SeatReply
 
 SESSION = date(2026, 11, 24)
 MARKETS = {"SPX": ["1d", "1w"], "BTC": ["1d"]}
@@ -43,8 +44,8 @@ replies = (
 
 @pytest.fixture(scope="module")
 def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[League]:
-    config_dir, _, clock = league_dir(tmp_path_factory.mktemp("fuzz"), BASELINES, session_times_start(SESSION))
-    with build_league(load_config(config_dir), clock) as lg:
+    config_dir, _, clock = league_dir(tmp_path_factory.mktemp("fuzz"), BASELINES, session_start(SESSION))
+    with build_league(load_config(config_dir), clock, stages=BARE) as lg:
         yield lg
 
 

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 from day_helpers import league_dir, roster, seat
 
+from league.calendar import et_time
+from league.compose import build_league
 from league.config import load_config
-from league.day import pump
-from league.demo import build_league
-from league.markettime import et_time
-from league.scheduler import catch_up
+from league.jobs.context import BARE
+from league.jobs.scheduler import catch_up
+from league.jobs.seal import pump
 
 SESSION = date(2026, 11, 24)
 
@@ -28,7 +29,7 @@ def test_restart_at_0910_asks_each_seat_once_unless_silent(tmp_path: Path) -> No
                    seat("_coin", "coin"))
     config_dir, data_dir, clock = league_dir(tmp_path, seats, et_time(SESSION, time(3, 0)))
     clock.set(et_time(SESSION, time(9, 10)))  # the daemon comes back after the second-wave time
-    with build_league(load_config(config_dir), clock) as lg:
+    with build_league(load_config(config_dir), clock, stages=BARE) as lg:
         catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION, time(9, 20)),
                  before_each=lambda f: pump(lg, f.at))
         pump(lg, et_time(SESSION, time(9, 29)))

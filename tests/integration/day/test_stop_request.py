@@ -10,11 +10,12 @@ from pathlib import Path
 
 from day_helpers import BASELINES, league_dir
 
+from league.calendar import et_time
+from league.compose import build_league
 from league.config import load_config
-from league.day import pump
-from league.demo import build_league
-from league.markettime import et_time
-from league.scheduler import _DAEMON, catch_up, scheduled_entry
+from league.jobs.context import BARE
+from league.jobs.scheduler import _DAEMON, catch_up, scheduled_entry
+from league.jobs.seal import pump
 from league.shutdown import Shutdown
 
 SESSION = date(2026, 11, 24)
@@ -22,7 +23,7 @@ SESSION = date(2026, 11, 24)
 
 def test_catch_up_runs_nothing_once_a_stop_is_requested(tmp_path: Path) -> None:
     config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(SESSION, time(3, 0)))
-    with build_league(load_config(config_dir), clock) as lg:
+    with build_league(load_config(config_dir), clock, stages=BARE) as lg:
         stop = Shutdown()
         ran = catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION, time(9, 20)),
                        before_each=lambda f: (pump(lg, f.at), stop.request()), should_stop=stop.requested.is_set)
@@ -32,7 +33,7 @@ def test_catch_up_runs_nothing_once_a_stop_is_requested(tmp_path: Path) -> None:
 
 def test_scheduled_job_does_not_start_while_stopping(tmp_path: Path) -> None:
     config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(SESSION, time(8, 30)))
-    with build_league(load_config(config_dir), clock) as lg:
+    with build_league(load_config(config_dir), clock, stages=BARE) as lg:
         stop = Shutdown()
         stop.request()
         _DAEMON.update(league=lg, ledger=None, shutdown=stop)
@@ -45,7 +46,7 @@ def test_scheduled_job_does_not_start_while_stopping(tmp_path: Path) -> None:
 
 def test_drain_is_bounded_by_the_grace_period_once_stopping(tmp_path: Path) -> None:
     config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(SESSION, time(8, 30)))
-    lg = build_league(load_config(config_dir), clock)
+    lg = build_league(load_config(config_dir), clock, stages=BARE)
     never: Future[object] = Future()  # an ask whose seat never answers
     lg.inflight.append(never)
     lg.inflight_by_seat[(str(SESSION), "stuck")] = never

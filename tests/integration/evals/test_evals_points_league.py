@@ -1,8 +1,8 @@
 """`_naive` and `_ets` answer a REAL council day (demo league, replayed prices, real sandbox for the scripted
 seats), their targets are sealed and scored, and `league eval points` reads the book they are in.
 
-Phase 1 supplies the closes history through the league's own `ask_context` hook here, in the test; phase 2
-wires that hook into the league (docs/evals.md, "What phase 2 wires").
+Phase 1 supplies the closes history through the composition root's `ask_context` here, in the test; phase 2
+wires it into the league (docs/evals.md, "What phase 2 wires").
 """
 
 from __future__ import annotations
@@ -16,10 +16,13 @@ import pytest
 
 from league.calendar import default_calendar
 from league.clock import SimulatedClock
+from league.compose import build_league
 from league.config import load_config
-from league.demo import build_league, demo_sessions, run_session, session_times_start
+from league.demo import demo_sessions
 from league.evals.points import points_report
-from league.snapshot import daily_closes
+from league.jobs.context import Stages
+from league.jobs.scheduler import run_session, session_start
+from league.jobs.snapshot import daily_closes
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
@@ -53,15 +56,12 @@ def league_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
 
     root = tmp_path_factory.mktemp("league")
     days = demo_sessions(default_calendar(), date(2026, 11, 16), 3)
-    clock = SimulatedClock(session_times_start(days[0]))
+    clock = SimulatedClock(session_start(days[0]))
     config_dir, _ = init_folder(root, demo=True, seed=5, clock=clock)
     roster = config_dir / "roster.toml"
     roster.write_text(roster.read_text() + BASELINES)
-    with build_league(load_config(config_dir), clock, anchor=days[0]) as lg:
-        from league.wiring import wire
-
-        wire(lg, publish_nightly=False)
-        lg.hooks["ask_context"] = history_hook
+    with build_league(load_config(config_dir), clock, anchor=days[0], stages=Stages(publish=False),
+                      ask_context=history_hook) as lg:
         for day in days:
             run_session(lg, day)
         clock.set(clock.now() + timedelta(days=1))

@@ -137,8 +137,8 @@ def test_proxies_of_concurrent_runs_are_forked_from_one_zygote(sandbox: BwrapSan
 def test_batch_preflight_checks_the_proxy_when_a_seat_has_network(sandbox: BwrapSandbox) -> None:
     from datetime import UTC, datetime
 
-    from agents.base import SeatSpec
-    from agents.selfcheck import preflight
+    from league_agents.base import SeatSpec
+    from league_agents.selfcheck import preflight
 
     def now() -> datetime:
         return datetime.now(UTC)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from conftest import BLOCK_HEIGHT, BLOCK_TIME, Calendar, RekorLog
 
-from league.book import Book, parse_stamped_list
+from league.book import Book
 from league.clock import SimulatedClock
 from league.publish.proof_pages import write_proof_pages
 from league.stamps.interface import StampConfig, TsaEndpoint
@@ -25,7 +25,8 @@ from league.stamps.local_tsa import LocalTsa, create_authority, faketime_library
 from league.stamps.ots import BlockHeaderFact
 from league.stamps.rekor import generate_signing_key
 from league.stamps.stamper import Stamper
-from league.verify_open import StepResult, verify_published
+from league.verify.reader import StepResult, verify_published
+from league.verify.stamped import parse_stamped_list
 
 pytestmark = pytest.mark.skipif(faketime_library() is None, reason="needs libfaketime (Debian package faketime)")
 

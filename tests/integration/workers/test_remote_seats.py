@@ -24,14 +24,14 @@ import pytest
 from kombu.entity import Queue
 from worker_hosts import Hosts, Lab, WorkerProc, start_worker
 
-from agents.base import Ask, SeatSpec
-from agents.registry import build_seat
 from league.clock import SystemClock
-from league.day import raw_bytes
+from league.jobs.seal import raw_bytes
 from league.workers.broker import BrokerTarget
 from league.workers.remote import RemoteSeatRunner
 from league.workers.runner import Arrival, SeatJob
 from league.workers.topology import ASKS_EXCHANGE, TASK_NAME, vhost_for
+from league_agents.base import Ask, SeatSpec
+from league_agents.registry import build_seat
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 CLIS = Path(__file__).resolve().parents[2] / "assets" / "clis"

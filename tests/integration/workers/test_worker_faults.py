@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from worker_hosts import Host, Hosts, Lab, WorkerProc, start_worker
 
-from agents.base import Ask, SeatSpec
 from league.clock import SystemClock
 from league.workers.broker import BrokerTarget, queue_status
 from league.workers.remote import RemoteBatch, RemoteSeatRunner
 from league.workers.runner import Arrival, SeatJob
+from league_agents.base import Ask, SeatSpec
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 CLIS = Path(__file__).resolve().parents[2] / "assets" / "clis"

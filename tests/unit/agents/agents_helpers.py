@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from agents.base import Ask
+from league_agents.base import Ask
 
 CLIS = Path(__file__).resolve().parents[2] / "assets" / "clis"
 T0 = datetime(2026, 11, 30, 13, 30, tzinfo=UTC)

@@ -4,8 +4,8 @@ import json
 
 from agents_helpers import FakeClock, make_ask
 
-from agents.base import SeatSpec
-from agents.registry import build_seat
+from league_agents.base import SeatSpec
+from league_agents.registry import build_seat
 
 MARKETS = {
     "SPX": {"horizons": ["1d", "1w"], "last_change_pct": 0.8, "price": 6000.0},

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from agents_helpers import CLIS, FakeClock, make_ask
 
-from agents.base import FailureClass, SeatReply, SeatSpec
-from agents.registry import build_seat
+from league_agents.base import FailureClass, SeatReply, SeatSpec
+from league_agents.registry import build_seat
 from sandbox.bwrap import BwrapSandbox
 
 pytestmark = pytest.mark.sandbox

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from agents.base import FailureClass
-from agents.failures import classify_text
-from agents.retry import call_with_retry
-from agents.sdk_seat import classify_exception
+from league_agents.base import FailureClass
+from league_agents.failures import classify_text
+from league_agents.retry import call_with_retry
+from league_agents.sdk_seat import classify_exception
 
 
 @pytest.mark.parametrize(

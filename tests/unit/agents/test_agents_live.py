@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agents.base import SeatSpec
-from agents.selfcheck import run_trivial_ask
+from league_agents.base import SeatSpec
+from league_agents.selfcheck import run_trivial_ask
 
 pytestmark = [
     pytest.mark.live,

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agents.base import Ask, FailureClass, SeatError, SeatSpec
-from agents.claude_code import ClaudeCodeSeat
-from agents.codex import CodexSeat
-from agents.gemini_cli import GeminiCliSeat, merged_settings
+from league_agents.base import Ask, FailureClass, SeatError, SeatSpec
+from league_agents.claude_code import ClaudeCodeSeat
+from league_agents.codex import CodexSeat
+from league_agents.gemini_cli import GeminiCliSeat, merged_settings
 from sandbox.interface import EndedBy, ExecResult
 
 T = datetime(2026, 11, 30, tzinfo=UTC)

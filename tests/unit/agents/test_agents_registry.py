@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from agents.base import FailureClass, Seat, SeatSpec
-from agents.registry import UnknownAdapter, adapter_names, build_seat, load_adapter
+from league_agents.base import FailureClass, Seat, SeatSpec
+from league_agents.registry import UnknownAdapter, adapter_names, build_seat, load_adapter
 
 EXPECTED = {
     "scripted",
@@ -46,7 +46,7 @@ def test_unknown_adapter_names_the_known_ones() -> None:
 
 def test_no_vendor_sdk_imported_until_used() -> None:
     code = (
-        "import sys\nfrom agents.registry import build_seat\nfrom agents.base import SeatSpec\n"
+        "import sys\nfrom league_agents.registry import build_seat\nfrom league_agents.base import SeatSpec\n"
         "build_seat(SeatSpec(name='c', adapter='claude_code'))\n"
         "build_seat(SeatSpec(name='_coin', adapter='coin'))\n"
         "print(sorted(m for m in ('anthropic', 'openai', 'google.genai') if m in sys.modules))\n"

@@ -14,9 +14,9 @@ from agents_helpers import FakeClock, make_ask
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.base import FailureClass, SeatSpec
-from agents.registry import build_seat
-from agents.scripted import ScriptedSeat
+from league_agents.base import FailureClass, SeatSpec
+from league_agents.registry import build_seat
+from league_agents.scripted import ScriptedSeat
 from sandbox.bwrap import BwrapSandbox
 from sandbox.interface import EndedBy, ExecResult, SandboxError, system_now
 
@@ -134,7 +134,7 @@ def test_sandbox_failure_is_an_incident(clock: FakeClock) -> None:
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**31), session=st.dates().map(str))
 def test_probabilities_stay_in_range(seed: int, session: str) -> None:
-    from agents.scripted_child import probability
+    from league_agents.scripted_child import probability
 
     req = {"seed": seed, "seat": "s", "session": session, "skill": 0.0}
     for code in MARKETS:
@@ -143,7 +143,7 @@ def test_probabilities_stay_in_range(seed: int, session: str) -> None:
 
 @pytest.mark.sandbox
 def test_preflight_before_a_batch(sandbox: BwrapSandbox, clock: FakeClock) -> None:
-    from agents.selfcheck import preflight
+    from league_agents.selfcheck import preflight
 
     specs = [
         SeatSpec(name="s1", adapter="scripted"),

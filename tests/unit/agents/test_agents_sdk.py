@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from agents_helpers import REPLY, FakeClock, StandIn, make_ask
 
-from agents.base import FailureClass, SeatSpec
-from agents.registry import build_seat
-from agents.sdk_seat import SdkSeat
+from league_agents.base import FailureClass, SeatSpec
+from league_agents.registry import build_seat
+from league_agents.sdk_seat import SdkSeat
 
 pytest.importorskip("anthropic")
 pytest.importorskip("openai")

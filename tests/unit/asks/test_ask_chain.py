@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.base import SeatSpec
 from league.asks import AskChain, publish_ask_text
 from league.clock import SimulatedClock
 from league.errors import BookError
-from league.verify_fast import verify
+from league.verify.chain import verify
+from league_agents.base import SeatSpec
 
 T0 = datetime(2026, 11, 24, 13, 30, tzinfo=UTC)
 

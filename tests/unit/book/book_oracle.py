@@ -1,6 +1,6 @@
 """Test-side helpers for the book tests: the protocol's reader loop and an independent checker.
 
-Nothing here imports league.book or league.verify_fast: expected verdicts are worked out from the
+Nothing here imports league.book or league.verify.chain: expected verdicts are worked out from the
 protocol text (§3) alone, so a bug in the code under test cannot also be in the expectation.
 """
 
@@ -21,7 +21,7 @@ ASSETS = Path(__file__).resolve().parents[2] / "assets" / "book"
 READER_LOOP = (ASSETS / "reader_loop.py").read_text(encoding="utf-8")
 READER_FILE = "council-book.jsonl"  # the name the protocol's loop opens, in its cwd
 
-# Reason classes: the start of every reason league.verify_fast gives, mapped to the oracle's name.
+# Reason classes: the start of every reason league.verify.chain gives, mapped to the oracle's name.
 REASON_CLASSES = {
     "byte-order mark": "bom",
     "stray carriage return": "cr",

@@ -20,10 +20,10 @@ from book_oracle import ASSETS, H, oracle, reason_class, run_reader_loop, write_
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from league import verify_fast
 from league.book import Book, iter_lines
 from league.clock import SimulatedClock
-from league.verify_fast import verify
+from league.verify import chain as verify_fast
+from league.verify.chain import verify
 
 text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12) | st.sampled_from(
     ["", "\u2028", "𝄞", "é/\\\"", "\x00\x1f", "\ufeff"]

@@ -11,10 +11,11 @@ from book_oracle import ASSETS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league.book import Book, Head, head_of, parse_stamped_list, prefix_digest, stamped_list
+from league.book import Book, Head, head_of, prefix_digest, stamped_list
 from league.clock import SimulatedClock
 from league.errors import BookError, InvalidRecord
-from league.verify_fast import verify
+from league.verify.chain import verify
+from league.verify.stamped import parse_stamped_list
 
 T0 = datetime(2026, 11, 30, 13, 30, tzinfo=UTC)
 EMPTY_SHA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from league.book import Book, iter_lines
 from league.clock import SimulatedClock, iso_seconds
 from league.errors import InvalidRecord
-from league.verify_fast import verify
+from league.verify.chain import verify
 
 ROOT = Path(__file__).resolve().parents[3]
 T0 = datetime(2026, 11, 30, 13, 30, tzinfo=UTC)
@@ -66,10 +66,11 @@ def write_book(path: Path, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def test_reader_loop_asset_is_the_protocol_text_verbatim() -> None:
-    """The loop under test is the one printed in protocol.md §3 (and in docs/book.md), byte for byte."""
+    """The loop under test is the one printed in docs/protocol.md §3 (and in docs/book.md), byte for byte."""
     assert READER_LOOP.startswith("import json, hashlib\nH = lambda o: ")
     assert 'open("council-book.jsonl", encoding="utf-8")' in READER_LOOP
     assert READER_LOOP in (ROOT / "docs" / "book.md").read_text(encoding="utf-8")
+    assert READER_LOOP in (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
     spec = ROOT.parent / "shared" / "spec" / "protocol.md"
     if spec.exists():  # the spec folder sits beside the work tree on the project's machines
         assert READER_LOOP in spec.read_text(encoding="utf-8")

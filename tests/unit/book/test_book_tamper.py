@@ -17,8 +17,8 @@ from book_oracle import ASSETS, H, oracle, reason_class, run_reader_loop
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from league import verify_fast
-from league.verify_fast import VerifyReport, verify
+from league.verify import chain as verify_fast
+from league.verify.chain import VerifyReport, verify
 
 GOOD = (ASSETS / "good.jsonl").read_bytes()
 ROWS = GOOD.split(b"\n")[:-1]

@@ -11,7 +11,7 @@ from book_oracle import ASSETS, oracle
 from league.book import Book
 from league.clock import SimulatedClock
 from league.errors import BookError, InvalidRecord, LeagueError
-from league.verify_fast import verify
+from league.verify.chain import verify
 
 CLOCK = SimulatedClock(datetime(2026, 11, 30, 13, 30, tzinfo=UTC))
 
@@ -87,7 +87,7 @@ def test_a_write_the_disk_refuses_seals_nothing_and_leaves_no_fragment(tmp_path:
     with Book(path, CLOCK) as book:
         book.append("run", {"i": 1})
         before = path.read_bytes()
-        with mock.patch("league.book.os.write", half_then_full), pytest.raises(BookError, match="not sealed"):
+        with mock.patch("league.book.chain.os.write", half_then_full), pytest.raises(BookError, match="not sealed"):
             book.append("answer", {"i": 2, "pad": "x" * 1000})
         assert path.read_bytes() == before and book.lines == 1
         book.append("answer", {"i": 3})

@@ -14,12 +14,12 @@ import pytest
 from book_oracle import ASSETS
 from typer.testing import CliRunner
 
-from league import verify_fast
 from league.book import Book, iter_lines
 from league.cli import app
 from league.clock import SimulatedClock
 from league.errors import ChainBroken, InvalidRecord
-from league.verify_fast import MAX_LINE_BYTES, OVERLONG, verify
+from league.verify import chain as verify_fast
+from league.verify.chain import MAX_LINE_BYTES, OVERLONG, verify
 
 GOOD = (ASSETS / "good.jsonl").read_bytes()
 ROWS = GOOD.splitlines(keepends=True)
@@ -44,7 +44,7 @@ def test_a_huge_torn_tail_is_checked_in_bounded_memory(tmp_path: Path) -> None:
     with open(path, "r+b") as fh:
         fh.truncate(len(GOOD) + (512 << 20))
     # VmHWM (this process's own peak), not ru_maxrss, which Linux carries over from the parent at exec
-    script = ("import sys; from league.verify_fast import verify\n"
+    script = ("import sys; from league.verify.chain import verify\n"
               "r = verify(sys.argv[1], workers=1)\n"
               "hwm = next(x for x in open('/proc/self/status') if x.startswith('VmHWM:')).split()[1]\n"
               "print(r.bad_line, r.lines, hwm)\n")

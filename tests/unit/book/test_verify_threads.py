@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from unittest import mock
 
-from league import verify_fast
 from league.book import Book
 from league.clock import SimulatedClock
+from league.verify import chain as verify_fast
 
 
 def test_parallel_verify_with_threads_running(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from league.cli.init import init_folder
 from league.config import load_config
 from league.scoring.climatology import sha256_ok
-from league.verify_fast import verify
+from league.verify.chain import verify
 
 
 def test_live_init(tmp_path: Path) -> None:

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from league.contracts import CONFORMANCE_PATH, SCHEMA_PATH, EventContract, event_ids
+from league.contracts import SCHEMA_PATH, EventContract, event_ids
 from league.errors import InvalidRecord
+from league.verify import CONFORMANCE_PATH
 
 REF = datetime(2026, 11, 27, 14, 30, tzinfo=UTC)
 END = datetime(2026, 11, 27, 18, 0, tzinfo=UTC)

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agents.base import Ask, SeatSpec
-from agents.registry import build_seat
 from league.answers import parse_reply
+from league_agents.base import Ask, SeatSpec
+from league_agents.registry import build_seat
 
 HORIZONS = ["1d", "1w", "1m", "6m"]
 

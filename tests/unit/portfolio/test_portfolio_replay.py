@@ -20,16 +20,16 @@ from league.portfolio.publish import (
     portfolio_tables,
     portfolio_tables_from_marks,
     write_accounts_csv,
-    write_open_data,
     write_trades_csv,
 )
 from league.portfolio.rules import ARENA_3, PRO_1
 from league.portfolio.seal import mark_content, mark_from_content, trade_content
 from league.portfolio.season import Season
 from league.portfolio.synthetic import SyntheticBars, weekday_sessions
+from league.publish.portfolio import write_open_data
 
 REPO = Path(__file__).resolve().parents[3]
-REPLAY = REPO / "league" / "publish" / "tools" / "replay.py"
+REPLAY = REPO / "league" / "verify" / "tools" / "replay.py"
 ASSETS = REPO / "tests" / "assets" / "portfolio"
 PLAYBOOK = [
     {"SPX": "buy_strong", "GOLD": "buy_strong", "BTC": "buy_dips", "TNX": "sell", "WTI": "buy_strong"},

@@ -27,7 +27,7 @@ from league.portfolio.seal import (
 )
 from league.portfolio.season import Season
 from league.portfolio.synthetic import SyntheticBars, weekday_sessions
-from league.verify_fast import verify
+from league.verify.chain import verify
 
 D1 = date(2026, 3, 2)
 

@@ -10,9 +10,9 @@ import pytest
 
 from league.calendar import Calendar
 from league.config import MarketSpec
+from league.jobs.snapshot import SnapshotRow, take_snapshot
 from league.prices.interface import Bar, ProviderOutage
 from league.prices.replay import SyntheticMarket
-from league.snapshot import SnapshotRow, take_snapshot
 
 
 def Z(*args: int) -> datetime:

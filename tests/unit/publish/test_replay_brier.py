@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from season_fixture import Season
 
-SCRIPT = Path(__file__).resolve().parents[3] / "league" / "publish" / "tools" / "replay_brier.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "league" / "verify" / "tools" / "replay_brier.py"
 HEADER = ["run_id", "session", "seat", "horizon", "status", "cell_status", "prob_up", "ref", "close",
           "run_role", "same_event", "line_kind", "methodology_version"]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from league.config import Schedule
-from league.scheduler import DAY_JOBS, build_scheduler, trigger_for
+from league.jobs.scheduler import DAY_JOBS, build_scheduler, trigger_for
 
 ET = ZoneInfo("America/New_York")
 
@@ -28,7 +28,7 @@ def test_jobs_are_persisted_with_new_york_triggers(tmp_path: Path) -> None:
     try:
         jobs = {j.id: j for j in sched.get_jobs()}
         assert set(jobs) == {f"league-{j}" for j in DAY_JOBS}
-        assert all(j.func_ref == "league.scheduler:scheduled_entry" for j in jobs.values())
+        assert all(j.func_ref == "league.jobs.scheduler:scheduled_entry" for j in jobs.values())
     finally:
         sched.shutdown(wait=False)
     again = build_scheduler(_League(), url, blocking=False)  # type: ignore[arg-type]

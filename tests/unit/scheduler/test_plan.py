@@ -14,7 +14,7 @@ import pytest
 
 from league.calendar import default_calendar
 from league.config import Schedule
-from league.scheduler import DAY_JOBS, planned
+from league.jobs.scheduler import DAY_JOBS, planned
 
 ET = ZoneInfo("America/New_York")
 WALL = {"snapshot": "08:25", "ask": "08:30", "second_wave": "09:00", "ingest_close": "09:30", "score": "16:05",

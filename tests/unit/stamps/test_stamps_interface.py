@@ -1,4 +1,4 @@
-"""Configuration records and the trust-level rule (protocol.md §6)."""
+"""Configuration records and the trust-level rule (docs/protocol.md §6)."""
 
 from __future__ import annotations
 

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from league.book import Book, parse_stamped_list
+from league.book import Book
 from league.clock import SimulatedClock
 from league.stamps.interface import Artifact, BackendKind, StampConfig, StampError
 from league.stamps.local_tsa import LocalTsa, create_authority
 from league.stamps.stamper import CertFiles, Stamper, recent_stamps
+from league.verify.stamped import parse_stamped_list
 
 START = datetime(2026, 3, 2, 13, 0, tzinfo=UTC)
 

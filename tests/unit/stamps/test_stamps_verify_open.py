@@ -11,7 +11,7 @@ import pytest
 
 from league.book import Book
 from league.clock import SimulatedClock
-from league.verify_open import (
+from league.verify.reader import (
     code_entries,
     first_bad_line,
     prefix_facts,

@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from agents.base import Ask, FailureClass, SeatReply, SeatSpec
 from league.clock import SimulatedClock
 from league.workers import wire
 from league.workers.broker import parse_target
 from league.workers.errors import WireError, WorkerError
 from league.workers.remote import RemoteBatch, RemoteSeatRunner
 from league.workers.runner import SeatJob
+from league_agents.base import Ask, FailureClass, SeatReply, SeatSpec
 
 T0 = datetime(2026, 11, 25, 13, 0, tzinfo=UTC)
 DEADLINE = T0 + timedelta(minutes=5)

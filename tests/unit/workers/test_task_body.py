@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from agents.base import Ask, FailureClass, SeatSpec
 from league.workers import wire
 from league.workers.tasks import TaskContext, execute
+from league_agents.base import Ask, FailureClass, SeatSpec
 
 T0 = datetime(2026, 11, 25, 13, 0, tzinfo=UTC)
 COIN = SeatSpec(name="_coin", adapter="coin")

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from kombu.serialization import dumps, loads
 
-from agents.base import Ask, FailureClass, SeatReply, SeatSpec
 from league.answers import json_safe
-from league.day import raw_bytes
+from league.jobs.seal import raw_bytes
 from league.workers import wire
 from league.workers.errors import WireError
+from league_agents.base import Ask, FailureClass, SeatReply, SeatSpec
 
 T0 = datetime(2026, 11, 25, 13, 0, tzinfo=UTC)
 SPEC = SeatSpec(name="lab-seat", adapter="scripted", timeout_s=30, options={"seed": 3})

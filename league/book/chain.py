@@ -1,0 +1,473 @@
+"""The book: an append-only JSON-lines hash chain (docs/protocol.md §3).
+
+``seal = H(J(content))`` and ``link = H(J(content ∪ {n, prev, seal}))`` where ``J`` is
+``json.dumps(o, sort_keys=True, ensure_ascii=False)`` encoded UTF-8 with the standard library's
+default separators. The bytes we *write* are compact JSON, which any reader re-parses; the hashes
+are always taken over ``J`` of the parsed object, so a book written by another correct
+implementation (other key order, whitespace or number formatting) verifies here too.
+
+Sealing happens on arrival: :meth:`Book.append` writes the line, flushes and fsyncs before it
+returns. One process writes a book (an OS file lock on ``<book>.lock``). At open a torn last line
+(bytes after the last LF) is moved aside to a named file and reported, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import socket
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from league.clock import Clock, iso_seconds
+from league.errors import BookError, BookLockedError, ChainBroken, InvalidRecord
+from league.verify.chain import MAX_LINE_BYTES, OVERLONG
+
+log = structlog.get_logger(__name__)
+
+BOOKKEEPING = ("n", "prev", "seal", "link")
+BYTE_RULE = (
+    "Byte rule: UTF-8, no byte-order mark, each line ends with LF (0x0A); a prefix of N lines is "
+    "lines 1..N each with its LF; a last line without its LF does not count. "
+    "D = sha256 of those bytes, i.e. `head -n N BOOK | sha256sum`; L = the `link` field of line N."
+)
+
+
+def canonical(obj: Any) -> bytes:
+    """``J(o)`` of docs/protocol.md §3: sorted keys, default separators, UTF-8, non-ASCII kept."""
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False).encode("utf-8")
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def seal_of(content: Mapping[str, Any]) -> str:
+    return sha256_hex(canonical(dict(content)))
+
+
+def link_of(content: Mapping[str, Any], n: int, prev: str, seal: str) -> str:
+    return sha256_hex(canonical({**content, "n": n, "prev": prev, "seal": seal}))
+
+
+def _normalise(content: Mapping[str, Any]) -> dict[str, Any]:
+    """Round-trip the content through JSON so what we hash is exactly what a reader parses.
+
+    Refuses what JSON cannot carry faithfully (NaN, infinities, lone surrogates, non-string keys
+    that would collide) with a clear error instead of writing a line no reader can check.
+    """
+    try:
+        text = json.dumps(dict(content), ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")
+        parsed: dict[str, Any] = json.loads(text)
+    except (TypeError, ValueError, UnicodeEncodeError) as exc:
+        raise InvalidRecord(f"book content is not representable as JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise InvalidRecord("book content is nested too deeply to be written as JSON") from exc
+    if len(parsed) != len(content):
+        raise InvalidRecord("book content has keys that collide once turned into JSON strings")
+    clash = [k for k in BOOKKEEPING if k in parsed]
+    if clash:
+        raise InvalidRecord(f"book content may not set bookkeeping fields {clash}")
+    return parsed
+
+
+@dataclass(frozen=True)
+class BookLine:
+    """One sealed line. Construction checks seal and link, so an invalid line cannot exist."""
+
+    n: int
+    prev: str
+    seal: str
+    link: str
+    content: dict[str, Any] = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if seal_of(self.content) != self.seal:
+            raise InvalidRecord(f"line {self.n}: seal does not match its content")
+        if link_of(self.content, self.n, self.prev, self.seal) != self.link:
+            raise InvalidRecord(f"line {self.n}: link does not match")
+
+    @classmethod
+    def seal_new(cls, content: Mapping[str, Any], n: int, prev: str) -> BookLine:
+        body = _normalise(content)
+        seal = seal_of(body)
+        return cls(n=n, prev=prev, seal=seal, link=link_of(body, n, prev, seal), content=body)
+
+    @classmethod
+    def parse(cls, raw: bytes | str) -> BookLine:
+        # decode first: json.loads(bytes) would also accept UTF-16/32 and a BOM
+        obj = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        if not isinstance(obj, dict) or not all(k in obj for k in BOOKKEEPING):
+            raise InvalidRecord("not a book line: bookkeeping fields missing")
+        content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
+        return cls(n=obj["n"], prev=obj["prev"], seal=obj["seal"], link=obj["link"], content=content)
+
+    @property
+    def kind(self) -> str:
+        return str(self.content.get("kind", ""))
+
+    @property
+    def at(self) -> str:
+        return str(self.content.get("at", ""))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.content, "n": self.n, "prev": self.prev, "seal": self.seal, "link": self.link}
+
+    def to_bytes(self) -> bytes:
+        """The bytes written to the file: compact, sorted, one LF."""
+        text = json.dumps(self.as_dict(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return text.encode("utf-8") + b"\n"
+
+
+@dataclass(frozen=True)
+class Head:
+    """A book's state after N lines: what a stamped list names."""
+
+    path: str
+    lines: int
+    sha256: str
+    last_link: str
+
+    def stamped_line(self, name: str | None = None) -> str:
+        return f"{name or self.path}: {self.lines} lines, sha256 {self.sha256}, last link {self.last_link}"
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What crash recovery did at open: the torn bytes and where they were moved."""
+
+    torn_bytes: int
+    moved_to: Path
+
+
+def _read_last_line(fd: int, size: int) -> bytes:
+    """Return the last complete line (with its LF) of a file that ends with LF."""
+    block = 65536
+    end = size
+    buf = b""
+    while end > 0:
+        start = max(0, end - block)
+        buf = os.pread(fd, end - start, start) + buf
+        idx = buf.rfind(b"\n", 0, len(buf) - 1)
+        if idx >= 0:
+            return buf[idx + 1 :]
+        end = start
+    return buf
+
+
+def _count_lines(fd: int, size: int) -> int:
+    count, offset = 0, 0
+    while offset < size:
+        block = os.pread(fd, min(1 << 20, size - offset), offset)
+        count += block.count(b"\n")
+        offset += len(block)
+    return count
+
+
+def _holder_text(lock_path: Path) -> str:
+    try:
+        return lock_path.read_text(encoding="utf-8").strip() or "unknown process"
+    except OSError:
+        return "unknown process"
+
+
+class Book:
+    """The single writer of one book file. Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, path: str | os.PathLike[str], clock: Clock) -> None:
+        self.path = Path(path)
+        self.clock = clock
+        self.recovery: Recovery | None = None
+        self._lock_fd = -1
+        self._fd = -1
+        try:
+            self._acquire_lock()
+            self._open_and_recover()
+        except BaseException as exc:
+            self.close()  # never leave the lock behind: a later open in this process must not find it held
+            if isinstance(exc, OSError):
+                raise BookError(
+                    f"book {self.path} could not be opened ({exc.strerror or exc}); nothing was written",
+                    fix="check the disk of the data folder (space, permissions) and open it again",
+                ) from exc
+            raise
+
+    # ----------------------------------------------------------------- lock and recovery
+    def _acquire_lock(self) -> None:
+        """One writer per book FILE: the lock is named after the book's resolved path, so a symlink
+        to the book takes the same lock; the book's own inode is locked too (:meth:`_lock_inode`),
+        which covers a hard link."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        real = self.path.resolve()
+        lock_path = real.with_name(real.name + ".lock")
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise BookLockedError(
+                f"book {self.path} is already open for writing by {_holder_text(lock_path)}",
+                fix="stop that process (one writer per book) or wait for it to finish",
+            ) from None
+        self._lock_fd = fd
+        holder = f"pid {os.getpid()} on {socket.gethostname()} ({' '.join(sys.argv)[:200]})"
+        try:  # who holds the lock is for people reading an error: a full disk must not stop the open
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, holder.encode("utf-8", "replace"), 0)
+        except OSError as exc:
+            log.warning("book.lock_holder_unwritten", book=str(self.path), error=str(exc))
+
+    def _lock_inode(self) -> None:
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BookLockedError(
+                f"book {self.path} is already open for writing under another name (a hard link of it)",
+                fix="stop that process (one writer per book) or wait for it to finish",
+            ) from None
+
+    def _release_lock(self) -> None:
+        if self._lock_fd >= 0:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = -1
+
+    def _open_and_recover(self) -> None:
+        created = not self.path.exists()
+        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        self._lock_inode()
+        if created:
+            _fsync_dir(self.path.parent)
+        size = os.fstat(self._fd).st_size
+        if size and os.pread(self._fd, 1, size - 1) != b"\n":
+            size = self._move_torn_tail(size)
+        self._n, self._link = 0, ""
+        if size:
+            last = self._parse_last_line(size)
+            count = _count_lines(self._fd, size)
+            if last.n != count:  # appending n+1 after it would write a line no reader accepts
+                raise BookError(
+                    f"book {self.path}: its last line says n = {last.n} but it is line {count} of the file; "
+                    "nothing was written",
+                    fix=f"run `league verify {self.path}` to find the first bad line; a book is never repaired",
+                )
+            self._n, self._link = last.n, last.link
+
+    def _parse_last_line(self, size: int) -> BookLine:
+        """The last complete line says where the chain stands; a damaged one means: write nothing."""
+        try:
+            return BookLine.parse(_read_last_line(self._fd, size))
+        except (ValueError, RecursionError, InvalidRecord) as exc:
+            lines = _count_lines(self._fd, size)
+            raise BookError(
+                f"book {self.path}: its last line (line {lines}) is not a valid book line ({exc}); nothing was written",
+                fix=f"run `league verify {self.path}` to find the first bad line; a book is never repaired in place",
+            ) from exc
+
+    def _move_torn_tail(self, size: int) -> int:
+        """Copy the bytes after the last LF to ``<book>.torn-<n>`` (fsync'd), then cut them off."""
+        tail_start = size
+        while tail_start > 0:
+            start = max(0, tail_start - 65536)
+            chunk = os.pread(self._fd, tail_start - start, start)
+            idx = chunk.rfind(b"\n")
+            if idx >= 0:
+                tail_start = start + idx + 1
+                break
+            tail_start = start
+        torn = os.pread(self._fd, size - tail_start, tail_start)
+        target = _free_name(self.path.with_name(f"{self.path.name}.torn-{self.clock.now():%Y%m%dT%H%M%SZ}"))
+        with open(target, "wb") as out:
+            out.write(torn)
+            out.flush()
+            os.fsync(out.fileno())
+        os.ftruncate(self._fd, tail_start)
+        os.fsync(self._fd)
+        _fsync_dir(self.path.parent)
+        self.recovery = Recovery(torn_bytes=len(torn), moved_to=target)
+        log.warning("book.torn_line_moved", book=str(self.path), bytes=len(torn), moved_to=str(target))
+        return tail_start
+
+    # ------------------------------------------------------------------------ writing
+    @property
+    def lines(self) -> int:
+        return self._n
+
+    @property
+    def last_link(self) -> str:
+        return self._link
+
+    def append(self, kind: str, content: Mapping[str, Any], *, at: datetime | None = None) -> BookLine:
+        """Seal ``content`` as the next line; returns only after the bytes are on disk."""
+        if self._fd < 0:
+            raise BookError(f"book {self.path} is closed")
+        if not kind:
+            raise InvalidRecord("every book line needs a kind")
+        clash = sorted({"kind", "at"} & set(content))
+        if clash:
+            raise InvalidRecord(f"book content may not set {clash}: pass kind and at as arguments")
+        body = {**content, "kind": kind, "at": iso_seconds(at or self.clock.now())}
+        line = BookLine.seal_new(body, self._n + 1, self._link)
+        if len(line.to_bytes()) > MAX_LINE_BYTES:  # a reader would refuse it: never write it
+            raise InvalidRecord(f"a {kind} line of {len(line.to_bytes())} bytes is longer than a book line may be "
+                                f"({MAX_LINE_BYTES} bytes)")
+        self._write(line)
+        self._n, self._link = line.n, line.link
+        return line
+
+    def _write(self, line: BookLine) -> None:
+        """Write and fsync one line; if the disk refuses (full, I/O error), cut the partial bytes off
+        again so that the next append does not follow a torn fragment, and say nothing was sealed."""
+        size = os.fstat(self._fd).st_size
+        view = memoryview(line.to_bytes())
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            os.fsync(self._fd)
+        except OSError as exc:
+            self._cut_back(size)
+            raise BookError(
+                f"book {self.path}: line {line.n} could not be written ({exc}); it was not sealed",
+                fix="check the disk (space, errors) and append again; sealed lines are untouched",
+            ) from exc
+
+    def _cut_back(self, size: int) -> None:
+        try:
+            os.ftruncate(self._fd, size)
+            os.fsync(self._fd)
+        except OSError:  # the next open moves whatever is left after the last LF aside
+            log.error("book.cut_back_failed", book=str(self.path), size=size)
+
+    def correct(self, of: int, content: Mapping[str, Any], reason: str) -> BookLine:
+        """A correction is a new line naming the corrected line; the old line stays untouched."""
+        if not 1 <= of <= self._n:
+            raise InvalidRecord(f"correction names line {of}, but the book has {self._n} lines")
+        return self.append("correction", {**content, "of": of, "reason": reason})
+
+    def head(self) -> Head:
+        return Head(str(self.path), self._n, prefix_digest(self.path, self._n), self._link)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        self._release_lock()
+
+    def __enter__(self) -> Book:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _free_name(path: Path) -> Path:
+    candidate, i = path, 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.{i}")
+        i += 1
+    return candidate
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------------------- reading
+def iter_lines(path: str | os.PathLike[str]) -> Iterator[BookLine]:
+    """Yield every complete line, validated; raises :class:`ChainBroken` at the first bad one."""
+    prev = ""
+    for i, raw in enumerate(iter_raw(path), 1):
+        line = _checked(raw, i, prev)
+        prev = line.link
+        yield line
+
+
+def iter_raw(path: str | os.PathLike[str]) -> Iterator[bytes]:
+    """Yield raw complete lines (LF stripped); a torn last line or a line longer than
+    ``MAX_LINE_BYTES`` raises ``ChainBroken`` (the long line is not read into memory)."""
+    with open(path, "rb") as fh:
+        i = 0
+        while raw := fh.readline(MAX_LINE_BYTES + 1):
+            i += 1
+            if not raw.endswith(b"\n"):
+                if len(raw) > MAX_LINE_BYTES:
+                    raise ChainBroken(f"line {i}: {OVERLONG}", line=i, reason=OVERLONG)
+                raise ChainBroken(
+                    f"line {i}: torn line (no LF at the end of the file)", line=i, reason="torn line"
+                )
+            yield raw[:-1]
+
+
+def read_content(path: str | os.PathLike[str], kinds: set[str] | None = None) -> list[BookLine]:
+    return [ln for ln in iter_lines(path) if kinds is None or ln.kind in kinds]
+
+
+def _checked(raw: bytes, i: int, prev: str) -> BookLine:
+    from league.verify.chain import check_line
+
+    problem, obj = check_line(raw, i, prev)
+    if problem:
+        raise ChainBroken(f"line {i}: {problem}", line=i, reason=problem)
+    assert obj is not None
+    content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
+    return BookLine(n=obj["n"], prev=obj["prev"], seal=obj["seal"], link=obj["link"], content=content)
+
+
+def prefix_digest(path: str | os.PathLike[str], lines: int) -> str:
+    """SHA-256 of the first ``lines`` lines with their LFs: equal to ``head -n N | sha256sum``."""
+    digest = hashlib.sha256()
+    if lines <= 0:
+        return digest.hexdigest()
+    count = 0
+    with open(path, "rb") as fh:
+        for raw in fh:
+            if not raw.endswith(b"\n"):
+                break
+            digest.update(raw)
+            count += 1
+            if count == lines:
+                break
+    if count < lines:
+        raise BookError(f"{path} has only {count} complete lines, a prefix of {lines} was asked for")
+    return digest.hexdigest()
+
+
+def head_of(path: str | os.PathLike[str], lines: int | None = None) -> Head:
+    """The head after ``lines`` lines (default: all complete lines), read without writing."""
+    digest = hashlib.sha256()
+    count, last = 0, b""
+    with open(path, "rb") as fh:
+        for raw in fh:
+            if not raw.endswith(b"\n") or (lines is not None and count == lines):
+                break
+            digest.update(raw)
+            count += 1
+            last = raw
+    if lines is not None and count < lines:
+        raise BookError(f"{path} has only {count} complete lines, a prefix of {lines} was asked for")
+    link = str(json.loads(last)["link"]) if last else ""  # only line N is parsed: stamping stays linear
+    return Head(str(path), count, digest.hexdigest(), link)
+
+
+def stamped_list(heads: list[tuple[str, Head]], *, taken_at: datetime, note: str = "") -> str:
+    """The stamped-list text of docs/protocol.md §6: one line per book plus the byte rule."""
+    out = [f"Stamped list taken at {iso_seconds(taken_at)}"]
+    out += [head.stamped_line(name) for name, head in heads]
+    out.append(BYTE_RULE)
+    if note:
+        out.append(note)
+    return "\n".join(out) + "\n"

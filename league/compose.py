@@ -1,0 +1,116 @@
+"""The one composition root: configuration → a :class:`League` ready to run.
+
+The daemon and ``league run`` (:func:`open_live`), the demo and the tests all build their league
+here, from a loaded :class:`Config`: the calendar, the price source, the seats and the runner that asks
+them, the crowd provider, the store, and which optional stages run. Nothing else constructs a League,
+so what runs in production is what the demo and the tests run; an offline league differs only by its
+configuration (replay prices, scripted seats, local authorities) and by stand-ins passed explicitly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import date
+from pathlib import Path
+from typing import cast
+
+from league.calendar import Calendar, default_calendar
+from league.clock import Clock, SystemClock
+from league.config import Config, load_config
+from league.crowd.interface import CrowdProvider
+from league.errors import ConfigError, LeagueError
+from league.jobs.ask import climatology_context
+from league.jobs.context import EVERY, AskContext, League, Stages
+from league.jobs.runner import SeatRunner, ThreadRunner
+from league.prices.cache import BarCache
+from league.prices.interface import PriceSource
+from league.registry import CROWD, NO_CROWD, PRICES, load
+from league.store.bar_cache import DbBarCache
+from league.store.interface import Store
+from league_agents.base import Seat
+
+#: What the entry points of ``forecast_league.prices`` and ``forecast_league.crowd`` are.
+PriceFactory = Callable[[Config, Calendar, Sequence[BarCache], date | None], PriceSource]
+CrowdFactory = Callable[[Config, PriceSource, Calendar], CrowdProvider]
+#: Where a live league runs: every stage, and the self-check sealed before each morning run.
+LIVE = Stages(preflight=True)
+
+
+def build_league(config: Config, clock: Clock, *, stages: Stages = EVERY, store: Store | None = None,
+                 prices: PriceSource | None = None, seats: dict[str, Seat] | None = None,
+                 crowd: CrowdProvider | None = None, runner: SeatRunner | None = None,
+                 calendar: Calendar | None = None, anchor: date | None = None,
+                 ask_context: AskContext | None = None) -> League:
+    """Open the league of ``config`` with everything built from it; an argument given replaces what the
+    config would build (a test's price stand-in, the demo's synthetic crowd and hints).
+
+    ``anchor`` fixes where replay prices sit at realistic levels (the demo's first session)."""
+    calendar = calendar or default_calendar()
+    prices = prices if prices is not None else make_prices(config, calendar, store=store, anchor=anchor)
+    seats = seats if seats is not None else build_seats(config)
+    if crowd is None and stages.crowd:
+        crowd = make_crowd(config, prices, calendar)
+    if ask_context is None and stages.climatology:
+        ask_context = climatology_context
+    return League(config, clock, prices=prices, seats=seats, runner=runner or ThreadRunner(seats),
+                  calendar=calendar, store=store, crowd=crowd, stages=stages, ask_context=ask_context)
+
+
+def build_seats(config: Config) -> dict[str, Seat]:
+    """One seat per roster entry, by its adapter (CLI and scripted seats share the bubblewrap sandbox)."""
+    from league_agents.registry import build_seat
+
+    return {s.name: build_seat(s) for s in config.roster.seat}
+
+
+def make_prices(config: Config, calendar: Calendar, *, store: Store | None = None,
+                anchor: date | None = None) -> PriceSource:
+    """The price provider ``[prices] provider`` names (entry-point group ``forecast_league.prices``); a
+    live provider mirrors the bars it caches into the database."""
+    factory = load(PRICES, config.settings.prices.provider, f"{config.folder / 'league.toml'}: key `prices.provider`")
+    mirrors = [DbBarCache(store)] if store is not None else []
+    return cast(PriceFactory, factory)(config, calendar, mirrors, anchor)
+
+
+def make_crowd(config: Config, prices: PriceSource, calendar: Calendar) -> CrowdProvider | None:
+    """The crowd provider ``[crowd] provider`` names (group ``forecast_league.crowd``), or none."""
+    name = config.settings.crowd.provider
+    if name == NO_CROWD:
+        return None
+    factory = load(CROWD, name, f"{config.folder / 'league.toml'}: key `crowd.provider`")
+    return cast(CrowdFactory, factory)(config, prices, calendar)
+
+
+def open_live(config_dir: Path) -> League:
+    """The league as the daemon and ``league run`` run it: the system clock, the configured providers,
+    the store, every stage and the self-check; refused up front when it could not run as configured."""
+    from league.jobs.preflight import require
+    from league.store import open_store
+
+    config = load_config(config_dir)
+    if config.settings.clock.mode != "system":
+        raise ConfigError(
+            f"{config.folder / 'league.toml'}: [clock] mode = {config.settings.clock.mode!r}: the daemon and "
+            "`league run` follow the system clock; a simulated clock is run by `league demo` itself",
+            fix='set [clock] mode = "system" in league.toml (or run `league demo` for a simulated season)',
+        )
+    require(config.roster.seat, local_tsa=config.settings.stamps.local_tsa, simulated=False, what="the daemon")
+    sandbox_ready(config)
+    store = open_store(config.database_url)
+    return build_league(config, SystemClock(), stages=LIVE, store=store)
+
+
+def sandbox_ready(config: Config) -> None:
+    """Refuse to start when sandboxed seats could not run capped here (no bubblewrap, no cgroup):
+    a clear error now, instead of an incident sealed for every such seat every morning."""
+    from league_agents.registry import is_sandboxed
+
+    if not any(is_sandboxed(s.adapter) for s in config.roster.seat):
+        return
+    from sandbox.bwrap import BwrapSandbox
+    from sandbox.interface import SandboxError
+
+    try:
+        BwrapSandbox()
+    except SandboxError as exc:
+        raise LeagueError(f"the seats' sandbox cannot run on this host: {exc.message}", fix=exc.fix) from None

@@ -1,0 +1,239 @@
+"""The counting rule (docs/protocol.md §5): which answer counts, for which event, with which status.
+
+For one session and horizon, :func:`session_rows` decides every expected seat × market cell from
+the sealed lines alone: which answer counts (the first well-formed answer of each seat in the
+counted runs), which event it is about (the common 09:30 event fixed in the run line, its own
+``late_ref`` event when sealed after the open, the seal-time event for bitcoin, nothing when sealed
+after the close) and its row status. Pure: it reads the book's index, the config and the exchange
+calendar, never a price, a file or the clock — the score job adds prices, the CSV writer copies
+scored rows, the portfolio takes the counted decisions, all from these same rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any, Final, Protocol
+
+from league.calendar import Calendar, event_contract
+from league.config import Config, MarketSpec
+from league.contracts import EventContract
+from league.isotime import iso_seconds, parse_iso
+
+COUNTED: Final = "counted"
+NOT_COUNTED: Final = "not_counted"
+LONG_HORIZONS = ("1w", "1m", "6m")
+
+
+class SealedLines(Protocol):
+    """The book's index as the counting rule reads it (:class:`league.book.index.BookIndex`)."""
+
+    def of_kind(self, kind: str, session: str | None = None) -> list[dict[str, Any]]: ...
+
+    def runs(self, session: str) -> list[dict[str, Any]]: ...
+
+    def answers(self, run_ids: set[str]) -> list[dict[str, Any]]: ...
+
+
+class Sealed(Protocol):
+    """What the counting rule reads: the book's index, the config and the calendar (a league or a
+    read-only view of one)."""
+
+    @property
+    def index(self) -> SealedLines: ...
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def calendar(self) -> Calendar: ...
+
+
+def counted_runs(lg: Sealed, session: str) -> list[dict[str, Any]]:
+    """The session's run lines whose answers count (the scheduled morning run and its second wave)."""
+    return [r for r in lg.index.runs(session) if r.get("role") == COUNTED]
+
+
+def sealed_time(line: Mapping[str, Any]) -> datetime:
+    """The time a line was sealed: ``max(at, booked_at)`` (open-data.md)."""
+    at = parse_iso(line["at"])
+    booked = line.get("booked_at")
+    return max(at, parse_iso(booked)) if booked else at
+
+
+def run_events(lg: Sealed, session: str) -> dict[str, dict[str, Any]]:
+    """The common event contracts of a session's daily markets, fixed before the ask."""
+    out: dict[str, dict[str, Any]] = {}
+    day = date.fromisoformat(session)
+    for m in lg.config.markets.markets:
+        if not m.daily:
+            continue
+        out[m.code] = {}
+        for h in m.horizons:
+            contract = event_contract(lg.calendar, m, day, h, None)
+            out[m.code][h] = {"event_id": contract.event_id, "event_id_v2": contract.event_id_v2,
+                              **contract.as_dict()}
+    return out
+
+
+@dataclass
+class Event:
+    market: str
+    horizon: str
+    contract: EventContract
+    late_ref: bool = False
+    seal_based: bool = False
+    result: dict[str, Any] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"market": self.market, "horizon": self.horizon, "event_id": self.contract.event_id,
+                "event_id_v2": self.contract.event_id_v2, "contract": self.contract.as_dict(),
+                "late_ref": self.late_ref, **self.result}
+
+
+# ------------------------------------------------------------------------------ rows
+def _role_of(run: Mapping[str, Any]) -> str:
+    return str(run.get("role", COUNTED))
+
+
+def _counted_choice(answers: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The first well-formed answer of each seat; failing that, its first refused one."""
+    chosen: dict[str, dict[str, Any]] = {}
+    for a in answers:
+        current = chosen.get(a["seat"])
+        if current is None or (current["status"] != "answered" and a["status"] == "answered"):
+            chosen[a["seat"]] = a
+    return chosen
+
+
+def session_rows(lg: Sealed, session: str, horizon: str) -> tuple[list[dict[str, Any]], dict[str, Event]]:
+    """Every expected cell of a session at one horizon, with the event each scored cell belongs to."""
+    runs = lg.index.runs(session)
+    roles = {r["run_id"]: _role_of(r) for r in runs}
+    answers = sorted(lg.index.answers(set(roles)), key=lambda a: a["n"])
+    counted = [a for a in answers if roles[a["run_id"]] == COUNTED]
+    chosen = _counted_choice(counted)
+    events: dict[str, Event] = {}
+    rows: list[dict[str, Any]] = []
+    for a in answers:
+        role = roles[a["run_id"]] if roles[a["run_id"]] != COUNTED else (
+            "counted" if chosen.get(a["seat"]) is a else "asked_again")
+        rows += _answer_rows(lg, session, horizon, a, role, events)
+    expected = _expected_seats(runs)
+    for seat in sorted(expected - set(chosen)):
+        rows += _missing_rows(lg, session, horizon, seat, runs)
+    return rows, events
+
+
+def _expected_seats(runs: list[dict[str, Any]]) -> set[str]:
+    return {s for r in runs if _role_of(r) == COUNTED for s in r.get("roster", [])}
+
+
+def market_specs(lg: Sealed, horizon: str) -> list[MarketSpec]:
+    return [m for m in lg.config.markets.markets if horizon in m.horizons]
+
+
+def _answer_rows(lg: Sealed, session: str, horizon: str, a: dict[str, Any], role: str,
+                 events: dict[str, Event]) -> list[dict[str, Any]]:
+    out = []
+    for m in market_specs(lg, horizon):
+        cell = a.get("items", {}).get(m.code, {}).get(horizon)
+        row = _base_row(session, horizon, a["seat"], m.code, a, role)
+        if a["status"] != "answered":
+            row.update(status="refused_shape" if role == "counted" else "not_counted",
+                       why_missing=a.get("parse_failure", ""))
+            out.append(row)
+            continue
+        row.update(_cell_fields(cell))
+        ev, why = _event_for(lg, session, horizon, m, a)
+        if ev is not None:
+            events.setdefault(ev.contract.event_id_v2, ev)
+            row.update(event_id=ev.contract.event_id, event_id_v2=ev.contract.event_id_v2, late_ref=ev.late_ref)
+        row["status"] = _row_status(role, cell, ev, why)
+        row["why_missing"] = why if ev is None else row.get("why_missing", "")
+        out.append(row)
+    return out
+
+
+def _row_status(role: str, cell: Mapping[str, Any] | None, ev: Event | None, why: str) -> str:
+    if role != "counted" or ev is None:
+        return "not_counted"
+    if cell is None or cell.get("prob_up") is None:
+        return "counted_50"
+    return "counted"
+
+
+def _cell_fields(cell: Mapping[str, Any] | None) -> dict[str, Any]:
+    if cell is None:
+        return {"prob_up": None, "cell_status": "", "why_missing": "empty cell"}
+    return {"prob_up": cell.get("prob_up"), "cell_status": cell.get("cell_status", ""),
+            "action": cell.get("action", ""), "action_word": cell.get("action_word", ""),
+            "target": cell.get("target"), "invalidation": cell.get("invalidation"),
+            "source_urls": cell.get("source_urls", []), "source_domains": cell.get("source_domains", []),
+            "why_missing": cell.get("problem", "")}
+
+
+def _base_row(session: str, horizon: str, seat: str, market: str, a: Mapping[str, Any] | None,
+              role: str) -> dict[str, Any]:
+    a = a or {}
+    return {"session": session, "horizon": horizon, "seat": seat, "market": market, "run_id": a.get("run_id", ""),
+            "line": a.get("n"), "model": a.get("model", ""), "mode": a.get("mode", ""),
+            "version": a.get("version", ""), "attempt": a.get("attempt"), "run_role": role,
+            "sealed_at": iso_seconds(sealed_time(a)) if a else ""}
+
+
+def _missing_rows(lg: Sealed, session: str, horizon: str, seat: str,
+                  runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    why = _why_silent(lg, session, seat)
+    out = []
+    for m in market_specs(lg, horizon):
+        row = _base_row(session, horizon, seat, m.code, None, "counted")
+        row.update(status="no_answer", why_missing=why, run_id=runs[0]["run_id"] if runs else "")
+        out.append(row)
+    return out
+
+
+def _why_silent(lg: Sealed, session: str, seat: str) -> str:
+    notes = [x for k in ("incident", "silence") for x in lg.index.of_kind(k, session) if x.get("seat") == seat]
+    if not notes:
+        return "no reply by the close"
+    return "; ".join(f"attempt {x.get('attempt')}: {x.get('failure')}" for x in notes)
+
+
+# ---------------------------------------------------------------------------- events
+def sealed_contract(lg: Sealed, run_id: str, market: str, horizon: str) -> EventContract | None:
+    """The common event fixed in the run line before the ask (docs/protocol.md §2), if it names one."""
+    run = next((r for r in lg.index.of_kind("run") if r.get("run_id") == run_id), None)
+    ev = ((run or {}).get("events") or {}).get(market, {}).get(horizon)
+    if not isinstance(ev, dict):
+        return None
+    return EventContract.from_mapping(ev)
+
+
+def _event_for(lg: Sealed, session: str, horizon: str, m: MarketSpec,
+               a: Mapping[str, Any]) -> tuple[Event | None, str]:
+    day = date.fromisoformat(session)
+    sealed = sealed_time(a)
+    try:
+        if not m.daily:
+            return Event(m.code, horizon, event_contract(lg.calendar, m, day, horizon, sealed), seal_based=True), ""
+        common = sealed_contract(lg, a["run_id"], m.code, horizon) or event_contract(lg.calendar, m, day, horizon, None)
+        if sealed <= parse_iso(common.reference_at):
+            return Event(m.code, horizon, common), ""
+        day_end = parse_iso((sealed_contract(lg, a["run_id"], m.code, "1d")
+                             or event_contract(lg.calendar, m, day, "1d", None)).end_at)
+        if sealed >= min(day_end, lg.calendar.session_close(day)):
+            return None, "sealed after the close"
+        own = EventContract.make(asset=m.code, horizon=horizon, reference_at=_ceil_second(sealed),
+                                 end_at=parse_iso(common.end_at), reference_rule=common.reference_rule,
+                                 price_provider=common.price_provider, price_symbol=common.price_symbol)
+        return Event(m.code, horizon, own, late_ref=True), ""
+    except Exception as exc:  # noqa: BLE001 - an event we cannot place is reported, not scored
+        return None, f"no event: {exc}"
+
+
+def _ceil_second(t: datetime) -> datetime:
+    return t if t.microsecond == 0 else t.replace(microsecond=0) + timedelta(seconds=1)
+
+

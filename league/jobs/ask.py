@@ -1,0 +1,179 @@
+"""The ask job (docs/protocol.md §4–5): seal the roster and the run line, hash every ask, fan out.
+
+Every job is idempotent per (session, job) by the book itself: a job looks at what is already sealed
+before doing anything, so a restarted daemon never asks a counted run twice. Each seat's exact text
+(the common text plus the seat's own paper accounts) is sealed in the ask chain BEFORE it is sent;
+the batch goes to the league's :class:`league.jobs.runner.SeatRunner`, and each reply is sealed the
+moment it arrives (:mod:`league.jobs.seal`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
+from datetime import date, datetime
+from functools import partial
+from typing import Any
+
+import structlog
+
+from league.asks import MarketLine, account_block, common_text, publish_ask_text, sha256_text
+from league.book.index import BookIndex
+from league.book.lines import RunLine, RunRole
+from league.calendar import et_time
+from league.clock import iso_seconds
+from league.config import as_time
+from league.counting import COUNTED, counted_runs, run_events
+from league.jobs.context import League, Pending
+from league.jobs.runner import SeatAsk
+from league.jobs.seal import seal_on_arrival
+from league.jobs.snapshot import job_snapshot
+from league_agents.base import Ask, SeatReply, SeatSpec
+
+log = structlog.get_logger(__name__)
+#: What a seat's ask shows of its own paper accounts (from its latest sealed ``mark`` per league).
+SHOWN = ("session", "capital", "cash", "value", "interest", "positions", "prices", "weights", "fees_total", "peak")
+
+
+def markets_asked(lg: League) -> dict[str, list[str]]:
+    return {m.code: list(m.horizons) for m in lg.config.markets.markets}
+
+
+def snapshot_rows(snapshot: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The snapshot's market rows by code (it stores them as a list, in config order)."""
+    rows = snapshot.get("markets", [])
+    return {r["code"]: r for r in rows} if isinstance(rows, list) else dict(rows)
+
+
+def _market_lines(lg: League, session: str, snapshot: Mapping[str, Any]) -> list[MarketLine]:
+    rows = snapshot_rows(snapshot)
+    lines = []
+    for m in lg.config.markets.markets:
+        ref = (f"reference = first 1-minute bar at/after 09:30 ET on {session}; one-day end {m.end_time} ET"
+               if m.daily else "reference = close of the first 1-minute bar starting at/after your answer is sealed; "
+               f"one-day end 16:00 ET on {session}; horizons in calendar days (7/30/182)")
+        lines.append(MarketLine(m.code, m.name, tuple(m.horizons), ref, rows.get(m.code, {})))
+    return lines
+
+
+def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequence[str] | None = None,
+            attempt: int = 1, parent: str | None = None, crowd: Sequence[Mapping[str, Any]] = (),
+            context_extra: Mapping[str, Any] | None = None) -> str | None:
+    """Seal the roster and the run line, hash every ask into the chain, fan out concurrently."""
+    if role == COUNTED and attempt == 1 and counted_runs(lg, session):
+        log.info("ask.already_done", session=session)
+        return None
+    record = job_snapshot(lg, session)
+    crowd = crowd or record.get("crowd", [])
+    if attempt == 1 and lg.stages.preflight:
+        from league.jobs.preflight import preflight
+
+        preflight(lg, session)
+    specs = [s for s in lg.config.roster.seat if seats is None or s.name in seats]
+    run_id = f"{session}-r{len(lg.index.runs(session)) + 1}"
+    text = common_text(session, run_id, _market_lines(lg, session, record["snapshot"]), record["sha256"], crowd)
+    common_sha = publish_ask_text(lg.data_dir / "asks", text)
+    asked = markets_asked(lg)
+    closes, second = deadline(lg, session), second_wave_time(lg, session)
+    lg.asks.seal_roster(run_id, session, specs, asked, closes, second, lg.config.roster.retry_policy, role)
+    lg.seal(RunLine.from_content({
+        "run_id": run_id, "session": session, "role": role, "attempt": attempt, "parent_run": parent,
+        "ask_sha256": common_sha, "snapshot_sha256": record["sha256"], "roster": [s.name for s in specs],
+        "methodology": lg.config.settings.methodology.as_json(), "crowd": list(crowd),
+        "events": run_events(lg, session), "deadline": iso_seconds(closes),
+    }))
+    if context_extra is None and lg.ask_context is not None:
+        context_extra = lg.ask_context(lg, session)
+    context = _ask_context(lg, record, context_extra)
+    _fan_out(lg, run_id, session, specs, text, common_sha, attempt, asked, context)
+    return run_id
+
+
+def _ask_context(lg: League, record: Mapping[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
+    rows = snapshot_rows(record["snapshot"])
+    crowd = {q.get("market") for q in record.get("crowd", [])}
+    previous = previous_day_changes(lg, record["session"])
+    markets = {m.code: {"horizons": list(m.horizons), "last_change_pct": previous.get(m.code),
+                        "price": rows.get(m.code, {}).get("price"), "crowd": m.code in crowd}
+               for m in lg.config.markets.markets}
+    return {"markets": markets, **(extra or {})}
+
+
+def previous_day_changes(lg: League, session: str) -> dict[str, float]:
+    """Each market's one-day move on the previous NYSE session (reference → close, as sealed in that
+    session's ``score`` line): "yesterday's direction" for the momentum baseline (scoring.md §2),
+    recomputable from the book. Not scored → no entry (the baseline then states nothing)."""
+    prev = lg.calendar.previous_session(date.fromisoformat(session)).isoformat()
+    earlier = [x for x in lg.index.of_kind("score", prev) if x.get("horizon") == "1d"]
+    if not earlier:
+        return {}
+    latest = earlier[0]
+    out: dict[str, float] = {}
+    for m in latest.get("markets", []):
+        if isinstance(m, dict) and not m.get("late_ref") and m.get("change_pct") is not None:
+            out.setdefault(m["market"], float(m["change_pct"]))
+    return out
+
+
+def deadline(lg: League, session: str) -> datetime:
+    """When counted ingest closes for a session (the roster's deadline, New York time)."""
+    return et_time(date.fromisoformat(session), as_time(lg.config.roster.deadline))
+
+
+def second_wave_time(lg: League, session: str) -> datetime:
+    return et_time(date.fromisoformat(session), as_time(lg.config.roster.second_wave))
+
+
+def seat_accounts(index: BookIndex, seat: str) -> dict[str, Any] | None:
+    """A seat's own paper accounts as its ask shows them (the paper's ask carries each model's account):
+    ``{league: {as_of, cash, value, positions, …}}`` from its latest sealed ``mark`` per league, or
+    ``None`` before its first mark. A seat sees nothing of anyone else's account."""
+    latest: dict[str, dict[str, Any]] = {}
+    for mark in index.of_kind("mark"):
+        if mark.get("account") != seat:
+            continue
+        league = str(mark.get("league", ""))
+        if league not in latest or mark["n"] > latest[league]["n"]:
+            latest[league] = mark
+    if not latest:
+        return None
+    return {league: {"as_of" if k == "session" else k: m.get(k) for k in SHOWN if k in m}
+            for league, m in sorted(latest.items())}
+
+
+def climatology_context(lg: League, session: str) -> dict[str, Any]:
+    """The sealed climatology table (DATA/climatology.json, hash re-checked) for the `_climatology`
+    seat: p_up in percent per market and horizon."""
+    import json
+
+    from league.scoring.climatology import clim_probabilities
+
+    path = lg.data_dir / "climatology.json"
+    if not path.is_file():
+        return {}
+    out: dict[str, dict[str, float]] = {}
+    for (asset, horizon), p in clim_probabilities(json.loads(path.read_text(encoding="utf-8"))).items():
+        out.setdefault(asset, {})[horizon] = round(p, 2)
+    return {"climatology": out}
+
+
+def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], common: str, common_sha: str,
+             attempt: int, asked: dict[str, list[str]], context: Mapping[str, Any]) -> None:
+    """Hash each seat's exact text into the ask chain, then send all asks at once through the runner."""
+    prepared = []
+    for spec in specs:
+        text = common + account_block(spec.name, seat_accounts(lg.index, spec.name))
+        lg.asks.seal_ask(run_id, session, spec.name, attempt, text, common_sha)
+        prepared.append(SeatAsk(spec, Ask(text=text, sha256=sha256_text(text), session=session, attempt=attempt,
+                                          context=context)))
+    arriving = lg.runner.start(prepared, lg.clock.now)
+    for item, fut in zip(prepared, arriving, strict=True):
+        name = item.spec.name
+        if lg.simulated:  # sealed by pump() at its simulated arrival time
+            lg.pending.append(Pending(run_id, session, name, attempt, common_sha, item.ask.sha256, asked, fut))
+            continue
+        pend = Pending(run_id, session, name, attempt, common_sha, item.ask.sha256, asked, Future())
+        sealed: Future[SeatReply] = Future()
+        fut.add_done_callback(partial(seal_on_arrival, lg, pend, sealed=sealed))
+        lg.inflight.append(sealed)
+        lg.inflight_by_seat[(session, name)] = sealed

@@ -1,0 +1,251 @@
+"""The season context: everything a job of the league day reaches, typed by its port.
+
+One :class:`League` holds the config, the clock, the two books (the single writer of each), the
+exchange calendar, the price source, the seats and the runner that asks them, the crowd provider,
+the store, and which optional stages run (:class:`Stages`). It is built in one place only, the
+composition root (:func:`league.compose.build_league`). Lines are sealed through
+:meth:`League.seal`, which serialises concurrent sealers (answers arrive on several threads), keeps
+the in-memory index of what is sealed, and forwards each line to the database index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from league.asks import ASK_FORMAT_VERSION, AskChain
+from league.book import Book, BookLine
+from league.book.index import BookIndex
+from league.book.lines import Line, OpeningLine
+from league.calendar import Calendar
+from league.clock import Clock, SimulatedClock
+from league.config import Config
+from league.crowd.interface import CrowdProvider
+from league.errors import ConfigError
+from league.jobs.runner import SeatRunner
+from league.prices.interface import PriceSource
+from league.shutdown import Shutdown
+from league.store.interface import Store
+from league_agents.base import Seat, SeatReply
+
+log = structlog.get_logger(__name__)
+
+#: What the ask's structured context adds for a session (the climatology table; the demo's hints).
+AskContext = Callable[["League", str], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Stages:
+    """Which optional stages a league runs beside the day's jobs (the composition root decides).
+
+    ``climatology``: the sealed climatology table in every ask's context (the `_climatology` seat);
+    ``stamps``: a stamped list after every batch of seals, the nightly upgrade, per-answer tokens when
+    ``[stamps] per_answer``; ``crowd``: resolution lines for sealed crowd quotes; ``portfolio``: both
+    paper leagues marked after the score; ``publish``: the nightly open data; ``preflight``: the
+    sandbox and seat self-check sealed before each morning run.
+    """
+
+    climatology: bool = True
+    stamps: bool = True
+    crowd: bool = True
+    portfolio: bool = True
+    publish: bool = True
+    preflight: bool = False
+
+
+#: Every stage but the self-check (the default of the composition root).
+EVERY = Stages()
+#: No optional stage at all: the day's jobs alone (small test leagues).
+BARE = Stages(climatology=False, stamps=False, crowd=False, portfolio=False, publish=False, preflight=False)
+
+
+@dataclass
+class Pending:
+    """An ask in flight: sealed in the ask chain, sent, reply not yet sealed."""
+
+    run_id: str
+    session: str
+    seat: str
+    attempt: int
+    common_sha256: str
+    seat_ask_sha256: str
+    markets: dict[str, list[str]]
+    future: Future[SeatReply]
+
+
+class League:
+    """One council league opened for work (the single writer of its books)."""
+
+    def __init__(self, config: Config, clock: Clock, *, prices: PriceSource, seats: Mapping[str, Seat],
+                 runner: SeatRunner, calendar: Calendar, store: Store | None = None,
+                 crowd: CrowdProvider | None = None, stages: Stages = BARE,
+                 ask_context: AskContext | None = None) -> None:
+        self.config = config
+        self.clock = clock
+        self.data_dir = config.data_dir
+        self.prices = prices
+        self.seats: dict[str, Seat] = dict(seats)
+        self.runner = runner
+        self.calendar = calendar
+        self.store = store
+        self.crowd = crowd
+        self.stages = stages
+        self.ask_context = ask_context
+        self.pending: list[Pending] = []  # simulated clock: replies waiting for pump() (league.jobs.seal)
+        self.inflight: list[Future[SeatReply]] = []  # live asks until sealed; close() waits for them
+        self.inflight_by_seat: dict[tuple[str, str], Future[SeatReply]] = {}  # (session, seat) -> latest live ask
+        self.seal_failures: list[str] = []  # live replies whose line could not be written (`league run` exits 1)
+        self.shutdown: Shutdown | None = None  # set where a stop can be requested (daemon, `league run`)
+        self._lock = threading.RLock()
+        self.book, self.asks, opened = open_books(config, clock)
+        self.index = BookIndex.of_book(self.book.path)
+        if opened is not None:
+            self._to_store(opened)
+
+    @property
+    def books_dir(self) -> Path:
+        return self.data_dir / "books"
+
+    @property
+    def simulated(self) -> bool:
+        return isinstance(self.clock, SimulatedClock)
+
+    def seal(self, line: Line, *, at: datetime | None = None) -> BookLine:
+        """Seal one typed line (validated when it was built) as the book's next line: on disk, in the
+        index and, best effort, in the database index, before this returns."""
+        with self._lock:
+            sealed = self.book.append(line.kind, line.content(), at=at)
+            self.index.add(sealed)
+        self._to_store(sealed)
+        return sealed
+
+    def _to_store(self, line: BookLine) -> None:
+        if self.store is None:
+            return
+        try:
+            self.store.index_lines("council-book", [line])
+        except Exception as exc:  # noqa: BLE001 - the index is rebuildable; never lose a seal over it
+            log.warning("store.index_failed", n=line.n, kind=line.kind, error=str(exc))
+
+    def index_asks(self) -> None:
+        """Bring the database index of asks.jsonl up to date (incremental; the book is the truth)."""
+        if self.store is None:
+            return
+        from league.store import index_book
+
+        try:
+            index_book(self.store, self.asks.path, "asks")
+        except Exception as exc:  # noqa: BLE001 - the index is rebuildable with `league rebuild`
+            log.warning("store.asks_index_failed", error=str(exc))
+
+    def drain(self, timeout: float | None = None) -> int:
+        """Wait for live asks still running, so every reply is sealed before the books close.
+
+        Unbounded by default (each seat has its own timeout); once a stop was requested (SIGTERM),
+        at most the rest of its grace period. Returns how many asks were still running."""
+        from concurrent.futures import wait
+
+        running = [f for f in self.inflight if not f.done()]
+        if running:
+            log.info("league.draining", asks=len(running))
+        end = None if timeout is None else time.monotonic() + timeout
+        while running:
+            left = self._drain_left(end)
+            if left is not None and left <= 0:
+                seats = sorted(seat for (_, seat), f in self.inflight_by_seat.items() if not f.done())
+                log.warning("league.drain_gave_up", asks_left=len(running), seats=seats)
+                break
+            wait(running, timeout=0.25 if left is None else min(0.25, left))
+            running = [f for f in running if not f.done()]
+        count = len([f for f in self.inflight if not f.done()])
+        self.inflight = [f for f in self.inflight if not f.done()]
+        return count
+
+    def _drain_left(self, end: float | None) -> float | None:
+        lefts = [end - time.monotonic()] if end is not None else []
+        grace = self.shutdown.remaining() if self.shutdown is not None else None
+        if grace is not None:
+            lefts.append(grace)
+        return min(lefts) if lefts else None
+
+    def close(self) -> None:
+        self.drain()
+        with self._lock:  # an abandoned ask sealing right now finishes its line first; later ones find it closed
+            self.asks.close()
+            self.book.close()
+        if self.store is not None:
+            self.store.close()
+
+    def __enter__(self) -> League:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _reserve_seat_uids(config: Config) -> None:
+    """Fix each seat's sandbox uid from the whole roster, so every league process agrees (docs/sandbox.md)."""
+    from sandbox.identity import reserve_seat_uids
+    from sandbox.interface import SandboxError
+
+    try:
+        reserve_seat_uids(s.name for s in config.roster.seat)
+    except SandboxError as exc:
+        raise ConfigError(exc.message, fix=exc.fix) from None
+
+
+def config_digest(config: Config) -> str:
+    body = {"markets": config.markets.model_dump(mode="json"), "methodology": config.settings.methodology.as_json()}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def opening_content(config: Config) -> dict[str, Any]:
+    """Line 1 of a council book: what league this is and under which rules it starts."""
+    return {
+        "league": "council",
+        "ask_format": ASK_FORMAT_VERSION,
+        "methodology": config.settings.methodology.as_json(),
+        "markets": [m.model_dump(mode="json") for m in config.markets.markets],
+        "config_sha256": config_digest(config),
+    }
+
+
+def open_books(config: Config, clock: Clock) -> tuple[Book, AskChain, BookLine | None]:
+    """Open (and on first use create) the council book and the ask chain; a new book is sealed with
+    its opening line (returned, else ``None``). The seats' sandbox uids are fixed from the roster
+    first (docs/sandbox.md)."""
+    _reserve_seat_uids(config)
+    books = config.data_dir / "books"
+    books.mkdir(parents=True, exist_ok=True)
+    book = Book(books / "council-book.jsonl", clock)
+    try:
+        asks = AskChain(books / "asks.jsonl", clock, config.roster.counting_rule)
+    except BaseException:
+        book.close()
+        raise
+    opened = None
+    if book.lines == 0:
+        try:
+            opened = book.append("opening", OpeningLine.from_content(opening_content(config)).content())
+        except BaseException:
+            asks.close()
+            book.close()
+            raise
+    return book, asks, opened
+
+
+def seal_opening(config: Config, clock: Clock) -> None:
+    """`league init`: create both books (the council book with its opening line) and close them."""
+    book, asks, _ = open_books(config, clock)
+    asks.close()
+    book.close()

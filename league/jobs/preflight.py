@@ -1,0 +1,76 @@
+"""Preflight: the prerequisites checked before a demo or a daemon seals anything, and the self-check
+sealed before each morning run.
+
+Without bubblewrap every sandboxed seat would be sealed as an incident (the demo used to finish
+"verified" with an empty league table); without libfaketime the demo's local RFC 3161 authorities
+sign with the wall clock instead of the simulated one, and its own `league verify` fails at step 9.
+A missing prerequisite stops the run first, naming every one that is missing and the fix.
+
+The ``preflight`` stage (:func:`preflight`) runs the sandbox and seat self-check before each morning
+batch and seals it as a ``preflight`` line, so a failed check is on the record next to the run it
+preceded.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable
+
+import structlog
+
+from league.book.lines import PreflightCheck, PreflightLine
+from league.errors import LeagueError
+from league.jobs.context import League
+from league_agents.base import SeatSpec
+from league_agents.registry import is_sandboxed
+from league_agents.selfcheck import preflight as run_checks
+from sandbox.selfcheck import Check
+
+log = structlog.get_logger(__name__)
+
+
+class MissingPrerequisite(LeagueError):
+    """A tool the run needs is not installed: nothing has been sealed."""
+
+
+def missing_for(seats: Iterable[SeatSpec], *, local_tsa: bool, simulated: bool) -> list[tuple[str, str]]:
+    """(what is missing, install command) for this roster and stamp configuration."""
+    from sandbox.bwrap import BwrapSandbox
+
+    seats = list(seats)
+    missing = []
+    if any(is_sandboxed(s.adapter) for s in seats) and not BwrapSandbox.available():
+        missing.append(("bubblewrap (bwrap): the seats' sandbox", "apt-get install -y bubblewrap"))
+    if any(s.network != "none" for s in seats) and shutil.which("socat") is None:
+        missing.append(("socat: the forwarder to a networked seat's egress proxy", "apt-get install -y socat"))
+    if local_tsa and shutil.which("openssl") is None:
+        missing.append(("openssl: the local RFC 3161 authorities", "apt-get install -y openssl"))
+    if local_tsa and simulated:
+        from league.stamps.local_tsa import faketime_library
+
+        if faketime_library() is None:
+            missing.append(("libfaketime: the local authorities' signed time under the simulated clock",
+                            "apt-get install -y faketime"))
+    return missing
+
+
+def require(seats: Iterable[SeatSpec], *, local_tsa: bool, simulated: bool, what: str) -> None:
+    """Raise :class:`MissingPrerequisite` (before anything is sealed) if anything is missing."""
+    missing = missing_for(seats, local_tsa=local_tsa, simulated=simulated)
+    if missing:
+        names = "; ".join(m for m, _ in missing)
+        raise MissingPrerequisite(f"{what} cannot start: missing {names}. Nothing was sealed.",
+                                  fix=" && ".join(dict.fromkeys(f for _, f in missing)))
+
+
+def preflight(lg: League, session: str) -> list[Check]:
+    """The self-check before each batch (sandbox isolation, every seat's CLI and credentials), sealed
+    as a ``preflight`` line. Seats are still asked: a seat whose check failed and then does not answer
+    is an infrastructure incident."""
+    checks = run_checks(lg.config.roster.seat, lg.clock.now)
+    failed = [c for c in checks if not c.ok]
+    lg.seal(PreflightLine(session=session, ok=not failed,
+                          checks=[PreflightCheck(name=c.name, ok=c.ok, detail=c.detail[:300]) for c in checks]))
+    if failed:
+        log.error("preflight.failed", session=session, failed=[c.name for c in failed])
+    return checks

@@ -1,0 +1,266 @@
+"""When jobs run: APScheduler wiring, the NYSE gate, catch-up after a restart, and the job runner.
+
+The plan of a day is computed, not remembered: :func:`planned` lists every (time, session, job)
+between two instants from the cron triggers in America/New_York, keeping only NYSE sessions. After a
+restart, :func:`catch_up` runs every planned job that is not marked done in the job ledger, once and
+in order; the scheduler then takes over for future fires. Each job is idempotent per (session, job)
+twice over: the ledger claims it atomically and the day's functions check the book before sealing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import structlog
+
+from league.calendar import Calendar, et_time
+from league.clock import parse_iso
+from league.config import Schedule
+from league.jobs.ask import deadline, job_ask
+from league.jobs.context import League
+from league.jobs.crowd import resolve_crowd
+from league.jobs.ingest_close import job_ingest_close
+from league.jobs.portfolio import mark_session
+from league.jobs.publish import publish_open_data
+from league.jobs.score import job_score
+from league.jobs.seal import pump
+from league.jobs.second_wave import job_second_wave
+from league.jobs.snapshot import job_snapshot
+from league.jobs.stamp import stamp, stamp_upgrade
+from league.shutdown import Shutdown
+from league.store.interface import Store
+
+log = structlog.get_logger(__name__)
+ET = ZoneInfo("America/New_York")
+
+
+@dataclass(frozen=True, order=True)
+class Fire:
+    at: datetime
+    session: str
+    job: str
+
+
+def trigger_for(schedule: Schedule, job: str) -> Any:
+    """A Monday–Friday cron trigger in New York time (day names, never weekday numbers)."""
+    from apscheduler.triggers.cron import CronTrigger
+
+    hour, minute = getattr(schedule, job).split(":")
+    return CronTrigger(day_of_week="mon,tue,wed,thu,fri", hour=int(hour), minute=int(minute), timezone=ET)
+
+
+def planned(schedule: Schedule, calendar: Calendar, start: datetime, end: datetime,
+            jobs: tuple[str, ...] | None = None) -> list[Fire]:
+    """Every fire in [start, end) of the day's jobs that falls on an NYSE session, in time order."""
+    fires: list[Fire] = []
+    for job in jobs or DAY_JOBS:
+        trigger = trigger_for(schedule, job)
+        prev = None
+        nxt = trigger.get_next_fire_time(None, start)
+        while nxt is not None and nxt < end:
+            day = nxt.astimezone(ET).date()
+            if calendar.is_session(day):
+                fires.append(Fire(nxt.astimezone(ZoneInfo("UTC")), day.isoformat(), job))
+            prev = nxt
+            nxt = trigger.get_next_fire_time(prev, nxt + timedelta(seconds=1))
+    return sorted(fires, key=lambda f: (f.at, DAY_JOBS.index(f.job)))
+
+
+# ------------------------------------------------------------------------------- the jobs
+Run = Callable[[League, str], object]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """An optional stage run beside a job; it fails alone (logged with its session), never undoing a seal."""
+
+    name: str
+    run: Run
+
+
+@dataclass(frozen=True)
+class Job:
+    """One scheduled job: its name (its ``[schedule]`` key), what it runs, and the stages around it.
+
+    ``optional`` jobs are stages themselves (publish, the stamp upgrade): their failure is logged and
+    the job is still done. Another schedule (the CLI contest's) builds its own table of Jobs."""
+
+    name: str
+    run: Run
+    before: tuple[Stage, ...] = ()
+    after: tuple[Stage, ...] = ()
+    optional: bool = False
+
+
+STAMP = Stage("stamp", stamp)
+#: The league day, in order: snapshot → ask → (stamp) second wave → ingest close (stamp) → score
+#: (crowd, portfolio, stamp) → publish → stamp upgrade. Each stage is one module of this package.
+DAY: tuple[Job, ...] = (
+    Job("snapshot", job_snapshot),
+    Job("ask", job_ask),
+    Job("second_wave", job_second_wave, before=(STAMP,)),  # the first wave's seals are a batch: stamp them
+    Job("ingest_close", job_ingest_close, after=(STAMP,)),
+    Job("score", job_score, after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session), STAMP)),
+    Job("publish", publish_open_data, optional=True),
+    Job("stamp_upgrade", stamp_upgrade, optional=True),
+)
+DAY_JOBS = tuple(job.name for job in DAY)
+JOBS = {job.name: job for job in DAY}
+MORNING_JOBS = ("snapshot", "ask", "second_wave")
+
+
+def _stage(lg: League, stage: Stage, session: str) -> object:
+    try:
+        return stage.run(lg, session)
+    except Exception:  # noqa: BLE001 - a stage failing (stamps, portfolio, publish) never undoes a seal
+        log.exception("stage.failed", stage=stage.name, session=session)
+        return None
+
+
+def run_stages(lg: League, job: Job, session: str) -> object:
+    """The job with the stages before and after it (an optional job runs as a stage itself)."""
+    for stage in job.before:
+        _stage(lg, stage, session)
+    result = _stage(lg, Stage(job.name, job.run), session) if job.optional else job.run(lg, session)
+    for stage in job.after:
+        _stage(lg, stage, session)
+    return result
+
+
+def too_late(lg: League, job: str, session: str) -> bool:
+    """A morning job found after counted ingest closed is not run: asking then would not count."""
+    return job in MORNING_JOBS and lg.clock.now() >= deadline(lg, session)
+
+
+def run_job(lg: League, job: str, session: str, *, ledger: Store | None = None) -> str:
+    """Run one job for one session exactly once; returns done | skipped | late | failed."""
+    now = lg.clock.now()
+    if too_late(lg, job, session):
+        log.warning("job.past_ingest_close", job=job, session=session)
+        return "late"
+    if ledger is not None and not ledger.claim_job(date.fromisoformat(session), job, now):
+        return "skipped"
+    try:
+        run_stages(lg, JOBS[job], session)
+    except Exception as exc:  # noqa: BLE001 - the daemon never dies of one job; logged with run and job
+        log.exception("job.failed", job=job, session=session)
+        if ledger is not None:
+            ledger.finish_job(date.fromisoformat(session), job, "failed", str(exc)[:500], lg.clock.now())
+        return "failed"
+    lg.index_asks()
+    if ledger is not None:
+        ledger.finish_job(date.fromisoformat(session), job, "done", "", lg.clock.now())
+    return "done"
+
+
+def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Store | None = None,
+             before_each: Callable[[Fire], object] | None = None,
+             should_stop: Callable[[], bool] = lambda: False) -> list[tuple[Fire, str]]:
+    """Run, in order, every planned job in [start, until) not yet done; each once (and none after
+    ``should_stop`` turns true: a stop was requested)."""
+    done: list[tuple[Fire, str]] = []
+    opened = lg.index.of_kind("opening")
+    if opened:
+        start = max(start, parse_iso(opened[0]["at"]))
+    for fire in planned(lg.config.settings.schedule, lg.calendar, start, until):
+        if should_stop():
+            log.info("catch_up.stopped", next_job=fire.job, session=fire.session)
+            break
+        if before_each is not None:
+            before_each(fire)
+        done.append((fire, run_job(lg, fire.job, fire.session, ledger=ledger)))
+    return done
+
+
+def session_start(day: date) -> datetime:
+    """08:00 New York time on ``day``: where a simulated league day starts (before the snapshot)."""
+    return et_time(day, time(8, 0))
+
+
+def run_session(lg: League, day: date, *, ledger: Store | None = None) -> list[tuple[Fire, str]]:
+    """One league day under a simulated clock, through the scheduler's own catch-up path: the clock
+    jumps from fire to fire and replies are sealed at their simulated arrival times in between."""
+    start = et_time(day, time(3, 0))
+    end = et_time(day + timedelta(days=1), time(3, 0))
+    return catch_up(lg, start, end, ledger=ledger, before_each=lambda fire: pump(lg, fire.at))
+
+
+# ------------------------------------------------------------------------------- daemon
+_DAEMON: dict[str, Any] = {}
+_ACTIVE = threading.Condition()
+_RUNNING: list[str] = []  # scheduled jobs running now
+
+
+def scheduled_entry(job: str) -> None:
+    """Module-level job function for the persistent job store (APScheduler needs an importable name)."""
+    lg, ledger = _DAEMON["league"], _DAEMON.get("ledger")
+    stop: Shutdown | None = _DAEMON.get("shutdown")
+    if stop is not None and stop.requested.is_set():
+        log.info("job.not_started_stopping", job=job)
+        return
+    session = lg.clock.now().astimezone(ET).date()
+    if not lg.calendar.is_session(session):
+        log.info("job.not_a_session", job=job, day=str(session))
+        return
+    with _ACTIVE:
+        _RUNNING.append(job)
+    try:
+        run_job(lg, job, session.isoformat(), ledger=ledger)
+    finally:
+        with _ACTIVE:
+            _RUNNING.remove(job)
+            _ACTIVE.notify_all()
+
+
+def build_scheduler(lg: League, db_url: str, *, blocking: bool = True) -> Any:
+    """APScheduler 3.x with a SQLAlchemy job store: one job per day-job, coalesced, one instance."""
+    from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+    from apscheduler.schedulers.background import BackgroundScheduler
+    from apscheduler.schedulers.blocking import BlockingScheduler
+
+    cls = BlockingScheduler if blocking else BackgroundScheduler
+    sched = cls(jobstores={"default": SQLAlchemyJobStore(url=db_url, tablename="apscheduler_jobs")}, timezone=ET,
+                job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 300})
+    for job in DAY_JOBS:
+        sched.add_job("league.jobs.scheduler:scheduled_entry", trigger_for(lg.config.settings.schedule, job),
+                      args=[job], id=f"league-{job}", name=job, replace_existing=True)
+    return sched
+
+
+def run_daemon(lg: League, ledger: Store | None, db_url: str, shutdown: Shutdown | None = None) -> None:
+    """Catch up on what a downtime missed since the book opened (in order, once), then run live
+    until a stop is requested; then start nothing new and wait (bounded) for what is running."""
+    stop = shutdown or Shutdown()
+    _DAEMON.update(league=lg, ledger=ledger, shutdown=stop)
+    now = lg.clock.now()
+    ran = catch_up(lg, datetime(2000, 1, 1, tzinfo=ET), now, ledger=ledger,  # catch_up starts at the opening
+                   should_stop=stop.requested.is_set)
+    log.info("daemon.caught_up", jobs=len([r for r in ran if r[1] == "done"]))
+    if stop.requested.is_set():
+        return
+    sched = build_scheduler(lg, db_url, blocking=False)
+    sched.start()
+    try:
+        while not stop.requested.wait(1.0):
+            pass
+    finally:
+        sched.shutdown(wait=False)  # no job starts from here on
+    log.info("daemon.stopping", signal=stop.signum, grace_s=stop.grace_s, jobs_running=list(_RUNNING))
+    wait_for_jobs(stop)
+
+
+def wait_for_jobs(stop: Shutdown) -> bool:
+    """Wait for scheduled jobs still running, at most the rest of the grace period; True if none is left."""
+    with _ACTIVE:
+        while _RUNNING:
+            left = stop.remaining()
+            if left is not None and left <= 0:
+                log.warning("daemon.jobs_abandoned", jobs=list(_RUNNING))
+                return False
+            _ACTIVE.wait(0.25 if left is None else min(0.25, left))
+    return True

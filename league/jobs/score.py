@@ -1,0 +1,239 @@
+"""The score job at the close (docs/protocol.md §5.5–5.6): reference prices taken only now, after the seals.
+
+The counting rule (:mod:`league.counting`) says which cell counts for which event; this job resolves
+those events with prices and seals a ``score`` line (the day) or ``score_h`` lines (longer horizons
+whose windows close today). A missing price leaves the event unresolved, never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import structlog
+
+from league.book.lines import ScoreLine
+from league.calendar import ET
+from league.clock import iso_seconds, parse_iso
+from league.contracts import EventContract
+from league.counting import LONG_HORIZONS, Event, Sealed, market_specs, session_rows
+from league.jobs.context import League
+from league.prices.interface import Bar
+from league.prices.reference import (
+    DrawBand,
+    PricePoint,
+    daily_reference,
+    draw_band,
+    resolve,
+    seal_reference,
+    terminal_price,
+)
+
+log = structlog.get_logger(__name__)
+
+
+# ------------------------------------------------------------------------------ prices
+class Bars:
+    """Bars fetched once per job, a whole UTC day per symbol at a time, then sliced.
+
+    A provider failure is remembered and reported per window; the cache lives only as long as
+    the job, so a day fetched while it was still trading is never reused as if complete.
+    """
+
+    def __init__(self, lg: League) -> None:
+        self.lg = lg
+        self.days: dict[tuple[str, date], list[Bar] | None] = {}
+        self.bands: dict[tuple[str, date], DrawBand | None] = {}
+        self.errors: list[str] = []
+
+    def band(self, symbol: str, day: date, compute: Callable[[], DrawBand | None]) -> DrawBand | None:
+        """The draw band of a symbol for references on ``day`` (the same four sessions): computed once."""
+        key = (symbol, day)
+        if key not in self.bands:
+            self.bands[key] = compute()
+        return self.bands[key]
+
+    def _day(self, symbol: str, day: date) -> list[Bar] | None:
+        key = (symbol, day)
+        if key not in self.days:
+            start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+            try:
+                self.days[key] = list(self.lg.prices.bars(symbol, start, start + timedelta(days=1)))
+            except Exception as exc:  # noqa: BLE001 - leaves the cell unresolved, reported in the line
+                self.errors.append(f"{symbol} {day.isoformat()}: {exc}")
+                log.warning("prices.unavailable", symbol=symbol, day=day.isoformat(), error=str(exc))
+                self.days[key] = None
+        return self.days[key]
+
+    def get(self, symbol: str, start: datetime, end: datetime) -> list[Bar] | None:
+        """Bars with start in [start, end); ``None`` when any day of the window could not be read."""
+        out: list[Bar] = []
+        day = start.astimezone(UTC).date()
+        while datetime(day.year, day.month, day.day, tzinfo=UTC) < end:
+            got = self._day(symbol, day)
+            if got is None:
+                return None
+            out.extend(b for b in got if start <= b.start < end)
+            day += timedelta(days=1)
+        return out
+
+
+def event_outcome(lg: League, market: str, horizon: str, contract: EventContract,
+                  bars: Bars | None = None) -> bool | None:
+    """Resolve one common event with the league's own rules (``None`` when a price is missing)."""
+    probe = Event(market, horizon, contract)
+    resolve_event(lg, probe, bars or Bars(lg))
+    up = probe.result.get("up")
+    return None if up is None else bool(up)
+
+
+def sealed_references(lg: Sealed, session: str) -> dict[tuple[str, str], dict[str, Any]]:
+    """References already sealed in the session's ``score`` line, by (market, reference_at).
+
+    A longer horizon shares its reference bar with the day's event; taking it from the sealed line
+    (not from the provider months later, when 1-minute history is gone) keeps one reference per bar.
+    """
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for line in lg.index.of_kind("score", session):
+        for m in line.get("markets", []):
+            if m.get("reference") is not None:
+                out[(m["market"], m["contract"]["reference_at"])] = {**m, "line": line["n"]}
+    return out
+
+
+def _known_reference(ev: Event, known: dict[tuple[str, str], dict[str, Any]] | None) -> PricePoint | None:
+    hit = (known or {}).get((ev.market, ev.contract.reference_at))
+    if hit is None or hit.get("reference_bar") is None:
+        return None
+    field = "close" if ev.seal_based else "open"
+    return PricePoint(float(hit["reference"]), parse_iso(hit["reference_bar"]), field)  # type: ignore[arg-type]
+
+
+def resolve_event(lg: League, ev: Event, bars: Bars,
+                  known: dict[tuple[str, str], dict[str, Any]] | None = None) -> None:
+    symbol = ev.contract.price_symbol
+    ref_at, end_at = parse_iso(ev.contract.reference_at), parse_iso(ev.contract.end_at)
+    last_start = end_at - timedelta(minutes=1)  # the last bar that has ENDED by end_at
+    end_bars = bars.get(symbol, end_at - timedelta(hours=8), end_at)
+    reference = _known_reference(ev, known)
+    if reference is None:
+        ref_bars = bars.get(symbol, ref_at, ref_at + timedelta(hours=8))
+        pick = seal_reference if ev.seal_based else daily_reference
+        reference = pick(ref_bars, ref_at) if ref_bars else None
+    terminal = terminal_price(end_bars, last_start, since=end_at - timedelta(hours=8)) if end_bars else None
+    if reference is not None and terminal is not None and reference.bar_start >= terminal.bar_start:
+        reference = terminal = None  # no minute between the two prices: the outcome would be certain
+    k = lg.config.settings.methodology.draw_band_k
+    sealed = (known or {}).get((ev.market, ev.contract.reference_at), {})
+    band: Any = sealed.get("band_pct")
+    if band is None:
+        band = bars.band(symbol, ref_at.astimezone(ET).date(),
+                         lambda: draw_band(_band_sessions(lg, symbol, ref_at, bars), k))
+    res = resolve(reference, terminal, band)
+    ev.result = {
+        "reference": reference.price if reference else None,
+        "reference_bar": iso_seconds(reference.bar_start) if reference else None,
+        "close": terminal.price if terminal else None,
+        "close_bar": iso_seconds(terminal.bar_start) if terminal else None,
+        "change_pct": res.change_pct, "up": res.up, "draw": res.draw,
+        "band_pct": band if isinstance(band, float | int) or band is None else band.pct,
+        "status": "resolved" if res.resolved else "unresolved",
+    }
+
+
+def _band_sessions(lg: League, symbol: str, ref_at: datetime, bars: Bars) -> list[list[Bar]]:
+    """The regular-session bars of the four sessions before the reference's day (scoring.md §1)."""
+    day = ref_at.astimezone(ET).date()
+    sessions = lg.calendar.sessions_before(lg.calendar.session_on_or_after(day), 4)
+    return [bars.get(symbol, lg.calendar.session_open(s), lg.calendar.session_close(s)) or [] for s in sessions]
+
+
+
+# ------------------------------------------------------------------------------- jobs
+def _scored(lg: League, kind: str, session: str, horizon: str) -> bool:
+    return any(x.get("horizon") == horizon for x in lg.index.of_kind(kind, session))
+
+
+def score_line(lg: League, session: str, horizon: str) -> ScoreLine:
+    """The score of one session at one horizon: the counting rule's rows, each event resolved with
+    prices now, each counted row's outcome and Brier score (a ``score`` line, or ``score_h``)."""
+    rows, events = session_rows(lg, session, horizon)
+    bars = Bars(lg)
+    known = sealed_references(lg, session) if horizon != "1d" else None
+    for ev in events.values():
+        resolve_event(lg, ev, bars, known)
+    for row in rows:
+        _outcome(row, events.get(row.get("event_id_v2", "")))
+    return ScoreLine.from_content({
+        "kind": "score" if horizon == "1d" else "score_h", "session": session, "horizon": horizon,
+        "runs": sorted({r["run_id"] for r in lg.index.runs(session)}),
+        "markets": [ev.as_json() for ev in events.values()], "seats": rows,
+        "of": sorted({r["line"] for r in rows if r.get("line")}),
+        "noise": {ev.market: ev.result.get("band_pct") for ev in events.values() if not ev.late_ref},
+        "price_errors": bars.errors})
+
+
+def _outcome(row: dict[str, Any], ev: Event | None) -> None:
+    up = ev.result.get("up") if ev else None
+    row["outcome"] = None if up is None else int(up)
+    p = row.get("prob_up")
+    if row["status"] == "counted" and p is not None and up is not None:
+        row["brier"] = (float(p) / 100.0 - int(up)) ** 2
+    else:
+        row["brier"] = None
+
+
+def job_score(lg: League, session: str) -> list[int]:
+    """Seal the day's ``score`` line and every ``score_h`` whose window has closed.
+
+    Nothing is scored before every event of that horizon has ended by the clock, whatever session
+    a by-hand run names: a sealed score is never redone, so it must not be early.
+    """
+    sealed: list[int] = []
+    if lg.index.runs(session) and not _scored(lg, "score", session, "1d"):
+        if horizon_ended(lg, date.fromisoformat(session), "1d"):
+            sealed.append(lg.seal(score_line(lg, session, "1d")).n)
+        else:
+            log.warning("score.not_yet", session=session, now=iso_seconds(lg.clock.now()))
+    today = min(date.fromisoformat(session), lg.clock.now().date())
+    for earlier, horizon in _windows_closing(lg, today):
+        if horizon_ended(lg, date.fromisoformat(earlier), horizon):
+            sealed.append(lg.seal(score_line(lg, earlier, horizon)).n)
+    return sealed
+
+
+def horizon_ended(lg: League, session: date, horizon: str) -> bool:
+    """True once the clock is past the end of every market's event at this horizon (plus one minute,
+    so the last bar has closed)."""
+    ends = []
+    for m in market_specs(lg, horizon):
+        try:
+            day = (lg.calendar.horizon_end_session(session, horizon) if m.daily
+                   else lg.calendar.horizon_end_day(session, horizon))
+            ends.append(lg.calendar.capped_end(day, m.end_time))
+        except Exception:  # noqa: BLE001 - beyond the calendar: not ended
+            return False
+    return bool(ends) and lg.clock.now() >= max(ends) + timedelta(minutes=1)
+
+
+def _windows_closing(lg: League, today: date) -> list[tuple[str, str]]:
+    """(session, horizon) pairs whose every event has ended by today's close and are not yet scored."""
+    done = {(x["session"], x["horizon"]) for x in lg.index.of_kind("score_h")}
+    due = []
+    for s in sorted({r["session"] for r in lg.index.of_kind("run")}):
+        for h in LONG_HORIZONS:
+            if (s, h) not in done and _window_end(lg, date.fromisoformat(s), h) <= today:
+                due.append((s, h))
+    return due
+
+
+def _window_end(lg: League, session: date, horizon: str) -> date:
+    """The last end day of a horizon's events: daily markets end on a session, 24x7 ones on a day."""
+    kinds = {m.daily for m in market_specs(lg, horizon)}
+    try:
+        ends = [lg.calendar.horizon_end_session(session, horizon) if daily
+                else lg.calendar.horizon_end_day(session, horizon) for daily in kinds]
+    except Exception:  # noqa: BLE001 - beyond the calendar: not due yet
+        return date.max
+    return max(ends) if ends else date.max

@@ -1,0 +1,213 @@
+"""Sealing on arrival (docs/protocol.md §5): exactly one line per reply, the moment it arrives.
+
+Live, a reply is sealed in the thread that received it (:func:`seal_on_arrival`). Under a simulated
+clock the seats still run as real processes, but each reply carries the simulated time it arrived
+(``finished_at``); :func:`pump` seals due replies in arrival order, moving the clock to each arrival
+first, so the demo season seals exactly as a live day would. Whatever a reply holds is sealed (an
+answer line, well-formed or ``refused_shape``, or an incident/silence line); only an I/O failure of
+the book itself raises, and then the reply stays in memory to be sealed later.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Mapping
+from concurrent.futures import Future
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from league.answers import ParsedReply, clean_text, json_safe, parse_reply
+from league.book.lines import AnswerLine, IncidentLine, SilenceLine
+from league.clock import SimulatedClock, iso_seconds
+from league.errors import BookError, InvalidRecord
+from league.jobs.context import League, Pending
+from league_agents.base import SeatReply
+
+log = structlog.get_logger(__name__)
+
+
+def fetch_fields(reply: SeatReply) -> dict[str, Any]:
+    """The seat's fetch record (paper requirement 17): every host its run contacted through its egress
+    proxy, allowed or refused, in the proxy's order; ``{}`` for a seat that ran without network."""
+    if reply.fetches is None:
+        return {}
+    return {"fetches": [dict(f) for f in reply.fetches]}
+
+
+def seal_on_arrival(lg: League, pend: Pending, arrived: Future[SeatReply], *, sealed: Future[SeatReply]) -> None:
+    """Live: seal the reply in the thread that received it; ``sealed`` resolves once the line is on
+    disk, so waiting for it (League.drain) waits for the seal."""
+    reply = arrived.result()
+    try:
+        seal_reply(lg, pend, reply)
+    except Exception as exc:  # noqa: BLE001 - recorded for `league run` and handed to whoever waits
+        log.exception("seal.failed", seat=pend.seat, run_id=pend.run_id)
+        lg.seal_failures.append(f"{pend.run_id} {pend.seat}: {exc}")
+        sealed.set_exception(exc)
+        return
+    sealed.set_result(reply)
+
+
+def pump(lg: League, until: datetime) -> int:
+    """Simulated clock only: seal every reply that has arrived by ``until``, in arrival order.
+
+    Each sealed reply leaves ``lg.pending`` at once, so a reply is never sealed twice. A reply whose
+    seal fails (the book cannot be written: full disk…) stays pending for the next pump, the others
+    are sealed regardless, and :class:`SealFailed` is raised at the end."""
+    if not lg.simulated:
+        return 0
+    until = max(until, lg.clock.now())  # whatever has arrived by now is sealed, even when a job is late
+    for p in lg.pending:
+        p.future.result()
+    due = sorted((p for p in lg.pending if p.future.result().finished_at <= until),
+                 key=lambda p: (p.future.result().finished_at, p.seat))
+    sealed, failed = 0, []
+    for p in due:
+        reply = p.future.result()
+        assert isinstance(lg.clock, SimulatedClock)
+        lg.clock.set(max(reply.finished_at, lg.clock.now()))
+        try:
+            seal_reply(lg, p, reply)
+        except Exception as exc:  # noqa: BLE001 - the others are still sealed; reported below
+            log.exception("seal.failed", seat=p.seat, run_id=p.run_id)
+            failed.append(f"{p.run_id} {p.seat}: {exc}")
+            continue
+        lg.pending.remove(p)
+        sealed += 1
+    if isinstance(lg.clock, SimulatedClock) and until > lg.clock.now():
+        lg.clock.set(until)
+    if failed:
+        raise SealFailed(f"{len(failed)} replies could not be sealed: {'; '.join(failed)[:1000]}",
+                         fix="check the disk of the data folder; the replies stay pending and are sealed next time")
+    return sealed
+
+
+class SealFailed(BookError):
+    """A reply's line could not be written to the book (I/O); the reply is not lost from memory."""
+
+
+RAW_UTF8, RAW_SURROGATES = "utf-8", "utf-8-surrogatepass"
+MAX_USAGE_CHARS = 16_384
+
+
+def raw_bytes(raw: str) -> tuple[bytes, str]:
+    """The exact bytes a reply is kept as, and how to read them back.
+
+    UTF-8 when the text is valid Unicode; a reply holding lone surrogates (a CLI's JSON carrying
+    ``\\ud800``, or bytes that were not UTF-8 decoded with ``surrogateescape``) is kept in
+    generalised UTF-8 (each surrogate as its 3-byte form, Python's ``surrogatepass``), which maps
+    every string to its own bytes and back: nothing is replaced, so nothing is lost."""
+    try:
+        return raw.encode("utf-8"), RAW_UTF8
+    except UnicodeEncodeError:
+        return raw.encode("utf-8", "surrogatepass"), RAW_SURROGATES
+
+
+def read_reply(data_dir: Path, answer: Mapping[str, Any]) -> str | None:
+    """The raw reply an answer line names (``None`` when its file is gone)."""
+    path = data_dir / "replies" / f"{answer.get('own_sha256')}.txt"
+    if not path.is_file():
+        return None
+    errors = "surrogatepass" if answer.get("raw_encoding") == RAW_SURROGATES else "strict"
+    return path.read_bytes().decode("utf-8", errors)
+
+
+def _store_raw(lg: League, raw: str) -> tuple[str, str, str]:
+    """Keep the raw reply under the hash of its exact bytes before sealing: the book carries the hash.
+
+    Returns ``(sha256, encoding, problem)``; a file that cannot be written (full disk) is a problem
+    named in the answer line, never a reason not to seal the answer."""
+    data, encoding = raw_bytes(raw)
+    digest = hashlib.sha256(data).hexdigest()
+    path = lg.data_dir / "replies" / f"{digest}.txt"
+    if path.exists():
+        return digest, encoding, ""
+    tmp = path.with_name(f"{digest}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(path)
+    except OSError as exc:
+        log.error("reply.store_failed", path=str(path), error=str(exc))
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        return digest, encoding, f"the raw reply could not be stored: {exc.strerror or exc}"
+    return digest, encoding, ""
+
+
+def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
+    """Seal on arrival exactly ONE line per reply: an answer line (well-formed or refused_shape) or
+    an incident/silence line. Whatever the reply holds, it is sealed; only an I/O failure of the
+    book itself (full disk) raises."""
+    if reply.silent:
+        model = IncidentLine if reply.failure and reply.failure.is_incident else SilenceLine
+        lg.seal(model.from_content({
+            "run_id": p.run_id, "session": p.session, "seat": p.seat, "attempt": p.attempt,
+            "failure": str(reply.failure or "no_reply"), "detail": clean_text(reply.detail[:500]),
+            "booked_at": iso_seconds(reply.finished_at), **json_safe(fetch_fields(reply))}))
+        return
+    content = _answer_content(lg, p, reply)
+    try:
+        lg.seal(AnswerLine.from_content(content))
+    except InvalidRecord as exc:  # a last guard: the line is sealed without what could not be written
+        log.error("seal.answer_unwritable", seat=p.seat, run_id=p.run_id, error=exc.message)
+        lg.seal(AnswerLine.from_content(_bare_answer(content, exc.message)))
+    if lg.stages.stamps and lg.config.settings.stamps.per_answer:
+        from league.jobs.stamp import stamp_answer
+
+        stamp_answer(lg, p.session)
+
+
+def _answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, Any]:
+    own, encoding, store_problem = _store_raw(lg, reply.raw)
+    try:
+        parsed = parse_reply(reply.raw, p.markets)
+    except Exception as exc:  # noqa: BLE001 - the parser is total by design; this keeps the promise if not
+        log.exception("parse.failed", seat=p.seat, run_id=p.run_id)
+        parsed = ParsedReply(ok=False, failure=f"the parser failed on this reply ({type(exc).__name__})")
+    content: dict[str, Any] = {
+        "run_id": p.run_id, "session": p.session, "seat": p.seat, "attempt": p.attempt,
+        "model": _short(reply.model), "version": _short(reply.version), "mode": _short(reply.mode),
+        "status": "answered" if parsed.ok else "refused_shape", "parse_failure": parsed.failure,
+        "parse_notes": list(parsed.notes), "items": parsed.items_json(), "years": parsed.years,
+        "own_sha256": own, "ask_sha256": p.common_sha256, "seat_ask_sha256": p.seat_ask_sha256,
+        "booked_at": iso_seconds(min(reply.finished_at, lg.clock.now())),
+        "started_at": iso_seconds(reply.started_at),
+        "usage": _usage(reply.usage), "elapsed_s": round((reply.finished_at - reply.started_at).total_seconds(), 3),
+        **json_safe(fetch_fields(reply)),
+    }
+    if encoding != RAW_UTF8:
+        content["raw_encoding"] = encoding
+    if store_problem:
+        content["raw_store_problem"] = store_problem
+    return content
+
+
+def _short(text: Any) -> str:
+    return clean_text(str(text)[:200])
+
+
+def _usage(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """What the seat reported about its run, made safe for the book and bounded in size."""
+    safe: dict[str, Any] = json_safe(dict(usage))
+    size = len(json.dumps(safe, ensure_ascii=False))
+    return safe if size <= MAX_USAGE_CHARS else {"dropped": f"usage was {size} characters (at most {MAX_USAGE_CHARS})"}
+
+
+def _bare_answer(content: Mapping[str, Any], problem: str) -> dict[str, Any]:
+    keep = ("run_id", "session", "seat", "attempt", "own_sha256", "ask_sha256", "seat_ask_sha256", "booked_at",
+            "started_at", "elapsed_s", "raw_encoding", "raw_store_problem", "fetches")
+    return {**{k: content[k] for k in keep if k in content}, "model": "unreported", "version": "unreported",
+            "mode": "", "status": "refused_shape", "items": {}, "years": {}, "parse_notes": [], "usage": {},
+            "parse_failure": f"the parsed reply could not be sealed ({problem[:300]}); sealed without its cells"}

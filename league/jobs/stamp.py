@@ -1,0 +1,52 @@
+"""The stamp stage: put the books' heads outside the operator's reach after every batch of seals.
+
+A stamped list of both books' heads is written and stamped by every configured backend after the
+first wave (before the second), after ingest closes and after the score (docs/stamps.md); the nightly
+job upgrades pending proofs; ``[stamps] per_answer`` adds a quick RFC 3161 token after each counted
+answer. The stamper never raises into sealing: a failing authority is recorded and retried later.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from weakref import WeakKeyDictionary
+
+from league.jobs.context import League
+from league.stamps.stamper import Stamper, StampResult, config_from_settings
+
+BOOKS = ("council-book.jsonl", "asks.jsonl")
+#: One stamper per open league (its authorities are created at first use, not when the league opens).
+_STAMPERS: WeakKeyDictionary[League, Stamper] = WeakKeyDictionary()
+
+
+def stamper_for(lg: League) -> Stamper:
+    """The league's stamper: the configured authorities, calendars and log (DATA/stamps)."""
+    if lg not in _STAMPERS:
+        config = config_from_settings(lg.config.settings.stamps, lg.data_dir)
+        _STAMPERS[lg] = Stamper(config, lg.data_dir / "stamps", lg.clock)
+    return _STAMPERS[lg]
+
+
+def stamp(lg: League, session: str) -> StampResult | None:
+    """A stamped list of both books' heads after a batch of seals."""
+    if not lg.stages.stamps:
+        return None
+    books = [(name, lg.books_dir / name) for name in BOOKS]
+    return stamper_for(lg).stamp_books(books, note=f"session {session}")
+
+
+def stamp_answer(lg: League, session: str) -> StampResult | None:
+    """Per-answer-seal RFC 3161 tokens, when ``[stamps] per_answer = true``: each counted answer is
+    then covered by a signed time from the moment it is sealed, well before the reference."""
+    stamps = lg.config.settings.stamps
+    if not stamps.tsa and not stamps.local_tsa:
+        return None  # no authority configured: nothing to ask for a token
+    books = [(name, lg.books_dir / name) for name in BOOKS]
+    return stamper_for(lg).stamp_books(books, note=f"answer seal, session {session}", only={"rfc3161"})
+
+
+def stamp_upgrade(lg: League, session: str) -> list[tuple[Path, bool]] | None:
+    """The nightly upgrade of pending OpenTimestamps proofs."""
+    if not lg.stages.stamps:
+        return None
+    return stamper_for(lg).upgrade()

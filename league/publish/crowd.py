@@ -1,0 +1,78 @@
+"""The crowd comparison of scoring.md §8 in ``council-league.json``, from sealed lines only.
+
+One row per seat × crowd contract: the seat's sealed ``crowd_up``, the crowd's sealed price, both
+outcomes; per seat and tier, its Brier score against the crowd's (:mod:`league.crowd.compare`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from league.book.index import BookIndex
+from league.crowd.compare import CrowdRow, compare, sealed_quotes
+
+
+def comparison_rows(index: BookIndex) -> list[CrowdRow]:
+    """One row per seat × crowd contract: its sealed crowd_up, the sealed price, both outcomes."""
+    outcomes = {(x.get("venue"), x.get("contract_id")): x.get("resolved_up") for x in index.of_kind("crowd")}
+    league_up = _league_outcomes(index)
+    rows = []
+    for run in index.of_kind("run"):
+        if run.get("role") != "counted":
+            continue
+        answers = [a for a in index.answers({run["run_id"]}) if a.get("status") == "answered"]
+        for q in sealed_quotes(run):
+            for a in answers:
+                cell = _cell(a, q["market"])
+                if cell.get("crowd_up") is None or a["seat"].startswith("_"):
+                    continue
+                rows.append(CrowdRow(session=date.fromisoformat(run["session"]), market=q["market"], seat=a["seat"],
+                                     crowd_up=float(cell["crowd_up"]), crowd_price=float(q["price"]),
+                                     crowd_outcome=outcomes.get((q["venue"], q["contract_id"])),
+                                     league_outcome=league_up.get((run["session"], q["market"])),
+                                     volume_usd=float(q["volume_usd"])))
+    return rows
+
+
+def _cell(answer: dict[str, Any], market: str) -> dict[str, Any]:
+    cell = ((answer.get("items") or {}).get(market) or {}).get("1d")
+    return cell if isinstance(cell, dict) else {}
+
+
+def _league_outcomes(index: BookIndex) -> dict[tuple[str, str], bool | None]:
+    out: dict[tuple[str, str], bool | None] = {}
+    for line in index.of_kind("score"):
+        for m in line.get("markets") or []:
+            if isinstance(m, dict) and not m.get("late_ref") and m.get("horizon") == "1d":
+                out.setdefault((line["session"], m["market"]), m.get("up"))
+    return out
+
+
+def comparison(index: BookIndex) -> dict[str, Any]:
+    """The §8 section of council-league.json: per seat and tier, its crowd_up Brier against the crowd's."""
+    rows = comparison_rows(index)
+    return {"method": "question by question on the crowd's own terms (scoring.md §8); primary = sealed volume "
+                      ">= $1,000, thin reported apart; a gap <= 2d is not read as an advantage",
+            "rows": len(rows), "seats": [_jsonable(asdict(s)) for s in compare(rows)]}
+
+
+def _jsonable(obj: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(json.dumps(obj, default=str))  # type: ignore[no-any-return]
+
+
+def add_to_league_json(data_dir: Path, out: Path) -> None:
+    """Publisher step: merge the crowd comparison into council-league.json (from the sealed book)."""
+
+    from league.book.index import BookIndex
+
+    path = out / "council-league.json"
+    if not path.is_file():
+        return
+    index = BookIndex.of_book(Path(data_dir) / "books" / "council-book.jsonl")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["crowd"] = comparison(index)
+    path.write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")

@@ -1,0 +1,55 @@
+"""The producers of the open-data folder: one function each, imported when it runs.
+
+Each is called by :func:`league.publish.files.publish` with the data folder and the output folder
+(the proof pages also with the books and the public key). They are imported at call time only
+because the statistics pull in the numerical stack; a producer whose import fails is a failure the
+report names like any other, never a silently missing file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+Producer = Callable[..., Any]
+
+
+def forecasts(data_dir: Path, target: Path) -> int:
+    from league.publish.forecasts import export_forecasts
+
+    return export_forecasts(data_dir, target)
+
+
+def stats(*args: Any, **kwargs: Any) -> Any:
+    from league.scoring import write_stats
+
+    return write_stats(*args, **kwargs)
+
+
+def portfolio(data_dir: Path, out: Path) -> list[Path]:
+    from league.publish.portfolio import write_open_data
+
+    return write_open_data(data_dir, out)
+
+
+def portfolio_tables(data_dir: Path, out: Path) -> None:
+    from league.publish.portfolio import add_to_league_json
+
+    add_to_league_json(data_dir, out)
+
+
+def crowd(data_dir: Path, out: Path) -> None:
+    from league.publish.crowd import add_to_league_json
+
+    add_to_league_json(data_dir, out)
+
+
+def proof(*args: Any, **kwargs: Any) -> Any:
+    from league.publish.proof_pages import write_proof_pages
+
+    return write_proof_pages(*args, **kwargs)
+
+
+ALL: dict[str, Producer] = {"forecasts": forecasts, "stats": stats, "portfolio": portfolio, "proof": proof,
+                            "crowd": crowd, "portfolio_tables": portfolio_tables}

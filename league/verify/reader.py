@@ -1,0 +1,571 @@
+"""A reader's verification of a published folder (open-data.md, steps 2–10), offline where possible.
+
+:func:`verify_published` takes the open-data folder (or its URL, which is mirrored into a temporary
+folder first) and returns one :class:`StepResult` per step: ``ok``, ``FAILED`` with the reason, or
+``skipped`` with why (the step's inputs or tools are not there). It never raises on bad input: a
+corrupt token, a missing certificate or a truncated ``.ots`` is a FAILED line, and any unexpected
+error inside a step is reported as that step's FAILED line too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+import httpx
+
+from league.clock import iso_seconds, parse_iso
+from league.stamps.interface import LIST_NAME, StampError
+from league.stamps.ots import BlockHeaderFact
+from league.verify.chain import check_line, verify
+from league.verify.stamped import parse_stamped_list
+
+Status = Literal["ok", "FAILED", "skipped"]
+NEW_YORK = ZoneInfo("America/New_York")
+COUNCIL_BOOK = "council-book.jsonl"
+PUBLIC_KEY = "proof/league-signing.pub.pem"
+REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py")
+#: How each stand-alone recount is run by a reader (open-data.md step 7), relative to the folder.
+REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."]}
+MAX_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class StepResult:
+    step: int
+    name: str
+    status: Status
+    detail: str
+
+    def line(self) -> str:
+        return f"step {self.step:>2} {self.name}: {self.status}" + (f" — {self.detail}" if self.detail else "")
+
+
+@dataclass
+class StampedList:
+    """One published list: where it is, its bytes, its parsed rows and rows that did not parse."""
+
+    path: Path
+    rel: str
+    data: bytes
+    entries: list[tuple[str, int, str, str]] = field(default_factory=list)
+    bad_rows: list[str] = field(default_factory=list)
+
+    def covers(self, book: str) -> int:
+        return max((n for name, n, _, _ in self.entries if name == book), default=0)
+
+
+# --------------------------------------------------------------------------- session times
+def session_reference(session: str, run: Mapping[str, Any] | None = None) -> datetime:
+    """When counted ingest closes for a session: the run line's own ``reference_at`` if it states
+    one, else the common reference of docs/protocol.md §2, 09:30 America/New_York on the session date."""
+    for key in ("reference_at", "ingest_close_at"):
+        value = (run or {}).get(key)
+        if isinstance(value, str) and value:
+            return parse_iso(value)
+    return datetime.combine(date.fromisoformat(session), time(9, 30), NEW_YORK).astimezone(UTC)
+
+
+def sealed_at(line: Mapping[str, Any]) -> datetime:
+    """open-data.md: the time a line was sealed is ``max(at, booked_at)``."""
+    times = [parse_iso(line[k]) for k in ("at", "booked_at") if isinstance(line.get(k), str) and line.get(k)]
+    return max(times)
+
+
+@dataclass(frozen=True)
+class SessionNeed:
+    """The counted answers of a session (through ``last_line``) must be stamped before ``reference``."""
+
+    session: str
+    reference: datetime
+    last_line: int
+
+
+def session_needs(lines: list[dict[str, Any]]) -> list[SessionNeed]:
+    """Per session: the last answer line sealed at or before the session's reference time."""
+    runs: dict[str, tuple[str, datetime]] = {}
+    for x in lines:
+        if x.get("kind") == "run" and isinstance(x.get("session"), str):
+            runs[str(x.get("run_id"))] = (x["session"], session_reference(x["session"], x))
+    last: dict[str, tuple[datetime, int]] = {}
+    for x in lines:
+        if x.get("kind") != "answer" or str(x.get("run_id")) not in runs:
+            continue
+        session, ref = runs[str(x.get("run_id"))]
+        if sealed_at(x) <= ref:
+            last[session] = (ref, max(int(x["n"]), last.get(session, (ref, 0))[1]))
+    return [SessionNeed(s, ref, n) for s, (ref, n) in sorted(last.items())]
+
+
+# --------------------------------------------------------------------------- reading the folder
+def _inside(root: Path, rel: str) -> Path:
+    path = (root / rel).resolve()
+    if not path.is_relative_to(root.resolve()):
+        raise StampError(f"{rel!r} points outside the published folder")
+    return path
+
+
+def find_lists(root: Path) -> list[StampedList]:
+    out = []
+    for path in sorted((root / "proof").glob("*/*.txt")):
+        if not LIST_NAME.match(path.name):
+            continue
+        data = path.read_bytes()
+        item = StampedList(path, path.relative_to(root).as_posix(), data)
+        text = data.decode("utf-8", errors="replace")
+        item.entries = parse_stamped_list(text)
+        item.bad_rows = [r for r in text.splitlines() if " lines, sha256 " in r and not _parses(r)]
+        out.append(item)
+    return out
+
+
+def _parses(row: str) -> bool:
+    return bool(parse_stamped_list(row))
+
+
+def read_lines(book: Path) -> list[dict[str, Any]]:
+    """Book lines as dicts, skipping lines that are not JSON objects (step 4 reports those)."""
+    out = []
+    with open(book, "rb") as fh:
+        for raw in fh:
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                out.append(obj)
+    return out
+
+
+def prefix_facts(book: Path, n: int) -> tuple[int, str, str | None]:
+    """(complete lines read up to n, sha256 of them, link of line n or None)."""
+    digest, count, link = hashlib.sha256(), 0, None
+    with open(book, "rb") as fh:
+        for raw in fh:
+            if count == n or not raw.endswith(b"\n"):
+                break
+            digest.update(raw)
+            count += 1
+            if count == n:
+                link = _link_of(raw)
+    return count, digest.hexdigest(), link
+
+
+def prefix_table(book: Path, ns: set[int]) -> dict[int, tuple[int, str, str | None]]:
+    """``prefix_facts`` for many N at once: one read of the book, a digest copy at each N."""
+    digest, count, out = hashlib.sha256(), 0, {}
+    last = max(ns, default=0)
+    with open(book, "rb") as fh:
+        for raw in fh:
+            if count == last or not raw.endswith(b"\n"):
+                break
+            digest.update(raw)
+            count += 1
+            if count in ns:
+                out[count] = (count, digest.hexdigest(), _link_of(raw))
+    short = (count, digest.hexdigest(), None)
+    return {n: out.get(n, short) for n in ns}
+
+
+def _link_of(raw: bytes) -> str | None:
+    try:
+        value = json.loads(raw).get("link")
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def first_bad_line(book: Path, n: int) -> str:
+    """Name the first line of the first ``n`` that fails the reader loop, or say none does."""
+    prev: str | None = ""
+    with open(book, "rb") as fh:
+        for i, raw in enumerate(fh, 1):
+            if i > n:
+                break
+            problem, obj = check_line(raw.rstrip(b"\n"), i, prev)
+            if problem:
+                return f"first bad book line: {i} ({problem})"
+            prev = obj["link"] if obj else None
+    return "every line in the prefix checks; the book was cut or extended before line N"
+
+
+# --------------------------------------------------------------------------- the steps
+class Checker:
+    """Runs the steps over one local folder."""
+
+    def __init__(self, root: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool = True) -> None:
+        self.root = root
+        self.headers = dict(headers or {})
+        self.run_scripts = run_scripts
+        self._prefixes: dict[tuple[str, int], tuple[int, str, str | None]] = {}
+        self._council: list[dict[str, Any]] | None = None
+        self.lists = find_lists(root) if (root / "proof").is_dir() else []
+
+    def council_lines(self) -> list[dict[str, Any]]:
+        """The council book's lines, parsed once for steps 5 and 9."""
+        if self._council is None:
+            book = self.root / COUNCIL_BOOK
+            self._council = read_lines(book) if book.is_file() else []
+        return self._council
+
+    def run(self) -> list[StepResult]:
+        steps: list[tuple[int, str, Callable[[], tuple[Status, str]]]] = [
+            (2, "read stamped lists", self.step2), (3, "prefix digests", self.step3),
+            (4, "seals and links", self.step4), (5, "ask hashes", self.step5),
+            (6, "OpenTimestamps", self.step6), (7, "recount", self.step7),
+            (8, "code hashes", self.step8), (9, "RFC 3161 tokens", self.step9),
+            (10, "transparency log", self.step10),
+        ]
+        return [_guarded(n, name, fn) for n, name, fn in steps]
+
+    # step 2 ------------------------------------------------------------------------
+    def step2(self) -> tuple[Status, str]:
+        if not self.lists:
+            return "skipped", "no stamped lists under proof/<day>/ (nothing has been stamped yet)"
+        bad = [f"{s.rel}: row {r!r} does not read as `NAME: N lines, sha256 D, last link L`"
+               for s in self.lists for r in s.bad_rows]
+        bad += [f"{s.rel}: names no book" for s in self.lists if not s.entries]
+        if bad:
+            return "FAILED", _join(bad)
+        rows = sum(len(s.entries) for s in self.lists)
+        return "ok", f"{len(self.lists)} stamped lists, {rows} book heads"
+
+    # step 3 ------------------------------------------------------------------------
+    def step3(self) -> tuple[Status, str]:
+        if not self.lists:
+            return "skipped", "no stamped lists"
+        self._prefixes = self._all_prefixes()
+        bad = [p for s in self.lists for row, e in enumerate(s.entries, 1) if (p := self._prefix_problem(s, row, e))]
+        if bad:
+            return "FAILED", _join(bad)
+        return "ok", f"{sum(len(s.entries) for s in self.lists)} heads match `head -n N | sha256sum` and line N's link"
+
+    def _prefix_problem(self, s: StampedList, row: int, entry: tuple[str, int, str, str]) -> str | None:
+        name, n, digest, link = entry
+        where = f"{s.rel} line {row + 1} ({name}: {n} lines)"
+        book = _inside(self.root, name)
+        if not book.is_file():
+            return f"{where}: the book {name} is not published"
+        count, got, got_link = self._prefixes.get((name, n)) or prefix_facts(book, n)
+        if count < n:
+            return f"{where}: the published book has only {count} complete lines"
+        if got != digest:
+            return f"{where}: head -n {n} hashes to {got}, the list says {digest}; {first_bad_line(book, n)}"
+        if got_link != link:
+            return f"{where}: line {n}'s link is {got_link}, the list says {link}"
+        return None
+
+    def _all_prefixes(self) -> dict[tuple[str, int], tuple[int, str, str | None]]:
+        """Every (book, N) a list names, hashed in one pass per book instead of one pass per list."""
+        wanted: dict[str, set[int]] = {}
+        for s in self.lists:
+            for name, n, _, _ in s.entries:
+                wanted.setdefault(name, set()).add(n)
+        out: dict[tuple[str, int], tuple[int, str, str | None]] = {}
+        for name, ns in wanted.items():
+            book = _inside(self.root, name)
+            if book.is_file():
+                out.update({(name, n): facts for n, facts in prefix_table(book, ns).items()})
+        return out
+
+    # step 4 ------------------------------------------------------------------------
+    def step4(self) -> tuple[Status, str]:
+        books = self._books()
+        if not books:
+            return "skipped", "no published book found"
+        bad, good = [], []
+        for name in books:
+            report = verify(_inside(self.root, name), workers=1)
+            if report.ok:
+                good.append(f"{name} {report.lines} lines")
+            else:
+                bad.append(f"{name} line {report.bad_line}: {report.reason}")
+        return ("FAILED", _join(bad)) if bad else ("ok", ", ".join(good))
+
+    def _books(self) -> list[str]:
+        names = {e[0] for s in self.lists for e in s.entries}
+        names |= {n for n in (COUNCIL_BOOK, "asks.jsonl") if (self.root / n).is_file()}
+        return sorted(n for n in names if _inside(self.root, n).is_file())
+
+    # step 5 ------------------------------------------------------------------------
+    def step5(self) -> tuple[Status, str]:
+        book = self.root / COUNCIL_BOOK
+        if not book.is_file():
+            return "skipped", f"{COUNCIL_BOOK} is not published"
+        shas = {str(x["ask_sha256"]): int(x.get("n", 0)) for x in self.council_lines()
+                if x.get("kind") in ("answer", "run") and x.get("ask_sha256")}
+        if not shas:
+            return "skipped", "the book has no answer or run lines carrying ask_sha256 yet"
+        if not (self.root / "asks").is_dir():
+            return "skipped", "asks/ is not published"
+        bad = [p for sha, n in sorted(shas.items()) if (p := self._ask_problem(sha, n))]
+        return ("FAILED", _join(bad)) if bad else ("ok", f"{len(shas)} ask texts match their hashes")
+
+    def _ask_problem(self, sha: str, line: int) -> str | None:
+        path = _inside(self.root, f"asks/{sha}.md")
+        if not path.is_file():
+            return f"line {line}: asks/{sha}.md is not published"
+        got = hashlib.sha256(path.read_bytes()).hexdigest()
+        return None if got == sha else f"asks/{sha}.md hashes to {got}"
+
+    # step 6 ------------------------------------------------------------------------
+    def step6(self) -> tuple[Status, str]:
+        from league.stamps.ots import verify_ots
+
+        pairs = [(s, s.path.with_name(s.path.name + ".ots")) for s in self.lists]
+        pairs = [(s, p) for s, p in pairs if p.exists()]
+        if not pairs:
+            return "skipped", "no .ots proofs published"
+        bad, verified, pending, unchecked = [], [], 0, set()
+        for s, p in pairs:
+            try:
+                v = verify_ots(p.read_bytes(), s.data, self.headers)
+            except StampError as exc:
+                bad.append(f"{s.rel}.ots: {exc.message}")
+                continue
+            verified += [f"{s.rel} block {h} ({iso_seconds(t)})" for h, t in v.verified]
+            pending += 0 if v.complete else 1
+            unchecked |= set(v.unchecked_heights) if not v.verified else set()
+        if bad:
+            return "FAILED", _join(bad)
+        if verified:
+            return "ok", f"{len(verified)} proofs verified against block headers: {_join(verified)}; {pending} pending"
+        why = f"{len(pairs)} proofs commit to their lists' hashes; {pending} still pending at the calendars"
+        if unchecked:
+            why += f"; attested in blocks {sorted(unchecked)} but no block header was supplied to check them"
+        return "skipped", why + " (run `league stamp upgrade`, then verify against block headers)"
+
+    # step 7 ------------------------------------------------------------------------
+    def step7(self) -> tuple[Status, str]:
+        scripts = [s for s in REPLAY_SCRIPTS if (self.root / s).is_file()]
+        if not scripts:
+            return "skipped", "neither replay.py nor tools/replay_brier.py is published"
+        if not self.run_scripts:
+            return "skipped", ("scripts downloaded from a URL are not run automatically; read them, then run "
+                               "`league verify` on a local copy of the folder")
+        python = shutil.which("python3") or sys.executable
+        bad, good = [], []
+        for script in scripts:
+            proc = subprocess.run([python, "-I", script, *REPLAY_ARGS[script]], cwd=self.root, capture_output=True,
+                                  text=True,
+                                  timeout=900, check=False)
+            tail = (proc.stdout.strip().splitlines() or proc.stderr.strip().splitlines() or [""])[-1]
+            if proc.returncode == 0:
+                good.append(f"{script}: {tail}")
+            else:
+                err = (proc.stderr.strip().splitlines() or [tail])[-1]
+                bad.append(f"{script} exited {proc.returncode}: {err}")
+        missing = [s for s in REPLAY_SCRIPTS if s not in scripts]
+        note = f" ({', '.join(missing)} not published)" if missing else ""
+        return ("FAILED", _join(bad)) if bad else ("ok", _join(good) + note)
+
+    # step 8 ------------------------------------------------------------------------
+    def step8(self) -> tuple[Status, str]:
+        manifest = self.root / "arena-code.json"
+        if not manifest.is_file():
+            return "skipped", "arena-code.json is not published"
+        try:
+            entries = code_entries(json.loads(manifest.read_text(encoding="utf-8")))
+        except (ValueError, TypeError, KeyError) as exc:
+            return "FAILED", f"arena-code.json cannot be read ({exc})"
+        if not entries:
+            return "FAILED", "arena-code.json lists no files"
+        bad = [p for path, published, sha in entries if (p := self._code_problem(path, published, sha))]
+        return ("FAILED", _join(bad)) if bad else ("ok", f"{len(entries)} code files match arena-code.json")
+
+    def _code_problem(self, path: str, published: str, sha: str) -> str | None:
+        candidates = [published] if published else []
+        candidates += ["arena-code-" + path.removeprefix("league/").replace("/", "-") + ".txt", path]
+        found = next((p for c in candidates if c and (p := _inside(self.root, c)).is_file()), None)
+        if found is None:
+            return f"{path}: no published copy ({candidates[0]})"
+        got = hashlib.sha256(found.read_bytes()).hexdigest()
+        return None if got == sha else f"{found.name} hashes to {got}, arena-code.json says {sha}"
+
+    # step 9 ------------------------------------------------------------------------
+    def step9(self) -> tuple[Status, str]:
+        tokens = [(s, t) for s in self.lists for t in sorted(s.path.parent.glob(s.path.name + ".*.tsr"))]
+        if not tokens:
+            return "skipped", "no RFC 3161 tokens (.tsr) published"
+        signed: list[tuple[StampedList, str, datetime]] = []
+        bad = []
+        for s, tsr in tokens:
+            authority = tsr.name[len(s.path.name) + 1 : -len(".tsr")]
+            try:
+                signed.append((s, tsr.name, self._check_token(s, tsr, authority)))
+            except StampError as exc:
+                bad.append(f"{s.rel[: -len(s.path.name)]}{tsr.name}: {exc.message}")
+        bad += self._late_tokens(signed)
+        if bad:
+            return "FAILED", _join(bad)
+        authorities = sorted({name.split(".")[-2] for _, name, _ in signed})
+        few = "" if len(authorities) >= 2 else " (fewer than two independent authorities)"
+        return "ok", f"{len(signed)} tokens verify from {', '.join(authorities)}{few}; {self._coverage_note(signed)}"
+
+    def _check_token(self, s: StampedList, tsr: Path, authority: str) -> datetime:
+        from league.stamps.rfc3161 import openssl_verify, verify_token
+
+        folder = self.root / "proof" / "tsa" / authority
+        ca, crt = folder / "ca.pem", folder / "tsa.crt"
+        for cert in (ca, crt):
+            if not cert.is_file():
+                raise StampError(f"certificate {cert.relative_to(self.root)} is missing")
+        facts = verify_token(tsr.read_bytes(), s.data, ca_file=ca, tsa_file=crt, authority=authority)
+        if shutil.which("openssl"):
+            ok, line = openssl_verify(s.path, tsr, ca, crt)
+            if not ok:
+                raise StampError(f"openssl ts -verify rejects it: {line}")
+        return facts.signed_time
+
+    def _late_tokens(self, signed: list[tuple[StampedList, str, datetime]]) -> list[str]:
+        """Every session's counted answers need a token covering them signed before its reference time."""
+        problems = []
+        for need in session_needs(self.council_lines()):
+            covering = sorted(((t, s, name) for s, name, t in signed if s.covers(COUNCIL_BOOK) >= need.last_line),
+                              key=lambda c: (c[0], c[1].rel, c[2]))
+            if not covering:
+                problems.append(f"session {need.session}: no token covers its counted answers (through line "
+                                f"{need.last_line})")
+            elif covering[0][0] > need.reference:
+                t, s, name = covering[0]
+                problems.append(f"session {need.session}: {s.rel[: -len(s.path.name)]}{name} signed {iso_seconds(t)}"
+                                f", after the reference time {iso_seconds(need.reference)} (first token covering "
+                                f"counted answers through line {need.last_line})")
+        return problems
+
+    def _coverage_note(self, signed: list[tuple[StampedList, str, datetime]]) -> str:
+        needs = session_needs(self.council_lines())
+        if not needs:
+            return "no session with counted answers to check against a reference time"
+        return f"{len(needs)} sessions' counted answers were signed before their reference times"
+
+    # step 10 -----------------------------------------------------------------------
+    def step10(self) -> tuple[Status, str]:
+        from league.stamps.rekor import parse_response, verify_entry
+
+        pairs = [(s, s.path.with_name(s.path.name + ".rekor.json")) for s in self.lists]
+        pairs = [(s, p) for s, p in pairs if p.exists()]
+        if not pairs:
+            return "skipped", "no transparency-log entries (.rekor.json) published"
+        key_file = self.root / PUBLIC_KEY
+        key = key_file.read_bytes() if key_file.is_file() else None
+        bad, good = [], []
+        for s, p in pairs:
+            try:
+                entry = parse_response(json.loads(p.read_bytes()))
+                good.append(verify_entry(entry, s.data, key))
+            except (StampError, ValueError) as exc:
+                bad.append(f"{p.relative_to(self.root)}: {getattr(exc, 'message', exc)}")
+        if bad:
+            return "FAILED", _join(bad)
+        keynote = "" if key else f" ({PUBLIC_KEY} not published: signer not compared with the league key)"
+        return "ok", f"{len(good)} entries log their lists' SHA-256 ({_join(good)}){keynote}; checked offline, " \
+                     "not re-fetched from the log"
+
+
+def code_entries(doc: Any) -> list[tuple[str, str, str]]:
+    """``(path, published file, sha256)`` from arena-code.json (``{"files": [...]}`` or a name→sha map)."""
+    rows = doc.get("files", doc) if isinstance(doc, dict) else doc
+    if isinstance(rows, dict):
+        return [(str(k), "", str(v)) for k, v in rows.items() if isinstance(v, str)]
+    out = []
+    for r in rows:
+        path = str(r.get("path") or r.get("file") or r.get("name"))
+        out.append((path, str(r.get("published_as") or ""), str(r["sha256"])))
+    return out
+
+
+def _guarded(step: int, name: str, fn: Callable[[], tuple[Status, str]]) -> StepResult:
+    try:
+        status, detail = fn()
+    except StampError as exc:
+        status, detail = "FAILED", exc.message
+    except Exception as exc:  # a reader's tool reports, it does not crash on bad input
+        status, detail = "FAILED", f"could not run this step: {exc.__class__.__name__}: {exc}"
+    return StepResult(step, name, status, detail)
+
+
+def _join(items: list[str]) -> str:
+    shown = "; ".join(items[:MAX_SHOWN])
+    return shown + (f"; and {len(items) - MAX_SHOWN} more" if len(items) > MAX_SHOWN else "")
+
+
+# --------------------------------------------------------------------------- URLs
+def mirror(url: str, dest: Path, client: httpx.Client | None = None) -> list[str]:
+    """Download what verification reads from a published URL into ``dest``; returns what was missing."""
+    http = client or httpx.Client(timeout=60, follow_redirects=True)
+    base = url.rstrip("/") + "/"
+    missing: list[str] = []
+    index = _get(http, base, "proof/index.json", dest, missing)
+    names = list(json.loads(index).get("files", [])) if index else []
+    names += [COUNCIL_BOOK, "asks.jsonl", "arena-code.json", *REPLAY_SCRIPTS]
+    for name in names:
+        _get(http, base, name, dest, missing)
+    for extra in _second_wave(dest):
+        _get(http, base, extra, dest, missing)
+    return missing
+
+
+def _second_wave(dest: Path) -> Iterator[str]:
+    """Files named inside what was fetched: ask texts and the published code copies."""
+    book = dest / COUNCIL_BOOK
+    if book.is_file():
+        yield from sorted({f"asks/{x['ask_sha256']}.md" for x in read_lines(book) if x.get("ask_sha256")})
+    manifest = dest / "arena-code.json"
+    if manifest.is_file():
+        try:
+            yield from sorted({p for _, p, _ in code_entries(json.loads(manifest.read_text())) if p})
+        except (ValueError, TypeError, KeyError):
+            return
+
+
+def _get(http: httpx.Client, base: str, name: str, dest: Path, missing: list[str]) -> bytes | None:
+    target = _inside(dest, name)
+    if target.exists():
+        return target.read_bytes()
+    try:
+        r = http.get(base + name)
+    except httpx.HTTPError:
+        missing.append(name)
+        return None
+    if r.status_code != 200:
+        missing.append(name)
+        return None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(r.content)
+    return r.content
+
+
+def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeaderFact] | None = None,
+                     ) -> list[StepResult]:
+    """Run steps 2–10 on a published folder or URL; one StepResult per step, never an exception."""
+    text = str(root)
+    if text.startswith(("http://", "https://")):
+        with tempfile.TemporaryDirectory(prefix="league-verify-") as tmp:
+            try:
+                mirror(text, Path(tmp))
+            except (httpx.HTTPError, StampError, ValueError, OSError) as exc:
+                return [StepResult(2, "read stamped lists", "FAILED", f"cannot download {text}: {exc}")]
+            return _check(Path(tmp), block_headers, run_scripts=False)
+    folder = Path(root)
+    if not folder.is_dir():
+        return [StepResult(2, "read stamped lists", "FAILED", f"{folder} is not a folder")]
+    return _check(folder, block_headers, run_scripts=True)
+
+
+def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool) -> list[StepResult]:
+    try:
+        checker = Checker(folder, headers, run_scripts=run_scripts)
+    except (OSError, StampError) as exc:
+        return [StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc}")]
+    return checker.run()
