@@ -105,7 +105,7 @@ def iter_rows(lg: Sealed) -> Iterator[dict[str, str]]:
                 out.append((order.get(row.run_id, 0), h_i, first))
                 cell_fix = fixes.cells.get((row.line or -1, row.market, row.horizon)) if first["line_kind"] == ISSUE else None
                 if cell_fix is not None:
-                    first["corrected_by"] = str(cell_fix["n"])
+                    first["corrected_by"] = ";".join(x for x in (first["corrected_by"], str(cell_fix["n"])) if x)
                     out.append((order.get(row.run_id, 0), h_i, _corrected_cell(first, cell_fix)))
         for _, _, csv_row in sorted(out, key=lambda t: (t[0], t[1])):
             yield csv_row
