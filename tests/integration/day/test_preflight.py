@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from league.scoring.climatology import SHIPPED_HISTORY
 from league.cli import app
 from league.cli.init import init_folder
 from league.compose import open_live
@@ -43,7 +44,7 @@ def test_demo_without_faketime_stops_with_the_fix(tmp_path: Path, monkeypatch: p
 
 
 def test_daemon_without_bwrap_stops_before_the_book_opens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config_dir, data_dir = init_folder(tmp_path)
+    config_dir, data_dir = init_folder(tmp_path, history=SHIPPED_HISTORY)  # offline: no yfinance fetch
     before = books(data_dir)
     monkeypatch.setenv("LEAGUE_BWRAP", str(tmp_path / "no-such-bwrap"))
     with pytest.raises(MissingPrerequisite) as info:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from league.scoring.climatology import SHIPPED_HISTORY
 from league.cli.init import init_folder
 from league.config import load_config
 from league.scoring.climatology import sha256_ok
@@ -12,7 +13,7 @@ from league.verify.chain import verify
 
 
 def test_live_init(tmp_path: Path) -> None:
-    config_dir, data_dir = init_folder(tmp_path / "live")
+    config_dir, data_dir = init_folder(tmp_path / "live", history=SHIPPED_HISTORY)  # offline: no yfinance fetch
     cfg = load_config(config_dir)
     assert not (config_dir / "roster.demo.toml").exists()
     assert cfg.settings.prices.provider == "yahoo" and not cfg.settings.stamps.local_tsa
