@@ -49,8 +49,9 @@ def check_folder(public: Path, roster: Path) -> int:
     failures += report("no consensus event with n = 1", not ones, f"{len(ones)} events with one seat")
     btc = [e["n"] for e in stats["consensus"]["per_event"] if e["asset"] == "BTC"]
     failures += report("bitcoin events pool the session's seats", bool(btc) and min(btc) > 1, f"n = {sorted(set(btc))}")
-    for tool, argv in (("conformance", [str(public / "tools" / "conformance.py"), str(public / "council-forecasts.csv")]),
-                       ("replay_brier", [str(public / "tools" / "replay_brier.py"), "--data", str(public), "--quiet"])):
+    tools = public / "tools"
+    for tool, argv in (("conformance", [str(tools / "conformance.py"), str(public / "council-forecasts.csv")]),
+                       ("replay_brier", [str(tools / "replay_brier.py"), "--data", str(public), "--quiet"])):
         run = subprocess.run([sys.executable, "-I", *argv], capture_output=True, text=True, check=False)
         failures += report(f"stand-alone {tool}", run.returncode == 0, run.stdout.strip().splitlines()[-1:])
     failures += recount(stats, public, roster)

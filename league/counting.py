@@ -6,7 +6,8 @@ counted runs), which event it is about (the common event fixed in the run line, 
 event when sealed after the common reference, nothing when sealed after the close) and its row
 status. Bitcoin trades all day; with seal on arrival its common reference is the run's ingest close
 (09:30 ET, after every counted seal: paper §3.3), so every counted bitcoin answer of a session shares
-one event and only a line sealed after ingest close gets its own reference. Pure: it reads the book's index, the config and the exchange
+one event and only a line sealed after ingest close gets its own reference.
+Pure: it reads the book's index, the config and the exchange
 calendar, never a price, a file or the clock — the score job adds prices, the CSV writer copies
 scored rows, the portfolio takes the counted decisions, all from these same rows.
 """

@@ -19,11 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from league.contracts.columns import COUNTED_RUN_ROLES, ISSUE_KINDS
 from league.api.bookindex import BookIndex
 from league.api.embargo import Embargo
 from league.api.errors import BadRequest, NotFound
 from league.api.paths import DataPaths
+from league.contracts.columns import COUNTED_RUN_ROLES, ISSUE_KINDS
 
 RANK_MIN_FORECASTS = 30
 RANK_MIN_SESSIONS = 10

@@ -103,7 +103,8 @@ def iter_rows(lg: Sealed) -> Iterator[dict[str, str]]:
                 fixed, by = fixes.event(session, horizon, ev)
                 first = _csv_row(row, fixed, runs, versions, by)
                 out.append((order.get(row.run_id, 0), h_i, first))
-                cell_fix = fixes.cells.get((row.line or -1, row.market, row.horizon)) if first["line_kind"] == ISSUE else None
+                issue = first["line_kind"] == ISSUE
+                cell_fix = fixes.cells.get((row.line or -1, row.market, row.horizon)) if issue else None
                 if cell_fix is not None:
                     first["corrected_by"] = ";".join(x for x in (first["corrected_by"], str(cell_fix["n"])) if x)
                     out.append((order.get(row.run_id, 0), h_i, _corrected_cell(first, cell_fix)))

@@ -15,9 +15,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from league.scoring import intervals
 from league.scoring import similarity as simmod
 from league.scoring.climatology import seal, sha256_ok
-from league.scoring import intervals
 from league.scoring.consensus import DEFAULT_RULES, Rules, consensus, dedupe
 from league.scoring.constants import ALL_WRONG_MIN, BOOTSTRAP_SEED, GROUP_DUPLICATES, SHADOW_FLOOR
 from league.scoring.errors import ScoringError

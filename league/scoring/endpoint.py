@@ -26,7 +26,14 @@ from typing import Any
 import pandas as pd
 
 from league.scoring import intervals
-from league.scoring.constants import BOOTSTRAP_REPS, BOOTSTRAP_SEED, EXACT_WINDOW_ASSETS, GAIN_BLOCK, PRIMARY_WINDOW
+from league.scoring.constants import (
+    BOOTSTRAP_REPS,
+    BOOTSTRAP_SEED,
+    EQUIV_MARGIN,
+    EXACT_WINDOW_ASSETS,
+    GAIN_BLOCK,
+    PRIMARY_WINDOW,
+)
 
 
 def numbered_sessions(sessions: Sequence[str], first: int, last: int | None) -> list[str]:
@@ -70,7 +77,7 @@ def primary_endpoint(cons: pd.DataFrame, clim: Mapping[tuple[str, str], float], 
                    "last_session": chosen[-1] if chosen else None, "sessions_in_window": len(chosen)},
         "bootstrap": {"method": "moving_block_bootstrap", "block": GAIN_BLOCK, "reps": BOOTSTRAP_REPS, "seed": seed,
                       "interval": "percentile"},
-        "margin": intervals.EQUIV_MARGIN,
+        "margin": EQUIV_MARGIN,
         "verdict_rule": "confirmed if the 95% interval lies above 0; else no_material_difference if the 90% "
                         "interval lies inside +-0.01; else inconclusive",
     }

@@ -39,7 +39,7 @@ def main() -> None:
             if START <= day <= END:
                 writer.writerow([m.symbol, day.isoformat(), f"{daily.o[i]:.6g}", f"{daily.c[i]:.6g}"])
     OUT.write_bytes(gzip.compress(text.getvalue().encode("utf-8"), mtime=0))
-    print(f"wrote {OUT} ({OUT.stat().st_size} bytes)")
+    print(f"wrote {OUT} ({OUT.stat().st_size} bytes)")  # noqa: T201 - a one-off script
 
 
 if __name__ == "__main__":

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from league.scoring.climatology import SHIPPED_HISTORY
 from league.cli import app
 from league.cli.init import init_folder
 from league.compose import open_live
 from league.jobs.preflight import MissingPrerequisite
+from league.scoring.climatology import SHIPPED_HISTORY
 
 runner = CliRunner()
 
