@@ -114,3 +114,14 @@ def sandbox_ready(config: Config) -> None:
         BwrapSandbox()
     except SandboxError as exc:
         raise LeagueError(f"the seats' sandbox cannot run on this host: {exc.message}", fix=exc.fix) from None
+
+
+def open_for_correction(config_dir: Path) -> League:
+    """The league's books for sealing a correction by hand (``league correct``): no seats, no stamps,
+    no price source in use; the correction is sealed at the system clock's time, after every line it
+    names."""
+    from league.jobs.context import BARE
+    from league.store import open_store
+
+    config = load_config(config_dir)
+    return build_league(config, SystemClock(), stages=BARE, store=open_store(config.database_url))

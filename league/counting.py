@@ -2,9 +2,12 @@
 
 For one session and horizon, :func:`session_rows` decides every expected seat × market cell from
 the sealed lines alone: which answer counts (the first well-formed answer of each seat in the
-counted runs), which event it is about (the common 09:30 event fixed in the run line, its own
-``late_ref`` event when sealed after the open, the seal-time event for bitcoin, nothing when sealed
-after the close) and its row status. Pure: it reads the book's index, the config and the exchange
+counted runs), which event it is about (the common event fixed in the run line, its own ``late_ref``
+event when sealed after the common reference, nothing when sealed after the close) and its row
+status. Bitcoin trades all day; with seal on arrival its common reference is the run's ingest close
+(09:30 ET, after every counted seal: paper §3.3), so every counted bitcoin answer of a session shares
+one event and only a line sealed after ingest close gets its own reference.
+Pure: it reads the book's index, the config and the exchange
 calendar, never a price, a file or the clock — the score job adds prices, the CSV writer copies
 scored rows, the portfolio takes the counted decisions, all from these same rows.
 """
@@ -16,8 +19,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Final, Protocol
 
-from league.calendar import Calendar, event_contract
-from league.config import Config, MarketSpec
+from league.calendar import Calendar, et_time, event_contract
+from league.config import Config, MarketSpec, as_time
 from league.contracts import EventContract
 from league.isotime import iso_seconds, parse_iso
 
@@ -62,16 +65,25 @@ def sealed_time(line: Mapping[str, Any]) -> datetime:
     return max(at, parse_iso(booked)) if booked else at
 
 
+def ingest_close(lg: Sealed, day: date) -> datetime:
+    """When counted ingest closes on ``day`` (the roster's deadline, 09:30 ET): a round-the-clock
+    market's common reference (paper §3.3)."""
+    return et_time(day, as_time(lg.config.roster.deadline))
+
+
+def common_contract(lg: Sealed, m: MarketSpec, day: date, horizon: str) -> EventContract:
+    """The session's common event: 09:30 ET for daily markets, the ingest close for bitcoin."""
+    return event_contract(lg.calendar, m, day, horizon, None if m.daily else ingest_close(lg, day))
+
+
 def run_events(lg: Sealed, session: str) -> dict[str, dict[str, Any]]:
-    """The common event contracts of a session's daily markets, fixed before the ask."""
+    """The common event contracts of every market of a session, fixed before the ask."""
     out: dict[str, dict[str, Any]] = {}
     day = date.fromisoformat(session)
     for m in lg.config.markets.markets:
-        if not m.daily:
-            continue
         out[m.code] = {}
         for h in m.horizons:
-            contract = event_contract(lg.calendar, m, day, h, None)
+            contract = common_contract(lg, m, day, h)
             out[m.code][h] = {"event_id": contract.event_id, "event_id_v2": contract.event_id_v2,
                               **contract.as_dict()}
     return out
@@ -215,20 +227,19 @@ def _event_for(lg: Sealed, session: str, horizon: str, m: MarketSpec,
                a: Mapping[str, Any]) -> tuple[Event | None, str]:
     day = date.fromisoformat(session)
     sealed = sealed_time(a)
+    seal_based = not m.daily  # bitcoin's price is the close of the bar at/after its reference
     try:
-        if not m.daily:
-            return Event(m.code, horizon, event_contract(lg.calendar, m, day, horizon, sealed), seal_based=True), ""
-        common = sealed_contract(lg, a["run_id"], m.code, horizon) or event_contract(lg.calendar, m, day, horizon, None)
+        common = sealed_contract(lg, a["run_id"], m.code, horizon) or common_contract(lg, m, day, horizon)
         if sealed <= parse_iso(common.reference_at):
-            return Event(m.code, horizon, common), ""
+            return Event(m.code, horizon, common, seal_based=seal_based), ""
         day_end = parse_iso((sealed_contract(lg, a["run_id"], m.code, "1d")
-                             or event_contract(lg.calendar, m, day, "1d", None)).end_at)
+                             or common_contract(lg, m, day, "1d")).end_at)
         if sealed >= min(day_end, lg.calendar.session_close(day)):
             return None, "sealed after the close"
         own = EventContract.make(asset=m.code, horizon=horizon, reference_at=_ceil_second(sealed),
                                  end_at=parse_iso(common.end_at), reference_rule=common.reference_rule,
                                  price_provider=common.price_provider, price_symbol=common.price_symbol)
-        return Event(m.code, horizon, own, late_ref=True), ""
+        return Event(m.code, horizon, own, late_ref=True, seal_based=seal_based), ""
     except Exception as exc:  # noqa: BLE001 - an event we cannot place is reported, not scored
         return None, f"no event: {exc}"
 

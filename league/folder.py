@@ -20,21 +20,61 @@ def _today() -> Any:
     return SystemClock().now()
 
 
-def write_climatology(data_dir: Path, season_start: Any) -> Path:
-    """Seal the climatology table before the season: a window of daily history that ends before it
-    (scoring.md §2), its content hash inside; every reader re-checks that hash."""
+def write_climatology(data_dir: Path, season_start: Any, history: Path | None = None,
+                      symbols: dict[str, str] | None = None) -> Path:
+    """Seal the climatology table before the season: the paper's 2016-2025 window of daily history
+    (scoring.md §2), its content hash inside; every reader re-checks that hash.
+
+    ``history``: a recorded history file (``symbol, day, open, close``), copied into DATA beside the
+    table and named with its SHA-256 in it; without one, the demo's shipped history is used.
+    """
+    import hashlib
     import json
 
-    from league.scoring.climatology import default_table
+    from league.scoring import climatology as clim
 
     path = data_dir / "climatology.json"
-    path.write_text(json.dumps(default_table(season_start), sort_keys=True, indent=1), encoding="utf-8")
+    if history is None:
+        table = clim.default_table(season_start)
+    else:
+        kept = data_dir / "climatology-history.csv.gz"
+        if history.resolve() != kept.resolve():
+            shutil.copyfile(history, kept)
+        digest = hashlib.sha256(kept.read_bytes()).hexdigest()
+        table = clim.build_climatology(clim.read_history(clim.history_file_rows(kept), symbols or {}),
+                                       window_start=clim.WINDOW[0], window_end=clim.WINDOW[1],
+                                       season_start=season_start, source=f"{kept.name} sha256 {digest}")
+    path.write_text(json.dumps(table, sort_keys=True, indent=1), encoding="utf-8")
     return path
 
 
+def fetch_history(config: Any, target: Path) -> Path:
+    """``league init``: the twelve markets' 2016-2025 daily bars from Yahoo (yfinance), recorded in
+    ``target`` (gzip CSV), so the table sealed from them can be rebuilt from the file later."""
+    import csv
+    import gzip
+    import io
+
+    from league.prices.yahoo import YahooProvider, daily_history
+    from league.scoring.climatology import WINDOW
+
+    provider = YahooProvider(retries=config.settings.prices.retries)
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=["symbol", "day", "open", "close"], lineterminator="\n")
+    writer.writeheader()
+    for m in config.markets.markets:
+        writer.writerows(daily_history(provider, m.symbol, WINDOW[0], WINDOW[1]))
+    target.write_bytes(gzip.compress(text.getvalue().encode("utf-8"), mtime=0))
+    return target
+
+
 def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
-                clock: Clock | None = None) -> tuple[Path, Path]:
-    """Copy the example config into TARGET/config, make TARGET/data, open both books."""
+                clock: Clock | None = None, history: Path | None = None) -> tuple[Path, Path]:
+    """Copy the example config into TARGET/config, make TARGET/data, open both books.
+
+    The climatology is sealed from ``history`` (a recorded daily history file) when given; else a live
+    league fetches the twelve markets' 2016-2025 daily bars with yfinance and the demo uses its shipped
+    history."""
     from league.config import load_config, shipped_config_dir
     from league.jobs.context import seal_opening
 
@@ -60,6 +100,9 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
     from league.stamps.rekor import generate_signing_key
 
     generate_signing_key(config.data_dir / config.settings.stamps.key)
-    write_climatology(config.data_dir, (clock.now() if clock else _today()).date())
+    if history is None and not demo:
+        history = fetch_history(config, config.data_dir / "climatology-history.csv.gz")
+    write_climatology(config.data_dir, (clock.now() if clock else _today()).date(), history,
+                      {m.symbol: m.code for m in config.markets.markets})
     seal_opening(config, clock or SystemClock())
     return config_dir, data_dir

@@ -23,6 +23,7 @@ from league.api.bookindex import BookIndex
 from league.api.embargo import Embargo
 from league.api.errors import BadRequest, NotFound
 from league.api.paths import DataPaths
+from league.contracts.columns import COUNTED_RUN_ROLES, ISSUE_KINDS
 
 RANK_MIN_FORECASTS = 30
 RANK_MIN_SESSIONS = 10
@@ -83,7 +84,7 @@ def _num(text: str | None) -> float | None:
 def scored(row: dict[str, str]) -> float | None:
     """The row's Brier score when it enters a seat's stated-probability score, else None."""
     if not (row.get("status") == "counted" and row.get("cell_status") in STATED
-            and row.get("run_role", "counted") == "counted" and row.get("line_kind", "answer") == "answer"
+            and row.get("run_role", "session_run") in COUNTED_RUN_ROLES and row.get("line_kind", "issue") in ISSUE_KINDS
             and (row.get("same_event") or "").strip().lower() not in FALSE_WORDS):
         return None
     p, ref, close = _num(row.get("prob_up")), _num(row.get("ref")), _num(row.get("close"))

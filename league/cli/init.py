@@ -13,9 +13,13 @@ from league.folder import init_folder as init_folder  # the tests import it from
 def init(
     target: Annotated[Path, typer.Argument(help="folder to create (config/ and data/ inside)", envvar="LEAGUE_HOME")],
     demo: Annotated[bool, typer.Option("--demo", help="offline roster and replay prices")] = False,
+    history: Annotated[Path | None, typer.Option(
+        "--history", envvar="LEAGUE_CLIM_HISTORY",
+        help="recorded daily history (symbol,day,open,close; .csv or .csv.gz) to seal the climatology from; "
+             "default: fetch 2016-2025 with yfinance (the demo: its shipped history)")] = None,
 ) -> None:
-    """Write a working config folder and data folder (books opened, signing key made)."""
-    config_dir, data_dir = init_folder(target, demo=demo)
+    """Write a working config folder and data folder (books opened, signing key made, climatology sealed)."""
+    config_dir, data_dir = init_folder(target, demo=demo, history=history)
     typer.echo(f"config: {config_dir}\ndata:   {data_dir}")
     typer.echo(f"check the book with: league verify {data_dir / 'books' / 'council-book.jsonl'}")
 

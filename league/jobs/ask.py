@@ -50,8 +50,9 @@ def _market_lines(lg: League, session: str, snapshot: Mapping[str, Any]) -> list
     lines = []
     for m in lg.config.markets.markets:
         ref = (f"reference = first 1-minute bar at/after 09:30 ET on {session}; one-day end {m.end_time} ET"
-               if m.daily else "reference = close of the first 1-minute bar starting at/after your answer is sealed; "
-               f"one-day end 16:00 ET on {session}; horizons in calendar days (7/30/182)")
+               if m.daily else "reference = close of the first 1-minute bar starting at/after counted ingest closes "
+               f"({lg.config.roster.deadline} ET; an answer sealed later has its own reference); one-day end "
+               f"16:00 ET on {session}; horizons in calendar days (7/30/182)")
         lines.append(MarketLine(m.code, m.name, tuple(m.horizons), ref, rows.get(m.code, {})))
     return lines
 

@@ -82,7 +82,8 @@ class Bars:
 def event_outcome(lg: League, market: str, horizon: str, contract: EventContract,
                   bars: Bars | None = None) -> bool | None:
     """Resolve one common event with the league's own rules (``None`` when a price is missing)."""
-    probe = Event(market, horizon, contract)
+    spec = lg.config.markets.by_code().get(market)
+    probe = Event(market, horizon, contract, seal_based=spec is not None and not spec.daily)
     resolve_event(lg, probe, bars or Bars(lg))
     up = probe.result.get("up")
     return None if up is None else bool(up)

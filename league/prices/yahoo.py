@@ -173,6 +173,25 @@ class YahooProvider:
         return out
 
 
+def daily_history(provider: YahooProvider, symbol: str, start: date, end: date) -> list[dict[str, str]]:
+    """Daily bars (unadjusted open and close) of ``start..end`` as the recorded history's rows
+    (``symbol, day, open, close``): what ``league init`` seals its climatology from."""
+
+    def fetch() -> Any:
+        return provider._ticker(symbol).history(
+            interval="1d", start=start.isoformat(), end=(end + timedelta(days=1)).isoformat(),
+            auto_adjust=False, actions=False, timeout=provider.timeout,
+        )
+
+    frame = provider._call("daily bars", symbol, fetch)
+    rows = []
+    for stamp, o, c in zip(frame.index, frame["Open"].tolist(), frame["Close"].tolist(), strict=True):
+        if all(math.isfinite(float(x)) and float(x) > 0 for x in (o, c)) and start <= stamp.date() <= end:
+            rows.append({"symbol": symbol, "day": stamp.date().isoformat(), "open": repr(float(o)),
+                         "close": repr(float(c))})
+    return rows
+
+
 def from_config(config: Config, calendar: Calendar, mirrors: Sequence[BarCache] = (),
                 anchor: date | None = None) -> PriceSource:
     """The ``yahoo`` price provider (entry point ``forecast_league.prices``, extra ``yahoo``): live bars

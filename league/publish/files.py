@@ -188,8 +188,10 @@ def _stats(run: _Run) -> None:
             run.skip(name, "council-forecasts.csv was not produced")
         return
     sides = _sides(run)
+    sealed = {v: m["rules"] for v, m in run.facts.methodology.items() if m.get("rules")}
     _call(run, "stats", STATS_FILES, forecasts, run.out, _climatology(run), _families(run),
-          **({"sides": sides} if len(set(sides.values())) >= 2 else {}))
+          **({"sides": sides} if len(set(sides.values())) >= 2 else {}),
+          **({"methodologies": sealed} if sealed else {}))
 
 
 def _families(run: _Run) -> dict[str, str]:

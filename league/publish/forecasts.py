@@ -3,6 +3,12 @@
 Scored horizons come straight from their sealed ``score``/``score_h`` lines, so every published
 figure traces to a sealed line; horizons not yet scored are listed from the answers with their
 event and empty outcome fields. ``line`` names the answer line that sealed the cell.
+
+Column values follow the paper's Appendix C (:mod:`league.contracts.columns`). Corrections
+(paper §3.10) are honoured without rewriting anything: a price correction line replaces that
+event's reference or close in every row of the event (``corrected_by`` names the correction line);
+a cell correction adds a row of ``line_kind`` ``correction`` after the row it corrects, sealed when
+the correction was, so it never enters a score of answers sealed before the reference.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from typing import Any
 
 from league.book.lines import ScoreEvent, ScoreLine, ScoreRow
 from league.book.view import BookView
+from league.contracts.columns import CORRECTION, ISSUE, NO_LINE, RUN_ROLE
 from league.counting import LONG_HORIZONS, Sealed, session_rows
 
 COLUMNS = (
@@ -21,7 +28,7 @@ COLUMNS = (
     "target invalidation ref close actual_pct draw source_domains source_urls why_missing run_role "
     "seat_versions_in_run line_kind reference_at same_event cell_status attempt event_id event_id_v2 "
     "event_reference_at event_end_at methodology_version rule resolver_version reference_rule price_provider "
-    "price_symbol late_ref"
+    "price_symbol late_ref reference_price_at corrected_by"
 ).split()
 
 
@@ -48,28 +55,96 @@ def _run_info(lg: Sealed) -> dict[str, dict[str, Any]]:
     return {r["run_id"]: r for r in lg.index.of_kind("run")}
 
 
+class Corrections:
+    """The book's correction lines, by what they correct (price: session, horizon, market, field;
+    cell: answer line, market, horizon). A later correction of the same thing wins."""
+
+    def __init__(self, lg: Sealed) -> None:
+        self.prices: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
+        self.cells: dict[tuple[int, str, str], dict[str, Any]] = {}
+        for c in sorted(lg.index.of_kind("correction"), key=lambda x: x["n"]):
+            if c.get("target") == "price":
+                key = (str(c.get("session")), str(c.get("horizon")), str(c.get("market")))
+                self.prices.setdefault(key, {})[str(c.get("field"))] = c
+            elif c.get("target") == "cell":
+                self.cells[(int(c["of"]), str(c.get("market")), str(c.get("horizon")))] = c
+
+    def event(self, session: str, horizon: str, ev: ScoreEvent | None) -> tuple[ScoreEvent | None, int | None]:
+        """The event with its corrected reference or close (and the outcome they give)."""
+        fixes = self.prices.get((session, horizon, ev.market)) if ev is not None else None
+        if ev is None or not fixes:
+            return ev, None
+        ref = float(fixes["reference"]["value"]) if "reference" in fixes else ev.reference
+        close = float(fixes["close"]["value"]) if "close" in fixes else ev.close
+        change = (close / ref - 1.0) * 100.0 if ref and close else None
+        band = ev.band_pct
+        fixed = ev.model_copy(update={"reference": ref, "close": close, "change_pct": change,
+                                      "up": None if change is None else change > 0.0,
+                                      "draw": None if change is None or band is None else abs(change) < band})
+        return fixed, max(int(f["n"]) for f in fixes.values())
+
+
 def iter_rows(lg: Sealed) -> Iterator[dict[str, str]]:
     """Scored horizons from their sealed score lines (typed: a line that does not fit its model stops
-    the export with its name); horizons not yet scored from the counting rule, typed the same way."""
+    the export with its name); horizons not yet scored from the counting rule, typed the same way.
+    Rows come run by run (each run's rows contiguous, for the per-run index)."""
     runs = _run_info(lg)
     versions = _versions(lg)
-    scored = {(x["session"], x["horizon"]): x for k in ("score", "score_h") for x in lg.index.of_kind(k)}
+    fixes = Corrections(lg)
+    scored: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for k in ("score", "score_h"):
+        for x in lg.index.of_kind(k):
+            scored.setdefault((x["session"], x["horizon"]), []).append(x)
+    order = {r["run_id"]: r.get("n", 0) for r in runs.values()}
     for session in sorted({r["session"] for r in runs.values()}):
-        for horizon in ("1d", *LONG_HORIZONS):
-            sealed = scored.get((session, horizon))
-            if sealed is not None:
-                line = ScoreLine.from_content(sealed)
-                rows, events = line.seats, {e.event_id_v2: e for e in line.markets}
-            else:
-                raw_rows, evs = session_rows(lg, session, horizon)
-                rows = [ScoreRow.from_content(r) for r in raw_rows]
-                events = {k: ScoreEvent.from_content(e.as_json()) for k, e in evs.items()}
-            for row in rows:
-                yield _csv_row(row, events.get(row.event_id_v2), runs, versions)
+        out: list[tuple[int, int, dict[str, str]]] = []
+        for h_i, horizon in enumerate(("1d", *LONG_HORIZONS)):
+            for row, ev in _session_horizon(lg, session, horizon, scored.get((session, horizon), [])):
+                fixed, by = fixes.event(session, horizon, ev)
+                first = _csv_row(row, fixed, runs, versions, by)
+                out.append((order.get(row.run_id, 0), h_i, first))
+                issue = first["line_kind"] == ISSUE
+                cell_fix = fixes.cells.get((row.line or -1, row.market, row.horizon)) if issue else None
+                if cell_fix is not None:
+                    first["corrected_by"] = ";".join(x for x in (first["corrected_by"], str(cell_fix["n"])) if x)
+                    out.append((order.get(row.run_id, 0), h_i, _corrected_cell(first, cell_fix)))
+        for _, _, csv_row in sorted(out, key=lambda t: (t[0], t[1])):
+            yield csv_row
+
+
+def _session_horizon(lg: Sealed, session: str, horizon: str,
+                     sealed: list[dict[str, Any]]) -> Iterator[tuple[ScoreRow, ScoreEvent | None]]:
+    """Rows with their events: from the sealed score lines (one, or one per market group when the
+    groups' windows closed on different days), else from the counting rule."""
+    if sealed:
+        for content in sorted(sealed, key=lambda x: x["n"]):
+            line = ScoreLine.from_content(content)
+            events = {e.event_id_v2: e for e in line.markets}
+            for row in line.seats:
+                yield row, events.get(row.event_id_v2)
+        return
+    raw_rows, evs = session_rows(lg, session, horizon)
+    events = {k: ScoreEvent.from_content(e.as_json()) for k, e in evs.items()}
+    for raw in raw_rows:
+        row = ScoreRow.from_content(raw)
+        yield row, events.get(row.event_id_v2)
+
+
+def _corrected_cell(issue: dict[str, str], fix: Mapping[str, Any]) -> dict[str, str]:
+    """The row a cell correction adds: the corrected values, sealed when the correction was."""
+    cell = fix.get("cell") or {}
+    row = dict(issue)
+    row.update({"line": str(fix["n"]), "line_kind": CORRECTION, "sealed_at": str(fix.get("at", "")),
+                "status": "not_counted", "corrected_by": "",
+                "why_missing": f"correction of line {fix['of']}: {fix.get('reason', '')}"})
+    for key in ("prob_up", "cell_status", "action", "action_word", "target", "invalidation"):
+        if key in cell:
+            row[key] = _fmt(cell[key])
+    return row
 
 
 def _csv_row(row: ScoreRow, ev: ScoreEvent | None, runs: Mapping[str, Any],
-             versions: Mapping[tuple[str, str], str]) -> dict[str, str]:
+             versions: Mapping[tuple[str, str], str], corrected_by: int | None = None) -> dict[str, str]:
     run = runs.get(row.run_id, {})
     contract = ev.contract if ev is not None else _common_contract(run, row)
     ref, close = (ev.reference, ev.close) if ev is not None else (None, None)
@@ -84,9 +159,11 @@ def _csv_row(row: ScoreRow, ev: ScoreEvent | None, runs: Mapping[str, Any],
         "actual_pct": (100 * (close / ref - 1)) if ref and close else None,
         "draw": ev.draw if ev is not None else None,
         "source_domains": row.source_domains, "source_urls": row.source_urls,
-        "why_missing": row.why_missing, "run_role": row.run_role,
+        "why_missing": row.why_missing, "run_role": RUN_ROLE.get(row.run_role, row.run_role),
         "seat_versions_in_run": versions.get((row.run_id, row.seat), ""),
-        "line_kind": "answer" if row.line else "run", "reference_at": _common_ref(run, row),
+        "line_kind": ISSUE if row.line else NO_LINE,
+        "reference_at": (contract or {}).get("reference_at") or _common_ref(run, row),
+        "reference_price_at": ev.reference_bar if ev is not None else None, "corrected_by": corrected_by,
         "same_event": None if not contract else not (ev.late_ref if ev is not None else False),
         "cell_status": row.cell_status, "attempt": row.attempt or run.get("attempt"),
         "event_id": (ev.event_id if ev is not None else "") or row.event_id or _ids(contract)[0],

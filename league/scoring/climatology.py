@@ -5,18 +5,27 @@ impossible to adjust afterwards without anyone noticing: it is sealed by the SHA
 (``json.dumps(obj_without_sha256_key, sort_keys=True)``, default separators) and every reader
 re-checks that seal before using a number from it (scoring.md §2).
 
-Offline the daily history comes from the series ``arch`` ships (S&P 500, Nasdaq, VIX, WTI daily;
-Brent monthly). Markets without a matching series use the nearest proxy, or 50% with "no history";
-each approximation is written into the table itself.
+Paper §4.3: the same event the contract scores. The four US indices and bitcoin are measured on the
+event itself, from daily bars: the one-day event is the session's (UTC day's, for bitcoin) open to
+its close (09:30 -> 16:00 ET), a longer one the open of its first day to the close of its last (5,
+21, 126 sessions; 7, 30, 182 days). The others (the yield, the dollar, gold, oil, copper, VIX) take
+the nearest daily event, close to close over the same number of sessions, and say so in the table.
+Every market has its own history: ``league init`` fetches 2016-2025 daily bars of the twelve price
+symbols (:mod:`league.prices.history`); the demo ships its world's own 2016-2025 history
+(``league/scoring/data/demo-history.csv.gz``).
 """
 
 from __future__ import annotations
 
+import csv
+import gzip
 import hashlib
+import io
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,70 +34,69 @@ import pandas as pd
 from league.scoring.constants import ASSETS, HORIZON_SESSIONS, HORIZONS
 from league.scoring.errors import ClimatologyHashError, ScoringError
 
-RULE = "strict rise: close[t+h] > close[t] over daily closes; h in sessions (1d=1, 1w=5, 1m=21, 6m=126)"
+RULE = ("strict rise over the event: open to close for SPX NDX DJI SOX BTC (the contract's own window from "
+        "daily bars), close to close for the others; h sessions (1d=1, 1w=5, 1m=21, 6m=126), BTC h calendar "
+        "days (1, 7, 30, 182)")
 DRAW_RULE = (
-    "daily approximation of the draw band: |r_h| < 0.1 x mean|r_step| over the 20 previous steps / sqrt(step "
-    "sessions) (the live band uses 1-minute bars, about 0.08 of a session's standard deviation)"
+    "daily approximation of the draw band: |r_h| < 0.1 x mean|r_day| over the 20 previous days (the live band "
+    "uses 1-minute bars, about 0.08 of a session's standard deviation)"
 )
 DRAW_LOOKBACK = 20
+#: Markets whose event is measured open to close from daily bars (the contract's own window).
+OPEN_BASIS = frozenset({"SPX", "NDX", "DJI", "SOX", "BTC"})
+CALENDAR_DAYS = {"BTC": {"1d": 1, "1w": 7, "1m": 30, "6m": 182}}
+WINDOW = (date(2016, 1, 1), date(2025, 12, 31))
+SHIPPED_HISTORY = Path(__file__).with_name("data") / "demo-history.csv.gz"
 
 
 @dataclass(frozen=True)
 class HistorySeries:
-    """One price history: closes indexed by date, and how many sessions one observation step spans."""
+    """One market's daily history: closes (and opens, when the bars have them) indexed by date."""
 
     name: str
     closes: pd.Series
     step_sessions: int = 1
+    opens: pd.Series | None = None
 
     def __post_init__(self) -> None:
         if self.step_sessions < 1:
             raise ScoringError(f"history {self.name}: step_sessions must be >= 1")
 
 
-@dataclass(frozen=True)
-class AssetSource:
-    """Which history stands for a market at a horizon, and the approximation that implies (if any)."""
-
-    series: str | None
-    approximation: str | None
-
-
-def _arch_close(module: str, column: str) -> pd.Series:
-    import importlib
-
-    frame = importlib.import_module(f"arch.data.{module}").load()
-    return frame[column].astype(float).dropna()
-
-
-def arch_history() -> dict[str, HistorySeries]:
-    """The real daily (and Brent monthly) series shipped inside the ``arch`` package."""
-    return {
-        "arch.data.sp500": HistorySeries("arch.data.sp500", _arch_close("sp500", "Adj Close")),
-        "arch.data.nasdaq": HistorySeries("arch.data.nasdaq", _arch_close("nasdaq", "Adj Close")),
-        "arch.data.vix": HistorySeries("arch.data.vix", _arch_close("vix", "vix")),
-        "arch.data.wti": HistorySeries("arch.data.wti", _arch_close("wti", "DCOILWTICO")),
-        "arch.data.crude:Brent": HistorySeries("arch.data.crude:Brent", _arch_close("crude", "Brent"), 21),
-    }
+def read_history(rows: Iterable[Mapping[str, str]], symbols: Mapping[str, str]) -> dict[str, HistorySeries]:
+    """Series by market code from ``symbol, day, open, close`` rows (the recorded history's shape);
+    ``symbols`` maps a price symbol to its market code."""
+    by: dict[str, list[tuple[pd.Timestamp, float, float]]] = {}
+    for row in rows:
+        code = symbols.get(row["symbol"])
+        if code is None:
+            continue
+        o, c = float(row["open"] or "nan"), float(row["close"])
+        by.setdefault(code, []).append((pd.Timestamp(row["day"]), o, c))
+    out = {}
+    for code, items in by.items():
+        items.sort()
+        index = pd.DatetimeIndex([t for t, _, _ in items])
+        opens = pd.Series([o for _, o, _ in items], index=index, dtype=float)
+        out[code] = HistorySeries(f"{code}:{items[0][0].date()}..{items[-1][0].date()}",
+                                  pd.Series([c for _, _, c in items], index=index, dtype=float),
+                                  opens=opens if opens.notna().all() else None)
+    return out
 
 
-def arch_sources(asset: str, horizon: str) -> AssetSource:
-    """Map a market and horizon to the arch series standing for it, with the approximation stated."""
-    exact = {"SPX": "arch.data.sp500", "VIX": "arch.data.vix", "WTI": "arch.data.wti"}
-    if asset in exact:
-        return AssetSource(exact[asset], None)
-    proxies = {
-        "NDX": ("arch.data.nasdaq", "Nasdaq Composite stands for the Nasdaq-100"),
-        "DJI": ("arch.data.sp500", "S&P 500 stands for the Dow Jones (nearest proxy)"),
-        "SOX": ("arch.data.nasdaq", "Nasdaq Composite stands for the semiconductor index (nearest proxy)"),
-    }
-    if asset in proxies:
-        return AssetSource(*proxies[asset])
-    if asset == "BRENT":
-        if horizon in ("1m", "6m"):
-            return AssetSource("arch.data.crude:Brent", "monthly Brent averages (1m = 1 step, 6m = 6 steps)")
-        return AssetSource("arch.data.wti", "WTI daily stands for Brent (no daily Brent history shipped)")
-    return AssetSource(None, "no history: 50%")
+def history_file_rows(path: Path) -> list[dict[str, str]]:
+    """The rows of a recorded history file (CSV, gzip when it ends in .gz)."""
+    data = path.read_bytes()
+    text = gzip.decompress(data).decode("utf-8") if path.suffix == ".gz" else data.decode("utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def shipped_history() -> dict[str, HistorySeries]:
+    """The demo world's recorded 2016-2025 history of the twelve markets (shipped with the package)."""
+    from league.config import load_markets, shipped_config_dir
+
+    markets = load_markets(shipped_config_dir() / "markets.toml").markets
+    return read_history(history_file_rows(SHIPPED_HISTORY), {m.symbol: m.code for m in markets})
 
 
 def _draw_band(returns: pd.Series, step_sessions: int) -> pd.Series:
@@ -96,17 +104,27 @@ def _draw_band(returns: pd.Series, step_sessions: int) -> pd.Series:
     return 0.1 * mean_abs / np.sqrt(step_sessions)
 
 
-def _entry(series: HistorySeries, horizon: str, start: date, end: date) -> dict[str, Any]:
+def _moves(series: HistorySeries, asset: str, horizon: str, start: date,
+           end: date) -> tuple[pd.Series, pd.Series, int, str]:
+    """The window's event moves (by first day), the daily closes, the steps and the basis."""
     index = series.closes.index
-    closes = series.closes.loc[(index >= pd.Timestamp(start)) & (index <= pd.Timestamp(end))]
-    steps = max(1, round(HORIZON_SESSIONS[horizon] / series.step_sessions))
-    step_returns = closes.pct_change()
-    move = (closes.shift(-steps) / closes - 1.0).iloc[:-steps] if len(closes) > steps else closes.iloc[:0]
-    band = _draw_band(step_returns, series.step_sessions).reindex(move.index)
-    valid = move.notna()
-    up = move[valid] > 0
-    draw = (move.abs() < band).reindex(up.index).fillna(False)
-    n, n_ex = int(valid.sum()), int((~draw).sum())
+    inside = (index >= pd.Timestamp(start)) & (index <= pd.Timestamp(end))
+    closes = series.closes.loc[inside]
+    steps = CALENDAR_DAYS.get(asset, HORIZON_SESSIONS)[horizon]
+    if asset in OPEN_BASIS and series.opens is not None:
+        opens = series.opens.loc[inside]
+        last = closes.shift(-(steps - 1))
+        return (last / opens - 1.0).dropna(), closes, steps, "open_to_close"
+    steps = max(1, round(steps / series.step_sessions))
+    return (closes.shift(-steps) / closes - 1.0).dropna(), closes, steps, "close_to_close"
+
+
+def _entry(series: HistorySeries, asset: str, horizon: str, start: date, end: date) -> dict[str, Any]:
+    move, closes, steps, basis = _moves(series, asset, horizon, start, end)
+    band = _draw_band(closes.pct_change(), series.step_sessions).reindex(move.index)
+    up = move > 0
+    draw = (move.abs() < band).fillna(False)
+    n, n_ex = int(move.size), int((~draw).sum())
     return {
         "p_up": float(up.mean()) if n else 0.5,
         "p_up_ex_draw": float(up[~draw].mean()) if n_ex else 0.5,
@@ -114,6 +132,7 @@ def _entry(series: HistorySeries, horizon: str, start: date, end: date) -> dict[
         "n_draw": int(draw.sum()),
         "n_independent": n // steps,
         "steps": steps,
+        "basis": basis,
         "window": {"start": _iso(closes.index.min()), "end": _iso(closes.index.max())},
     }
 
@@ -135,8 +154,10 @@ def build_climatology(
     season_start: date,
     assets: tuple[str, ...] = ASSETS,
     horizons: tuple[str, ...] = HORIZONS,
+    source: str = "",
 ) -> dict[str, Any]:
-    """Build and seal the table; refuses a window that does not end before the season."""
+    """Build and seal the table from each market's own history (``history`` by market code); refuses
+    a window that does not end before the season. ``source`` names the history (and its hash)."""
     if window_end >= season_start:
         raise ScoringError(
             f"climatology window ends {window_end}, not before the season start {season_start}",
@@ -152,22 +173,22 @@ def build_climatology(
         "rule": RULE,
         "draw_rule": DRAW_RULE,
         "horizon_sessions": {h: HORIZON_SESSIONS[h] for h in horizons},
+        "history": source,
         "table": table,
     }
     return seal(obj)
 
 
-def _cell(
-    history: Mapping[str, HistorySeries], asset: str, horizon: str, start: date, end: date
-) -> dict[str, Any]:
-    source = arch_sources(asset, horizon)
-    if source.series is None or source.series not in history:
-        return _no_history(source.approximation or "no history: 50%")
-    entry = _entry(history[source.series], horizon, start, end)
+def _cell(history: Mapping[str, HistorySeries], asset: str, horizon: str, start: date, end: date) -> dict[str, Any]:
+    series = history.get(asset)
+    if series is None:
+        return _no_history(f"no history for {asset}: 50%")
+    entry = _entry(series, asset, horizon, start, end)
     if entry["n"] == 0:
-        return _no_history(f"no history in the window for {source.series}: 50%")
-    entry["source"] = source.series
-    entry["approximation"] = source.approximation
+        return _no_history(f"no history in the window for {asset}: 50%")
+    entry["source"] = series.name
+    entry["approximation"] = (None if entry["basis"] == "open_to_close" else
+                              "nearest daily event: close to close over the same number of sessions")
     return entry
 
 
@@ -211,7 +232,7 @@ def clim_probabilities(obj: Mapping[str, Any], *, ex_draw: bool = False) -> dict
 
 
 def default_table(season_start: date) -> dict[str, Any]:
-    """The offline table: 2009-2018 from arch's shipped series (the reference used 2016-2025)."""
-    return build_climatology(
-        arch_history(), window_start=date(2009, 1, 1), window_end=date(2018, 12, 31), season_start=season_start
-    )
+    """The demo's table: the shipped 2016-2025 history of the twelve markets (see :data:`SHIPPED_HISTORY`)."""
+    digest = hashlib.sha256(SHIPPED_HISTORY.read_bytes()).hexdigest()
+    return build_climatology(shipped_history(), window_start=WINDOW[0], window_end=WINDOW[1],
+                             season_start=season_start, source=f"{SHIPPED_HISTORY.name} sha256 {digest}")

@@ -9,6 +9,8 @@ the dispersion term are kept so that the averaging identity can be shown beside 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,6 +18,35 @@ import pandas as pd
 from league.scoring.constants import CLAMP_HI, CLAMP_LO, FAMILY_EXTRA_WEIGHT, TRIM_MIN_ANSWERS
 
 EVENT = ["unit", "event_key"]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The consensus parameters of one methodology version (sealed in every run line's ``methodology``).
+
+    The constants are only the defaults for a reader holding the CSV alone; the publisher passes the
+    values sealed in the run lines, so a league that seals another clamp is scored with its own clamp.
+    """
+
+    clamp_lo: float = CLAMP_LO
+    clamp_hi: float = CLAMP_HI
+    trim_from: int = TRIM_MIN_ANSWERS
+    family_weight: float = FAMILY_EXTRA_WEIGHT
+
+    @classmethod
+    def from_methodology(cls, sealed: Mapping[str, Any] | None) -> Rules:
+        """Read ``consensus_clamp``, ``consensus_trim_from`` and ``family_weight`` (defaults where absent)."""
+        m = dict(sealed or {})
+        lo, hi = m.get("consensus_clamp", (CLAMP_LO, CLAMP_HI))
+        return cls(float(lo), float(hi), int(m.get("consensus_trim_from", TRIM_MIN_ANSWERS)),
+                   float(m.get("family_weight", FAMILY_EXTRA_WEIGHT)))
+
+    def as_json(self) -> dict[str, Any]:
+        return {"clamp": [self.clamp_lo, self.clamp_hi], "trim_from": self.trim_from,
+                "family_weight": self.family_weight}
+
+
+DEFAULT_RULES = Rules()
 
 
 def dedupe(rows: pd.DataFrame) -> pd.DataFrame:
@@ -41,24 +72,33 @@ def family_of(seats: pd.Series, families: Mapping[str, str] | None) -> pd.Series
     return seats.map(families).fillna(seats)
 
 
-def member_weights(rows: pd.DataFrame, families: Mapping[str, str] | None) -> pd.DataFrame:
-    """Kept members of each event with their weights (trimmed rows removed)."""
+def member_weights(rows: pd.DataFrame, families: Mapping[str, str] | None, rules: Rules = DEFAULT_RULES,
+                   seat_weights: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """Kept members of each event with their weights (trimmed rows removed).
+
+    ``seat_weights`` (the shadow consensus) multiplies each kept member's family weight by its
+    frozen seat weight; the mean divides by the sum, so the weights are renormalised over the seats
+    that answered each event.
+    """
     r = dedupe(rows)[["ev", "seat", "p"]].copy()
     grp = r.groupby("ev", sort=False)["p"]
     size = grp.transform("size")
     rank = grp.rank(method="first")
-    keep = (size < TRIM_MIN_ANSWERS) | ((rank > 1) & (rank < size))
+    keep = (size < rules.trim_from) | ((rank > 1) & (rank < size))
     r = r.loc[keep].copy()
     r["family"] = pd.factorize(family_of(r["seat"], families))[0]
     order = r.groupby(["ev", "family"], sort=False).cumcount()
-    r["w"] = np.where(order == 0, 1.0, FAMILY_EXTRA_WEIGHT)
+    r["w"] = np.where(order == 0, 1.0, rules.family_weight)
+    if seat_weights is not None:
+        r["w"] = r["w"] * r["seat"].map(seat_weights).astype(float).to_numpy()
     r["n_answers"] = size.loc[keep]
     return r
 
 
-def consensus(rows: pd.DataFrame, families: Mapping[str, str] | None = None) -> pd.DataFrame:
+def consensus(rows: pd.DataFrame, families: Mapping[str, str] | None = None, rules: Rules = DEFAULT_RULES,
+              seat_weights: Mapping[str, float] | None = None) -> pd.DataFrame:
     """Per (run, event): consensus p (clamped), unclamped mean, n, dispersion, outcome and keys."""
-    m = member_weights(rows, families)
+    m = member_weights(rows, families, rules, seat_weights)
     m["wp"] = m["w"] * m["p"]
     g = m.groupby("ev", sort=True)
     out = pd.DataFrame({"w_sum": g["w"].sum(), "wp_sum": g["wp"].sum(), "n": g["n_answers"].first(),
@@ -66,7 +106,7 @@ def consensus(rows: pd.DataFrame, families: Mapping[str, str] | None = None) -> 
     out["p_mean"] = out["wp_sum"] / out["w_sum"]
     m["disp"] = m["w"] * ((m["p"] - out["p_mean"].reindex(m["ev"]).to_numpy()) / 100.0) ** 2
     out["dispersion"] = m.groupby("ev", sort=True)["disp"].sum() / out["w_sum"]
-    out["p"] = out["p_mean"].clip(CLAMP_LO, CLAMP_HI)
+    out["p"] = out["p_mean"].clip(rules.clamp_lo, rules.clamp_hi)
     fields = EVENT + ["run_id", "asset", "horizon", "session", "outcome", "h_sessions"]
     keys = dedupe(rows).groupby("ev", sort=True)[fields]
     return out.drop(columns=["wp_sum"]).join(keys.first()).reset_index(drop=True)
@@ -78,15 +118,3 @@ def averaging_terms(p_pct: np.ndarray, w: np.ndarray, outcome: float) -> tuple[f
     wn = np.asarray(w, dtype=float) / np.sum(w)
     mean = float(np.sum(wn * q))
     return (mean - outcome) ** 2, float(np.sum(wn * (q - outcome) ** 2)), float(np.sum(wn * (q - mean) ** 2))
-
-
-def weighted_mean(rows: pd.DataFrame, weights: Mapping[str, float]) -> pd.DataFrame:
-    """Per (run, event): mean of the answers weighted by fixed seat weights (the shadow consensus)."""
-    r = dedupe(rows)[EVENT + ["ev", "seat", "p"]].copy()
-    r["w"] = r["seat"].map(weights).fillna(0.0)
-    r = r.loc[r["w"] > 0]
-    r["wp"] = r["w"] * r["p"]
-    g = r.groupby("ev", sort=True)
-    out = pd.DataFrame({"p_mean": g["wp"].sum() / g["w"].sum(), "n": g["p"].size()})
-    out["p"] = out["p_mean"].clip(CLAMP_LO, CLAMP_HI)
-    return out.join(g[EVENT].first()).reset_index(drop=True)

@@ -35,7 +35,8 @@ RANK_MIN_SESSIONS: Final[int] = 10
 INTERVAL_MIN_SESSIONS: Final[int] = 5
 BOOTSTRAP_MIN_SESSIONS: Final[int] = 20
 BOOTSTRAP_REPS: Final[int] = 10_000
-BOOTSTRAP_SEED: Final[int] = 20_260_101
+#: The seed registered with the primary endpoint (paper §8, OSF registration): 20261102.
+BOOTSTRAP_SEED: Final[int] = 20_261_102
 GAIN_BLOCK: Final[int] = 5
 EQUIV_MARGIN: Final[float] = 0.01
 POWER_FACTOR: Final[float] = 7.85
@@ -43,3 +44,11 @@ ALL_WRONG_MIN: Final[int] = 4
 
 COUNCIL_ROW_STATUSES: Final[frozenset[str]] = frozenset({"counted"})
 STATED_CELL_STATUSES: Final[frozenset[str]] = frozenset({"elicited", "explicit_50"})
+
+#: The primary window (paper §8): sessions 11 to 126 of a methodology segment, numbered from 1;
+#: sessions 1-10 are the design window (the shadow weights, the best earlier single seat).
+PRIMARY_WINDOW: Final[tuple[int, int]] = (11, 126)
+#: The registered sensitivity: the four US indices, whose one-day event is the 09:30-16:00 session.
+EXACT_WINDOW_ASSETS: Final[tuple[str, ...]] = ("SPX", "NDX", "DJI", "SOX")
+#: N_eff's interval needs this many counted runs (paper §5.1: "intervals come from five counted runs").
+N_EFF_INTERVAL_RUNS: Final[int] = 5

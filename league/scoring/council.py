@@ -15,9 +15,10 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from league.scoring import intervals
 from league.scoring import similarity as simmod
 from league.scoring.climatology import seal, sha256_ok
-from league.scoring.consensus import consensus, dedupe, weighted_mean
+from league.scoring.consensus import DEFAULT_RULES, Rules, consensus, dedupe
 from league.scoring.constants import ALL_WRONG_MIN, BOOTSTRAP_SEED, GROUP_DUPLICATES, SHADOW_FLOOR
 from league.scoring.errors import ScoringError
 
@@ -95,25 +96,51 @@ def _f(x: Any) -> float | None:
 
 
 def shared_errors(rows: pd.DataFrame, cons: pd.DataFrame) -> dict[str, Any]:
-    """``all_wrong`` (>= 4 answering, every one wrong) and ``minority_right`` per horizon."""
+    """``all_wrong`` and ``minority_right`` per horizon, with the count expected under independence.
+
+    Paper §5.3: a stated 50 is neither right nor wrong, so that seat does not count as answering the
+    row; ``all_wrong`` needs >= 4 answering seats, every one wrong. The count expected if the seats
+    erred independently (F6) sums, over the same rows, the product of the answering seats' own error
+    rates, each rate taken on those rows.
+    """
     r = dedupe(rows).copy()
     r = r.loc[r["outcome"].notna()]
-    r["wrong"] = error_indicator(r["p"], r["outcome"]) == 1.0
-    r["right"] = error_indicator(r["p"], r["outcome"]) == 0.0
-    g = r.groupby(["unit", "event_key"]).agg(n=("p", "size"), wrong=("wrong", "sum"), right=("right", "sum"))
+    err = error_indicator(r["p"], r["outcome"])
+    r["answering"] = err.notna()
+    r["wrong"] = err == 1.0
+    r["right"] = err == 0.0
+    g = r.groupby(["unit", "event_key"]).agg(n=("answering", "sum"), wrong=("wrong", "sum"),
+                                             right=("right", "sum"))
     c = cons.set_index(["unit", "event_key"])
     g = g.join(c[["p", "outcome", "horizon", "asset", "session"]])
     cons_wrong = error_indicator(g["p"], g["outcome"]) == 1.0
     g["all_wrong"] = (g["n"] >= ALL_WRONG_MIN) & (g["wrong"] == g["n"])
     g["minority_right"] = cons_wrong & (g["right"] >= 1)
-    per_h = g.groupby("horizon").agg(events=("n", "size"), all_wrong=("all_wrong", "sum"),
-                                     minority_right=("minority_right", "sum"))
+    g["expected"] = _expected_all_wrong(r, g)
+    per_h = g.groupby("horizon").agg(events=("n", "size"), eligible=("n", lambda x: int((x >= ALL_WRONG_MIN).sum())),
+                                     all_wrong=("all_wrong", "sum"), minority_right=("minority_right", "sum"),
+                                     all_wrong_expected=("expected", "sum"))
     listed = g.loc[g["all_wrong"]].reset_index()[["session", "asset", "horizon", "n"]]
     return {
         "min_answering": ALL_WRONG_MIN,
-        "per_horizon": [{"horizon": str(h), **{k: int(v) for k, v in row.items()}} for h, row in per_h.iterrows()],
+        "per_horizon": [{"horizon": str(h), **{k: (float(v) if k == "all_wrong_expected" else int(v))
+                                               for k, v in row.items()}} for h, row in per_h.iterrows()],
         "all_wrong_events": listed.astype({"n": int}).to_dict("records"),
     }
+
+
+def _expected_all_wrong(r: pd.DataFrame, g: pd.DataFrame) -> pd.Series:
+    """Per event with >= 4 answering seats: the product of those seats' error rates, each rate over
+    the eligible rows of the same horizon where the seat answered (0 for the other events)."""
+    key = pd.MultiIndex.from_arrays([r["unit"], r["event_key"]])
+    eligible = (g["n"] >= ALL_WRONG_MIN).reindex(key).to_numpy(dtype=bool)
+    ans = r.loc[eligible & r["answering"].to_numpy(dtype=bool)].copy()
+    if ans.empty:
+        return pd.Series(0.0, index=g.index)
+    rate = ans.groupby(["horizon", "seat"])["wrong"].mean()
+    ans["rate"] = rate.reindex(pd.MultiIndex.from_arrays([ans["horizon"], ans["seat"]])).to_numpy(dtype=float)
+    prod = ans.groupby(["unit", "event_key"])["rate"].prod()
+    return prod.reindex(g.index).fillna(0.0)
 
 
 def distinctiveness(rows: pd.DataFrame) -> list[dict[str, Any]]:
@@ -149,14 +176,15 @@ def _cons_brier(cons: pd.DataFrame) -> pd.Series:
     return ((cons["p"] / 100.0 - cons["outcome"]) ** 2).rename("brier")
 
 
-def seat_value(rows: pd.DataFrame, families: Mapping[str, str] | None, cons: pd.DataFrame) -> list[dict[str, Any]]:
+def seat_value(rows: pd.DataFrame, families: Mapping[str, str] | None, cons: pd.DataFrame,
+               rules: Rules = DEFAULT_RULES) -> list[dict[str, Any]]:
     """Consensus Brier with and without each seat on the resolved events that seat answered."""
     r = dedupe(rows)
     base = cons.assign(b=_cons_brier(cons)).set_index(["unit", "event_key"])
     out: list[dict[str, Any]] = []
     for seat in sorted(r["seat"].unique()):
         mine = r.loc[r["seat"] == seat].set_index(["unit", "event_key"]).index
-        without = consensus(r.loc[r["seat"] != seat], families)
+        without = consensus(r.loc[r["seat"] != seat], families, rules)
         without = without.assign(b=_cons_brier(without)).set_index(["unit", "event_key"])
         common = mine.intersection(without.index).intersection(base.index)
         w, b = base.loc[common], without.loc[common]
@@ -167,20 +195,30 @@ def seat_value(rows: pd.DataFrame, families: Mapping[str, str] | None, cons: pd.
     return out
 
 
-def shadow_weights(rows: pd.DataFrame, freeze_sessions: int) -> dict[str, Any]:
-    """Inverse mean pairwise correlation (floor 0.05) from the first sessions, sealed by SHA-256."""
+def window_sessions(rows: pd.DataFrame, first: int, last: int | None = None) -> list[str]:
+    """The season's sessions numbered from 1 in date order; those numbered ``first..last`` (inclusive)."""
+    sessions = sorted(rows["session"].unique())
+    return [str(x) for x in sessions[first - 1:last]]
+
+
+def shadow_weights(rows: pd.DataFrame, window: list[str]) -> dict[str, Any]:
+    """The shadow consensus's seat weights (paper §5.3), frozen on ``window`` and sealed by SHA-256.
+
+    Each seat weighs ``1 / max(r_s, 0.05)``, ``r_s`` its mean pairwise correlation with the other seats
+    on the one-day probabilities of the window's counted runs (the callers pass council rows: counted,
+    sealed before the reference). A seat with no eligible answer there, or no defined correlation,
+    takes the median of the other seats' weights when the weights are applied.
+    """
     r = dedupe(rows)
-    sessions = sorted(r["session"].unique())[:freeze_sessions]
-    window = r.loc[r["session"].isin(sessions)]
-    weights: dict[str, float] = {}
-    corr: dict[str, float] = {}
-    for seat, values in _pooled_mean_corr(window).items():
-        corr[seat] = values
-        weights[seat] = 1.0 / max(values, SHADOW_FLOOR) if np.isfinite(values) else 1.0 / SHADOW_FLOOR
-    obj: dict[str, Any] = {"kind": "shadow_weights", "floor": SHADOW_FLOOR,
-                           "window": {"first": str(sessions[0]) if sessions else None,
-                                      "last": str(sessions[-1]) if sessions else None, "sessions": len(sessions)},
-                           "mean_corr": {k: _f(v) for k, v in corr.items()}, "weights": weights}
+    win = r.loc[r["session"].isin(window) & (r["horizon"] == "1d")]
+    corr = _pooled_mean_corr(win) if not win.empty else {}
+    weights = {seat: 1.0 / max(c, SHADOW_FLOOR) for seat, c in corr.items() if np.isfinite(c)}
+    obj: dict[str, Any] = {"kind": "shadow_weights", "floor": SHADOW_FLOOR, "horizon": "1d",
+                           "window": {"first": window[0] if window else None, "last": window[-1] if window else None,
+                                      "sessions": len(window)},
+                           "mean_corr": {k: _f(v) for k, v in sorted(corr.items())},
+                           "weights": dict(sorted(weights.items())),
+                           "missing_seat_rule": "median of the frozen weights"}
     return seal(obj)
 
 
@@ -192,16 +230,19 @@ def check_shadow_weights(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return obj
 
 
+def applied_weights(weights: Mapping[str, float], seats: list[str]) -> dict[str, float]:
+    """Every answering seat's weight: its frozen one, else the median of the frozen weights."""
+    frozen = [float(v) for v in weights.values()]
+    median = float(np.median(frozen)) if frozen else 1.0
+    return {s: float(weights.get(s, median)) for s in seats}
+
+
 def _pooled_mean_corr(rows: pd.DataFrame) -> dict[str, float]:
-    """Each seat's mean pairwise correlation, averaged over runs and horizons."""
-    acc: dict[str, list[float]] = {}
-    for _, sub in rows.groupby("horizon"):
-        cube, _, _, seats = _cube(sub, "p")
-        sim, _ = simmod.pairwise(cube)
-        per = _mean_with_others(sim)
-        for i, seat in enumerate(seats):
-            acc.setdefault(seat, []).append(float(per[i]))
-    return {s: _nanmean(np.asarray(v, dtype=float)) for s, v in acc.items()}
+    """Each seat's mean pairwise correlation with the others, over every run of ``rows``."""
+    cube, _, _, seats = _cube(rows, "p")
+    sim, _ = simmod.pairwise(cube)
+    per = _mean_with_others(sim)
+    return {seat: float(per[i]) for i, seat in enumerate(seats)}
 
 
 def _mean_with_others(sim: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -214,20 +255,37 @@ def _mean_with_others(sim: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
-def shadow_consensus(rows: pd.DataFrame, cons: pd.DataFrame, weights: Mapping[str, Any]) -> dict[str, Any]:
-    """Score the frozen-weight consensus beside the published one on sessions after the freeze window."""
+def shadow_consensus(rows: pd.DataFrame, cons: pd.DataFrame, weights: Mapping[str, Any],
+                     families: Mapping[str, str] | None = None, rules: Rules = DEFAULT_RULES,
+                     sessions: list[str] | None = None, seed: int = BOOTSTRAP_SEED) -> dict[str, Any]:
+    """Score the frozen-weight consensus beside the published one (paper §5.3, §8 second question).
+
+    On the one-day events of ``sessions`` (default: every session after the frozen window) the
+    shadow uses the published consensus's trim, family weights and clamp with each member's weight
+    multiplied by its seat weight. The paired per-session Brier difference (published minus shadow,
+    positive = the shadow loses less) gets the primary endpoint's moving-block bootstrap and is read
+    against the same +-0.01 margin.
+    """
     last = weights["window"]["last"]
-    after = rows.loc[rows["session"] > last] if last else rows
-    shadow = weighted_mean(after, weights["weights"]).set_index(["unit", "event_key"])
+    day = rows.loc[rows["horizon"] == "1d"]
+    chosen = day.loc[day["session"].isin(sessions)] if sessions is not None else (
+        day.loc[day["session"] > last] if last else day)
+    seat_w = applied_weights(weights["weights"], sorted(chosen["seat"].unique()))
+    shadow = consensus(chosen, families, rules, seat_w).set_index(["unit", "event_key"])
     pub = cons.set_index(["unit", "event_key"])
     common = shadow.index.intersection(pub.index)
     o = pub.loc[common, "outcome"]
     ok = o.notna()
     b_shadow = ((shadow.loc[common, "p"] / 100 - o) ** 2)[ok]
     b_pub = ((pub.loc[common, "p"] / 100 - o) ** 2)[ok]
-    return {"weights_sha256": weights["sha256"], "events": int(ok.sum()),
+    diff = (b_pub - b_shadow).groupby(pub.loc[common, "session"][ok], sort=True).mean()
+    gain = intervals.paired_gain(diff.to_numpy(dtype=float), 1, seed=seed)
+    return {"weights_sha256": weights["sha256"], "events": int(ok.sum()), "sessions": len(diff),
+            "first_session": str(diff.index[0]) if len(diff) else None,
+            "last_session": str(diff.index[-1]) if len(diff) else None,
             "brier_shadow": _f(b_shadow.mean()) if ok.any() else None,
             "brier_published": _f(b_pub.mean()) if ok.any() else None,
+            "difference": {**gain, "definition": "per session mean of Brier(published) - Brier(shadow)"},
             "note": "scored beside the published consensus, never replacing it"}
 
 
@@ -312,3 +370,25 @@ def _gap_owner(cell: npt.NDArray[np.float64], in_a: npt.NDArray[np.bool_], seats
         if np.isfinite(g) and np.sign(g) != np.sign(full):
             return seat
     return None
+
+
+def run_horizon_table(rows: pd.DataFrame, n_eff_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Paper §5.2 (table 7): per counted run and horizon, beside its N_eff and mean correlation, the
+    sharpness ``K = (2/n) sum |p - 50|`` over every seat's cells, the share of probabilities in
+    [40, 60] and the spread across seats (population SD of the seats' probabilities per market,
+    averaged over markets with at least two seats). Cells with their own reference are not here:
+    the callers pass the common-event council rows."""
+    r = dedupe(rows)
+    ne = {(d["unit"], d["horizon"]): d for d in n_eff_rows}
+    out = []
+    for (unit, horizon), g in r.groupby(["unit", "horizon"], sort=True):
+        p = g["p"].to_numpy(dtype=float)
+        sd = g.groupby("event_key")["p"].agg(lambda x: float(np.std(x.to_numpy(dtype=float))) if len(x) > 1 else np.nan)
+        rec = ne.get((unit, horizon), {})
+        out.append({"session": str(g["session"].iloc[0]), "run_id": rec.get("run_id", str(g["run_id"].iloc[0])),
+                    "horizon": str(horizon), "n": int(g["seat"].nunique()), "cells": int(p.size),
+                    "rho": rec.get("rho"), "n_eff": rec.get("n_eff"),
+                    "K": float(2.0 * np.abs(p - 50.0).mean()),
+                    "share_40_60": float(((p >= 40.0) & (p <= 60.0)).mean()),
+                    "spread": _f(_nanmean(sd.to_numpy(dtype=float)))})
+    return out

@@ -13,13 +13,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from league.contracts.columns import COUNTED_RUN_ROLES, ISSUE_KINDS
 from league.scoring.constants import FORECAST_COLUMNS, HORIZON_SESSIONS, STATED_CELL_STATUSES
 from league.scoring.errors import ForecastsInputError
 
 _FALSE_WORDS = frozenset({"0", "false", "no", "n"})
 DERIVED_COLUMNS: tuple[str, ...] = (
     "p", "ref_f", "close_f", "actual", "resolved", "outcome", "draw_flag", "is_baseline", "stated",
-    "pre_ref", "counted_run", "common", "h_sessions", "session_date", "event_key",
+    "pre_ref", "counted_run", "issue", "common", "h_sessions", "session_date", "event_key",
 )
 
 
@@ -80,7 +81,8 @@ def _derive(raw: pd.DataFrame) -> pd.DataFrame:
     df["is_baseline"] = df["seat"].str.startswith("_")
     df["stated"] = (df["status"] == "counted") & df["cell_status"].isin(STATED_CELL_STATUSES) & df["p"].notna()
     df["pre_ref"] = _pre_reference(df)
-    df["counted_run"] = df["run_role"] == "counted"
+    df["counted_run"] = df["run_role"].isin(COUNTED_RUN_ROLES)
+    df["issue"] = df["line_kind"].isin(ISSUE_KINDS)
     df["common"] = ~df["same_event"].isin(_words_in(df["same_event"], _FALSE_WORDS))
     df["h_sessions"] = df["horizon"].map(HORIZON_SESSIONS).astype(int)
     df["session_date"] = pd.to_datetime(df["session"], format="%Y-%m-%d", errors="coerce")
@@ -130,8 +132,9 @@ def _event_key(df: pd.DataFrame) -> pd.Series:
 
 
 def scored_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows that enter a seat's stated-probability score: counted run, stated, resolved, common event."""
-    mask = df["counted_run"] & df["stated"] & df["resolved"] & df["common"] & (df["line_kind"] == "answer")
+    """Rows that enter a seat's stated-probability score: the session's counted run, stated, resolved,
+    the common event, the cell as sealed (a correction row, sealed after the reference, never does)."""
+    mask = df["counted_run"] & df["stated"] & df["resolved"] & df["common"] & df["issue"]
     return df.loc[mask]
 
 
@@ -142,7 +145,7 @@ def council_rows(df: pd.DataFrame, *, counted_only: bool = True) -> pd.DataFrame
     silent in the first run may be counted from the second-wave run of the same session), for the
     descriptive all-runs series the run itself.
     """
-    mask = ~df["is_baseline"] & df["stated"] & df["pre_ref"] & (df["line_kind"] == "answer")
+    mask = ~df["is_baseline"] & df["stated"] & df["pre_ref"] & df["issue"]
     if counted_only:
         mask &= df["counted_run"]
     else:

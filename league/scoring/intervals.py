@@ -31,13 +31,31 @@ IntArray = npt.NDArray[np.int64]
 
 
 def design_effect(k: int, rho: float) -> float:
-    """Independent forecasts carried by k forecasts with correlation rho: ``k / (1 + (k-1) rho)``."""
-    return float(k / (1.0 + (k - 1) * rho))
+    """Independent forecasts carried by k forecasts with correlation rho: ``k / (1 + (k-1) rho)``.
+
+    Total for every input. A negative intraclass correlation is read as none (the usual truncation
+    at 0: k forecasts of one session never count as more than k). Without it an estimate at the
+    exchangeable bound ``-1/(k-1)`` (a one-way ICC of identical group means, as identical stand-in
+    replies give) divided by zero, and one just above it made a session worth hundreds of forecasts.
+    An undefined rho (NaN) stays undefined.
+    """
+    if k <= 1:
+        return float(max(k, 0))
+    if rho != rho:  # NaN
+        return float("nan")
+    return float(k / (1.0 + (k - 1) * min(max(rho, 0.0), 1.0)))
 
 
 def n_eff(n: int, rho: float) -> float:
-    """Effective voices ``n / (1 + (n-1) rho)`` (the same formula as the design effect)."""
-    return design_effect(n, rho)
+    """Effective voices ``n / (1 + (n-1) rho)`` (paper §5), exactly, for every rho above the bound
+    ``-1/(n-1)``; at or below it (two seats with opposite pictures) the count has no finite value and
+    is ``inf`` (published as null), never a division error."""
+    if n <= 1:
+        return float(max(n, 0))
+    denominator = 1.0 + (n - 1) * rho
+    if rho != rho:
+        return float("nan")
+    return float(n / denominator) if denominator > 0 else float("inf")
 
 
 def power_brier(sigma_g: float, delta: float = EQUIV_MARGIN) -> float:
@@ -129,42 +147,71 @@ def score_interval(
     return _box("session_cluster_bootstrap", lo, hi, level, n, reps=BOOTSTRAP_REPS, seed=BOOTSTRAP_SEED)
 
 
-def paired_gain(gains: npt.ArrayLike, h_sessions: int = 1) -> dict[str, Any]:
+def paired_gain(gains: npt.ArrayLike, h_sessions: int = 1, *, seed: int = BOOTSTRAP_SEED,
+                min_n: int = BOOTSTRAP_MIN_SESSIONS) -> dict[str, Any]:
     """Mean per-session gain with a moving-block bootstrap (block >= max(5, h)) percentile interval.
 
-    Both the 95% interval and the 90% interval used by the equivalence test come from the same draws.
+    Both the 95% interval (a difference) and the 90% interval (the equivalence test) come from the
+    same draws; the seed is the registered one (paper §8: 20261102) unless one sealed before the
+    season is passed.
     """
     g = np.asarray(gains, dtype=float)
     n = int(g.size)
     out: dict[str, Any] = {"mean": float(g.mean()) if n else None, "n_sessions": n,
                            "sd": float(g.std(ddof=1)) if n > 1 else None}
-    need = max(BOOTSTRAP_MIN_SESSIONS, min_sessions(h_sessions))
+    need = max(min_n, min_sessions(h_sessions))
     block = max(GAIN_BLOCK, h_sessions)
     if n < need or n <= block:
-        out.update(interval=_none(f"fewer than {need} sessions", n), interval90=None, finding=None)
+        out.update(interval=_none(f"fewer than {need} sessions", n), interval90=None, finding=None,
+                   smaller_than_margin=None)
         return out
-    draws = g[block_indices(n, block)].mean(axis=1)
+    draws = g[block_indices(n, block, BOOTSTRAP_REPS, seed)].mean(axis=1)
     lo, hi = _percentiles(draws, 0.95)
     lo90, hi90 = _percentiles(draws, 0.90)
-    out["interval"] = _box("moving_block_bootstrap", lo, hi, 0.95, n, block=block, reps=BOOTSTRAP_REPS,
-                           seed=BOOTSTRAP_SEED)
+    out["interval"] = _box("moving_block_bootstrap", lo, hi, 0.95, n, block=block, reps=BOOTSTRAP_REPS, seed=seed)
     out["interval90"] = {"lo": lo90, "hi": hi90, "level": 0.90}
-    out["finding"] = equivalence_finding(float(g.mean()), lo90, hi90)
+    out["finding"] = equivalence_finding(float(g.mean()), lo90, hi90, lo95=lo, hi95=hi)
+    out["smaller_than_margin"] = out["finding"] == "difference" and inside_margin(lo90, hi90)
     return out
 
 
-def equivalence_finding(estimate: float, lo90: float, hi90: float, margin: float = EQUIV_MARGIN) -> str:
-    """Label the paired difference; the three findings scoring.md §4 keeps apart, plus a clear difference.
+def inside_margin(lo90: float, hi90: float, margin: float = EQUIV_MARGIN) -> bool:
+    """The two one-sided 5% tests: the 90% interval lies inside ``(-margin, +margin)``."""
+    return -margin < lo90 and hi90 < margin
 
+
+def equivalence_finding(estimate: float, lo90: float, hi90: float, margin: float = EQUIV_MARGIN, *,
+                        lo95: float | None = None, hi95: float | None = None) -> str:
+    """Label the paired difference (paper §4.6, §8); the findings are kept apart, in this order:
+
+    - ``difference``: the 95% interval excludes zero. A difference whose 90% interval also lies
+      inside the margin keeps this label (the caller reports it as smaller than the margin);
     - ``no_material_difference``: the 90% interval (two one-sided 5% tests) lies inside +-margin;
-    - ``difference``: the interval excludes zero (and is not inside the margin);
     - ``small_estimate``: |estimate| < margin but the interval reaches beyond the margin;
-    - ``interval_too_wide``: |estimate| >= margin and the interval still covers zero.
+    - ``interval_too_wide``: |estimate| >= margin and the interval is too wide to decide.
+
+    Without a 95% interval (``lo95``/``hi95`` None) the 90% one stands in for it (older callers).
     """
-    if -margin < lo90 and hi90 < margin:
-        return "no_material_difference"
-    if lo90 > 0 or hi90 < 0:
+    lo_d, hi_d = (lo90, hi90) if lo95 is None or hi95 is None else (lo95, hi95)
+    if lo_d > 0 or hi_d < 0:
         return "difference"
+    if inside_margin(lo90, hi90, margin):
+        return "no_material_difference"
     if abs(estimate) < margin:
         return "small_estimate"
     return "interval_too_wide"
+
+
+def primary_verdict(gain: dict[str, Any]) -> str | None:
+    """The registered reading of the primary endpoint (paper §8), in order: ``confirmed`` when the 95%
+    interval lies entirely above zero; else ``no_material_difference`` when the 90% interval lies
+    inside +-0.01; else ``inconclusive`` (a gain that is not significant is never read as
+    equivalence). ``None`` before the interval exists."""
+    box, i90 = gain.get("interval") or {}, gain.get("interval90")
+    if box.get("lo") is None or not i90:
+        return None
+    if box["lo"] > 0:
+        return "confirmed"
+    if inside_margin(i90["lo"], i90["hi"]):
+        return "no_material_difference"
+    return "inconclusive"

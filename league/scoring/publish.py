@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -18,16 +19,16 @@ import pandas as pd
 import structlog
 
 from league.scoring import climatology as climmod
-from league.scoring import council, grid, missing, scores
-from league.scoring.consensus import consensus, dedupe
+from league.scoring import council, endpoint, grid, intervals, missing, scores, segments
+from league.scoring.consensus import DEFAULT_RULES, Rules, consensus, dedupe
 from league.scoring.constants import (
     BOOTSTRAP_REPS,
     BOOTSTRAP_SEED,
     CALIB_MIN,
-    CLAMP_HI,
-    CLAMP_LO,
     EQUIV_MARGIN,
     GAIN_BLOCK,
+    N_EFF_INTERVAL_RUNS,
+    PRIMARY_WINDOW,
     RANK_MIN_FORECASTS,
     RANK_MIN_SESSIONS,
 )
@@ -35,7 +36,6 @@ from league.scoring.errors import ForecastsInputError
 from league.scoring.frame import council_rows, load_forecasts, scored_rows
 
 log = structlog.get_logger(__name__)
-SHADOW_FREEZE_SESSIONS = 20
 CROWD_METHOD = ("crowd prices are sealed in run lines, not in council-forecasts.csv; the crowd comparison is "
                 "built from the book by the crowd module (scoring.md §8)")
 
@@ -59,25 +59,52 @@ def clean(obj: Any) -> Any:
     return obj
 
 
+@dataclass(frozen=True)
+class Segment:
+    """One methodology version (paper §3.10, requirement 15): its sealed rules, never pooled with another."""
+
+    version: str
+    rules: Rules = DEFAULT_RULES
+    calib_min: int = CALIB_MIN
+    seed: int = BOOTSTRAP_SEED
+    sealed: bool = False
+
+    @classmethod
+    def of(cls, version: str, sealed: Mapping[str, Any] | None) -> Segment:
+        """The segment's rules as sealed in its run lines' ``methodology`` (defaults when none is given)."""
+        m = dict(sealed or {})
+        return cls(version, Rules.from_methodology(m), int(m.get("calib_min", CALIB_MIN)),
+                   int(m.get("bootstrap_seed", BOOTSTRAP_SEED)), bool(sealed))
+
+    def as_json(self) -> dict[str, Any]:
+        return {"methodology_version": self.version, **self.rules.as_json(), "calib_min": self.calib_min,
+                "bootstrap_seed": self.seed,
+                "source": "sealed run lines" if self.sealed else "defaults (no sealed methodology given)"}
+
+
 class Season:
-    """The typed forecasts plus everything derived once and shared by the builders."""
+    """The typed forecasts of one methodology segment plus everything derived once and shared."""
 
     def __init__(self, df: pd.DataFrame, clim_table: Mapping[str, Any], families: Mapping[str, str] | None,
-                 sides: Mapping[str, str] | None = None, shadow: Mapping[str, Any] | None = None) -> None:
+                 sides: Mapping[str, str] | None = None, shadow: Mapping[str, Any] | None = None,
+                 segment: Segment | None = None) -> None:
         self.df = df
+        self.segment = segment or Segment(str(df["methodology_version"].iloc[0]) if len(df) else "")
+        self.rules = self.segment.rules
         self.shadow = shadow
         self.clim_table = clim_table
         self.clim_sha = climmod.check_climatology(clim_table)
         self.clim = climmod.clim_probabilities(clim_table)
         self.families = dict(families or {})
         self.sides = dict(sides or {})
+        self.sessions = sorted(df["session"].unique())
         self.scored = scores.with_references(scored_rows(df), df, self.clim,
                                              climmod.clim_probabilities(clim_table, ex_draw=True))
         self.council = dedupe(council_rows(df).loc[lambda x: x["common"]])
         self.council_all = dedupe(council_rows(df, counted_only=False).loc[lambda x: x["common"]])
-        self.cons = consensus(self.council, self.families)
+        self.cons = consensus(self.council, self.families, self.rules)
         self.n_eff_counted = council.n_eff_table(self.council, self.clim)
-        self.seat_scores = scores.seat_scores(self.scored)
+        self.seat_scores = scores.seat_scores(self.scored, self.segment.seed)
         self.missing = missing.three_outcomes(df)
 
 
@@ -100,40 +127,24 @@ def _consensus_summary(season: Season, c: pd.DataFrame) -> list[dict[str, Any]]:
                     "mean_n": float(g["n"].mean()), "mean_rho": float(g["rho"].mean()),
                     "mean_n_eff": float(g["n_eff"].mean()), "dispersion_mean": float(g["dispersion"].mean()),
                     "bss_coin": 1 - b / float(j["b_coin"].mean()), "bss_climatology": 1 - b / float(j["b_clim"].mean()),
-                    "vs_best_earlier_seat": _vs_best_earlier(season, g, str(horizon))})
+                    "vs_best_earlier_seat": endpoint.best_earlier_seat(season.scored, c, str(horizon),
+                                                                       season.sessions)})
     return out
-
-
-def _vs_best_earlier(season: Season, g: pd.DataFrame, horizon: str) -> dict[str, Any]:
-    """The best council seat of the first half of sessions, compared on the second half's common events."""
-    sessions = sorted(season.scored["session"].unique())
-    if len(sessions) < 2:
-        return {"seat": None, "reason": "fewer than two sessions"}
-    cut = sessions[len(sessions) // 2]
-    s = season.scored.loc[(season.scored["horizon"] == horizon) & ~season.scored["is_baseline"]]
-    early = s.loc[s["session"] < cut].groupby("seat")["b"].mean()
-    if early.empty:
-        return {"seat": None, "reason": "no council scores in the earlier window"}
-    best = str(early.idxmin())
-    late = s.loc[(s["session"] >= cut) & (s["seat"] == best)].set_index("event_key")["b"]
-    cons = g.loc[g["session"] >= cut].set_index("event_key")["b"]
-    common = late.index.intersection(cons.index)
-    return {"seat": best, "window_end": cut, "events": len(common),
-            "brier_seat": float(late.loc[common].mean()) if len(common) else None,
-            "brier_consensus": float(cons.loc[common].mean()) if len(common) else None}
 
 
 def stats_json(season: Season) -> dict[str, Any]:
     """``council-stats.json``: scores, intervals, N_eff (counted and all runs), power, council."""
     c = _consensus_rows(season)
+    design = endpoint.numbered_sessions(season.sessions, 1, PRIMARY_WINDOW[0] - 1)
     weights = (council.check_shadow_weights(season.shadow) if season.shadow is not None
-               else council.shadow_weights(season.council, SHADOW_FREEZE_SESSIONS))
+               else council.shadow_weights(season.council, design))
     fields = ["run_id", "session", "event_id", "asset", "horizon", "p", "p_mean", "n", "n_used", "rho", "n_eff",
               "dispersion", "outcome"]
     per_event = c.rename(columns={"event_key": "event_id"})[fields].sort_values(["session", "asset", "horizon"])
+    later = endpoint.numbered_sessions(season.sessions, *PRIMARY_WINDOW)
     return clean_dict({
         "source": _source(season),
-        "rules": _rules(),
+        "rules": _rules(season.segment),
         "climatology": {"sha256": season.clim_sha, "sha256_ok": True},
         "scores": season.seat_scores,
         "references": scores.reference_scores(season.scored),
@@ -147,11 +158,14 @@ def stats_json(season: Season) -> dict[str, Any]:
         "n_eff": {"counted": {"per_run": season.n_eff_counted, "summary": _n_eff_summary(season.n_eff_counted)},
                   "per_run": council.n_eff_table(season.council_all, season.clim)},
         "consensus": {"summary": _consensus_summary(season, c), "per_event": per_event.to_dict("records")},
+        "primary_endpoint": endpoint.primary_endpoint(season.cons, season.clim, season.sessions, season.segment.seed),
         "council": {
             **council.shared_errors(season.council, season.cons),
+            "by_run_horizon": council.run_horizon_table(season.council, season.n_eff_counted),
             "distinctiveness": council.distinctiveness(season.council),
-            "seat_value": council.seat_value(season.council, season.families, season.cons),
-            "shadow": {"weights": weights, **council.shadow_consensus(season.council, season.cons, weights)},
+            "seat_value": council.seat_value(season.council, season.families, season.cons, season.rules),
+            "shadow": {"weights": weights, **council.shadow_consensus(
+                season.council, season.cons, weights, season.families, season.rules, later, season.segment.seed)},
             "sides": council.sides(season.council, season.sides),
         },
         "missing": season.missing,
@@ -167,12 +181,14 @@ def _source(season: Season) -> dict[str, Any]:
             "methodology_versions": sorted(df["methodology_version"].unique().tolist())}
 
 
-def _rules() -> dict[str, Any]:
-    return {"clamp": [CLAMP_LO, CLAMP_HI],
+def _rules(segment: Segment) -> dict[str, Any]:
+    return {"clamp": [segment.rules.clamp_lo, segment.rules.clamp_hi], "trim_from": segment.rules.trim_from,
+            "family_weight": segment.rules.family_weight,
             "rank_rule": {"forecasts": RANK_MIN_FORECASTS, "sessions": RANK_MIN_SESSIONS},
-            "calib_min": CALIB_MIN,
-            "bootstrap": {"reps": BOOTSTRAP_REPS, "seed": BOOTSTRAP_SEED, "gain_block": GAIN_BLOCK},
-            "equivalence_margin": EQUIV_MARGIN}
+            "calib_min": segment.calib_min,
+            "bootstrap": {"reps": BOOTSTRAP_REPS, "seed": segment.seed, "gain_block": GAIN_BLOCK},
+            "equivalence_margin": EQUIV_MARGIN, "primary_window": list(PRIMARY_WINDOW),
+            "methodology": segment.as_json()}
 
 
 def _draw_band(season: Season) -> list[dict[str, Any]]:
@@ -182,12 +198,24 @@ def _draw_band(season: Season) -> list[dict[str, Any]]:
 
 
 def _n_eff_summary(per_run: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per horizon: the means over counted runs, with a Student t interval on the per-run values
+    once five counted runs exist (paper §5.1); none before."""
     if not per_run:
         return []
     t = pd.DataFrame(per_run)
     g = t.groupby("horizon", sort=True)
     return [{"horizon": str(h), "runs": len(x), "mean_n": float(x["n"].mean()), "mean_rho": float(x["rho"].mean()),
-             "mean_n_eff": float(x["n_eff"].mean())} for h, x in g]
+             "mean_n_eff": float(x["n_eff"].mean()), "interval": _run_interval(x["n_eff"]),
+             "rho_interval": _run_interval(x["rho"])} for h, x in g]
+
+
+def _run_interval(values: pd.Series) -> dict[str, Any]:
+    v = values.dropna().to_numpy(dtype=float)
+    if v.size < N_EFF_INTERVAL_RUNS:
+        return {"method": None, "lo": None, "hi": None, "runs": int(v.size),
+                "reason": f"fewer than {N_EFF_INTERVAL_RUNS} counted runs"}
+    lo, hi = intervals.t_interval(v)
+    return {"method": "student_t_run_values", "lo": lo, "hi": hi, "level": 0.95, "runs": int(v.size)}
 
 
 def _notes(season: Season) -> list[str]:
@@ -201,13 +229,13 @@ def _notes(season: Season) -> list[str]:
 def calibration_json(season: Season) -> dict[str, Any]:
     """``council-calibration.json``: the sealed climatology (re-checked) and calibration bins and fits."""
     body = {k: v for k, v in season.clim_table.items() if k != "sha256"}
-    seat_bins, seat_fits = scores.calibration_tables(season.scored)
+    seat_bins, seat_fits = scores.calibration_tables(season.scored, min_count=season.segment.calib_min)
     c = _consensus_rows(season)
-    c_bins, c_fits = scores.calibration_tables(c.loc[c["outcome"].notna()])
+    c_bins, c_fits = scores.calibration_tables(c.loc[c["outcome"].notna()], min_count=season.segment.calib_min)
     return clean_dict({
         "climatology_fixed": {"table": body, "sha256": season.clim_table.get("sha256"),
                               "sha256_ok": climmod.sha256_ok(season.clim_table)},
-        "bins": seat_bins + c_bins, "fits": seat_fits + c_fits, "calib_min": CALIB_MIN,
+        "bins": seat_bins + c_bins, "fits": seat_fits + c_fits, "calib_min": season.segment.calib_min,
         "crowd_method": CROWD_METHOD,
     })
 
@@ -237,30 +265,56 @@ def _rank(models: list[dict[str, Any]]) -> None:
 
 def build_all(df: pd.DataFrame, clim_table: Mapping[str, Any], families: Mapping[str, str] | None = None,
               sides: Mapping[str, str] | None = None,
-              shadow_weights: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+              shadow_weights: Mapping[str, Any] | None = None,
+              methodologies: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
     """Every published statistics file, keyed by file name.
 
+    Scores never pool across methodology versions (paper §3.10, requirement 15): each version's rows
+    are one segment, computed with that version's sealed rules (``methodologies``: version -> the
+    ``methodology`` object sealed in its run lines; constants stand in where none is given). Every
+    record of a list carries its ``methodology_version``; ``segments`` lists them.
     ``shadow_weights``: sealed weights frozen earlier (re-checked); without them the weights are
-    frozen from the first 20 sessions and applied only to the sessions after.
+    frozen from the segment's design window (sessions 1-10).
     """
     if df.empty:
         raise ForecastsInputError("the forecasts table has no rows", fix="publish council-forecasts.csv after a run")
-    season = Season(df, clim_table, families, sides, shadow_weights)
-    return {
-        "council-stats.json": stats_json(season),
-        "council-calibration.json": calibration_json(season),
-        "council-clim-window.json": clean_dict(clim_table),
-        "council-league.json": league_json(season),
-    }
+    seasons = [Season(part, clim_table, families, sides, shadow_weights,
+                      Segment.of(version, (methodologies or {}).get(version)))
+               for version, part in _segments(df)]
+    built = [{"council-stats.json": stats_json(s), "council-calibration.json": calibration_json(s),
+              "council-league.json": league_json(s)} for s in seasons]
+    out = {name: segments.merge([(s.segment.version, b[name]) for s, b in zip(seasons, built, strict=True)])
+           for name in ("council-stats.json", "council-calibration.json", "council-league.json")}
+    out["council-stats.json"]["source"] = _source_all(df)
+    out["council-stats.json"]["segments"] = [
+        {**s.segment.as_json(), "first_session": s.sessions[0], "last_session": s.sessions[-1],
+         "sessions": len(s.sessions)} for s in seasons]
+    out["council-clim-window.json"] = clean_dict(clim_table)
+    return {k: out[k] for k in ("council-stats.json", "council-calibration.json", "council-clim-window.json",
+                                "council-league.json")}
+
+
+def _segments(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """The methodology versions in order of their first session, each with its rows."""
+    first = df.groupby("methodology_version")["session"].min().sort_values(kind="mergesort")
+    return [(str(v), df.loc[df["methodology_version"] == v].reset_index(drop=True)) for v in first.index]
+
+
+def _source_all(df: pd.DataFrame) -> dict[str, Any]:
+    return {"rows": len(df), "sessions": int(df["session"].nunique()),
+            "first_session": str(df["session"].min()), "last_session": str(df["session"].max()),
+            "seats": sorted(df["seat"].unique().tolist()),
+            "methodology_versions": sorted(df["methodology_version"].unique().tolist())}
 
 
 def write_stats(forecasts_csv: Path, out_dir: Path, clim_table: dict[str, Any] | None,
-                families: dict[str, str], sides: dict[str, str] | None = None) -> dict[str, Path]:
+                families: dict[str, str], sides: dict[str, str] | None = None,
+                methodologies: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Path]:
     """Read the forecasts CSV, compute everything, write the four files; return name -> path."""
     df = load_forecasts(forecasts_csv)
     if clim_table is None:
         clim_table = climmod.default_table(date.fromisoformat(str(df["session"].min())))
-    files = build_all(df, clim_table, families, sides)
+    files = build_all(df, clim_table, families, sides, methodologies=methodologies)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {}
     for name, obj in files.items():

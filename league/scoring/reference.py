@@ -12,10 +12,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 Row = Mapping[str, str]
+COUNTED_ROLES = ("session_run", "counted")  # Appendix C's name, and the earlier one
+ISSUE = ("issue", "answer")
 
 
 def _scored(row: Row) -> bool:
-    return (row["run_role"] == "counted" and row["status"] == "counted" and row["line_kind"] == "answer"
+    return (row["run_role"] in COUNTED_ROLES and row["status"] == "counted" and row["line_kind"] in ISSUE
             and row["cell_status"] in ("elicited", "explicit_50") and row["prob_up"] != ""
             and row["ref"] != "" and row["close"] != "" and _common(row))
 
@@ -40,8 +42,8 @@ def brier_by_seat(rows: Iterable[Row]) -> dict[tuple[str, str], tuple[float, int
 def _council(row: Row) -> bool:
     """Council seat, counted run, stated, common event, sealed at or before the reference (ISO Z text)."""
     ref = row["event_reference_at"] or row["reference_at"]
-    return (not row["seat"].startswith("_") and row["run_role"] == "counted" and row["status"] == "counted"
-            and row["line_kind"] == "answer" and row["cell_status"] in ("elicited", "explicit_50")
+    return (not row["seat"].startswith("_") and row["run_role"] in COUNTED_ROLES and row["status"] == "counted"
+            and row["line_kind"] in ISSUE and row["cell_status"] in ("elicited", "explicit_50")
             and row["prob_up"] != "" and _common(row)
             and ref != "" and row["sealed_at"] != "" and row["sealed_at"] <= ref)
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from league.scoring import baselines, brier, calibration, intervals
-from league.scoring.constants import EQUIV_MARGIN, RANK_MIN_FORECASTS, RANK_MIN_SESSIONS
+from league.scoring.constants import BOOTSTRAP_SEED, CALIB_MIN, EQUIV_MARGIN, RANK_MIN_FORECASTS, RANK_MIN_SESSIONS
 
 
 def with_references(rows: pd.DataFrame, df: pd.DataFrame, clim: Mapping[tuple[str, str], float],
@@ -43,7 +43,7 @@ def session_sums(g: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
     return agg["sum"].to_numpy(dtype=float), agg["count"].to_numpy(dtype=float)
 
 
-def seat_horizon(g: pd.DataFrame, h_sessions: int) -> dict[str, Any]:
+def seat_horizon(g: pd.DataFrame, h_sessions: int, seed: int = BOOTSTRAP_SEED) -> dict[str, Any]:
     """Every score of one seat at one horizon."""
     n, sessions = len(g), int(g["session"].nunique())
     b = float(g["b"].mean())
@@ -51,7 +51,7 @@ def seat_horizon(g: pd.DataFrame, h_sessions: int) -> dict[str, Any]:
     no_draw = g.loc[g["draw_flag"] != 1.0]
     mom = g.loc[g["q_mom"].notna()]
     s, c = session_sums(g, "b")
-    gain = _gain(g, h_sessions)
+    gain = _gain(g, h_sessions, seed)
     return {
         "brier": b, "n": n, "sessions": sessions, "in_table": eligible(n, sessions),
         "interval": intervals.score_interval(s, c, h_sessions),
@@ -79,18 +79,18 @@ def hit_rate(p: pd.Series, outcome: pd.Series) -> float | None:
     return float((((p > 50) & (outcome == 1)) | ((p < 50) & (outcome == 0)))[d].mean())
 
 
-def _gain(g: pd.DataFrame, h_sessions: int) -> dict[str, Any]:
+def _gain(g: pd.DataFrame, h_sessions: int, seed: int = BOOTSTRAP_SEED) -> dict[str, Any]:
     """Paired per-session gain over climatology: ``G_s = mean_e[(q-y)^2 - (p-y)^2]``."""
     per = (g["b_clim"] - g["b"]).groupby(g["session"], sort=True).mean()
-    return intervals.paired_gain(per.to_numpy(dtype=float), h_sessions)
+    return intervals.paired_gain(per.to_numpy(dtype=float), h_sessions, seed=seed)
 
 
-def seat_scores(r: pd.DataFrame) -> list[dict[str, Any]]:
+def seat_scores(r: pd.DataFrame, seed: int = BOOTSTRAP_SEED) -> list[dict[str, Any]]:
     """One record per seat and horizon, in horizon then seat order."""
     out = []
     for (horizon, seat), g in r.groupby(["horizon", "seat"], sort=True):
         rec = {"seat": str(seat), "horizon": str(horizon), "baseline_seat": str(seat).startswith("_")}
-        rec.update(seat_horizon(g, int(g["h_sessions"].iloc[0])))
+        rec.update(seat_horizon(g, int(g["h_sessions"].iloc[0]), seed))
         out.append(rec)
     return out
 
@@ -115,15 +115,18 @@ def equivalence_rows(scores: list[dict[str, Any]]) -> list[dict[str, Any]]:
         i90 = gain.get("interval90")
         out.append({"seat": s["seat"], "horizon": s["horizon"], "reference": "climatology", "margin": EQUIV_MARGIN,
                     "estimate": gain["mean"], "lo90": i90["lo"] if i90 else None, "hi90": i90["hi"] if i90 else None,
-                    "finding": gain["finding"] or "no_interval"})
+                    "lo95": (gain.get("interval") or {}).get("lo"), "hi95": (gain.get("interval") or {}).get("hi"),
+                    "finding": gain["finding"] or "no_interval",
+                    "smaller_than_margin": gain.get("smaller_than_margin")})
     return out
 
 
-def calibration_tables(r: pd.DataFrame, who: str = "seat") -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def calibration_tables(r: pd.DataFrame, who: str = "seat",
+                       min_count: int = CALIB_MIN) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Folded bins and logistic fits per ``who`` (seat or consensus) and horizon."""
     bins, fits = [], []
     for (horizon, name), g in r.groupby(["horizon", who], sort=True):
-        binned = calibration.calibration_bins(g["p"], g["outcome"])
+        binned = calibration.calibration_bins(g["p"], g["outcome"], min_count)
         bins.append({who: str(name), "horizon": str(horizon), "bins": binned})
         fits.append({who: str(name), "horizon": str(horizon),
                      **calibration.logistic_calibration(g["p"], g["outcome"], g["session"])})

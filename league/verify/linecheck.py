@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from league.contracts.columns import BOOK_KIND
+
 SHOWN = 10
 
 
@@ -40,12 +42,16 @@ class LineCheck:
 
 
 def _index(book: bytes) -> dict[int, tuple[str, Any]]:
-    """n -> (kind, items) for every line (items only kept for answer lines)."""
+    """n -> (kind, items) for every line (items kept for answer lines, and for a cell correction its
+    one corrected cell in the same shape)."""
     out: dict[int, tuple[str, Any]] = {}
     for raw in book.split(b"\n")[:-1]:
         obj = json.loads(raw)
         kind = str(obj.get("kind", ""))
-        out[int(obj["n"])] = (kind, obj.get("items") if kind == "answer" else None)
+        items = obj.get("items") if kind == "answer" else None
+        if kind == "correction" and obj.get("target") == "cell":
+            items = {obj.get("market"): {obj.get("horizon"): obj.get("cell") or {}}}
+        out[int(obj["n"])] = (kind, items)
     return out
 
 
@@ -76,12 +82,13 @@ def _check_row(result: LineCheck, lines: dict[int, tuple[str, Any]], i: int, row
         result.problem(f"row {i}: line {n} is not in the book")
         return
     kind, items = lines[n]
-    expected = row.get("line_kind") or kind
+    said = row.get("line_kind") or kind
+    expected = BOOK_KIND.get(said, said)
     if kind != expected:
-        result.problem(f"row {i}: line {n} is a {kind} line, the row says {expected}")
+        result.problem(f"row {i}: line {n} is a {kind} line, the row says {said}")
         return
     stated = row.get("prob_up", "")
-    if kind != "answer" or stated == "":
+    if kind not in ("answer", "correction") or stated == "":
         return
     cell = _cell_prob(items, row["asset"], row["horizon"])
     try:

@@ -80,7 +80,7 @@ def test_malformed_reply_is_refused_shape_with_its_raw_hash(demo_league: dict[st
         raw = (demo_league["data"] / "replies" / f"{a['own_sha256']}.txt").read_bytes()
         assert hashlib.sha256(raw).hexdigest() == a["own_sha256"]
     statuses = {r["status"] for r in rows(demo_league["public"])
-                if r["seat"] == "grumpy" and r["run_role"] == "counted"}
+                if r["seat"] == "grumpy" and r["run_role"] == "session_run"}
     assert statuses == {"refused_shape"}
 
 
@@ -97,11 +97,14 @@ def test_silent_seat_is_no_answer_after_the_second_wave(demo_league: dict[str, A
 
 def test_late_seat_gets_its_own_event_with_late_ref(demo_league: dict[str, Any]) -> None:
     late = [r for r in rows(demo_league["public"]) if r["seat"] == "sloth" and r["horizon"] == "1d"
-            and r["asset"] != "BTC" and r["run_role"] == "counted"]
-    assert late
+            and r["run_role"] == "session_run"]
+    assert late and any(r["asset"] == "BTC" for r in late)  # bitcoin too: sealed after ingest close
+    common_ref = {r["session"]: r["event_reference_at"] for r in rows(demo_league["public"])
+                  if r["seat"] == "aurora" and r["horizon"] == "1d" and r["asset"] == "SPX"}
     for r in late:
         assert r["late_ref"] == "1" and r["same_event"] == "0"
-        assert t(r["event_reference_at"]) > t(r["reference_at"])
+        assert r["reference_at"] == r["event_reference_at"]  # Appendix C: the row's own reference (seal second)
+        assert t(r["event_reference_at"]) > t(common_ref[r["session"]])
         assert t(r["event_reference_at"]) >= t(r["sealed_at"])
     common = {r["event_id_v2"] for r in rows(demo_league["public"]) if r["seat"] == "aurora"}
     assert not common & {r["event_id_v2"] for r in late}

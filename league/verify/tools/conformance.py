@@ -28,6 +28,11 @@ REQUIRED_COLUMNS = (
     "price_symbol"
 ).split()
 STATUSES = {"counted", "not_counted", "counted_50", "no_answer", "refused_shape"}
+# Appendix C of the paper: run_role session_run / earlier_run (asked_again: the league's retry label);
+# line_kind issue / correction (run: a row for a seat that sealed nothing). The earlier names
+# (counted, not_counted, answer) are still accepted, so an older folder checks as it did.
+RUN_ROLES = {"session_run", "earlier_run", "asked_again", "counted", "not_counted", ""}
+LINE_KINDS = {"issue", "correction", "run", "answer", ""}
 CELL_STATUSES = {"", "elicited", "explicit_50", "invalid"}
 HORIZONS = {"1d", "1w", "1m", "6m"}
 # Rows that were never tied to an event (nothing sealed, or sealed after the close) may leave it empty.
@@ -106,6 +111,13 @@ def check_values(row: dict[str, str]) -> list[str]:
             problems.append(str(exc))
     elif row["status"] == "counted":
         problems.append("a counted row has no prob_up")
+    if row["run_role"] not in RUN_ROLES:
+        problems.append(f"run_role {row['run_role']!r} is not one of {sorted(RUN_ROLES)}")
+    if row["line_kind"] not in LINE_KINDS:
+        problems.append(f"line_kind {row['line_kind']!r} is not one of {sorted(LINE_KINDS)}")
+    if row.get("same_event") == "1" and row.get("reference_at") and row["event_reference_at"] \
+            and row["reference_at"] != row["event_reference_at"]:
+        problems.append("a same_event row whose reference_at is not its event's reference")
     if row["draw"] not in ("", "0", "1"):
         problems.append(f"draw {row['draw']!r} is not 0, 1 or empty")
     return problems + check_outcome(row) + check_times(row)
@@ -132,6 +144,9 @@ def check_times(row: dict[str, str]) -> list[str]:
         return []
     try:
         sealed = when(row["sealed_at"])
+        if row.get("reference_price_at"):
+            if when(row["reference_price_at"]) < when(row["event_reference_at"]):
+                return ["reference_price_at is before the event's reference_at"]
         if row["status"] == "counted" and sealed > when(row["event_reference_at"]):
             return [f"counted row sealed at {row['sealed_at']}, after its reference {row['event_reference_at']}"]
     except ValueError as exc:

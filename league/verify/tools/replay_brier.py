@@ -9,8 +9,10 @@ Stand-alone, standard library only, so a reader can run it without installing th
 It reads ``council-forecasts.csv`` and, for every row that enters a seat's stated-probability score
 (scoring.md), recomputes ``(prob_up/100 - outcome)^2`` with ``outcome = close > ref`` (a strict rise).
 A row enters when: status is ``counted``; cell_status is ``elicited`` or ``explicit_50``;
-prob_up, ref and close are numbers; run_role is ``counted`` (the session's counted run);
-same_event is not false (late-reference rows are separate events); line_kind is ``answer``.
+prob_up, ref and close are numbers; run_role is ``session_run`` (the session's counted run);
+same_event is not false (own-reference rows are separate events); line_kind is ``issue`` (the cell
+as sealed: a ``correction`` row was sealed after the reference). Folders published before the paper's
+Appendix C names (``counted``, ``answer``) read the same.
 
 It totals the scores by seat, horizon and methodology version, then compares the seat x horizon
 figures with the ``models`` list of ``council-league.json`` (``brier``, ``n`` and, when published,
@@ -33,6 +35,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 STATED = {"elicited", "explicit_50"}
+SESSION_RUN = {"session_run", "counted"}  # Appendix C's name, and the name before it
+ISSUE = {"issue", "answer"}
 FALSE_WORDS = {"0", "false", "no", "n"}
 TIMEOUT_S = 60
 Row = tuple[str, str, str, str, float]
@@ -65,9 +69,9 @@ def number(text: str | None) -> float | None:
 def enters_score(row: dict[str, str]) -> bool:
     """The row filter of the module docstring (absent optional columns do not exclude a row)."""
     return (row.get("status") == "counted" and row.get("cell_status") in STATED
-            and row.get("run_role", "counted") == "counted"
+            and row.get("run_role", "session_run") in SESSION_RUN
             and (row.get("same_event") or "").strip().lower() not in FALSE_WORDS
-            and row.get("line_kind", "answer") == "answer")
+            and row.get("line_kind", "issue") in ISSUE)
 
 
 def counted_rows(csv_text: str) -> Iterator[Row]:

@@ -76,8 +76,9 @@ def test_verify_help_works() -> None:
 def test_typed_checks_every_line_against_its_kinds_model(tmp_path: Path) -> None:
     """`--typed`: a league's own books fit their models; a book of other shapes is named, chain still ok."""
     from league.cli.init import init_folder
+    from league.scoring.climatology import SHIPPED_HISTORY
 
-    _, data = init_folder(tmp_path)
+    _, data = init_folder(tmp_path, history=SHIPPED_HISTORY)  # offline: no yfinance fetch
     for book, model in (("council-book.jsonl", "1 OpeningLine"), ("asks.jsonl", "1 CountingRuleLine")):
         result = CliRunner().invoke(_app(), ["verify", "--typed", str(data / "books" / book)])
         assert result.exit_code == 0, _everything(result)

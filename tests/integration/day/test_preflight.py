@@ -11,6 +11,7 @@ from league.cli import app
 from league.cli.init import init_folder
 from league.compose import open_live
 from league.jobs.preflight import MissingPrerequisite
+from league.scoring.climatology import SHIPPED_HISTORY
 
 runner = CliRunner()
 
@@ -43,7 +44,7 @@ def test_demo_without_faketime_stops_with_the_fix(tmp_path: Path, monkeypatch: p
 
 
 def test_daemon_without_bwrap_stops_before_the_book_opens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config_dir, data_dir = init_folder(tmp_path)
+    config_dir, data_dir = init_folder(tmp_path, history=SHIPPED_HISTORY)  # offline: no yfinance fetch
     before = books(data_dir)
     monkeypatch.setenv("LEAGUE_BWRAP", str(tmp_path / "no-such-bwrap"))
     with pytest.raises(MissingPrerequisite) as info:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from league.cli.init import init_folder
 from league.config import load_config
-from league.scoring.climatology import sha256_ok
+from league.scoring.climatology import SHIPPED_HISTORY, sha256_ok
 from league.verify.chain import verify
 
 
 def test_live_init(tmp_path: Path) -> None:
-    config_dir, data_dir = init_folder(tmp_path / "live")
+    config_dir, data_dir = init_folder(tmp_path / "live", history=SHIPPED_HISTORY)  # offline: no yfinance fetch
     cfg = load_config(config_dir)
     assert not (config_dir / "roster.demo.toml").exists()
     assert cfg.settings.prices.provider == "yahoo" and not cfg.settings.stamps.local_tsa

@@ -161,7 +161,7 @@ def test_missing_book_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_a_failing_producer_is_recorded(data: Path, monkeypatch: pytest.MonkeyPatch, no_producers: None) -> None:
-    def write_stats(*args: object) -> None:
+    def write_stats(*args: object, **kwargs: object) -> None:
         raise ValueError("bad climatology")
 
     monkeypatch.setitem(publish_files.PRODUCERS, "stats", write_stats)

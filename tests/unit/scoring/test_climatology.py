@@ -1,4 +1,4 @@
-"""The fixed climatology table: built from arch's real daily history, sealed, re-checked."""
+"""The fixed climatology table: built from each market's own daily history (paper §4.3), sealed, re-checked."""
 
 from __future__ import annotations
 
@@ -48,32 +48,38 @@ def test_golden_and_tampered_files() -> None:
         check_climatology(bad)
 
 
-def test_spx_from_real_history_is_plausible(clim_table: dict[str, Any]) -> None:
+def test_spx_from_the_shipped_history_is_plausible(clim_table: dict[str, Any]) -> None:
     spx = clim_table["table"]["SPX"]
-    # 2009-2018 daily S&P 500: about 2,500 one-day moves, a little over half of them up.
-    assert 2400 <= spx["1d"]["n"] <= 2600
-    assert 0.52 < spx["1d"]["p_up"] < 0.57
-    assert spx["6m"]["p_up"] > spx["1d"]["p_up"]  # a rising decade: longer windows rise more often
+    # 2016-2025 sessions: 2,514 one-day events (each session's open -> close), a little over half up.
+    assert spx["1d"]["n"] == 2514 and spx["1d"]["basis"] == "open_to_close"
+    assert 0.5 < spx["1d"]["p_up"] < 0.58
     assert spx["1w"]["n_independent"] == spx["1w"]["n"] // 5
-    assert spx["1d"]["approximation"] is None and spx["1d"]["source"] == "arch.data.sp500"
+    assert spx["1d"]["approximation"] is None and spx["1d"]["source"].startswith("SPX:2016-01-04")
+    assert clim_table["window"] == {"start": "2016-01-01", "end": "2025-12-31"}  # paper §4.3
 
 
 def test_approximations_are_stated(clim_table: dict[str, Any]) -> None:
     t = clim_table["table"]
-    assert "Nasdaq" in t["NDX"]["1d"]["approximation"]
-    assert "Brent" in t["BRENT"]["1m"]["approximation"] and t["BRENT"]["1m"]["source"] == "arch.data.crude:Brent"
-    assert t["GOLD"]["1d"] == {**t["GOLD"]["1d"], "p_up": 0.5, "n": 0}
-    assert "no history" in t["GOLD"]["1d"]["approximation"]
+    assert t["NDX"]["1d"]["approximation"] is None  # its own history, its own event
+    assert "close to close" in t["GOLD"]["1d"]["approximation"] and t["GOLD"]["1d"]["n"] > 2000
+    assert t["BTC"]["1w"]["steps"] == 7  # calendar days
 
 
 def test_hand_built_series_counts_strict_rises() -> None:
-    closes = pd.Series([10.0, 11.0, 11.0, 10.0, 12.0, 13.0],
-                       index=pd.date_range("2015-01-01", periods=6, freq="D"))
-    obj = build_climatology({"arch.data.sp500": HistorySeries("arch.data.sp500", closes)},
+    index = pd.date_range("2015-01-01", periods=6, freq="D")
+    closes = pd.Series([10.0, 11.0, 11.0, 10.0, 12.0, 13.0], index=index)
+    opens = pd.Series([10.0, 10.5, 11.5, 10.0, 11.0, 13.5], index=index)
+    obj = build_climatology({"SPX": HistorySeries("spx", closes, opens=opens),
+                             "GOLD": HistorySeries("gold", closes)},
                             window_start=date(2015, 1, 1), window_end=date(2015, 12, 31),
-                            season_start=date(2016, 1, 4), assets=("SPX",), horizons=("1d",))
-    cell = obj["table"]["SPX"]["1d"]
-    assert cell["n"] == 5 and cell["p_up"] == pytest.approx(3 / 5)  # 11>10, 12>10, 13>12; 11=11 and 10<11 not
+                            season_start=date(2016, 1, 4), assets=("SPX", "GOLD"), horizons=("1d", "1w"))
+    spx, gold = obj["table"]["SPX"], obj["table"]["GOLD"]
+    # SPX 1d, open -> close of the same day: 10->10 no, 10.5->11 up, 11.5->11 no, 10->10 no, 11->12 up, 13.5->13 no.
+    assert spx["1d"]["n"] == 6 and spx["1d"]["p_up"] == pytest.approx(2 / 6)
+    # SPX 1w (5 sessions): open of day 1 -> close of day 5: 10 -> 12 up; 10.5 -> 13 up.
+    assert spx["1w"]["n"] == 2 and spx["1w"]["p_up"] == 1.0
+    # GOLD close -> next close: 11>10, 11=11 no, 10<11 no, 12>10, 13>12 -> 3 of 5.
+    assert gold["1d"]["n"] == 5 and gold["1d"]["p_up"] == pytest.approx(3 / 5)
 
 
 def test_window_must_end_before_the_season() -> None:

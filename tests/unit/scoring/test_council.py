@@ -150,11 +150,11 @@ def _panel(n_sessions: int, seed: int = 4) -> list[dict[str, str]]:
 
 
 def test_shadow_weights_favour_the_distinct_seat_and_are_sealed() -> None:
-    from league.scoring.council import check_shadow_weights, shadow_consensus, shadow_weights
+    from league.scoring.council import check_shadow_weights, shadow_consensus, shadow_weights, window_sessions
     from league.scoring.errors import ScoringError
 
     df = council_rows(load_forecasts(_panel(25)))
-    w = shadow_weights(df, 20)
+    w = shadow_weights(df, window_sessions(df, 1, 20))
     assert w["window"]["sessions"] == 20 and w["weights"]["solo"] > 3 * w["weights"]["h1"]
     assert w["weights"]["solo"] == pytest.approx(1 / 0.05)  # its mean correlation is below the floor
     assert check_shadow_weights(w) is w

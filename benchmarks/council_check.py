@@ -1,0 +1,91 @@
+"""The issue-13 demo check: a demo season, then every council figure recounted outside the writer.
+
+    python benchmarks/council_check.py --sessions 30 [--out DIR]
+
+1. Runs ``league demo`` for N sessions (offline, simulated clock, the real sandbox).
+2. No consensus event of the counted series has n = 1 (bitcoin shares one event per session).
+3. The stand-alone stdlib tools the folder publishes agree with it: ``tools/conformance.py``
+   (every row) and ``tools/replay_brier.py`` (every published Brier figure).
+4. An independent plain-Python recount from the CSV alone (``league.scoring.reference``: loops, no
+   numpy/pandas, the roster's families) equals every published consensus and N_eff value.
+Prints one line per check and exits 1 if any fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    out = args.out or Path(tempfile.mkdtemp(prefix="council-check-")) / "demo"
+    start = time.monotonic()
+    from league.demo import run_demo
+
+    result = run_demo(out, sessions=args.sessions)
+    print(f"demo: {args.sessions} sessions, {result.book_lines} book lines, {result.forecasts} rows "
+          f"in {time.monotonic() - start:.0f} s")
+    public = result.public_dir
+    failures = check_folder(public, out / "config" / "roster.toml")
+    print("result: " + ("every check passed" if not failures else f"{failures} checks FAILED"))
+    return 1 if failures else 0
+
+
+def check_folder(public: Path, roster: Path) -> int:
+    """Every check of the module docstring on a published folder; returns the number that failed."""
+    stats = json.loads((public / "council-stats.json").read_text(encoding="utf-8"))
+    failures = 0
+    ones = [e for e in stats["consensus"]["per_event"] if e["n"] == 1]
+    failures += report("no consensus event with n = 1", not ones, f"{len(ones)} events with one seat")
+    btc = [e["n"] for e in stats["consensus"]["per_event"] if e["asset"] == "BTC"]
+    failures += report("bitcoin events pool the session's seats", bool(btc) and min(btc) > 1, f"n = {sorted(set(btc))}")
+    tools = public / "tools"
+    for tool, argv in (("conformance", [str(tools / "conformance.py"), str(public / "council-forecasts.csv")]),
+                       ("replay_brier", [str(tools / "replay_brier.py"), "--data", str(public), "--quiet"])):
+        run = subprocess.run([sys.executable, "-I", *argv], capture_output=True, text=True, check=False)
+        failures += report(f"stand-alone {tool}", run.returncode == 0, run.stdout.strip().splitlines()[-1:])
+    failures += recount(stats, public, roster)
+    return failures
+
+
+def recount(stats: dict, public: Path, roster: Path) -> int:
+    from league.config import load_roster
+    from league.scoring import reference
+
+    with open(public / "council-forecasts.csv", encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    families = dict(load_roster(roster).families) if roster.is_file() else {}
+    cons = reference.consensus_per_event(rows, families)
+    published = {(e["session"], e["event_id"]): e["p"] for e in stats["consensus"]["per_event"]}
+    bad = [k for k, v in published.items() if k not in cons or abs(cons[k] - v) > 1e-9]
+    failed = report("consensus recount", not bad and len(cons) == len(published),
+                    f"{len(published) - len(bad)} of {len(published)} equal; recount has {len(cons)} events")
+    neff = reference.n_eff_per_run(rows)
+    runs = stats["n_eff"]["counted"]["per_run"]
+    off = [r for r in runs if not _same(neff.get((r["session"], r["horizon"]), (None, None, None))[2], r["n_eff"])]
+    failed += report("N_eff recount", not off and len(runs) == len(neff),
+                     f"{len(runs) - len(off)} of {len(runs)} equal; recount has {len(neff)} runs")
+    return failed
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and abs(a - b) < 1e-9)
+
+
+def report(what: str, ok: bool, detail: object) -> int:
+    print(f"{'ok    ' if ok else 'FAILED'} {what}: {detail}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
