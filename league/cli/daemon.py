@@ -21,25 +21,37 @@ ConfigOpt = Annotated[Path, typer.Option("--config", envvar="LEAGUE_CONFIG", hel
 GraceOpt = Annotated[float, typer.Option(
     "--stop-grace", envvar="LEAGUE_STOP_GRACE_S", min=0.0,
     help="after SIGTERM/SIGINT, seconds to wait for asks in flight (keep below systemd's TimeoutStopSec)")]
+OpsOpt = Annotated[str, typer.Option(
+    "--ops-listen", envvar="LEAGUE_OPS_LISTEN",
+    help="HOST:PORT of the daemon's /healthz and /metrics endpoint (loopback by default; 'off' disables it)")]
 
 
-def daemon(config: ConfigOpt = Path("config"), stop_grace: GraceOpt = DEFAULT_GRACE_S) -> None:
+def daemon(config: ConfigOpt = Path("config"), stop_grace: GraceOpt = DEFAULT_GRACE_S,
+           ops_listen: OpsOpt = "127.0.0.1:9464") -> None:
     """Run live: catch up on missed jobs in order (once each), then follow the NYSE schedule.
 
     SIGTERM/SIGINT: start nothing new, seal the replies that arrive within --stop-grace seconds,
-    exit 0; a second signal exits at once."""
+    exit 0; a second signal exits at once. Under systemd (Type=notify) it reports READY and pings
+    the watchdog; /healthz and /metrics are served on --ops-listen."""
     from league.compose import open_live
     from league.jobs.scheduler import run_daemon
     from league.log import configure
+    from league.ops import health
 
     configure(json_logs=True, level="INFO")
+    listen = health.parse_listen(ops_listen)
     stop = Shutdown(stop_grace).install()
     lg = open_live(config)
     lg.shutdown = stop
+    server = health.serve(health.DAEMON, *listen) if listen else None
+    if server is not None:
+        log.info("ops.listening", url=f"http://{listen[0]}:{server.server_address[1]}/healthz")  # type: ignore[index]
     try:
         run_daemon(lg, lg.store, lg.config.database_url, stop)
     finally:
         lg.close()
+        if server is not None:
+            server.shutdown()
     log.info("daemon.stopped", signal=stop.signum, seal_failures=len(lg.seal_failures))
     exit_now(0)  # asks still running past the grace period are abandoned, not waited for
 
