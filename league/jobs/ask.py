@@ -86,7 +86,8 @@ def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequenc
     if context_extra is None and lg.ask_context is not None:
         context_extra = lg.ask_context(lg, session)
     context = _ask_context(lg, record, context_extra)
-    _fan_out(lg, run_id, session, specs, text, common_sha, attempt, asked, context)
+    with structlog.contextvars.bound_contextvars(run_id=run_id):  # every line of the fan-out names its run
+        _fan_out(lg, run_id, session, specs, text, common_sha, attempt, asked, context)
     return run_id
 
 
