@@ -256,19 +256,16 @@ def run_daemon(lg: League, ledger: Store | None, db_url: str, shutdown: Shutdown
     """Catch up on what a downtime missed since the book opened (in order, once), then run live
     until a stop is requested; then start nothing new and wait (bounded) for what is running.
 
-    Under systemd (Type=notify) it says READY=1 once the league is open, before catching up (which
-    may run jobs for a long time), and its watchdog pings follow the health rule of league.ops.health."""
+    Under systemd it reports its state (STATUS, STOPPING); the entry point has said READY and runs
+    the watchdog pings by the health rule of league.ops.health, which the loop here keeps beating."""
     stop = shutdown or Shutdown()
     health = ops_health.DAEMON
     _DAEMON.update(league=lg, ledger=ledger, shutdown=stop)
-    pings_off = threading.Event()
-    sdnotify.start_watchdog(health.alive, pings_off)
-    sdnotify.notify("READY=1", "STATUS=catching up on missed jobs")
+    sdnotify.notify("STATUS=catching up on missed jobs")
     try:
         _live(lg, ledger, db_url, stop, health)
     finally:
         health.stopping = True
-        pings_off.set()
         sdnotify.notify("STOPPING=1", "STATUS=stopped: no job starts; replies in flight were sealed or abandoned")
 
 
