@@ -13,9 +13,9 @@ import os
 import shutil
 import signal
 import socket
-import threading
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
