@@ -160,6 +160,8 @@ def status(config: ConfigOpt = Path("config")) -> None:
     from league.jobs.scheduler import planned
     from league.store import open_store
 
+    if not (config / "league.toml").is_file() and (config / "config" / "league.toml").is_file():
+        config = config / "config"  # the folder of `league demo --out DIR`
     cfg = load_config(config)
     if not (cfg.data_dir / "books").is_dir():
         raise LeagueError(f"{cfg.data_dir}: no league data folder (no books/)",
