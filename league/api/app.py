@@ -35,6 +35,7 @@ from league.api.embargo import embargoed_file
 from league.api.errors import ApiError, BadRequest, NotFound, RangeNotSatisfiable
 from league.api.paths import DataPaths
 from league.api.schemas import LineView, line_view
+from league.ops import metrics
 
 PAGE_DIR = Path(__file__).resolve().parent / "page"
 PAGE_FILES = {"app.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
@@ -54,6 +55,7 @@ def create_app(data_dir: Path, *, poll_s: float = POLL_S) -> FastAPI:
     app = FastAPI(title="Forecasting league", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
     app.state.store = store
     _handlers(app)
+    _ops_routes(app, store)
     _json_routes(app, store)
     _book_routes(app, store, poll_s)
     _file_routes(app, store)
@@ -190,6 +192,31 @@ async def _follow(store: views.Store, request: Request, start: int, kinds: froze
         if idle >= KEEPALIVE_S:
             idle = 0.0
             yield b"\n"
+
+
+def _ops_routes(app: FastAPI, store: views.Store) -> None:
+    """``/healthz`` for a load balancer or nginx, ``/metrics`` for Prometheus; requests are counted by
+    route template (never by raw path, so a scan of random paths cannot grow the series)."""
+
+    @app.middleware("http")
+    async def count(request: Request, call_next: Any) -> Any:
+        response = await call_next(request)
+        route = request.scope.get("route")
+        metrics.api_request(getattr(route, "path", "unmatched"), response.status_code)
+        return response
+
+    @app.get("/healthz", include_in_schema=False)
+    def healthz() -> JSONResponse:
+        try:
+            lines = store.book.refresh()
+        except OSError as exc:
+            return JSONResponse({"status": "unavailable", "error": f"book unreadable: {exc}"}, status_code=503)
+        return JSONResponse({"status": "ok", "book_lines": lines})
+
+    @app.get("/metrics", include_in_schema=False)
+    def metrics_text() -> Response:
+        data, ctype = metrics.exposition()
+        return Response(data, media_type=ctype)
 
 
 def _file_routes(app: FastAPI, store: views.Store) -> None:

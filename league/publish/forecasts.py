@@ -217,3 +217,28 @@ def export_forecasts(data_dir: Path, target: Path) -> int:
     """The publisher's producer: write the CSV from the sealed book of DATA (read-only: safe while the
     daemon writes)."""
     return write_forecasts(BookView.open(Path(data_dir)), Path(target))
+
+
+#: ``league tail --rows``: the CSV's columns plus where the row comes from and its Brier score.
+ROW_COLUMNS = ("row_id", *COLUMNS, "brier")
+
+
+def scored_rows(lg: Sealed, content: Mapping[str, Any]) -> Iterator[dict[str, str]]:
+    """The published rows of one sealed ``score``/``score_h`` line, each with its Brier score.
+
+    ``row_id`` is ``<score line n>.<row index>``: stable, increasing in book order, so a reader resumes
+    after the last id it saw. The Brier is the one sealed in the score line, ``(prob_up/100 − y)²``;
+    when a price correction changed the event, it is recomputed from the corrected prices (strict rise)."""
+    line = ScoreLine.from_content(dict(content))
+    runs, versions, fixes = _run_info(lg), _versions(lg), Corrections(lg)
+    events = {e.event_id_v2: e for e in line.markets}
+    for i, row in enumerate(line.seats):
+        fixed, by = fixes.event(line.session, line.horizon, events.get(row.event_id_v2))
+        out = _csv_row(row, fixed, runs, versions, by)
+        yield {"row_id": f"{content['n']}.{i}", **out, "brier": _fmt(_brier(row, fixed, by))}
+
+
+def _brier(row: ScoreRow, ev: ScoreEvent | None, corrected_by: int | None) -> float | None:
+    if corrected_by is None or row.prob_up is None or ev is None or ev.reference is None or ev.close is None:
+        return row.brier
+    return (float(row.prob_up) / 100 - (1.0 if ev.close > ev.reference else 0.0)) ** 2
