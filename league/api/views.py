@@ -257,7 +257,8 @@ def proof_links(store: Store, day: str) -> list[str]:
     folder = store.paths.public / "proof" / day
     if not folder.is_dir():
         return []
-    return [f"/proof/{day}/{p.name}" for p in sorted(folder.iterdir()) if p.is_file()]
+    # relative to the page, so the page works under any URL prefix (e.g. nginx's /league/)
+    return [f"proof/{day}/{p.name}" for p in sorted(folder.iterdir()) if p.is_file()]
 
 
 def today(store: Store) -> dict[str, Any]:
