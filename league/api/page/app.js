@@ -238,6 +238,24 @@ function renderCalibration(cal) {
   host.append(el("p", {class: "note"}, `Source: ${cal.source}; shown from ${cal.calib_min} forecasts per bin.`));
 }
 
+function renderPoints(points) {
+  const host = document.getElementById("points-table");
+  if (!points || !points.seats.length) {
+    host.append(el("p", {class: "note"}, `No point forecasts scored yet (${points ? points.source : "no data"}).`));
+    return;
+  }
+  const buckets = [...new Set(points.seats.flatMap((r) => Object.keys(r.buckets || {})))].sort();
+  const rows = points.seats.map((r) => el("tr", {class: "points-row", "data-seat": r.seat}, [
+    el("th", {scope: "row"}, r.seat), el("td", {class: "num"}, fmt(r.overall, 3)),
+    ...buckets.map((b) => el("td", {class: "num"}, fmt((r.buckets || {})[b], 3))),
+    el("td", {class: "num"}, r.windows),
+  ]));
+  host.append(el("table", {class: "points"}, [
+    el("thead", {}, el("tr", {}, ["seat", "relative MASE", ...buckets, "windows"].map((h) => el("th", {scope: "col"}, h)))),
+    el("tbody", {}, rows),
+  ]), el("p", {class: "note"}, `Source: ${points.source}.`));
+}
+
 function renderProof(today) {
   const list = document.getElementById("proof-links");
   const links = (today && today.proof) || [];
@@ -256,6 +274,7 @@ async function main() {
     renderGrid(data.grid);
     renderNeff(data.n_eff);
     renderCalibration(data.calibration);
+    renderPoints(data.points);
     renderProof(data.today);
     status.textContent = `Rendered ${new Date().toISOString().slice(0, 19)}Z.`;
     document.body.setAttribute("data-ready", "1");
