@@ -28,12 +28,13 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query, Request
 from fastapi import Path as FastPath
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 
 from league.api import views
 from league.api.embargo import embargoed_file
 from league.api.errors import ApiError, BadRequest, NotFound, RangeNotSatisfiable
 from league.api.paths import DataPaths
+from league.api.prerender import render_index
 from league.api.schemas import LineView, line_view
 from league.ops import metrics
 
@@ -151,7 +152,9 @@ def _book_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
 
     @app.get("/api/stream")
     def stream(request: Request, start: Annotated[int, Query(alias="from", ge=1)] = 1,
-               kind: Annotated[list[str] | None, Query()] = None, follow: bool = True) -> StreamingResponse:
+               kind: Annotated[list[str] | None, Query()] = None, follow: bool = False) -> StreamingResponse:
+        """NDJSON from line ``from``; ends at the last line unless ``follow=true`` keeps it open (a
+        client that forgot the flag gets an answer that ends, not a connection held forever)."""
         _check_start(start, store.book.refresh())
         kinds = _check_kinds(store, kind or [])
         return StreamingResponse(_follow(store, request, start, kinds, follow, poll_s), media_type=NDJSON,
@@ -221,8 +224,8 @@ def _ops_routes(app: FastAPI, store: views.Store) -> None:
 
 def _file_routes(app: FastAPI, store: views.Store) -> None:
     @app.get("/", include_in_schema=False)
-    def index() -> FileResponse:
-        return FileResponse(PAGE_DIR / "index.html", media_type="text/html")
+    def index() -> HTMLResponse:
+        return HTMLResponse(render_index(PAGE_DIR / "index.html", store))
 
     @app.get("/page/{name}", include_in_schema=False)
     def page_asset(name: str) -> FileResponse:

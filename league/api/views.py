@@ -257,7 +257,8 @@ def proof_links(store: Store, day: str) -> list[str]:
     folder = store.paths.public / "proof" / day
     if not folder.is_dir():
         return []
-    return [f"/proof/{day}/{p.name}" for p in sorted(folder.iterdir()) if p.is_file()]
+    # relative to the page, so the page works under any URL prefix (e.g. nginx's /league/)
+    return [f"proof/{day}/{p.name}" for p in sorted(folder.iterdir()) if p.is_file()]
 
 
 def today(store: Store) -> dict[str, Any]:
@@ -272,7 +273,19 @@ def today(store: Store) -> dict[str, Any]:
             "book_lines": store.book.lines}
 
 
+def points(store: Store) -> dict[str, Any]:
+    """The point-forecast (MASE) table per seat from council-points.json, when published."""
+    report = store.json("council-points.json")
+    if not isinstance(report, dict):
+        return {"seats": [], "source": "council-points.json not published yet"}
+    rows = [{"seat": name, "overall": s.get("overall"), "buckets": s.get("buckets", {}),
+             "windows": s.get("windows", 0), "compliance": s.get("compliance", {})}
+            for name, s in sorted((report.get("seats") or {}).items())]
+    return {"seats": rows, "naive_windows": (report.get("naive") or {}).get("windows", 0),
+            "source": "council-points.json"}
+
+
 def page(store: Store) -> dict[str, Any]:
     """Everything the league page shows, in one answer."""
     return {"today": today(store), "league": league_table(store), "grid": grid(store), "n_eff": n_eff(store),
-            "calibration": calibration(store)}
+            "calibration": calibration(store), "points": points(store)}

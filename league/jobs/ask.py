@@ -28,7 +28,7 @@ from league.counting import COUNTED, counted_runs, run_events
 from league.jobs.context import League, Pending
 from league.jobs.runner import SeatAsk
 from league.jobs.seal import seal_on_arrival
-from league.jobs.snapshot import job_snapshot
+from league.jobs.snapshot import daily_closes, job_snapshot
 from league_agents.base import Ask, FailureClass, SeatReply, SeatSpec
 
 log = structlog.get_logger(__name__)
@@ -142,6 +142,30 @@ def seat_accounts(index: BookIndex, seat: str) -> dict[str, Any] | None:
         return None
     return {league: {"as_of" if k == "session" else k: m.get(k) for k in SHOWN if k in m}
             for league, m in sorted(latest.items())}
+
+
+#: Adapters of the history-only point baselines (`_naive`, `_ets`), which read daily closes from the context.
+HISTORY_ADAPTERS = frozenset({"naive", "ets"})
+HISTORY_DAYS = 260
+
+
+def history_context(lg: League, session: str) -> dict[str, Any]:
+    """Each market's daily closes up to the session before ``session`` (what was known at 08:30), for the
+    point baselines; empty when no roster seat reads history (no cost for a league without them)."""
+    if not any(s.adapter in HISTORY_ADAPTERS for s in lg.config.roster.seat):
+        return {}
+    previous = lg.calendar.previous_session(date.fromisoformat(session))
+    out: dict[str, list[float]] = {}
+    for m in lg.config.markets.markets:
+        closes = daily_closes(lg.prices, lg.calendar, m, previous)
+        out[m.code] = [c for d, c in closes if d <= previous][-HISTORY_DAYS:]
+    return {"history": out}
+
+
+def default_context(lg: League, session: str) -> dict[str, Any]:
+    """What every ask's context carries in a league: the sealed climatology table and, when a seat reads
+    it, the closes history."""
+    return {**climatology_context(lg, session), **history_context(lg, session)}
 
 
 def climatology_context(lg: League, session: str) -> dict[str, Any]:

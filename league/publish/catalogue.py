@@ -34,6 +34,8 @@ FILES: tuple[FileInfo, ...] = (
     FileInfo("council-forecasts.csv", NIGHTLY, "one row per seat x run x market x horizon"),
     FileInfo("council-stats.json", NIGHTLY, "scores, intervals, N_eff, power, draw band, sample notes"),
     FileInfo("council-calibration.json", NIGHTLY, "climatology table with its hash check, calibration bins and fits"),
+    FileInfo("council-points.json", NIGHTLY, "MASE of every seat's sealed target levels against the seasonal naive "
+             "forecast (docs/evals.md, point forecasts)"),
     FileInfo("council-clim-window.json", "once per methodology version", "the sealed climatology window"),
     FileInfo("council-league.json", NIGHTLY, "league tables: views by seat, asset, horizon; crowd; portfolios"),
     FileInfo("arena-trades.csv", NIGHTLY, "every portfolio trade and rejection"),

@@ -104,8 +104,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     out = Path(out_dir) if out_dir is not None else data_dir / "public"
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
-    for step in (_books, _forecasts, _line_check, _stats, _crowd, _portfolio, _proof, _copies, _protocol, _code,
-                 _digest):
+    for step in (_books, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _proof, _copies, _protocol,
+                 _code, _digest):
         step(run)
     _dataset(run)
     _index(run)
@@ -215,6 +215,11 @@ def _climatology(run: _Run) -> dict[str, Any] | None:
                 table: dict[str, Any] = json.loads((folder / name).read_text(encoding="utf-8"))
                 return table
     return None
+
+
+def _points(run: _Run) -> None:
+    """The point-forecast track (MASE) over the council's sealed target levels, beside the Brier tables."""
+    _call(run, "points", ("council-points.json",), run.data_dir, run.out)
 
 
 def _crowd(run: _Run) -> None:

@@ -147,7 +147,8 @@ def test_stream_delivers_a_line_appended_after_connecting(running: Running) -> N
     def reader() -> None:
         try:
             with httpx.Client(timeout=httpx.Timeout(20, read=30)) as c, c.stream(
-                    "GET", f"{running.base}/api/stream", params={"from": start, "kind": "correction"}) as resp:
+                    "GET", f"{running.base}/api/stream", params={"from": start, "kind": "correction",
+                                                                  "follow": "true"}) as resp:
                 assert resp.status_code == 200
                 connected.set()
                 for line in resp.iter_lines():
@@ -200,3 +201,11 @@ def _scraped(client: httpx.Client, series: str) -> float:
         if line.startswith(series + " "):
             return float(line.rsplit(" ", 1)[1])
     return 0.0
+
+
+def test_the_stream_ends_at_the_last_line_unless_asked_to_follow(client: httpx.Client, running: Running) -> None:
+    """Issue 19: a client that does not ask to follow gets a response that ends (it used to be held open)."""
+    book_lines = running.season.data.joinpath("books", "council-book.jsonl").read_bytes().count(b"\n")
+    resp = client.get("/api/stream", params={"from": 1})
+    assert resp.status_code == 200
+    assert len([x for x in resp.text.splitlines() if x.strip()]) == book_lines
