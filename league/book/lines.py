@@ -254,6 +254,8 @@ class CrowdLine(Line):
     contract_id: str
     resolved_up: bool
     run_id: str
+    #: seat -> {"minute": the answer's sealing minute, "price": the crowd's price then or null} (§4.9)
+    at_answer: dict[str, dict[str, JsonValue]] | None = None
 
 
 class CorrectionLine(Line):
