@@ -258,6 +258,17 @@ class CrowdLine(Line):
     at_answer: dict[str, dict[str, JsonValue]] | None = None
 
 
+class ShadowWeightsLine(Line):
+    """The shadow consensus's frozen seat weights (paper §5.3, §8), sealed when the segment's design
+    window (sessions 1-10) is scored, before session 11 is asked; scoring reads these, never a recount."""
+
+    kind: Literal["shadow_weights"] = "shadow_weights"
+    session: str
+    methodology_version: str
+    window: list[str]
+    weights: dict[str, JsonValue]
+
+
 class CorrectionLine(Line):
     """A correction names the corrected line; the old line stays untouched. Other keys are its content."""
 
@@ -407,7 +418,7 @@ class ForeignLine(Line):
 
 CouncilLine = (OpeningLine | PreflightLine | RunLine | AnswerLine | IncidentLine | SilenceLine | IngestCloseLine
                | ScoreLine | CrowdLine | CorrectionLine | RulesLine | DecisionLine | RejectionLine | TradeLine
-               | MarkLine)
+               | MarkLine | ShadowWeightsLine)
 AskChainLine = CountingRuleLine | RosterLine | AskLine
 TypedLine = Annotated[CouncilLine | AskChainLine, Field(discriminator="kind")]
 _ADAPTER: TypeAdapter[TypedLine] = TypeAdapter(TypedLine)
@@ -420,7 +431,7 @@ def _kinds(*models: type[Line]) -> frozenset[str]:
 #: Every kind of line the council book holds, for readers that filter by kind.
 COUNCIL_KINDS: frozenset[str] = _kinds(OpeningLine, PreflightLine, RunLine, AnswerLine, IncidentLine, SilenceLine,
                                        IngestCloseLine, ScoreLine, CrowdLine, CorrectionLine, RulesLine,
-                                       DecisionLine, RejectionLine, TradeLine, MarkLine)
+                                       DecisionLine, RejectionLine, TradeLine, MarkLine, ShadowWeightsLine)
 ASK_CHAIN_KINDS: frozenset[str] = _kinds(CountingRuleLine, RosterLine, AskLine)
 
 

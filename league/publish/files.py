@@ -191,7 +191,8 @@ def _stats(run: _Run) -> None:
     sealed = {v: m["rules"] for v, m in run.facts.methodology.items() if m.get("rules")}
     _call(run, "stats", STATS_FILES, forecasts, run.out, _climatology(run), _families(run),
           **({"sides": sides} if len(set(sides.values())) >= 2 else {}),
-          **({"methodologies": sealed} if sealed else {}))
+          **({"methodologies": sealed} if sealed else {}),
+          **({"shadow_weights": dict(run.facts.shadow)} if run.facts.shadow else {}))
 
 
 def _families(run: _Run) -> dict[str, str]:
