@@ -241,6 +241,8 @@ class ScoreLine(Line):
     seats: list[ScoreRow]
     of: list[int]
     noise: dict[str, Number | None]
+    #: market -> the recorded futures rolls inside its draw band's sessions (only when there are any)
+    noise_rolls: dict[str, list[str]] | None = None
     price_errors: list[str]
 
 

@@ -130,8 +130,9 @@ def resolve_event(lg: League, ev: Event, bars: Bars,
     sealed = (known or {}).get((ev.market, ev.contract.reference_at), {})
     band: Any = sealed.get("band_pct")
     if band is None:
+        rolls = lg.config.rolls.of(ev.market)
         band = bars.band(symbol, ref_at.astimezone(ET).date(),
-                         lambda: draw_band(_band_sessions(lg, symbol, ref_at, bars), k))
+                         lambda: draw_band(_band_sessions(lg, symbol, ref_at, bars), k, rolls=rolls))
     res = resolve(reference, terminal, band)
     ev.result = {
         "reference": reference.price if reference else None,
@@ -144,11 +145,32 @@ def resolve_event(lg: League, ev: Event, bars: Bars,
     }
 
 
-def _band_sessions(lg: League, symbol: str, ref_at: datetime, bars: Bars) -> list[list[Bar]]:
-    """The regular-session bars of the four sessions before the reference's day (scoring.md §1)."""
+def _band_days(lg: League, ref_at: datetime) -> list[date]:
+    """The four sessions before the reference's day whose minutes make its draw band (scoring.md §1)."""
     day = ref_at.astimezone(ET).date()
-    sessions = lg.calendar.sessions_before(lg.calendar.session_on_or_after(day), 4)
-    return [bars.get(symbol, lg.calendar.session_open(s), lg.calendar.session_close(s)) or [] for s in sessions]
+    return lg.calendar.sessions_before(lg.calendar.session_on_or_after(day), 4)
+
+
+def _band_sessions(lg: League, symbol: str, ref_at: datetime, bars: Bars) -> list[list[Bar]]:
+    """The regular-session bars of the four sessions before the reference's day."""
+    return [bars.get(symbol, lg.calendar.session_open(s), lg.calendar.session_close(s)) or []
+            for s in _band_days(lg, ref_at)]
+
+
+def noise_rolls(lg: League, events: Collection[Event]) -> dict[str, list[str]]:
+    """Per market: the recorded futures rolls inside its draw band's sessions (the minutes the band left
+    out straddle one of these), sealed in the score line as ``noise_rolls``; markets without one are absent."""
+    out: dict[str, list[str]] = {}
+    for ev in events:
+        rolls = lg.config.rolls.of(ev.market)
+        if ev.late_ref or not rolls:
+            continue
+        days = _band_days(lg, parse_iso(ev.contract.reference_at))
+        start, end = lg.calendar.session_open(days[0]), lg.calendar.session_close(days[-1])
+        inside = [iso_seconds(r) for r in rolls if start < r <= end + timedelta(minutes=1)]
+        if inside:
+            out[ev.market] = inside
+    return out
 
 
 
@@ -177,6 +199,7 @@ def score_line(lg: League, session: str, horizon: str, markets: Collection[str] 
         "markets": [ev.as_json() for ev in events.values()], "seats": rows,
         "of": sorted({r["line"] for r in rows if r.get("line")}),
         "noise": {ev.market: ev.result.get("band_pct") for ev in events.values() if not ev.late_ref},
+        **({"noise_rolls": rolled} if (rolled := noise_rolls(lg, events.values())) else {}),
         "price_errors": bars.errors})
 
 
