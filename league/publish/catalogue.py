@@ -135,7 +135,7 @@ BOOK_FIELDS: dict[str, str] = {
     "prev": "link of the previous line ('' for line 1)",
     "seal": "SHA-256 of the canonical JSON of the line's content",
     "link": "SHA-256 of the content plus n, prev and seal: the hash chain",
-    "kind": "line kind: run, answer, score, score_h, crowd, correction, portfolio kinds",
+    "kind": "line kind: run, answer, score, score_h, crowd, shadow_weights, correction, portfolio kinds",
     "at": "UTC time the line was written (ISO-8601, seconds)",
 }
 
