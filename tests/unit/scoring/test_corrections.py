@@ -78,7 +78,11 @@ def corrected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                          "--source", "receipt"], config)
     report = publish(result.data_dir)
     assert report.ok, report.failed
-    return {"public": public, "before_rows": before_rows, "before_book": before_book, "score": score,
+    from league.api.paths import DataPaths
+    from league.api.views import Store, page
+
+    shown = page(Store(DataPaths.resolve(result.data_dir)))
+    return {"page": shown, "public": public, "before_rows": before_rows, "before_book": before_book, "score": score,
             "event": event, "new_ref": new_ref, "cell_row": cell_row, "new_p": new_p,
             "said": (said_price, said_cell), "rows": _rows(public), "book": _book(public),
             "league": json.loads((public / "council-league.json").read_text())}
@@ -138,3 +142,15 @@ def test_scoring_honours_the_price_and_ignores_the_cell(corrected: dict[str, Any
     answered = {r["seat"] for r in before if r["asset"] == MARKET and r["status"] == "counted" and r["prob_up"]
                 and float(r["prob_up"]) != 50 and r["horizon"] == "1d"}
     assert answered and all(published[s] != pytest.approx(uncorrected[s], abs=1e-7) for s in answered)
+
+
+def test_the_page_lists_the_corrections_and_shows_the_corrected_figures(corrected: dict[str, Any]) -> None:
+    shown = corrected["page"]
+    fixes = shown["corrections"]
+    assert [(c["target"], c["of"]) for c in fixes] == [  # newest first
+        ("cell", int(corrected["cell_row"]["line"])), ("price", corrected["score"]["n"])]
+    assert fixes[0]["cell"]["prob_up"] == corrected["new_p"] and fixes[0]["embargoed"] is False  # scored session
+    assert fixes[1]["value"] == corrected["new_ref"] and fixes[1]["reason"] == "vendor re-issued the opening bar"
+    table = {r["seat"]: r["brier"] for r in shown["league"]["horizons"]["1d"]}
+    published = {m["seat"]: m["brier"] for m in corrected["league"]["models"] if m["horizon"] == "1d"}
+    assert table == published  # the page's table is the corrected one
