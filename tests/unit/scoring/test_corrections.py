@@ -1,5 +1,6 @@
-"""Corrections (paper §3.10) on a one-session demo: ``league correct price`` and ``league correct cell``
-through the real CLI, then the open data published again.
+"""Corrections (paper §3.10) on a one-session league (the demo's offline configuration, two history-only
+seats): ``league correct price`` and ``league correct cell`` through the real CLI, then the open data
+published again.
 
 The expected figures are computed here from the CSV published BEFORE the corrections, with the corrected
 reference price put in by hand: the outcome of the corrected event is flipped on purpose, so a scorer that
@@ -15,15 +16,24 @@ import os
 import subprocess
 import sys
 from collections import defaultdict
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from league.demo import run_demo
+from league.cli.init import init_folder
+from league.clock import SimulatedClock
+from league.compose import build_league
+from league.config import load_config
+from league.jobs.context import Stages
+from league.jobs.scheduler import run_session, session_start
+from league.jobs.seal import pump
 from league.publish import publish
+from league.store import open_store
 
 MARKET = "SPX"
+DAY = date(2026, 6, 1)
 
 
 def _rows(public: Path) -> list[dict[str, str]]:
@@ -55,11 +65,36 @@ def _brier(rows: list[dict[str, str]], up_of: dict[str, bool]) -> dict[str, floa
     return {seat: sum(v) / len(v) for seat, v in acc.items()}
 
 
+ROSTER = """counting_rule = "The scheduled 08:30 ET morning run counts."
+[[seat]]
+name = "_coin"
+adapter = "coin"
+[[seat]]
+name = "_climatology"
+adapter = "climatology"
+"""
+
+
+def _one_session(out: Path) -> tuple[Path, Path]:
+    """A one-session league of the demo's offline configuration (replay prices, local authorities) with
+    two history-only seats (no sandbox: fast), run through the scheduler and published."""
+    clock = SimulatedClock(session_start(DAY))
+    config_dir, data_dir = init_folder(out, demo=True, clock=clock)
+    (config_dir / "roster.toml").write_text(ROSTER)
+    config = load_config(config_dir)
+    with build_league(config, clock, stages=Stages(publish=False), store=open_store(config.database_url),
+                      anchor=DAY) as lg:
+        run_session(lg, DAY)
+        pump(lg, clock.now() + timedelta(days=1))
+    assert publish(data_dir).ok
+    return config_dir, data_dir
+
+
 @pytest.fixture(scope="module")
 def corrected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("corr") / "league"
-    result = run_demo(out, sessions=1, seed=7)
-    public = result.public_dir
+    config, data_dir = _one_session(out)
+    public = data_dir / "public"
     before_rows, before_book = _rows(public), _book(public)
     score = next(json.loads(t) for t in before_book.values()
                  if json.loads(t)["kind"] == "score" and json.loads(t)["horizon"] == "1d")
@@ -67,21 +102,20 @@ def corrected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     # a reference on the other side of the close: the corrected event's outcome is the opposite one
     new_ref = round(event["close"] * (0.99 if not event["up"] else 1.01), 2)
     cell_row = next(r for r in before_rows if r["asset"] == MARKET and r["horizon"] == "1d"
-                    and r["line_kind"] == "issue" and r["status"] == "counted" and not r["seat"].startswith("_"))
+                    and r["line_kind"] == "issue" and r["status"] == "counted" and r["seat"] == "_climatology")
     new_p = 100.0 - float(cell_row["prob_up"]) if float(cell_row["prob_up"]) != 50 else 90.0
-    config = out / "config"
     said_price = _league(["correct", "price", "--of", str(score["n"]), "--market", MARKET, "--field", "reference",
                           "--value", repr(new_ref), "--reason", "vendor re-issued the opening bar",
                           "--source", "exchange official open"], config)
     said_cell = _league(["correct", "cell", "--of", cell_row["line"], "--market", MARKET, "--horizon", "1d",
                          "--prob-up", repr(new_p), "--reason", "restored from the run's receipt",
                          "--source", "receipt"], config)
-    report = publish(result.data_dir)
+    report = publish(data_dir)
     assert report.ok, report.failed
     from league.api.paths import DataPaths
     from league.api.views import Store, page
 
-    shown = page(Store(DataPaths.resolve(result.data_dir)))
+    shown = page(Store(DataPaths.resolve(data_dir)))
     return {"page": shown, "public": public, "before_rows": before_rows, "before_book": before_book, "score": score,
             "event": event, "new_ref": new_ref, "cell_row": cell_row, "new_p": new_p,
             "said": (said_price, said_cell), "rows": _rows(public), "book": _book(public),
