@@ -150,3 +150,21 @@ def question(row: CrowdRow) -> dict[str, Any]:
         "model_right": model_right, "crowd_right": crowd_right,
         "who_was_right": None if out is None else _who(model_right, crowd_right),
     }
+
+
+def at_answer_minute(rows: Iterable[CrowdRow]) -> list[dict[str, Any]]:
+    """Per seat and tier: the seat against the crowd of its OWN answer minute (paper §4.9: the calibration
+    file's clock), on resolved rows whose answer-minute price was read; ``gap`` > 0: the seat's Brier is lower."""
+    groups: dict[tuple[str, Tier], list[CrowdRow]] = {}
+    for row in rows:
+        if row.crowd_outcome is not None and row.price_at_answer is not None:
+            groups.setdefault((row.seat, row.tier), []).append(row)
+    out = []
+    for seat, tier in sorted(groups, key=lambda key: (key[0], key[1] != "primary")):
+        g = groups[(seat, tier)]
+        outcomes = [bool(r.crowd_outcome) for r in g]
+        seat_b = brier([r.crowd_up / 100.0 for r in g], outcomes)
+        crowd_b = brier([float(r.price_at_answer or 0.0) for r in g], outcomes)
+        out.append({"seat": seat, "tier": tier, "n": len(g), "seat_brier": seat_b,
+                    "crowd_brier_at_answer": crowd_b, "gap": crowd_b - seat_b})
+    return out

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from league.book.index import BookIndex
-from league.crowd.compare import CrowdRow, compare, question, sealed_quotes
+from league.crowd.compare import CrowdRow, at_answer_minute, compare, question, sealed_quotes
 
 
 def comparison_rows(index: BookIndex) -> list[CrowdRow]:
@@ -82,7 +82,8 @@ def _jsonable(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def add_to_league_json(data_dir: Path, out: Path) -> None:
-    """Publisher step: merge the crowd comparison into council-league.json (from the sealed book)."""
+    """Publisher step: merge the crowd comparison into council-league.json and the answer-minute
+    comparison into council-calibration.json (both from the sealed book)."""
 
     from league.book.index import BookIndex
 
@@ -93,3 +94,11 @@ def add_to_league_json(data_dir: Path, out: Path) -> None:
     doc = json.loads(path.read_text(encoding="utf-8"))
     doc["crowd"] = comparison(index)
     path.write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")
+    calibration = out / "council-calibration.json"
+    if calibration.is_file():
+        cal = json.loads(calibration.read_text(encoding="utf-8"))
+        cal["crowd_at_answer"] = {
+            "method": "each seat's crowd_up against the crowd's price at the minute its answer was sealed (the "
+                      "crowd line's at_answer), both scored on the crowd's resolution (paper §4.9)",
+            "seats": at_answer_minute(comparison_rows(index))}
+        calibration.write_text(json.dumps(cal, sort_keys=True, indent=1), encoding="utf-8")

@@ -221,7 +221,7 @@ def _climatology(run: _Run) -> dict[str, Any] | None:
 def _crowd(run: _Run) -> None:
     """The crowd comparison of scoring.md §8, merged into council-league.json from the sealed book."""
     if (run.out / "council-league.json").is_file():
-        _call(run, "crowd", ("council-league.json",), run.data_dir, run.out)
+        _call(run, "crowd", ("council-league.json", "council-calibration.json"), run.data_dir, run.out)
 
 
 def _portfolio(run: _Run) -> None:

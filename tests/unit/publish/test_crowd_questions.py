@@ -22,12 +22,12 @@ import pytest
 from league.book import Book
 from league.book.index import BookIndex
 from league.clock import SimulatedClock
-from league.crowd.compare import question
+from league.crowd.compare import at_answer_minute, question
 from league.crowd.interface import CrowdQuote
 from league.crowd.polymarket import PolymarketConfig, PolymarketCrowd
 from league.crowd.recorded import RecordedCrowd
 from league.jobs.crowd import resolve_crowd
-from league.publish.crowd import comparison
+from league.publish.crowd import comparison, comparison_rows
 
 SESSION = date(2026, 11, 25)
 READ = datetime(2026, 11, 25, 12, 30, 6, tzinfo=UTC)
@@ -80,7 +80,8 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         clock.set(datetime(2026, 11, 25, 21, 5, tzinfo=UTC))
         assert resolve_crowd(lg, SESSION.isoformat()) == 1  # type: ignore[arg-type]
         crowd_line = lg.index.of_kind("crowd")[0]
-        return {"crowd_line": crowd_line, "block": comparison(lg.index)}
+        return {"crowd_line": crowd_line, "block": comparison(lg.index),
+                "at_answer": at_answer_minute(comparison_rows(lg.index))}
 
 
 def test_the_crowd_line_seals_the_price_at_each_answer_minute(published: dict[str, Any]) -> None:
@@ -142,3 +143,14 @@ def test_polymarket_price_at_the_answer_minute_from_the_price_history() -> None:
     assert params == {"market": "tok-up", "startTs": str(1795609860 + 59 - 3600), "endTs": str(1795609860 + 59),
                       "fidelity": "1"}
     assert crowd.price_at(poly, datetime(2026, 11, 25, 11, 0, tzinfo=UTC)) is None  # nothing at or before
+
+
+def test_the_calibration_clock_compares_each_seat_with_the_crowd_of_its_own_minute(
+        published: dict[str, Any]) -> None:
+    got = {r["seat"]: r for r in published["at_answer"]}
+    # alpha: (0.70 - 1)² = 0.09 against (0.62 - 1)² = 0.1444; beta: (0.5 - 1)² = 0.25 against (0.58 - 1)² = 0.1764
+    assert got["alpha"]["seat_brier"] == pytest.approx(0.09)
+    assert got["alpha"]["crowd_brier_at_answer"] == pytest.approx(0.1444)
+    assert got["alpha"]["gap"] == pytest.approx(0.0544) and got["alpha"]["n"] == 1
+    assert got["beta"]["crowd_brier_at_answer"] == pytest.approx(0.1764)
+    assert got["beta"]["gap"] == pytest.approx(0.1764 - 0.25)
