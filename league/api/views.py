@@ -285,7 +285,26 @@ def points(store: Store) -> dict[str, Any]:
             "source": "council-points.json"}
 
 
+def corrections(store: Store) -> list[dict[str, Any]]:
+    """Every sealed correction line (paper §3.10), newest first: what it corrects, the new value, why.
+    The figures on the page already use them (the CSV and the statistics apply each one)."""
+    store.book.refresh()
+    store.embargo.refresh()
+    found = [n for n in range(1, store.book.lines + 1) if store.book.kind(n) == "correction"]
+    out = []
+    for n in reversed(found):
+        c = store.book.line(n)
+        session = store.embargo.session_of(c)
+        hidden = c.get("target") == "cell" and not store.embargo.scored(session)  # a cell is a probability
+        out.append({"line": n, "at": c.get("at"), "of": c.get("of"), "target": c.get("target"),
+                    "session": session or None, "seat": c.get("seat"), "market": c.get("market"),
+                    "horizon": c.get("horizon"), "field": c.get("field"), "value": c.get("value"),
+                    "cell": None if hidden else c.get("cell"), "embargoed": hidden,
+                    "source": c.get("source"), "reason": c.get("reason")})
+    return out
+
+
 def page(store: Store) -> dict[str, Any]:
     """Everything the league page shows, in one answer."""
     return {"today": today(store), "league": league_table(store), "grid": grid(store), "n_eff": n_eff(store),
-            "calibration": calibration(store), "points": points(store)}
+            "calibration": calibration(store), "points": points(store), "corrections": corrections(store)}

@@ -241,6 +241,8 @@ class ScoreLine(Line):
     seats: list[ScoreRow]
     of: list[int]
     noise: dict[str, Number | None]
+    #: market -> the recorded futures rolls inside its draw band's sessions (only when there are any)
+    noise_rolls: dict[str, list[str]] | None = None
     price_errors: list[str]
 
 
@@ -254,6 +256,19 @@ class CrowdLine(Line):
     contract_id: str
     resolved_up: bool
     run_id: str
+    #: seat -> {"minute": the answer's sealing minute, "price": the crowd's price then or null} (§4.9)
+    at_answer: dict[str, dict[str, JsonValue]] | None = None
+
+
+class ShadowWeightsLine(Line):
+    """The shadow consensus's frozen seat weights (paper §5.3, §8), sealed when the segment's design
+    window (sessions 1-10) is scored, before session 11 is asked; scoring reads these, never a recount."""
+
+    kind: Literal["shadow_weights"] = "shadow_weights"
+    session: str
+    methodology_version: str
+    window: list[str]
+    weights: dict[str, JsonValue]
 
 
 class CorrectionLine(Line):
@@ -405,7 +420,7 @@ class ForeignLine(Line):
 
 CouncilLine = (OpeningLine | PreflightLine | RunLine | AnswerLine | IncidentLine | SilenceLine | IngestCloseLine
                | ScoreLine | CrowdLine | CorrectionLine | RulesLine | DecisionLine | RejectionLine | TradeLine
-               | MarkLine)
+               | MarkLine | ShadowWeightsLine)
 AskChainLine = CountingRuleLine | RosterLine | AskLine
 TypedLine = Annotated[CouncilLine | AskChainLine, Field(discriminator="kind")]
 _ADAPTER: TypeAdapter[TypedLine] = TypeAdapter(TypedLine)
@@ -418,7 +433,7 @@ def _kinds(*models: type[Line]) -> frozenset[str]:
 #: Every kind of line the council book holds, for readers that filter by kind.
 COUNCIL_KINDS: frozenset[str] = _kinds(OpeningLine, PreflightLine, RunLine, AnswerLine, IncidentLine, SilenceLine,
                                        IngestCloseLine, ScoreLine, CrowdLine, CorrectionLine, RulesLine,
-                                       DecisionLine, RejectionLine, TradeLine, MarkLine)
+                                       DecisionLine, RejectionLine, TradeLine, MarkLine, ShadowWeightsLine)
 ASK_CHAIN_KINDS: frozenset[str] = _kinds(CountingRuleLine, RosterLine, AskLine)
 
 

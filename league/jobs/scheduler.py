@@ -31,6 +31,7 @@ from league.jobs.publish import publish_open_data
 from league.jobs.score import job_score
 from league.jobs.seal import pump
 from league.jobs.second_wave import job_second_wave
+from league.jobs.shadow import seal_shadow_weights
 from league.jobs.snapshot import job_snapshot
 from league.jobs.stamp import stamp, stamp_upgrade
 from league.ops import health as ops_health
@@ -102,13 +103,15 @@ class Job:
 
 STAMP = Stage("stamp", stamp)
 #: The league day, in order: snapshot → ask → (stamp) second wave → ingest close (stamp) → score
-#: (crowd, portfolio, stamp) → publish → stamp upgrade. Each stage is one module of this package.
+#: (crowd, portfolio, the frozen shadow weights after session 10, stamp) → publish → stamp upgrade.
+#: Each stage is one module of this package.
 DAY: tuple[Job, ...] = (
     Job("snapshot", job_snapshot),
     Job("ask", job_ask),
     Job("second_wave", job_second_wave, before=(STAMP,)),  # the first wave's seals are a batch: stamp them
     Job("ingest_close", job_ingest_close, after=(STAMP,)),
-    Job("score", job_score, after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session), STAMP)),
+    Job("score", job_score, after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session),
+                                   Stage("shadow_weights", seal_shadow_weights), STAMP)),
     Job("publish", publish_open_data, optional=True),
     Job("stamp_upgrade", stamp_upgrade, optional=True),
 )

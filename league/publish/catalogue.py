@@ -32,6 +32,8 @@ FILES: tuple[FileInfo, ...] = (
     FileInfo("asks.jsonl", ON_SEAL, "the outgoing-ask chain: counting rule, rosters, hashes of every ask sent"),
     FileInfo("asks/*.md", "once per run", "every common ask text, named by its SHA-256"),
     FileInfo("council-forecasts.csv", NIGHTLY, "one row per seat x run x market x horizon"),
+    FileInfo("council-forecasts-index.json", NIGHTLY, "per-run and per-session slices of council-forecasts.csv: "
+             "row ranges, byte ranges and SHA-256 of each (fetch the header plus one slice)"),
     FileInfo("council-stats.json", NIGHTLY, "scores, intervals, N_eff, power, draw band, sample notes"),
     FileInfo("council-calibration.json", NIGHTLY, "climatology table with its hash check, calibration bins and fits"),
     FileInfo("council-points.json", NIGHTLY, "MASE of every seat's sealed target levels against the seasonal naive "
@@ -135,7 +137,7 @@ BOOK_FIELDS: dict[str, str] = {
     "prev": "link of the previous line ('' for line 1)",
     "seal": "SHA-256 of the canonical JSON of the line's content",
     "link": "SHA-256 of the content plus n, prev and seal: the hash chain",
-    "kind": "line kind: run, answer, score, score_h, crowd, correction, portfolio kinds",
+    "kind": "line kind: run, answer, score, score_h, crowd, shadow_weights, correction, portfolio kinds",
     "at": "UTC time the line was written (ISO-8601, seconds)",
 }
 

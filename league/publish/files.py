@@ -105,7 +105,7 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
     for step in (_books, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _proof, _copies, _protocol,
-                 _code, _digest):
+                 _code, _digest, _forecasts_index):
         step(run)
     _dataset(run)
     _index(run)
@@ -191,7 +191,8 @@ def _stats(run: _Run) -> None:
     sealed = {v: m["rules"] for v, m in run.facts.methodology.items() if m.get("rules")}
     _call(run, "stats", STATS_FILES, forecasts, run.out, _climatology(run), _families(run),
           **({"sides": sides} if len(set(sides.values())) >= 2 else {}),
-          **({"methodologies": sealed} if sealed else {}))
+          **({"methodologies": sealed} if sealed else {}),
+          **({"shadow_weights": dict(run.facts.shadow)} if run.facts.shadow else {}))
 
 
 def _families(run: _Run) -> dict[str, str]:
@@ -225,7 +226,7 @@ def _points(run: _Run) -> None:
 def _crowd(run: _Run) -> None:
     """The crowd comparison of scoring.md §8, merged into council-league.json from the sealed book."""
     if (run.out / "council-league.json").is_file():
-        _call(run, "crowd", ("council-league.json",), run.data_dir, run.out)
+        _call(run, "crowd", ("council-league.json", "council-calibration.json"), run.data_dir, run.out)
 
 
 def _portfolio(run: _Run) -> None:
@@ -290,6 +291,17 @@ def _digest(run: _Run) -> None:
     with open(forecasts, encoding="utf-8", newline="") as fh:
         digest = docs.markets_digest(fh, run.generated_at)
     write_json(run.out / "markets-digest.json", digest)
+
+
+def _forecasts_index(run: _Run) -> None:
+    """Per-run and per-session slices of the CSV (paper Appendix C): rows, bytes and hashes."""
+    from league.publish.forecasts_index import forecasts_index
+
+    forecasts = run.out / "council-forecasts.csv"
+    if not forecasts.is_file():
+        run.skip("council-forecasts-index.json", "council-forecasts.csv was not produced")
+        return
+    write_json(run.out / "council-forecasts-index.json", forecasts_index(forecasts.read_bytes(), run.generated_at))
 
 
 # --------------------------------------------------------------------- dataset and index

@@ -21,7 +21,7 @@ from typing import Any
 from league.book.lines import ScoreEvent, ScoreLine, ScoreRow
 from league.book.view import BookView
 from league.contracts.columns import CORRECTION, ISSUE, NO_LINE, RUN_ROLE
-from league.counting import LONG_HORIZONS, Sealed, session_rows
+from league.counting import LONG_HORIZONS, Sealed, market_specs, session_rows
 
 COLUMNS = (
     "run_id session seat model mode line sealed_at status asset horizon action action_word prob_up exp_pct "
@@ -115,19 +115,26 @@ def iter_rows(lg: Sealed) -> Iterator[dict[str, str]]:
 def _session_horizon(lg: Sealed, session: str, horizon: str,
                      sealed: list[dict[str, Any]]) -> Iterator[tuple[ScoreRow, ScoreEvent | None]]:
     """Rows with their events: from the sealed score lines (one, or one per market group when the
-    groups' windows closed on different days), else from the counting rule."""
-    if sealed:
-        for content in sorted(sealed, key=lambda x: x["n"]):
-            line = ScoreLine.from_content(content)
-            events = {e.event_id_v2: e for e in line.markets}
-            for row in line.seats:
-                yield row, events.get(row.event_id_v2)
+    groups' windows close on different days), and from the counting rule for markets not scored yet."""
+    covered: set[str] = set()
+    for content in sorted(sealed, key=lambda x: x["n"]):
+        line = ScoreLine.from_content(content)
+        events = {e.event_id_v2: e for e in line.markets}
+        covered |= {e.market for e in line.markets} | {r.market for r in line.seats}
+        for row in line.seats:
+            yield row, events.get(row.event_id_v2)
+    if sealed and not _unscored_left(lg, horizon, covered):
         return
     raw_rows, evs = session_rows(lg, session, horizon)
     events = {k: ScoreEvent.from_content(e.as_json()) for k, e in evs.items()}
     for raw in raw_rows:
         row = ScoreRow.from_content(raw)
-        yield row, events.get(row.event_id_v2)
+        if row.market not in covered:  # a group whose window has not closed yet (bitcoin's week)
+            yield row, events.get(row.event_id_v2)
+
+
+def _unscored_left(lg: Sealed, horizon: str, covered: set[str]) -> bool:
+    return any(m.code not in covered for m in market_specs(lg, horizon))
 
 
 def _corrected_cell(issue: dict[str, str], fix: Mapping[str, Any]) -> dict[str, str]:

@@ -263,6 +263,19 @@ function renderProof(today) {
   for (const href of links) list.append(el("li", {}, el("a", {href, class: "proof-link"}, href.split("/").pop())));
 }
 
+function renderCorrections(items) {
+  const list = document.getElementById("correction-list");
+  if (!items || !items.length) { list.append(el("li", {}, "No correction has been sealed.")); return; }
+  for (const c of items) {
+    const what = c.target === "price"
+      ? `${c.market} ${c.horizon} ${c.field} of ${c.session} → ${c.value} (source: ${c.source})`
+      : `${c.seat} ${c.market} ${c.horizon} cell → ${c.embargoed ? "shown once the session is scored"
+        : `prob_up ${c.cell && c.cell.prob_up}`} (source: ${c.source})`;
+    list.append(el("li", {class: "correction", "data-line": String(c.line)},
+      `line ${c.line} corrects line ${c.of}: ${what}. Reason: ${c.reason}`));
+  }
+}
+
 async function main() {
   const status = document.getElementById("status");
   try {
@@ -276,6 +289,7 @@ async function main() {
     renderCalibration(data.calibration);
     renderPoints(data.points);
     renderProof(data.today);
+    renderCorrections(data.corrections);
     status.textContent = `Rendered ${new Date().toISOString().slice(0, 19)}Z.`;
     document.body.setAttribute("data-ready", "1");
   } catch (err) {
