@@ -30,6 +30,7 @@ ON_SEAL = "grows on every sealed line; the copy here is refreshed nightly"
 FILES: tuple[FileInfo, ...] = (
     FileInfo("council-book.jsonl", ON_SEAL, "the sealed book: every run, answer, score and correction line"),
     FileInfo("asks.jsonl", ON_SEAL, "the outgoing-ask chain: counting rule, rosters, hashes of every ask sent"),
+    FileInfo("roster.json", ON_SEAL, "each seat's family and side as sealed in the roster lines of asks.jsonl"),
     FileInfo("asks/*.md", "once per run", "every common ask text, named by its SHA-256"),
     FileInfo("council-forecasts.csv", NIGHTLY, "one row per seat x run x market x horizon"),
     FileInfo("council-stats.json", NIGHTLY, "scores, intervals, N_eff, power, draw band, sample notes"),

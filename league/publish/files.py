@@ -25,6 +25,7 @@ from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.catalogue import info_for
 from league.publish.errors import PublishError
 from league.publish.producers import Producer
+from league.publish.rebuild import sealed_inputs, write_roster
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
 from league.verify.linecheck import check_lines
 
@@ -138,6 +139,7 @@ def _books(run: _Run) -> None:
     asks_book = run.data_dir / "books" / "asks.jsonl"
     if asks_book.is_file():
         write_bytes(run.out / "asks.jsonl", complete_lines(asks_book))
+        write_roster(run.out / "asks.jsonl", run.out / "roster.json")
     else:
         run.skip("asks.jsonl", f"{asks_book} not found")
     for ask in sorted((run.data_dir / "asks").glob("*.md")):
@@ -187,11 +189,11 @@ def _stats(run: _Run) -> None:
         for name in STATS_FILES:
             run.skip(name, "council-forecasts.csv was not produced")
         return
-    sides = _sides(run)
-    sealed = {v: m["rules"] for v, m in run.facts.methodology.items() if m.get("rules")}
-    _call(run, "stats", STATS_FILES, forecasts, run.out, _climatology(run), _families(run),
-          **({"sides": sides} if len(set(sides.values())) >= 2 else {}),
-          **({"methodologies": sealed} if sealed else {}))
+    books = run.data_dir / "books"
+    inputs = sealed_inputs(books / "council-book.jsonl", books / "asks.jsonl", _climatology(run),
+                           families=_families(run), sides=_sides(run))
+    args, kwargs = inputs.arguments()
+    _call(run, "stats", STATS_FILES, forecasts, run.out, *args, **kwargs)
 
 
 def _families(run: _Run) -> dict[str, str]:

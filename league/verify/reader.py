@@ -15,9 +15,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -38,6 +39,12 @@ REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py")
 #: How each stand-alone recount is run by a reader (open-data.md step 7), relative to the folder.
 REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."]}
 MAX_SHOWN = 3
+#: A step this module does not own (the rebuild from the books uses the writer's producers, which
+#: verification may not import): number, name, and a function of the local folder.
+ExtraStep = tuple[int, str, Callable[[Path], tuple[Status, str]]]
+#: The derived files a URL mirror fetches so that a rebuild step can compare them.
+DERIVED = ("council-forecasts.csv", "council-stats.json", "council-calibration.json", "council-clim-window.json",
+           "council-league.json", "arena-trades.csv", "arena-accounts.csv", "roster.json")
 
 
 @dataclass(frozen=True)
@@ -203,8 +210,10 @@ def first_bad_line(book: Path, n: int) -> str:
 class Checker:
     """Runs the steps over one local folder."""
 
-    def __init__(self, root: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool = True) -> None:
+    def __init__(self, root: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool = True,
+                 extra: Sequence[ExtraStep] = ()) -> None:
         self.root = root
+        self.extra = tuple(extra)
         self.headers = dict(headers or {})
         self.run_scripts = run_scripts
         self._prefixes: dict[tuple[str, int], tuple[int, str, str | None]] = {}
@@ -226,6 +235,7 @@ class Checker:
             (8, "code hashes", self.step8), (9, "RFC 3161 tokens", self.step9),
             (10, "transparency log", self.step10),
         ]
+        steps += [(n, name, partial(fn, self.root)) for n, name, fn in self.extra]
         return [_guarded(n, name, fn) for n, name, fn in steps]
 
     # step 2 ------------------------------------------------------------------------
@@ -508,7 +518,7 @@ def mirror(url: str, dest: Path, client: httpx.Client | None = None) -> list[str
     missing: list[str] = []
     index = _get(http, base, "proof/index.json", dest, missing)
     names = list(json.loads(index).get("files", [])) if index else []
-    names += [COUNCIL_BOOK, "asks.jsonl", "arena-code.json", *REPLAY_SCRIPTS]
+    names += [COUNCIL_BOOK, "asks.jsonl", "arena-code.json", *REPLAY_SCRIPTS, *DERIVED]
     for name in names:
         _get(http, base, name, dest, missing)
     for extra in _second_wave(dest):
@@ -547,8 +557,9 @@ def _get(http: httpx.Client, base: str, name: str, dest: Path, missing: list[str
 
 
 def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeaderFact] | None = None,
-                     ) -> list[StepResult]:
-    """Run steps 2–10 on a published folder or URL; one StepResult per step, never an exception."""
+                     extra: Sequence[ExtraStep] = ()) -> list[StepResult]:
+    """Run steps 2–10 (and ``extra`` steps) on a published folder or URL; one StepResult per step, never
+    an exception."""
     text = str(root)
     if text.startswith(("http://", "https://")):
         with tempfile.TemporaryDirectory(prefix="league-verify-") as tmp:
@@ -556,16 +567,17 @@ def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeade
                 mirror(text, Path(tmp))
             except (httpx.HTTPError, StampError, ValueError, OSError) as exc:
                 return [StepResult(2, "read stamped lists", "FAILED", f"cannot download {text}: {exc}")]
-            return _check(Path(tmp), block_headers, run_scripts=False)
+            return _check(Path(tmp), block_headers, run_scripts=False, extra=extra)
     folder = Path(root)
     if not folder.is_dir():
         return [StepResult(2, "read stamped lists", "FAILED", f"{folder} is not a folder")]
-    return _check(folder, block_headers, run_scripts=True)
+    return _check(folder, block_headers, run_scripts=True, extra=extra)
 
 
-def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool) -> list[StepResult]:
+def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool,
+           extra: Sequence[ExtraStep] = ()) -> list[StepResult]:
     try:
-        checker = Checker(folder, headers, run_scripts=run_scripts)
+        checker = Checker(folder, headers, run_scripts=run_scripts, extra=extra)
     except (OSError, StampError) as exc:
         return [StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc}")]
     return checker.run()
