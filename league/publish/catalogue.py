@@ -47,6 +47,8 @@ FILES: tuple[FileInfo, ...] = (
     FileInfo("markets-digest.json", NIGHTLY, "a small (< 30 KB) summary for readers that cannot open large files"),
     FileInfo("tools/conformance.py", "on a checker change", "stand-alone checker of the forecasts CSV"),
     FileInfo("tools/replay_brier.py", "on a recount change", "stand-alone recount of every published Brier figure"),
+    FileInfo("tools/recount_consensus.py", "on a recount change",
+             "stand-alone recount of every consensus value and N_eff from the published files"),
     FileInfo("replay.py", "on a recount change", "stand-alone recount of every portfolio account"),
     FileInfo("proof/*", "at every stamp", "stamped lists, .ots proofs, RFC 3161 tokens, transparency-log indexes"),
     FileInfo("sealed.json", NIGHTLY, "the CLI contest's sealed sweeps"),

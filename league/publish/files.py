@@ -41,6 +41,7 @@ COPIES: tuple[tuple[str, str], ...] = (
     ("contracts/event-contract.schema.json", "event-contract.schema.json"),
     ("verify/tools/conformance.py", "tools/conformance.py"),
     ("verify/tools/replay_brier.py", "tools/replay_brier.py"),
+    ("verify/tools/recount_consensus.py", "tools/recount_consensus.py"),
     ("verify/tools/replay.py", "replay.py"),
 )
 ENGINE_DIRS = ("scoring", "portfolio")

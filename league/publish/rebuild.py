@@ -87,7 +87,7 @@ def write_statistics(books: Path, forecasts: Path, out: Path, inputs: StatsInput
     """The statistics files, then the crowd and portfolio tables merged into council-league.json, in
     the publisher's order (``books``: a data folder holding ``books/council-book.jsonl``)."""
     inputs.call(forecasts, out)
-    if (out / "council-league.json").is_file():
+    if (out / "council-league.json").is_file() and (books / "books" / BOOK).is_file():
         producers.crowd(books, out)
         producers.portfolio_tables(books, out)
 

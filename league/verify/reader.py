@@ -35,9 +35,10 @@ Status = Literal["ok", "FAILED", "skipped"]
 NEW_YORK = ZoneInfo("America/New_York")
 COUNCIL_BOOK = "council-book.jsonl"
 PUBLIC_KEY = "proof/league-signing.pub.pem"
-REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py")
+REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py", "tools/recount_consensus.py")
 #: How each stand-alone recount is run by a reader (open-data.md step 7), relative to the folder.
-REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."]}
+REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."],
+               "tools/recount_consensus.py": ["--data", "."]}
 MAX_SHOWN = 3
 #: A step this module does not own (the rebuild from the books uses the writer's producers, which
 #: verification may not import): number, name, and a function of the local folder.
