@@ -39,7 +39,11 @@ FILES: tuple[FileInfo, ...] = (
     FileInfo("council-league.json", NIGHTLY, "league tables: views by seat, asset, horizon; crowd; portfolios"),
     FileInfo("arena-trades.csv", NIGHTLY, "every portfolio trade and rejection"),
     FileInfo("arena-accounts.csv", NIGHTLY, "every portfolio account mark at the close"),
+    FileInfo("protocol.md", "on a rule change", "the league protocol, incl. the consensus and N_eff rules (§10)"),
     FileInfo("arena-protocol.json", "on every rule or version change", "league rules, versions and dated changes"),
+    FileInfo("arena-compliance.json", NIGHTLY, "the paper's 17 requirements: status here and the check to run"),
+    FileInfo("release-manifest.json", NIGHTLY, "every published file (but proof/) with SHA-256, size and "
+             "generation time; its hash is in a stamped list"),
     FileInfo("arena-code.json", "on every engine change", "scoring and portfolio engine files with SHA-256 each"),
     FileInfo("arena-code-*.txt", "on every engine change", "one scoring or portfolio engine source file"),
     FileInfo("arena-dataset.json", NIGHTLY, "this data dictionary: every column of every file"),

@@ -1,6 +1,6 @@
 """``roster.json``: the seats, their families and sides, read from the sealed roster lines of ``asks.jsonl``.
 
-The consensus weighs the later-sealed seats of one family 1/3 (docs/protocol.md §6), so a reader
+The consensus weighs the later-sealed seats of one family 1/3 (docs/protocol.md §10), so a reader
 needs each seat's family to recount it. The family is sealed in every run's roster line, before
 the run's first ask (hence before the season's first ask for the first run); this file is a
 convenience view of those lines, rebuilt and compared by ``league verify``. A seat keeps the family

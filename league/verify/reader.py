@@ -35,6 +35,7 @@ Status = Literal["ok", "FAILED", "skipped"]
 NEW_YORK = ZoneInfo("America/New_York")
 COUNCIL_BOOK = "council-book.jsonl"
 PUBLIC_KEY = "proof/league-signing.pub.pem"
+MANIFEST = "release-manifest.json"
 REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py", "tools/recount_consensus.py")
 #: How each stand-alone recount is run by a reader (open-data.md step 7), relative to the folder.
 REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."],
@@ -44,7 +45,8 @@ MAX_SHOWN = 3
 #: verification may not import): number, name, and a function of the local folder.
 ExtraStep = tuple[int, str, Callable[[Path], tuple[Status, str]]]
 #: The derived files a URL mirror fetches so that a rebuild step can compare them.
-DERIVED = ("council-forecasts.csv", "council-stats.json", "council-calibration.json", "council-clim-window.json",
+DERIVED = (MANIFEST, "arena-compliance.json",
+           "council-forecasts.csv", "council-stats.json", "council-calibration.json", "council-clim-window.json",
            "council-league.json", "arena-trades.csv", "arena-accounts.csv", "roster.json")
 
 
@@ -234,10 +236,10 @@ class Checker:
             (4, "seals and links", self.step4), (5, "ask hashes", self.step5),
             (6, "OpenTimestamps", self.step6), (7, "recount", self.step7),
             (8, "code hashes", self.step8), (9, "RFC 3161 tokens", self.step9),
-            (10, "transparency log", self.step10),
+            (10, "transparency log", self.step10), (12, "release manifest", self.step12),
         ]
         steps += [(n, name, partial(fn, self.root)) for n, name, fn in self.extra]
-        return [_guarded(n, name, fn) for n, name, fn in steps]
+        return [_guarded(n, name, fn) for n, name, fn in sorted(steps, key=lambda s: s[0])]
 
     # step 2 ------------------------------------------------------------------------
     def step2(self) -> tuple[Status, str]:
@@ -482,6 +484,38 @@ class Checker:
         keynote = "" if key else f" ({PUBLIC_KEY} not published: signer not compared with the league key)"
         return "ok", f"{len(good)} entries log their lists' SHA-256 ({_join(good)}){keynote}; checked offline, " \
                      "not re-fetched from the log"
+
+
+    # step 12 -----------------------------------------------------------------------
+    def step12(self) -> tuple[Status, str]:
+        path = self.root / MANIFEST
+        if not path.is_file():
+            return "skipped", f"{MANIFEST} is not published"
+        data = path.read_bytes()
+        try:
+            files = json.loads(data)["files"]
+            bad = [p for f in files if (p := self._manifest_problem(f))]
+        except (ValueError, KeyError, TypeError) as exc:
+            return "FAILED", f"{MANIFEST} cannot be read ({exc})"
+        if bad:
+            return "FAILED", _join(bad)
+        digest = hashlib.sha256(data).hexdigest()
+        row = f"{MANIFEST}: sha256 {digest}"
+        stamped = [s.rel for s in self.lists if row in s.data.decode("utf-8", errors="replace").split("\n")]
+        if not stamped:
+            why = "no stamped list names its SHA-256 " + digest
+            return ("FAILED", why) if self.lists else ("ok", f"{len(files)} files match; {why} (nothing is stamped)")
+        return "ok", f"{len(files)} files match their SHA-256 and size; the manifest's hash is in {stamped[-1]}"
+
+    def _manifest_problem(self, entry: Mapping[str, Any]) -> str | None:
+        name = str(entry["name"])
+        path = _inside(self.root, name)
+        if not path.is_file():
+            return f"{MANIFEST} lists {name}, which is not published"
+        size, got = path.stat().st_size, hashlib.sha256(path.read_bytes()).hexdigest()
+        if size != int(entry["bytes"]) or got != entry["sha256"]:
+            return f"{name}: {size} bytes, sha256 {got}; {MANIFEST} says {entry['bytes']} bytes, {entry['sha256']}"
+        return None
 
 
 def code_entries(doc: Any) -> list[tuple[str, str, str]]:

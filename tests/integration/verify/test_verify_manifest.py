@@ -1,0 +1,64 @@
+"""The stamped release manifest (requirement 11) and the compliance table (issue 20)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from league.cli import app
+from league.verify.reader import Checker
+
+MANIFEST = "release-manifest.json"
+
+
+def _step12(folder: Path) -> tuple[str, str]:
+    return Checker(folder, None, run_scripts=False).step12()
+
+
+def test_the_manifest_lists_every_published_file_and_its_hash_is_stamped(demo_public: Path) -> None:
+    doc = json.loads((demo_public / MANIFEST).read_text(encoding="utf-8"))
+    listed = {f["name"] for f in doc["files"]}
+    on_disk = {p.relative_to(demo_public).as_posix() for p in demo_public.rglob("*") if p.is_file()}
+    assert listed == {n for n in on_disk if not n.startswith("proof/") and n not in (MANIFEST, "index.html")}
+    digest = hashlib.sha256((demo_public / MANIFEST).read_bytes()).hexdigest()
+    stamped = [p for p in demo_public.glob("proof/*/*.txt") if f"{MANIFEST}: sha256 {digest}" in p.read_text()]
+    assert stamped and any(demo_public.glob(f"proof/*/{stamped[0].name}.*.tsr"))
+    status, detail = _step12(demo_public)
+    assert status == "ok" and stamped[0].name in detail
+
+
+def test_a_changed_file_fails_the_manifest_step_naming_it(copy: Path) -> None:
+    path = copy / "markets-digest.json"
+    path.write_bytes(path.read_bytes().replace(b"}", b" }", 1))
+    status, detail = _step12(copy)
+    assert status == "FAILED" and detail.startswith("markets-digest.json: ") and f"{MANIFEST} says" in detail
+
+
+def test_a_manifest_rewritten_to_match_is_not_the_stamped_one(copy: Path) -> None:
+    path = copy / "markets-digest.json"
+    path.write_bytes(path.read_bytes().replace(b"}", b" }", 1))
+    doc = json.loads((copy / MANIFEST).read_text(encoding="utf-8"))
+    entry = next(f for f in doc["files"] if f["name"] == "markets-digest.json")
+    entry.update(bytes=path.stat().st_size, sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+    (copy / MANIFEST).write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    status, detail = _step12(copy)
+    assert status == "FAILED" and detail.startswith("no stamped list names its SHA-256")
+
+
+def test_the_compliance_file_has_the_seventeen_requirements_and_verify_prints_them(demo_public: Path) -> None:
+    doc = json.loads((demo_public / "arena-compliance.json").read_text(encoding="utf-8"))
+    rows = doc["requirements"]
+    assert [r["number"] for r in rows] == list(range(1, 18))
+    assert {r["status"] for r in rows} <= {"met", "partial", "not met", "not applicable"}
+    assert next(r for r in rows if r["number"] == 16)["status"] == "not applicable"
+    assert next(r for r in rows if r["number"] == 11)["status"] == "met"  # the manifest is published
+    assert next(r for r in rows if r["number"] == 3)["status"] == "partial"  # the demo publishes no .ots/Rekor
+    result = CliRunner().invoke(app, ["verify", str(demo_public)])
+    assert result.exit_code == 0, result.output
+    after = result.output.split("compliance with Sealed Before the Open", 1)[1].splitlines()[1:]
+    table = [line.split() for line in after if re.match(r"^\s+\d+ (MUST|SHOULD) ", line)]
+    assert [int(row[0]) for row in table] == list(range(1, 18)) and table[13][:3] == ["14", "MUST", "met"]
