@@ -20,7 +20,6 @@ import typer
 from league.cli._common import DataDir
 from league.errors import LeagueError
 
-STATS_FILES = ("council-stats.json", "council-calibration.json", "council-clim-window.json", "council-league.json")
 SHOWN = 8
 
 
@@ -73,10 +72,11 @@ def _compute(public: Path, work: Path, clim: Path | None, roster: Path | None) -
 
 
 def _differences(target: Path, computed: Path) -> list[str]:
+    from league.publish.rebuild import STATS_JSON
     from league.verify.compare import diff_json_bytes
 
     out: list[str] = []
-    for name in STATS_FILES:
+    for name in STATS_JSON:
         old, new = target / name, computed / name
         if old.is_file() and new.is_file() and old.read_bytes() != new.read_bytes():
             out += diff_json_bytes(name, old.read_bytes(), new.read_bytes()) or [f"{name}: same values, other bytes"]
@@ -84,8 +84,10 @@ def _differences(target: Path, computed: Path) -> list[str]:
 
 
 def _install(target: Path, computed: Path) -> None:
+    from league.publish.rebuild import STATS_JSON
+
     target.mkdir(parents=True, exist_ok=True)
-    for name in STATS_FILES:
+    for name in STATS_JSON:
         new, old = computed / name, target / name
         if not new.is_file():
             continue

@@ -43,10 +43,11 @@ def _verify_book(path: Path, workers: int | None) -> None:
 
 def _verify_folder(target: str) -> None:
     from league.publish.rebuild import rebuild_step
-    from league.verify.reader import verify_published
+    from league.verify.reader import manifest_step, verify_published
 
     failed = 0
-    for step in verify_published(target, extra=[(11, "derived files", rebuild_step)]):
+    extra = [(11, "derived files", rebuild_step), (12, "release manifest", manifest_step)]
+    for step in verify_published(target, extra=extra):
         typer.echo(f"step {step.step:>2} {step.name}: {step.status}" + (f" — {step.detail}" if step.detail else ""))
         failed += step.status == "FAILED"
     _compliance(target)

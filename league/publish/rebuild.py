@@ -130,6 +130,10 @@ def _markets(runs: list[dict[str, Any]]) -> tuple[MarketSpec, ...]:
 
 
 def _spec(code: str, by_h: dict[str, dict[str, Any]]) -> MarketSpec:
+    """A market as the counting rule needs it when its events are sealed: code, horizons and the price
+    source. ``trading`` only matters for the fallback contract of a run line that seals no events (books
+    older than sealed events): every market reads as a session market, so such a book's bitcoin rows
+    would differ, and step 11 would name them."""
     first = next(iter(by_h.values()))
     horizons = tuple(h for h in HORIZON_SESSIONS if h in by_h)
     return MarketSpec(code=code, name=code, symbol=str(first.get("price_symbol") or code), kind="index",
@@ -161,20 +165,25 @@ class Rebuilt:
 
 
 def rebuild_into(folder: Path, work: Path) -> Path:
-    """Recompute every derived file of ``folder`` into ``work/out`` (returns it)."""
+    """Recompute into ``work/out`` every derived file ``folder`` publishes (returns ``work/out``)."""
     data, out = work / "data", work / "out"
     (data / "books").mkdir(parents=True)
     out.mkdir()
     for name in (BOOK, ASKS):
         if (folder / name).is_file():
             shutil.copyfile(folder / name, data / "books" / name)
-    from league.publish.forecasts import write_forecasts
+    published = {p.name for p in folder.iterdir() if p.is_file()}
+    stats = published & set(STATS_JSON)
+    if FORECASTS in published or stats:
+        from league.publish.forecasts import write_forecasts
 
-    write_forecasts(SealedView(data / "books" / BOOK), out / FORECASTS)
-    write_roster(data / "books" / ASKS, out / ROSTER)
-    if (folder / CLIM).is_file():
+        write_forecasts(SealedView(data / "books" / BOOK), out / FORECASTS)
+    if ROSTER in published:
+        write_roster(data / "books" / ASKS, out / ROSTER)
+    if stats and CLIM in published:
         write_statistics(data, out / FORECASTS, out, published_inputs(folder))
-    producers.portfolio(data, out)
+    if published & set(PORTFOLIO_CSV):
+        producers.portfolio(data, out)
     return out
 
 
@@ -195,6 +204,10 @@ def compare_folder(folder: Path, rebuilt: Path) -> Rebuilt:
             continue
         result.compared.append(path.name)
         result.differences += _diff(path.name, published.read_bytes(), path.read_bytes())
+    derived = (FORECASTS, ROSTER, *STATS_JSON, *PORTFOLIO_CSV)
+    result.differences += [f"{name}: published, but cannot be recomputed from this folder (the statistics need "
+                           f"{CLIM}, the roster asks.jsonl)" for name in derived
+                           if (folder / name).is_file() and not (rebuilt / name).is_file()]
     return result
 
 
@@ -220,6 +233,8 @@ def rebuild_step(folder: Path) -> tuple[Status, str]:
     if not (folder / BOOK).is_file():
         return "skipped", f"{BOOK} is not published"
     result = rebuild_and_compare(folder)
+    if not result.compared:
+        return "skipped", "no file derived from the books is published"
     shown = "; ".join(result.differences[:5])
     more = f"; and {len(result.differences) - 5} more" if len(result.differences) > 5 else ""
     if not result.ok:

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from league.cli import app
 from league.publish.rebuild import compare_folder, rebuild_step
-from league.verify.reader import verify_published
+from league.verify.reader import manifest_step, verify_published
 
 FORECASTS = "council-forecasts.csv"
 
@@ -49,7 +49,8 @@ def _edit_json(folder: Path, name: str, edit: Callable[[Any], None]) -> None:
 
 
 def test_the_untampered_demo_passes_every_step(demo_public: Path) -> None:
-    steps = verify_published(demo_public, extra=[(11, "derived files", rebuild_step)])
+    steps = verify_published(demo_public, extra=[(11, "derived files", rebuild_step),
+                                                 (12, "release manifest", manifest_step)])
     assert [s.line() for s in steps if s.status == "FAILED"] == []
     step11 = next(s for s in steps if s.step == 11)
     assert step11.status == "ok" and "council-forecasts.csv" in step11.detail and "roster.json" in step11.detail
