@@ -36,6 +36,7 @@ from league.verify.reader import Status
 NEW_YORK = ZoneInfo("America/New_York")
 BOOK, ASKS, FORECASTS = "council-book.jsonl", "asks.jsonl", "council-forecasts.csv"
 CLIM = "council-clim-window.json"
+DIGEST, PROTOCOL = "markets-digest.json", "arena-protocol.json"
 ROSTER = "roster.json"
 STATS_JSON = ("council-stats.json", "council-calibration.json", "council-clim-window.json", "council-league.json")
 PORTFOLIO_CSV = ("arena-trades.csv", "arena-accounts.csv")
@@ -174,17 +175,44 @@ def rebuild_into(folder: Path, work: Path) -> Path:
             shutil.copyfile(folder / name, data / "books" / name)
     published = {p.name for p in folder.iterdir() if p.is_file()}
     stats = published & set(STATS_JSON)
-    if FORECASTS in published or stats:
+    if FORECASTS in published or stats or DIGEST in published:
         from league.publish.forecasts import write_forecasts
 
         write_forecasts(SealedView(data / "books" / BOOK), out / FORECASTS)
     if ROSTER in published:
         write_roster(data / "books" / ASKS, out / ROSTER)
+    _documents(folder, published, data / "books" / BOOK, out)
     if stats and CLIM in published:
         write_statistics(data, out / FORECASTS, out, published_inputs(folder))
     if published & set(PORTFOLIO_CSV):
         producers.portfolio(data, out)
     return out
+
+
+def _documents(folder: Path, published: set[str], book: Path, out: Path) -> None:
+    """The digest (from the rebuilt CSV) and the protocol document (from the book's facts), with the
+    published ``generated_at`` and, for the protocol, the published config settings (not in the book)."""
+    from league.publish import documents as docs
+    from league.publish.writing import write_json
+
+    if DIGEST in published:
+        stamp = _json(folder / DIGEST).get("generated_at", "")
+        with open(out / FORECASTS, encoding="utf-8", newline="") as fh:
+            write_json(out / DIGEST, docs.markets_digest(fh, str(stamp)))
+    if PROTOCOL in published:
+        doc = _json(folder / PROTOCOL)
+        settings = (doc.get("methodology") or {}).get("in_config") if isinstance(doc, dict) else None
+        write_json(out / PROTOCOL, docs.protocol_document(read_facts(book), settings or {},
+                                                          str(doc.get("generated_at", ""))))
+
+
+def _json(path: Path) -> dict[str, Any]:
+    """A published JSON object, or {} when it is not one (the comparison then names every field)."""
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return obj if isinstance(obj, dict) else {}
 
 
 def write_roster(asks: Path, target: Path) -> None:
@@ -204,7 +232,7 @@ def compare_folder(folder: Path, rebuilt: Path) -> Rebuilt:
             continue
         result.compared.append(path.name)
         result.differences += _diff(path.name, published.read_bytes(), path.read_bytes())
-    derived = (FORECASTS, ROSTER, *STATS_JSON, *PORTFOLIO_CSV)
+    derived = (FORECASTS, ROSTER, DIGEST, PROTOCOL, *STATS_JSON, *PORTFOLIO_CSV)
     result.differences += [f"{name}: published, but cannot be recomputed from this folder (the statistics need "
                            f"{CLIM}, the roster asks.jsonl)" for name in derived
                            if (folder / name).is_file() and not (rebuilt / name).is_file()]

@@ -125,7 +125,17 @@ def _portfolio(doc: Any) -> None:
     doc["portfolio"]["arena-3"]["accounts"][0]["value"] += 100.0
 
 
+def _digest(doc: Any) -> None:
+    doc["markets"]["SPX"]["latest_session"]["1d"]["mean_prob_up"] += 5.0
+
+
+def _protocol(doc: Any) -> None:
+    doc["model_versions"][0]["first_line"] += 1
+
+
 JSON_TAMPERS: dict[str, tuple[str, Callable[[Any], None], str]] = {
+    "digest": ("markets-digest.json", _digest, "$.markets.SPX.latest_session.1d.mean_prob_up:"),
+    "protocol": ("arena-protocol.json", _protocol, "$.model_versions[0](seat=_climatology).first_line:"),
     "brier": ("council-league.json", lambda d: _models(d, "brier"), "(seat=cobalt, horizon=1d).brier:"),
     "coverage": ("council-league.json", lambda d: _models(d, "coverage"), "(seat=cobalt, horizon=1d).coverage:"),
     "consensus": ("council-stats.json", _consensus, "$.consensus.per_event[3]("),
