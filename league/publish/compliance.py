@@ -10,6 +10,7 @@ Statuses: ``met``, ``partial`` (what is there and what is not is said), ``not me
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,9 +68,24 @@ def _snapshots(folder: Path) -> tuple[str, str]:
                        "price snapshots behind snapshot_sha256 are not published")
 
 
+def _climatology(folder: Path) -> tuple[str, str]:
+    """Met when the book's opening line seals the climatology table's hash (before the season's first ask)."""
+    book = folder / "council-book.jsonl"
+    try:
+        with open(book, encoding="utf-8") as fh:
+            opening = json.loads(fh.readline() or "{}")
+    except (OSError, ValueError):
+        opening = {}
+    base = ("coin and climatology references with skill scores; crowd quotes sealed with their volume in run "
+            "lines; ")
+    if isinstance(opening, dict) and opening.get("climatology_sha256"):
+        return "met", base + "the climatology window's hash is sealed in the opening line"
+    return "partial", base + "the window's hash is checked inside council-clim-window.json but sealed in no book line"
+
+
 def requirements(folder: Path, *, manifest_written: bool = True) -> list[Requirement]:
     """The seventeen rows, with the folder-dependent statuses read from ``folder``."""
-    anchor, tokens, snaps = _anchor(folder), _tokens(folder), _snapshots(folder)
+    anchor, tokens, snaps, clim = _anchor(folder), _tokens(folder), _snapshots(folder), _climatology(folder)
     manifest = _manifest(manifest_written)
     rows = [
         (1, "MUST", "each task is an event contract fixed before the ask (price source, symbol, bar, reference "
@@ -102,10 +118,8 @@ def requirements(folder: Path, *, manifest_written: bool = True) -> list[Require
          "counted_50/no_answer/refused_shape rows, coverage per seat, missing table in council-stats.json",
          "python3 -I tools/recount_consensus.py --data .; " + f"{VERIFY} (step 11)"),
         (9, "MUST", "the 50% and climatology references per asset and horizon from a fixed pre-season window "
-            "sealed by a published hash, with skill scores; crowd prices sealed with their volume", "partial",
-         "coin and climatology references with skill scores; the window's hash is checked inside "
-         "council-clim-window.json; crowd quotes with volume in run lines; the hash is not yet in a book line",
-         f"{VERIFY} (step 11 recomputes every figure with the published table)"),
+            "sealed by a published hash, with skill scores; crowd prices sealed with their volume", *clim,
+         f"{VERIFY} (steps 5, 11: every figure recomputed with the published table)"),
         (10, "MUST", "ranking only after a minimum of sessions per horizon, intervals clustered by session; "
              "equivalence claims within a declared margin", "met",
          "the 30 forecasts / 10 sessions rule (in_table, rank), session-clustered intervals, equivalence margin",
