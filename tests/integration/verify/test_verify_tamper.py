@@ -49,6 +49,8 @@ def _edit_json(folder: Path, name: str, edit: Callable[[Any], None]) -> None:
 
 
 def test_the_untampered_demo_passes_every_step(demo_public: Path) -> None:
+    statuses = {r["status"] for r in _rows(demo_public)[1]}
+    assert {"counted", "counted_50", "refused_shape", "no_answer"} <= statuses  # the hard rows are rebuilt too
     steps = verify_published(demo_public, extra=[(11, "derived files", rebuild_step),
                                                  (12, "release manifest", manifest_step)])
     assert [s.line() for s in steps if s.status == "FAILED"] == []
@@ -102,6 +104,17 @@ def test_each_csv_column_kind_is_named_with_its_row(kind: str, copy: Path, rebui
     assert named, diffs
     if column != "event_id_v2":  # an identifier is part of no key: every other change is this one cell
         assert len(diffs) == 1, diffs
+
+
+@pytest.mark.parametrize(("status", "column", "value"), [("no_answer", "why_missing", "the dog ate it"),
+                                                         ("refused_shape", "status", "no_answer")])
+def test_a_forged_missing_row_is_named(status: str, column: str, value: str, copy: Path, rebuilt: Path) -> None:
+    header, rows = _rows(copy)
+    i = next(k for k, r in enumerate(rows) if r["status"] == status)
+    rows[i][column] = value
+    _write_rows(copy, header, rows)
+    [diff] = compare_folder(copy, rebuilt).differences
+    assert diff.startswith(f"{FORECASTS} row {i + 2} ") and f"field {column}: published {value!r}" in diff
 
 
 def _models(doc: Any, field: str) -> None:
