@@ -87,6 +87,17 @@ def rebuilt(demo_public: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     return rebuild_into(demo_public, tmp_path_factory.mktemp("rebuilt"))
 
 
+@pytest.fixture(scope="package")
+def clean_verify(demo_public: Path) -> tuple[int, str]:
+    """`league verify` on the untampered folder, run once: (exit code, output)."""
+    from typer.testing import CliRunner
+
+    from league.cli import app
+
+    result = CliRunner().invoke(app, ["verify", str(demo_public)])
+    return result.exit_code, result.output
+
+
 @pytest.fixture
 def copy(demo_public: Path, tmp_path: Path) -> Iterator[Path]:
     """A ``cp -a`` copy of the published folder to tamper with."""
