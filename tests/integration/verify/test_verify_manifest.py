@@ -60,3 +60,21 @@ def test_the_compliance_file_has_the_seventeen_requirements_and_verify_prints_th
     after = output.split("compliance with Sealed Before the Open", 1)[1].splitlines()[1:]
     table = [line.split() for line in after if re.match(r"^\s+\d+ (MUST|SHOULD) ", line)]
     assert [int(row[0]) for row in table] == list(range(1, 18)) and table[13][:3] == ["14", "MUST", "met"]
+
+
+def test_a_bare_league_publish_stamps_its_new_manifest(demo_public: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from league.cli import app
+
+    root = tmp_path / "league"
+    shutil.copytree(demo_public.parent.parent, root, symlinks=True)
+    before = set((root / "data" / "stamps").rglob("*.txt"))
+    result = CliRunner().invoke(app, ["publish", "--data", str(root / "data")])
+    assert result.exit_code == 0, result.output
+    new = set((root / "data" / "stamps").rglob("*.txt")) - before
+    assert len(new) == 1 and f"{MANIFEST}: stamped in {next(iter(new)).name}" in result.output
+    status, detail = _step12(root / "data" / "public")
+    assert status == "ok" and next(iter(new)).name in detail
