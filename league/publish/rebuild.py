@@ -201,7 +201,7 @@ def _documents(folder: Path, published: set[str], book: Path, out: Path) -> None
             write_json(out / DIGEST, docs.markets_digest(fh, str(stamp)))
     if PROTOCOL in published:
         doc = _json(folder / PROTOCOL)
-        settings = (doc.get("methodology") or {}).get("in_config") if isinstance(doc, dict) else None
+        settings = (doc.get("methodology") or {}).get("in_config")
         write_json(out / PROTOCOL, docs.protocol_document(read_facts(book), settings or {},
                                                           str(doc.get("generated_at", ""))))
 
