@@ -61,6 +61,9 @@ def _compliance(target: str) -> None:
 
     from league.publish.compliance import table_lines
 
+    if target.startswith(("http://", "https://")):
+        typer.echo(f"compliance: read {target.rstrip('/')}/arena-compliance.json (each row names the check to run)")
+        return
     path = Path(target) / "arena-compliance.json"
     if not path.is_file():
         typer.echo("compliance: arena-compliance.json is not published")

@@ -45,7 +45,7 @@ MAX_SHOWN = 3
 #: verification may not import): number, name, and a function of the local folder.
 ExtraStep = tuple[int, str, Callable[[Path], tuple[Status, str]]]
 #: The derived files a URL mirror fetches so that a rebuild step can compare them.
-DERIVED = (MANIFEST, "arena-compliance.json",
+DERIVED = (MANIFEST, "arena-compliance.json", "markets-digest.json", "arena-protocol.json",
            "council-forecasts.csv", "council-stats.json", "council-calibration.json", "council-clim-window.json",
            "council-league.json", "arena-trades.csv", "arena-accounts.csv", "roster.json")
 
@@ -576,6 +576,12 @@ def _second_wave(dest: Path) -> Iterator[str]:
     if manifest.is_file():
         try:
             yield from sorted({p for _, p, _ in code_entries(json.loads(manifest.read_text())) if p})
+        except (ValueError, TypeError, KeyError):
+            pass
+    release = dest / MANIFEST
+    if release.is_file():  # every file the release lists, so that step 12 can check each
+        try:
+            yield from sorted({str(f["name"]) for f in json.loads(release.read_text())["files"]})
         except (ValueError, TypeError, KeyError):
             return
 

@@ -78,3 +78,29 @@ def test_a_bare_league_publish_stamps_its_new_manifest(demo_public: Path, tmp_pa
     assert len(new) == 1 and f"{MANIFEST}: stamped in {next(iter(new)).name}" in result.output
     status, detail = _step12(root / "data" / "public")
     assert status == "ok" and next(iter(new)).name in detail
+
+
+def test_a_folder_served_on_loopback_is_mirrored_rebuilt_and_checked(demo_public: Path) -> None:
+    """By URL: the mirror fetches the derived files and every file the manifest lists; 11 and 12 pass."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    from league.publish.rebuild import rebuild_step
+    from league.verify.reader import verify_published
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(demo_public)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        steps = verify_published(url, extra=[(11, "derived files", rebuild_step), (12, "manifest", manifest_step)])
+    finally:
+        server.shutdown()
+    by = {s.step: s for s in steps}
+    assert by[11].status == "ok" and "council-stats.json" in by[11].detail, by[11].line()
+    assert by[12].status == "ok", by[12].line()
+    assert by[7].status == "skipped"  # scripts fetched from a URL are never run
