@@ -9,7 +9,8 @@ columns), every figure of the statistics and portfolio files. ``league verify`` 
 reader step; ``league stats`` uses the same inputs so that a recomputation gives the same bytes.
 
 The counting rule needs the markets and the ingest deadline for horizons not yet scored; a reader
-takes them from the run lines, which seal each market's event contracts and deadline before the ask.
+takes the markets from the opening line (sealed in the config's order) and the deadline from the run
+lines, which seal each market's event contracts and deadline before the ask.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from league.config import HORIZON_SESSIONS, Config, MarketSpec
 from league.publish import producers
 from league.publish import roster as rostermod
 from league.publish.bookfacts import read_facts
-from league.verify.compare import FORECAST_KEY, diff_csv_bytes, diff_json_bytes
+from league.verify.compare import FORECAST_KEY, diff_csv_bytes, diff_csv_order, diff_json_bytes
 from league.verify.reader import Status
 
 NEW_YORK = ZoneInfo("America/New_York")
@@ -107,8 +108,8 @@ class _Markets:
 class _SealedConfig:
     """The two things of a config the counting rule reads, taken from the sealed run lines."""
 
-    def __init__(self, runs: list[dict[str, Any]]) -> None:
-        self.markets = _Markets(_markets(runs))
+    def __init__(self, opening: list[dict[str, Any]], runs: list[dict[str, Any]]) -> None:
+        self.markets = _Markets(_opening_markets(opening) or _markets(runs))
         self.roster = _Roster(_deadline(runs))
 
 
@@ -118,11 +119,21 @@ class SealedView:
     def __init__(self, book: Path) -> None:
         self.index = BookIndex.of_book(book)
         self.calendar: Calendar = default_calendar()
-        self.config = cast(Config, _SealedConfig(self.index.of_kind("run")))
+        self.config = cast(Config, _SealedConfig(self.index.of_kind("opening"), self.index.of_kind("run")))
+
+
+def _opening_markets(opening: list[dict[str, Any]]) -> tuple[MarketSpec, ...]:
+    """The markets as the opening line sealed them (the config's, in its order); empty when it names none
+    or they do not read as markets of this version."""
+    try:
+        return tuple(MarketSpec.model_validate(m) for m in (opening[0].get("markets") or [])) if opening else ()
+    except ValueError:
+        return ()
 
 
 def _markets(runs: list[dict[str, Any]]) -> tuple[MarketSpec, ...]:
-    """Each market with the horizons its sealed events name (first seen order of the run lines)."""
+    """Without an opening line's markets: each market with the horizons its sealed events name (first seen
+    order of the run lines)."""
     seen: dict[str, dict[str, dict[str, Any]]] = {}
     for run in runs:
         for code, by_h in (run.get("events") or {}).items():
@@ -244,9 +255,8 @@ def _diff(name: str, published: bytes, rebuilt: bytes) -> list[str]:
         return []
     if name.endswith(".json"):
         return diff_json_bytes(name, published, rebuilt)
-    # rows are matched by their key: the order of the markets within a run is the config's, not sealed
     key = FORECAST_KEY if name == FORECASTS else None
-    return diff_csv_bytes(name, published, rebuilt, key)
+    return diff_csv_bytes(name, published, rebuilt, key) or diff_csv_order(name, published, rebuilt, key)
 
 
 def rebuild_and_compare(folder: Path) -> Rebuilt:

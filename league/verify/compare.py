@@ -120,6 +120,19 @@ def diff_csv_bytes(name: str, published: bytes, rebuilt: bytes, key: Sequence[st
     return out
 
 
+def diff_csv_order(name: str, published: bytes, rebuilt: bytes, key: Sequence[str] | None) -> list[str]:
+    """Same rows, other order: name the first row out of place (empty when the order is the same)."""
+    if key is None:
+        return []
+    a, b = _rows(published)[1], _rows(rebuilt)[1]
+    for i, (x, y) in enumerate(zip(a, b, strict=False), 2):
+        kx, ky = tuple(x.get(c) or "" for c in key), tuple(y.get(c) or "" for c in key)
+        if kx != ky:
+            return [f"{name} row {i}: the rows are in another order than the book gives ({_key_text(key, kx)} "
+                    f"where the book's order has {_key_text(key, ky)})"]
+    return []
+
+
 def _same_cell(published: str | None, rebuilt: str | None) -> bool:
     if published == rebuilt:
         return True

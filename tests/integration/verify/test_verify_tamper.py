@@ -190,3 +190,14 @@ def test_a_forged_account_row_is_named(copy: Path, rebuilt: Path) -> None:
     (copy / "arena-accounts.csv").write_text("\n".join(text), encoding="utf-8")
     [diff] = compare_folder(copy, rebuilt).differences
     assert diff.startswith("arena-accounts.csv row 3 ") and "field value: published '999999.00'" in diff
+
+
+def test_the_rebuilt_forecasts_are_byte_identical_and_swapped_rows_are_named(demo_public: Path, copy: Path,
+                                                                             rebuilt: Path) -> None:
+    """The markets' order is sealed in the opening line, so the rebuilt CSV is the published one byte for byte."""
+    assert (rebuilt / FORECASTS).read_bytes() == (demo_public / FORECASTS).read_bytes()
+    header, rows = _rows(copy)
+    rows[0], rows[1] = rows[1], rows[0]
+    _write_rows(copy, header, rows)
+    [diff] = compare_folder(copy, rebuilt).differences
+    assert diff.startswith(f"{FORECASTS} row 2: the rows are in another order than the book gives")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from league.verify.compare import FORECAST_KEY, diff_csv_bytes, diff_json_bytes, same_number
+from league.verify.compare import FORECAST_KEY, diff_csv_bytes, diff_csv_order, diff_json_bytes, same_number
 
 HEAD = ",".join((*FORECAST_KEY, "prob_up", "status")) + "\n"
 
@@ -41,3 +41,11 @@ def test_numbers_agree_within_floating_noise_only() -> None:
     assert not same_number(0.1655368, 0.16553683333333333)
     assert diff_json_bytes("x.json", b'{"a": null}', b'{"a": 1}') == ["x.json $.a: published null, recomputed 1"]
     assert diff_json_bytes("x.json", b'{"a": 1}', b'{"a": 1, "b": 2}') == ["x.json $.b: recomputed but not published"]
+
+
+def test_rows_out_of_the_books_order_are_named_at_the_first_one() -> None:
+    a = _csv("r1,aurora,SPX,1d,issue,8,51.4,counted", "r1,basalt,SPX,1d,issue,9,60,counted")
+    b = _csv("r1,basalt,SPX,1d,issue,9,60,counted", "r1,aurora,SPX,1d,issue,8,51.4,counted")
+    assert diff_csv_order("f.csv", a, a, FORECAST_KEY) == []
+    [problem] = diff_csv_order("f.csv", a, b, FORECAST_KEY)
+    assert problem.startswith("f.csv row 2: the rows are in another order") and "seat=aurora" in problem
