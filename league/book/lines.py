@@ -385,6 +385,10 @@ class RosterSeat(_Model):
     horizons: dict[str, list[str]]
     deadline: str
     timeout_s: Number
+    #: The seat's lab and side (roster.toml): sealed so the consensus's family rule and the sides
+    #: diagnostics can be recomputed from the published books alone (absent in older books).
+    family: str = ""
+    side: str = ""
 
 
 class RosterLine(Line):
