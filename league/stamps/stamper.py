@@ -130,6 +130,7 @@ class Stamper:
         self.backends = list(backends)
         self.certs = dict(certs or {})
         self._sleep = sleep
+        self._trust: Any = None  # the reader-side trust store, loaded on first public token
 
     def stamp_books(self, books: Sequence[tuple[str, Path]], *, note: str = "",
                     only: Collection[BackendKind] | None = None) -> StampResult | None:
@@ -210,11 +211,28 @@ class Stamper:
         try:
             tsa_cert = files.cert_file or _signer_to(folder, signer_certificate(decode_reply(art.data, art.name)))
             if files.ca_file is None:
-                return False, "no root certificate configured for this authority; token kept unverified"
+                return self._check_public(art, data, folder)
             verify_token(art.data, data, ca_file=files.ca_file, tsa_file=tsa_cert, authority=art.name)
             _copy_certs(folder, files.ca_file, tsa_cert)
         except (StampError, OSError) as exc:
             return False, str(exc)
+        return True, ""
+
+    def _check_public(self, art: Artifact, data: bytes, folder: Path) -> tuple[bool, str]:
+        """An authority configured without a root: its token must chain to the system CA bundle or a
+        pinned public root (league/stamps/anchors/); the root found is published as ``ca.pem``."""
+        from league.stamps.trust import TrustStore, check_token
+
+        if self._trust is None:
+            self._trust = TrustStore.default()
+        try:
+            check = check_token(art.data, data, self._trust, folder_ca=None, folder_tsa=None, authority=art.name)
+        except StampError as exc:
+            return False, (f"no root certificate configured for this authority and none in {self._trust.described} "
+                           f"anchors it; token kept unverified ({exc.message})")
+        folder.mkdir(parents=True, exist_ok=True)
+        _write_atomic(folder / "ca.pem", check.chain_pem())
+        _write_atomic(folder / "tsa.crt", check.signer.public_bytes(serialization.Encoding.PEM))
         return True, ""
 
     def _write_status(self, result: StampResult) -> None:

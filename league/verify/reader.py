@@ -16,21 +16,25 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 import httpx
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 
 from league.clock import iso_seconds, parse_iso
 from league.stamps.interface import LIST_NAME, StampError
 from league.stamps.ots import BlockHeaderFact
+from league.stamps.trust import TrustStore
 from league.verify.chain import check_line, verify
 from league.verify.stamped import parse_stamped_list
 
-Status = Literal["ok", "FAILED", "skipped"]
+#: ``untrusted``: the step's checks pass, but only on the operator's own word (exit 0 unless ``--strict``).
+Status = Literal["ok", "FAILED", "skipped", "untrusted"]
 NEW_YORK = ZoneInfo("America/New_York")
 COUNCIL_BOOK = "council-book.jsonl"
 PUBLIC_KEY = "proof/league-signing.pub.pem"
@@ -46,6 +50,8 @@ class StepResult:
     name: str
     status: Status
     detail: str
+    #: Why ``league verify --strict`` refuses this step although it is not FAILED ("" = nothing).
+    strict: str = ""
 
     def line(self) -> str:
         return f"step {self.step:>2} {self.name}: {self.status}" + (f" — {self.detail}" if self.detail else "")
@@ -203,10 +209,15 @@ def first_bad_line(book: Path, n: int) -> str:
 class Checker:
     """Runs the steps over one local folder."""
 
-    def __init__(self, root: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool = True) -> None:
+    def __init__(self, root: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool = True,
+                 trust: TrustStore | None = None, trust_folder_certs: bool = False) -> None:
         self.root = root
         self.headers = dict(headers or {})
         self.run_scripts = run_scripts
+        self.trust = trust or TrustStore.default()
+        self.trust_folder_certs = trust_folder_certs
+        self.strict_notes: dict[int, str] = {}
+        self._tmp = tempfile.TemporaryDirectory(prefix="league-verify-")
         self._prefixes: dict[tuple[str, int], tuple[int, str, str | None]] = {}
         self._council: list[dict[str, Any]] | None = None
         self.lists = find_lists(root) if (root / "proof").is_dir() else []
@@ -226,7 +237,11 @@ class Checker:
             (8, "code hashes", self.step8), (9, "RFC 3161 tokens", self.step9),
             (10, "transparency log", self.step10),
         ]
-        return [_guarded(n, name, fn) for n, name, fn in steps]
+        try:
+            results = [_guarded(n, name, fn) for n, name, fn in steps]
+        finally:
+            self._tmp.cleanup()
+        return [replace(r, strict=self.strict_notes.get(r.step, "")) for r in results]
 
     # step 2 ------------------------------------------------------------------------
     def step2(self) -> tuple[Status, str]:
@@ -398,34 +413,71 @@ class Checker:
         if not tokens:
             return "skipped", "no RFC 3161 tokens (.tsr) published"
         signed: list[tuple[StampedList, str, datetime]] = []
+        anchors: dict[str, set[str]] = {"reader": set(), "operator": set()}
         bad = []
         for s, tsr in tokens:
             authority = tsr.name[len(s.path.name) + 1 : -len(".tsr")]
             try:
-                signed.append((s, tsr.name, self._check_token(s, tsr, authority)))
+                when, anchor = self._check_token(s, tsr, authority)
             except StampError as exc:
                 bad.append(f"{s.rel[: -len(s.path.name)]}{tsr.name}: {exc.message}")
+                continue
+            signed.append((s, tsr.name, when))
+            anchors[anchor].add(authority)
         bad += self._late_tokens(signed)
         if bad:
             return "FAILED", _join(bad)
-        authorities = sorted({name.split(".")[-2] for _, name, _ in signed})
-        few = "" if len(authorities) >= 2 else " (fewer than two independent authorities)"
-        return "ok", f"{len(signed)} tokens verify from {', '.join(authorities)}{few}; {self._coverage_note(signed)}"
+        return self._trust_verdict(signed, anchors)
 
-    def _check_token(self, s: StampedList, tsr: Path, authority: str) -> datetime:
-        from league.stamps.rfc3161 import openssl_verify, verify_token
+    def _trust_verdict(self, signed: list[tuple[StampedList, str, datetime]],
+                       anchors: Mapping[str, set[str]]) -> tuple[Status, str]:
+        """Who vouches for the signed times: the reader's own trust store, or only the operator."""
+        reader, operator = sorted(anchors["reader"]), sorted(anchors["operator"])
+        few = "" if len(reader) >= 2 else " (fewer than two independent authorities in your trust store)"
+        head = f"{len(signed)} tokens verify"
+        parts = [f"{', '.join(reader)}: anchored in your trust store{few}"] if reader else []
+        if operator and not self.trust_folder_certs:
+            self.strict_notes[9] = f"tokens of {', '.join(operator)} chain only to certificates found in the folder"
+            parts.append(f"{', '.join(operator)}: UNTRUSTED, their roots are only the certificates published in "
+                         f"this folder (proof/tsa/), not in your trust store ({self.trust.described}); pass "
+                         "--trust-folder-certs to accept them as declared by the operator")
+            return "untrusted", f"{head}; {'; '.join(parts)}; {self._coverage_note(signed, reader)}"
+        if operator:
+            self.strict_notes[9] = f"tokens of {', '.join(operator)} are declared by the operator, not independent"
+            parts.append(f"{', '.join(operator)}: certificates declared by the operator (found in the folder, "
+                         "accepted by --trust-folder-certs; the operator could have signed any time with them)")
+        return "ok", f"{head}; {'; '.join(parts)}; {self._coverage_note(signed, reader)}"
+
+    def _check_token(self, s: StampedList, tsr: Path, authority: str) -> tuple[datetime, str]:
+        from league.stamps.trust import check_token
 
         folder = self.root / "proof" / "tsa" / authority
         ca, crt = folder / "ca.pem", folder / "tsa.crt"
-        for cert in (ca, crt):
-            if not cert.is_file():
-                raise StampError(f"certificate {cert.relative_to(self.root)} is missing")
-        facts = verify_token(tsr.read_bytes(), s.data, ca_file=ca, tsa_file=crt, authority=authority)
+        try:
+            check = check_token(tsr.read_bytes(), s.data, self.trust, folder_ca=ca if ca.is_file() else None,
+                                folder_tsa=crt if crt.is_file() else None, authority=authority)
+        except StampError as exc:
+            missing = [c.relative_to(self.root).as_posix() for c in (ca, crt) if not c.is_file()]
+            raise StampError(exc.message + "".join(f"; certificate {m} is missing" for m in missing)) from exc
         if shutil.which("openssl"):
-            ok, line = openssl_verify(s.path, tsr, ca, crt)
+            ok, line = self._openssl(s.path, tsr, check, ca)
             if not ok:
                 raise StampError(f"openssl ts -verify rejects it: {line}")
-        return facts.signed_time
+        return check.signed_time, check.anchor
+
+    def _openssl(self, data: Path, tsr: Path, check: Any, folder_ca: Path) -> tuple[bool, str]:
+        """The reader's exact command, with the CA file that anchored the in-process check."""
+        from league.stamps.rfc3161 import openssl_verify
+
+        work = Path(self._tmp.name)
+        chain = work / f"untrusted-{tsr.name}.pem"
+        chain.write_bytes(b"".join(_pem(c) for c in (check.signer, *check.intermediates)))
+        if check.anchor == "reader":
+            bundle = work / "trust-store.pem"
+            if not bundle.exists():
+                self.trust.write_bundle(bundle)
+            return openssl_verify(data, tsr, bundle, chain)
+        return openssl_verify(data, tsr, folder_ca, chain)
 
     def _late_tokens(self, signed: list[tuple[StampedList, str, datetime]]) -> list[str]:
         """Every session's counted answers need a token covering them signed before its reference time."""
@@ -443,11 +495,20 @@ class Checker:
                                 f"counted answers through line {need.last_line})")
         return problems
 
-    def _coverage_note(self, signed: list[tuple[StampedList, str, datetime]]) -> str:
+    def _coverage_note(self, signed: list[tuple[StampedList, str, datetime]], reader: list[str]) -> str:
+        """What the times prove, and on whose word: an independent authority's, or only the operator's."""
         needs = session_needs(self.council_lines())
         if not needs:
             return "no session with counted answers to check against a reference time"
-        return f"{len(needs)} sessions' counted answers were signed before their reference times"
+        independent = [need for need in needs if any(
+            t <= need.reference and s.covers(COUNCIL_BOOK) >= need.last_line and name.split(".")[-2] in reader
+            for s, name, t in signed)]
+        if len(independent) == len(needs):
+            return f"{len(needs)} sessions' counted answers were signed before their reference times by an " \
+                   "authority in your trust store"
+        return f"{len(needs)} sessions' counted answers carry a signed time before their reference times, " \
+               f"{len(independent)} of them from an authority in your trust store (the rest only on the word of " \
+               "an authority the operator declared)"
 
     # step 10 -----------------------------------------------------------------------
     def step10(self) -> tuple[Status, str]:
@@ -493,6 +554,10 @@ def _guarded(step: int, name: str, fn: Callable[[], tuple[Status, str]]) -> Step
     except Exception as exc:  # a reader's tool reports, it does not crash on bad input
         status, detail = "FAILED", f"could not run this step: {exc.__class__.__name__}: {exc}"
     return StepResult(step, name, status, detail)
+
+
+def _pem(cert: x509.Certificate) -> bytes:
+    return cert.public_bytes(serialization.Encoding.PEM)
 
 
 def _join(items: list[str]) -> str:
@@ -547,8 +612,12 @@ def _get(http: httpx.Client, base: str, name: str, dest: Path, missing: list[str
 
 
 def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeaderFact] | None = None,
-                     ) -> list[StepResult]:
-    """Run steps 2–10 on a published folder or URL; one StepResult per step, never an exception."""
+                     trust: TrustStore | None = None, trust_folder_certs: bool = False) -> list[StepResult]:
+    """Run steps 2–10 on a published folder or URL; one StepResult per step, never an exception.
+
+    ``trust`` is the reader's trust store for step 9 (default: the system CA bundle plus the pinned
+    public authorities); certificates found in the folder count only with ``trust_folder_certs``, and
+    then as "declared by the operator"."""
     text = str(root)
     if text.startswith(("http://", "https://")):
         with tempfile.TemporaryDirectory(prefix="league-verify-") as tmp:
@@ -556,16 +625,19 @@ def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeade
                 mirror(text, Path(tmp))
             except (httpx.HTTPError, StampError, ValueError, OSError) as exc:
                 return [StepResult(2, "read stamped lists", "FAILED", f"cannot download {text}: {exc}")]
-            return _check(Path(tmp), block_headers, run_scripts=False)
+            return _check(Path(tmp), block_headers, run_scripts=False, trust=trust,
+                          trust_folder_certs=trust_folder_certs)
     folder = Path(root)
     if not folder.is_dir():
         return [StepResult(2, "read stamped lists", "FAILED", f"{folder} is not a folder")]
-    return _check(folder, block_headers, run_scripts=True)
+    return _check(folder, block_headers, run_scripts=True, trust=trust, trust_folder_certs=trust_folder_certs)
 
 
-def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool) -> list[StepResult]:
+def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool,
+           trust: TrustStore | None, trust_folder_certs: bool) -> list[StepResult]:
     try:
-        checker = Checker(folder, headers, run_scripts=run_scripts)
+        checker = Checker(folder, headers, run_scripts=run_scripts, trust=trust,
+                          trust_folder_certs=trust_folder_certs)
     except (OSError, StampError) as exc:
         return [StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc}")]
     return checker.run()

@@ -129,10 +129,13 @@ def test_every_answer_names_a_published_ask(demo_league: dict[str, Any]) -> None
 def test_league_verify_passes_on_the_published_folder(demo_league: dict[str, Any]) -> None:
     from league.verify.reader import verify_published
 
-    steps = {s.step: s for s in verify_published(demo_league["public"])}
+    steps = {s.step: s for s in verify_published(demo_league["public"], trust_folder_certs=True)}
     assert all(s.status != "FAILED" for s in steps.values()), [s.line() for s in steps.values()]
     for step in (2, 3, 4, 5, 7, 8, 9):
         assert steps[step].status == "ok", steps[step].line()
+    assert "local-a, local-b: certificates declared by the operator" in steps[9].detail
+    plain = {s.step: s for s in verify_published(demo_league["public"])}
+    assert plain[9].status == "untrusted" and plain[9].strict, plain[9].line()
 
 
 def test_flipped_byte_in_a_stamped_line_fails_the_prefix_step(demo_league: dict[str, Any], tmp_path: Path) -> None:
