@@ -65,8 +65,7 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
     """Write a demo league into OUT, run SESSIONS days, publish; nothing is sealed if a tool is missing."""
     if (out / "config").exists():
         raise LeagueError(f"{out} already holds a league", fix="choose an empty --out folder")
-    require(load_roster(shipped_config_dir() / "roster.demo.toml").seat, local_tsa=True, simulated=True,
-            what="the demo")
+    require(load_roster(shipped_config_dir() / "roster.demo.toml").seat, what="the demo")
     days = demo_sessions(default_calendar(), start, sessions)
     clock = SimulatedClock(session_start(days[0]))
     config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)

@@ -21,15 +21,13 @@ from league.book import Book
 from league.clock import SimulatedClock
 from league.publish.proof_pages import write_proof_pages
 from league.stamps.interface import StampConfig, TsaEndpoint
-from league.stamps.local_tsa import LocalTsa, create_authority, faketime_library
+from league.stamps.local_tsa import LocalTsa, create_authority
 from league.stamps.ots import BlockHeaderFact
 from league.stamps.rekor import generate_signing_key
 from league.stamps.stamper import Stamper
 from league.stamps.trust import TrustStore
 from league.verify.reader import StepResult, verify_published
 from league.verify.stamped import parse_stamped_list
-
-pytestmark = pytest.mark.skipif(faketime_library() is None, reason="needs libfaketime (Debian package faketime)")
 
 BOOK = "council-book.jsonl"
 SESSION = "2026-03-02"  # 09:30 America/New_York = 14:30Z (before daylight saving time)
