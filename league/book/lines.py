@@ -75,6 +75,8 @@ class OpeningLine(Line):
     methodology: dict[str, JsonValue]
     markets: list[dict[str, JsonValue]]
     config_sha256: str
+    #: SHA-256 of DATA/climatology.json, sealed before the season's first ask (published as climatology.json).
+    climatology_sha256: str | None = None
 
 
 class PreflightCheck(_Model):

@@ -31,6 +31,7 @@ from league.stamps.interface import LIST_NAME, StampError
 from league.stamps.ots import BlockHeaderFact
 from league.stamps.trust import TrustStore
 from league.verify.chain import check_line, verify
+from league.verify.commitments import opening_problems, snapshot_problems
 from league.verify.stamped import parse_stamped_list
 
 #: ``untrusted``: the step's checks pass, but only on the operator's own word (exit 0 unless ``--strict``).
@@ -319,12 +320,17 @@ class Checker:
             return "skipped", f"{COUNCIL_BOOK} is not published"
         shas = {str(x["ask_sha256"]): int(x.get("n", 0)) for x in self.council_lines()
                 if x.get("kind") in ("answer", "run") and x.get("ask_sha256")}
-        if not shas:
+        lines = self.council_lines()
+        snap_bad, snaps = snapshot_problems(self.root, lines)
+        open_bad, opened = opening_problems(self.root, lines)
+        if not shas and not snaps and not opened and not open_bad:
             return "skipped", "the book has no answer or run lines carrying ask_sha256 yet"
-        if not (self.root / "asks").is_dir():
-            return "skipped", "asks/ is not published"
         bad = [p for sha, n in sorted(shas.items()) if (p := self._ask_problem(sha, n))]
-        return ("FAILED", _join(bad)) if bad else ("ok", f"{len(shas)} ask texts match their hashes")
+        bad += snap_bad + open_bad
+        if bad:
+            return "FAILED", _join(bad)
+        also = "".join(f", {name}" for name in opened)
+        return "ok", f"{len(shas)} ask texts, {snaps} snapshots{also} match the hashes sealed in the book"
 
     def _ask_problem(self, sha: str, line: int) -> str | None:
         path = _inside(self.root, f"asks/{sha}.md")
