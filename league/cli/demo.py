@@ -44,8 +44,10 @@ def demo(
 DEMO_AUTHORITIES = (
     "stamps: the demo's RFC 3161 tokens are signed by two LOCAL TEST AUTHORITIES (local-a, local-b) generated on "
     "this machine; their roots are published in proof/tsa/ and are in no reader's trust store, so `league verify` "
-    "reports them as untrusted (as declared by the operator with --trust-folder-certs) and --strict fails. They "
-    "prove nothing to an outsider; a live league uses the public authorities of config/league.toml."
+    "reports them as untrusted (as declared by the operator with --trust-folder-certs) and --strict fails. Its "
+    ".ots proofs and transparency-log entries come from a local calendar and a local Rekor stand-in (pending, "
+    "and a log that is not Sigstore's). None of it proves anything to an outsider; a live league uses the "
+    "public authorities, calendars and log of config/league.toml."
 )
 
 

@@ -518,7 +518,7 @@ class Checker:
 
     # step 10 -----------------------------------------------------------------------
     def step10(self) -> tuple[Status, str]:
-        from league.stamps.rekor import parse_response, verify_entry
+        from league.stamps.rekor import PUBLIC_REKOR_LOG_ID, parse_response, verify_entry
 
         pairs = [(s, s.path.with_name(s.path.name + ".rekor.json")) for s in self.lists]
         pairs = [(s, p) for s, p in pairs if p.exists()]
@@ -526,18 +526,25 @@ class Checker:
             return "skipped", "no transparency-log entries (.rekor.json) published"
         key_file = self.root / PUBLIC_KEY
         key = key_file.read_bytes() if key_file.is_file() else None
-        bad, good = [], []
+        bad, good, logs = [], [], set()
         for s, p in pairs:
             try:
                 entry = parse_response(json.loads(p.read_bytes()))
                 good.append(verify_entry(entry, s.data, key))
+                logs.add(entry.log_id)
             except (StampError, ValueError) as exc:
                 bad.append(f"{p.relative_to(self.root)}: {getattr(exc, 'message', exc)}")
         if bad:
             return "FAILED", _join(bad)
         keynote = "" if key else f" ({PUBLIC_KEY} not published: signer not compared with the league key)"
-        return "ok", f"{len(good)} entries log their lists' SHA-256 ({_join(good)}){keynote}; checked offline, " \
-                     "not re-fetched from the log"
+        detail = f"{len(good)} entries log their lists' SHA-256 ({_join(good)}){keynote}; checked offline, " \
+                 "not re-fetched from the log"
+        others = sorted(logs - {PUBLIC_REKOR_LOG_ID})
+        if others:
+            self.strict_notes[10] = f"entries of a log other than Sigstore's public Rekor ({', '.join(others)})"
+            return "untrusted", f"{detail}; UNTRUSTED log: logID {', '.join(others)} is not Sigstore's public " \
+                                f"Rekor ({PUBLIC_REKOR_LOG_ID[:16]}…), so the operator may run it"
+        return "ok", detail + "; logID is Sigstore's public Rekor (its signature on the entry is not checked offline)"
 
 
 def code_entries(doc: Any) -> list[tuple[str, str, str]]:

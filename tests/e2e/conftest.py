@@ -13,10 +13,11 @@ from league.calendar import default_calendar
 from league.clock import SimulatedClock
 from league.compose import build_league
 from league.config import load_config
-from league.demo import demo_sessions
+from league.demo import demo_sessions, local_stamp_services
 from league.jobs.context import Stages
 from league.jobs.publish import publish_now
 from league.jobs.scheduler import run_session, session_start
+from league.jobs.stamp import use_services
 
 
 def needs_bwrap() -> None:
@@ -34,10 +35,12 @@ def demo_league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     clock = SimulatedClock(session_start(days[0]))
     config_dir, _ = init_folder(root, demo=True, seed=3, clock=clock)
     config = load_config(config_dir)
-    with build_league(config, clock, anchor=days[0], stages=Stages(publish=False)) as lg:
+    with local_stamp_services(clock) as services, \
+            build_league(config, clock, anchor=days[0], stages=Stages(publish=False)) as lg:
         from league.demo import synthetic_crowd
 
         lg.crowd = synthetic_crowd(lg, 3)
+        use_services(lg, **services)
         for day in days:
             run_session(lg, day)
         public = publish_now(lg).out_dir

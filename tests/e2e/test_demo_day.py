@@ -217,6 +217,47 @@ def test_a_tampered_commitment_fails_step_5_naming_the_file(demo_league: dict[st
     assert status == "FAILED" and f"{name} is not published" in detail, detail
 
 
+def test_steps_6_and_10_run_on_the_demo_and_say_whose_services_they_are(demo_league: dict[str, Any]) -> None:
+    from league.stamps.standins import LOCAL_LOG_ID
+    from league.verify.reader import Checker
+
+    public = demo_league["public"]
+    lists = sorted((public / "proof").glob("*/[0-9]*Z.txt"))
+    assert lists and all(p.with_name(p.name + ".ots").is_file() for p in lists)
+    assert all(p.with_name(p.name + ".rekor.json").is_file() for p in lists)
+    checker = Checker(public, None)
+    status, detail = checker.step6()
+    assert status == "skipped" and f"{len(lists)} proofs commit to their lists' hashes" in detail, detail
+    status, detail = checker.step10()
+    assert status == "untrusted" and f"{len(lists)} entries log their lists' SHA-256" in detail, detail
+    assert LOCAL_LOG_ID in detail and "other than Sigstore's public Rekor" in checker.strict_notes[10]
+
+
+@pytest.mark.parametrize(("step", "damage", "expected"), [
+    (6, lambda p: p.write_bytes(p.read_bytes()[:40]), ".txt.ots: not a valid .ots proof"),
+    (10, lambda p: p.write_text(p.read_text().replace('"rootHash": "', '"rootHash": "00', 1)),
+     ".txt.rekor.json: Rekor entry 1: inclusion proof does not lead to root 00"),
+    (9, lambda p: p.write_bytes(p.read_bytes().replace(b"MII", b"MIJ", 1)), "local-a"),
+])
+def test_a_tampered_proof_fails_its_step_naming_the_file(demo_league: dict[str, Any], tmp_path: Path, step: int,
+                                                        damage: Any, expected: str) -> None:
+    import shutil
+
+    from league.verify.reader import Checker
+
+    copy = tmp_path / "public"
+    shutil.copytree(demo_league["public"], copy)
+    first = sorted((copy / "proof").glob("*/[0-9]*Z.txt"))[1]
+    target = {6: first.with_name(first.name + ".ots"), 10: first.with_name(first.name + ".rekor.json"),
+              9: copy / "proof" / "tsa" / "local-a" / "tsa.crt"}[step]
+    damage(target)
+    checker = Checker(copy, None, trust_folder_certs=True)
+    status, detail = getattr(checker, f"step{step}")()
+    assert status == "FAILED" and expected in detail, detail
+    if step == 9:
+        assert "tsa.crt" in detail or "certificate" in detail, detail
+
+
 def test_flipped_byte_in_a_stamped_line_fails_the_prefix_step(demo_league: dict[str, Any], tmp_path: Path) -> None:
     import shutil
 
