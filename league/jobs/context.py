@@ -242,6 +242,10 @@ def open_books(config: Config, clock: Clock) -> tuple[Book, AskChain, BookLine |
     if book.lines == 0:
         try:
             opened = book.append("opening", OpeningLine.from_content(opening_content(config)).content())
+            if config.roster.blind:
+                from league.jobs.blind import blind_content
+
+                book.append("blind", blind_content(config))
         except BaseException:
             asks.close()
             book.close()

@@ -71,3 +71,29 @@ def opening_problems(root: Path, lines: list[dict[str, Any]]) -> tuple[list[str]
         problems += [p] if p else []
         checked += [] if p else ["climatology.json"]
     return problems, checked
+
+
+def blind_problems(lines: list[dict[str, Any]]) -> tuple[list[str], str]:
+    """A blind season: the commitments sealed before the first ask, no answer naming a model before the
+    reveal, and the reveal recomputing to every commitment. Returns (problems, what was checked)."""
+    from league.blind import MASK, reveal_problems
+
+    blind = next((x for x in lines if x.get("kind") == "blind"), None)
+    if blind is None:
+        return [], ""
+    problems = []
+    first_run = min((int(x["n"]) for x in lines if x.get("kind") == "run"), default=None)
+    if first_run is not None and int(blind["n"]) > first_run:
+        problems.append(f"blind line {blind['n']} was sealed after the first ask (run line {first_run})")
+    reveal = next((x for x in lines if x.get("kind") == "reveal"), None)
+    end = int(reveal["n"]) if reveal else None
+    leaks = [x["n"] for x in lines if x.get("kind") == "answer" and (end is None or int(x["n"]) < end)
+             and MASK != x.get("model")]
+    if leaks:
+        problems.append(f"answer line(s) {', '.join(map(str, leaks[:3]))} name a model before the reveal")
+    seats = len(blind.get("seats", []))
+    if reveal is None:
+        return problems, f"blind season: {seats} identities sealed at line {blind['n']}, not yet revealed"
+    problems += [f"reveal line {reveal['n']}: {p}" for p in reveal_problems(blind.get("seats", []),
+                                                                           reveal.get("seats", []))]
+    return problems, f"blind season: reveal line {reveal['n']} opens all {seats} identities sealed at line {blind['n']}"

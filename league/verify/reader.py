@@ -31,7 +31,7 @@ from league.stamps.interface import LIST_NAME, StampError
 from league.stamps.ots import BlockHeaderFact
 from league.stamps.trust import TrustStore
 from league.verify.chain import check_line, verify
-from league.verify.commitments import opening_problems, snapshot_problems
+from league.verify.commitments import blind_problems, opening_problems, snapshot_problems
 from league.verify.stamped import parse_stamped_list
 
 #: ``untrusted``: the step's checks pass, but only on the operator's own word (exit 0 unless ``--strict``).
@@ -323,14 +323,16 @@ class Checker:
         lines = self.council_lines()
         snap_bad, snaps = snapshot_problems(self.root, lines)
         open_bad, opened = opening_problems(self.root, lines)
+        blind_bad, blind = blind_problems(lines)
         if not shas and not snaps and not opened and not open_bad:
             return "skipped", "the book has no answer or run lines carrying ask_sha256 yet"
         bad = [p for sha, n in sorted(shas.items()) if (p := self._ask_problem(sha, n))]
-        bad += snap_bad + open_bad
+        bad += snap_bad + open_bad + blind_bad
         if bad:
             return "FAILED", _join(bad)
         also = "".join(f", {name}" for name in opened)
-        return "ok", f"{len(shas)} ask texts, {snaps} snapshots{also} match the hashes sealed in the book"
+        blind_note = f"; {blind}" if blind else ""
+        return "ok", f"{len(shas)} ask texts, {snaps} snapshots{also} match the hashes sealed in the book{blind_note}"
 
     def _ask_problem(self, sha: str, line: int) -> str | None:
         path = _inside(self.root, f"asks/{sha}.md")
