@@ -327,6 +327,9 @@ def _describe(run: _Run, name: str, path: Path) -> dict[str, Any]:
         return {**info, **docs.describe_book(run.facts)}
     if name == "asks.jsonl":
         return {**info, **docs.describe_book(_safe_facts(path))}
+    if name.endswith(".rekor.json"):  # keyed by the entry's UUID: one shape, not one key per entry
+        return {**info, "format": "json", "keys": [{"name": "<entry UUID>", "type": "object", "description":
+                "Rekor's answer: body, integratedTime, logID, logIndex, verification (docs/stamps.md)"}]}
     if name.endswith(".json"):
         try:
             return {**info, **docs.describe_json(json.loads(path.read_text(encoding="utf-8")))}
