@@ -218,7 +218,7 @@ class Checker:
         self.trust = trust or TrustStore.default()
         self.trust_folder_certs = trust_folder_certs
         self.strict_notes: dict[int, str] = {}
-        self._tmp = tempfile.TemporaryDirectory(prefix="league-verify-")
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None  # made by the first openssl check
         self._prefixes: dict[tuple[str, int], tuple[int, str, str | None]] = {}
         self._council: list[dict[str, Any]] | None = None
         self.lists = find_lists(root) if (root / "proof").is_dir() else []
@@ -241,7 +241,9 @@ class Checker:
         try:
             results = [_guarded(n, name, fn) for n, name, fn in steps]
         finally:
-            self._tmp.cleanup()
+            if self._tmp is not None:
+                self._tmp.cleanup()
+                self._tmp = None
         return [replace(r, strict=self.strict_notes.get(r.step, "")) for r in results]
 
     # step 2 ------------------------------------------------------------------------
@@ -477,6 +479,8 @@ class Checker:
         """The reader's exact command, with the CA file that anchored the in-process check."""
         from league.stamps.rfc3161 import openssl_verify
 
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="league-verify-")
         work = Path(self._tmp.name)
         chain = work / f"untrusted-{tsr.name}.pem"
         chain.write_bytes(b"".join(_pem(c) for c in (check.signer, *check.intermediates)))
