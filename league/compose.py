@@ -94,7 +94,7 @@ def open_live(config_dir: Path) -> League:
             "`league run` follow the system clock; a simulated clock is run by `league demo` itself",
             fix='set [clock] mode = "system" in league.toml (or run `league demo` for a simulated season)',
         )
-    require(config.roster.seat, local_tsa=config.settings.stamps.local_tsa, simulated=False, what="the daemon")
+    require(config.roster.seat, what="the daemon")
     sandbox_ready(config)
     store = open_store(config.database_url)
     return build_league(config, SystemClock(), stages=LIVE, store=store)

@@ -226,6 +226,8 @@ class Roster(Frozen):
     deadline: str = "09:30"
     second_wave: str = "09:00"
     retry_policy: str = "one re-ask at the second wave for a silent seat"
+    #: a blind season (league/blind.py): identities sealed as hashes until `league reveal`
+    blind: bool = False
     seat: tuple[SeatSpec, ...]
 
     @model_validator(mode="after")

@@ -75,6 +75,8 @@ class OpeningLine(Line):
     methodology: dict[str, JsonValue]
     markets: list[dict[str, JsonValue]]
     config_sha256: str
+    #: SHA-256 of DATA/climatology.json, sealed before the season's first ask (published as climatology.json).
+    climatology_sha256: str | None = None
 
 
 class PreflightCheck(_Model):
@@ -415,6 +417,34 @@ class AskLine(Line):
     common_sha256: str
 
 
+class BlindSeat(_Model):
+    seat: str
+    identity_sha256: str
+
+
+class BlindLine(Line):
+    """A blind season's commitments, sealed before the first ask: one identity hash per seat (league/blind.py)."""
+
+    kind: Literal["blind"] = "blind"
+    rule: str
+    seats: list[BlindSeat]
+
+
+class RevealedSeat(_Model):
+    seat: str
+    salt: str
+    model: str
+    version: str
+    mode: str
+
+
+class RevealLine(Line):
+    """The end of a blind season: each seat's salt and identity, checkable against the ``blind`` line."""
+
+    kind: Literal["reveal"] = "reveal"
+    seats: list[RevealedSeat]
+
+
 class ForeignLine(Line):
     """A line that fits no model of this version: every key is kept as it was read."""
 
@@ -424,7 +454,7 @@ class ForeignLine(Line):
 
 CouncilLine = (OpeningLine | PreflightLine | RunLine | AnswerLine | IncidentLine | SilenceLine | IngestCloseLine
                | ScoreLine | CrowdLine | CorrectionLine | RulesLine | DecisionLine | RejectionLine | TradeLine
-               | MarkLine | ShadowWeightsLine)
+               | MarkLine | ShadowWeightsLine | BlindLine | RevealLine)
 AskChainLine = CountingRuleLine | RosterLine | AskLine
 TypedLine = Annotated[CouncilLine | AskChainLine, Field(discriminator="kind")]
 _ADAPTER: TypeAdapter[TypedLine] = TypeAdapter(TypedLine)
@@ -437,7 +467,8 @@ def _kinds(*models: type[Line]) -> frozenset[str]:
 #: Every kind of line the council book holds, for readers that filter by kind.
 COUNCIL_KINDS: frozenset[str] = _kinds(OpeningLine, PreflightLine, RunLine, AnswerLine, IncidentLine, SilenceLine,
                                        IngestCloseLine, ScoreLine, CrowdLine, CorrectionLine, RulesLine,
-                                       DecisionLine, RejectionLine, TradeLine, MarkLine, ShadowWeightsLine)
+                                       DecisionLine, RejectionLine, TradeLine, MarkLine, ShadowWeightsLine,
+                                       BlindLine, RevealLine)
 ASK_CHAIN_KINDS: frozenset[str] = _kinds(CountingRuleLine, RosterLine, AskLine)
 
 

@@ -41,18 +41,26 @@ def _verify_book(path: Path, workers: int | None) -> None:
     typer.echo(f"ok {path}: {report.lines} lines, sha256 {report.sha256}, last link {report.last_link or '-'}")
 
 
-def _verify_folder(target: str) -> None:
+def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool, strict: bool) -> None:
     from league.publish.rebuild import rebuild_step
+    from league.stamps.trust import TrustStore
     from league.verify.reader import manifest_step, verify_published
 
-    failed = 0
+    failed, refused = 0, []
     extra = [(11, "derived files", rebuild_step), (12, "release manifest", manifest_step)]
-    for step in verify_published(target, extra=extra):
-        typer.echo(f"step {step.step:>2} {step.name}: {step.status}" + (f" — {step.detail}" if step.detail else ""))
+    steps = verify_published(target, extra=extra, trust=TrustStore.default(anchors),
+                             trust_folder_certs=trust_folder_certs)
+    for step in steps:
+        typer.echo(step.line())
         failed += step.status == "FAILED"
+        refused += [f"step {step.step}: {step.strict}"] if step.strict and step.status != "FAILED" else []
     _compliance(target)
     if failed:
         raise LeagueError(f"{failed} verification step(s) FAILED for {target}")
+    if strict and refused:
+        raise LeagueError(f"--strict: {'; '.join(refused)}",
+                          fix="only tokens whose roots are in your trust store count under --strict "
+                              "(--trust-anchor PEM adds a root you have checked yourself)")
 
 
 def _compliance(target: str) -> None:
@@ -86,11 +94,20 @@ def verify(
     ] = None,
     typed: Annotated[bool, typer.Option("--typed", envvar="LEAGUE_VERIFY_TYPED",
                                         help="also check every line of a book against its kind's model")] = False,
+    trust_folder_certs: Annotated[bool, typer.Option(
+        "--trust-folder-certs", envvar="LEAGUE_VERIFY_TRUST_FOLDER_CERTS",
+        help="accept RFC 3161 roots published in the folder itself, reported as declared by the operator")] = False,
+    strict: Annotated[bool, typer.Option(
+        "--strict", envvar="LEAGUE_VERIFY_STRICT",
+        help="exit non-zero when a token is trusted only on the operator's word (folder certificates)")] = False,
+    anchors: Annotated[list[Path] | None, typer.Option(
+        "--trust-anchor", envvar="LEAGUE_VERIFY_TRUST_ANCHORS",
+        help="a PEM root you trust, added to the system CA bundle and the pinned authorities (repeatable)")] = None,
 ) -> None:
     """Verify a book's hash chain (first bad line and why), or every reader's step on a published folder."""
     path = Path(target)
     if target.startswith(("http://", "https://")) or path.is_dir():
-        _verify_folder(target)
+        _verify_folder(target, anchors=list(anchors or []), trust_folder_certs=trust_folder_certs, strict=strict)
     else:
         _verify_book(path, workers)
         if typed:

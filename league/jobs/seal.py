@@ -195,6 +195,10 @@ def _answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, Any]:
         "usage": _usage(reply.usage), "elapsed_s": round((reply.finished_at - reply.started_at).total_seconds(), 3),
         **json_safe(fetch_fields(reply)),
     }
+    if lg.config.roster.blind and not lg.index.of_kind("reveal"):
+        from league.jobs.blind import masked
+
+        content = masked(content)
     if encoding != RAW_UTF8:
         content["raw_encoding"] = encoding
     if store_problem:

@@ -28,6 +28,16 @@ def stamper_for(lg: League) -> Stamper:
     return _STAMPERS[lg]
 
 
+def use_services(lg: League, *, calendars: tuple[str, ...] = (), rekor_url: str | None = None) -> Stamper:
+    """Stamp this league through the given calendars and log in place of the configured ones (the demo's
+    local stand-ins, which exist only while it runs); the configured authorities are kept."""
+    config = config_from_settings(lg.config.settings.stamps, lg.data_dir)
+    config = config.model_copy(update={"ots_calendars": calendars or config.ots_calendars,
+                                       "rekor_url": rekor_url or config.rekor_url})
+    _STAMPERS[lg] = Stamper(config, lg.data_dir / "stamps", lg.clock)
+    return _STAMPERS[lg]
+
+
 def stamp(lg: League, session: str) -> StampResult | None:
     """A stamped list of both books' heads after a batch of seals."""
     if not lg.stages.stamps:

@@ -32,6 +32,9 @@ FILES: tuple[FileInfo, ...] = (
     FileInfo("asks.jsonl", ON_SEAL, "the outgoing-ask chain: counting rule, rosters, hashes of every ask sent"),
     FileInfo("roster.json", ON_SEAL, "each seat's family and side as sealed in the roster lines of asks.jsonl"),
     FileInfo("asks/*.md", "once per run", "every common ask text, named by its SHA-256"),
+    FileInfo("snapshots/*.json", "once per session", "each morning snapshot; hashes to its run line's snapshot_sha256"),
+    FileInfo("config.json", NIGHTLY, "markets and methodology; hashes to the opening line's config_sha256"),
+    FileInfo("climatology.json", NIGHTLY, "the climatology table; hashes to the opening line's climatology_sha256"),
     FileInfo("council-forecasts.csv", NIGHTLY, "one row per seat x run x market x horizon"),
     FileInfo("council-forecasts-index.json", NIGHTLY, "per-run and per-session slices of council-forecasts.csv: "
              "row ranges, byte ranges and SHA-256 of each (fetch the header plus one slice)"),

@@ -108,8 +108,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     out = Path(out_dir) if out_dir is not None else data_dir / "public"
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
-    for step in (_books, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _proof, _copies, _protocol,
-                 _code, _digest, _forecasts_index):
+    for step in (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _proof,
+                 _copies, _protocol, _code, _digest, _forecasts_index):
         step(run)
     _compliance(run)
     _dataset(run)
@@ -149,6 +149,21 @@ def _books(run: _Run) -> None:
         run.skip("asks.jsonl", f"{asks_book} not found")
     for ask in sorted((run.data_dir / "asks").glob("*.md")):
         copy_file(ask, run.out / "asks" / ask.name)
+
+
+def _commitments(run: _Run) -> None:
+    """The bytes behind the book's snapshot, config and climatology hashes (publish/commitments.py)."""
+    from league.publish import commitments
+
+    for session in commitments.write_snapshots(run.data_dir, run.out):
+        run.fail(f"snapshots/{session}.json", PublishError("the kept snapshot no longer hashes to its sealed value"))
+    try:
+        if not commitments.write_config(run.book_bytes, run.out):
+            run.skip("config.json", "the council book has no opening line sealing config_sha256")
+    except (PublishError, ValueError) as exc:
+        run.fail("config.json", exc)
+    if not commitments.write_climatology(run.data_dir, run.out):
+        run.skip("climatology.json", "DATA/climatology.json not found")
 
 
 # ----------------------------------------------------------------------------- producers
@@ -340,6 +355,9 @@ def _describe(run: _Run, name: str, path: Path) -> dict[str, Any]:
         return {**info, **docs.describe_book(run.facts)}
     if name == "asks.jsonl":
         return {**info, **docs.describe_book(_safe_facts(path))}
+    if name.endswith(".rekor.json"):  # keyed by the entry's UUID: one shape, not one key per entry
+        return {**info, "format": "json", "keys": [{"name": "<entry UUID>", "type": "object", "description":
+                "Rekor's answer: body, integratedTime, logID, logIndex, verification (docs/stamps.md)"}]}
     if name.endswith(".json"):
         try:
             return {**info, **docs.describe_json(json.loads(path.read_text(encoding="utf-8")))}
