@@ -22,8 +22,7 @@ def demo_public(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from league.jobs.preflight import require
 
     try:
-        require(load_roster(shipped_config_dir() / "roster.demo.toml").seat, local_tsa=True, simulated=True,
-                what="the demo")
+        require(load_roster(shipped_config_dir() / "roster.demo.toml").seat, what="the demo")
     except LeagueError as exc:
         pytest.skip(f"the demo's prerequisites are missing: {exc.message}")
     return _season(tmp_path_factory.mktemp("verify-demo") / "league")
