@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from league.errors import ChainBroken, LeagueError
+
+if TYPE_CHECKING:
+    from league.verify.reader import Status
 
 
 def _typed(path: Path) -> None:
@@ -41,12 +44,17 @@ def _verify_book(path: Path, workers: int | None) -> None:
     typer.echo(f"ok {path}: {report.lines} lines, sha256 {report.sha256}, last link {report.last_link or '-'}")
 
 
-def _verify_folder(target: str) -> None:
+def _skipped_rebuild(folder: Path) -> tuple[Status, str]:
+    return "skipped", "not asked for (--no-rebuild)"
+
+
+def _verify_folder(target: str, rebuild: bool = True) -> None:
     from league.publish.rebuild import rebuild_step
     from league.verify.reader import manifest_step, verify_published
 
     failed = 0
-    extra = [(11, "derived files", rebuild_step), (12, "release manifest", manifest_step)]
+    extra = [(11, "derived files", rebuild_step if rebuild else _skipped_rebuild),
+             (12, "release manifest", manifest_step)]
     for step in verify_published(target, extra=extra):
         typer.echo(f"step {step.step:>2} {step.name}: {step.status}" + (f" — {step.detail}" if step.detail else ""))
         failed += step.status == "FAILED"
@@ -86,11 +94,14 @@ def verify(
     ] = None,
     typed: Annotated[bool, typer.Option("--typed", envvar="LEAGUE_VERIFY_TYPED",
                                         help="also check every line of a book against its kind's model")] = False,
+    rebuild: Annotated[bool, typer.Option("--rebuild/--no-rebuild", envvar="LEAGUE_VERIFY_REBUILD",
+                                          help="step 11: rebuild every derived file from the books and compare "
+                                               "(the publisher's work: seconds to minutes)")] = True,
 ) -> None:
     """Verify a book's hash chain (first bad line and why), or every reader's step on a published folder."""
     path = Path(target)
     if target.startswith(("http://", "https://")) or path.is_dir():
-        _verify_folder(target)
+        _verify_folder(target, rebuild)
     else:
         _verify_book(path, workers)
         if typed:
