@@ -127,7 +127,7 @@ def write(
         "",
         "| run | wall time | peak RSS |",
         "|---|---|---|",
-        f"| `league demo --sessions 10` (10 sandboxed scripted seats, 4 of them the hard cases, + 3 baselines) | {t_full:.1f} s | "
+        f"| `league demo --sessions 10` (10 sandboxed scripted seats + baselines) | {t_full:.1f} s | "
         f"{statistics.median(x[1] for x in full)} MiB |",
         "| baseline: same 10 sessions, the 3 in-process baseline seats only, no stamp or portfolio stage | "
         f"{t_base:.1f} s | "

@@ -19,7 +19,7 @@ from league.clock import Clock, SystemClock
 from league.config import Config, load_config
 from league.crowd.interface import CrowdProvider
 from league.errors import ConfigError, LeagueError
-from league.jobs.ask import climatology_context
+from league.jobs.ask import default_context
 from league.jobs.context import EVERY, AskContext, League, Stages
 from league.jobs.runner import SeatRunner, ThreadRunner
 from league.prices.cache import BarCache
@@ -51,7 +51,7 @@ def build_league(config: Config, clock: Clock, *, stages: Stages = EVERY, store:
     if crowd is None and stages.crowd:
         crowd = make_crowd(config, prices, calendar)
     if ask_context is None and stages.climatology:
-        ask_context = climatology_context
+        ask_context = default_context
     return League(config, clock, prices=prices, seats=seats, runner=runner or ThreadRunner(seats),
                   calendar=calendar, store=store, crowd=crowd, stages=stages, ask_context=ask_context)
 
