@@ -39,11 +39,35 @@ def _has(folder: Path, pattern: str) -> bool:
 
 def _anchor(folder: Path) -> tuple[str, str]:
     ots, rekor = _has(folder, "proof/*/*.ots"), _has(folder, "proof/*/*.rekor.json")
+    own = _operator_services(folder)
+    if ots and rekor and own:
+        return "partial", ("OpenTimestamps proofs and Rekor entries are published under proof/, but from "
+                           f"{own}: services the operator runs (the demo's local stand-ins), not outside anchors")
     if ots and rekor:
         return "met", "OpenTimestamps proofs and Rekor entries of every stamped list are published under proof/"
     found = [n for n, ok in (("OpenTimestamps proofs", ots), ("Rekor entries", rekor)) if ok]
     return "partial", (f"published: {', '.join(found) or 'neither .ots proofs nor Rekor entries'}; the stamper "
                        "supports both ([stamps] calendars, rekor in config/league.toml)")
+
+
+def _operator_services(folder: Path) -> str:
+    """Which published proofs come from the operator's own services: calendars on loopback, or a log
+    whose logID is not Sigstore's public Rekor ("" when none)."""
+    from league.stamps.rekor import PUBLIC_REKOR_LOG_ID
+
+    found = []
+    proofs = (p.read_bytes() for p in folder.glob("proof/*/*.ots"))
+    if any(b"://127.0.0.1" in data or b"://localhost" in data for data in proofs):
+        found.append("a calendar on this machine")
+    for path in folder.glob("proof/*/*.rekor.json"):
+        try:
+            logs = {str(e.get("logID")) for e in json.loads(path.read_text(encoding="utf-8")).values()}
+        except (OSError, ValueError, AttributeError):
+            continue
+        if logs - {PUBLIC_REKOR_LOG_ID}:
+            found.append("a transparency log that is not Sigstore's public Rekor")
+            break
+    return " and ".join(found)
 
 
 def _tokens(folder: Path) -> tuple[str, str]:
@@ -90,8 +114,10 @@ def requirements(folder: Path, *, manifest_written: bool = True) -> list[Require
     rows = [
         (1, "MUST", "each task is an event contract fixed before the ask (price source, symbol, bar, reference "
             "and end rules); model, version and mode sealed in the answer line; blind seasons commit to "
-            "H(salt|model|version|mode)", "partial",
-         "contracts sealed in every run line, event-contract.schema.json; blind seasons are not implemented here",
+            "H(salt|model|version|mode)", "met",
+         "contracts sealed in every run line, event-contract.schema.json; a blind season (roster blind = true) "
+         "seals sha256(salt || model || 0x00 || version || 0x00 || mode) per seat before the first ask and "
+         "`league reveal` opens them (docs/seats.md 6a; step 5 checks the reveal)",
          "python3 -I tools/conformance.py council-forecasts.csv"),
         (2, "MUST", "an append-only hash-chained record, each line sealed on entry, ask text and price snapshot "
             "hashed into the run, asks published, corrections as new lines", *snaps,

@@ -1,7 +1,8 @@
 """One small demo folder built once for the package, and its rebuild from the books.
 
-Two sessions of the demo league plus a seat that replies malformed, one that is silent and one that
-answers late, so the folder holds ``refused_shape``, ``no_answer`` and own-reference rows too. Every
+Two sessions of the demo league, whose roster has a seat that replies malformed, one that is silent,
+one that answers the second wave and one that answers late, so the folder holds ``refused_shape``,
+``no_answer`` and own-reference rows too. Every
 tamper test works on a ``cp -a`` copy of the published folder; the folder itself stays clean.
 """
 
@@ -28,52 +29,30 @@ def demo_public(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _season(tmp_path_factory.mktemp("verify-demo") / "league")
 
 
-HARD_SEATS = """
-[[seat]]
-name = "grumpy"
-adapter = "scripted"
-model = "scripted-grumpy-1"
-family = "lab-g"
-options = { seed = 61, mode = "malformed", latency_s = 30 }
-
-[[seat]]
-name = "mute"
-adapter = "scripted"
-model = "scripted-mute-1"
-family = "lab-m"
-options = { seed = 71, mode = "silent", latency_s = 30 }
-
-[[seat]]
-name = "sloth"
-adapter = "scripted"
-model = "scripted-sloth-1"
-family = "lab-s"
-options = { seed = 81, latency_s = 4500 }
-"""
 
 
 def _season(root: Path) -> Path:
-    """The demo configuration with the hard seats, two sessions through the scheduler, then publish."""
+    """The demo configuration (its roster has the hard seats), two sessions through the scheduler, then publish."""
     from datetime import date
 
     from league.calendar import default_calendar
     from league.clock import SimulatedClock
     from league.compose import build_league
     from league.config import load_config
-    from league.demo import add_stand_ins, demo_sessions
+    from league.demo import add_stand_ins, demo_sessions, local_stamp_services
     from league.folder import init_folder
     from league.jobs.context import Stages
     from league.jobs.publish import publish_now
     from league.jobs.scheduler import run_session, session_start
+    from league.jobs.stamp import use_services
 
     days = demo_sessions(default_calendar(), date(2026, 6, 1), 2)
     clock = SimulatedClock(session_start(days[0]))
     config_dir, _ = init_folder(root, demo=True, seed=7, clock=clock)
-    roster = config_dir / "roster.toml"
-    if "grumpy" not in roster.read_text():  # the demo roster ships the hard-case seats itself now
-        roster.write_text(roster.read_text() + HARD_SEATS)
-    with build_league(load_config(config_dir), clock, anchor=days[0], stages=Stages(publish=False)) as lg:
+    with local_stamp_services(clock) as services, \
+            build_league(load_config(config_dir), clock, anchor=days[0], stages=Stages(publish=False)) as lg:
         add_stand_ins(lg, 7)
+        use_services(lg, **services)
         for day in days:
             run_session(lg, day)
         return publish_now(lg).out_dir
@@ -94,7 +73,8 @@ def clean_verify(demo_public: Path) -> tuple[int, str]:
 
     from league.cli import app
 
-    result = CliRunner().invoke(app, ["verify", str(demo_public)])
+    # the demo's local test authorities are the operator's: a reader accepts them only as declared (docs/stamps.md)
+    result = CliRunner().invoke(app, ["verify", str(demo_public), "--trust-folder-certs"])
     return result.exit_code, result.output
 
 
