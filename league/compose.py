@@ -11,17 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import cast
 
 from league.calendar import Calendar, default_calendar
-from league.clock import Clock, SystemClock
+from league.clock import Clock, SimulatedClock, SystemClock
 from league.config import Config, load_config
 from league.crowd.interface import CrowdProvider
 from league.errors import ConfigError, LeagueError
 from league.jobs.ask import climatology_context
 from league.jobs.context import EVERY, AskContext, League, Stages
-from league.jobs.runner import SeatRunner, ThreadRunner
+from league.jobs.runner import RoutedRunner, SeatRunner, ThreadRunner
+from league.jobs.seal import seal_record
 from league.prices.cache import BarCache
 from league.prices.interface import PriceSource
 from league.registry import CROWD, NO_CROWD, PRICES, load
@@ -52,15 +54,62 @@ def build_league(config: Config, clock: Clock, *, stages: Stages = EVERY, store:
         crowd = make_crowd(config, prices, calendar)
     if ask_context is None and stages.climatology:
         ask_context = climatology_context
-    return League(config, clock, prices=prices, seats=seats, runner=runner or ThreadRunner(seats),
-                  calendar=calendar, store=store, crowd=crowd, stages=stages, ask_context=ask_context)
+    runner = runner or make_runner(config, clock, seats)
+    league = League(config, clock, prices=prices, seats=seats, runner=runner, calendar=calendar, store=store,
+                    crowd=crowd, stages=stages, ask_context=ask_context)
+    runner.on_record(partial(seal_record, league))
+    return league
 
 
 def build_seats(config: Config) -> dict[str, Seat]:
-    """One seat per roster entry, by its adapter (CLI and scripted seats share the bubblewrap sandbox)."""
+    """One seat per roster entry that runs here, by its adapter (CLI and scripted seats share the
+    bubblewrap sandbox); a seat on a lab's worker (``worker = ...``) is built there, not here."""
     from league_agents.registry import build_seat
 
-    return {s.name: build_seat(s) for s in config.roster.seat}
+    return {s.name: build_seat(s) for s in config.roster.seat if not s.worker}
+
+
+def make_runner(config: Config, clock: Clock, seats: dict[str, Seat]) -> SeatRunner:
+    """Local threads; when the roster names lab workers, those seats go through the broker
+    (:class:`league.jobs.runner.RoutedRunner`), the others stay on local threads."""
+    local = ThreadRunner(seats)
+    if not any(s.worker for s in config.roster.seat):
+        return local
+    return RoutedRunner(local, make_remote_runner(config, clock))
+
+
+def make_remote_runner(config: Config, clock: Clock) -> SeatRunner:
+    """The league's side of remote seats, from ``[workers]`` of league.toml (docs/workers.md). Each remote
+    seat's roster entry is checked for secrets first: nothing secret may travel to a queue."""
+    try:
+        from league.workers import wire
+        from league.workers.broker import parse_target
+        from league.workers.errors import WorkerError
+        from league.workers.remote import RemoteSeatRunner
+    except ImportError as exc:
+        raise ConfigError(f"the roster names lab workers but the workers extra is not installed ({exc})",
+                          fix="pip install -e '.[workers]' (Celery, kombu)") from None
+    toml = config.folder / "league.toml"
+    for spec in (s for s in config.roster.seat if s.worker):
+        problems = wire.secret_problems(spec)
+        if problems:
+            raise ConfigError(f"roster seat {spec.name!r} (worker {spec.worker!r}): {problems[0]}",
+                              fix="name the variable or the credential file; the lab's worker reads the value")
+    w = config.settings.workers
+    try:
+        target = parse_target(w.broker_url, password_file=_in_config(config, w.password_file),
+                              ca_file=_in_config(config, w.ca_file), cert_file=_in_config(config, w.cert_file),
+                              key_file=_in_config(config, w.key_file))
+    except WorkerError as exc:
+        raise ConfigError(f"{toml}: [workers]: {exc.message}", fix=exc.fix) from None
+    simulated = isinstance(clock, SimulatedClock)
+    return RemoteSeatRunner(target, SystemClock() if simulated else clock, grace_s=w.grace_s,
+                            run_margin_s=w.run_margin_s, simulated=simulated)
+
+
+def _in_config(config: Config, path: str) -> str:
+    """A path of league.toml, relative ones read from the config folder."""
+    return "" if not path else str(config.folder / path)
 
 
 def make_prices(config: Config, calendar: Calendar, *, store: Store | None = None,

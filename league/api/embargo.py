@@ -24,7 +24,8 @@ from league.api.bookindex import BookIndex
 from league.api.errors import NotFound
 
 #: Kinds whose lines carry a seat's content for their session.
-EMBARGOED_KINDS = frozenset({"answer", "incident", "silence", "decision", "trade", "rejection", "shadow", "bet"})
+EMBARGOED_KINDS = frozenset({"answer", "incident", "silence", "reply_record",
+                             "decision", "trade", "rejection", "shadow", "bet"})
 #: What stays visible of an embargoed line: where it is in the chain, whose it is, its hashes and times.
 VISIBLE = ("n", "kind", "at", "prev", "link", "seal", "run_id", "session", "seat", "attempt", "league", "account",
            "booked_at", "started_at", "own_sha256", "ask_sha256", "seat_ask_sha256")

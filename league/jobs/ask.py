@@ -167,7 +167,7 @@ def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], c
         lg.asks.seal_ask(run_id, session, spec.name, attempt, text, common_sha)
         prepared.append(SeatAsk(spec, Ask(text=text, sha256=sha256_text(text), session=session, attempt=attempt,
                                           context=context)))
-    arriving = lg.runner.start(prepared, lg.clock.now)
+    arriving = lg.runner.start(prepared, lg.clock.now, deadline(lg, session))
     for item, fut in zip(prepared, arriving, strict=True):
         name = item.spec.name
         if lg.simulated:  # sealed by pump() at its simulated arrival time

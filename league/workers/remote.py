@@ -18,28 +18,31 @@ Delivery semantics (docs/workers.md, "Delivery"):
 
 from __future__ import annotations
 
+import dataclasses
 import queue as queue_mod
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 import structlog
 from kombu.connection import Connection
 from kombu.mixins import ConsumerMixin
 
 from league.clock import Clock
+from league.jobs.runner import RecordSink, ReplyRecord, SeatAsk
 from league.workers import wire
 from league.workers.broker import BrokerTarget, declare_lab
 from league.workers.celery_app import make_app
 from league.workers.errors import BrokerError, WireError, WorkerError
 from league.workers.runner import Arrival, SeatJob
 from league.workers.topology import ASKS_EXCHANGE, TASK_NAME, replies_queue, vhost_for
-from league_agents.base import FailureClass, SeatReply
+from league_agents.base import FailureClass, Now, SeatReply
 
 log = structlog.get_logger(__name__)
 #: beyond a seat's own timeout: sandbox start, the reply's publication, a clock a little apart.
@@ -141,21 +144,107 @@ class _Link:
 
 
 class RemoteSeatRunner:
-    """Runs seats on lab workers through the broker; the league user reaches every lab's vhost."""
+    """Runs seats on lab workers through the broker; the league user reaches every lab's vhost.
+
+    ``clock`` is the time the broker and the workers live in (deadlines, cut-offs, the arrival stamp):
+    the league's own clock when it follows the system clock. A league on a SIMULATED clock passes a
+    system clock and ``simulated=True``: its replies then arrive at the ask's (simulated) send time plus
+    the run's reported duration, as a local seat's reply does, so a simulated day books the same times
+    whether its seats ran here or on a worker."""
 
     def __init__(self, league: BrokerTarget, clock: Clock, *, grace_s: float = 30.0,
-                 run_margin_s: float = RUN_MARGIN_S, poll_s: float = 0.2) -> None:
+                 run_margin_s: float = RUN_MARGIN_S, poll_s: float = 0.2, simulated: bool = False) -> None:
         self.league = league
         self.clock = clock
         self.grace_s = grace_s
         self.run_margin_s = run_margin_s
         self.poll_s = poll_s
+        self.simulated = simulated
+        self._sink: RecordSink | None = None
         self._links: dict[str, _Link] = {}
         self._lock = threading.Lock()
         self._waiting: dict[str, RemoteBatch] = {}
         self._answered: set[str] = set()
         self._strays: list[Arrival] = []
         self._stray_acks: list[Callable[[], None]] = []
+
+    # --------------------------------------------------------------------------- the day's seam
+    def start(self, asks: Sequence[SeatAsk], now: Now, deadline: datetime | None = None) -> list[Future[SeatReply]]:
+        """:class:`league.jobs.runner.SeatRunner`: publish each ask to its seat's ``worker`` queue and resolve
+        its future with its first reply, timed by the league's clock at arrival (``booked_at``); further
+        replies go to the record sink. Never raises: an ask that cannot be published (a secret in its
+        roster entry, an unreachable broker) resolves at once as a failure reply naming why."""
+        sent = now()
+        futures: dict[str, Future[SeatReply]] = {wire.identity_of(a.spec.name, a.ask.sha256): Future() for a in asks}
+        if len(futures) != len(asks):
+            return [_failed(a, sent, "the same ask twice in one batch") for a in asks]
+        jobs = [SeatJob(a.spec, a.ask, queue=a.spec.worker) for a in asks]
+        try:
+            batch = self.submit(jobs, self.queue_deadline(asks, sent, deadline))
+        except WorkerError as exc:
+            return [_failed(a, sent, exc.message) for a in asks]
+        threading.Thread(target=self._resolve, args=(batch, futures, sent), daemon=True,
+                         name=f"remote-batch-{len(futures)}").start()
+        return list(futures.values())
+
+    def queue_deadline(self, asks: Sequence[SeatAsk], sent: datetime, deadline: datetime | None) -> datetime:
+        """When, by the broker's clock, an ask not yet started expires: the league's ``deadline`` (ingest
+        close), or for an ask sent later than that — a second wave, a re-run — the seat's timeout from now."""
+        longest = timedelta(seconds=max(a.spec.timeout_s for a in asks))
+        wait = max(deadline - sent, longest) if deadline is not None else longest
+        return self.clock.now() + wait
+
+    def _resolve(self, batch: RemoteBatch, futures: dict[str, Future[SeatReply]], sent: datetime) -> None:
+        """In the batch's own thread: each ask's first reply resolves its future (the day's seal runs in
+        this thread when its callback is attached); a duplicate goes to the record sink."""
+        try:
+            for arrival in batch:
+                future = futures.get(arrival.identity)
+                if future is None or future.done() or arrival.duplicate:
+                    self._hand_record(arrival, "duplicate")
+                    continue
+                future.set_result(self.league_reply(arrival, sent))
+        except Exception:  # noqa: BLE001 - a bug here must not leave the day waiting forever
+            log.exception("remote.batch_failed")
+        finally:
+            for identity, future in futures.items():
+                if not future.done():
+                    job = batch.jobs[identity]
+                    at = sent if self.simulated else self.clock.now()
+                    future.set_result(_failure(SeatAsk(job.spec, job.ask), at,
+                                               "the league stopped waiting for this ask", FailureClass.TIMEOUT))
+
+    def league_reply(self, arrival: Arrival, sent: datetime) -> SeatReply:
+        """The reply as the day seals it: finished (booked) at its arrival by the league's clock, started
+        the run's reported duration before (bounded by the send time); the worker's own clock is not used."""
+        reply = arrival.reply
+        ran = max(reply.finished_at - reply.started_at, timedelta(0))
+        if self.simulated:
+            arrived = sent + ran
+        else:
+            arrived = arrival.arrived_at
+            ran = min(ran, max(arrived - sent, timedelta(0)))
+        return dataclasses.replace(reply, started_at=arrived - ran, finished_at=arrived)
+
+    def on_record(self, sink: RecordSink) -> None:
+        """Replies that are not answers go to ``sink`` from now on (strays kept so far first)."""
+        with self._lock:
+            self._sink = sink
+        self.take_strays()
+
+    def _hand_record(self, arrival: Arrival, kind: Literal["duplicate", "stray"]) -> bool:
+        """Give one non-answer to the record sink; False when there is none yet (kept as a stray)."""
+        sink = self._sink
+        if sink is None:
+            return False
+        record = ReplyRecord(seat=arrival.seat, ask_sha256=arrival.identity.partition(".")[0], reply=arrival.reply,
+                             arrived_at=arrival.arrived_at, reason=kind, worker=arrival.worker,
+                             redelivered=arrival.redelivered)
+        try:
+            sink(record)
+        except Exception:  # noqa: BLE001 - a record that cannot be sealed is logged, never blocks the replies
+            log.exception("remote.record_failed", identity=arrival.identity, reason=kind)
+        return True
 
     # ---------------------------------------------------------------------------------------- submit
     def submit(self, jobs: Sequence[SeatJob], deadline: datetime) -> RemoteBatch:
@@ -232,19 +321,27 @@ class RemoteSeatRunner:
         self._keep_stray(msg, arrived_at, ack)
 
     def _keep_stray(self, msg: wire.ReplyMessage, arrived_at: datetime, ack: Callable[[], None]) -> None:
-        """A reply for no batch waiting now (late past its cut-off, after a cancel, or from before a restart)."""
+        """A reply for no batch waiting now (late past its cut-off, after a cancel, or from before a restart):
+        handed to the record sink (then acknowledged), or kept until :meth:`take_strays`."""
         with self._lock:
             duplicate = msg.identity in self._answered
-            self._strays.append(_arrival(msg, arrived_at, duplicate=duplicate))
-            self._stray_acks.append(ack)
+        arrival = _arrival(msg, arrived_at, duplicate=duplicate)
         log.warning("remote.stray_reply", identity=msg.identity, worker=msg.worker, duplicate=duplicate)
+        if self._hand_record(arrival, "duplicate" if duplicate else "stray"):
+            ack()
+            return
+        with self._lock:
+            self._strays.append(arrival)
+            self._stray_acks.append(ack)
 
     def take_strays(self) -> list[Arrival]:
-        """Replies that arrived for no waiting batch, oldest first; acknowledged as they are handed over."""
+        """Replies that arrived for no waiting batch, oldest first; acknowledged as they are handed over
+        (to the record sink too, when there is one)."""
         with self._lock:
             strays, acks = self._strays, self._stray_acks
             self._strays, self._stray_acks = [], []
-        for ack in acks:
+        for arrival, ack in zip(strays, acks, strict=True):
+            self._hand_record(arrival, "duplicate" if arrival.duplicate else "stray")
             ack()
         return strays
 
@@ -265,6 +362,20 @@ class RemoteSeatRunner:
             links, self._links = list(self._links.values()), {}
         for link in links:
             link.close()
+
+
+def _failure(ask: SeatAsk, now: datetime, detail: str, failure: FailureClass = FailureClass.TRANSIENT) -> SeatReply:
+    """A silent failure reply for an ask that got no reply from a worker, dated ``now``."""
+    return SeatReply(seat=ask.spec.name, raw="", model=ask.spec.model, version="unreported", mode="",
+                     started_at=now, finished_at=now, failure=failure,
+                     detail=f"{detail} (queue {ask.spec.worker or '?'})"[:500])
+
+
+def _failed(ask: SeatAsk, now: datetime, detail: str) -> Future[SeatReply]:
+    """A future already resolved with a transient failure reply (an ask that could not be published)."""
+    future: Future[SeatReply] = Future()
+    future.set_result(_failure(ask, now, detail))
+    return future
 
 
 def _acker(listener: _ReplyListener, message: Any) -> Callable[[], None]:
