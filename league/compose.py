@@ -83,33 +83,26 @@ def make_remote_runner(config: Config, clock: Clock) -> SeatRunner:
     seat's roster entry is checked for secrets first: nothing secret may travel to a queue."""
     try:
         from league.workers import wire
-        from league.workers.broker import parse_target
+        from league.workers.broker import league_target
         from league.workers.errors import WorkerError
         from league.workers.remote import RemoteSeatRunner
     except ImportError as exc:
         raise ConfigError(f"the roster names lab workers but the workers extra is not installed ({exc})",
                           fix="pip install -e '.[workers]' (Celery, kombu)") from None
-    toml = config.folder / "league.toml"
     for spec in (s for s in config.roster.seat if s.worker):
         problems = wire.secret_problems(spec)
         if problems:
             raise ConfigError(f"roster seat {spec.name!r} (worker {spec.worker!r}): {problems[0]}",
                               fix="name the variable or the credential file; the lab's worker reads the value")
-    w = config.settings.workers
     try:
-        target = parse_target(w.broker_url, password_file=_in_config(config, w.password_file),
-                              ca_file=_in_config(config, w.ca_file), cert_file=_in_config(config, w.cert_file),
-                              key_file=_in_config(config, w.key_file))
+        target = league_target(config)
     except WorkerError as exc:
-        raise ConfigError(f"{toml}: [workers]: {exc.message}", fix=exc.fix) from None
+        raise ConfigError(f"{config.folder / 'league.toml'}: [workers]: {exc.message}", fix=exc.fix) from None
+    w = config.settings.workers
     simulated = isinstance(clock, SimulatedClock)
     return RemoteSeatRunner(target, SystemClock() if simulated else clock, grace_s=w.grace_s,
                             run_margin_s=w.run_margin_s, simulated=simulated)
 
-
-def _in_config(config: Config, path: str) -> str:
-    """A path of league.toml, relative ones read from the config folder."""
-    return "" if not path else str(config.folder / path)
 
 
 def make_prices(config: Config, calendar: Calendar, *, store: Store | None = None,
@@ -143,7 +136,8 @@ def open_live(config_dir: Path) -> League:
             "`league run` follow the system clock; a simulated clock is run by `league demo` itself",
             fix='set [clock] mode = "system" in league.toml (or run `league demo` for a simulated season)',
         )
-    require(config.roster.seat, local_tsa=config.settings.stamps.local_tsa, simulated=False, what="the daemon")
+    here = [s for s in config.roster.seat if not s.worker]  # a lab's worker checks its own seats
+    require(here, local_tsa=config.settings.stamps.local_tsa, simulated=False, what="the daemon")
     sandbox_ready(config)
     store = open_store(config.database_url)
     return build_league(config, SystemClock(), stages=LIVE, store=store)
@@ -154,7 +148,7 @@ def sandbox_ready(config: Config) -> None:
     a clear error now, instead of an incident sealed for every such seat every morning."""
     from league_agents.registry import is_sandboxed
 
-    if not any(is_sandboxed(s.adapter) for s in config.roster.seat):
+    if not any(is_sandboxed(s.adapter) for s in config.roster.seat if not s.worker):
         return
     from sandbox.bwrap import BwrapSandbox
     from sandbox.interface import SandboxError

@@ -112,3 +112,34 @@ def test_a_day_split_over_two_workers_seals_scores_and_verifies_as_on_local_thre
         assert len(ours) == len(theirs)
         for a, b in zip(ours, theirs, strict=True):
             assert a == b, f"{name} line {a.get('n')} differs"
+
+
+def test_doctor_checks_the_broker_and_status_shows_the_labs_workers(
+        labs: dict[str, str], league_account: BrokerTarget, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from league.cli import app
+
+    password = tmp_path / "league.password"
+    password.write_text(league_account.password)
+    config_dir, _ = init_folder(tmp_path / "league", demo=True, clock=SimulatedClock(et_time(DAYS[0], time(3, 0))))
+    missing = "tnolab" + labs["a"][-6:]
+    (config_dir / "roster.toml").write_text(
+        roster_text(labs) + f'[[seat]]\nname = "s-nolab"\nadapter = "scripted"\nworker = "{missing}"\n')
+    toml = config_dir / "league.toml"
+    toml.write_text(toml.read_text() + f'\n[workers]\nbroker_url = "{league_account.display()}"\n'
+                    f'password_file = "{password}"\n')
+    cli = CliRunner()
+    doctor = cli.invoke(app, ["doctor", "--config", str(config_dir), "--no-probe", "--no-providers"])
+    assert doctor.exit_code == 1, doctor.output  # the lab nobody provisioned
+    for lab in labs.values():
+        assert f"ok    broker: lab {lab}: 1 workers, 0 asks waiting" in doctor.output
+    assert f"FAIL  broker: lab {missing}:" in doctor.output and f"add-lab {missing}" in doctor.output
+    assert "ok    seat s-plain: runs on lab worker" in doctor.output
+
+    status = cli.invoke(app, ["status", "--config", str(config_dir)], env={"COLUMNS": "240"})
+    assert status.exit_code == 0, status.output
+    assert "lab workers (broker)" in status.output and "asks in flight" in status.output
+    rows = {line.split("│")[1].strip(): line for line in status.output.splitlines() if line.count("│") >= 6}
+    assert rows[labs["a"]].split("│")[2].strip() == "1" and rows[labs["b"]].split("│")[2].strip() == "1"
+    assert "NOT_FOUND" in rows[missing] or "vhost" in rows[missing]
