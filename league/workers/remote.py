@@ -175,7 +175,8 @@ class RemoteSeatRunner:
         replies go to the record sink. Never raises: an ask that cannot be published (a secret in its
         roster entry, an unreachable broker) resolves at once as a failure reply naming why."""
         sent = now()
-        futures: dict[str, Future[SeatReply]] = {wire.identity_of(a.spec.name, a.ask.sha256): Future() for a in asks}
+        futures: dict[str, Future[SeatReply]] = {
+            wire.identity_of(a.spec.name, a.ask.sha256, a.ask.attempt): Future() for a in asks}
         if len(futures) != len(asks):
             return [_failed(a, sent, "the same ask twice in one batch") for a in asks]
         jobs = [SeatJob(a.spec, a.ask, queue=a.spec.worker) for a in asks]
@@ -401,7 +402,7 @@ class RemoteBatch:
     def __init__(self, runner: RemoteSeatRunner, jobs: Sequence[SeatJob], deadline: datetime) -> None:
         self.runner = runner
         self.deadline = deadline
-        self.jobs = {wire.identity_of(j.spec.name, j.ask.sha256): j for j in jobs}
+        self.jobs = {wire.identity_of(j.spec.name, j.ask.sha256, j.ask.attempt): j for j in jobs}
         self.inbox: queue_mod.Queue[_Incoming] = queue_mod.Queue()
         self._pending = set(self.jobs)
         self._concluded: set[str] = set()
