@@ -11,13 +11,12 @@ booked after the close in both, and scored by the late rules alike."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
 from datetime import date, time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from worker_hosts import Hosts, Lab, WorkerProc, start_worker
+from worker_hosts import Pool
 
 from league.calendar import et_time
 from league.cli.init import init_folder
@@ -51,20 +50,9 @@ def roster_text(queues: dict[str, str]) -> str:
 
 
 @pytest.fixture(scope="module")
-def labs(hosts: Hosts, make_module_lab: Callable[[], Lab],
-         tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """Two labs, each with one `league worker` (two pool processes) on its own host."""
-    folder = tmp_path_factory.mktemp("day-workers")
-    lab_a, lab_b = make_module_lab(), make_module_lab()
-    workers: list[WorkerProc] = []
-    try:
-        for host, lab in ((hosts.a, lab_a), (hosts.b, lab_b)):
-            workers.append(start_worker(host, queue=lab.queue, password_file=lab.password_file,
-                                        ca_file=hosts.ca_file, folder=folder, name=host.name, concurrency=2))
-        yield {"a": lab_a.queue, "b": lab_b.queue}
-    finally:
-        for worker in workers:
-            worker.stop()
+def labs(pool: Pool) -> dict[str, str]:
+    """The session's two labs, each with one `league worker` (two pool processes) on its own host."""
+    return {"a": pool.lab_a.queue, "b": pool.lab_b.queue}
 
 
 def run_days(root: Path, roster: str, workers_toml: str = "") -> dict[str, list[dict[str, Any]]]:

@@ -237,3 +237,20 @@ def start_worker(host: Host, *, queue: str, password_file: Path, ca_file: str, f
         worker.stop()
         raise
     return worker
+
+
+WORKER_KEY = "sk-worker-b-" + uuid.uuid4().hex
+CRED_SECRET = "cred-file-secret-" + uuid.uuid4().hex
+
+
+@dataclass
+class Pool:
+    """Two labs, each served by one real `league worker` (2 pool processes) on its own host. Lab B's worker
+    holds a vendor key and a credential file of its own (test_remote_seats checks they never travel)."""
+
+    lab_a: Lab
+    lab_b: Lab
+    worker_a: WorkerProc
+    worker_b: WorkerProc
+    creds: Path
+    league: BrokerTarget
