@@ -4,6 +4,7 @@ LEAGUE_BROKER_* defaults), and the checks made when the roster is loaded and the
 from __future__ import annotations
 
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -53,3 +54,29 @@ def test_the_broker_comes_from_the_environment_when_the_file_is_silent(tmp_path:
 def test_a_password_in_the_broker_url_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="workers.broker_url"):
         load_config(folder_with(tmp_path, workers='broker_url = "amqps://league:hunter2@broker:5671/"\n'))
+
+
+def test_the_composition_root_routes_worker_seats_to_the_broker_and_refuses_a_secret(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from league.clock import SimulatedClock, SystemClock
+    from league.compose import build_seats, make_runner
+    from league.jobs.runner import RoutedRunner, ThreadRunner
+    from league.workers.remote import RemoteSeatRunner
+
+    monkeypatch.delenv("LEAGUE_BROKER_PASSWORD_FILE", raising=False)
+    (tmp_path / "broker.password").write_text("s3cret\n")
+    workers = 'broker_url = "amqp://league@127.0.0.1:5672/"\npassword_file = "../broker.password"\n'
+    config = load_config(folder_with(tmp_path, REMOTE_SEAT, workers))
+    seats = build_seats(config)
+    assert "lab-seat" not in seats and seats  # built on the lab's machine, not here
+    runner = make_runner(config, SimulatedClock(datetime(2026, 11, 24, 13, 0, tzinfo=UTC)), seats)
+    assert isinstance(runner, RoutedRunner) and isinstance(runner.local, ThreadRunner)
+    remote = runner.remote
+    assert isinstance(remote, RemoteSeatRunner) and remote.simulated and isinstance(remote.clock, SystemClock)
+    assert remote.league.password == "s3cret" and remote.league.user == "league"  # never connected here
+    runner.close()
+
+    secret = REMOTE_SEAT.replace("options = { ", 'options = { api_key = "sk-live", ')
+    leaky = load_config(folder_with(tmp_path / "leaky", secret, workers.replace("../", "../../")))
+    with pytest.raises(ConfigError, match="looks like a secret"):
+        make_runner(leaky, SystemClock(), {})
