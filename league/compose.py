@@ -22,6 +22,7 @@ from league.crowd.interface import CrowdProvider
 from league.errors import ConfigError, LeagueError
 from league.jobs.ask import climatology_context
 from league.jobs.context import EVERY, AskContext, League, Stages
+from league.jobs.inflight import remote_state_file
 from league.jobs.runner import RoutedRunner, SeatRunner, ThreadRunner
 from league.jobs.seal import seal_record
 from league.prices.cache import BarCache
@@ -101,7 +102,7 @@ def make_remote_runner(config: Config, clock: Clock) -> SeatRunner:
     w = config.settings.workers
     simulated = isinstance(clock, SimulatedClock)
     return RemoteSeatRunner(target, SystemClock() if simulated else clock, grace_s=w.grace_s,
-                            run_margin_s=w.run_margin_s, simulated=simulated)
+                            run_margin_s=w.run_margin_s, simulated=simulated, state_file=remote_state_file(config))
 
 
 

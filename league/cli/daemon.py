@@ -169,6 +169,7 @@ def _print_workers(console: Any, cfg: Config) -> None:
     console.print(flying)
     if not queues:
         return
+    _print_remote_state(console, cfg)
     labs = Table(title="lab workers (broker)")
     for col in ("queue", "workers", "asks waiting", "replies not yet taken", "problem"):
         labs.add_column(col)
@@ -181,6 +182,23 @@ def _print_workers(console: Any, cfg: Config) -> None:
             cells = (str(st.workers), str(st.asks_waiting), str(st.replies_waiting)) if st else ("", "", "")
             labs.add_row(queue, *cells, problem or ("no worker connected" if st and not st.workers else ""))
     console.print(labs)
+
+
+def _print_remote_state(console: Any, cfg: Config) -> None:
+    """The daemon's remote runner's own view: each ask queued or running, on which worker, until when."""
+    from rich.table import Table
+
+    from league.jobs.inflight import read_remote_state
+
+    state = read_remote_state(cfg)
+    if state is None:
+        return
+    table = Table(title=f"remote asks as the daemon sees them (written {state.get('written_at', '?')})")
+    for col in ("seat", "queue", "state", "worker", "since", "cutoff"):
+        table.add_column(col)
+    for row in state.get("asks", []):
+        table.add_row(*(str(row.get(c) or "") for c in ("seat", "queue", "state", "worker", "since", "cutoff")))
+    console.print(table)
 
 
 def _print_rows(console: Any, title: str, cols: tuple[str, ...], rows: list[Any]) -> None:

@@ -8,14 +8,34 @@ roster says where each seat runs (a lab's queue, or here).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from league.book.chain import iter_lines
 
+if TYPE_CHECKING:
+    from league.config import Config
+
 REPLY_KINDS = frozenset({"answer", "incident", "silence"})
+#: The remote runner's own view, written by the daemon every few seconds (queued/running, which worker).
+REMOTE_STATE = Path("run") / "remote-in-flight.json"
+
+
+def remote_state_file(config: Config) -> Path:
+    """Where the league's remote runner keeps its asks in flight for `league status` (another process)."""
+    return config.data_dir / REMOTE_STATE
+
+
+def read_remote_state(config: Config) -> dict[str, Any] | None:
+    """What the daemon's remote runner last wrote (``written_at``, ``asks``), or ``None``."""
+    try:
+        body = json.loads(remote_state_file(config).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return body if isinstance(body, dict) else None
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ Delivery semantics (docs/workers.md, "Delivery"):
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import queue as queue_mod
 import threading
 import time
@@ -28,6 +30,7 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any, Literal
 
 import structlog
@@ -50,6 +53,8 @@ RUN_MARGIN_S = 30.0
 #: the worker's hard time limit beyond the seat's timeout: a backstop for a hung run (the sandbox's own
 #: timeout ends the seat; this ends a worker stuck publishing a reply to a broker that never returns).
 HARD_LIMIT_MARGIN_S = 300.0
+#: How often a runner with a ``state_file`` rewrites it (the daemon's asks in flight, for `league status`).
+STATE_EVERY_S = 2.0
 SEND_RETRY = {"max_retries": 3, "interval_start": 0.5, "interval_step": 1.0, "interval_max": 2.0}
 
 
@@ -153,14 +158,18 @@ class RemoteSeatRunner:
     whether its seats ran here or on a worker."""
 
     def __init__(self, league: BrokerTarget, clock: Clock, *, grace_s: float = 30.0,
-                 run_margin_s: float = RUN_MARGIN_S, poll_s: float = 0.2, simulated: bool = False) -> None:
+                 run_margin_s: float = RUN_MARGIN_S, poll_s: float = 0.2, simulated: bool = False,
+                 state_file: Path | None = None) -> None:
         self.league = league
         self.clock = clock
         self.grace_s = grace_s
         self.run_margin_s = run_margin_s
         self.poll_s = poll_s
         self.simulated = simulated
+        self.state_file = state_file
         self._sink: RecordSink | None = None
+        self._closed = threading.Event()
+        self._state_thread: threading.Thread | None = None
         self._links: dict[str, _Link] = {}
         self._lock = threading.Lock()
         self._waiting: dict[str, RemoteBatch] = {}
@@ -207,13 +216,20 @@ class RemoteSeatRunner:
                 future.set_result(self.league_reply(arrival, sent))
         except Exception:  # noqa: BLE001 - a bug here must not leave the day waiting forever
             log.exception("remote.batch_failed")
-        finally:
-            for identity, future in futures.items():
-                if not future.done():
-                    job = batch.jobs[identity]
-                    at = sent if self.simulated else self.clock.now()
-                    future.set_result(_failure(SeatAsk(job.spec, job.ask), at,
-                                               "the league stopped waiting for this ask", FailureClass.TIMEOUT))
+        self._conclude_left(batch, futures, sent)
+
+    def _conclude_left(self, batch: RemoteBatch, futures: dict[str, Future[SeatReply]], sent: datetime) -> None:
+        """Asks the batch ended without a reply for: a timeout reply each — unless the league is stopping
+        (the runner closed), when they are abandoned, never sealed as a seat's silence."""
+        left = [i for i, f in futures.items() if not f.done()]
+        if left and self._closed.is_set():
+            log.warning("remote.asks_abandoned", asks=len(left))
+            return
+        at = sent if self.simulated else self.clock.now()
+        for identity in left:
+            job = batch.jobs[identity]
+            futures[identity].set_result(_failure(SeatAsk(job.spec, job.ask), at,
+                                                  "the league stopped waiting for this ask", FailureClass.TIMEOUT))
 
     def league_reply(self, arrival: Arrival, sent: datetime) -> SeatReply:
         """The reply as the day seals it: finished (booked) at its arrival by the league's clock, started
@@ -254,6 +270,7 @@ class RemoteSeatRunner:
         Every ask is validated first (a secret in a roster entry raises :class:`WireError` before anything
         is sent); a lab whose broker cannot be reached gets its asks concluded as failed arrivals."""
         now = self.clock.now()
+        self._start_state()
         bodies = [wire.ask_message(j.spec, j.ask, queue=j.queue, deadline=deadline, sent_at=now) for j in jobs]
         batch = RemoteBatch(self, jobs, deadline)
         with self._lock:
@@ -358,11 +375,44 @@ class RemoteSeatRunner:
             batches = set(self._waiting.values())
         return [row for b in batches for row in b.in_flight()]
 
+    def write_state(self, *, closed: bool = False) -> None:
+        """Write :meth:`in_flight` to ``state_file`` (atomically), for `league status` in another process;
+        a closed runner awaits nothing."""
+        if self.state_file is None:
+            return
+        asks = [] if closed else self.in_flight()
+        body = {"written_at": self.clock.now().isoformat(), "closed": closed, "asks": asks}
+        try:
+            self.state_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.state_file.with_name(f".{self.state_file.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(body, indent=1), encoding="utf-8")
+            tmp.replace(self.state_file)
+        except OSError as exc:
+            log.warning("remote.state_unwritten", path=str(self.state_file), error=str(exc))
+
+    def _keep_state(self) -> None:
+        """Every :data:`STATE_EVERY_S` while the runner is open: the asks in flight, as this process sees them."""
+        while not self._closed.wait(STATE_EVERY_S):
+            self.write_state()
+
+    def _start_state(self) -> None:
+        with self._lock:
+            if self.state_file is None or self._state_thread is not None:
+                return
+            self._state_thread = threading.Thread(target=self._keep_state, daemon=True, name="remote-state")
+        self._state_thread.start()
+
     def close(self) -> None:
+        """Stop waiting for every batch (nothing can arrive once the links are closed), close the links."""
+        self._closed.set()
         with self._lock:
             links, self._links = list(self._links.values()), {}
+            batches = set(self._waiting.values())
+        for batch in batches:
+            batch.cancel()
         for link in links:
             link.close()
+        self.write_state(closed=True)
 
 
 def _failure(ask: SeatAsk, now: datetime, detail: str, failure: FailureClass = FailureClass.TRANSIENT) -> SeatReply:

@@ -194,3 +194,29 @@ def test_the_routed_runner_sends_worker_seats_to_the_queue_and_keeps_the_batch_o
 def test_a_worker_name_that_is_no_queue_name_is_refused(worker: str) -> None:
     with pytest.raises(ValueError, match="worker"):
         SeatSpec(name="a", adapter="scripted", worker=worker)
+
+
+def test_the_runner_writes_its_asks_in_flight_for_league_status(tmp_path: Any) -> None:
+    clock = SimulatedClock(T0)
+    runner, _, _ = make_runner(clock)
+    runner.state_file = tmp_path / "run" / "remote-in-flight.json"
+    a, b = seat_ask("a"), seat_ask("b", worker="lab-b")
+    runner.start([a, b], clock.now, CLOSE)
+    ask = wire.parse(wire.ask_message(a.spec, a.ask, queue="lab-a", deadline=CLOSE, sent_at=T0))
+    assert isinstance(ask, wire.AskMessage)
+    runner._deliver(Listener(), wire.started_message(ask, worker="lab-a@host", started_at=T0, redelivered=False),
+                    "m1")  # type: ignore[arg-type]
+    deadline = time.monotonic() + 10
+    while not any(r["state"] == "running" for r in runner.in_flight()) and time.monotonic() < deadline:
+        time.sleep(0.01)  # the batch's thread takes the started notice from its inbox
+    runner.write_state()
+    import json
+
+    state = json.loads(runner.state_file.read_text())
+    rows = {r["seat"]: r for r in state["asks"]}
+    assert (rows["a"]["state"], rows["a"]["worker"], rows["a"]["queue"]) == ("running", "lab-a@host", "lab-a")
+    assert (rows["b"]["state"], rows["b"]["worker"], rows["b"]["queue"]) == ("queued", "", "lab-b")
+    assert rows["b"]["cutoff"] == (CLOSE + timedelta(seconds=30)).isoformat()  # deadline + grace
+    assert state["written_at"] == T0.isoformat()
+    runner.close()
+    assert json.loads(runner.state_file.read_text())["asks"] == []  # closed: nothing in flight any more
