@@ -98,15 +98,13 @@ def pool(hosts: Hosts, ctl: Rabbitmqctl, league_account: BrokerTarget,
     with lab_maker(ctl, league_account, folder) as make:
         lab_a, lab_b = make(), make()
         worker_a = start_worker(hosts.a, queue=lab_a.queue, password_file=lab_a.password_file,
-                                ca_file=hosts.ca_file, folder=folder, name="host-a", concurrency=2)
+                                ca_file=hosts.ca_file, folder=folder, name="host-a", concurrency=2, wait=False)
+        worker_b = start_worker(hosts.b, queue=lab_b.queue, password_file=lab_b.password_file,
+                                ca_file=hosts.ca_file, folder=folder, name="host-b", concurrency=2, wait=False,
+                                env={"ANTHROPIC_API_KEY": WORKER_KEY, "LEAGUE_CREDENTIALS_HOME": str(creds)})
         try:
-            worker_b = start_worker(hosts.b, queue=lab_b.queue, password_file=lab_b.password_file,
-                                    ca_file=hosts.ca_file, folder=folder, name="host-b", concurrency=2,
-                                    env={"ANTHROPIC_API_KEY": WORKER_KEY, "LEAGUE_CREDENTIALS_HOME": str(creds)})
-        except Exception:
-            worker_a.stop()
-            raise
-        try:
+            worker_a.wait_ready()
+            worker_b.wait_ready()
             yield Pool(lab_a, lab_b, worker_a, worker_b, creds, league_account)
         finally:
             worker_a.stop()

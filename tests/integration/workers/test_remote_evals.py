@@ -34,7 +34,10 @@ def lab(hosts: Hosts, make_module_lab: Callable[[], Lab],
     try:
         for host in (hosts.a, hosts.b):
             workers.append(start_worker(host, queue=made.queue, password_file=made.password_file,
-                                        ca_file=hosts.ca_file, folder=folder, name=host.name, concurrency=2))
+                                        ca_file=hosts.ca_file, folder=folder, name=host.name, concurrency=2,
+                                        wait=False))
+        for worker in workers:  # started side by side
+            worker.wait_ready()
         yield made, workers
     finally:
         for worker in workers:

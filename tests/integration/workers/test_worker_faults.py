@@ -79,9 +79,9 @@ def runner(league_account: BrokerTarget) -> Iterator[RemoteSeatRunner]:
 def workers(tmp_path: Path, hosts: Hosts) -> Iterator[Callable[..., WorkerProc]]:
     started: list[WorkerProc] = []
 
-    def start(host: Host, lab: Lab, name: str, concurrency: int = 1) -> WorkerProc:
+    def start(host: Host, lab: Lab, name: str, concurrency: int = 1, wait: bool = True) -> WorkerProc:
         proc = start_worker(host, queue=lab.queue, password_file=lab.password_file, ca_file=hosts.ca_file,
-                            folder=tmp_path, name=name, concurrency=concurrency)
+                            folder=tmp_path, name=name, concurrency=concurrency, wait=wait)
         started.append(proc)
         return proc
 
@@ -166,8 +166,10 @@ def test_the_broker_stopped_during_a_batch_loses_and_doubles_nothing(
         make_lab: Callable[[], Lab], league_account: BrokerTarget, workers: Callable[..., WorkerProc],
         hosts: Hosts) -> None:
     labs = make_lab(), make_lab()
-    for lab, host in zip(labs, (hosts.a, hosts.b), strict=True):
-        workers(host, lab, f"w-{host.name}")
+    started = [workers(host, lab, f"w-{host.name}", wait=False) for lab, host in zip(labs, (hosts.a, hosts.b),
+                                                                                     strict=True)]
+    for worker in started:  # started side by side
+        worker.wait_ready()
     jobs = [job(spec, lab.queue) for lab in labs
             for spec in (slow(f"{lab.queue}-s1", 3), slow(f"{lab.queue}-s2", 3), quick(f"{lab.queue}-q1"),
                          slow(f"{lab.queue}-s3", 2), quick(f"{lab.queue}-q2"))]

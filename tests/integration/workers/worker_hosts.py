@@ -199,6 +199,7 @@ class WorkerProc:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"worker {self.name} exited {self.proc.returncode}:\n{self.text()[-3000:]}")
             time.sleep(0.1)
+        self.stop()
         raise RuntimeError(f"worker {self.name} not ready after {timeout_s} s:\n{self.text()[-3000:]}")
 
     def netns_inode(self) -> str:
@@ -220,8 +221,9 @@ class WorkerProc:
 
 
 def start_worker(host: Host, *, queue: str, password_file: Path, ca_file: str, folder: Path, name: str,
-                 concurrency: int = 1, env: Mapping[str, str] | None = None) -> WorkerProc:
-    """`league worker` on ``host`` for ``queue``; returns once Celery says it is ready."""
+                 concurrency: int = 1, env: Mapping[str, str] | None = None, wait: bool = True) -> WorkerProc:
+    """`league worker` on ``host`` for ``queue``; returns once Celery says it is ready (``wait=False``: at
+    once, so that several workers start side by side; call ``wait_ready`` on each then)."""
     log = folder / f"worker-{name}.log"
     cmd = [*host.prefix(), LEAGUE, "worker", "--queue", queue, "--broker", host.url(queue, f"league-{queue}"),
            "--password-file", str(password_file), "--concurrency", str(concurrency), "--name", name]
@@ -231,6 +233,8 @@ def start_worker(host: Host, *, queue: str, password_file: Path, ca_file: str, f
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                                 env={**os.environ, **(env or {})})
     worker = WorkerProc(name, proc, log)
+    if not wait:
+        return worker
     try:
         worker.wait_ready()
     except Exception:
