@@ -28,9 +28,9 @@ deps:
 
 # chromium: the league page's browser test; npm (with Node.js), g++ and make: the real vendor CLIs the
 # tests run (Gemini CLI compiles node-pty); rabbitmq-server: the broker of the remote-seat tests (.ci/run
-# starts it); iproute2: their lab hosts in network namespaces.
+# starts it); iproute2: their lab hosts in network namespaces; nginx: the page under deploy/'s URL prefix.
 deps-test: deps
-	$(call apt_missing,chromium npm g++ make rabbitmq-server iproute2)
+	$(call apt_missing,chromium npm g++ make rabbitmq-server iproute2 nginx)
 
 # The four real vendor CLIs at pinned versions, from the npm registry, cached outside the repository
 # (tests/realcli/clis.py says where; reused until a pin or the Node version changes).

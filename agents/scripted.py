@@ -30,7 +30,7 @@ def child_source() -> bytes:
 
 class ScriptedSeat:
     """Deterministic by (seed, seat, session, market, horizon); options: seed, skill, mode, latency_s,
-    model, version."""
+    model, version, tokens (reported as ``total_tokens`` in the usage, for budget tests and demos)."""
 
     sandboxed: ClassVar[bool] = True
 
@@ -96,7 +96,8 @@ class ScriptedSeat:
             mode=self.mode,
             started_at=started,
             finished_at=finished,
-            usage={"latency_s": self.latency_s},
+            usage={"latency_s": self.latency_s,
+                   **({"total_tokens": int(opts["tokens"])} if int(opts.get("tokens", 0)) > 0 else {})},
             failure=failure,
             detail=detail.strip(),
         )

@@ -20,7 +20,7 @@ from league.clock import Clock, SimulatedClock, SystemClock
 from league.config import Config, load_config
 from league.crowd.interface import CrowdProvider
 from league.errors import ConfigError, LeagueError
-from league.jobs.ask import climatology_context
+from league.jobs.ask import default_context
 from league.jobs.context import EVERY, AskContext, League, Stages
 from league.jobs.inflight import remote_state_file
 from league.jobs.runner import RoutedRunner, SeatRunner, ThreadRunner
@@ -54,7 +54,7 @@ def build_league(config: Config, clock: Clock, *, stages: Stages = EVERY, store:
     if crowd is None and stages.crowd:
         crowd = make_crowd(config, prices, calendar)
     if ask_context is None and stages.climatology:
-        ask_context = climatology_context
+        ask_context = default_context
     runner = runner or make_runner(config, clock, seats)
     league = League(config, clock, prices=prices, seats=seats, runner=runner, calendar=calendar, store=store,
                     crowd=crowd, stages=stages, ask_context=ask_context)

@@ -30,7 +30,7 @@ from league.counting import run_events
 from league.crowd.recorded import SyntheticCrowd
 from league.errors import LeagueError
 from league.folder import init_folder
-from league.jobs.ask import climatology_context
+from league.jobs.ask import default_context
 from league.jobs.context import League, Stages
 from league.jobs.portfolio import record_bill_rates
 from league.jobs.preflight import require
@@ -91,7 +91,7 @@ def add_stand_ins(lg: League, seed: int) -> None:
     lg.crowd = synthetic_crowd(lg, seed)
 
     def context(league: League, session: str) -> dict[str, Any]:
-        return {"hint": oracle_hints(league, date.fromisoformat(session)), **climatology_context(league, session)}
+        return {"hint": oracle_hints(league, date.fromisoformat(session)), **default_context(league, session)}
 
     lg.ask_context = context
 

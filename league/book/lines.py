@@ -266,6 +266,8 @@ class ScoreLine(Line):
     seats: list[ScoreRow]
     of: list[int]
     noise: dict[str, Number | None]
+    #: market -> the recorded futures rolls inside its draw band's sessions (only when there are any)
+    noise_rolls: dict[str, list[str]] | None = None
     price_errors: list[str]
 
 
@@ -279,6 +281,19 @@ class CrowdLine(Line):
     contract_id: str
     resolved_up: bool
     run_id: str
+    #: seat -> {"minute": the answer's sealing minute, "price": the crowd's price then or null} (§4.9)
+    at_answer: dict[str, dict[str, JsonValue]] | None = None
+
+
+class ShadowWeightsLine(Line):
+    """The shadow consensus's frozen seat weights (paper §5.3, §8), sealed when the segment's design
+    window (sessions 1-10) is scored, before session 11 is asked; scoring reads these, never a recount."""
+
+    kind: Literal["shadow_weights"] = "shadow_weights"
+    session: str
+    methodology_version: str
+    window: list[str]
+    weights: dict[str, JsonValue]
 
 
 class CorrectionLine(Line):
@@ -395,6 +410,10 @@ class RosterSeat(_Model):
     horizons: dict[str, list[str]]
     deadline: str
     timeout_s: Number
+    #: The seat's lab and side (roster.toml): sealed so the consensus's family rule and the sides
+    #: diagnostics can be recomputed from the published books alone (absent in older books).
+    family: str = ""
+    side: str = ""
 
 
 class RosterLine(Line):
@@ -430,7 +449,7 @@ class ForeignLine(Line):
 
 CouncilLine = (OpeningLine | PreflightLine | RunLine | AnswerLine | IncidentLine | SilenceLine | ReplyRecordLine
                | IngestCloseLine | ScoreLine | CrowdLine | CorrectionLine | RulesLine | DecisionLine | RejectionLine
-               | TradeLine | MarkLine)
+               | TradeLine | MarkLine | ShadowWeightsLine)
 AskChainLine = CountingRuleLine | RosterLine | AskLine
 TypedLine = Annotated[CouncilLine | AskChainLine, Field(discriminator="kind")]
 _ADAPTER: TypeAdapter[TypedLine] = TypeAdapter(TypedLine)
@@ -443,7 +462,7 @@ def _kinds(*models: type[Line]) -> frozenset[str]:
 #: Every kind of line the council book holds, for readers that filter by kind.
 COUNCIL_KINDS: frozenset[str] = _kinds(OpeningLine, PreflightLine, RunLine, AnswerLine, IncidentLine, SilenceLine,
                                        ReplyRecordLine, IngestCloseLine, ScoreLine, CrowdLine, CorrectionLine,
-                                       RulesLine, DecisionLine, RejectionLine, TradeLine, MarkLine)
+                                       RulesLine, DecisionLine, RejectionLine, TradeLine, MarkLine, ShadowWeightsLine)
 ASK_CHAIN_KINDS: frozenset[str] = _kinds(CountingRuleLine, RosterLine, AskLine)
 
 

@@ -86,6 +86,9 @@ def questions(
     eval_config: Annotated[Path | None, typer.Option("--eval-config", envvar="LEAGUE_EVAL_CONFIG")] = None,
     roster: Annotated[Path | None, typer.Option("--roster", envvar="LEAGUE_ROSTER",
                                                 help="a league roster.toml for seats beyond the config")] = None,
+    stamp_config: Annotated[Path | None, typer.Option(
+        "--stamp-config", envvar="LEAGUE_EVAL_STAMP_CONFIG",
+        help="a league's config folder: stamp the eval book with its [stamps] authorities")] = None,
     worker: Annotated[str | None, typer.Option(
         "--worker", envvar="LEAGUE_EVAL_WORKER",
         help="run the trials on this lab queue's workers (default: the seat's own `worker`, else here)")] = None,
@@ -125,6 +128,12 @@ def questions(
     finally:
         if runner is not None:
             runner.close()
+    if stamp_config is not None:
+        from league.evals.stamping import stamp_eval_book
+
+        stamped = stamp_eval_book(stamp_config, out, SystemClock(), result.run_id)
+        typer.echo(f"eval book stamped: trust level {stamped.trust_level}" if stamped else
+                   "eval book NOT stamped (see the log); the run itself is complete")
     _print_scores(result.results)
     typer.echo(f"excluded: {len(result.results['excluded'])} (reasons in results.json)")
     typer.echo(f"open data: {result.public} (run {result.run_id})")

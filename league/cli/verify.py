@@ -42,14 +42,41 @@ def _verify_book(path: Path, workers: int | None) -> None:
 
 
 def _verify_folder(target: str) -> None:
-    from league.verify.reader import verify_published
+    from league.publish.rebuild import rebuild_step
+    from league.verify.reader import manifest_step, verify_published
 
     failed = 0
-    for step in verify_published(target):
+    extra = [(11, "derived files", rebuild_step), (12, "release manifest", manifest_step)]
+    for step in verify_published(target, extra=extra):
         typer.echo(f"step {step.step:>2} {step.name}: {step.status}" + (f" — {step.detail}" if step.detail else ""))
         failed += step.status == "FAILED"
+    _compliance(target)
     if failed:
         raise LeagueError(f"{failed} verification step(s) FAILED for {target}")
+
+
+def _compliance(target: str) -> None:
+    """The paper's 17 requirements as the folder states them (arena-compliance.json), when it is local."""
+    import json
+
+    from league.publish.compliance import table_lines
+
+    if target.startswith(("http://", "https://")):
+        typer.echo(f"compliance: read {target.rstrip('/')}/arena-compliance.json (each row names the check to run)")
+        return
+    path = Path(target) / "arena-compliance.json"
+    if not path.is_file():
+        typer.echo("compliance: arena-compliance.json is not published")
+        return
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        typer.echo(f"compliance: arena-compliance.json cannot be read ({exc})")
+        return
+    typer.echo("compliance with Sealed Before the Open §3.13 as the folder declares it (arena-compliance.json); "
+               "run each check to see for yourself:")
+    for line in table_lines(doc):
+        typer.echo(line)
 
 
 def verify(

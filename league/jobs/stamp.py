@@ -8,6 +8,7 @@ answer. The stamper never raises into sealing: a failing authority is recorded a
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
@@ -33,6 +34,24 @@ def stamp(lg: League, session: str) -> StampResult | None:
         return None
     books = [(name, lg.books_dir / name) for name in BOOKS]
     return stamper_for(lg).stamp_books(books, note=f"session {session}")
+
+
+def stamp_release(lg: League, public: Path, manifest: str) -> StampResult | None:
+    """The release manifest's stamp by the league's stamper, when this league stamps."""
+    if not lg.stages.stamps:
+        return None
+    return release_stamp(stamper_for(lg), public, manifest)
+
+
+def release_stamp(stamper: Stamper, public: Path, manifest: str) -> StampResult | None:
+    """The release manifest's SHA-256 in a stamped list (requirement 11), beside the heads of the books as
+    published with it (the published copies, so the list never names lines the release does not hold)."""
+    path = public / manifest
+    if not path.is_file():
+        return None
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    books = [(name, public / name) for name in BOOKS if (public / name).is_file()]
+    return stamper.stamp_books(books, note=f"{manifest}: sha256 {digest}")
 
 
 def stamp_answer(lg: League, session: str) -> StampResult | None:

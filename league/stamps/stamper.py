@@ -35,6 +35,7 @@ from tenacity import Retrying
 from league.book import head_of, stamped_list
 from league.clock import Clock, iso_seconds
 from league.errors import LeagueError
+from league.ops import metrics
 from league.retry import bounded
 from league.stamps.interface import (
     Artifact,
@@ -165,6 +166,8 @@ class Stamper:
         data = path.read_bytes()
         chosen = [b for b in self.backends if only is None or b.kind in only]
         outcomes = tuple(self._run_backend(b, path, data) for b in chosen)
+        for outcome in outcomes:
+            metrics.stamp_outcome(outcome.kind, outcome.ok)
         level = level_of(outcomes)
         result = StampResult(path, hashlib.sha256(data).hexdigest(), self.clock.now(), level, outcomes)
         self._write_status(result)

@@ -15,9 +15,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -34,10 +35,19 @@ Status = Literal["ok", "FAILED", "skipped"]
 NEW_YORK = ZoneInfo("America/New_York")
 COUNCIL_BOOK = "council-book.jsonl"
 PUBLIC_KEY = "proof/league-signing.pub.pem"
-REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py")
+MANIFEST = "release-manifest.json"
+REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py", "tools/recount_consensus.py")
 #: How each stand-alone recount is run by a reader (open-data.md step 7), relative to the folder.
-REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."]}
+REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."],
+               "tools/recount_consensus.py": ["--data", "."]}
 MAX_SHOWN = 3
+#: A step this module does not own (the rebuild from the books uses the writer's producers, which
+#: verification may not import): number, name, and a function of the local folder.
+ExtraStep = tuple[int, str, Callable[[Path], tuple[Status, str]]]
+#: The derived files a URL mirror fetches so that a rebuild step can compare them.
+DERIVED = (MANIFEST, "arena-compliance.json", "markets-digest.json", "arena-protocol.json",
+           "council-forecasts.csv", "council-stats.json", "council-calibration.json", "council-clim-window.json",
+           "council-league.json", "arena-trades.csv", "arena-accounts.csv", "roster.json")
 
 
 @dataclass(frozen=True)
@@ -203,8 +213,10 @@ def first_bad_line(book: Path, n: int) -> str:
 class Checker:
     """Runs the steps over one local folder."""
 
-    def __init__(self, root: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool = True) -> None:
+    def __init__(self, root: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool = True,
+                 extra: Sequence[ExtraStep] = ()) -> None:
         self.root = root
+        self.extra = tuple(extra)
         self.headers = dict(headers or {})
         self.run_scripts = run_scripts
         self._prefixes: dict[tuple[str, int], tuple[int, str, str | None]] = {}
@@ -226,7 +238,8 @@ class Checker:
             (8, "code hashes", self.step8), (9, "RFC 3161 tokens", self.step9),
             (10, "transparency log", self.step10),
         ]
-        return [_guarded(n, name, fn) for n, name, fn in steps]
+        steps += [(n, name, partial(fn, self.root)) for n, name, fn in self.extra]
+        return [_guarded(n, name, fn) for n, name, fn in sorted(steps, key=lambda s: s[0])]
 
     # step 2 ------------------------------------------------------------------------
     def step2(self) -> tuple[Status, str]:
@@ -473,6 +486,44 @@ class Checker:
                      "not re-fetched from the log"
 
 
+    # step 12 (run by `league verify` as an extra step: manifest_step) ----------------
+    def step12(self) -> tuple[Status, str]:
+        path = self.root / MANIFEST
+        if not path.is_file():
+            return "skipped", f"{MANIFEST} is not published"
+        data = path.read_bytes()
+        try:
+            files = json.loads(data)["files"]
+            bad = [p for f in files if (p := self._manifest_problem(f))]
+        except (ValueError, KeyError, TypeError) as exc:
+            return "FAILED", f"{MANIFEST} cannot be read ({exc})"
+        if bad:
+            return "FAILED", _join(bad)
+        digest = hashlib.sha256(data).hexdigest()
+        row = f"{MANIFEST}: sha256 {digest}"
+        stamped = [s.rel for s in self.lists if row in s.data.decode("utf-8", errors="replace").split("\n")]
+        if not stamped:
+            why = "no stamped list names its SHA-256 " + digest
+            return ("FAILED", why) if self.lists else ("ok", f"{len(files)} files match; {why} (nothing is stamped)")
+        return "ok", f"{len(files)} files match their SHA-256 and size; the manifest's hash is in {stamped[-1]}"
+
+    def _manifest_problem(self, entry: Mapping[str, Any]) -> str | None:
+        name = str(entry["name"])
+        path = _inside(self.root, name)
+        if not path.is_file():
+            return f"{MANIFEST} lists {name}, which is not published"
+        size, got = path.stat().st_size, hashlib.sha256(path.read_bytes()).hexdigest()
+        if size != int(entry["bytes"]) or got != entry["sha256"]:
+            return f"{name}: {size} bytes, sha256 {got}; {MANIFEST} says {entry['bytes']} bytes, {entry['sha256']}"
+        return None
+
+
+def manifest_step(folder: Path) -> tuple[Status, str]:
+    """Step 12 on its own: the release manifest's files and its stamp (`league verify` adds it after the
+    rebuild of step 11; :func:`verify_published` alone keeps the open-data steps 2-10)."""
+    return Checker(folder, None, run_scripts=False).step12()
+
+
 def code_entries(doc: Any) -> list[tuple[str, str, str]]:
     """``(path, published file, sha256)`` from arena-code.json (``{"files": [...]}`` or a name→sha map)."""
     rows = doc.get("files", doc) if isinstance(doc, dict) else doc
@@ -508,7 +559,7 @@ def mirror(url: str, dest: Path, client: httpx.Client | None = None) -> list[str
     missing: list[str] = []
     index = _get(http, base, "proof/index.json", dest, missing)
     names = list(json.loads(index).get("files", [])) if index else []
-    names += [COUNCIL_BOOK, "asks.jsonl", "arena-code.json", *REPLAY_SCRIPTS]
+    names += [COUNCIL_BOOK, "asks.jsonl", "arena-code.json", *REPLAY_SCRIPTS, *DERIVED]
     for name in names:
         _get(http, base, name, dest, missing)
     for extra in _second_wave(dest):
@@ -525,6 +576,12 @@ def _second_wave(dest: Path) -> Iterator[str]:
     if manifest.is_file():
         try:
             yield from sorted({p for _, p, _ in code_entries(json.loads(manifest.read_text())) if p})
+        except (ValueError, TypeError, KeyError):
+            pass
+    release = dest / MANIFEST
+    if release.is_file():  # every file the release lists, so that step 12 can check each
+        try:
+            yield from sorted({str(f["name"]) for f in json.loads(release.read_text())["files"]})
         except (ValueError, TypeError, KeyError):
             return
 
@@ -547,8 +604,9 @@ def _get(http: httpx.Client, base: str, name: str, dest: Path, missing: list[str
 
 
 def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeaderFact] | None = None,
-                     ) -> list[StepResult]:
-    """Run steps 2–10 on a published folder or URL; one StepResult per step, never an exception."""
+                     extra: Sequence[ExtraStep] = ()) -> list[StepResult]:
+    """Run steps 2–10 (and ``extra`` steps) on a published folder or URL; one StepResult per step, never
+    an exception."""
     text = str(root)
     if text.startswith(("http://", "https://")):
         with tempfile.TemporaryDirectory(prefix="league-verify-") as tmp:
@@ -556,16 +614,17 @@ def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeade
                 mirror(text, Path(tmp))
             except (httpx.HTTPError, StampError, ValueError, OSError) as exc:
                 return [StepResult(2, "read stamped lists", "FAILED", f"cannot download {text}: {exc}")]
-            return _check(Path(tmp), block_headers, run_scripts=False)
+            return _check(Path(tmp), block_headers, run_scripts=False, extra=extra)
     folder = Path(root)
     if not folder.is_dir():
         return [StepResult(2, "read stamped lists", "FAILED", f"{folder} is not a folder")]
-    return _check(folder, block_headers, run_scripts=True)
+    return _check(folder, block_headers, run_scripts=True, extra=extra)
 
 
-def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool) -> list[StepResult]:
+def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool,
+           extra: Sequence[ExtraStep] = ()) -> list[StepResult]:
     try:
-        checker = Checker(folder, headers, run_scripts=run_scripts)
+        checker = Checker(folder, headers, run_scripts=run_scripts, extra=extra)
     except (OSError, StampError) as exc:
         return [StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc}")]
     return checker.run()
