@@ -110,7 +110,8 @@ def test_doctor_checks_the_broker_and_status_shows_the_labs_workers(
 
     password = tmp_path / "league.password"
     password.write_text(league_account.password)
-    config_dir, _ = init_folder(tmp_path / "league", demo=True, clock=SimulatedClock(et_time(DAYS[0], time(3, 0))))
+    config_dir, data_dir = init_folder(tmp_path / "league", demo=True,
+                                       clock=SimulatedClock(et_time(DAYS[0], time(3, 0))))
     missing = "tnolab" + labs["a"][-6:]
     (config_dir / "roster.toml").write_text(
         roster_text(labs) + f'[[seat]]\nname = "s-nolab"\nadapter = "scripted"\nworker = "{missing}"\n')
@@ -125,9 +126,17 @@ def test_doctor_checks_the_broker_and_status_shows_the_labs_workers(
     assert f"FAIL  broker: lab {missing}:" in doctor.output and f"add-lab {missing}" in doctor.output
     assert "ok    seat s-plain: runs on lab worker" in doctor.output
 
+    state = data_dir / "run" / "remote-in-flight.json"  # as the daemon's remote runner writes it
+    state.parent.mkdir(parents=True)
+    state.write_text(json.dumps({"written_at": "2026-11-23T13:31:00+00:00", "closed": False, "asks": [
+        {"seat": "s-plain", "queue": labs["a"], "identity": "x", "state": "running", "worker": "w-on-host-a",
+         "since": "2026-11-23T13:30:02+00:00", "cutoff": "2026-11-23T14:30:30+00:00"}]}))
     status = cli.invoke(app, ["status", "--config", str(config_dir)], env={"COLUMNS": "240"})
     assert status.exit_code == 0, status.output
     assert "lab workers (broker)" in status.output and "asks in flight" in status.output
     rows = {line.split("│")[1].strip(): line for line in status.output.splitlines() if line.count("│") >= 6}
     assert rows[labs["a"]].split("│")[2].strip() == "1" and rows[labs["b"]].split("│")[2].strip() == "1"
     assert "NOT_FOUND" in rows[missing] or "vhost" in rows[missing]
+    assert "remote asks as the daemon sees them" in status.output
+    plain = rows["s-plain"].split("│")
+    assert [c.strip() for c in plain[2:5]] == [labs["a"], "running", "w-on-host-a"]
