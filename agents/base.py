@@ -81,6 +81,9 @@ class SeatSpec(BaseModel):
     env: tuple[str, ...] = ()
     options: Mapping[str, Any] = Field(default_factory=dict)
     budget: SeatBudget | None = None
+    #: A lab's worker queue (``league worker --queue``): the seat runs on that lab's machine, through the
+    #: broker, instead of in a thread of the league's host; empty = here (docs/workers.md).
+    worker: str = Field(default="", pattern=r"^([a-z0-9][a-z0-9-]{0,62})?$")
 
     @model_validator(mode="before")
     @classmethod

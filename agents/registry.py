@@ -27,9 +27,12 @@ class UnknownAdapter(SeatError):
         super().__init__(f"unknown seat adapter {name!r}; registered adapters: {known}", FailureClass.SEAT_FAULT)
 
 
-def spec_problems(spec: SeatSpec) -> list[str]:
+def spec_problems(spec: SeatSpec, *, files_here: bool = True) -> list[str]:
     """What is wrong with a roster entry, found when the roster is loaded rather than at the first ask
-    (where it became a sandbox incident or a traceback). Imports no adapter module."""
+    (where it became a sandbox incident or a traceback). Imports no adapter module.
+
+    ``files_here=False`` for a seat that runs on a lab's worker (``worker = "lab-a"``): its executable
+    and helper files live on the lab's machine, where the worker checks them before each run."""
     if spec.adapter not in SEATS:
         return [f"unknown adapter {spec.adapter!r}; registered adapters: {', '.join(SEATS.names())}"]
     try:
@@ -39,7 +42,7 @@ def spec_problems(spec: SeatSpec) -> list[str]:
     problems = _sandbox_problems(spec)
     if spec.adapter == "scripted":
         problems += _scripted_problems(spec.options)
-    for key in ("executable", "bin_files"):
+    for key in ("executable", "bin_files") if files_here else ():
         for src in _paths(spec.options.get(key)):
             if not Path(src).is_file():
                 problems.append(f"options.{key}: {src!r} is not a file (a lab's own CLI and its helper files "

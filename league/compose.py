@@ -11,17 +11,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import cast
 
 from league.calendar import Calendar, default_calendar
-from league.clock import Clock, SystemClock
+from league.clock import Clock, SimulatedClock, SystemClock
 from league.config import Config, load_config
 from league.crowd.interface import CrowdProvider
 from league.errors import ConfigError, LeagueError
 from league.jobs.ask import default_context
 from league.jobs.context import EVERY, AskContext, League, Stages
-from league.jobs.runner import SeatRunner, ThreadRunner
+from league.jobs.inflight import remote_state_file
+from league.jobs.runner import RoutedRunner, SeatRunner, ThreadRunner
+from league.jobs.seal import seal_record
 from league.prices.cache import BarCache
 from league.prices.interface import PriceSource
 from league.registry import CROWD, NO_CROWD, PRICES, load
@@ -52,15 +55,55 @@ def build_league(config: Config, clock: Clock, *, stages: Stages = EVERY, store:
         crowd = make_crowd(config, prices, calendar)
     if ask_context is None and stages.climatology:
         ask_context = default_context
-    return League(config, clock, prices=prices, seats=seats, runner=runner or ThreadRunner(seats),
-                  calendar=calendar, store=store, crowd=crowd, stages=stages, ask_context=ask_context)
+    runner = runner or make_runner(config, clock, seats)
+    league = League(config, clock, prices=prices, seats=seats, runner=runner, calendar=calendar, store=store,
+                    crowd=crowd, stages=stages, ask_context=ask_context)
+    runner.on_record(partial(seal_record, league))
+    return league
 
 
 def build_seats(config: Config) -> dict[str, Seat]:
-    """One seat per roster entry, by its adapter (CLI and scripted seats share the bubblewrap sandbox)."""
+    """One seat per roster entry that runs here, by its adapter (CLI and scripted seats share the
+    bubblewrap sandbox); a seat on a lab's worker (``worker = ...``) is built there, not here."""
     from league_agents.registry import build_seat
 
-    return {s.name: build_seat(s) for s in config.roster.seat}
+    return {s.name: build_seat(s) for s in config.roster.seat if not s.worker}
+
+
+def make_runner(config: Config, clock: Clock, seats: dict[str, Seat]) -> SeatRunner:
+    """Local threads; when the roster names lab workers, those seats go through the broker
+    (:class:`league.jobs.runner.RoutedRunner`), the others stay on local threads."""
+    local = ThreadRunner(seats)
+    if not any(s.worker for s in config.roster.seat):
+        return local
+    return RoutedRunner(local, make_remote_runner(config, clock))
+
+
+def make_remote_runner(config: Config, clock: Clock) -> SeatRunner:
+    """The league's side of remote seats, from ``[workers]`` of league.toml (docs/workers.md). Each remote
+    seat's roster entry is checked for secrets first: nothing secret may travel to a queue."""
+    try:
+        from league.workers import wire
+        from league.workers.broker import league_target
+        from league.workers.errors import WorkerError
+        from league.workers.remote import RemoteSeatRunner
+    except ImportError as exc:
+        raise ConfigError(f"the roster names lab workers but the workers extra is not installed ({exc})",
+                          fix="pip install -e '.[workers]' (Celery, kombu)") from None
+    for spec in (s for s in config.roster.seat if s.worker):
+        problems = wire.secret_problems(spec)
+        if problems:
+            raise ConfigError(f"roster seat {spec.name!r} (worker {spec.worker!r}): {problems[0]}",
+                              fix="name the variable or the credential file; the lab's worker reads the value")
+    try:
+        target = league_target(config)
+    except WorkerError as exc:
+        raise ConfigError(f"{config.folder / 'league.toml'}: [workers]: {exc.message}", fix=exc.fix) from None
+    w = config.settings.workers
+    simulated = isinstance(clock, SimulatedClock)
+    return RemoteSeatRunner(target, SystemClock() if simulated else clock, grace_s=w.grace_s,
+                            run_margin_s=w.run_margin_s, simulated=simulated, state_file=remote_state_file(config))
+
 
 
 def make_prices(config: Config, calendar: Calendar, *, store: Store | None = None,
@@ -94,7 +137,8 @@ def open_live(config_dir: Path) -> League:
             "`league run` follow the system clock; a simulated clock is run by `league demo` itself",
             fix='set [clock] mode = "system" in league.toml (or run `league demo` for a simulated season)',
         )
-    require(config.roster.seat, what="the daemon")
+    here = [s for s in config.roster.seat if not s.worker]  # a lab's worker checks its own seats
+    require(here, what="the daemon")
     sandbox_ready(config)
     store = open_store(config.database_url)
     return build_league(config, SystemClock(), stages=LIVE, store=store)
@@ -105,7 +149,7 @@ def sandbox_ready(config: Config) -> None:
     a clear error now, instead of an incident sealed for every such seat every morning."""
     from league_agents.registry import is_sandboxed
 
-    if not any(is_sandboxed(s.adapter) for s in config.roster.seat):
+    if not any(is_sandboxed(s.adapter) for s in config.roster.seat if not s.worker):
         return
     from sandbox.bwrap import BwrapSandbox
     from sandbox.interface import SandboxError

@@ -7,6 +7,7 @@ methodology live in configuration so an operator can swap a symbol or a fund wit
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from collections.abc import Mapping
@@ -209,6 +210,34 @@ class ClockSettings(Frozen):
     mode: Literal["system", "simulated"] = "system"
 
 
+def _env(name: str) -> Any:
+    """A default read from the environment when the file leaves the key out (``LEAGUE_*``, as the CLI flags)."""
+    return Field(default_factory=lambda: os.environ.get(name, ""))
+
+
+class WorkersSettings(Frozen):
+    """How the league reaches the broker of its remote seats (docs/workers.md): its own broker user,
+    which enters every lab's vhost. Only needed when a roster entry names a ``worker``; the password
+    comes from a file (a systemd credential), never from this file. Relative paths are read from the
+    config folder. ``grace_s``: how long past an ask's cut-off the league still waits for its reply;
+    ``run_margin_s``: what a run may take beyond the seat's own timeout (sandbox start, publication)."""
+
+    broker_url: str = _env("LEAGUE_BROKER_URL")
+    password_file: str = _env("LEAGUE_BROKER_PASSWORD_FILE")
+    ca_file: str = _env("LEAGUE_BROKER_CA_FILE")
+    cert_file: str = _env("LEAGUE_BROKER_CERT_FILE")
+    key_file: str = _env("LEAGUE_BROKER_KEY_FILE")
+    grace_s: float = Field(default=30.0, ge=0, le=3600)
+    run_margin_s: float = Field(default=30.0, ge=0, le=3600)
+
+    @field_validator("broker_url")
+    @classmethod
+    def _no_password(cls, value: str) -> str:
+        if re.match(r"^[a-z][a-z0-9+.-]*://[^/@\s]*:[^/@\s]*@", value.strip(), re.I):
+            raise ValueError("the broker URL holds a password; put it in password_file (LEAGUE_BROKER_PASSWORD_FILE)")
+        return value
+
+
 class LeagueSettings(Frozen):
     paths: Paths = Paths()
     database: Database = Database()
@@ -219,6 +248,7 @@ class LeagueSettings(Frozen):
     stamps: StampSettings = StampSettings()
     portfolio: PortfolioSettings = PortfolioSettings()
     crowd: CrowdSettings = CrowdSettings()
+    workers: WorkersSettings = Field(default_factory=WorkersSettings)
 
 
 class Roster(Frozen):
@@ -372,7 +402,7 @@ def load_roster(path: Path) -> Roster:
 
     roster = load_toml_model(Roster, path)
     for i, spec in enumerate(roster.seat):
-        problems = spec_problems(spec)
+        problems = spec_problems(spec, files_here=not spec.worker)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise ConfigError(f"{path}: seat {i + 1} ({spec.name!r}): {problems[0]}{more}",
@@ -427,6 +457,11 @@ def _cross_check(config: Config, roster_path: Path) -> None:
                 fix="make the roster's deadline equal [schedule] ingest_close and its second_wave equal "
                     "[schedule] second_wave",
             )
+    remote = [s.name for s in roster.seat if s.worker]
+    if remote and not config.settings.workers.broker_url:
+        raise ConfigError(f"{roster_path}: seats {remote[:5]} run on a lab's worker (`worker = ...`) but {league_toml} "
+                          "names no broker", fix="set [workers] broker_url and password_file in league.toml (or "
+                          "LEAGUE_BROKER_URL / LEAGUE_BROKER_PASSWORD_FILE); docs/workers.md")
     latest = max(m.end_time for m in config.markets.markets)
     if sch.score <= latest:
         raise ConfigError(f"{league_toml}: key `schedule.score` = {sch.score!r} is not after the latest market "

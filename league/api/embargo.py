@@ -24,7 +24,8 @@ from league.api.bookindex import BookIndex
 from league.api.errors import NotFound
 
 #: Kinds whose lines carry a seat's content for their session.
-EMBARGOED_KINDS = frozenset({"answer", "incident", "silence", "decision", "trade", "rejection", "shadow", "bet"})
+EMBARGOED_KINDS = frozenset({"answer", "incident", "silence", "reply_record",
+                             "decision", "trade", "rejection", "shadow", "bet"})
 #: Kinds held back only when the line says so: a ``correction`` of a cell is a probability.
 MAYBE_EMBARGOED = frozenset({"correction"})
 

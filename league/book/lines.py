@@ -169,6 +169,31 @@ class SilenceLine(_NoReply):
     kind: Literal["silence"] = "silence"
 
 
+class ReplyRecordLine(Line):
+    """A reply that is NOT an answer (docs/workers.md): another run's reply to an ask already answered
+    (``duplicate``: a task redelivered after its worker died or lost the broker), or a reply for an ask
+    no batch waited for any more (``stray``). Kept so nothing a worker sent is lost; never counted,
+    scored or published as an answer. ``run_id``/``session`` are empty when the ask is not in the ask
+    chain (a reply for another league's ask)."""
+
+    kind: Literal["reply_record"] = "reply_record"
+    run_id: str
+    session: str
+    seat: str
+    attempt: int
+    reason: Literal["duplicate", "stray"]
+    worker: str
+    redelivered: bool
+    seat_ask_sha256: str
+    own_sha256: str
+    failure: str
+    detail: str
+    model: str
+    version: str
+    booked_at: str
+    raw_encoding: str = ""
+
+
 class IngestCloseLine(Line):
     """Counted ingest closed: when, and which answer lines it holds."""
 
@@ -452,9 +477,9 @@ class ForeignLine(Line):
     kind: str
 
 
-CouncilLine = (OpeningLine | PreflightLine | RunLine | AnswerLine | IncidentLine | SilenceLine | IngestCloseLine
-               | ScoreLine | CrowdLine | CorrectionLine | RulesLine | DecisionLine | RejectionLine | TradeLine
-               | MarkLine | ShadowWeightsLine | BlindLine | RevealLine)
+CouncilLine = (OpeningLine | PreflightLine | RunLine | AnswerLine | IncidentLine | SilenceLine | ReplyRecordLine
+               | IngestCloseLine | ScoreLine | CrowdLine | CorrectionLine | RulesLine | DecisionLine | RejectionLine
+               | TradeLine | MarkLine | ShadowWeightsLine | BlindLine | RevealLine)
 AskChainLine = CountingRuleLine | RosterLine | AskLine
 TypedLine = Annotated[CouncilLine | AskChainLine, Field(discriminator="kind")]
 _ADAPTER: TypeAdapter[TypedLine] = TypeAdapter(TypedLine)
@@ -466,8 +491,8 @@ def _kinds(*models: type[Line]) -> frozenset[str]:
 
 #: Every kind of line the council book holds, for readers that filter by kind.
 COUNCIL_KINDS: frozenset[str] = _kinds(OpeningLine, PreflightLine, RunLine, AnswerLine, IncidentLine, SilenceLine,
-                                       IngestCloseLine, ScoreLine, CrowdLine, CorrectionLine, RulesLine,
-                                       DecisionLine, RejectionLine, TradeLine, MarkLine, ShadowWeightsLine,
+                                       ReplyRecordLine, IngestCloseLine, ScoreLine, CrowdLine, CorrectionLine,
+                                       RulesLine, DecisionLine, RejectionLine, TradeLine, MarkLine, ShadowWeightsLine,
                                        BlindLine, RevealLine)
 ASK_CHAIN_KINDS: frozenset[str] = _kinds(CountingRuleLine, RosterLine, AskLine)
 

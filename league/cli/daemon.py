@@ -14,6 +14,7 @@ from league.errors import LeagueError
 from league.shutdown import DEFAULT_GRACE_S, Shutdown, exit_now
 
 if TYPE_CHECKING:
+    from league.config import Config
     from league.jobs.context import League
 
 log = structlog.get_logger(__name__)
@@ -193,6 +194,55 @@ def status(config: ConfigOpt = Path("config")) -> None:
         stamps.add_row(str(s.get("day", "")), str(s.get("list", "")), str(s.get("trust_level", "")), outcomes)
     console.print(stamps)
     store.close()
+    _print_workers(console, cfg)
+
+
+def _print_workers(console: Any, cfg: Config) -> None:
+    """The asks in flight (from the books: sent, no reply sealed yet) and, when the roster names lab
+    workers, each lab's queue on the broker: workers connected, asks waiting, replies not yet taken."""
+    from rich.table import Table
+
+    from league.jobs.inflight import read_in_flight
+
+    queues = {s.name: s.worker for s in cfg.roster.seat if s.worker}
+    flying = Table(title="asks in flight (sent, no reply sealed yet; latest session)")
+    for col in ("session", "run_id", "seat", "attempt", "asked at", "runs on"):
+        flying.add_column(col)
+    for f in read_in_flight(cfg.data_dir / "books", queues):
+        flying.add_row(f.session, f.run_id, f.seat, str(f.attempt), f.asked_at, f.queue or "this host")
+    console.print(flying)
+    if not queues:
+        return
+    _print_remote_state(console, cfg)
+    labs = Table(title="lab workers (broker)")
+    for col in ("queue", "workers", "asks waiting", "replies not yet taken", "problem"):
+        labs.add_column(col)
+    try:
+        from league.workers.broker import broker_report
+    except ImportError as exc:
+        labs.add_row("*", "", "", "", f"Celery/kombu missing ({exc}): pip install -e '.[workers]'")
+    else:
+        for queue, st, problem in broker_report(cfg):
+            cells = (str(st.workers), str(st.asks_waiting), str(st.replies_waiting)) if st else ("", "", "")
+            labs.add_row(queue, *cells, problem or ("no worker connected" if st and not st.workers else ""))
+    console.print(labs)
+
+
+def _print_remote_state(console: Any, cfg: Config) -> None:
+    """The daemon's remote runner's own view: each ask queued or running, on which worker, until when."""
+    from rich.table import Table
+
+    from league.jobs.inflight import read_remote_state
+
+    state = read_remote_state(cfg)
+    if state is None:
+        return
+    table = Table(title=f"remote asks as the daemon sees them (written {state.get('written_at', '?')})")
+    for col in ("seat", "queue", "state", "worker", "since", "cutoff"):
+        table.add_column(col)
+    for row in state.get("asks", []):
+        table.add_row(*(str(row.get(c) or "") for c in ("seat", "queue", "state", "worker", "since", "cutoff")))
+    console.print(table)
 
 
 def _print_rows(console: Any, title: str, cols: tuple[str, ...], rows: list[Any]) -> None:

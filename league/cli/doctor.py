@@ -35,6 +35,10 @@ def collect(roster: Path | None, probe: bool) -> list[Check]:
     except Exception as exc:  # noqa: BLE001 - a broken roster is one failed check, not a crash
         return [*checks, Check("roster", False, str(getattr(exc, "message", exc)), getattr(exc, "fix", "") or "")]
     for spec in specs:
+        if spec.worker:
+            checks.append(Check(f"seat {spec.name}", True, f"runs on lab worker {spec.worker!r}: checked there "
+                                "before each run (`league broker check` tests the lab's login)"))
+            continue
         checks += static_checks(spec)
     return checks
 
@@ -72,6 +76,35 @@ def provider_checks(settings_file: Path) -> list[Check]:
     return checks
 
 
+def broker_checks(config_dir: Path, roster: Path | None) -> list[Check]:
+    """When the roster names lab workers: the league reaches each lab's vhost and its two queues, and at
+    least one worker consumes each lab's asks (`league broker status`, from league.toml's [workers])."""
+    from league.config import load_config
+
+    try:
+        config = load_config(config_dir, roster_file=roster.name if roster else "roster.toml")
+    except Exception:  # noqa: BLE001 - the roster/league.toml checks above already report it
+        return []
+    if not any(s.worker for s in config.roster.seat):
+        return []
+    try:
+        from league.workers.broker import broker_report
+    except ImportError as exc:
+        return [Check("broker", False, f"the roster names lab workers but Celery/kombu are missing: {exc}",
+                      "pip install -e '.[workers]'")]
+    checks = []
+    for queue, st, problem in broker_report(config):
+        if st is None:
+            checks.append(Check(f"broker: lab {queue}", False, problem,
+                                f"check [workers] in league.toml and `league broker add-lab {queue}`"))
+        else:
+            checks.append(Check(f"broker: lab {queue}", st.workers > 0,
+                                f"{st.workers} workers, {st.asks_waiting} asks waiting, "
+                                f"{st.replies_waiting} replies not yet taken",
+                                f"start `league worker --queue {queue}` on the lab's host"))
+    return checks
+
+
 def doctor(
     roster: RosterOpt = None,
     config: Annotated[Path, typer.Option("--config", envvar="LEAGUE_CONFIG", help="config folder")] = Path("config"),
@@ -94,6 +127,7 @@ def doctor(
     checks = collect(roster or config / "roster.toml", probe)
     if providers:
         checks += provider_checks(config / "league.toml")
+    checks += broker_checks(config, roster)
     for c in checks:
         typer.echo(
             f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}"

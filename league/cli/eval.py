@@ -6,9 +6,12 @@ import subprocess
 import sys
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from league.jobs.runner import SeatRunner
 
 eval_app = typer.Typer(name="eval", help="Offline evaluations: event-question sets and point forecasts (MASE).",
                        no_args_is_help=True)
@@ -45,6 +48,23 @@ def _print_scores(results: dict[str, Any]) -> None:
                    f"log loss {_num(probs['log_loss'])}")
 
 
+def _remote_runner(queue: str, broker: str, password_file: Path | None, ca_file: str) -> SeatRunner | None:
+    """The remote seat runner for a seat on a lab's queue (None: the seat runs here)."""
+    if not queue:
+        return None
+    from league.clock import SystemClock
+    from league.errors import ConfigError
+    from league.workers.broker import parse_target
+    from league.workers.remote import RemoteSeatRunner
+    from league.workers.topology import check_queue_name
+
+    if not broker:
+        raise ConfigError(f"the seat runs on lab queue {queue!r} but no broker is given",
+                          fix="pass --broker and --password-file (LEAGUE_BROKER_URL, LEAGUE_BROKER_PASSWORD_FILE)")
+    check_queue_name(queue)
+    return RemoteSeatRunner(parse_target(broker, password_file=password_file, ca_file=ca_file), SystemClock())
+
+
 @eval_app.command("questions")
 def questions(
     file: Annotated[Path | None, typer.Argument(help="SQLite question file (default: the shipped set)")] = None,
@@ -69,8 +89,18 @@ def questions(
     stamp_config: Annotated[Path | None, typer.Option(
         "--stamp-config", envvar="LEAGUE_EVAL_STAMP_CONFIG",
         help="a league's config folder: stamp the eval book with its [stamps] authorities")] = None,
+    worker: Annotated[str | None, typer.Option(
+        "--worker", envvar="LEAGUE_EVAL_WORKER",
+        help="run the trials on this lab queue's workers (default: the seat's own `worker`, else here)")] = None,
+    broker: Annotated[str, typer.Option("--broker", envvar="LEAGUE_BROKER_URL",
+                                        help="the league's broker login amqp(s)://USER@HOST:PORT/")] = "",
+    password_file: Annotated[Path | None, typer.Option("--password-file", envvar="LEAGUE_BROKER_PASSWORD_FILE",
+                                                       help="file holding the broker user's password")] = None,
+    ca_file: Annotated[str, typer.Option("--ca-file", envvar="LEAGUE_BROKER_CA_FILE",
+                                         help="CA certificate the broker's TLS certificate is checked against")] = "",
 ) -> None:
-    """Run one seat on a question file, N trials per question, sealed in OUT/eval-book.jsonl."""
+    """Run one seat on a question file, N trials per question, sealed in OUT/eval-book.jsonl; on a lab's
+    workers when the seat (or --worker) names a queue."""
     from league.clock import SystemClock
     from league.errors import ConfigError
     from league.evals.config import find_seat, load_config
@@ -90,7 +120,14 @@ def questions(
     qset = read_question_file(file or shipped_question_file(), table)
     if qset.recipe.source == "league":
         typer.echo("note: the file has no dataset_metadata; prompts use the league's own recipe")
-    result = run_questions(qset, chosen, out, SystemClock(), opts, say=typer.echo)
+    if worker is not None:
+        chosen = chosen.model_copy(update={"seat": chosen.seat.model_copy(update={"worker": worker})})
+    runner = _remote_runner(chosen.seat.worker, broker, password_file, ca_file)
+    try:
+        result = run_questions(qset, chosen, out, SystemClock(), opts, say=typer.echo, runner=runner)
+    finally:
+        if runner is not None:
+            runner.close()
     if stamp_config is not None:
         from league.evals.stamping import stamp_eval_book
 

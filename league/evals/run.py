@@ -9,7 +9,10 @@ The order of a run:
    hash and source, the admitted questions and every prompt hash — all before the first ask leaves;
 4. the trials run concurrently (at most the smaller of ``--concurrency`` and the seat's own limit), each in
    the seat's real sandbox under the run's network policy; each reply is written under its hash, parsed,
-   and its ``eval.reply`` line (prompt hash, raw-reply hash, verdict) sealed the moment it arrives;
+   and its ``eval.reply`` line (prompt hash, raw-reply hash, verdict) sealed the moment it arrives. A seat
+   whose entry names a lab ``worker`` fans out over that lab's workers instead: one ask per (question,
+   trial) through the day's seat runner (league.jobs.runner), each sealed as it arrives, timed by this
+   host's clock at arrival; the worker runs it under the same policy (the ask's context carries it);
 5. the results are computed from the book, written to the open-data folder, and ``eval.close`` seals the
    hash of ``results.json``.
 """
@@ -17,10 +20,11 @@ The order of a run:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+import math
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +42,8 @@ from league.evals.prompts import PROBABILITY_BLOCK, ask_text, sha256_text
 from league.evals.questions import Question, QuestionSet
 from league.evals.results import build_results, publish_folder, write_run
 from league.evals.seats import STANDIN, SeatFactory, build_eval_seat, default_sandbox, reported_cost
-from league_agents.base import Ask, FailureClass, Now, Seat, SeatReply
+from league.jobs.runner import SeatAsk, SeatRunner
+from league_agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec
 from sandbox.interface import Sandbox
 
 log = structlog.get_logger(__name__)
@@ -116,14 +121,33 @@ class _Run:
     clock: Clock
     texts: dict[str, str]
 
-    def trial(self, q: Question, k: int) -> None:
+    policy: Policy = Policy.NONE
+
+    def ask_for(self, q: Question, k: int) -> Ask:
+        """Trial ``k`` of question ``q``: the stored prompt text; the context names the run's policy (a
+        remote worker applies it) and, for the stand-in only, the recorded answer as its hint."""
         text = self.texts[q.id]
-        context: dict[str, Any] = {"kind": "eval", "question": q.as_json() | {"answer": None}}
+        context: dict[str, Any] = {"kind": "eval", "policy": self.policy.value,
+                                   "question": q.as_json() | {"answer": None}}
         if self.standin:
             context["hint"] = sorted(q.answer, key=ord)
-        ask = Ask(text=text, sha256=sha256_text(text), session=self.run_id, attempt=k, context=context)
+        return Ask(text=text, sha256=sha256_text(text), session=self.run_id, attempt=k, context=context)
+
+    def trial(self, q: Question, k: int) -> None:
+        ask = self.ask_for(q, k)
         reply = _ask_one(self.seat, ask, self.clock.now)
         self.seal(q, k, ask.sha256, reply)
+
+    def fan_out(self, runner: SeatRunner, jobs: Sequence[tuple[Question, int]], deadline_s: float) -> None:
+        """Every (question, trial) at once through ``runner``; each reply sealed in arrival order."""
+        asks = [SeatAsk(self.seat.spec, self.ask_for(q, k)) for q, k in jobs]
+        deadline = self.clock.now() + timedelta(seconds=deadline_s)
+        futures = runner.start(asks, self.clock.now, deadline)
+        of: dict[Future[SeatReply], tuple[Question, int, str]] = {
+            f: (q, k, a.ask.sha256) for f, (q, k), a in zip(futures, jobs, asks, strict=True)}
+        for done in as_completed(futures):
+            q, k, sha = of[done]
+            self.seal(q, k, sha, done.result())
 
     def seal(self, q: Question, k: int, prompt_sha: str, reply: SeatReply) -> None:
         answered = bool(reply.raw.strip())
@@ -160,8 +184,12 @@ def _open_line(run_id: str, seat: EvalSeat, cutoff: date, qset: QuestionSet, opt
 
 def run_questions(qset: QuestionSet, seat: EvalSeat, out: Path, clock: Clock, opts: RunOptions, *,
                   sandbox: Sandbox | None = None, seat_factory: SeatFactory = build_eval_seat,
-                  say: Callable[[str], None] = lambda _: None) -> RunResult:
-    """Run one seat on one question set; everything is sealed in ``out/eval-book.jsonl``."""
+                  say: Callable[[str], None] = lambda _: None, runner: SeatRunner | None = None) -> RunResult:
+    """Run one seat on one question set; everything is sealed in ``out/eval-book.jsonl``.
+
+    With ``runner`` (a remote seat runner: the seat's entry names a lab ``worker``) the trials fan out over
+    that lab's workers; an ask not started within ``timeout_s × ⌈trials / concurrency⌉`` — the run's
+    length at the expected parallelism — expires and is sealed as ``no_reply``."""
     cutoff = _cutoff(seat, opts.cutoff)
     admitted, excluded = plan(qset, cutoff, opts.limit)
     if not admitted:
@@ -171,19 +199,32 @@ def run_questions(qset: QuestionSet, seat: EvalSeat, out: Path, clock: Clock, op
     prompts = {qid: store_text(out / "prompts", text) for qid, text in texts.items()}
     questions_doc = qset.as_json()
     concurrency = min(opts.concurrency, seat.max_concurrency)
-    policy_sandbox = PolicySandbox(sandbox or default_sandbox(), opts.policy)
-    built = seat_factory(seat.seat, policy_sandbox)
+    built = _RemoteSpec(seat.seat) if runner is not None else seat_factory(
+        seat.seat, PolicySandbox(sandbox or default_sandbox(), opts.policy))
     with L.EvalBook(out / L.BOOK_NAME, clock) as book:
         run_id = f"e{book.runs() + 1:03d}-{seat.name}"
         book.append(L.OPEN, _open_line(run_id, seat, cutoff, qset, opts, concurrency, admitted, excluded, prompts,
                                         sha256_bytes(dump_bytes(questions_doc))))
         say(f"{run_id}: {len(admitted)} questions × {opts.trials} trials, {len(excluded)} excluded, "
             f"concurrency {concurrency}, retrieval {retrieval(opts.policy).label}")
-        run = _Run(run_id, built, seat.seat.adapter == STANDIN, book, out, clock, texts)
+        run = _Run(run_id, built, seat.seat.adapter == STANDIN, book, out, clock, texts, opts.policy)
         jobs = [(q, k) for q in admitted for k in range(1, opts.trials + 1)]
-        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="eval") as pool:
-            list(pool.map(lambda job: run.trial(*job), jobs))
+        if runner is not None:
+            run.fan_out(runner, jobs, seat.seat.timeout_s * math.ceil(len(jobs) / concurrency))
+        else:
+            with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="eval") as pool:
+                list(pool.map(lambda job: run.trial(*job), jobs))
         return _finish(book, run_id, out, qset, questions_doc)
+
+
+class _RemoteSpec:
+    """A seat that runs elsewhere: only its roster entry travels (the worker builds the seat)."""
+
+    def __init__(self, spec: SeatSpec) -> None:
+        self.spec = spec
+
+    def ask(self, ask: Ask, now: Now) -> SeatReply:
+        raise EvalError(f"seat {self.spec.name!r} runs on lab worker {self.spec.worker!r}, not here")
 
 
 def _finish(book: L.EvalBook, run_id: str, out: Path, qset: QuestionSet, questions_doc: dict[str, Any]) -> RunResult:

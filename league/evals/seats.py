@@ -30,7 +30,8 @@ def standin_source() -> bytes:
 
 
 class StandInSeat:
-    """Options: seed, skill (0–1), mode (normal, silent, prose, crash, mixed), model, cost_usd."""
+    """Options: seed, skill (0–1), mode (normal, silent, prose, crash, mixed), model, cost_usd, think_s (how long
+    it waits before answering, as a vendor's API would: the throughput benchmark's stand-in for a real run)."""
 
     def __init__(self, spec: SeatSpec, *, sandbox: Sandbox) -> None:
         self.spec = spec
@@ -43,7 +44,8 @@ class StandInSeat:
         return {"prompt": ask.text, "question": dict(ask.context.get("question", {})),
                 "hint": ask.context.get("hint"), "trial": ask.attempt, "seed": int(opts.get("seed", 0)),
                 "seat": self.spec.name, "skill": float(opts.get("skill", 0.0)), "mode": str(opts.get("mode", "normal")),
-                "model": str(opts.get("model", self.spec.model)), "cost_usd": opts.get("cost_usd")}
+                "model": str(opts.get("model", self.spec.model)), "cost_usd": opts.get("cost_usd"),
+                "think_s": float(opts.get("think_s", 0.0))}
 
     def ask(self, ask: Ask, now: Now) -> SeatReply:
         started = now()

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from typing import Any
 
 Request = dict[str, Any]
@@ -110,6 +111,7 @@ def interfaces() -> list[str]:
 
 def main() -> int:
     req = json.loads(sys.stdin.read())
+    time.sleep(max(0.0, min(float(req.get("think_s") or 0.0), 600.0)))  # a vendor's response time, if asked
     mode = req.get("mode", "normal")
     if mode == "silent":
         return 0

@@ -219,7 +219,7 @@ def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], c
                                           context=context)))
     stopped = budget_stops(lg, session, [item.spec for item in prepared])
     running = [item for item in prepared if item.spec.name not in stopped]
-    started = iter(lg.runner.start(running, lg.clock.now))
+    started = iter(lg.runner.start(running, lg.clock.now, deadline(lg, session)))
     arriving = [stopped_reply(lg, item.spec.name, stopped[item.spec.name]) if item.spec.name in stopped
                 else next(started) for item in prepared]
     for item, fut in zip(prepared, arriving, strict=True):

@@ -179,7 +179,12 @@ class League:
         return min(lefts) if lefts else None
 
     def close(self) -> None:
+        """Wait for the asks in flight, then close the runner (a remote one's broker links) and the books."""
         self.drain()
+        try:
+            self.runner.close()
+        except Exception as exc:  # noqa: BLE001 - the books are closed regardless
+            log.warning("runner.close_failed", error=str(exc))
         with self._lock:  # an abandoned ask sealing right now finishes its line first; later ones find it closed
             self.asks.close()
             self.book.close()

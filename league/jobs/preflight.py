@@ -58,8 +58,8 @@ def require(seats: Iterable[SeatSpec], *, what: str) -> None:
 def preflight(lg: League, session: str) -> list[Check]:
     """The self-check before each batch (sandbox isolation, every seat's CLI and credentials), sealed
     as a ``preflight`` line. Seats are still asked: a seat whose check failed and then does not answer
-    is an infrastructure incident."""
-    checks = run_checks(lg.config.roster.seat, lg.clock.now)
+    is an infrastructure incident. A seat on a lab's worker is checked there, before each run."""
+    checks = run_checks([s for s in lg.config.roster.seat if not s.worker], lg.clock.now)
     failed = [c for c in checks if not c.ok]
     lg.seal(PreflightLine(session=session, ok=not failed,
                           checks=[PreflightCheck(name=c.name, ok=c.ok, detail=c.detail[:300]) for c in checks]))

@@ -24,10 +24,12 @@ from typing import Any
 import structlog
 
 from league.answers import ParsedReply, clean_text, json_safe, parse_reply
-from league.book.lines import AnswerLine, IncidentLine, SilenceLine
+from league.book.chain import iter_lines
+from league.book.lines import AnswerLine, IncidentLine, ReplyRecordLine, SilenceLine
 from league.clock import SimulatedClock, iso_seconds
 from league.errors import BookError, InvalidRecord
 from league.jobs.context import League, Pending
+from league.jobs.runner import ReplyRecord
 from league.ops import metrics
 from league_agents.base import SeatReply
 
@@ -55,6 +57,40 @@ def seal_on_arrival(lg: League, pend: Pending, arrived: Future[SeatReply], *, se
         sealed.set_exception(exc)
         return
     sealed.set_result(reply)
+
+
+def seal_record(lg: League, record: ReplyRecord) -> None:
+    """Seal a reply that is not an answer as a ``reply_record`` line (its raw bytes kept as an answer's
+    are): nothing a worker sent is lost, and nothing is sealed twice as an answer. Booked at its arrival
+    by the league's clock (at most now: a simulated league books it at its own time)."""
+    run_id, session, attempt = _asked(lg, record.ask_sha256, record.seat)
+    reply = record.reply
+    own, encoding, _ = _store_raw(lg, reply.raw) if reply.raw else ("", RAW_UTF8, "")
+    content: dict[str, Any] = {
+        "run_id": run_id, "session": session, "seat": record.seat, "attempt": attempt, "reason": record.reason,
+        "worker": _short(record.worker), "redelivered": record.redelivered, "seat_ask_sha256": record.ask_sha256,
+        "own_sha256": own, "failure": str(reply.failure or ""), "detail": clean_text(reply.detail[:500]),
+        "model": _short(reply.model), "version": _short(reply.version),
+        "booked_at": iso_seconds(min(record.arrived_at, lg.clock.now())),
+    }
+    if encoding != RAW_UTF8:
+        content["raw_encoding"] = encoding
+    lg.seal(ReplyRecordLine.from_content(content))
+    log.warning("seal.reply_record", seat=record.seat, reason=record.reason, worker=record.worker, run_id=run_id)
+
+
+def _asked(lg: League, seat_ask_sha256: str, seat: str) -> tuple[str, str, int]:
+    """``(run_id, session, attempt)`` of the ask chain's line for this seat's ask, latest first; empty
+    when the chain has none (read from the file: records are rare and the chain is the truth)."""
+    found = ("", "", 0)
+    try:
+        for line in iter_lines(lg.asks.path):
+            c = line.content
+            if line.kind == "ask" and c.get("ask_sha256") == seat_ask_sha256 and c.get("seat") == seat:
+                found = (str(c.get("run_id", "")), str(c.get("session", "")), int(c.get("attempt", 0)))
+    except Exception as exc:  # noqa: BLE001 - the record is still sealed, unattributed
+        log.error("seal.record_lookup_failed", error=str(exc))
+    return found
 
 
 def pump(lg: League, until: datetime) -> int:

@@ -19,7 +19,7 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 import structlog
@@ -33,6 +33,9 @@ from league.workers.topology import (
     replies_queue,
     vhost_for,
 )
+
+if TYPE_CHECKING:
+    from league.config import Config
 
 log = structlog.get_logger(__name__)
 DEFAULT_PORTS = {"amqp": 5672, "amqps": 5671}
@@ -369,3 +372,41 @@ def queue_status(target: BrokerTarget, queue: str) -> QueueStatus:
         asks = channel.queue_declare(queue, passive=True)
         replies = channel.queue_declare(REPLIES_QUEUE, passive=True)
     return QueueStatus(queue, asks.message_count, asks.consumer_count, replies.message_count)
+
+
+def league_target(config: Config) -> BrokerTarget:
+    """The league's own broker login, from ``[workers]`` of league.toml (relative paths: the config folder)."""
+    w = config.settings.workers
+
+    def here(path: str) -> str:
+        return str(config.folder / path) if path else ""
+
+    if not w.broker_url:
+        raise WorkerConfigError(f"{config.folder / 'league.toml'}: [workers] broker_url is not set",
+                                fix="set [workers] broker_url and password_file (or LEAGUE_BROKER_URL and "
+                                    "LEAGUE_BROKER_PASSWORD_FILE); docs/workers.md")
+    return parse_target(w.broker_url, password_file=here(w.password_file), ca_file=here(w.ca_file),
+                        cert_file=here(w.cert_file), key_file=here(w.key_file))
+
+
+def roster_queues(config: Config) -> dict[str, str]:
+    """Seat → its lab's queue, for the roster entries that run on a worker."""
+    return {s.name: s.worker for s in config.roster.seat if s.worker}
+
+
+def broker_report(config: Config) -> list[tuple[str, QueueStatus | None, str]]:
+    """Per lab queue the roster names: its status on the broker, or why it could not be read."""
+    queues = sorted(set(roster_queues(config).values()))
+    if not queues:
+        return []
+    try:
+        target = league_target(config)
+    except WorkerConfigError as exc:
+        return [(q, None, exc.message) for q in queues]
+    out: list[tuple[str, QueueStatus | None, str]] = []
+    for queue in queues:
+        try:
+            out.append((queue, queue_status(target, queue), ""))
+        except Exception as exc:  # noqa: BLE001 - one lab's trouble is one row, not a crash
+            out.append((queue, None, str(getattr(exc, "message", exc))))
+    return out

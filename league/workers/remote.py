@@ -18,28 +18,34 @@ Delivery semantics (docs/workers.md, "Delivery"):
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
 import queue as queue_mod
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import structlog
 from kombu.connection import Connection
 from kombu.mixins import ConsumerMixin
 
 from league.clock import Clock
+from league.jobs.runner import RecordSink, ReplyRecord, SeatAsk
 from league.workers import wire
 from league.workers.broker import BrokerTarget, declare_lab
 from league.workers.celery_app import make_app
 from league.workers.errors import BrokerError, WireError, WorkerError
 from league.workers.runner import Arrival, SeatJob
 from league.workers.topology import ASKS_EXCHANGE, TASK_NAME, replies_queue, vhost_for
-from league_agents.base import FailureClass, SeatReply
+from league_agents.base import FailureClass, Now, SeatReply
 
 log = structlog.get_logger(__name__)
 #: beyond a seat's own timeout: sandbox start, the reply's publication, a clock a little apart.
@@ -47,6 +53,8 @@ RUN_MARGIN_S = 30.0
 #: the worker's hard time limit beyond the seat's timeout: a backstop for a hung run (the sandbox's own
 #: timeout ends the seat; this ends a worker stuck publishing a reply to a broker that never returns).
 HARD_LIMIT_MARGIN_S = 300.0
+#: How often a runner with a ``state_file`` rewrites it (the daemon's asks in flight, for `league status`).
+STATE_EVERY_S = 2.0
 SEND_RETRY = {"max_retries": 3, "interval_start": 0.5, "interval_step": 1.0, "interval_max": 2.0}
 
 
@@ -141,21 +149,119 @@ class _Link:
 
 
 class RemoteSeatRunner:
-    """Runs seats on lab workers through the broker; the league user reaches every lab's vhost."""
+    """Runs seats on lab workers through the broker; the league user reaches every lab's vhost.
+
+    ``clock`` is the time the broker and the workers live in (deadlines, cut-offs, the arrival stamp):
+    the league's own clock when it follows the system clock. A league on a SIMULATED clock passes a
+    system clock and ``simulated=True``: its replies then arrive at the ask's (simulated) send time plus
+    the run's reported duration, as a local seat's reply does, so a simulated day books the same times
+    whether its seats ran here or on a worker."""
 
     def __init__(self, league: BrokerTarget, clock: Clock, *, grace_s: float = 30.0,
-                 run_margin_s: float = RUN_MARGIN_S, poll_s: float = 0.2) -> None:
+                 run_margin_s: float = RUN_MARGIN_S, poll_s: float = 0.2, simulated: bool = False,
+                 state_file: Path | None = None) -> None:
         self.league = league
         self.clock = clock
         self.grace_s = grace_s
         self.run_margin_s = run_margin_s
         self.poll_s = poll_s
+        self.simulated = simulated
+        self.state_file = state_file
+        self._sink: RecordSink | None = None
+        self._closed = threading.Event()
+        self._state_thread: threading.Thread | None = None
         self._links: dict[str, _Link] = {}
         self._lock = threading.Lock()
         self._waiting: dict[str, RemoteBatch] = {}
         self._answered: set[str] = set()
         self._strays: list[Arrival] = []
         self._stray_acks: list[Callable[[], None]] = []
+
+    # --------------------------------------------------------------------------- the day's seam
+    def start(self, asks: Sequence[SeatAsk], now: Now, deadline: datetime | None = None) -> list[Future[SeatReply]]:
+        """:class:`league.jobs.runner.SeatRunner`: publish each ask to its seat's ``worker`` queue and resolve
+        its future with its first reply, timed by the league's clock at arrival (``booked_at``); further
+        replies go to the record sink. Never raises: an ask that cannot be published (a secret in its
+        roster entry, an unreachable broker) resolves at once as a failure reply naming why."""
+        sent = now()
+        futures: dict[str, Future[SeatReply]] = {
+            wire.identity_of(a.spec.name, a.ask.sha256, a.ask.attempt): Future() for a in asks}
+        if len(futures) != len(asks):
+            return [_failed(a, sent, "the same ask twice in one batch") for a in asks]
+        jobs = [SeatJob(a.spec, a.ask, queue=a.spec.worker) for a in asks]
+        try:
+            batch = self.submit(jobs, self.queue_deadline(asks, sent, deadline))
+        except WorkerError as exc:
+            return [_failed(a, sent, exc.message) for a in asks]
+        threading.Thread(target=self._resolve, args=(batch, futures, sent), daemon=True,
+                         name=f"remote-batch-{len(futures)}").start()
+        return list(futures.values())
+
+    def queue_deadline(self, asks: Sequence[SeatAsk], sent: datetime, deadline: datetime | None) -> datetime:
+        """When, by the broker's clock, an ask not yet started expires: the league's ``deadline`` (ingest
+        close), or for an ask sent later than that — a second wave, a re-run — the seat's timeout from now."""
+        longest = timedelta(seconds=max(a.spec.timeout_s for a in asks))
+        wait = max(deadline - sent, longest) if deadline is not None else longest
+        return self.clock.now() + wait
+
+    def _resolve(self, batch: RemoteBatch, futures: dict[str, Future[SeatReply]], sent: datetime) -> None:
+        """In the batch's own thread: each ask's first reply resolves its future (the day's seal runs in
+        this thread when its callback is attached); a duplicate goes to the record sink."""
+        try:
+            for arrival in batch:
+                future = futures.get(arrival.identity)
+                if future is None or future.done() or arrival.duplicate:
+                    self._hand_record(arrival, "duplicate")
+                    continue
+                future.set_result(self.league_reply(arrival, sent))
+        except Exception:  # noqa: BLE001 - a bug here must not leave the day waiting forever
+            log.exception("remote.batch_failed")
+        self._conclude_left(batch, futures, sent)
+
+    def _conclude_left(self, batch: RemoteBatch, futures: dict[str, Future[SeatReply]], sent: datetime) -> None:
+        """Asks the batch ended without a reply for: a timeout reply each — unless the league is stopping
+        (the runner closed), when they are abandoned, never sealed as a seat's silence."""
+        left = [i for i, f in futures.items() if not f.done()]
+        if left and self._closed.is_set():
+            log.warning("remote.asks_abandoned", asks=len(left))
+            return
+        at = sent if self.simulated else self.clock.now()
+        for identity in left:
+            job = batch.jobs[identity]
+            futures[identity].set_result(_failure(SeatAsk(job.spec, job.ask), at,
+                                                  "the league stopped waiting for this ask", FailureClass.TIMEOUT))
+
+    def league_reply(self, arrival: Arrival, sent: datetime) -> SeatReply:
+        """The reply as the day seals it: finished (booked) at its arrival by the league's clock, started
+        the run's reported duration before (bounded by the send time); the worker's own clock is not used."""
+        reply = arrival.reply
+        ran = max(reply.finished_at - reply.started_at, timedelta(0))
+        if self.simulated:
+            arrived = sent + ran
+        else:
+            arrived = arrival.arrived_at
+            ran = min(ran, max(arrived - sent, timedelta(0)))
+        return dataclasses.replace(reply, started_at=arrived - ran, finished_at=arrived)
+
+    def on_record(self, sink: RecordSink) -> None:
+        """Replies that are not answers go to ``sink`` from now on (strays kept so far first)."""
+        with self._lock:
+            self._sink = sink
+        self.take_strays()
+
+    def _hand_record(self, arrival: Arrival, kind: Literal["duplicate", "stray"]) -> bool:
+        """Give one non-answer to the record sink; False when there is none yet (kept as a stray)."""
+        sink = self._sink
+        if sink is None:
+            return False
+        record = ReplyRecord(seat=arrival.seat, ask_sha256=arrival.identity.partition(".")[0], reply=arrival.reply,
+                             arrived_at=arrival.arrived_at, reason=kind, worker=arrival.worker,
+                             redelivered=arrival.redelivered)
+        try:
+            sink(record)
+        except Exception:  # noqa: BLE001 - a record that cannot be sealed is logged, never blocks the replies
+            log.exception("remote.record_failed", identity=arrival.identity, reason=kind)
+        return True
 
     # ---------------------------------------------------------------------------------------- submit
     def submit(self, jobs: Sequence[SeatJob], deadline: datetime) -> RemoteBatch:
@@ -164,6 +270,7 @@ class RemoteSeatRunner:
         Every ask is validated first (a secret in a roster entry raises :class:`WireError` before anything
         is sent); a lab whose broker cannot be reached gets its asks concluded as failed arrivals."""
         now = self.clock.now()
+        self._start_state()
         bodies = [wire.ask_message(j.spec, j.ask, queue=j.queue, deadline=deadline, sent_at=now) for j in jobs]
         batch = RemoteBatch(self, jobs, deadline)
         with self._lock:
@@ -232,19 +339,27 @@ class RemoteSeatRunner:
         self._keep_stray(msg, arrived_at, ack)
 
     def _keep_stray(self, msg: wire.ReplyMessage, arrived_at: datetime, ack: Callable[[], None]) -> None:
-        """A reply for no batch waiting now (late past its cut-off, after a cancel, or from before a restart)."""
+        """A reply for no batch waiting now (late past its cut-off, after a cancel, or from before a restart):
+        handed to the record sink (then acknowledged), or kept until :meth:`take_strays`."""
         with self._lock:
             duplicate = msg.identity in self._answered
-            self._strays.append(_arrival(msg, arrived_at, duplicate=duplicate))
-            self._stray_acks.append(ack)
+        arrival = _arrival(msg, arrived_at, duplicate=duplicate)
         log.warning("remote.stray_reply", identity=msg.identity, worker=msg.worker, duplicate=duplicate)
+        if self._hand_record(arrival, "duplicate" if duplicate else "stray"):
+            ack()
+            return
+        with self._lock:
+            self._strays.append(arrival)
+            self._stray_acks.append(ack)
 
     def take_strays(self) -> list[Arrival]:
-        """Replies that arrived for no waiting batch, oldest first; acknowledged as they are handed over."""
+        """Replies that arrived for no waiting batch, oldest first; acknowledged as they are handed over
+        (to the record sink too, when there is one)."""
         with self._lock:
             strays, acks = self._strays, self._stray_acks
             self._strays, self._stray_acks = [], []
-        for ack in acks:
+        for arrival, ack in zip(strays, acks, strict=True):
+            self._hand_record(arrival, "duplicate" if arrival.duplicate else "stray")
             ack()
         return strays
 
@@ -260,11 +375,58 @@ class RemoteSeatRunner:
             batches = set(self._waiting.values())
         return [row for b in batches for row in b.in_flight()]
 
+    def write_state(self, *, closed: bool = False) -> None:
+        """Write :meth:`in_flight` to ``state_file`` (atomically), for `league status` in another process;
+        a closed runner awaits nothing."""
+        if self.state_file is None:
+            return
+        asks = [] if closed else self.in_flight()
+        body = {"written_at": self.clock.now().isoformat(), "closed": closed, "asks": asks}
+        try:
+            self.state_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.state_file.with_name(f".{self.state_file.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(body, indent=1), encoding="utf-8")
+            tmp.replace(self.state_file)
+        except OSError as exc:
+            log.warning("remote.state_unwritten", path=str(self.state_file), error=str(exc))
+
+    def _keep_state(self) -> None:
+        """Every :data:`STATE_EVERY_S` while the runner is open: the asks in flight, as this process sees them."""
+        while not self._closed.wait(STATE_EVERY_S):
+            self.write_state()
+
+    def _start_state(self) -> None:
+        with self._lock:
+            if self.state_file is None or self._state_thread is not None:
+                return
+            self._state_thread = threading.Thread(target=self._keep_state, daemon=True, name="remote-state")
+        self._state_thread.start()
+
     def close(self) -> None:
+        """Stop waiting for every batch (nothing can arrive once the links are closed), close the links."""
+        self._closed.set()
         with self._lock:
             links, self._links = list(self._links.values()), {}
+            batches = set(self._waiting.values())
+        for batch in batches:
+            batch.cancel()
         for link in links:
             link.close()
+        self.write_state(closed=True)
+
+
+def _failure(ask: SeatAsk, now: datetime, detail: str, failure: FailureClass = FailureClass.TRANSIENT) -> SeatReply:
+    """A silent failure reply for an ask that got no reply from a worker, dated ``now``."""
+    return SeatReply(seat=ask.spec.name, raw="", model=ask.spec.model, version="unreported", mode="",
+                     started_at=now, finished_at=now, failure=failure,
+                     detail=f"{detail} (queue {ask.spec.worker or '?'})"[:500])
+
+
+def _failed(ask: SeatAsk, now: datetime, detail: str) -> Future[SeatReply]:
+    """A future already resolved with a transient failure reply (an ask that could not be published)."""
+    future: Future[SeatReply] = Future()
+    future.set_result(_failure(ask, now, detail))
+    return future
 
 
 def _acker(listener: _ReplyListener, message: Any) -> Callable[[], None]:
@@ -290,7 +452,7 @@ class RemoteBatch:
     def __init__(self, runner: RemoteSeatRunner, jobs: Sequence[SeatJob], deadline: datetime) -> None:
         self.runner = runner
         self.deadline = deadline
-        self.jobs = {wire.identity_of(j.spec.name, j.ask.sha256): j for j in jobs}
+        self.jobs = {wire.identity_of(j.spec.name, j.ask.sha256, j.ask.attempt): j for j in jobs}
         self.inbox: queue_mod.Queue[_Incoming] = queue_mod.Queue()
         self._pending = set(self.jobs)
         self._concluded: set[str] = set()

@@ -1,13 +1,14 @@
-"""The shape of a seat runner, as the remote side implements it (unified with the day's seam later).
+"""The remote runner's own vocabulary: a job on a lab's queue, an arrival, a batch of arrivals.
 
-A runner is given a batch of jobs (a seat's roster entry and its exact ask) and a deadline, and yields
-each reply as it arrives, timed by the LEAGUE's clock. Whatever runs the seat — threads on this host,
-a lab's worker on its own machine — the day seals what the iterator yields, in the order it yields it.
+The day's seam is ONE protocol, :class:`league.jobs.runner.SeatRunner` (futures, one per ask);
+:class:`league.workers.remote.RemoteSeatRunner` implements it on top of these: it submits a batch of
+jobs with a deadline and iterates its arrivals, each timed by the LEAGUE's clock at receipt, resolving
+each ask's future with its first reply and handing duplicates and strays to the day's record sink.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -55,8 +56,3 @@ class Batch(Protocol):
 
     def expire(self) -> None: ...
 
-
-class SeatRunner(Protocol):
-    def submit(self, jobs: Sequence[SeatJob], deadline: datetime) -> Batch: ...
-
-    def close(self) -> None: ...

@@ -135,28 +135,47 @@ _SEATS: dict[str, Seat] = {}
 _SEATS_LOCK = threading.Lock()
 
 
-def seat_for(spec: Any) -> Seat:
-    """The seat for a roster entry, built once per worker process (its sandbox is reused)."""
-    from league_agents.registry import build_seat
+def eval_policy(context: Mapping[str, Any]) -> str | None:
+    """The network policy of an evaluation's ask (its context says ``kind = "eval"``), else ``None``."""
+    return str(context.get("policy", "none")) if context.get("kind") == "eval" else None
 
-    key = spec.model_dump_json()
+
+def seat_for(spec: Any, context: Mapping[str, Any] | None = None) -> Seat:
+    """The seat for a roster entry, built once per worker process (its sandbox is reused). An evaluation's
+    ask is run as ``league eval questions`` runs it here: built by the evaluations (the eval stand-in
+    included) on a sandbox that imposes the run's network policy (league.evals.policy)."""
+    policy = eval_policy(context or {})
+    key = spec.model_dump_json() + ("" if policy is None else f"|eval:{policy}")
     with _SEATS_LOCK:
         if key not in _SEATS:
-            _SEATS[key] = build_seat(spec)
+            _SEATS[key] = _build(spec, policy)
         return _SEATS[key]
+
+
+def _build(spec: Any, policy: str | None) -> Seat:
+    if policy is None:
+        from league_agents.registry import build_seat
+
+        return build_seat(spec)
+    from league.evals.policy import Policy, PolicySandbox
+    from league.evals.seats import build_eval_seat, default_sandbox
+
+    return build_eval_seat(spec, PolicySandbox(default_sandbox(), Policy(policy)))
 
 
 def run_ask(ask: wire.AskMessage, now: Callable[[], datetime]) -> SeatReply:
     """The seat's reply; a roster entry this host cannot run, or an adapter that raises, becomes a
     classified failure reply (as on the league host: one seat never stops the others)."""
+    from league.evals.seats import STANDIN
     from league_agents.registry import spec_problems
 
     started = now()
-    problems = spec_problems(ask.seat)
+    standin = eval_policy(ask.context) is not None and ask.seat.adapter == STANDIN
+    problems = [] if standin else spec_problems(ask.seat)
     try:
         if problems:
             raise WireError("this worker cannot run the seat: " + "; ".join(problems))
-        return seat_for(ask.seat).ask(ask.as_ask(), now)
+        return seat_for(ask.seat, ask.context).ask(ask.as_ask(), now)
     except Exception as exc:  # noqa: BLE001 - classified and returned, never raised
         return SeatReply(seat=ask.seat.name, raw="", model=ask.seat.model, version="unreported", mode="",
                          started_at=started, finished_at=now(),

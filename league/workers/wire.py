@@ -48,14 +48,17 @@ URL_USERINFO = re.compile(r"^[a-z][a-z0-9+.-]*://[^/@\s]*@", re.I)
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def identity_of(seat: str, ask_sha256: str) -> str:
-    """A task's identity: the seat's ask hash, qualified by the seat (an evaluation sends one text to many)."""
-    return f"{ask_sha256}.{seat}"
+def identity_of(seat: str, ask_sha256: str, attempt: int = 1) -> str:
+    """A task's identity: the seat's ask hash, qualified by the seat (an evaluation sends one text to many)
+    and, past the first, by the attempt (an evaluation's trials send one text to a seat several times;
+    ``#`` is in no seat name)."""
+    return f"{ask_sha256}.{seat}" + (f"#{attempt}" if attempt > 1 else "")
 
 
 def split_identity(identity: str) -> tuple[str, str]:
     """``(ask_sha256, seat)`` of an identity (what a worker knows of a task it never ran)."""
     sha, _, seat = identity.partition(".")
+    seat = seat.partition("#")[0]
     if not re.fullmatch(r"[0-9a-f]{64}", sha) or not seat:
         raise WireError(f"task id {identity[:100]!r} is not a league ask identity",
                         fix="publish asks with league.workers.remote (task id = ask hash + seat)")
@@ -87,7 +90,7 @@ class AskMessage(_Message):
     def _consistent(self) -> AskMessage:
         if hashlib.sha256(self.text.encode("utf-8")).hexdigest() != self.ask_sha256:
             raise ValueError("ask_sha256 is not the SHA-256 of the text")
-        if self.identity != identity_of(self.seat.name, self.ask_sha256):
+        if self.identity != identity_of(self.seat.name, self.ask_sha256, self.attempt):
             raise ValueError("identity is not the seat's ask hash")
         problems = secret_problems(self.seat)
         if problems:
@@ -134,7 +137,8 @@ class ReplyMessage(_Message):
 
     @model_validator(mode="after")
     def _consistent(self) -> ReplyMessage:
-        if self.identity != identity_of(self.seat, self.ask_sha256):
+        sha, _, seat = self.identity.partition(".")
+        if (sha, seat.partition("#")[0]) != (self.ask_sha256, self.seat):
             raise ValueError("identity is not the seat's ask hash")
         if len(self.raw_b64) > (MAX_RAW_BYTES * 4) // 3 + 4:
             raise ValueError(f"the raw reply is larger than {MAX_RAW_BYTES} bytes")
@@ -217,7 +221,8 @@ def _userinfo_urls(value: Any, path: str) -> list[str]:
 
 def ask_message(spec: SeatSpec, ask: Ask, *, queue: str, deadline: datetime, sent_at: datetime) -> dict[str, Any]:
     """The task body for one seat's ask (validated before it leaves: a secret never reaches the broker)."""
-    body = {"v": WIRE_VERSION, "kind": "ask", "identity": identity_of(spec.name, ask.sha256), "queue": queue,
+    body = {"v": WIRE_VERSION, "kind": "ask", "identity": identity_of(spec.name, ask.sha256, ask.attempt),
+            "queue": queue,
             "seat": spec.model_dump(mode="json"), "text": ask.text, "ask_sha256": ask.sha256,
             "session": ask.session, "attempt": ask.attempt, "context": json_value(ask.context),
             "deadline": deadline.isoformat(), "sent_at": sent_at.isoformat()}

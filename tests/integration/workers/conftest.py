@@ -1,8 +1,13 @@
 """Fixtures of the remote-seat tests: the real RabbitMQ on 127.0.0.1, with a vhost and a user made per
-test (by the provisioning code under test) and deleted afterwards; lab hosts in network namespaces."""
+test (by the provisioning code under test) and deleted afterwards; lab hosts in network namespaces.
+
+What is expensive is made once per session and shared where a test only reads it: the two lab hosts
+(namespaces, TLS front) and the pool of two labs with one worker each (test_remote_seats, test_remote_day).
+Tests that break a worker, a lab's rights or the broker make their own."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import uuid
@@ -11,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from worker_hosts import Hosts, Lab, lab_hosts
+from worker_hosts import CRED_SECRET, WORKER_KEY, Hosts, Lab, Pool, lab_hosts, start_worker
 
 from league.workers import broker as b
 from league.workers.broker import BrokerTarget, Rabbitmqctl
@@ -77,7 +82,30 @@ def make_module_lab(ctl: Rabbitmqctl, league_account: BrokerTarget,
         yield make
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hosts]:
     with lab_hosts(tmp_path_factory.mktemp("hosts")) as made:
         yield made
+
+
+@pytest.fixture(scope="session")
+def pool(hosts: Hosts, ctl: Rabbitmqctl, league_account: BrokerTarget,
+         tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pool]:
+    folder = tmp_path_factory.mktemp("pool")
+    creds = folder / "creds-b"
+    (creds / ".claude").mkdir(parents=True)
+    (creds / ".claude" / ".credentials.json").write_text(json.dumps({"token": CRED_SECRET}))
+    with lab_maker(ctl, league_account, folder) as make:
+        lab_a, lab_b = make(), make()
+        worker_a = start_worker(hosts.a, queue=lab_a.queue, password_file=lab_a.password_file,
+                                ca_file=hosts.ca_file, folder=folder, name="host-a", concurrency=2, wait=False)
+        worker_b = start_worker(hosts.b, queue=lab_b.queue, password_file=lab_b.password_file,
+                                ca_file=hosts.ca_file, folder=folder, name="host-b", concurrency=2, wait=False,
+                                env={"ANTHROPIC_API_KEY": WORKER_KEY, "LEAGUE_CREDENTIALS_HOME": str(creds)})
+        try:
+            worker_a.wait_ready()
+            worker_b.wait_ready()
+            yield Pool(lab_a, lab_b, worker_a, worker_b, creds, league_account)
+        finally:
+            worker_a.stop()
+            worker_b.stop()

@@ -19,8 +19,14 @@ from league.workers.topology import REPLIES_QUEUE
 pytestmark = pytest.mark.slow
 
 
-def test_a_lab_cannot_enter_another_labs_vhost(make_lab: Callable[[], Lab]) -> None:
-    lab_a, lab_b = make_lab(), make_lab()
+@pytest.fixture(scope="module")
+def two_labs(make_module_lab: Callable[[], Lab]) -> tuple[Lab, Lab]:
+    """Two labs as `add_lab` makes them, shared by the tests that only try (and are refused) things."""
+    return make_module_lab(), make_module_lab()
+
+
+def test_a_lab_cannot_enter_another_labs_vhost(two_labs: tuple[Lab, Lab]) -> None:
+    lab_a, lab_b = two_labs
     with lab_a.login(vhost=f"league-{lab_b.queue}").connection() as conn:
         with pytest.raises(amqp.exceptions.NotAllowed) as info:
             conn.connect()
@@ -29,8 +35,8 @@ def test_a_lab_cannot_enter_another_labs_vhost(make_lab: Callable[[], Lab]) -> N
         conn.connect()
 
 
-def test_in_its_own_vhost_a_lab_reads_its_asks_and_nothing_else(make_lab: Callable[[], Lab]) -> None:
-    lab = make_lab()
+def test_in_its_own_vhost_a_lab_reads_its_asks_and_nothing_else(two_labs: tuple[Lab, Lab]) -> None:
+    lab = two_labs[0]
     with lab.login().connection() as conn:
         conn.connect()
         assert conn.channel().queue_declare(lab.queue, passive=True).consumer_count == 0

@@ -14,15 +14,14 @@ import os
 import pickle
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from kombu.entity import Queue
-from worker_hosts import Hosts, Lab, WorkerProc, start_worker
+from worker_hosts import CRED_SECRET, WORKER_KEY, Hosts, Pool
 
 from league.clock import SystemClock
 from league.jobs.seal import raw_bytes
@@ -35,9 +34,7 @@ from league_agents.registry import build_seat
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 CLIS = Path(__file__).resolve().parents[2] / "assets" / "clis"
-WORKER_KEY = "sk-worker-b-" + uuid.uuid4().hex
 LEAGUE_KEY = "sk-league-" + uuid.uuid4().hex
-CRED_SECRET = "cred-file-secret-" + uuid.uuid4().hex
 CONTEXT = {"markets": {"SPX": {"horizons": ["1d", "1w"], "price": 6000.0, "crowd": True},
                        "VIX": {"horizons": ["1d"], "price": 15.5}},
            "hint": {"SPX": {"1d": 80.0}}}
@@ -63,40 +60,6 @@ SEATS_B = [scripted("sb-skilled", seed=2, skill=0.5), CLAUDE]
 def ask_for(spec: SeatSpec) -> Ask:
     text = f"# Council ask for {spec.name}\nForecast SPX and VIX. {uuid.uuid4().hex}\n"
     return Ask(text=text, sha256=hashlib.sha256(text.encode()).hexdigest(), session="2026-11-25", context=CONTEXT)
-
-
-@dataclass
-class Pool:
-    lab_a: Lab
-    lab_b: Lab
-    worker_a: WorkerProc
-    worker_b: WorkerProc
-    creds: Path
-    league: BrokerTarget
-
-
-@pytest.fixture(scope="module")
-def pool(hosts: Hosts, make_module_lab: Callable[[], Lab], league_account: BrokerTarget,
-         tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pool]:
-    folder = tmp_path_factory.mktemp("pool")
-    creds = folder / "creds-b"
-    (creds / ".claude").mkdir(parents=True)
-    (creds / ".claude" / ".credentials.json").write_text(json.dumps({"token": CRED_SECRET}))
-    lab_a, lab_b = make_module_lab(), make_module_lab()
-    worker_a = start_worker(hosts.a, queue=lab_a.queue, password_file=lab_a.password_file, ca_file=hosts.ca_file,
-                            folder=folder, name="host-a", concurrency=2)
-    try:
-        worker_b = start_worker(hosts.b, queue=lab_b.queue, password_file=lab_b.password_file,
-                                ca_file=hosts.ca_file, folder=folder, name="host-b", concurrency=2,
-                                env={"ANTHROPIC_API_KEY": WORKER_KEY, "LEAGUE_CREDENTIALS_HOME": str(creds)})
-    except Exception:
-        worker_a.stop()
-        raise
-    try:
-        yield Pool(lab_a, lab_b, worker_a, worker_b, creds, league_account)
-    finally:
-        worker_a.stop()
-        worker_b.stop()
 
 
 @pytest.fixture

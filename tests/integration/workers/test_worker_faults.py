@@ -1,9 +1,14 @@
 """Faults on the real broker with real worker processes: a worker SIGKILLed mid-ask, an ask nobody takes
-before its deadline, and the broker itself stopped for 30 s during a batch. Never two answers to one ask."""
+before its deadline, and the broker itself stopped during a batch. Never two answers to one ask.
+
+The outage lasts ``LEAGUE_TEST_BROKER_OUTAGE_S`` seconds (12 by default, to keep the suite short; the
+issue's 30 s with ``LEAGUE_TEST_BROKER_OUTAGE_S=30``): long enough that the running seats finish while the
+broker is down and must hold their replies, and that the workers go through their reconnection back-off."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import threading
 import time
@@ -23,7 +28,7 @@ from league_agents.base import Ask, SeatSpec
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 CLIS = Path(__file__).resolve().parents[2] / "assets" / "clis"
-OUTAGE_S = 30
+OUTAGE_S = float(os.environ.get("LEAGUE_TEST_BROKER_OUTAGE_S", "12"))
 
 
 def slow(name: str, seconds: float, timeout_s: float = 60) -> SeatSpec:
@@ -74,9 +79,9 @@ def runner(league_account: BrokerTarget) -> Iterator[RemoteSeatRunner]:
 def workers(tmp_path: Path, hosts: Hosts) -> Iterator[Callable[..., WorkerProc]]:
     started: list[WorkerProc] = []
 
-    def start(host: Host, lab: Lab, name: str, concurrency: int = 1) -> WorkerProc:
+    def start(host: Host, lab: Lab, name: str, concurrency: int = 1, wait: bool = True) -> WorkerProc:
         proc = start_worker(host, queue=lab.queue, password_file=lab.password_file, ca_file=hosts.ca_file,
-                            folder=tmp_path, name=name, concurrency=concurrency)
+                            folder=tmp_path, name=name, concurrency=concurrency, wait=wait)
         started.append(proc)
         return proc
 
@@ -157,12 +162,14 @@ def test_an_ask_received_after_its_deadline_is_not_run_and_the_worker_says_so(
     assert "Discarding revoked task" in worker.text() and "worker.ask_started" not in worker.text()
 
 
-def test_the_broker_stopped_for_30_s_during_a_batch_loses_and_doubles_nothing(
+def test_the_broker_stopped_during_a_batch_loses_and_doubles_nothing(
         make_lab: Callable[[], Lab], league_account: BrokerTarget, workers: Callable[..., WorkerProc],
         hosts: Hosts) -> None:
     labs = make_lab(), make_lab()
-    for lab, host in zip(labs, (hosts.a, hosts.b), strict=True):
-        workers(host, lab, f"w-{host.name}")
+    started = [workers(host, lab, f"w-{host.name}", wait=False) for lab, host in zip(labs, (hosts.a, hosts.b),
+                                                                                     strict=True)]
+    for worker in started:  # started side by side
+        worker.wait_ready()
     jobs = [job(spec, lab.queue) for lab in labs
             for spec in (slow(f"{lab.queue}-s1", 3), slow(f"{lab.queue}-s2", 3), quick(f"{lab.queue}-q1"),
                          slow(f"{lab.queue}-s3", 2), quick(f"{lab.queue}-q2"))]

@@ -199,6 +199,7 @@ class WorkerProc:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"worker {self.name} exited {self.proc.returncode}:\n{self.text()[-3000:]}")
             time.sleep(0.1)
+        self.stop()
         raise RuntimeError(f"worker {self.name} not ready after {timeout_s} s:\n{self.text()[-3000:]}")
 
     def netns_inode(self) -> str:
@@ -220,8 +221,9 @@ class WorkerProc:
 
 
 def start_worker(host: Host, *, queue: str, password_file: Path, ca_file: str, folder: Path, name: str,
-                 concurrency: int = 1, env: Mapping[str, str] | None = None) -> WorkerProc:
-    """`league worker` on ``host`` for ``queue``; returns once Celery says it is ready."""
+                 concurrency: int = 1, env: Mapping[str, str] | None = None, wait: bool = True) -> WorkerProc:
+    """`league worker` on ``host`` for ``queue``; returns once Celery says it is ready (``wait=False``: at
+    once, so that several workers start side by side; call ``wait_ready`` on each then)."""
     log = folder / f"worker-{name}.log"
     cmd = [*host.prefix(), LEAGUE, "worker", "--queue", queue, "--broker", host.url(queue, f"league-{queue}"),
            "--password-file", str(password_file), "--concurrency", str(concurrency), "--name", name]
@@ -231,9 +233,28 @@ def start_worker(host: Host, *, queue: str, password_file: Path, ca_file: str, f
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                                 env={**os.environ, **(env or {})})
     worker = WorkerProc(name, proc, log)
+    if not wait:
+        return worker
     try:
         worker.wait_ready()
     except Exception:
         worker.stop()
         raise
     return worker
+
+
+WORKER_KEY = "sk-worker-b-" + uuid.uuid4().hex
+CRED_SECRET = "cred-file-secret-" + uuid.uuid4().hex
+
+
+@dataclass
+class Pool:
+    """Two labs, each served by one real `league worker` (2 pool processes) on its own host. Lab B's worker
+    holds a vendor key and a credential file of its own (test_remote_seats checks they never travel)."""
+
+    lab_a: Lab
+    lab_b: Lab
+    worker_a: WorkerProc
+    worker_b: WorkerProc
+    creds: Path
+    league: BrokerTarget
