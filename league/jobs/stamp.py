@@ -15,6 +15,9 @@ from league.jobs.context import League
 from league.stamps.stamper import Stamper, StampResult, config_from_settings
 
 BOOKS = ("council-book.jsonl", "asks.jsonl")
+#: The CLI contest's book (DATA/books) and its published name (the contest's files sit in public/contest/).
+CONTEST_BOOK = "contest-book.jsonl"
+CONTEST_PUBLISHED = "contest/contest-book.jsonl"
 #: One stamper per open league (its authorities are created at first use, not when the league opens).
 _STAMPERS: WeakKeyDictionary[League, Stamper] = WeakKeyDictionary()
 
@@ -27,12 +30,26 @@ def stamper_for(lg: League) -> Stamper:
     return _STAMPERS[lg]
 
 
+def stamped_books(lg: League) -> list[tuple[str, Path]]:
+    """(published name, live path) of every book a stamped list names: the council's two, and the CLI
+    contest's once it exists, so a sweep's sealed SHA-256 gets the same outside time as an answer."""
+    books = [(name, lg.books_dir / name) for name in BOOKS]
+    contest = lg.books_dir / CONTEST_BOOK
+    if contest.is_file():
+        books.append((CONTEST_PUBLISHED, contest))
+    return books
+
+
 def stamp(lg: League, session: str) -> StampResult | None:
-    """A stamped list of both books' heads after a batch of seals."""
+    """A stamped list of every book's head after a batch of seals."""
+    return stamp_note(lg, f"session {session}")
+
+
+def stamp_note(lg: League, note: str) -> StampResult | None:
+    """A stamped list with a free note (the contest's sweep seals and nightly resolutions)."""
     if not lg.stages.stamps:
         return None
-    books = [(name, lg.books_dir / name) for name in BOOKS]
-    return stamper_for(lg).stamp_books(books, note=f"session {session}")
+    return stamper_for(lg).stamp_books(stamped_books(lg), note=note)
 
 
 def stamp_answer(lg: League, session: str) -> StampResult | None:
@@ -41,8 +58,7 @@ def stamp_answer(lg: League, session: str) -> StampResult | None:
     stamps = lg.config.settings.stamps
     if not stamps.tsa and not stamps.local_tsa:
         return None  # no authority configured: nothing to ask for a token
-    books = [(name, lg.books_dir / name) for name in BOOKS]
-    return stamper_for(lg).stamp_books(books, note=f"answer seal, session {session}", only={"rfc3161"})
+    return stamper_for(lg).stamp_books(stamped_books(lg), note=f"answer seal, session {session}", only={"rfc3161"})
 
 
 def stamp_upgrade(lg: League, session: str) -> list[tuple[Path, bool]] | None:
