@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from league.calendar import Calendar, default_calendar
 from league.clock import Clock, SystemClock
@@ -28,6 +28,9 @@ from league.registry import CROWD, NO_CROWD, PRICES, load
 from league.store.bar_cache import DbBarCache
 from league.store.interface import Store
 from league_agents.base import Seat
+
+if TYPE_CHECKING:
+    from league.contest.schedule import ContestRuntime
 
 #: What the entry points of ``forecast_league.prices`` and ``forecast_league.crowd`` are.
 PriceFactory = Callable[[Config, Calendar, Sequence[BarCache], date | None], PriceSource]
@@ -125,3 +128,27 @@ def open_for_correction(config_dir: Path) -> League:
 
     config = load_config(config_dir)
     return build_league(config, SystemClock(), stages=BARE, store=open_store(config.database_url))
+
+
+def open_contest(lg: League) -> ContestRuntime | None:
+    """The CLI contest beside a live league, when ``contest.toml`` is in its config folder: the contest
+    book under DATA/books (one ledger, the process's one writer), the live Gamma/CLOB source, the paper
+    broker unless the operator enabled live trading, the contest's files under DATA/contest, follower
+    calls spooled in DATA/contest-calls, and the league's stamp after every contest seal."""
+    path = lg.config.folder / "contest.toml"
+    if not path.is_file():
+        return None
+    from league.contest.config import load_config as load_contest
+    from league.contest.context import ContestContext
+    from league.contest.ledger import Ledger
+    from league.contest.markets.clob_live import broker_for
+    from league.contest.markets.gamma import GammaSource
+    from league.contest.schedule import ContestRuntime
+    from league.jobs.stamp import CONTEST_BOOK, stamp_note
+
+    config = load_contest(path)
+    ledger = Ledger(lg.books_dir / CONTEST_BOOK, lg.clock)
+    ctx = ContestContext(config, lg.clock, ledger, GammaSource(config.venue), lg.data_dir / "contest",
+                         broker=broker_for(config.venue))
+    return ContestRuntime(ctx, sweep_utc=lg.config.settings.schedule.contest_sweep_utc,
+                          calls=lg.data_dir / "contest-calls", after_seal=lambda note: stamp_note(lg, note))

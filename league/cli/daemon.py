@@ -28,7 +28,7 @@ def daemon(config: ConfigOpt = Path("config"), stop_grace: GraceOpt = DEFAULT_GR
 
     SIGTERM/SIGINT: start nothing new, seal the replies that arrive within --stop-grace seconds,
     exit 0; a second signal exits at once."""
-    from league.compose import open_live
+    from league.compose import open_contest, open_live
     from league.jobs.scheduler import run_daemon
     from league.log import configure
 
@@ -36,9 +36,12 @@ def daemon(config: ConfigOpt = Path("config"), stop_grace: GraceOpt = DEFAULT_GR
     stop = Shutdown(stop_grace).install()
     lg = open_live(config)
     lg.shutdown = stop
+    contest = open_contest(lg)  # the CLI contest runs beside the council when config/contest.toml exists
     try:
-        run_daemon(lg, lg.store, lg.config.database_url, stop)
+        run_daemon(lg, lg.store, lg.config.database_url, stop, contest=contest)
     finally:
+        if contest is not None:
+            contest.close(stop.remaining())
         lg.close()
     log.info("daemon.stopped", signal=stop.signum, seal_failures=len(lg.seal_failures))
     exit_now(0)  # asks still running past the grace period are abandoned, not waited for

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 import structlog
@@ -34,6 +34,9 @@ from league.jobs.snapshot import job_snapshot
 from league.jobs.stamp import stamp, stamp_upgrade
 from league.shutdown import Shutdown
 from league.store.interface import Store
+
+if TYPE_CHECKING:
+    from league.contest.schedule import ContestRuntime
 
 log = structlog.get_logger(__name__)
 ET = ZoneInfo("America/New_York")
@@ -217,8 +220,9 @@ def scheduled_entry(job: str) -> None:
             _ACTIVE.notify_all()
 
 
-def build_scheduler(lg: League, db_url: str, *, blocking: bool = True) -> Any:
-    """APScheduler 3.x with a SQLAlchemy job store: one job per day-job, coalesced, one instance."""
+def build_scheduler(lg: League, db_url: str, *, blocking: bool = True, contest: ContestRuntime | None = None) -> Any:
+    """APScheduler 3.x with a SQLAlchemy job store: one job per day-job, coalesced, one instance; the CLI
+    contest's three UTC jobs beside them when this league runs the contest."""
     from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
     from apscheduler.schedulers.background import BackgroundScheduler
     from apscheduler.schedulers.blocking import BlockingScheduler
@@ -229,27 +233,39 @@ def build_scheduler(lg: League, db_url: str, *, blocking: bool = True) -> Any:
     for job in DAY_JOBS:
         sched.add_job("league.jobs.scheduler:scheduled_entry", trigger_for(lg.config.settings.schedule, job),
                       args=[job], id=f"league-{job}", name=job, replace_existing=True)
+    if contest is not None:
+        from league.contest.schedule import add_jobs
+
+        add_jobs(sched, contest)
     return sched
 
 
-def run_daemon(lg: League, ledger: Store | None, db_url: str, shutdown: Shutdown | None = None) -> None:
+def run_daemon(lg: League, ledger: Store | None, db_url: str, shutdown: Shutdown | None = None,
+               contest: ContestRuntime | None = None) -> None:
     """Catch up on what a downtime missed since the book opened (in order, once), then run live
-    until a stop is requested; then start nothing new and wait (bounded) for what is running."""
+    until a stop is requested; then start nothing new and wait (bounded) for what is running. With
+    ``contest``, the contest catches up after the council (its own rules) and runs beside it."""
     stop = shutdown or Shutdown()
     _DAEMON.update(league=lg, ledger=ledger, shutdown=stop)
     now = lg.clock.now()
     ran = catch_up(lg, datetime(2000, 1, 1, tzinfo=ET), now, ledger=ledger,  # catch_up starts at the opening
                    should_stop=stop.requested.is_set)
     log.info("daemon.caught_up", jobs=len([r for r in ran if r[1] == "done"]))
+    if contest is not None and not stop.requested.is_set():
+        from league.contest.schedule import catch_up as contest_catch_up
+
+        contest_catch_up(contest)
     if stop.requested.is_set():
         return
-    sched = build_scheduler(lg, db_url, blocking=False)
+    sched = build_scheduler(lg, db_url, blocking=False, contest=contest)
     sched.start()
     try:
         while not stop.requested.wait(1.0):
             pass
     finally:
         sched.shutdown(wait=False)  # no job starts from here on
+        if contest is not None:
+            contest.shutdown()
     log.info("daemon.stopping", signal=stop.signum, grace_s=stop.grace_s, jobs_running=list(_RUNNING))
     wait_for_jobs(stop)
 

@@ -1,0 +1,40 @@
+"""The scheduled contest jobs on a recorded day with four stand-in CLIs in the REAL sandbox (simulated clock)."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from conftest import Day
+
+from league.contest import ledger as L
+from league.contest import schedule as S
+
+pytestmark = pytest.mark.sandbox
+
+
+def test_sweep_poll_and_nightly_as_the_scheduler_runs_them(day: Day) -> None:
+    notes: list[str] = []
+    with day.ledger() as ledger:
+        rt = S.ContestRuntime(day.context(ledger), sweep_utc="06:00", calls=day.root / "calls",
+                              after_seal=notes.append)
+        first = S.job_sweep(rt)
+        assert first.markets > 0 and first.sha256 is not None
+        again = S.job_sweep(rt)  # idempotent per UTC date: nothing asked, nothing sealed twice
+        assert again.sha256 == first.sha256 and ledger.count(L.SWEEP_OPEN) == 1
+        assert notes == [f"contest sweep {first.date}"]  # the stamp follows the new seal only
+        assert S.job_poll(rt) == []  # the first poll records what is listed
+        day.clock.advance(timedelta(minutes=10))
+        opened = S.job_poll(rt)
+        assert opened, "a new market should open a round"
+        results = rt.wait_rounds(120)
+        assert {r.round_id for r in results} == set(opened) and all(r.state == "closed" for r in results)
+        flags = ledger.contents(L.ROUND_OPEN)[0]["flags"]
+        assert flags["high_stakes"] is False and flags["follower_called"] is False
+        day.clock.advance(timedelta(days=8))
+        assert S.run_job(rt, S.NIGHTLY) == "done"
+        assert notes[-1] == "contest nightly"
+        rt.shutdown()
+    metrics = json.loads((day.root / "public" / "metrics.json").read_text())
+    assert metrics["forecast_accuracy"]["agents"] and (day.root / "public" / "rounds.json").is_file()
