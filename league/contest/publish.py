@@ -19,6 +19,7 @@ from typing import Any
 from league.clock import parse_iso
 from league.contest import ledger as L
 from league.contest.context import ContestContext
+from league.contest.embargo import released_bytes
 from league.contest.files import read_json, write_atomic, write_json
 from league.contest.metrics import Stats, betting_record, crowd_pick, exclusions, forecast_accuracy
 from league.contest.verify import BOOK_NAME
@@ -152,7 +153,8 @@ def publish(ctx: ContestContext) -> dict[str, Any]:
     }
     write_json(public / "metrics.json", metrics)
     if ctx.ledger.path.resolve() != (public / BOOK_NAME).resolve():
-        write_atomic(public / BOOK_NAME, ctx.ledger.path.read_bytes())
+        data = ctx.ledger.path.read_bytes()  # the ledger writes whole lines; held lines stay out (embargo.py)
+        write_atomic(public / BOOK_NAME, released_bytes(data[: data.rfind(b"\n") + 1]))
     return metrics
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import structlog
 
 from league.clock import Clock, SystemClock, iso_seconds
+from league.contest.embargo import released_bytes
 from league.publish import documents as docs
 from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
@@ -244,8 +245,8 @@ def _contest(run: _Run) -> None:
         for path in _listing(source):
             if path.name != CONTEST_BOOK:
                 copy_file(path, out / path.relative_to(source))
-    if book.is_file():
-        write_bytes(out / CONTEST_BOOK, complete_lines(book))
+    if book.is_file():  # never another agent's bet while its round runs (league/contest/embargo.py)
+        write_bytes(out / CONTEST_BOOK, released_bytes(complete_lines(book)))
 
 
 def _proof(run: _Run) -> None:
