@@ -30,6 +30,7 @@ from league.store.interface import Store
 from league_agents.base import Seat
 
 if TYPE_CHECKING:
+    from league.contest.context import ContestContext
     from league.contest.schedule import ContestRuntime
 
 #: What the entry points of ``forecast_league.prices`` and ``forecast_league.crowd`` are.
@@ -150,5 +151,15 @@ def open_contest(lg: League) -> ContestRuntime | None:
     ledger = Ledger(lg.books_dir / CONTEST_BOOK, lg.clock)
     ctx = ContestContext(config, lg.clock, ledger, GammaSource(config.venue), lg.data_dir / "contest",
                          broker=broker_for(config.venue))
+    ctx.selfcheck = lambda: contest_selfcheck(ctx)
     return ContestRuntime(ctx, sweep_utc=lg.config.settings.schedule.contest_sweep_utc,
                           calls=lg.data_dir / "contest-calls", after_seal=lambda note: stamp_note(lg, note))
+
+
+def contest_selfcheck(ctx: ContestContext) -> list[str]:
+    """Before each contest batch: the sandbox's isolation, the egress proxy, every agent's CLI and
+    credentials, and a trivial ask answered by each (league_agents.selfcheck.preflight); the failed lines."""
+    from league_agents.selfcheck import preflight
+
+    checks = preflight([a.seat for a in ctx.config.agents], ctx.clock.now, sandbox=ctx.base_sandbox(), ask_each=True)
+    return [f"{c.name}: {c.detail}" for c in checks if not c.ok]

@@ -18,13 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from league.contest.embargo import Frontier, kind_and_key
+from league.contest.ledger import KINDS
 
 CONTEST_DIR = "contest"
 CONTEST_BOOK = "contest-book.jsonl"
-#: The contest's line kinds (league/contest/ledger.py writes them).
-CONTEST_KINDS = frozenset({"contest.sweep.open", "contest.sweep.reply", "contest.sweep.sealed", "contest.seen",
-                           "contest.refused", "contest.round.open", "contest.bet", "contest.forfeit",
-                           "contest.round.closed", "contest.round.void", "contest.resolution"})
+#: The contest's line kinds, as its ledger writes them.
+CONTEST_KINDS = frozenset(KINDS)
 NEWEST_ROUNDS = 10
 
 

@@ -30,6 +30,7 @@ from league.clock import Clock
 SWEEP_OPEN = "contest.sweep.open"
 SWEEP_REPLY = "contest.sweep.reply"
 SWEEP_SEALED = "contest.sweep.sealed"
+SWEEP_VOID = "contest.sweep.void"
 SEEN = "contest.seen"
 REFUSED = "contest.refused"
 ROUND_OPEN = "contest.round.open"
@@ -38,7 +39,7 @@ FORFEIT = "contest.forfeit"
 ROUND_CLOSED = "contest.round.closed"
 ROUND_VOID = "contest.round.void"
 RESOLUTION = "contest.resolution"
-KINDS = (SWEEP_OPEN, SWEEP_REPLY, SWEEP_SEALED, SEEN, REFUSED, ROUND_OPEN, BET, FORFEIT, ROUND_CLOSED,
+KINDS = (SWEEP_OPEN, SWEEP_REPLY, SWEEP_SEALED, SWEEP_VOID, SEEN, REFUSED, ROUND_OPEN, BET, FORFEIT, ROUND_CLOSED,
          ROUND_VOID, RESOLUTION)
 
 

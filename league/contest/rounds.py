@@ -160,6 +160,9 @@ def open_round(ctx: ContestContext, c: Candidate, *, high_stakes: bool = False,
 
 def play_opened(ctx: ContestContext, r: OpenedRound) -> RoundResult:
     """Every agent's ask at once, each with ``bench`` in its sandbox; then void or close the round."""
+    failed = ctx.failed_checks()
+    if failed:
+        return _void(ctx, r.round_id, r.market_id, r.desks, "selfcheck", "", "; ".join(failed))
     agents = list(ctx.config.agents)
     asks = {a.agent: _round_ask(ctx, a, r.line) for a in agents}
     ctx.base_sandbox()
@@ -186,19 +189,24 @@ def _round_ask(ctx: ContestContext, agent: ContestAgent, opened: dict[str, Any])
                context={"kind": "round", "hint": hint})
 
 
+def _void(ctx: ContestContext, round_id: int, market_id: str, desks: dict[str, Desk], incident: str, agent: str,
+          detail: str) -> RoundResult:
+    """Void the round for every agent (an incident, or the pre-batch self-check failed): nothing is posted."""
+    ctx.ledger.append(L.ROUND_VOID, {"round_id": round_id, "market_id": market_id, "reason": "infra",
+                                     "incident": incident, "agent": agent, "detail": detail[:2000]})
+    for desk in desks.values():
+        desk.window.close()
+    log.warning("contest.round_void", round_id=round_id, agent=agent, incident=incident)
+    return RoundResult(round_id, market_id, "void", {}, incident)
+
+
 def _close_round(ctx: ContestContext, round_id: int, market_id: str, desks: dict[str, Desk],
                  replies: dict[str, SeatReply]) -> RoundResult:
     incidents = {a: r for a, r in replies.items() if r.failure is not None and r.failure.is_incident}
     if incidents:
         agent, reply = next(iter(incidents.items()))
         assert reply.failure is not None
-        ctx.ledger.append(L.ROUND_VOID, {"round_id": round_id, "market_id": market_id, "reason": "infra",
-                                         "incident": reply.failure.value, "agent": agent,
-                                         "detail": reply.detail[:2000]})
-        for desk in desks.values():
-            desk.window.close()
-        log.warning("contest.round_void", round_id=round_id, agent=agent, incident=reply.failure.value)
-        return RoundResult(round_id, market_id, "void", {}, reply.failure.value)
+        return _void(ctx, round_id, market_id, desks, reply.failure.value, agent, reply.detail)
     entries = []
     for agent, desk in desks.items():
         state = desk.window.close()

@@ -132,6 +132,11 @@ def run_sweep(ctx: ContestContext) -> SweepResult:
     done = sealed_dates(ctx).get(date)
     if done is not None:
         return SweepResult(date, -1, {}, done["sha256"], done["forecasts"])
+    failed = ctx.failed_checks()
+    if failed:  # an infrastructure failure voids the day's sweep; it is not a missing forecast
+        ctx.ledger.append(L.SWEEP_VOID, {"date": date, "reason": "infra", "failed_checks": failed[:20]})
+        log.error("contest.sweep_void", date=date, failed=failed[:5])
+        return SweepResult(date, 0, {}, None, 0)
     markets, refused = choose_markets(ctx, now)
     if not markets:
         ctx.ledger.append(L.REFUSED, {"date": date, "context": "sweep", "refused": refused})

@@ -38,3 +38,28 @@ def test_sweep_poll_and_nightly_as_the_scheduler_runs_them(day: Day) -> None:
         rt.shutdown()
     metrics = json.loads((day.root / "public" / "metrics.json").read_text())
     assert metrics["forecast_accuracy"]["agents"] and (day.root / "public" / "rounds.json").is_file()
+
+
+def test_a_failed_pre_batch_self_check_voids_the_sweep_and_the_round(day: Day) -> None:
+    asked: list[str] = []
+    with day.ledger() as ledger:
+        ctx = day.context(ledger)
+        ctx.selfcheck = lambda: ["contest-codex: trivial ask: usage_limit"]
+        real_factory = ctx.seat_factory
+        ctx.seat_factory = lambda spec, box: asked.append(spec.name) or real_factory(spec, box)  # type: ignore[func-returns-value]
+        rt = S.ContestRuntime(ctx)
+        swept = S.job_sweep(rt)
+        assert swept.markets == 0 and swept.sha256 is None and asked == []
+        [void] = ledger.contents(L.SWEEP_VOID)
+        assert void["reason"] == "infra" and "usage_limit" in void["failed_checks"][0]
+        assert ledger.count(L.SWEEP_OPEN) == 0 and not (day.root / "public" / "forecasts").exists()
+        S.job_poll(rt)
+        day.clock.advance(timedelta(minutes=10))
+        assert S.job_poll(rt)
+        [result] = rt.wait_rounds(60)
+        assert result.state == "void" and asked == []  # no agent was asked: nothing of the round is posted
+        [round_void] = ledger.contents(L.ROUND_VOID)
+        assert round_void["incident"] == "selfcheck" and "usage_limit" in round_void["detail"]
+        ctx.selfcheck = lambda: []
+        assert S.job_sweep(rt).sha256 is not None  # the check passes later the same day: the sweep runs
+        rt.shutdown()

@@ -91,5 +91,12 @@ def test_claude_web_tools_follow_network_policy() -> None:
     assert open_[open_.index("WebSearch") - 1] == "--allowedTools"
 
 
+def test_claude_may_run_only_the_commands_its_seat_allows() -> None:
+    assert "Bash(bench:*)" not in claude().argv(make("x"))
+    spec = SeatSpec(name="claude", adapter="claude_code", model="m", options={"allow_commands": ["bench"]})
+    argv = ClaudeCodeSeat(spec).argv(make("x"))
+    assert argv[-2:] == ["--allowedTools", "Bash(bench:*)"]  # a prefix rule: `bench bet ...` and nothing else
+
+
 def make(text: str) -> Ask:
     return Ask(text=text, sha256="0" * 64, session="2026-11-30")
