@@ -1,7 +1,8 @@
-"""The real Claude Code CLI (pinned, from the cache) in the contest: one sweep ask and one betting round with
-`bench` over the Unix socket, in the real sandbox under policy `api` whose only way out is the egress proxy to
-a stand-in of the vendor's API on 127.0.0.1 (the model's part is played by that stand-in: in the round it asks
-the CLI to run `bench bet ...`, the CLI runs it through its own Bash tool, and the league seals the bet)."""
+"""Real vendor CLIs (pinned, from the cache) in the contest: Claude Code through one sweep ask, and Claude Code
+and Grok CLI through one betting round each with `bench` over the Unix socket, in the real sandbox under policy
+`api`, whose only way out is the egress proxy to a stand-in of the vendor's API on 127.0.0.1. The model's part is
+played by that stand-in: in the round it asks the CLI to run `bench bet ...`, the CLI runs it with its own shell
+tool, and the league seals the bet."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from standin_models import StandIn, _handler, _sse, anthropic_stream
+from standin_models import StandIn, _handler, _sse, anthropic_stream, gemini_stream
 
 from league.clock import SimulatedClock
 from league.contest import ledger as L
@@ -49,6 +50,40 @@ def tool_use_stream(command: str, model: str) -> bytes:
     ])
 
 
+def chat_tool_call(command: str, model: str) -> bytes:
+    """An OpenAI Chat Completions answer (plain JSON, as Grok CLI reads it) that calls the `bash` tool once."""
+    call = {"id": "call_standin_1", "type": "function",
+            "function": {"name": "bash", "arguments": json.dumps({"command": command})}}
+    return json.dumps({"id": "chatcmpl-standin", "object": "chat.completion", "created": 1764460800, "model": model,
+                       "choices": [{"index": 0, "finish_reason": "tool_calls",
+                                    "message": {"role": "assistant", "content": None, "tool_calls": [call]}}],
+                       "usage": {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940}}).encode()
+
+
+def gemini_call(command: str, model: str) -> bytes:
+    """A Gemini SSE answer whose one part calls the CLI's shell tool."""
+    part = {"functionCall": {"name": "run_shell_command", "args": {"command": command}}}
+    return _sse([(None, {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP",
+                                         "index": 0}],
+                         "usageMetadata": {"promptTokenCount": 900, "candidatesTokenCount": 40, "totalTokenCount": 940},
+                         "modelVersion": model})])
+
+
+def gemini_json(text: str, model: str) -> bytes:
+    """A plain ``generateContent`` answer (the CLI's own side calls, e.g. whose turn is next)."""
+    return json.dumps({"candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
+                                       "finishReason": "STOP", "index": 0}],
+                       "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+                       "modelVersion": model}).encode()
+
+
+def chat_text(text: str, model: str) -> bytes:
+    return json.dumps({"id": "chatcmpl-standin-2", "object": "chat.completion", "created": 1764460801, "model": model,
+                       "choices": [{"index": 0, "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": text}}],
+                       "usage": {"prompt_tokens": 950, "completion_tokens": 5, "total_tokens": 955}}).encode()
+
+
 class Bettor(StandIn):
     """The stand-in model of a round: the first model call asks for the bet; once the tool's result is
     back it answers with a closing sentence."""
@@ -68,17 +103,17 @@ class Bettor(StandIn):
                 body = self._read()
                 self._keep(body)
                 request = json.loads(body or b"{}")
-                results = [c for m in request.get("messages", []) if isinstance(m.get("content"), list)
-                           for c in m["content"] if c.get("type") == "tool_result"]
-                if results:
-                    outer.tool_results.append(json.dumps(results))
-                    out = anthropic_stream("Bet placed.", outer.model)
-                elif request.get("tools"):
-                    out = tool_use_stream(BET_COMMAND, outer.model)
-                else:  # a side call without tools (none expected): a plain text answer
-                    out = anthropic_stream("ok", outer.model)
+                if self.path.startswith("/v1/chat/completions"):
+                    out, ctype = outer.chat(request), "application/json"
+                elif ":streamGenerateContent" in self.path:
+                    out, ctype = outer.gemini(request), "text/event-stream"
+                elif ":generateContent" in self.path:
+                    out, ctype = gemini_json('{"next_speaker": "user", "reasoning": "done"}', outer.model), \
+                        "application/json"
+                else:
+                    out, ctype = outer.messages(request), "text/event-stream"
                 self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(out)))
                 self.end_headers()
                 self.wfile.write(out)
@@ -88,14 +123,51 @@ class Bettor(StandIn):
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
+    def messages(self, request: dict[str, Any]) -> bytes:
+        """Anthropic Messages (Claude Code): the Bash tool call, then a closing sentence after its result."""
+        results = [c for m in request.get("messages", []) if isinstance(m.get("content"), list)
+                   for c in m["content"] if c.get("type") == "tool_result"]
+        if results:
+            self.tool_results.append(json.dumps(results))
+            return anthropic_stream("Bet placed.", self.model)
+        if request.get("tools"):
+            return tool_use_stream(BET_COMMAND, self.model)
+        return anthropic_stream("ok", self.model)  # a side call without tools (none expected)
 
-def claude_contest(base_url: str, prefix: Path) -> ContestConfig:
-    """The default rules with one agent: the real Claude Code behind ``base_url``, allowed to run `bench`."""
+    def gemini(self, request: dict[str, Any]) -> bytes:
+        """Gemini (Gemini CLI): the shell tool call, then a closing sentence after its function response."""
+        results = [p for c in request.get("contents", []) for p in c.get("parts", []) if "functionResponse" in p]
+        if results:
+            self.tool_results.append(json.dumps(results))
+            return gemini_stream("Bet placed.", self.model)
+        return gemini_call(BET_COMMAND, self.model)
+
+    def chat(self, request: dict[str, Any]) -> bytes:
+        """Chat Completions (Grok CLI): the `bash` tool call, then a closing sentence after its result."""
+        results = [str(m.get("content")) for m in request.get("messages", []) if m.get("role") == "tool"]
+        if results:
+            self.tool_results.append(json.dumps(results))
+            return chat_text("Bet placed.", self.model)
+        return chat_tool_call(BET_COMMAND, self.model)
+
+
+#: adapter -> (contest agent, seat model, base URL suffix, extra options)
+CLIS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
+    "claude_code": ("claude", "claude-fable-5-1", "", {}),
+    "gemini_cli": ("gemini", "gemini-3.1-pro-high", "", {}),
+    "grok_cli": ("grok", "grok-4.7", "/v1", {"max_tool_rounds": 2}),  # one round to bet, one to answer
+}
+
+
+def one_agent(adapter: str, base_url: str, prefix: Path) -> ContestConfig:
+    """The default rules with one agent: the real CLI behind ``base_url``, allowed to run `bench`."""
     config = load_config()
-    spec = SeatSpec(name="contest-claude", adapter="claude_code", model="claude-fable-5-1", effort="high",
-                    timeout_s=120, network="api", credentials=(),
-                    options={"base_url": base_url, "cli_prefix": str(prefix), "allow_commands": ["bench"]})
-    agent = config.agents[0].model_copy(update={"seat": spec})
+    key, model, suffix, extra = CLIS[adapter]
+    spec = SeatSpec(name=f"contest-{key}", adapter=adapter, model=model, effort="high", timeout_s=120,
+                    network="api", credentials=(),
+                    options={"base_url": base_url + suffix, "cli_prefix": str(prefix), "allow_commands": ["bench"],
+                             **extra})
+    agent = next(a for a in config.agents if a.agent == key).model_copy(update={"seat": spec})
     return config.model_copy(update={"agents": (agent,)})
 
 
@@ -121,7 +193,7 @@ def context(config: ContestConfig, ledger: Ledger, venue: Path, tmp_path: Path) 
 def test_real_claude_code_answers_the_sweep_and_its_forecasts_are_sealed(
         tmp_path: Path, cli_prefix: Path, venue: Path, ledger: Ledger, secrets: dict[str, str]) -> None:
     with StandIn("") as standin:
-        ctx = context(claude_contest(standin.url, cli_prefix), ledger, venue, tmp_path)
+        ctx = context(one_agent("claude_code", standin.url, cli_prefix), ledger, venue, tmp_path)
         markets, _ = choose_markets(ctx, ctx.clock.now())
         forecasts = [{"id": m.id, "probabilities": dict(zip(m.outcomes, m.prices, strict=True))} for m in markets]
         standin.reply = "I weighed each book.\n" + json.dumps({"forecasts": forecasts})
@@ -136,15 +208,17 @@ def test_real_claude_code_answers_the_sweep_and_its_forecasts_are_sealed(
     assert {f["agent"] for f in doc["forecasts"]} == {"claude"} and len(doc["forecasts"]) == len(markets)
 
 
-def test_real_claude_code_bets_through_bench_in_a_round(
-        tmp_path: Path, cli_prefix: Path, venue: Path, ledger: Ledger, secrets: dict[str, str]) -> None:
+@pytest.mark.parametrize("adapter", sorted(CLIS))
+def test_real_cli_bets_through_bench_in_a_round(adapter: str, tmp_path: Path, cli_prefix: Path, venue: Path,
+                                               ledger: Ledger, secrets: dict[str, str]) -> None:
+    agent = CLIS[adapter][0]
     with Bettor("") as model:
-        ctx = context(claude_contest(model.url, cli_prefix), ledger, venue, tmp_path)
+        ctx = context(one_agent(adapter, model.url, cli_prefix), ledger, venue, tmp_path)
         assert open_rounds(ctx) == []  # the first poll records what is listed
         ctx.clock.advance(timedelta(minutes=10))  # type: ignore[attr-defined]
         [result] = open_rounds(ctx)
         closed = ledger.contents(L.ROUND_CLOSED)
-        assert result.state == "closed" and result.bets == {"claude": "Yes"}, closed
+        assert result.state == "closed" and result.bets == {agent: "Yes"}, closed
         [bet] = ledger.contents(L.BET)
         assert bet["rationale"] == RATIONALE and bet["quote"] == "Sealed before the close"
         assert bet["spent"] > 0 and bet["limit"] == pytest.approx(min(0.99, min(

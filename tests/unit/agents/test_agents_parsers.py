@@ -98,5 +98,12 @@ def test_claude_may_run_only_the_commands_its_seat_allows() -> None:
     assert argv[-2:] == ["--allowedTools", "Bash(bench:*)"]  # a prefix rule: `bench bet ...` and nothing else
 
 
+def test_gemini_may_run_only_the_commands_its_seat_allows() -> None:
+    plain = GeminiCliSeat(SeatSpec(name="gemini", adapter="gemini_cli", model="g")).argv(make("x"))
+    assert "--allowed-tools" not in plain
+    spec = SeatSpec(name="gemini", adapter="gemini_cli", model="g", options={"allow_commands": ["bench"]})
+    assert GeminiCliSeat(spec).argv(make("x"))[-2:] == ["--allowed-tools", "run_shell_command(bench)"]
+
+
 def make(text: str) -> Ask:
     return Ask(text=text, sha256="0" * 64, session="2026-11-30")
