@@ -1,5 +1,5 @@
-"""Real vendor CLIs (pinned, from the cache) in the contest: Claude Code through one sweep ask, and Claude Code
-and Grok CLI through one betting round each with `bench` over the Unix socket, in the real sandbox under policy
+"""Real vendor CLIs (pinned, from the cache) in the contest: Claude Code through one sweep ask, and all four
+CLIs through one betting round each with `bench` over the Unix socket, in the real sandbox under policy
 `api`, whose only way out is the egress proxy to a stand-in of the vendor's API on 127.0.0.1. The model's part is
 played by that stand-in: in the round it asks the CLI to run `bench bet ...`, the CLI runs it with its own shell
 tool, and the league seals the bet."""
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from standin_models import StandIn, _handler, _sse, anthropic_stream, gemini_stream
+from standin_models import StandIn, _handler, _sse, anthropic_stream, gemini_stream, responses_stream
 
 from league.clock import SimulatedClock
 from league.contest import ledger as L
@@ -60,6 +60,20 @@ def chat_tool_call(command: str, model: str) -> bytes:
                        "usage": {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940}}).encode()
 
 
+def responses_call(name: str, arguments: dict[str, Any], model: str) -> bytes:
+    """An OpenAI Responses SSE answer whose one output item calls a function tool of the CLI."""
+    item = {"type": "function_call", "id": "fc_standin_1", "call_id": "call_standin_1", "name": name,
+            "arguments": json.dumps(arguments), "status": "completed"}
+    resp = {"id": "resp_standin_call", "object": "response", "model": model, "status": "completed",
+            "usage": {"input_tokens": 900, "output_tokens": 40, "total_tokens": 940,
+                      "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}}
+    return _sse([
+        ("response.created", {"type": "response.created", "response": {**resp, "status": "in_progress"}}),
+        ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
+        ("response.completed", {"type": "response.completed", "response": resp}),
+    ])
+
+
 def gemini_call(command: str, model: str) -> bytes:
     """A Gemini SSE answer whose one part calls the CLI's shell tool."""
     part = {"functionCall": {"name": "run_shell_command", "args": {"command": command}}}
@@ -103,7 +117,9 @@ class Bettor(StandIn):
                 body = self._read()
                 self._keep(body)
                 request = json.loads(body or b"{}")
-                if self.path.startswith("/v1/chat/completions"):
+                if self.path.startswith("/v1/responses"):
+                    out, ctype = outer.responses(request), "text/event-stream"
+                elif self.path.startswith("/v1/chat/completions"):
                     out, ctype = outer.chat(request), "application/json"
                 elif ":streamGenerateContent" in self.path:
                     out, ctype = outer.gemini(request), "text/event-stream"
@@ -134,6 +150,15 @@ class Bettor(StandIn):
             return tool_use_stream(BET_COMMAND, self.model)
         return anthropic_stream("ok", self.model)  # a side call without tools (none expected)
 
+    def responses(self, request: dict[str, Any]) -> bytes:
+        """OpenAI Responses (Codex): the `exec_command` tool call, then a closing sentence after its output."""
+        items = request.get("input") or []
+        results = [i for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
+        if results:
+            self.tool_results.append(json.dumps(results))
+            return responses_stream("Bet placed.", self.model)
+        return responses_call("exec_command", {"cmd": BET_COMMAND}, self.model)
+
     def gemini(self, request: dict[str, Any]) -> bytes:
         """Gemini (Gemini CLI): the shell tool call, then a closing sentence after its function response."""
         results = [p for c in request.get("contents", []) for p in c.get("parts", []) if "functionResponse" in p]
@@ -155,6 +180,8 @@ class Bettor(StandIn):
 CLIS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
     "claude_code": ("claude", "claude-fable-5-1", "", {}),
     "gemini_cli": ("gemini", "gemini-3.1-pro-high", "", {}),
+    # the pinned Codex offers its shell tool only to a model it knows (an unknown name gets no tools at all)
+    "codex": ("codex", "gpt-5-codex", "/v1", {}),
     "grok_cli": ("grok", "grok-4.7", "/v1", {"max_tool_rounds": 2}),  # one round to bet, one to answer
 }
 
@@ -218,7 +245,7 @@ def test_real_cli_bets_through_bench_in_a_round(adapter: str, tmp_path: Path, cl
         ctx.clock.advance(timedelta(minutes=10))  # type: ignore[attr-defined]
         [result] = open_rounds(ctx)
         closed = ledger.contents(L.ROUND_CLOSED)
-        assert result.state == "closed" and result.bets == {agent: "Yes"}, closed
+        assert result.state == "closed" and result.bets == {agent: "Yes"}, model.tool_results
         [bet] = ledger.contents(L.BET)
         assert bet["rationale"] == RATIONALE and bet["quote"] == "Sealed before the close"
         assert bet["spent"] > 0 and bet["limit"] == pytest.approx(min(0.99, min(

@@ -98,6 +98,14 @@ def test_claude_may_run_only_the_commands_its_seat_allows() -> None:
     assert argv[-2:] == ["--allowedTools", "Bash(bench:*)"]  # a prefix rule: `bench bet ...` and nothing else
 
 
+def test_codex_drops_its_inner_read_only_sandbox_only_for_a_seat_that_runs_commands() -> None:
+    plain = CodexSeat(SeatSpec(name="codex", adapter="codex", model="m")).argv(make("x"))
+    assert plain[plain.index("-s") + 1] == "read-only"
+    spec = SeatSpec(name="codex", adapter="codex", model="m", options={"allow_commands": ["bench"]})
+    argv = CodexSeat(spec).argv(make("x"))
+    assert argv[argv.index("-s") + 1] == "danger-full-access"  # bubblewrap stays the boundary
+
+
 def test_gemini_may_run_only_the_commands_its_seat_allows() -> None:
     plain = GeminiCliSeat(SeatSpec(name="gemini", adapter="gemini_cli", model="g")).argv(make("x"))
     assert "--allowed-tools" not in plain
