@@ -63,3 +63,32 @@ def test_a_failed_pre_batch_self_check_voids_the_sweep_and_the_round(day: Day) -
         ctx.selfcheck = lambda: []
         assert S.job_sweep(rt).sha256 is not None  # the check passes later the same day: the sweep runs
         rt.shutdown()
+
+
+def test_a_sweep_interrupted_after_its_ask_is_finished_not_repeated(day: Day) -> None:
+    class Stop(Exception):
+        pass
+
+    def stopping(spec: object, box: object) -> object:
+        raise Stop("the league stopped")
+
+    with day.ledger() as ledger:
+        ctx = day.context(ledger)
+        ctx.seat_factory = stopping  # type: ignore[assignment]
+        with pytest.raises(Stop):
+            S.job_sweep(S.ContestRuntime(ctx))
+        [opened] = ledger.contents(L.SWEEP_OPEN)
+        assert ledger.count(L.SWEEP_SEALED) == 0
+    asked: list[str] = []
+    day.clock.advance(timedelta(minutes=2))
+    with day.ledger() as ledger:  # the restart two minutes later: a new process, the same book
+        ctx = day.context(ledger)
+        ctx.seat_factory = lambda spec, box: asked.append(spec.name)  # type: ignore[assignment, func-returns-value]
+        assert S.catch_up(S.ContestRuntime(ctx))[-1][1] == "done"
+        assert asked == [] and ledger.count(L.SWEEP_OPEN) == 1  # nobody asked again, no second ask sealed
+        replies = ledger.contents(L.SWEEP_REPLY)
+        assert {r["status"] for r in replies} == {"infra"} and len(replies) == 4
+        [sealed] = ledger.contents(L.SWEEP_SEALED)
+    doc = json.loads((day.root / "public" / "forecasts" / f"{sealed['date']}.json").read_text())
+    assert sorted(m["id"] for m in doc["markets"]) == sorted(m["id"] for m in opened["markets"])
+    assert doc["forecasts"] == []
