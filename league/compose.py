@@ -132,28 +132,37 @@ def open_for_correction(config_dir: Path) -> League:
 
 
 def open_contest(lg: League) -> ContestRuntime | None:
-    """The CLI contest beside a live league, when ``contest.toml`` is in its config folder: the contest
-    book under DATA/books (one ledger, the process's one writer), the live Gamma/CLOB source, the paper
-    broker unless the operator enabled live trading, the contest's files under DATA/contest, follower
-    calls spooled in DATA/contest-calls, and the league's stamp after every contest seal."""
+    """The CLI contest beside a live league, when ``contest.toml`` is in its config folder (see
+    :func:`contest_runtime`), stamped with the league's books after every contest seal."""
     path = lg.config.folder / "contest.toml"
     if not path.is_file():
         return None
+    from league.jobs.stamp import stamp_note
+
+    return contest_runtime(path, lg.data_dir, lg.clock, lg.config.settings.schedule.contest_sweep_utc,
+                           after_seal=lambda note: stamp_note(lg, note))
+
+
+def contest_runtime(path: Path, data_dir: Path, clock: Clock, sweep_utc: str,
+                    after_seal: Callable[[str], object] = lambda _note: None) -> ContestRuntime:
+    """The contest of ``path`` on a data folder: the contest book under DATA/books (one ledger, the
+    process's one writer), the live Gamma/CLOB source, the paper broker unless the operator enabled live
+    trading, the contest's files under DATA/contest, follower calls spooled in DATA/contest-calls, and the
+    pre-batch self-check of every seat."""
     from league.contest.config import load_config as load_contest
     from league.contest.context import ContestContext
     from league.contest.ledger import Ledger
     from league.contest.markets.clob_live import broker_for
     from league.contest.markets.gamma import GammaSource
     from league.contest.schedule import ContestRuntime
-    from league.jobs.stamp import CONTEST_BOOK, stamp_note
+    from league.jobs.stamp import CONTEST_BOOK
 
     config = load_contest(path)
-    ledger = Ledger(lg.books_dir / CONTEST_BOOK, lg.clock)
-    ctx = ContestContext(config, lg.clock, ledger, GammaSource(config.venue), lg.data_dir / "contest",
+    ledger = Ledger(data_dir / "books" / CONTEST_BOOK, clock)
+    ctx = ContestContext(config, clock, ledger, GammaSource(config.venue), data_dir / "contest",
                          broker=broker_for(config.venue))
     ctx.selfcheck = lambda: contest_selfcheck(ctx)
-    return ContestRuntime(ctx, sweep_utc=lg.config.settings.schedule.contest_sweep_utc,
-                          calls=lg.data_dir / "contest-calls", after_seal=lambda note: stamp_note(lg, note))
+    return ContestRuntime(ctx, sweep_utc=sweep_utc, calls=data_dir / "contest-calls", after_seal=after_seal)
 
 
 def contest_selfcheck(ctx: ContestContext) -> list[str]:
