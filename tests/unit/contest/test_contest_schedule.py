@@ -154,3 +154,13 @@ def test_the_jobs_are_persisted_with_utc_triggers(rt: S.ContestRuntime, tmp_path
         assert jobs["league-contest_poll"].trigger.interval == timedelta(minutes=5)
     finally:
         sched.shutdown(wait=False)
+
+
+def test_league_contest_call_queues_what_the_next_poll_takes(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from league.cli import app
+
+    out = CliRunner().invoke(app, ["contest", "call", "m7", "--data", str(tmp_path), "--by", "a follower"])
+    assert out.exit_code == 0, out.output
+    assert S.take_calls(tmp_path / "contest-calls") == ("m7",)
