@@ -39,6 +39,9 @@ def sweeps_report(ctx: ContestContext) -> list[dict[str, Any]]:
     out = [{"date": s["date"], "markets": len(s["markets"]), "ask_sha256": s["ask_sha256"],
             "runs": replies.get(s["date"], []), "refused": s["refused"]}
            for s in ctx.ledger.contents(L.SWEEP_OPEN)]
+    # a sweep voided by the pre-batch self-check: no ask, nobody offered anything (infra, not a missed forecast)
+    out += [{"date": v["date"], "markets": 0, "ask_sha256": None, "runs": [], "refused": [], "void": v["reason"],
+             "failed_checks": v["failed_checks"]} for v in ctx.ledger.contents(L.SWEEP_VOID)]
     return sorted(out, key=lambda s: s["date"], reverse=True)
 
 
@@ -119,7 +122,8 @@ def voided(ctx: ContestContext) -> list[dict[str, Any]]:
 
 
 def participation(sweeps: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
-    return {s["date"]: {run["agent"]: run["status"] for run in s["runs"]} for s in sweeps}
+    """Who took part in each sweep (a voided sweep, which offered nothing, has no say)."""
+    return {s["date"]: {run["agent"]: run["status"] for run in s["runs"]} for s in sweeps if "void" not in s}
 
 
 def publish(ctx: ContestContext) -> dict[str, Any]:

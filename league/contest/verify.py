@@ -252,7 +252,8 @@ def recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Path
     stats = Stats(int(boot["resamples"]), int(boot["seed"]), float(boot.get("level", 0.95))) if with_ci \
         else Stats(2000, 0)
     sweeps = read_json(layout.path("sweeps.json")) if layout.path("sweeps.json").exists() else None
-    part = {s["date"]: {r["agent"]: r["status"] for r in s["runs"]} for s in sweeps} if sweeps else None
+    part = {s["date"]: {r["agent"]: r["status"] for r in s["runs"]} for s in sweeps
+            if "void" not in s} if sweeps else None  # a voided sweep offered nothing
     agents = [(str(r["agent"]), str(r.get("name", r["agent"]))) for r in published.get("agents", [])]
     mine = forecast_accuracy(docs, resolutions, agents, stats, part)
     problems = list(accuracy_problems(published, mine, layout.tolerance, with_ci))

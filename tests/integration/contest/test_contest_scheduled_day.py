@@ -10,6 +10,9 @@ from conftest import Day
 
 from league.contest import ledger as L
 from league.contest import schedule as S
+from league.contest.publish import publish
+from league.contest.resolve import resolve_due
+from league.contest.verify import verify_folder
 
 pytestmark = pytest.mark.sandbox
 
@@ -63,6 +66,14 @@ def test_a_failed_pre_batch_self_check_voids_the_sweep_and_the_round(day: Day) -
         ctx.selfcheck = lambda: []
         assert S.job_sweep(rt).sha256 is not None  # the check passes later the same day: the sweep runs
         rt.shutdown()
+        day.clock.advance(timedelta(days=8))
+        resolve_due(ctx)
+        publish(ctx)
+    sweeps = json.loads((day.root / "public" / "sweeps.json").read_text())
+    assert [(s["void"] if "void" in s else "swept") for s in sweeps] == ["swept", "infra"]
+    agents = json.loads((day.root / "public" / "metrics.json").read_text())["forecast_accuracy"]["agents"]
+    assert all(a["offered"] > 0 and a["coverage"] == 1.0 for a in agents)  # the void of that date does not count
+    assert [c for c in verify_folder(day.root / "public") if c.failed] == []
 
 
 def test_a_sweep_interrupted_after_its_ask_is_finished_not_repeated(day: Day) -> None:
