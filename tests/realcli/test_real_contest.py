@@ -1,5 +1,5 @@
-"""Real vendor CLIs (pinned, from the cache) in the contest: Claude Code through one sweep ask, and all four
-CLIs through one betting round each with `bench` over the Unix socket, in the real sandbox under policy
+"""Real vendor CLIs (pinned, from the cache) in the contest: each of the four through one sweep ask and one
+betting round with `bench` over the Unix socket, in the real sandbox under policy
 `api`, whose only way out is the egress proxy to a stand-in of the vendor's API on 127.0.0.1. The model's part is
 played by that stand-in: in the round it asks the CLI to run `bench bet ...`, the CLI runs it with its own shell
 tool, and the league seals the bet."""
@@ -217,22 +217,25 @@ def context(config: ContestConfig, ledger: Ledger, venue: Path, tmp_path: Path) 
                           sandbox=BwrapSandbox())
 
 
-def test_real_claude_code_answers_the_sweep_and_its_forecasts_are_sealed(
-        tmp_path: Path, cli_prefix: Path, venue: Path, ledger: Ledger, secrets: dict[str, str]) -> None:
+@pytest.mark.parametrize("adapter", sorted(CLIS))
+def test_real_cli_answers_the_sweep_and_its_forecasts_are_sealed(adapter: str, tmp_path: Path, cli_prefix: Path,
+                                                                venue: Path, ledger: Ledger,
+                                                                secrets: dict[str, str]) -> None:
+    agent = CLIS[adapter][0]
     with StandIn("") as standin:
-        ctx = context(one_agent("claude_code", standin.url, cli_prefix), ledger, venue, tmp_path)
+        ctx = context(one_agent(adapter, standin.url, cli_prefix), ledger, venue, tmp_path)
         markets, _ = choose_markets(ctx, ctx.clock.now())
         forecasts = [{"id": m.id, "probabilities": dict(zip(m.outcomes, m.prices, strict=True))} for m in markets]
         standin.reply = "I weighed each book.\n" + json.dumps({"forecasts": forecasts})
         result = run_sweep(ctx)
         [reply] = ledger.contents(L.SWEEP_REPLY)
-        assert result.status == {"claude": "ok"}, reply["seat_detail"]
+        assert result.status == {agent: "ok"}, reply["seat_detail"]
         assert result.forecasts == len(markets) > 0
         asked = standin.model_calls()[0].body.decode("utf-8", "replace")
         assert markets[0].id in asked and '{\\"forecasts\\"' in asked  # the sweep's ask reached the model
         assert reply["model"] and received_nothing(standin, secrets)
     doc = json.loads((tmp_path / "public" / "forecasts" / "2026-12-07.json").read_text())
-    assert {f["agent"] for f in doc["forecasts"]} == {"claude"} and len(doc["forecasts"]) == len(markets)
+    assert {f["agent"] for f in doc["forecasts"]} == {agent} and len(doc["forecasts"]) == len(markets)
 
 
 @pytest.mark.parametrize("adapter", sorted(CLIS))
