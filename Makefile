@@ -22,15 +22,15 @@ define apt_missing
 endef
 
 # bubblewrap: the seats' sandbox; socat: the forwarder inside a networked sandbox to its egress proxy;
-# openssl: the local RFC 3161 authorities; faketime: lets them sign with the demo's simulated time.
+# openssl: a reader's `openssl ts -verify` of the RFC 3161 tokens (league verify step 9 runs it too).
 deps:
-	$(call apt_missing,bubblewrap socat openssl faketime)
+	$(call apt_missing,bubblewrap socat openssl)
 
 # chromium: the league page's browser test; npm (with Node.js), g++ and make: the real vendor CLIs the
 # tests run (Gemini CLI compiles node-pty); rabbitmq-server: the broker of the remote-seat tests (.ci/run
-# starts it); iproute2: their lab hosts in network namespaces.
+# starts it); iproute2: their lab hosts in network namespaces; nginx: the page under deploy/'s URL prefix.
 deps-test: deps
-	$(call apt_missing,chromium npm g++ make rabbitmq-server iproute2)
+	$(call apt_missing,chromium npm g++ make rabbitmq-server iproute2 nginx)
 
 # The four real vendor CLIs at pinned versions, from the npm registry, cached outside the repository
 # (tests/realcli/clis.py says where; reused until a pin or the Node version changes).

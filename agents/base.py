@@ -32,6 +32,8 @@ class FailureClass(enum.StrEnum):
     RATE_LIMIT = "rate_limit"
     TIMEOUT = "timeout"
     SEAT_FAULT = "seat_fault"
+    #: The seat's own budget (roster ``budget``) was spent: the league did not run it (not an incident).
+    BUDGET = "budget_exhausted"
 
     @property
     def is_incident(self) -> bool:
@@ -44,6 +46,20 @@ class SeatError(Exception):
     def __init__(self, message: str, failure: FailureClass = FailureClass.SEAT_FAULT) -> None:
         super().__init__(message)
         self.failure = failure
+
+
+class SeatBudget(BaseModel):
+    """Hard limits on what a seat may spend (roster ``budget = {...}``), from the usage its runs report.
+
+    Checked before each ask: a seat whose sealed usage has reached a limit is not run, and its reply
+    is a ``budget_exhausted`` silence naming the limit. A run's wall time is ``timeout_s``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tokens_per_session: int | None = Field(default=None, ge=0)
+    usd_per_session: float | None = Field(default=None, ge=0)
+    tokens_total: int | None = Field(default=None, ge=0)
+    usd_total: float | None = Field(default=None, ge=0)
 
 
 class SeatSpec(BaseModel):
@@ -64,6 +80,7 @@ class SeatSpec(BaseModel):
     credentials: tuple[str, ...] = ()
     env: tuple[str, ...] = ()
     options: Mapping[str, Any] = Field(default_factory=dict)
+    budget: SeatBudget | None = None
 
     @model_validator(mode="before")
     @classmethod

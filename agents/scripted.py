@@ -20,7 +20,8 @@ from sandbox.interface import EndedBy, Sandbox, SandboxError
 from sandbox.profiles import SANDBOX_HOME
 
 SYSTEM_PYTHON = "/usr/bin/python3"
-MODES = ("normal", "silent", "malformed", "late")
+#: ``second_wave``: silent when first asked (08:30), answers when asked again at the second wave.
+MODES = ("normal", "silent", "malformed", "late", "second_wave")
 LATE_DEFAULT_S = 3 * 3600.0
 
 
@@ -30,7 +31,7 @@ def child_source() -> bytes:
 
 class ScriptedSeat:
     """Deterministic by (seed, seat, session, market, horizon); options: seed, skill, mode, latency_s,
-    model, version."""
+    model, version, tokens (reported as ``total_tokens`` in the usage, for budget tests and demos)."""
 
     sandboxed: ClassVar[bool] = True
 
@@ -57,8 +58,14 @@ class ScriptedSeat:
             "markets": dict(ask.context.get("markets", {})),
             "hint": dict(ask.context.get("hint", {})) if float(opts.get("skill", 0)) > 0 else {},
             "skill": float(opts.get("skill", 0.0)),
-            "mode": self.mode,
+            "mode": self.child_mode(ask),
         }
+
+    def child_mode(self, ask: Ask) -> str:
+        """What the child does for this ask: a ``second_wave`` seat stays silent on its first attempt."""
+        if self.mode == "second_wave":
+            return "silent" if ask.attempt == 1 else "normal"
+        return self.mode
 
     @property
     def latency_s(self) -> float:
@@ -96,7 +103,8 @@ class ScriptedSeat:
             mode=self.mode,
             started_at=started,
             finished_at=finished,
-            usage={"latency_s": self.latency_s},
+            usage={"latency_s": self.latency_s,
+                   **({"total_tokens": int(opts["tokens"])} if int(opts.get("tokens", 0)) > 0 else {})},
             failure=failure,
             detail=detail.strip(),
         )

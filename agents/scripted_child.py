@@ -6,6 +6,8 @@ It reads one JSON request on stdin and prints a reply in the answer format
 (seed, seat, session, market, horizon) through SHA-256, so runs are reproducible anywhere; with a
 ``skill`` above 0 it leans toward the demo's hint for that cell. Modes: normal, silent (prints
 nothing), malformed (prose and broken JSON), late (a normal answer; the parent reports it late).
+A normal answer also carries a ``targets`` block for the pro league (its action mapping from an empty
+account could never open a 100% gross book); the long-only league keeps the action mapping.
 """
 
 import hashlib
@@ -16,6 +18,11 @@ from typing import Any
 Request = dict[str, Any]
 
 ACTIONS = ("sell", "trim", "hold", "buy_dips", "buy_strong")
+#: The pro league's target book (docs/portfolio.md, rule set pro-1: each weight 5-30%, gross 100-200%):
+#: the PRO_SIZE markets with the strongest one-day view, PRO_WEIGHT percent each, long or short.
+PRO_LEAGUE, PRO_SIZE, PRO_WEIGHT = "pro-1", 5, 25.0
+#: A yield up is its bond fund down (TNX trades IEF): the sign flips.
+INVERSE = ("TNX",)
 
 
 def unit(*parts: object) -> float:
@@ -61,6 +68,17 @@ def answer(req: Request) -> dict[str, Any]:
     return forecast
 
 
+def pro_targets(forecast: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """``{"pro-1": {market: percent}}`` within pro-1's rules, or nothing when too few markets are asked."""
+    views = [(abs(row["1d"]["prob_up"] - 50.0), code, row["1d"]["prob_up"] > 50.0)
+             for code, row in forecast.items() if isinstance(row.get("1d"), dict)]
+    chosen = sorted(views, reverse=True)[:PRO_SIZE]
+    if len(chosen) * PRO_WEIGHT < 100.0:
+        return {}
+    book = {code: PRO_WEIGHT if up != (code in INVERSE) else -PRO_WEIGHT for _, code, up in chosen}
+    return {PRO_LEAGUE: dict(sorted(book.items()))}
+
+
 def main() -> None:
     req = json.loads(sys.stdin.read())
     mode = req.get("mode", "normal")
@@ -69,7 +87,12 @@ def main() -> None:
     if mode == "malformed":
         sys.stdout.write('I think markets will mostly rise.\n{"forecast": {"SPX": {"1d": {"prob_up": 6')
         return
-    body = json.dumps({"forecast": answer(req)}, indent=1, sort_keys=True)
+    forecast = answer(req)
+    reply: dict[str, Any] = {"forecast": forecast}
+    targets = pro_targets(forecast)
+    if targets:
+        reply["targets"] = targets
+    body = json.dumps(reply, indent=1, sort_keys=True)
     text = f"Scripted seat {req['seat']}, session {req['session']}.\n\n```json\n{body}\n```\n"
     sys.stdout.write(text)
 

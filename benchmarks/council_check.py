@@ -5,9 +5,15 @@
 1. Runs ``league demo`` for N sessions (offline, simulated clock, the real sandbox).
 2. No consensus event of the counted series has n = 1 (bitcoin shares one event per session).
 3. The stand-alone stdlib tools the folder publishes agree with it: ``tools/conformance.py``
-   (every row) and ``tools/replay_brier.py`` (every published Brier figure).
-4. An independent plain-Python recount from the CSV alone (``league.scoring.reference``: loops, no
+   (every row), ``tools/replay_brier.py`` (every published Brier figure) and
+   ``tools/recount_consensus.py`` (every consensus value and N_eff, from the published files alone:
+   the families sealed in asks.jsonl, the rules sealed in the run lines).
+4. ``league stats`` on a copy of the folder gives the same bytes; ``league verify`` passes.
+5. An independent plain-Python recount from the CSV alone (``league.scoring.reference``: loops, no
    numpy/pandas, the roster's families) equals every published consensus and N_eff value.
+5. Issue 13, part 2: every ``score_h`` line sealed at the first session on or after its events' end (a
+   week ending on a Friday that Friday); the shadow weights sealed before session 11's run line and read
+   by scoring; the crowd comparison per question; every slice of ``council-forecasts-index.json``.
 Prints one line per check and exits 1 if any fails.
 """
 
@@ -51,11 +57,76 @@ def check_folder(public: Path, roster: Path) -> int:
     failures += report("bitcoin events pool the session's seats", bool(btc) and min(btc) > 1, f"n = {sorted(set(btc))}")
     tools = public / "tools"
     for tool, argv in (("conformance", [str(tools / "conformance.py"), str(public / "council-forecasts.csv")]),
-                       ("replay_brier", [str(tools / "replay_brier.py"), "--data", str(public), "--quiet"])):
+                       ("replay_brier", [str(tools / "replay_brier.py"), "--data", str(public), "--quiet"]),
+                       ("recount_consensus", [str(tools / "recount_consensus.py"), "--data", str(public)])):
         run = subprocess.run([sys.executable, "-I", *argv], capture_output=True, text=True, check=False)
         failures += report(f"stand-alone {tool}", run.returncode == 0, run.stdout.strip().splitlines()[-1:])
     failures += recount(stats, public, roster)
+    failures += issue13_part2(stats, public)
+    failures += stats_and_verify(public)
     return failures
+
+
+def issue13_part2(stats: dict, public: Path) -> int:
+    """The second half of issue 13, read from the published folder: Friday weeks, sealed shadow weights,
+    the crowd per question and the forecasts index."""
+    import hashlib
+    from datetime import date, datetime
+    from zoneinfo import ZoneInfo
+
+    from league.calendar import default_calendar
+
+    book = [json.loads(x) for x in (public / "council-book.jsonl").read_text(encoding="utf-8").splitlines()]
+    cal, et = default_calendar(), ZoneInfo("America/New_York")
+    late = []
+    for line in (x for x in book if x["kind"] == "score_h"):
+        ends = [date.fromisoformat(m["contract"]["end_at"][:10]) for m in line["markets"]]
+        sealed_on = datetime.fromisoformat(line["at"].replace("Z", "+00:00")).astimezone(et).date()
+        if ends and sealed_on != cal.session_on_or_after(max(ends)):
+            late.append((line["n"], line["session"], line["horizon"], sealed_on.isoformat()))
+    weeks = sum(1 for x in book if x["kind"] == "score_h")
+    failed = report("every score_h sealed at the first session on or after its events' end", not late,
+                    f"{weeks} score_h lines; late: {late[:3]}")
+    first_11 = sorted({x["session"] for x in book if x["kind"] == "run"})[10:11]
+    asks_11 = [x["n"] for x in book if x["kind"] == "run" and x["session"] in first_11]
+    sealed = [x for x in book if x["kind"] == "shadow_weights"]
+    shadow = stats["council"]["shadow"]
+    ok = bool(sealed) and (not asks_11 or sealed[0]["n"] < min(asks_11)) and shadow.get("weights_sealed") is True \
+        and shadow["weights"] == sealed[0]["weights"]
+    failed += report("shadow weights sealed before session 11 and read by scoring", ok,
+                     f"line {sealed[0]['n'] if sealed else None}, "
+                     f"session 11's first run line {min(asks_11, default=None)}")
+    crowd = json.loads((public / "council-league.json").read_text(encoding="utf-8"))["crowd"]
+    questions = crowd.get("questions", [])
+    at_answer = sum(1 for q in questions if q.get("crowd_p_at_answer") is not None)
+    failed += report("crowd comparison per question", crowd.get("available") is True and bool(questions),
+                     f"{len(questions)} questions, {at_answer} with the crowd price at the answer minute")
+    index = json.loads((public / "council-forecasts-index.json").read_text(encoding="utf-8"))
+    data = (public / "council-forecasts.csv").read_bytes()
+    bad = [r["run_id"] for r in index["runs"]
+           if hashlib.sha256(data[r["offset"]:r["offset"] + r["length"]]).hexdigest() != r["sha256"]]
+    failed += report("council-forecasts-index.json slices", index["sha256"] == hashlib.sha256(data).hexdigest()
+                     and not bad, f"{len(index['runs'])} runs, {len(index['sessions'])} sessions; bad: {bad[:3]}")
+    return failed
+
+
+def stats_and_verify(public: Path) -> int:
+    """`league stats` on a copy of the folder gives the same bytes; `league verify` passes every step."""
+    import shutil
+
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="council-check-stats-") as tmp:
+        copy = Path(tmp) / "public"
+        shutil.copytree(public, copy)
+        run = subprocess.run(["league", "stats", "--data", str(copy)], capture_output=True, text=True, check=False)
+        names = ("council-stats.json", "council-calibration.json", "council-clim-window.json", "council-league.json")
+        same = [n for n in names if (copy / n).read_bytes() == (public / n).read_bytes()]
+        failed += report("league stats on a copy: same bytes", run.returncode == 0 and len(same) == len(names),
+                         f"exit {run.returncode}; {len(same)} of {len(names)} files identical")
+    run = subprocess.run(["league", "verify", str(public)], capture_output=True, text=True, check=False)
+    failed += report("league verify (every step, derived files rebuilt)", run.returncode == 0,
+                     [line for line in run.stdout.splitlines() if "FAILED" in line or "step 11" in line])
+    return failed
 
 
 def recount(stats: dict, public: Path, roster: Path) -> int:

@@ -10,7 +10,8 @@ Every file under ``A/data`` and ``B/data`` is compared byte for byte, except wha
 between two runs of the same season, each for a named reason:
 
 * keys and certificates: a fresh signing key and fresh local RFC 3161 authorities are made for every
-  league (``keys/``, ``*.pem``, ``*.crt``, ``*.key``, ``tsa.cnf``) and the tokens they sign (``*.tsr``);
+  league (``keys/``, ``*.pem``, ``*.crt``, ``*.key``, ``tsa.cnf``) and the tokens they sign (``*.tsr``),
+  the nonce-blinded ``.ots`` proofs and the signed ``.rekor.json`` log entries;
   text lines that name those files (their sizes and digests in ``index.html`` and ``proof/index.json``)
   are masked on both sides;
 * wall-clock and process state: ``league.db`` (SQLite pages), ``*.lock`` (the writer's pid).
@@ -39,11 +40,14 @@ from pathlib import Path
 SKIPPED = (
     (re.compile(r"(^|/)keys/"), "signing key made fresh for every league"),
     (re.compile(r"\.(pem|crt|key|tsr)$"), "key, certificate or token of a fresh local authority"),
-    (re.compile(r"(^|/)tsa\.cnf$"), "authority config naming its fresh serial file"),
+    (re.compile(r"(^|/)tsa\.cnf$"), "authority config naming its fresh serial file (folders of older versions)"),
+    (re.compile(r"\.ots$"), "OpenTimestamps proof: a random nonce blinds each submission"),
+    (re.compile(r"\.rekor\.json$"), "log entry: an ECDSA signature by the fresh league key"),
+    (re.compile(r"(^|/)blind/"), "a blind season's fresh salts"),
     (re.compile(r"(^|/)league\.db$"), "SQLite pages (the index is rebuilt from the books)"),
     (re.compile(r"\.lock$"), "the book writer's pid and host"),
 )
-MASKED_LINE = re.compile(r"\.(tsr|pem|crt)\b")
+MASKED_LINE = re.compile(r"\.(tsr|pem|crt|ots)\b|\.rekor\.json\b")
 ENGINE_LINE = re.compile(r"arena-code-(scoring|portfolio)-")
 CITATION = (b"docs/protocol.md", b"protocol.md")
 ENGINE_COPY = re.compile(r"(^|/)arena-code-(?P<folder>scoring|portfolio)-(?P<name>.+\.py)\.txt$")

@@ -3,8 +3,8 @@
 Not a test: it measures, prints a table and a JSON record; the figures go into docs/stamps.md.
 
 * Token: one RFC 3161 token from the local authority in process (``LocalTsa.stamp``: build the
-  request, run ``openssl ts -reply``, parse), against the baseline of spawning ``openssl version``
-  (the process start every token pays).
+  request, sign the reply in process (asn1crypto + cryptography), parse), against the baseline of spawning
+  ``openssl version`` (the process start every token paid while the authority ran ``openssl ts -reply``).
 * Stamp: ``Stamper.stamp_books`` with two local authorities (list, two tokens, in-process
   verification of each, status file), against the baseline of two bare tokens.
 * Verify: ``verify_published`` on a folder with a ``--lines`` book and ``--stamps`` stamps with two

@@ -1,17 +1,12 @@
 #!/usr/bin/env bash
-# Back up a league's data folder: books first (complete lines only, with their digests), then the rest.
-# Usage: deploy/backup.sh /srv/league/data /backups/league-$(date -u +%Y%m%dT%H%M%SZ)
+# Back up a league with `league backup` (database first, then the books' complete lines with their
+# digests, then keys, replies, stamps, prices, asks, snapshots and the config). Run by
+# systemd/league-backup.timer; keeps the newest KEEP backups (default 14).
+# Usage: deploy/backup.sh /srv/league/config /backups
 set -euo pipefail
-src=${1:?data folder}; dst=${2:?backup folder}
-mkdir -p "$dst/books"
-for book in "$src"/books/*.jsonl; do
-  name=$(basename "$book")
-  n=$(grep -c '' "$book" || true)                      # lines, including a torn last one
-  tail -c1 "$book" | od -An -c | grep -q '\\n' || n=$((n - 1))   # a torn last line is not copied
-  head -n "$n" "$book" > "$dst/books/$name"
-  printf '%s: %s lines, sha256 %s\n' "$name" "$n" "$(sha256sum < "$dst/books/$name" | cut -d' ' -f1)" >> "$dst/books/DIGESTS"
-done
-for part in keys replies stamps prices asks snapshots bill-rates.json climatology.json; do
-  [ -e "$src/$part" ] && cp -a "$src/$part" "$dst/"
-done
-echo "backup written to $dst"; cat "$dst/books/DIGESTS"
+config=${1:?config folder}; root=${2:?backups folder}; keep=${KEEP:-14}
+league=${LEAGUE_BIN:-/srv/league/venv/bin/league}
+dest="$root/league-$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$root"
+"$league" backup "$dest" --config "$config"
+ls -1d "$root"/league-* | sort | head -n -"$keep" | xargs -r rm -rf --

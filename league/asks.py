@@ -52,7 +52,7 @@ class AskChain:
         roster = [
             RosterSeat(seat=s.name, adapter=s.adapter, model=s.model, effort=s.effort, markets=sorted(markets),
                        horizons={m: list(h) for m, h in sorted(markets.items())}, deadline=iso_seconds(deadline),
-                       timeout_s=s.timeout_s)
+                       timeout_s=s.timeout_s, **_lab(s))
             for s in seats
         ]
         return self._seal(RosterLine(run_id=run_id, session=session, role=role, seats=roster,
@@ -68,6 +68,11 @@ class AskChain:
 
     def close(self) -> None:
         self.book.close()
+
+
+def _lab(seat: SeatSpec) -> dict[str, str]:
+    """The seat's family and side when the roster names them (unset keys stay out of the line)."""
+    return {k: v for k, v in (("family", seat.family), ("side", seat.side)) if v}
 
 
 def publish_ask_text(asks_dir: Path, text: str) -> str:

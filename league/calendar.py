@@ -1,9 +1,11 @@
 """The NYSE calendar, event windows and their contracts, and ET<->UTC helpers.
 
 Which days count, when a horizon ends and when an early close cuts a day short are facts of the
-exchange, not of our code: they come from ``exchange-calendars`` (``XNYS``). The calendar is built
-once for a wide range (default 2016..2028) because 6-month horizons asked in late 2027 end in 2028,
-and the package's default range stops about a year ahead.
+exchange, not of our code: they come from ``exchange-calendars`` (``XNYS``), whose holiday rules run
+indefinitely. The calendar is built once from 2016 to an initial end and, unless a fixed ``end`` is
+passed, **grows** by itself: any question about a day past its end (a six-month horizon asked in late
+2028, every session from 2029 on) rebuilds it up to that day plus two years. A league therefore never
+meets a fixed end date; no clock is read, the questions asked decide how far it reaches.
 
 Horizon counting (docs/protocol.md §1, §5): the reference session is the FIRST session of every horizon.
 A one-day event is referenced at 09:30 ET of session S and ends at the close of the same session S
@@ -15,6 +17,7 @@ of S itself, 7d at 16:00 ET of S + 6 days, and so on.
 from __future__ import annotations
 
 import bisect
+import threading
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -27,6 +30,8 @@ ET = ZoneInfo("America/New_York")
 OPEN_ET = time(9, 30)
 DEFAULT_START = date(2016, 1, 1)
 DEFAULT_END = date(2028, 12, 29)
+#: How far past a requested day a growing calendar rebuilds (one rebuild covers two years of questions).
+GROW_BY = timedelta(days=731)
 
 
 def to_utc(moment: datetime) -> datetime:
@@ -72,19 +77,36 @@ def _check_horizon(horizon: str, table: dict[str, int]) -> int:
 class Calendar:
     """Sessions, opens and closes of one exchange, precomputed into plain Python lists for speed."""
 
-    def __init__(self, start: date = DEFAULT_START, end: date = DEFAULT_END, code: str = "XNYS") -> None:
+    def __init__(self, start: date = DEFAULT_START, end: date | None = None, code: str = "XNYS") -> None:
+        self.code = code
+        self.start = start
+        self.growing = end is None
+        self._lock = threading.Lock()
+        self._build(DEFAULT_END if end is None else end)
+
+    def _build(self, end: date) -> None:
+        """Load sessions, opens and closes for start..end; the lists are swapped in whole."""
         import exchange_calendars as xcals
 
         try:
-            cal = xcals.get_calendar(code, start=start.isoformat(), end=end.isoformat())
+            cal = xcals.get_calendar(self.code, start=self.start.isoformat(), end=end.isoformat())
         except Exception as exc:  # the library raises a zoo of its own errors for bad ranges
-            raise CalendarError(f"cannot build calendar {code} for {start}..{end}: {exc}") from exc
-        self.code = code
-        self._sessions: list[date] = [ts.date() for ts in cal.sessions]
-        self._index = {d: i for i, d in enumerate(self._sessions)}
+            raise CalendarError(f"cannot build calendar {self.code} for {self.start}..{end}: {exc}") from exc
+        sessions = [ts.date() for ts in cal.sessions]
         self._opens: list[datetime] = [ts.to_pydatetime().astimezone(UTC) for ts in cal.opens]
         self._closes: list[datetime] = [ts.to_pydatetime().astimezone(UTC) for ts in cal.closes]
-        self.start, self.end = start, end
+        self._index = {d: i for i, d in enumerate(sessions)}
+        self._sessions: list[date] = sessions
+        self.end = end
+
+    def _grow_to(self, day: date) -> bool:
+        """Extend a growing calendar to cover ``day`` (and two years more); False when it cannot grow."""
+        if not self.growing:
+            return False
+        with self._lock:
+            if day > self.end:
+                self._build(day + GROW_BY)
+        return True
 
     # ------------------------------------------------------------------ sessions
     @property
@@ -96,6 +118,8 @@ class Calendar:
         return self._sessions[-1]
 
     def _in_range(self, day: date) -> None:
+        if day > self.end and self._grow_to(day):
+            return
         if not self.start <= day <= self.end:
             raise CalendarError(
                 f"{day} is outside the {self.code} calendar range {self.start}..{self.end}",
@@ -124,6 +148,8 @@ class Calendar:
         """The first session strictly after ``day`` (``day`` need not be a session)."""
         self._in_range(day)
         i = bisect.bisect_right(self._sessions, day)
+        if i >= len(self._sessions) and self._grow_to(self.end + timedelta(days=1)):
+            return self.next_session(day)
         if i >= len(self._sessions):
             raise CalendarError(f"no session after {day} within the calendar", fix="widen the calendar end")
         return self._sessions[i]
@@ -145,6 +171,8 @@ class Calendar:
     def offset(self, session: date, n: int) -> date:
         """The session ``n`` sessions after (n > 0) or before (n < 0) ``session``."""
         i = self._pos(session) + n
+        if i >= len(self._sessions) and self._grow_to(self.end + timedelta(days=2 * n)):
+            return self.offset(session, n)
         if not 0 <= i < len(self._sessions):
             raise CalendarError(f"{session} {n:+d} sessions leaves the calendar", fix="widen the calendar range")
         return self._sessions[i]

@@ -19,7 +19,7 @@ from league.clock import Clock, SystemClock
 from league.config import Config, load_config
 from league.crowd.interface import CrowdProvider
 from league.errors import ConfigError, LeagueError
-from league.jobs.ask import climatology_context
+from league.jobs.ask import default_context
 from league.jobs.context import EVERY, AskContext, League, Stages
 from league.jobs.runner import SeatRunner, ThreadRunner
 from league.prices.cache import BarCache
@@ -55,7 +55,7 @@ def build_league(config: Config, clock: Clock, *, stages: Stages = EVERY, store:
     if crowd is None and stages.crowd:
         crowd = make_crowd(config, prices, calendar)
     if ask_context is None and stages.climatology:
-        ask_context = climatology_context
+        ask_context = default_context
     return League(config, clock, prices=prices, seats=seats, runner=runner or ThreadRunner(seats),
                   calendar=calendar, store=store, crowd=crowd, stages=stages, ask_context=ask_context)
 
@@ -98,7 +98,7 @@ def open_live(config_dir: Path) -> League:
             "`league run` follow the system clock; a simulated clock is run by `league demo` itself",
             fix='set [clock] mode = "system" in league.toml (or run `league demo` for a simulated season)',
         )
-    require(config.roster.seat, local_tsa=config.settings.stamps.local_tsa, simulated=False, what="the daemon")
+    require(config.roster.seat, what="the daemon")
     sandbox_ready(config)
     store = open_store(config.database_url)
     return build_league(config, SystemClock(), stages=LIVE, store=store)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from datetime import time
+from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -226,6 +226,8 @@ class Roster(Frozen):
     deadline: str = "09:30"
     second_wave: str = "09:00"
     retry_policy: str = "one re-ask at the second wave for a silent seat"
+    #: a blind season (league/blind.py): identities sealed as hashes until `league reveal`
+    blind: bool = False
     seat: tuple[SeatSpec, ...]
 
     @model_validator(mode="after")
@@ -293,6 +295,47 @@ def _fix_for(err: Any) -> str:
     return f"set a valid value (got {shown[:120] + '…' if len(shown) > 120 else shown})"
 
 
+class Roll(Frozen):
+    """One recorded front-month roll of a futures market's continuous price symbol (e.g. ``CL=F`` moving
+    from the July to the August contract): the instant the price source's series switched contracts.
+    A one-minute return across it is a jump between two contracts, not market noise, so the draw band
+    leaves it out (scoring.md §1, ``noise_rolls``)."""
+
+    market: str
+    at: str
+    from_contract: str = ""
+    to_contract: str = ""
+
+    @field_validator("at")
+    @classmethod
+    def _aware(cls, value: str) -> str:
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"{value!r} is not an ISO 8601 time") from None
+        if moment.tzinfo is None:
+            raise ValueError(f"{value!r} has no UTC offset; write e.g. 2026-06-22T13:30:00Z")
+        return value
+
+    @property
+    def instant(self) -> datetime:
+        return datetime.fromisoformat(self.at.replace("Z", "+00:00")).astimezone(UTC)
+
+
+class Rolls(Frozen):
+    """``rolls.toml``: every recorded roll (none recorded: an empty list, and no minute is excluded)."""
+
+    roll: tuple[Roll, ...] = ()
+
+    def of(self, market: str) -> tuple[datetime, ...]:
+        return tuple(sorted(r.instant for r in self.roll if r.market == market))
+
+
+def load_rolls(path: Path) -> Rolls:
+    """The recorded futures rolls; a league without ``rolls.toml`` has none."""
+    return load_toml_model(Rolls, path) if path.exists() else Rolls()
+
+
 def load_markets(path: Path) -> Markets:
     raw = read_toml(path)
     defaults = raw.get("defaults", {})
@@ -344,6 +387,7 @@ class Config(Frozen):
     settings: LeagueSettings
     markets: Markets
     roster: Roster
+    rolls: Rolls = Rolls()
 
     @property
     def data_dir(self) -> Path:
@@ -364,8 +408,10 @@ def load_config(folder: Path, *, roster_file: str = "roster.toml") -> Config:
         settings=load_league_settings(folder / "league.toml"),
         markets=load_markets(folder / "markets.toml"),
         roster=load_roster(folder / roster_file),
+        rolls=load_rolls(folder / "rolls.toml"),
     )
     _cross_check(config, folder / roster_file)
+    _check_rolls(config, folder / "rolls.toml")
     return config
 
 
@@ -385,6 +431,15 @@ def _cross_check(config: Config, roster_path: Path) -> None:
     if sch.score <= latest:
         raise ConfigError(f"{league_toml}: key `schedule.score` = {sch.score!r} is not after the latest market "
                           f"end ({latest} ET)", fix=f"set [schedule] score later than {latest}, e.g. 16:05")
+
+
+def _check_rolls(config: Config, path: Path) -> None:
+    """A roll belongs to a futures market of markets.toml."""
+    futures = {m.code for m in config.markets.markets if m.kind == "future"}
+    for i, roll in enumerate(config.rolls.roll):
+        if roll.market not in futures:
+            raise ConfigError(f"{path}: roll {i + 1}: market {roll.market!r} is not a futures market of markets.toml",
+                              fix=f"use one of {', '.join(sorted(futures))}")
 
 
 def shipped_config_dir() -> Path:

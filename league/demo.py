@@ -3,8 +3,9 @@
 The league is built by the one composition root (:func:`league.compose.build_league`) from the demo
 configuration that ``league init --demo`` writes: replay prices (real daily history with synthesized
 minutes), scripted seats running as real child processes inside the bubblewrap sandbox, the
-baselines, two local RFC 3161 authorities, SQLite. Two stand-ins that no configuration can express
-are added here: a seeded synthetic crowd resolved by the replay's own outcomes, and the oracle hints.
+baselines, two local RFC 3161 test authorities, SQLite. The stand-ins that no configuration can
+express are added here: a seeded synthetic crowd resolved by the replay's own outcomes, the oracle
+hints, and a local OpenTimestamps calendar and Rekor log on 127.0.0.1 for the season's duration.
 The day's jobs run through the scheduler's catch-up path under a simulated clock; replies are sealed
 at their simulated arrival times. It ends by publishing the open data (the caller verifies the book).
 
@@ -16,21 +17,22 @@ imports this module (an import contract in pyproject.toml holds that).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, time, timedelta
 from pathlib import Path
 from typing import Any
 
 from league.calendar import Calendar, default_calendar, et_time, event_contract
-from league.clock import SimulatedClock
+from league.clock import Clock, SimulatedClock
 from league.compose import build_league
 from league.config import MarketSpec, load_config, load_roster, shipped_config_dir
 from league.counting import run_events
 from league.crowd.recorded import SyntheticCrowd
 from league.errors import LeagueError
 from league.folder import init_folder
-from league.jobs.ask import climatology_context
+from league.jobs.ask import default_context
 from league.jobs.context import League, Stages
 from league.jobs.portfolio import record_bill_rates
 from league.jobs.preflight import require
@@ -38,7 +40,9 @@ from league.jobs.publish import publish_now
 from league.jobs.scheduler import run_session, session_start
 from league.jobs.score import Bars, event_outcome
 from league.jobs.seal import pump
+from league.jobs.stamp import use_services
 from league.prices.reference import terminal_price
+from league.stamps.standins import LocalCalendar, LocalRekor
 from league.store import open_store
 
 DEFAULT_START = date(2026, 6, 1)
@@ -65,15 +69,16 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
     """Write a demo league into OUT, run SESSIONS days, publish; nothing is sealed if a tool is missing."""
     if (out / "config").exists():
         raise LeagueError(f"{out} already holds a league", fix="choose an empty --out folder")
-    require(load_roster(shipped_config_dir() / "roster.demo.toml").seat, local_tsa=True, simulated=True,
-            what="the demo")
+    require(load_roster(shipped_config_dir() / "roster.demo.toml").seat, what="the demo")
     days = demo_sessions(default_calendar(), start, sessions)
     clock = SimulatedClock(session_start(days[0]))
     config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)
     config = load_config(config_dir)
     store = open_store(config.database_url)
-    with build_league(config, clock, stages=DEMO_STAGES, store=store, anchor=days[0]) as lg:
+    with local_stamp_services(clock) as services, \
+            build_league(config, clock, stages=DEMO_STAGES, store=store, anchor=days[0]) as lg:
         add_stand_ins(lg, seed)
+        use_services(lg, **services)
         record_bill_rates(lg, days[0] - timedelta(days=10), days[-1])
         for day in days:
             run_session(lg, day, ledger=store)
@@ -85,13 +90,22 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
     return DemoResult(data_dir, public, [d.isoformat() for d in days], lines, count)
 
 
+@contextmanager
+def local_stamp_services(clock: Clock) -> Iterator[dict[str, Any]]:
+    """The demo's OpenTimestamps calendar and Rekor log: local stand-ins on 127.0.0.1 for as long as the
+    season runs (league/stamps/standins.py), so its folder has ``.ots`` proofs and log entries for the
+    reader's steps 6 and 10 — reported as pending and as a log that is not Sigstore's public one."""
+    with LocalCalendar().serve() as calendar, LocalRekor(clock.now).serve() as rekor:
+        yield {"calendars": (calendar,), "rekor_url": rekor}
+
+
 def add_stand_ins(lg: League, seed: int) -> None:
     """What the demo adds to a league built from its configuration: the synthetic crowd, and the oracle
     hints beside the climatology table in each ask's context."""
     lg.crowd = synthetic_crowd(lg, seed)
 
     def context(league: League, session: str) -> dict[str, Any]:
-        return {"hint": oracle_hints(league, date.fromisoformat(session)), **climatology_context(league, session)}
+        return {"hint": oracle_hints(league, date.fromisoformat(session)), **default_context(league, session)}
 
     lg.ask_context = context
 

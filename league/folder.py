@@ -8,6 +8,7 @@ with their first lines.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,14 @@ def fetch_history(config: Any, target: Path) -> Path:
     return target
 
 
+def _offline_stamps(text: str) -> str:
+    """The demo reaches no public authority, calendar or log: its [stamps] lists are emptied (the
+    local test authorities of ``local_tsa`` stand in, and say so)."""
+    text = re.sub(r"(?ms)^tsa = \[\n.*?^\]\n", "tsa = []  # offline demo: local test authorities only\n", text)
+    text = re.sub(r"(?m)^ots_calendars = \[.*\]$", "ots_calendars = []  # offline demo: no public calendars", text)
+    return re.sub(r'(?m)^rekor_url = "[^"]*"', 'rekor_url = ""', text)
+
+
 def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
                 clock: Clock | None = None, history: Path | None = None) -> tuple[Path, Path]:
     """Copy the example config into TARGET/config, make TARGET/data, open both books.
@@ -91,8 +100,7 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
         text = text.replace("local_tsa = false", "local_tsa = true")
         text = text.replace("per_answer = true ", "per_answer = false")  # the 09:30 stamp is signed at 09:30:00
         text = text.replace('mode = "system"', 'mode = "simulated"')
-        text = text.replace('ots_calendars = ["https://a.pool.opentimestamps.org", "https://b.pool.opentimestamps.org"]',
-                            "ots_calendars = []  # offline demo: no public calendars")
+        text = _offline_stamps(text)
         if seed is not None:
             text = text.replace("seed = 7 ", f"seed = {int(seed)} ")
         (config_dir / "league.toml").write_text(text, encoding="utf-8")

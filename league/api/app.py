@@ -30,14 +30,16 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query, Request
 from fastapi import Path as FastPath
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 
 from league.api import views
 from league.api.contest import CONTEST_KINDS, ContestBook, contest_view
 from league.api.embargo import embargoed_file
 from league.api.errors import ApiError, BadRequest, NotFound, RangeNotSatisfiable
 from league.api.paths import DataPaths
+from league.api.prerender import render_index
 from league.api.schemas import LineView, line_view
+from league.ops import metrics
 
 PAGE_DIR = Path(__file__).resolve().parent / "page"
 PAGE_FILES = {"app.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
@@ -57,6 +59,7 @@ def create_app(data_dir: Path, *, poll_s: float = POLL_S) -> FastAPI:
     app = FastAPI(title="Forecasting league", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
     app.state.store = store
     _handlers(app)
+    _ops_routes(app, store)
     _json_routes(app, store)
     _book_routes(app, store, poll_s)
     _contest_routes(app, store, poll_s)
@@ -153,7 +156,9 @@ def _book_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
 
     @app.get("/api/stream")
     def stream(request: Request, start: Annotated[int, Query(alias="from", ge=1)] = 1,
-               kind: Annotated[list[str] | None, Query()] = None, follow: bool = True) -> StreamingResponse:
+               kind: Annotated[list[str] | None, Query()] = None, follow: bool = False) -> StreamingResponse:
+        """NDJSON from line ``from``; ends at the last line unless ``follow=true`` keeps it open (a
+        client that forgot the flag gets an answer that ends, not a connection held forever)."""
         _check_start(start, store.book.refresh())
         kinds = _check_kinds(store, kind or [])
         return StreamingResponse(_follow(store, request, start, kinds, follow, poll_s), media_type=NDJSON,
@@ -206,7 +211,7 @@ def _contest_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
     @app.get("/api/contest/stream")
     def contest_stream(request: Request, start: Annotated[int, Query(alias="from", ge=1)] = 1,
                        kind: Annotated[list[str] | None, Query()] = None,
-                       follow: bool = True) -> StreamingResponse:
+                       follow: bool = False) -> StreamingResponse:
         unknown = sorted(set(kind or []) - CONTEST_KINDS)
         if unknown:
             raise BadRequest(f"unknown kind {', '.join(unknown)}", fix=f"use one of {sorted(CONTEST_KINDS)}")
@@ -238,10 +243,35 @@ async def _follow_contest(book: ContestBook, request: Request, start: int, kinds
             yield b"\n"
 
 
+def _ops_routes(app: FastAPI, store: views.Store) -> None:
+    """``/healthz`` for a load balancer or nginx, ``/metrics`` for Prometheus; requests are counted by
+    route template (never by raw path, so a scan of random paths cannot grow the series)."""
+
+    @app.middleware("http")
+    async def count(request: Request, call_next: Any) -> Any:
+        response = await call_next(request)
+        route = request.scope.get("route")
+        metrics.api_request(getattr(route, "path", "unmatched"), response.status_code)
+        return response
+
+    @app.get("/healthz", include_in_schema=False)
+    def healthz() -> JSONResponse:
+        try:
+            lines = store.book.refresh()
+        except OSError as exc:
+            return JSONResponse({"status": "unavailable", "error": f"book unreadable: {exc}"}, status_code=503)
+        return JSONResponse({"status": "ok", "book_lines": lines})
+
+    @app.get("/metrics", include_in_schema=False)
+    def metrics_text() -> Response:
+        data, ctype = metrics.exposition()
+        return Response(data, media_type=ctype)
+
+
 def _file_routes(app: FastAPI, store: views.Store) -> None:
     @app.get("/", include_in_schema=False)
-    def index() -> FileResponse:
-        return FileResponse(PAGE_DIR / "index.html", media_type="text/html")
+    def index() -> HTMLResponse:
+        return HTMLResponse(render_index(PAGE_DIR / "index.html", store))
 
     @app.get("/page/{name}", include_in_schema=False)
     def page_asset(name: str) -> FileResponse:

@@ -25,6 +25,14 @@ from league.api.errors import NotFound
 
 #: Kinds whose lines carry a seat's content for their session.
 EMBARGOED_KINDS = frozenset({"answer", "incident", "silence", "decision", "trade", "rejection", "shadow", "bet"})
+#: Kinds held back only when the line says so: a ``correction`` of a cell is a probability.
+MAYBE_EMBARGOED = frozenset({"correction"})
+
+
+def held_back(line: dict[str, Any]) -> bool:
+    """Whether this line's content waits for its session's score (its kind, or a corrected cell)."""
+    kind = line.get("kind")
+    return kind in EMBARGOED_KINDS or (kind == "correction" and line.get("target") == "cell")
 #: What stays visible of an embargoed line: where it is in the chain, whose it is, its hashes and times.
 VISIBLE = ("n", "kind", "at", "prev", "link", "seal", "run_id", "session", "seat", "attempt", "league", "account",
            "booked_at", "started_at", "own_sha256", "ask_sha256", "seat_ask_sha256")
@@ -54,8 +62,10 @@ class Embargo:
                     self._run_sessions[str(line.get("run_id", ""))] = str(line.get("session", ""))
                 elif kind == SCORE_KIND:
                     self._scored.add(self.session_of(self.book.line(n)))
-                elif kind in EMBARGOED_KINDS:
+                elif kind in EMBARGOED_KINDS or kind in MAYBE_EMBARGOED:
                     line = self.book.line(n)
+                    if not held_back(line):
+                        continue
                     session = self.session_of(line)
                     self._content_sessions.add(session)
                     if line.get("own_sha256"):
@@ -86,7 +96,7 @@ class Embargo:
     # ----------------------------------------------------------------------------- lines
     def public_raw(self, raw: bytes, kind: str | None = None) -> bytes:
         """The line as it may be served now: unchanged, or redacted while its session is embargoed."""
-        if kind is not None and kind not in EMBARGOED_KINDS:
+        if kind is not None and kind not in EMBARGOED_KINDS and kind not in MAYBE_EMBARGOED:
             return raw
         try:
             line: dict[str, Any] = json.loads(raw)
@@ -97,7 +107,7 @@ class Embargo:
 
     def redact(self, line: dict[str, Any]) -> dict[str, Any]:
         """``line`` itself when it may be shown, else a copy holding only :data:`VISIBLE` keys."""
-        if line.get("kind") not in EMBARGOED_KINDS or self.scored(self.session_of(line)):
+        if not held_back(line) or self.scored(self.session_of(line)):
             return line
         kept = {k: line[k] for k in VISIBLE if k in line}
         withheld = sorted(k for k in line if k not in kept)

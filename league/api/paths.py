@@ -25,6 +25,8 @@ class DataPaths:
     @classmethod
     def resolve(cls, data_dir: Path) -> DataPaths:
         data_dir = Path(data_dir).resolve()
+        if not (data_dir / "books").is_dir() and (data_dir / "data" / "books").is_dir():
+            data_dir = data_dir / "data"  # the folder of `league demo --out DIR` holds config/ and data/
         public = data_dir / "public" if (data_dir / "public").is_dir() else data_dir
         live = data_dir / "books" / BOOK
         book = live if live.is_file() else public / BOOK

@@ -257,7 +257,8 @@ def proof_links(store: Store, day: str) -> list[str]:
     folder = store.paths.public / "proof" / day
     if not folder.is_dir():
         return []
-    return [f"/proof/{day}/{p.name}" for p in sorted(folder.iterdir()) if p.is_file()]
+    # relative to the page, so the page works under any URL prefix (e.g. nginx's /league/)
+    return [f"proof/{day}/{p.name}" for p in sorted(folder.iterdir()) if p.is_file()]
 
 
 def today(store: Store) -> dict[str, Any]:
@@ -272,7 +273,38 @@ def today(store: Store) -> dict[str, Any]:
             "book_lines": store.book.lines}
 
 
+def points(store: Store) -> dict[str, Any]:
+    """The point-forecast (MASE) table per seat from council-points.json, when published."""
+    report = store.json("council-points.json")
+    if not isinstance(report, dict):
+        return {"seats": [], "source": "council-points.json not published yet"}
+    rows = [{"seat": name, "overall": s.get("overall"), "buckets": s.get("buckets", {}),
+             "windows": s.get("windows", 0), "compliance": s.get("compliance", {})}
+            for name, s in sorted((report.get("seats") or {}).items())]
+    return {"seats": rows, "naive_windows": (report.get("naive") or {}).get("windows", 0),
+            "source": "council-points.json"}
+
+
+def corrections(store: Store) -> list[dict[str, Any]]:
+    """Every sealed correction line (paper §3.10), newest first: what it corrects, the new value, why.
+    The figures on the page already use them (the CSV and the statistics apply each one)."""
+    store.book.refresh()
+    store.embargo.refresh()
+    found = [n for n in range(1, store.book.lines + 1) if store.book.kind(n) == "correction"]
+    out = []
+    for n in reversed(found):
+        c = store.book.line(n)
+        session = store.embargo.session_of(c)
+        hidden = c.get("target") == "cell" and not store.embargo.scored(session)  # a cell is a probability
+        out.append({"line": n, "at": c.get("at"), "of": c.get("of"), "target": c.get("target"),
+                    "session": session or None, "seat": c.get("seat"), "market": c.get("market"),
+                    "horizon": c.get("horizon"), "field": c.get("field"), "value": c.get("value"),
+                    "cell": None if hidden else c.get("cell"), "embargoed": hidden,
+                    "source": c.get("source"), "reason": c.get("reason")})
+    return out
+
+
 def page(store: Store) -> dict[str, Any]:
     """Everything the league page shows, in one answer."""
     return {"today": today(store), "league": league_table(store), "grid": grid(store), "n_eff": n_eff(store),
-            "calibration": calibration(store)}
+            "calibration": calibration(store), "points": points(store), "corrections": corrections(store)}

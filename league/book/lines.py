@@ -75,6 +75,8 @@ class OpeningLine(Line):
     methodology: dict[str, JsonValue]
     markets: list[dict[str, JsonValue]]
     config_sha256: str
+    #: SHA-256 of DATA/climatology.json, sealed before the season's first ask (published as climatology.json).
+    climatology_sha256: str | None = None
 
 
 class PreflightCheck(_Model):
@@ -241,6 +243,8 @@ class ScoreLine(Line):
     seats: list[ScoreRow]
     of: list[int]
     noise: dict[str, Number | None]
+    #: market -> the recorded futures rolls inside its draw band's sessions (only when there are any)
+    noise_rolls: dict[str, list[str]] | None = None
     price_errors: list[str]
 
 
@@ -254,6 +258,19 @@ class CrowdLine(Line):
     contract_id: str
     resolved_up: bool
     run_id: str
+    #: seat -> {"minute": the answer's sealing minute, "price": the crowd's price then or null} (§4.9)
+    at_answer: dict[str, dict[str, JsonValue]] | None = None
+
+
+class ShadowWeightsLine(Line):
+    """The shadow consensus's frozen seat weights (paper §5.3, §8), sealed when the segment's design
+    window (sessions 1-10) is scored, before session 11 is asked; scoring reads these, never a recount."""
+
+    kind: Literal["shadow_weights"] = "shadow_weights"
+    session: str
+    methodology_version: str
+    window: list[str]
+    weights: dict[str, JsonValue]
 
 
 class CorrectionLine(Line):
@@ -370,6 +387,10 @@ class RosterSeat(_Model):
     horizons: dict[str, list[str]]
     deadline: str
     timeout_s: Number
+    #: The seat's lab and side (roster.toml): sealed so the consensus's family rule and the sides
+    #: diagnostics can be recomputed from the published books alone (absent in older books).
+    family: str = ""
+    side: str = ""
 
 
 class RosterLine(Line):
@@ -396,6 +417,34 @@ class AskLine(Line):
     common_sha256: str
 
 
+class BlindSeat(_Model):
+    seat: str
+    identity_sha256: str
+
+
+class BlindLine(Line):
+    """A blind season's commitments, sealed before the first ask: one identity hash per seat (league/blind.py)."""
+
+    kind: Literal["blind"] = "blind"
+    rule: str
+    seats: list[BlindSeat]
+
+
+class RevealedSeat(_Model):
+    seat: str
+    salt: str
+    model: str
+    version: str
+    mode: str
+
+
+class RevealLine(Line):
+    """The end of a blind season: each seat's salt and identity, checkable against the ``blind`` line."""
+
+    kind: Literal["reveal"] = "reveal"
+    seats: list[RevealedSeat]
+
+
 class ForeignLine(Line):
     """A line that fits no model of this version: every key is kept as it was read."""
 
@@ -405,7 +454,7 @@ class ForeignLine(Line):
 
 CouncilLine = (OpeningLine | PreflightLine | RunLine | AnswerLine | IncidentLine | SilenceLine | IngestCloseLine
                | ScoreLine | CrowdLine | CorrectionLine | RulesLine | DecisionLine | RejectionLine | TradeLine
-               | MarkLine)
+               | MarkLine | ShadowWeightsLine | BlindLine | RevealLine)
 AskChainLine = CountingRuleLine | RosterLine | AskLine
 TypedLine = Annotated[CouncilLine | AskChainLine, Field(discriminator="kind")]
 _ADAPTER: TypeAdapter[TypedLine] = TypeAdapter(TypedLine)
@@ -418,7 +467,8 @@ def _kinds(*models: type[Line]) -> frozenset[str]:
 #: Every kind of line the council book holds, for readers that filter by kind.
 COUNCIL_KINDS: frozenset[str] = _kinds(OpeningLine, PreflightLine, RunLine, AnswerLine, IncidentLine, SilenceLine,
                                        IngestCloseLine, ScoreLine, CrowdLine, CorrectionLine, RulesLine,
-                                       DecisionLine, RejectionLine, TradeLine, MarkLine)
+                                       DecisionLine, RejectionLine, TradeLine, MarkLine, ShadowWeightsLine,
+                                       BlindLine, RevealLine)
 ASK_CHAIN_KINDS: frozenset[str] = _kinds(CountingRuleLine, RosterLine, AskLine)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -21,19 +22,62 @@ ConfigOpt = Annotated[Path, typer.Option("--config", envvar="LEAGUE_CONFIG", hel
 GraceOpt = Annotated[float, typer.Option(
     "--stop-grace", envvar="LEAGUE_STOP_GRACE_S", min=0.0,
     help="after SIGTERM/SIGINT, seconds to wait for asks in flight (keep below systemd's TimeoutStopSec)")]
+StandbyOpt = Annotated[float, typer.Option(
+    "--standby-poll", envvar="LEAGUE_STANDBY_POLL_S", min=0.1,
+    help="while another daemon leads this league, seconds between tries of the leader lock")]
+OpsOpt = Annotated[str, typer.Option(
+    "--ops-listen", envvar="LEAGUE_OPS_LISTEN",
+    help="HOST:PORT of the daemon's /healthz and /metrics endpoint (loopback by default; 'off' disables it)")]
 
 
-def daemon(config: ConfigOpt = Path("config"), stop_grace: GraceOpt = DEFAULT_GRACE_S) -> None:
+def daemon(config: ConfigOpt = Path("config"), stop_grace: GraceOpt = DEFAULT_GRACE_S,
+           ops_listen: OpsOpt = "127.0.0.1:9464", standby_poll: StandbyOpt = 5.0) -> None:
     """Run live: catch up on missed jobs in order (once each), then follow the NYSE schedule.
 
+    One daemon leads a league: a second one started beside it (this host or another sharing the
+    PostgreSQL index) waits as a standby and takes over when the leader dies (docs/operations.md).
     SIGTERM/SIGINT: start nothing new, seal the replies that arrive within --stop-grace seconds,
-    exit 0; a second signal exits at once."""
-    from league.compose import open_contest, open_live
-    from league.jobs.scheduler import run_daemon
+    exit 0; a second signal exits at once. Under systemd (Type=notify) it reports READY and pings
+    the watchdog; /healthz and /metrics are served on --ops-listen. The CLI contest runs beside the
+    council when the config folder holds a contest.toml (docs/contest.md)."""
+    from league.config import load_config
     from league.log import configure
+    from league.ops import health, leader, sdnotify
 
     configure(json_logs=True, level="INFO")
+    listen = health.parse_listen(ops_listen)
+    cfg = load_config(config)
     stop = Shutdown(stop_grace).install()
+    server = health.serve(health.DAEMON, *listen) if listen else None
+    if server is not None:
+        log.info("ops.listening", url=f"http://{listen[0]}:{server.server_address[1]}/healthz")  # type: ignore[index]
+    pings_off = threading.Event()
+    sdnotify.start_watchdog(health.DAEMON.alive, pings_off)
+    lock = leader.leader_lock(cfg.database_url, cfg.data_dir)
+    try:
+        sdnotify.notify("READY=1", "STATUS=taking the leader lock")
+        if leader.wait_to_lead(lock, poll_s=standby_poll, stop=stop.requested.is_set,
+                               on_wait=_standing_by):
+            _lead(config, stop)
+    finally:
+        pings_off.set()
+        lock.release()
+        if server is not None:
+            server.shutdown()
+    exit_now(0)  # asks still running past the grace period are abandoned, not waited for
+
+
+def _standing_by() -> None:
+    from league.ops import health, sdnotify
+
+    health.DAEMON.beat()
+    sdnotify.notify("STATUS=standby: another daemon leads this league")
+
+
+def _lead(config: Path, stop: Shutdown) -> None:
+    from league.compose import open_contest, open_live
+    from league.jobs.scheduler import run_daemon
+
     lg = open_live(config)
     lg.shutdown = stop
     contest = open_contest(lg)  # the CLI contest runs beside the council when config/contest.toml exists
@@ -44,7 +88,6 @@ def daemon(config: ConfigOpt = Path("config"), stop_grace: GraceOpt = DEFAULT_GR
             contest.close(stop.remaining())
         lg.close()
     log.info("daemon.stopped", signal=stop.signum, seal_failures=len(lg.seal_failures))
-    exit_now(0)  # asks still running past the grace period are abandoned, not waited for
 
 
 def run(
@@ -121,6 +164,8 @@ def status(config: ConfigOpt = Path("config")) -> None:
     from league.jobs.scheduler import planned
     from league.store import open_store
 
+    if not (config / "league.toml").is_file() and (config / "config" / "league.toml").is_file():
+        config = config / "config"  # the folder of `league demo --out DIR`
     cfg = load_config(config)
     if not (cfg.data_dir / "books").is_dir():
         raise LeagueError(f"{cfg.data_dir}: no league data folder (no books/)",

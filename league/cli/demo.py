@@ -37,6 +37,18 @@ def demo(
     console.print(f"verified {result.public_dir / 'council-book.jsonl'}: {report.lines} lines, "
                   f"last link {report.last_link[:16]}…  ({result.forecasts} forecast rows)")
     console.print(f"open data: {result.public_dir}")
+    console.print(DEMO_AUTHORITIES)
+
+
+#: Said after every demo: its stamps come from stand-ins the operator (this machine) runs.
+DEMO_AUTHORITIES = (
+    "stamps: the demo's RFC 3161 tokens are signed by two LOCAL TEST AUTHORITIES (local-a, local-b) generated on "
+    "this machine; their roots are published in proof/tsa/ and are in no reader's trust store, so `league verify` "
+    "reports them as untrusted (as declared by the operator with --trust-folder-certs) and --strict fails. Its "
+    ".ots proofs and transparency-log entries come from a local calendar and a local Rekor stand-in (pending, "
+    "and a log that is not Sigstore's). None of it proves anything to an outsider; a live league uses the "
+    "public authorities, calendars and log of config/league.toml."
+)
 
 
 def _print_tables(console: object, public: Path) -> None:

@@ -66,6 +66,9 @@ def questions(
     eval_config: Annotated[Path | None, typer.Option("--eval-config", envvar="LEAGUE_EVAL_CONFIG")] = None,
     roster: Annotated[Path | None, typer.Option("--roster", envvar="LEAGUE_ROSTER",
                                                 help="a league roster.toml for seats beyond the config")] = None,
+    stamp_config: Annotated[Path | None, typer.Option(
+        "--stamp-config", envvar="LEAGUE_EVAL_STAMP_CONFIG",
+        help="a league's config folder: stamp the eval book with its [stamps] authorities")] = None,
 ) -> None:
     """Run one seat on a question file, N trials per question, sealed in OUT/eval-book.jsonl."""
     from league.clock import SystemClock
@@ -88,6 +91,12 @@ def questions(
     if qset.recipe.source == "league":
         typer.echo("note: the file has no dataset_metadata; prompts use the league's own recipe")
     result = run_questions(qset, chosen, out, SystemClock(), opts, say=typer.echo)
+    if stamp_config is not None:
+        from league.evals.stamping import stamp_eval_book
+
+        stamped = stamp_eval_book(stamp_config, out, SystemClock(), result.run_id)
+        typer.echo(f"eval book stamped: trust level {stamped.trust_level}" if stamped else
+                   "eval book NOT stamped (see the log); the run itself is complete")
     _print_scores(result.results)
     typer.echo(f"excluded: {len(result.results['excluded'])} (reasons in results.json)")
     typer.echo(f"open data: {result.public} (run {result.run_id})")

@@ -17,7 +17,8 @@ def register(app: typer.Typer) -> None:
 def serve(
     data: DataDir = Path("data"),
     host: Annotated[str, typer.Option("--host", envvar="LEAGUE_HOST", help="address to listen on")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", envvar="LEAGUE_PORT", help="TCP port")] = 8080,
+    port: Annotated[int, typer.Option(
+        "--port", envvar="LEAGUE_PORT", help="TCP port (deploy/nginx-league.conf proxies to 8765)")] = 8765,
     header_timeout: Annotated[float, typer.Option(
         "--header-timeout", envvar="LEAGUE_HEADER_TIMEOUT", min=0.1,
         help="seconds a client has to send a request's headers before the connection is closed")] = 10.0,
@@ -30,4 +31,6 @@ def serve(
 
     application = create_app(data)
     typer.echo(f"serving {data} on http://{host}:{port}/ (league page at /, open data at /index.html)")
-    uvicorn.run(application, host=host, port=port, log_level="warning", http=header_timeout_protocol(header_timeout))
+    # log_config=None: uvicorn keeps the root handler league.log installed (JSON or console like every line)
+    uvicorn.run(application, host=host, port=port, log_level="warning", log_config=None,
+                http=header_timeout_protocol(header_timeout))

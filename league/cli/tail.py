@@ -30,10 +30,24 @@ def tail(
                                          help="keep waiting for new lines")] = False,
     raw: Annotated[bool, typer.Option("--raw", envvar="LEAGUE_TAIL_RAW",
                                       help="print score lines whole instead of a compact row")] = False,
+    rows: Annotated[bool, typer.Option("--rows", envvar="LEAGUE_TAIL_ROWS",
+                                       help="print scored rows (CSV columns + brier), not book lines")] = False,
+    after_row: Annotated[str | None, typer.Option("--after-row", envvar="LEAGUE_TAIL_AFTER_ROW",
+                                                  help="with --rows: resume after this row_id")] = None,
+    fmt: Annotated[str, typer.Option("--format", envvar="LEAGUE_TAIL_FORMAT",
+                                     help="with --rows: csv or ndjson")] = "csv",
 ) -> None:
-    """Print each line from --from on; score lines as one compact row. Resumes after a disconnect."""
+    """Print each line from --from on; score lines as one compact row. Resumes after a disconnect.
+
+    With --rows, a researcher's view: each row of council-forecasts.csv as it is scored, with its
+    Brier, from a data folder (or the demo's folder); --after-row resumes after the last row seen.
+    With contest kinds (``--kind 'contest.*'``), the CLI contest's book instead of the council's."""
     from league.api.contest import CONTEST_KINDS
     from league.api.follow import compact, follow_file, follow_url
+
+    if rows:
+        _tail_rows(source, after_row, fmt, follow)
+        return
 
     kinds, contest = _kinds(kind or [], CONTEST_KINDS)
     if source.startswith(("http://", "https://")):
@@ -65,3 +79,19 @@ def _kinds(asked: list[str], contest_kinds: frozenset[str]) -> tuple[frozenset[s
         raise LeagueError("council and contest kinds are in two books; `league tail` follows one",
                           fix="run one `league tail` for the council's kinds and one for the contest's")
     return (frozenset() if everything else frozenset(wanted)), contest
+
+
+def _tail_rows(source: str, after_row: str | None, fmt: str, follow: bool) -> None:
+    from league.errors import LeagueError
+    from league.publish.tailrows import follow_rows, render
+
+    if fmt not in ("csv", "ndjson"):
+        raise LeagueError(f"--format {fmt!r}", fix="use csv or ndjson")
+    if source.startswith(("http://", "https://")):
+        raise LeagueError("--rows reads a data folder", fix="run it on the league host with --rows DATA_DIR")
+    path = Path("data") if source == DEFAULT_BOOK and not Path(source).exists() else Path(source)
+    try:
+        for text in render(follow_rows(path, after_row, follow), fmt):
+            typer.echo(text)
+    except KeyboardInterrupt:
+        raise typer.Exit(0) from None

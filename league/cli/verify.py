@@ -41,15 +41,50 @@ def _verify_book(path: Path, workers: int | None) -> None:
     typer.echo(f"ok {path}: {report.lines} lines, sha256 {report.sha256}, last link {report.last_link or '-'}")
 
 
-def _verify_folder(target: str) -> None:
-    from league.verify.reader import verify_published
+def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool, strict: bool) -> None:
+    from league.publish.rebuild import rebuild_step
+    from league.stamps.trust import TrustStore
+    from league.verify.reader import manifest_step, verify_published
 
-    failed = 0
-    for step in verify_published(target):
-        typer.echo(f"step {step.step:>2} {step.name}: {step.status}" + (f" — {step.detail}" if step.detail else ""))
+    failed, refused = 0, []
+    extra = [(11, "derived files", rebuild_step), (12, "release manifest", manifest_step)]
+    steps = verify_published(target, extra=extra, trust=TrustStore.default(anchors),
+                             trust_folder_certs=trust_folder_certs)
+    for step in steps:
+        typer.echo(step.line())
         failed += step.status == "FAILED"
+        refused += [f"step {step.step}: {step.strict}"] if step.strict and step.status != "FAILED" else []
+    _compliance(target)
     if failed:
         raise LeagueError(f"{failed} verification step(s) FAILED for {target}")
+    if strict and refused:
+        raise LeagueError(f"--strict: {'; '.join(refused)}",
+                          fix="only tokens whose roots are in your trust store count under --strict "
+                              "(--trust-anchor PEM adds a root you have checked yourself)")
+
+
+def _compliance(target: str) -> None:
+    """The paper's 17 requirements as the folder states them (arena-compliance.json), when it is local."""
+    import json
+
+    from league.publish.compliance import table_lines
+
+    if target.startswith(("http://", "https://")):
+        typer.echo(f"compliance: read {target.rstrip('/')}/arena-compliance.json (each row names the check to run)")
+        return
+    path = Path(target) / "arena-compliance.json"
+    if not path.is_file():
+        typer.echo("compliance: arena-compliance.json is not published")
+        return
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        typer.echo(f"compliance: arena-compliance.json cannot be read ({exc})")
+        return
+    typer.echo("compliance with Sealed Before the Open §3.13 as the folder declares it (arena-compliance.json); "
+               "run each check to see for yourself:")
+    for line in table_lines(doc):
+        typer.echo(line)
 
 
 def verify(
@@ -59,11 +94,20 @@ def verify(
     ] = None,
     typed: Annotated[bool, typer.Option("--typed", envvar="LEAGUE_VERIFY_TYPED",
                                         help="also check every line of a book against its kind's model")] = False,
+    trust_folder_certs: Annotated[bool, typer.Option(
+        "--trust-folder-certs", envvar="LEAGUE_VERIFY_TRUST_FOLDER_CERTS",
+        help="accept RFC 3161 roots published in the folder itself, reported as declared by the operator")] = False,
+    strict: Annotated[bool, typer.Option(
+        "--strict", envvar="LEAGUE_VERIFY_STRICT",
+        help="exit non-zero when a token is trusted only on the operator's word (folder certificates)")] = False,
+    anchors: Annotated[list[Path] | None, typer.Option(
+        "--trust-anchor", envvar="LEAGUE_VERIFY_TRUST_ANCHORS",
+        help="a PEM root you trust, added to the system CA bundle and the pinned authorities (repeatable)")] = None,
 ) -> None:
     """Verify a book's hash chain (first bad line and why), or every reader's step on a published folder."""
     path = Path(target)
     if target.startswith(("http://", "https://")) or path.is_dir():
-        _verify_folder(target)
+        _verify_folder(target, anchors=list(anchors or []), trust_folder_certs=trust_folder_certs, strict=strict)
     else:
         _verify_book(path, workers)
         if typed:

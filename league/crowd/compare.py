@@ -34,6 +34,11 @@ class CrowdRow:
     crowd_outcome: bool | None
     league_outcome: bool | None
     volume_usd: float
+    venue: str = ""
+    contract_id: str = ""
+    #: the crowd's price at the minute the seat's answer was sealed (the ``crowd`` line), if read
+    price_at_answer: float | None = None
+    answer_minute: str = ""
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.crowd_up) and 0.0 <= self.crowd_up <= 100.0):
@@ -115,3 +120,51 @@ def sealed_quotes(run: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The sealed quotes of a run line (anything else in `crowd` is not a quote and is passed over)."""
     keys = ("market", "venue", "contract_id", "price", "volume_usd")
     return [q for q in run.get("crowd") or [] if isinstance(q, dict) and all(k in q for k in keys)]
+
+
+def _right(p: float, outcome: bool) -> bool | None:
+    """On the side that happened: True/False; a 50 takes no side (None)."""
+    return None if p == 0.5 else (p > 0.5) == outcome
+
+
+def _who(model: bool | None, crowd: bool | None) -> str:
+    return {(True, True): "both", (True, False): "model", (False, True): "crowd"}.get(
+        (bool(model), bool(crowd)), "neither")
+
+
+def question(row: CrowdRow) -> dict[str, Any]:
+    """One question of §4.9 (paper): the model's p (``crowd_up``/100), the crowd's sealed p at ask time and
+    at the answer's minute, both Briers on the crowd's own outcome, and who was right (a 50 is neither)."""
+    out = row.crowd_outcome
+    model_p, crowd_p, at_p = row.crowd_up / 100.0, row.crowd_price, row.price_at_answer
+    model_right = None if out is None else _right(model_p, out)
+    crowd_right = None if out is None else _right(crowd_p, out)
+    return {
+        "session": row.session.isoformat(), "market": row.market, "venue": row.venue,
+        "contract_id": row.contract_id, "seat": row.seat, "tier": row.tier, "volume_usd": row.volume_usd,
+        "model_p": model_p, "crowd_p": crowd_p, "answer_minute": row.answer_minute, "crowd_p_at_answer": at_p,
+        "resolved_up": out,
+        "model_brier": None if out is None else (model_p - float(out)) ** 2,
+        "crowd_brier": None if out is None else (crowd_p - float(out)) ** 2,
+        "crowd_brier_at_answer": None if out is None or at_p is None else (at_p - float(out)) ** 2,
+        "model_right": model_right, "crowd_right": crowd_right,
+        "who_was_right": None if out is None else _who(model_right, crowd_right),
+    }
+
+
+def at_answer_minute(rows: Iterable[CrowdRow]) -> list[dict[str, Any]]:
+    """Per seat and tier: the seat against the crowd of its OWN answer minute (paper §4.9: the calibration
+    file's clock), on resolved rows whose answer-minute price was read; ``gap`` > 0: the seat's Brier is lower."""
+    groups: dict[tuple[str, Tier], list[CrowdRow]] = {}
+    for row in rows:
+        if row.crowd_outcome is not None and row.price_at_answer is not None:
+            groups.setdefault((row.seat, row.tier), []).append(row)
+    out = []
+    for seat, tier in sorted(groups, key=lambda key: (key[0], key[1] != "primary")):
+        g = groups[(seat, tier)]
+        outcomes = [bool(r.crowd_outcome) for r in g]
+        seat_b = brier([r.crowd_up / 100.0 for r in g], outcomes)
+        crowd_b = brier([float(r.price_at_answer or 0.0) for r in g], outcomes)
+        out.append({"seat": seat, "tier": tier, "n": len(g), "seat_brier": seat_b,
+                    "crowd_brier_at_answer": crowd_b, "gap": crowd_b - seat_b})
+    return out

@@ -184,3 +184,8 @@ class CrowdProvider(Protocol):
     def resolution(self, quote: CrowdQuote) -> bool | None:
         """True if the contract resolved on ``quote.side``, False if not, None if not resolved yet."""
         ...
+
+    def price_at(self, quote: CrowdQuote, minute: datetime) -> float | None:
+        """The crowd's price (0-1) of ``quote.side`` at ``minute`` (the last price at or before its end):
+        the crowd at the minute a seat answered (paper §4.9); None when the venue has no price then."""
+        ...

@@ -233,6 +233,11 @@ class KalshiCrowd:
             read_at=now, threshold=level,
         )
 
+    def price_at(self, quote: CrowdQuote, minute: datetime) -> float | None:
+        """Not read: a Kalshi price is interpolated between two rungs' books at ask time, and the rungs'
+        minute histories are not fetched, so the answer-minute price stays empty (stated in crowd.md)."""
+        return None
+
     def resolution(self, quote: CrowdQuote) -> bool | None:
         """Above the sealed threshold by the settlement value (or, lacking it, by the rungs' results)."""
         if quote.venue != "kalshi" or quote.threshold is None:
@@ -280,13 +285,18 @@ class CombinedCrowd:
         rest = [m for m in markets if m not in covered]
         return first + (self._fallback.quotes(session, rest, now) if rest else [])
 
-    def resolution(self, quote: CrowdQuote) -> bool | None:
-        """Ask the provider of the quote's venue (a provider's ``venue`` attribute names it)."""
-        if getattr(self._primary, "venue", None) == quote.venue:
-            return self._primary.resolution(quote)
-        if getattr(self._fallback, "venue", None) == quote.venue:
-            return self._fallback.resolution(quote)
+    def _of(self, quote: CrowdQuote) -> CrowdProvider:
+        """The provider of the quote's venue (a provider's ``venue`` attribute names it)."""
+        for provider in (self._primary, self._fallback):
+            if getattr(provider, "venue", None) == quote.venue:
+                return provider
         raise CrowdError(f"no provider here resolves {quote.venue} quotes ({quote.contract_id})")
+
+    def resolution(self, quote: CrowdQuote) -> bool | None:
+        return self._of(quote).resolution(quote)
+
+    def price_at(self, quote: CrowdQuote, minute: datetime) -> float | None:
+        return self._of(quote).price_at(quote, minute)
 
 
 def previous_close(markets: Markets, prices: PriceSource, calendar: Calendar, code: str, day: date) -> float:

@@ -298,6 +298,20 @@ def newest_trade_time(body: Any) -> datetime | None:
     return datetime.fromtimestamp(newest / 1000 if newest > 1e11 else newest, UTC)
 
 
+def price_before(body: Any, end: int) -> float | None:
+    """The price of the newest ``{"t": unix seconds, "p": price}`` point at or before ``end``."""
+    history = body.get("history") if isinstance(body, dict) else None
+    if not isinstance(history, list):
+        raise CrowdError(f"CLOB /prices-history returned no history list: {str(body)[:200]}")
+    points = [(int(h["t"]), float(h["p"])) for h in history
+              if isinstance(h, dict) and isinstance(h.get("t"), int | float) and isinstance(h.get("p"), int | float)
+              and h["t"] <= end]
+    if not points:
+        return None
+    price = max(points)[1]
+    return price if 0.0 <= price <= 1.0 else None
+
+
 class PolymarketCrowd:
     """The Polymarket crowd provider (see module docstring)."""
 
@@ -360,6 +374,16 @@ class PolymarketCrowd:
         except CrowdError as exc:
             log.warning("polymarket last trade time unavailable", id=market.id, error=exc.message)
             return None
+
+    def price_at(self, quote: CrowdQuote, minute: datetime) -> float | None:
+        """The CLOB's price history of the quote's token (``/prices-history``, 1-minute fidelity): the
+        last point at or before the end of ``minute``; none in the hour before it gives None."""
+        if quote.venue != "polymarket" or not quote.token_id:
+            return None
+        end = int(aware_utc(minute, "minute").timestamp()) + 59
+        params = {"market": quote.token_id, "startTs": end - 3600, "endTs": end, "fidelity": 1}
+        url = self._config.clob_url.rstrip("/") + "/prices-history"
+        return price_before(self._listing.get_url(url, params, "CLOB /prices-history"), end)
 
     def resolution(self, quote: CrowdQuote) -> bool | None:
         """Read the closed market's settled outcome prices: 1 on ``side`` is True, 0 is False."""

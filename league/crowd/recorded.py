@@ -83,6 +83,25 @@ class RecordedCrowd:
             raise CrowdError(f"{path}: {quote.contract_id} must map to true, false or null, got {value!r}")
         return value
 
+    def price_at(self, quote: CrowdQuote, minute: datetime) -> float | None:
+        """``<root>/<YYYY-MM-DD>.minutes.json``: ``{contract_id: {"YYYY-MM-DDTHH:MMZ": price}}``; the
+        latest recorded minute at or before ``minute`` (no file, no such minute: None)."""
+        path = self._root / f"{quote.session.isoformat()}.minutes.json"
+        if not path.exists():
+            return None
+        table = _read_json(path)
+        prices = table.get(quote.contract_id) if isinstance(table, dict) else None
+        if not isinstance(prices, dict):
+            return None
+        key = _minute_key(minute)
+        earlier = sorted(k for k in prices if isinstance(k, str) and k <= key)
+        value = prices[earlier[-1]] if earlier else None
+        return float(value) if isinstance(value, int | float) and 0.0 <= value <= 1.0 else None
+
+
+def _minute_key(minute: datetime) -> str:
+    return aware_utc(minute, "minute").strftime("%Y-%m-%dT%H:%MZ")
+
 
 class SyntheticCrowd:
     """Seeded plausible quotes for up to 8 markets; same seed and session give the same quotes."""
@@ -118,6 +137,11 @@ class SyntheticCrowd:
     def resolution(self, quote: CrowdQuote) -> bool | None:
         """The caller's resolver decides (the demo's replayed close vs reference); None = not yet."""
         return self._resolver(quote.market, quote.session)
+
+    def price_at(self, quote: CrowdQuote, minute: datetime) -> float | None:
+        """A seeded drift of the ask-time price by the minute (same seed, same minute, same price)."""
+        rng = random.Random(f"{self._seed}:{quote.contract_id}:{_minute_key(minute)}")
+        return round(min(0.99, max(0.01, quote.price + rng.gauss(0.0, 0.02))), 3)
 
 
 def from_config(config: Config, prices: PriceSource, calendar: Calendar) -> CrowdProvider:

@@ -17,6 +17,7 @@ from typing import Any
 
 import structlog
 
+from league import budgets
 from league.asks import MarketLine, account_block, common_text, publish_ask_text, sha256_text
 from league.book.index import BookIndex
 from league.book.lines import RunLine, RunRole
@@ -27,8 +28,8 @@ from league.counting import COUNTED, counted_runs, run_events
 from league.jobs.context import League, Pending
 from league.jobs.runner import SeatAsk
 from league.jobs.seal import seal_on_arrival
-from league.jobs.snapshot import job_snapshot
-from league_agents.base import Ask, SeatReply, SeatSpec
+from league.jobs.snapshot import daily_closes, job_snapshot
+from league_agents.base import Ask, FailureClass, SeatReply, SeatSpec
 
 log = structlog.get_logger(__name__)
 #: What a seat's ask shows of its own paper accounts (from its latest sealed ``mark`` per league).
@@ -86,7 +87,8 @@ def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequenc
     if context_extra is None and lg.ask_context is not None:
         context_extra = lg.ask_context(lg, session)
     context = _ask_context(lg, record, context_extra)
-    _fan_out(lg, run_id, session, specs, text, common_sha, attempt, asked, context)
+    with structlog.contextvars.bound_contextvars(run_id=run_id):  # every line of the fan-out names its run
+        _fan_out(lg, run_id, session, specs, text, common_sha, attempt, asked, context)
     return run_id
 
 
@@ -142,6 +144,30 @@ def seat_accounts(index: BookIndex, seat: str) -> dict[str, Any] | None:
             for league, m in sorted(latest.items())}
 
 
+#: Adapters of the history-only point baselines (`_naive`, `_ets`), which read daily closes from the context.
+HISTORY_ADAPTERS = frozenset({"naive", "ets"})
+HISTORY_DAYS = 260
+
+
+def history_context(lg: League, session: str) -> dict[str, Any]:
+    """Each market's daily closes up to the session before ``session`` (what was known at 08:30), for the
+    point baselines; empty when no roster seat reads history (no cost for a league without them)."""
+    if not any(s.adapter in HISTORY_ADAPTERS for s in lg.config.roster.seat):
+        return {}
+    previous = lg.calendar.previous_session(date.fromisoformat(session))
+    out: dict[str, list[float]] = {}
+    for m in lg.config.markets.markets:
+        closes = daily_closes(lg.prices, lg.calendar, m, previous)
+        out[m.code] = [c for d, c in closes if d <= previous][-HISTORY_DAYS:]
+    return {"history": out}
+
+
+def default_context(lg: League, session: str) -> dict[str, Any]:
+    """What every ask's context carries in a league: the sealed climatology table and, when a seat reads
+    it, the closes history."""
+    return {**climatology_context(lg, session), **history_context(lg, session)}
+
+
 def climatology_context(lg: League, session: str) -> dict[str, Any]:
     """The sealed climatology table (DATA/climatology.json, hash re-checked) for the `_climatology`
     seat: p_up in percent per market and horizon."""
@@ -158,6 +184,30 @@ def climatology_context(lg: League, session: str) -> dict[str, Any]:
     return {"climatology": out}
 
 
+def budget_stops(lg: League, session: str, specs: Sequence[SeatSpec]) -> dict[str, str]:
+    """Seats whose roster budget is spent (from the usage sealed in their answer lines), with why."""
+    stops: dict[str, str] = {}
+    for spec in specs:
+        if spec.budget is None:
+            continue
+        answers = [a for a in lg.index.of_kind("answer") if a.get("seat") == spec.name]
+        reason = budgets.exhausted(spec.budget, budgets.total(a.get("usage") or {} for a in answers
+                                                              if a.get("session") == session),
+                                   budgets.total(a.get("usage") or {} for a in answers))
+        if reason is not None:
+            stops[spec.name] = reason
+    return stops
+
+
+def stopped_reply(lg: League, seat: str, reason: str) -> Future[SeatReply]:
+    """The reply of a seat the league did not run: a ``budget_exhausted`` silence, arrived now."""
+    now = lg.clock.now()
+    fut: Future[SeatReply] = Future()
+    fut.set_result(SeatReply(seat=seat, raw="", model="", version="", mode="", started_at=now, finished_at=now,
+                             failure=FailureClass.BUDGET, detail=reason))
+    return fut
+
+
 def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], common: str, common_sha: str,
              attempt: int, asked: dict[str, list[str]], context: Mapping[str, Any]) -> None:
     """Hash each seat's exact text into the ask chain, then send all asks at once through the runner."""
@@ -167,7 +217,11 @@ def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], c
         lg.asks.seal_ask(run_id, session, spec.name, attempt, text, common_sha)
         prepared.append(SeatAsk(spec, Ask(text=text, sha256=sha256_text(text), session=session, attempt=attempt,
                                           context=context)))
-    arriving = lg.runner.start(prepared, lg.clock.now)
+    stopped = budget_stops(lg, session, [item.spec for item in prepared])
+    running = [item for item in prepared if item.spec.name not in stopped]
+    started = iter(lg.runner.start(running, lg.clock.now))
+    arriving = [stopped_reply(lg, item.spec.name, stopped[item.spec.name]) if item.spec.name in stopped
+                else next(started) for item in prepared]
     for item, fut in zip(prepared, arriving, strict=True):
         name = item.spec.name
         if lg.simulated:  # sealed by pump() at its simulated arrival time

@@ -210,14 +210,19 @@ def config_digest(config: Config) -> str:
 
 
 def opening_content(config: Config) -> dict[str, Any]:
-    """Line 1 of a council book: what league this is and under which rules it starts."""
-    return {
+    """Line 1 of a council book: what league this is and under which rules it starts. The climatology
+    table written by ``league init`` is sealed here by its SHA-256, before any ask can see it."""
+    content: dict[str, Any] = {
         "league": "council",
         "ask_format": ASK_FORMAT_VERSION,
         "methodology": config.settings.methodology.as_json(),
         "markets": [m.model_dump(mode="json") for m in config.markets.markets],
         "config_sha256": config_digest(config),
     }
+    table = config.data_dir / "climatology.json"
+    if table.is_file():
+        content["climatology_sha256"] = hashlib.sha256(table.read_bytes()).hexdigest()
+    return content
 
 
 def open_books(config: Config, clock: Clock) -> tuple[Book, AskChain, BookLine | None]:
@@ -237,6 +242,10 @@ def open_books(config: Config, clock: Clock) -> tuple[Book, AskChain, BookLine |
     if book.lines == 0:
         try:
             opened = book.append("opening", OpeningLine.from_content(opening_content(config)).content())
+            if config.roster.blind:
+                from league.jobs.blind import blind_content
+
+                book.append("blind", blind_content(config))
         except BaseException:
             asks.close()
             book.close()

@@ -8,9 +8,14 @@ The published comparison (:mod:`league.publish.crowd`) is computed from sealed l
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 import structlog
 
 from league.book.lines import CrowdLine
+from league.clock import iso_seconds
+from league.counting import sealed_time
 from league.crowd.compare import sealed_quotes
 from league.crowd.interface import CrowdQuote
 from league.jobs.context import League
@@ -34,13 +39,47 @@ def resolve_crowd(lg: League, session: str) -> int:
         for obj in sealed_quotes(run):
             if (obj["venue"], obj["contract_id"]) in done:
                 continue
-            outcome = _resolution(lg, CrowdQuote.from_json(obj))
+            quote = CrowdQuote.from_json(obj)
+            outcome = _resolution(lg, quote)
             if outcome is not None:
                 lg.seal(CrowdLine(session=obj["session"], market=obj["market"], venue=obj["venue"],
-                                  contract_id=obj["contract_id"], resolved_up=outcome, run_id=run["run_id"]))
+                                  contract_id=obj["contract_id"], resolved_up=outcome, run_id=run["run_id"],
+                                  at_answer=at_answer(lg, run["run_id"], quote)))
                 done.add((obj["venue"], obj["contract_id"]))
                 sealed += 1
     return sealed
+
+
+def answer_minutes(lg: League, run_id: str, market: str) -> dict[str, datetime]:
+    """seat -> the minute its first well-formed answer of the run with a ``crowd_up`` for ``market`` was
+    sealed (model seats only: the baselines state no crowd_up)."""
+    out: dict[str, datetime] = {}
+    for a in sorted(lg.index.answers({run_id}), key=lambda x: x["n"]):
+        cell = ((a.get("items") or {}).get(market) or {}).get("1d")
+        if a.get("status") != "answered" or a["seat"] in out or str(a["seat"]).startswith("_"):
+            continue
+        if isinstance(cell, dict) and cell.get("crowd_up") is not None:
+            out[a["seat"]] = sealed_time(a).replace(second=0, microsecond=0)
+    return out
+
+
+def at_answer(lg: League, run_id: str, quote: CrowdQuote) -> dict[str, dict[str, Any]]:
+    """The crowd's price at each answering seat's sealing minute (paper §4.9: each model against the
+    crowd of its own answer minute); a price the venue cannot give is sealed as null, not guessed."""
+    out: dict[str, dict[str, Any]] = {}
+    for seat, minute in answer_minutes(lg, run_id, quote.market).items():
+        out[seat] = {"minute": iso_seconds(minute), "price": _price_at(lg, quote, minute)}
+    return out
+
+
+def _price_at(lg: League, quote: CrowdQuote, minute: datetime) -> float | None:
+    if lg.crowd is None:
+        return None
+    try:
+        return lg.crowd.price_at(quote, minute)
+    except Exception as exc:  # noqa: BLE001 - sealed as null: the comparison at ask time still stands
+        log.warning("crowd.price_at_failed", contract=quote.contract_id, minute=iso_seconds(minute), error=str(exc))
+        return None
 
 
 def _resolution(lg: League, quote: CrowdQuote) -> bool | None:

@@ -2,9 +2,9 @@
 sealed before each morning run.
 
 Without bubblewrap every sandboxed seat would be sealed as an incident (the demo used to finish
-"verified" with an empty league table); without libfaketime the demo's local RFC 3161 authorities
-sign with the wall clock instead of the simulated one, and its own `league verify` fails at step 9.
-A missing prerequisite stops the run first, naming every one that is missing and the fix.
+"verified" with an empty league table). A missing prerequisite stops the run first, naming every one
+that is missing and the fix. (The local RFC 3161 authorities sign in process with the league's clock,
+so neither openssl nor libfaketime is a prerequisite any more.)
 
 The ``preflight`` stage (:func:`preflight`) runs the sandbox and seat self-check before each morning
 batch and seals it as a ``preflight`` line, so a failed check is on the record next to the run it
@@ -33,8 +33,8 @@ class MissingPrerequisite(LeagueError):
     """A tool the run needs is not installed: nothing has been sealed."""
 
 
-def missing_for(seats: Iterable[SeatSpec], *, local_tsa: bool, simulated: bool) -> list[tuple[str, str]]:
-    """(what is missing, install command) for this roster and stamp configuration."""
+def missing_for(seats: Iterable[SeatSpec]) -> list[tuple[str, str]]:
+    """(what is missing, install command) for this roster."""
     from sandbox.bwrap import BwrapSandbox
 
     seats = list(seats)
@@ -43,20 +43,12 @@ def missing_for(seats: Iterable[SeatSpec], *, local_tsa: bool, simulated: bool) 
         missing.append(("bubblewrap (bwrap): the seats' sandbox", "apt-get install -y bubblewrap"))
     if any(s.network != "none" for s in seats) and shutil.which("socat") is None:
         missing.append(("socat: the forwarder to a networked seat's egress proxy", "apt-get install -y socat"))
-    if local_tsa and shutil.which("openssl") is None:
-        missing.append(("openssl: the local RFC 3161 authorities", "apt-get install -y openssl"))
-    if local_tsa and simulated:
-        from league.stamps.local_tsa import faketime_library
-
-        if faketime_library() is None:
-            missing.append(("libfaketime: the local authorities' signed time under the simulated clock",
-                            "apt-get install -y faketime"))
     return missing
 
 
-def require(seats: Iterable[SeatSpec], *, local_tsa: bool, simulated: bool, what: str) -> None:
+def require(seats: Iterable[SeatSpec], *, what: str) -> None:
     """Raise :class:`MissingPrerequisite` (before anything is sealed) if anything is missing."""
-    missing = missing_for(seats, local_tsa=local_tsa, simulated=simulated)
+    missing = missing_for(seats)
     if missing:
         names = "; ".join(m for m, _ in missing)
         raise MissingPrerequisite(f"{what} cannot start: missing {names}. Nothing was sealed.",

@@ -10,6 +10,7 @@ twice over: the ledger claims it atomically and the day's functions check the bo
 from __future__ import annotations
 
 import threading
+import time as time_mod
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -30,8 +31,11 @@ from league.jobs.publish import publish_open_data
 from league.jobs.score import job_score
 from league.jobs.seal import pump
 from league.jobs.second_wave import job_second_wave
+from league.jobs.shadow import seal_shadow_weights
 from league.jobs.snapshot import job_snapshot
 from league.jobs.stamp import stamp, stamp_upgrade
+from league.ops import health as ops_health
+from league.ops import metrics, sdnotify
 from league.shutdown import Shutdown
 from league.store.interface import Store
 
@@ -102,13 +106,15 @@ class Job:
 
 STAMP = Stage("stamp", stamp)
 #: The league day, in order: snapshot → ask → (stamp) second wave → ingest close (stamp) → score
-#: (crowd, portfolio, stamp) → publish → stamp upgrade. Each stage is one module of this package.
+#: (crowd, portfolio, the frozen shadow weights after session 10, stamp) → publish → stamp upgrade.
+#: Each stage is one module of this package.
 DAY: tuple[Job, ...] = (
     Job("snapshot", job_snapshot),
     Job("ask", job_ask),
     Job("second_wave", job_second_wave, before=(STAMP,)),  # the first wave's seals are a batch: stamp them
     Job("ingest_close", job_ingest_close, after=(STAMP,)),
-    Job("score", job_score, after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session), STAMP)),
+    Job("score", job_score, after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session),
+                                   Stage("shadow_weights", seal_shadow_weights), STAMP)),
     Job("publish", publish_open_data, optional=True),
     Job("stamp_upgrade", stamp_upgrade, optional=True),
 )
@@ -141,7 +147,24 @@ def too_late(lg: League, job: str, session: str) -> bool:
 
 
 def run_job(lg: League, job: str, session: str, *, ledger: Store | None = None) -> str:
-    """Run one job for one session exactly once; returns done | skipped | late | failed."""
+    """Run one job for one session exactly once; returns done | skipped | late | failed.
+
+    Every log line it causes carries the job and session (structlog context variables), and the
+    result is counted in the metrics and kept as the daemon's last job."""
+    with structlog.contextvars.bound_contextvars(job=job, session=session):
+        started = time_mod.perf_counter()
+        ops_health.DAEMON.started(job, session)
+        result = "failed"
+        try:
+            result = _run_job(lg, job, session, ledger)
+        finally:
+            ops_health.DAEMON.finished(job, session, result)
+            ran = result in ("done", "failed")
+            metrics.job_result(job, result, time_mod.perf_counter() - started if ran else None)
+        return result
+
+
+def _run_job(lg: League, job: str, session: str, ledger: Store | None) -> str:
     now = lg.clock.now()
     if too_late(lg, job, session):
         log.warning("job.past_ingest_close", job=job, session=session)
@@ -244,12 +267,26 @@ def run_daemon(lg: League, ledger: Store | None, db_url: str, shutdown: Shutdown
                contest: ContestRuntime | None = None) -> None:
     """Catch up on what a downtime missed since the book opened (in order, once), then run live
     until a stop is requested; then start nothing new and wait (bounded) for what is running. With
-    ``contest``, the contest catches up after the council (its own rules) and runs beside it."""
+    ``contest``, the contest catches up after the council (its own rules) and runs beside it.
+
+    Under systemd it reports its state (STATUS, STOPPING); the entry point has said READY and runs
+    the watchdog pings by the health rule of league.ops.health, which the loop here keeps beating."""
     stop = shutdown or Shutdown()
+    health = ops_health.DAEMON
     _DAEMON.update(league=lg, ledger=ledger, shutdown=stop)
+    sdnotify.notify("STATUS=catching up on missed jobs")
+    try:
+        _live(lg, ledger, db_url, stop, health, contest)
+    finally:
+        health.stopping = True
+        sdnotify.notify("STOPPING=1", "STATUS=stopped: no job starts; replies in flight were sealed or abandoned")
+
+
+def _live(lg: League, ledger: Store | None, db_url: str, stop: Shutdown, health: ops_health.Health,
+          contest: ContestRuntime | None = None) -> None:
     now = lg.clock.now()
     ran = catch_up(lg, datetime(2000, 1, 1, tzinfo=ET), now, ledger=ledger,  # catch_up starts at the opening
-                   should_stop=stop.requested.is_set)
+                   should_stop=stop.requested.is_set, before_each=lambda _fire: health.beat())
     log.info("daemon.caught_up", jobs=len([r for r in ran if r[1] == "done"]))
     if contest is not None and not stop.requested.is_set():
         from league.contest.schedule import catch_up as contest_catch_up
@@ -259,13 +296,15 @@ def run_daemon(lg: League, ledger: Store | None, db_url: str, shutdown: Shutdown
         return
     sched = build_scheduler(lg, db_url, blocking=False, contest=contest)
     sched.start()
+    sdnotify.notify("STATUS=following the NYSE schedule")
     try:
         while not stop.requested.wait(1.0):
-            pass
+            health.beat()
     finally:
         sched.shutdown(wait=False)  # no job starts from here on
         if contest is not None:
             contest.shutdown()
+    sdnotify.notify("STATUS=stopping: sealing replies in flight")
     log.info("daemon.stopping", signal=stop.signum, grace_s=stop.grace_s, jobs_running=list(_RUNNING))
     wait_for_jobs(stop)
 

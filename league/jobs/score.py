@@ -7,7 +7,7 @@ whose windows close today). A missing price leaves the event unresolved, never g
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -16,6 +16,7 @@ import structlog
 from league.book.lines import ScoreLine
 from league.calendar import ET
 from league.clock import iso_seconds, parse_iso
+from league.config import MarketSpec
 from league.contracts import EventContract
 from league.counting import LONG_HORIZONS, Event, Sealed, market_specs, session_rows
 from league.jobs.context import League
@@ -129,8 +130,9 @@ def resolve_event(lg: League, ev: Event, bars: Bars,
     sealed = (known or {}).get((ev.market, ev.contract.reference_at), {})
     band: Any = sealed.get("band_pct")
     if band is None:
+        rolls = lg.config.rolls.of(ev.market)
         band = bars.band(symbol, ref_at.astimezone(ET).date(),
-                         lambda: draw_band(_band_sessions(lg, symbol, ref_at, bars), k))
+                         lambda: draw_band(_band_sessions(lg, symbol, ref_at, bars), k, rolls=rolls))
     res = resolve(reference, terminal, band)
     ev.result = {
         "reference": reference.price if reference else None,
@@ -143,11 +145,32 @@ def resolve_event(lg: League, ev: Event, bars: Bars,
     }
 
 
-def _band_sessions(lg: League, symbol: str, ref_at: datetime, bars: Bars) -> list[list[Bar]]:
-    """The regular-session bars of the four sessions before the reference's day (scoring.md §1)."""
+def _band_days(lg: League, ref_at: datetime) -> list[date]:
+    """The four sessions before the reference's day whose minutes make its draw band (scoring.md §1)."""
     day = ref_at.astimezone(ET).date()
-    sessions = lg.calendar.sessions_before(lg.calendar.session_on_or_after(day), 4)
-    return [bars.get(symbol, lg.calendar.session_open(s), lg.calendar.session_close(s)) or [] for s in sessions]
+    return lg.calendar.sessions_before(lg.calendar.session_on_or_after(day), 4)
+
+
+def _band_sessions(lg: League, symbol: str, ref_at: datetime, bars: Bars) -> list[list[Bar]]:
+    """The regular-session bars of the four sessions before the reference's day."""
+    return [bars.get(symbol, lg.calendar.session_open(s), lg.calendar.session_close(s)) or []
+            for s in _band_days(lg, ref_at)]
+
+
+def noise_rolls(lg: League, events: Collection[Event]) -> dict[str, list[str]]:
+    """Per market: the recorded futures rolls inside its draw band's sessions (the minutes the band left
+    out straddle one of these), sealed in the score line as ``noise_rolls``; markets without one are absent."""
+    out: dict[str, list[str]] = {}
+    for ev in events:
+        rolls = lg.config.rolls.of(ev.market)
+        if ev.late_ref or not rolls:
+            continue
+        days = _band_days(lg, parse_iso(ev.contract.reference_at))
+        start, end = lg.calendar.session_open(days[0]), lg.calendar.session_close(days[-1])
+        inside = [iso_seconds(r) for r in rolls if start < r <= end + timedelta(minutes=1)]
+        if inside:
+            out[ev.market] = inside
+    return out
 
 
 
@@ -156,10 +179,14 @@ def _scored(lg: League, kind: str, session: str, horizon: str) -> bool:
     return any(x.get("horizon") == horizon for x in lg.index.of_kind(kind, session))
 
 
-def score_line(lg: League, session: str, horizon: str) -> ScoreLine:
+def score_line(lg: League, session: str, horizon: str, markets: Collection[str] | None = None) -> ScoreLine:
     """The score of one session at one horizon: the counting rule's rows, each event resolved with
-    prices now, each counted row's outcome and Brier score (a ``score`` line, or ``score_h``)."""
+    prices now, each counted row's outcome and Brier score (a ``score`` line, or ``score_h``).
+    ``markets`` limits a ``score_h`` line to the markets whose events have ended (see :func:`end_groups`)."""
     rows, events = session_rows(lg, session, horizon)
+    if markets is not None:
+        rows = [r for r in rows if r["market"] in markets]
+        events = {k: ev for k, ev in events.items() if ev.market in markets}
     bars = Bars(lg)
     known = sealed_references(lg, session) if horizon != "1d" else None
     for ev in events.values():
@@ -172,6 +199,7 @@ def score_line(lg: League, session: str, horizon: str) -> ScoreLine:
         "markets": [ev.as_json() for ev in events.values()], "seats": rows,
         "of": sorted({r["line"] for r in rows if r.get("line")}),
         "noise": {ev.market: ev.result.get("band_pct") for ev in events.values() if not ev.late_ref},
+        **({"noise_rolls": rolled} if (rolled := noise_rolls(lg, events.values())) else {}),
         "price_errors": bars.errors})
 
 
@@ -186,10 +214,10 @@ def _outcome(row: dict[str, Any], ev: Event | None) -> None:
 
 
 def job_score(lg: League, session: str) -> list[int]:
-    """Seal the day's ``score`` line and every ``score_h`` whose window has closed.
+    """Seal the day's ``score`` line and a ``score_h`` for every group of markets whose window has closed.
 
-    Nothing is scored before every event of that horizon has ended by the clock, whatever session
-    a by-hand run names: a sealed score is never redone, so it must not be early.
+    Nothing is scored before every event of that group has ended by the clock, whatever session a
+    by-hand run names: a sealed score is never redone, so it must not be early.
     """
     sealed: list[int] = []
     if lg.index.runs(session) and not _scored(lg, "score", session, "1d"):
@@ -198,43 +226,74 @@ def job_score(lg: League, session: str) -> list[int]:
         else:
             log.warning("score.not_yet", session=session, now=iso_seconds(lg.clock.now()))
     today = min(date.fromisoformat(session), lg.clock.now().date())
-    for earlier, horizon in _windows_closing(lg, today):
-        if horizon_ended(lg, date.fromisoformat(earlier), horizon):
-            sealed.append(lg.seal(score_line(lg, earlier, horizon)).n)
+    for earlier, horizon, codes in windows_closing(lg, today):
+        if group_ended(lg, date.fromisoformat(earlier), horizon, codes):
+            sealed.append(lg.seal(score_line(lg, earlier, horizon, codes)).n)
     return sealed
 
 
-def horizon_ended(lg: League, session: date, horizon: str) -> bool:
-    """True once the clock is past the end of every market's event at this horizon (plus one minute,
-    so the last bar has closed)."""
+def _market_end(lg: League, m: MarketSpec, session: date, horizon: str) -> date:
+    """The day a market's event ends: a session for daily markets, a calendar day for 24x7 ones."""
+    if m.daily:
+        return lg.calendar.horizon_end_session(session, horizon)
+    return lg.calendar.horizon_end_day(session, horizon)
+
+
+def end_groups(lg: League, session: date, horizon: str) -> dict[date, frozenset[str]]:
+    """The horizon's markets grouped by the first scoring session on or after the day their events
+    end (empty beyond the calendar).
+
+    A one-week event asked on a Monday ends at Friday's close for the daily markets but on Sunday for
+    bitcoin (seven calendar days): each group is sealed at the first scoring run after its own end, so
+    the daily markets' week is scored that Friday, not the Monday after with bitcoin's. Markets that
+    end on different days but are first scorable at the same run share one line."""
+    groups: dict[date, set[str]] = {}
+    try:
+        for m in market_specs(lg, horizon):
+            run = lg.calendar.session_on_or_after(_market_end(lg, m, session, horizon))
+            groups.setdefault(run, set()).add(m.code)
+    except Exception:  # noqa: BLE001 - beyond the calendar: not due yet
+        return {}
+    return {day: frozenset(codes) for day, codes in sorted(groups.items())}
+
+
+def group_ended(lg: League, session: date, horizon: str, codes: Collection[str]) -> bool:
+    """True once the clock is past the end of the events of ``codes`` at this horizon (plus one
+    minute, so the last bar has closed)."""
     ends = []
     for m in market_specs(lg, horizon):
+        if m.code not in codes:
+            continue
         try:
-            day = (lg.calendar.horizon_end_session(session, horizon) if m.daily
-                   else lg.calendar.horizon_end_day(session, horizon))
-            ends.append(lg.calendar.capped_end(day, m.end_time))
+            ends.append(lg.calendar.capped_end(_market_end(lg, m, session, horizon), m.end_time))
         except Exception:  # noqa: BLE001 - beyond the calendar: not ended
             return False
     return bool(ends) and lg.clock.now() >= max(ends) + timedelta(minutes=1)
 
 
-def _windows_closing(lg: League, today: date) -> list[tuple[str, str]]:
-    """(session, horizon) pairs whose every event has ended by today's close and are not yet scored."""
-    done = {(x["session"], x["horizon"]) for x in lg.index.of_kind("score_h")}
+def horizon_ended(lg: League, session: date, horizon: str) -> bool:
+    """True once every market's event at this horizon has ended."""
+    return group_ended(lg, session, horizon, {m.code for m in market_specs(lg, horizon)})
+
+
+def _scored_markets(lg: League) -> dict[tuple[str, str], set[str]]:
+    """(session, horizon) -> the markets some sealed ``score_h`` line already scored."""
+    done: dict[tuple[str, str], set[str]] = {}
+    for x in lg.index.of_kind("score_h"):
+        codes = {r["market"] for r in x.get("seats", [])} | {e["market"] for e in x.get("markets", [])}
+        done.setdefault((x["session"], x["horizon"]), set()).update(codes)
+    return done
+
+
+def windows_closing(lg: League, today: date) -> list[tuple[str, str, frozenset[str]]]:
+    """(session, horizon, markets) whose scoring session (:func:`end_groups`) is ``today`` or earlier
+    and are not yet scored, one entry per group, oldest first."""
+    done = _scored_markets(lg)
     due = []
     for s in sorted({r["session"] for r in lg.index.of_kind("run")}):
         for h in LONG_HORIZONS:
-            if (s, h) not in done and _window_end(lg, date.fromisoformat(s), h) <= today:
-                due.append((s, h))
+            for end, codes in end_groups(lg, date.fromisoformat(s), h).items():
+                left = codes - done.get((s, h), set())
+                if left and end <= today:
+                    due.append((s, h, frozenset(left)))
     return due
-
-
-def _window_end(lg: League, session: date, horizon: str) -> date:
-    """The last end day of a horizon's events: daily markets end on a session, 24x7 ones on a day."""
-    kinds = {m.daily for m in market_specs(lg, horizon)}
-    try:
-        ends = [lg.calendar.horizon_end_session(session, horizon) if daily
-                else lg.calendar.horizon_end_day(session, horizon) for daily in kinds]
-    except Exception:  # noqa: BLE001 - beyond the calendar: not due yet
-        return date.max
-    return max(ends) if ends else date.max

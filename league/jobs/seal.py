@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import threading
+import time
 from collections.abc import Mapping
 from concurrent.futures import Future
 from datetime import datetime
@@ -27,6 +28,7 @@ from league.book.lines import AnswerLine, IncidentLine, SilenceLine
 from league.clock import SimulatedClock, iso_seconds
 from league.errors import BookError, InvalidRecord
 from league.jobs.context import League, Pending
+from league.ops import metrics
 from league_agents.base import SeatReply
 
 log = structlog.get_logger(__name__)
@@ -48,6 +50,7 @@ def seal_on_arrival(lg: League, pend: Pending, arrived: Future[SeatReply], *, se
         seal_reply(lg, pend, reply)
     except Exception as exc:  # noqa: BLE001 - recorded for `league run` and handed to whoever waits
         log.exception("seal.failed", seat=pend.seat, run_id=pend.run_id)
+        metrics.SEAL_FAILURES.inc()
         lg.seal_failures.append(f"{pend.run_id} {pend.seat}: {exc}")
         sealed.set_exception(exc)
         return
@@ -150,19 +153,24 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
     """Seal on arrival exactly ONE line per reply: an answer line (well-formed or refused_shape) or
     an incident/silence line. Whatever the reply holds, it is sealed; only an I/O failure of the
     book itself (full disk) raises."""
+    started = time.perf_counter()
     if reply.silent:
         model = IncidentLine if reply.failure and reply.failure.is_incident else SilenceLine
+        failure = str(reply.failure or "no_reply")
         lg.seal(model.from_content({
             "run_id": p.run_id, "session": p.session, "seat": p.seat, "attempt": p.attempt,
-            "failure": str(reply.failure or "no_reply"), "detail": clean_text(reply.detail[:500]),
+            "failure": failure, "detail": clean_text(reply.detail[:500]),
             "booked_at": iso_seconds(reply.finished_at), **json_safe(fetch_fields(reply))}))
+        metrics.reply_sealed(p.seat, failure, time.perf_counter() - started)
         return
     content = _answer_content(lg, p, reply)
     try:
         lg.seal(AnswerLine.from_content(content))
     except InvalidRecord as exc:  # a last guard: the line is sealed without what could not be written
         log.error("seal.answer_unwritable", seat=p.seat, run_id=p.run_id, error=exc.message)
-        lg.seal(AnswerLine.from_content(_bare_answer(content, exc.message)))
+        content = _bare_answer(content, exc.message)
+        lg.seal(AnswerLine.from_content(content))
+    metrics.reply_sealed(p.seat, str(content["status"]), time.perf_counter() - started)
     if lg.stages.stamps and lg.config.settings.stamps.per_answer:
         from league.jobs.stamp import stamp_answer
 
@@ -187,6 +195,10 @@ def _answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, Any]:
         "usage": _usage(reply.usage), "elapsed_s": round((reply.finished_at - reply.started_at).total_seconds(), 3),
         **json_safe(fetch_fields(reply)),
     }
+    if lg.config.roster.blind and not lg.index.of_kind("reveal"):
+        from league.jobs.blind import masked
+
+        content = masked(content)
     if encoding != RAW_UTF8:
         content["raw_encoding"] = encoding
     if store_problem:

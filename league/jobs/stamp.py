@@ -8,6 +8,7 @@ answer. The stamper never raises into sealing: a failing authority is recorded a
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
@@ -40,6 +41,16 @@ def stamped_books(lg: League) -> list[tuple[str, Path]]:
     return books
 
 
+def use_services(lg: League, *, calendars: tuple[str, ...] = (), rekor_url: str | None = None) -> Stamper:
+    """Stamp this league through the given calendars and log in place of the configured ones (the demo's
+    local stand-ins, which exist only while it runs); the configured authorities are kept."""
+    config = config_from_settings(lg.config.settings.stamps, lg.data_dir)
+    config = config.model_copy(update={"ots_calendars": calendars or config.ots_calendars,
+                                       "rekor_url": rekor_url or config.rekor_url})
+    _STAMPERS[lg] = Stamper(config, lg.data_dir / "stamps", lg.clock)
+    return _STAMPERS[lg]
+
+
 def stamp(lg: League, session: str) -> StampResult | None:
     """A stamped list of every book's head after a batch of seals."""
     return stamp_note(lg, f"session {session}")
@@ -50,6 +61,24 @@ def stamp_note(lg: League, note: str) -> StampResult | None:
     if not lg.stages.stamps:
         return None
     return stamper_for(lg).stamp_books(stamped_books(lg), note=note)
+
+
+def stamp_release(lg: League, public: Path, manifest: str) -> StampResult | None:
+    """The release manifest's stamp by the league's stamper, when this league stamps."""
+    if not lg.stages.stamps:
+        return None
+    return release_stamp(stamper_for(lg), public, manifest)
+
+
+def release_stamp(stamper: Stamper, public: Path, manifest: str) -> StampResult | None:
+    """The release manifest's SHA-256 in a stamped list (requirement 11), beside the heads of the books as
+    published with it (the published copies, so the list never names lines the release does not hold)."""
+    path = public / manifest
+    if not path.is_file():
+        return None
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    books = [(name, public / name) for name in (*BOOKS, CONTEST_PUBLISHED) if (public / name).is_file()]
+    return stamper.stamp_books(books, note=f"{manifest}: sha256 {digest}")
 
 
 def stamp_answer(lg: League, session: str) -> StampResult | None:

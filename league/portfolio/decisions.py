@@ -17,16 +17,20 @@ their ``buy_dips`` is not traded (a yield level is not a bond price). In the lon
 are scaled down together so at least ``mapping_cash_floor`` (1%) stays in cash for costs, and a buy
 that would fall below the minimum weight is dropped. In the pro league the whole book is scaled to the
 nearest gross limit when it falls outside 100–200%. An explicit target-weight block (``targets``:
-market → percent of equity) replaces the mapping: it is the full book, absent markets go to 0, and it
-is checked as given, never repaired. Whatever the source, the plan is validated against the rules and a
-breach rejects the whole decision (:class:`RuleBreach`, sealed with its reason).
+market → percent of equity, for every league; or rule-set name → such a block, e.g. ``{"pro-1": {...}}``,
+for the leagues it names, the others keeping the mapping) replaces the mapping: it is the full book,
+absent markets go to 0, and it is checked as given, never repaired. Whatever the source, the plan is
+validated against the rules and a breach rejects the whole decision (:class:`RuleBreach`, sealed with
+its reason). In the pro league a mapped plan that sets no opening weight (every ``hold``, or only dip
+legs) on a book below the gross floor trades nothing: no trade, not a rejection (dip legs alone could
+never open a 100% book), so an empty pro account that holds is not rejected every session.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, Literal
@@ -66,6 +70,8 @@ class Decision:
     at: datetime
     cells: Mapping[str, ActionCell] = field(default_factory=dict)
     targets: Mapping[str, float] | None = None
+    #: rule-set name → targets, for a ``targets`` block keyed by league (the named leagues only)
+    league_targets: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     source: Source = "actions"
     model: str | None = None
     version: str | None = None
@@ -80,6 +86,13 @@ class Decision:
             raise PortfolioError("a decision needs a seat id")
         if self.targets is not None and not all(math.isfinite(w) for w in self.targets.values()):
             raise PortfolioError("target weights must be finite numbers")
+
+    def for_league(self, league: str) -> Decision:
+        """The decision as league ``league`` reads it: its own targets block, if the answer keyed one to it."""
+        own = self.league_targets.get(league)
+        if own is None or self.targets is not None:
+            return self
+        return replace(self, targets=dict(own), source="targets")
 
     def for_account(self, account: str) -> Decision:
         """The same decision driving another account (a model version's own account)."""
@@ -121,11 +134,11 @@ def decision_from_reply(
     reason, so bad input is recorded rather than lost.
     """
     cells, problems = _cells_of(reply.get("forecast"))
-    targets, problem = _targets_of(reply.get("targets"))
+    targets, by_league, problem = _targets_of(reply.get("targets"))
     if problem:
         problems.append(problem)
     return Decision(
-        seat=seat, session=session, at=at, cells=cells, targets=targets,
+        seat=seat, session=session, at=at, cells=cells, targets=targets, league_targets=by_league,
         source="targets" if targets is not None else "actions", model=model, version=version,
         answer_line=answer_line, problem="; ".join(problems) or None,
     )
@@ -148,13 +161,22 @@ def _cells_of(forecast: Any) -> tuple[dict[str, ActionCell], list[str]]:
     return cells, problems
 
 
-def _targets_of(block: Any) -> tuple[dict[str, float] | None, str | None]:
-    """``targets`` is market → percent of equity; anything else is reported, not guessed at."""
+def _targets_of(block: Any) -> tuple[dict[str, float] | None, dict[str, dict[str, float]], str | None]:
+    """``targets`` is market → percent of equity (every league), or rule-set name → such a block (the
+    leagues named); anything else is reported, not guessed at."""
     if block is None:
-        return None, None
+        return None, {}, None
+    if isinstance(block, Mapping) and block and all(isinstance(v, Mapping) for v in block.values()):
+        if all(_finite_number(w) for inner in block.values() for w in inner.values()):
+            return None, {str(k): _fractions(v) for k, v in block.items()}, None
+        return None, {}, "targets block of a league is not an object of market -> percent"
     if not isinstance(block, Mapping) or not all(_finite_number(v) for v in block.values()):
-        return {}, "targets block is not an object of market -> percent"
-    return {str(k): float(v) / 100.0 for k, v in block.items()}, None
+        return {}, {}, "targets block is not an object of market -> percent"
+    return _fractions(block), {}, None
+
+
+def _fractions(block: Mapping[Any, Any]) -> dict[str, float]:
+    return {str(k): float(v) / 100.0 for k, v in block.items()}
 
 
 def _finite_number(value: Any) -> bool:
@@ -276,6 +298,10 @@ def _fit_gross(plan: Plan, rules: RuleSet, weights: Mapping[str, float]) -> Plan
     """
     if not plan.targets and not plan.dips:
         return plan
+    if not plan.targets and sum(abs(w) for w in weights.values()) < rules.min_gross:
+        note = (f"{rules.name}: dip legs alone cannot open a book of {rules.min_gross:.0%} gross; not traded "
+                "(no opening weight set: no trade, not a rejection)")
+        return Plan(targets={}, dips=(), notes=(*plan.notes, note))
     book = {s: w for s, w in {**weights, **plan.targets}.items() if w}
     extra = sum(max(0.0, leg.weight - abs(book.get(leg.symbol, 0.0))) for leg in plan.dips)
     low, high = rules.min_gross + GROSS_INSIDE, rules.max_gross - GROSS_INSIDE - extra

@@ -225,6 +225,7 @@ def step(state: AccountState, session: date, decision: Decision | None, rules: R
     rejection: Rejection | None = None
     after = accrued
     if decision is not None:
+        decision = decision.for_league(rules.name)
         try:
             after, execution = execute(accrued, decision, rules, prices)
         except RuleBreach as breach:

@@ -28,6 +28,8 @@ class BookFacts:
     methodology: dict[str, dict[str, Any]] = field(default_factory=dict)
     versions: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     corrections: list[dict[str, Any]] = field(default_factory=list)
+    #: methodology version -> the shadow weights sealed for it (the first such line wins)
+    shadow: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def add(self, line: _Line) -> None:
         self.lines = line.n
@@ -85,7 +87,14 @@ def _on_correction(facts: BookFacts, line: _Line) -> None:
                               "source": c.get("source", "")})
 
 
-_HANDLERS = {"run": _on_run, "answer": _on_answer, "correction": _on_correction}
+def _on_shadow(facts: BookFacts, line: _Line) -> None:
+    c = line.content
+    weights = c.get("weights")
+    if isinstance(weights, dict):
+        facts.shadow.setdefault(str(c.get("methodology_version", "")), weights)
+
+
+_HANDLERS = {"run": _on_run, "answer": _on_answer, "correction": _on_correction, "shadow_weights": _on_shadow}
 
 
 def read_facts(book: Path, data: bytes | None = None) -> BookFacts:

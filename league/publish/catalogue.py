@@ -30,15 +30,27 @@ ON_SEAL = "grows on every sealed line; the copy here is refreshed nightly"
 FILES: tuple[FileInfo, ...] = (
     FileInfo("council-book.jsonl", ON_SEAL, "the sealed book: every run, answer, score and correction line"),
     FileInfo("asks.jsonl", ON_SEAL, "the outgoing-ask chain: counting rule, rosters, hashes of every ask sent"),
+    FileInfo("roster.json", ON_SEAL, "each seat's family and side as sealed in the roster lines of asks.jsonl"),
     FileInfo("asks/*.md", "once per run", "every common ask text, named by its SHA-256"),
+    FileInfo("snapshots/*.json", "once per session", "each morning snapshot; hashes to its run line's snapshot_sha256"),
+    FileInfo("config.json", NIGHTLY, "markets and methodology; hashes to the opening line's config_sha256"),
+    FileInfo("climatology.json", NIGHTLY, "the climatology table; hashes to the opening line's climatology_sha256"),
     FileInfo("council-forecasts.csv", NIGHTLY, "one row per seat x run x market x horizon"),
+    FileInfo("council-forecasts-index.json", NIGHTLY, "per-run and per-session slices of council-forecasts.csv: "
+             "row ranges, byte ranges and SHA-256 of each (fetch the header plus one slice)"),
     FileInfo("council-stats.json", NIGHTLY, "scores, intervals, N_eff, power, draw band, sample notes"),
     FileInfo("council-calibration.json", NIGHTLY, "climatology table with its hash check, calibration bins and fits"),
+    FileInfo("council-points.json", NIGHTLY, "MASE of every seat's sealed target levels against the seasonal naive "
+             "forecast (docs/evals.md, point forecasts)"),
     FileInfo("council-clim-window.json", "once per methodology version", "the sealed climatology window"),
     FileInfo("council-league.json", NIGHTLY, "league tables: views by seat, asset, horizon; crowd; portfolios"),
     FileInfo("arena-trades.csv", NIGHTLY, "every portfolio trade and rejection"),
     FileInfo("arena-accounts.csv", NIGHTLY, "every portfolio account mark at the close"),
+    FileInfo("protocol.md", "on a rule change", "the league protocol, incl. the consensus and N_eff rules (§10)"),
     FileInfo("arena-protocol.json", "on every rule or version change", "league rules, versions and dated changes"),
+    FileInfo("arena-compliance.json", NIGHTLY, "the paper's 17 requirements: status here and the check to run"),
+    FileInfo("release-manifest.json", NIGHTLY, "every published file (but proof/) with SHA-256, size and "
+             "generation time; its hash is in a stamped list"),
     FileInfo("arena-code.json", "on every engine change", "scoring and portfolio engine files with SHA-256 each"),
     FileInfo("arena-code-*.txt", "on every engine change", "one scoring or portfolio engine source file"),
     FileInfo("arena-dataset.json", NIGHTLY, "this data dictionary: every column of every file"),
@@ -46,6 +58,8 @@ FILES: tuple[FileInfo, ...] = (
     FileInfo("markets-digest.json", NIGHTLY, "a small (< 30 KB) summary for readers that cannot open large files"),
     FileInfo("tools/conformance.py", "on a checker change", "stand-alone checker of the forecasts CSV"),
     FileInfo("tools/replay_brier.py", "on a recount change", "stand-alone recount of every published Brier figure"),
+    FileInfo("tools/recount_consensus.py", "on a recount change",
+             "stand-alone recount of every consensus value and N_eff from the published files"),
     FileInfo("replay.py", "on a recount change", "stand-alone recount of every portfolio account"),
     FileInfo("proof/*", "at every stamp", "stamped lists, .ots proofs, RFC 3161 tokens, transparency-log indexes"),
     FileInfo("contest/contest-book.jsonl", ON_SEAL, "the CLI contest's book: asks, replies, bets, seals, winners"),
@@ -143,7 +157,7 @@ BOOK_FIELDS: dict[str, str] = {
     "prev": "link of the previous line ('' for line 1)",
     "seal": "SHA-256 of the canonical JSON of the line's content",
     "link": "SHA-256 of the content plus n, prev and seal: the hash chain",
-    "kind": "line kind: run, answer, score, score_h, crowd, correction, portfolio kinds",
+    "kind": "line kind: run, answer, score, score_h, crowd, shadow_weights, correction, portfolio kinds",
     "at": "UTC time the line was written (ISO-8601, seconds)",
 }
 

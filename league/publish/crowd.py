@@ -1,7 +1,10 @@
 """The crowd comparison of scoring.md §8 in ``council-league.json``, from sealed lines only.
 
 One row per seat × crowd contract: the seat's sealed ``crowd_up``, the crowd's sealed price, both
-outcomes; per seat and tier, its Brier score against the crowd's (:mod:`league.crowd.compare`).
+outcomes; per seat and tier, its Brier score against the crowd's (:mod:`league.crowd.compare`); and per
+question (paper §4.9) both probabilities, both Briers, who was right and the crowd's price at the
+minute the seat's answer was sealed (from the ``crowd`` line). ``available`` is true once any run line
+sealed a quote.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from league.book.index import BookIndex
-from league.crowd.compare import CrowdRow, compare, sealed_quotes
+from league.crowd.compare import CrowdRow, at_answer_minute, compare, question, sealed_quotes
 
 
 def comparison_rows(index: BookIndex) -> list[CrowdRow]:
     """One row per seat × crowd contract: its sealed crowd_up, the sealed price, both outcomes."""
-    outcomes = {(x.get("venue"), x.get("contract_id")): x.get("resolved_up") for x in index.of_kind("crowd")}
+    lines = {(x.get("venue"), x.get("contract_id")): x for x in index.of_kind("crowd")}
+    outcomes = {k: x.get("resolved_up") for k, x in lines.items()}
     league_up = _league_outcomes(index)
     rows = []
     for run in index.of_kind("run"):
@@ -34,8 +38,18 @@ def comparison_rows(index: BookIndex) -> list[CrowdRow]:
                                      crowd_up=float(cell["crowd_up"]), crowd_price=float(q["price"]),
                                      crowd_outcome=outcomes.get((q["venue"], q["contract_id"])),
                                      league_outcome=league_up.get((run["session"], q["market"])),
-                                     volume_usd=float(q["volume_usd"])))
+                                     volume_usd=float(q["volume_usd"]), venue=str(q["venue"]),
+                                     contract_id=str(q["contract_id"]),
+                                     **_at_answer(lines.get((q["venue"], q["contract_id"])), a["seat"])))
     return rows
+
+
+def _at_answer(line: dict[str, Any] | None, seat: str) -> dict[str, Any]:
+    """The crowd price at the seat's answer minute, as its ``crowd`` line sealed it (if any)."""
+    got = ((line or {}).get("at_answer") or {}).get(seat) or {}
+    price = got.get("price")
+    return {"price_at_answer": float(price) if isinstance(price, int | float) else None,
+            "answer_minute": str(got.get("minute") or "")}
 
 
 def _cell(answer: dict[str, Any], market: str) -> dict[str, Any]:
@@ -55,9 +69,12 @@ def _league_outcomes(index: BookIndex) -> dict[tuple[str, str], bool | None]:
 def comparison(index: BookIndex) -> dict[str, Any]:
     """The §8 section of council-league.json: per seat and tier, its crowd_up Brier against the crowd's."""
     rows = comparison_rows(index)
-    return {"method": "question by question on the crowd's own terms (scoring.md §8); primary = sealed volume "
+    available = any(sealed_quotes(run) for run in index.of_kind("run"))
+    return {"available": available,
+            "method": "question by question on the crowd's own terms (scoring.md §8); primary = sealed volume "
                       ">= $1,000, thin reported apart; a gap <= 2d is not read as an advantage",
-            "rows": len(rows), "seats": [_jsonable(asdict(s)) for s in compare(rows)]}
+            "rows": len(rows), "seats": [_jsonable(asdict(s)) for s in compare(rows)],
+            "questions": [question(r) for r in rows]}
 
 
 def _jsonable(obj: dict[str, Any]) -> dict[str, Any]:
@@ -65,7 +82,8 @@ def _jsonable(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def add_to_league_json(data_dir: Path, out: Path) -> None:
-    """Publisher step: merge the crowd comparison into council-league.json (from the sealed book)."""
+    """Publisher step: merge the crowd comparison into council-league.json and the answer-minute
+    comparison into council-calibration.json (both from the sealed book)."""
 
     from league.book.index import BookIndex
 
@@ -76,3 +94,11 @@ def add_to_league_json(data_dir: Path, out: Path) -> None:
     doc = json.loads(path.read_text(encoding="utf-8"))
     doc["crowd"] = comparison(index)
     path.write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")
+    calibration = out / "council-calibration.json"
+    if calibration.is_file():
+        cal = json.loads(calibration.read_text(encoding="utf-8"))
+        cal["crowd_at_answer"] = {
+            "method": "each seat's crowd_up against the crowd's price at the minute its answer was sealed (the "
+                      "crowd line's at_answer), both scored on the crowd's resolution (paper §4.9)",
+            "seats": at_answer_minute(comparison_rows(index))}
+        calibration.write_text(json.dumps(cal, sort_keys=True, indent=1), encoding="utf-8")

@@ -243,6 +243,10 @@ _JSON_KEYS = {
     "seats": "one entry per seat",
     "methodology": "methodology versions in force",
     "portfolio": "portfolio rule sets",
+    "crowd": "the crowd comparison: available, per seat and tier (seats), per question (questions); docs/crowd.md",
+    "runs": "one entry per run: its rows, byte range and SHA-256 in council-forecasts.csv",
+    "sessions": "one entry per session: its rows, byte range, SHA-256 and runs in council-forecasts.csv",
+    "header": "byte range (offset, length) of the CSV header line",
 }
 
 

@@ -24,8 +24,10 @@ from league.publish import documents as docs
 from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.catalogue import info_for
+from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.errors import PublishError
 from league.publish.producers import Producer
+from league.publish.rebuild import sealed_inputs, write_roster
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
 from league.verify.linecheck import check_lines
 
@@ -41,7 +43,9 @@ COPIES: tuple[tuple[str, str], ...] = (
     ("contracts/event-contract.schema.json", "event-contract.schema.json"),
     ("verify/tools/conformance.py", "tools/conformance.py"),
     ("verify/tools/replay_brier.py", "tools/replay_brier.py"),
+    ("verify/tools/recount_consensus.py", "tools/recount_consensus.py"),
     ("verify/tools/replay.py", "replay.py"),
+    ("../docs/protocol.md", "protocol.md"),  # the rules a recount follows (§10: consensus and N_eff)
 )
 ENGINE_DIRS = ("scoring", "portfolio")
 #: The CLI contest: its files (DATA/contest, written as it seals) and its book, published under contest/.
@@ -108,10 +112,12 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     out = Path(out_dir) if out_dir is not None else data_dir / "public"
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
-    for step in (_books, _forecasts, _line_check, _stats, _crowd, _portfolio, _contest, _proof, _copies, _protocol,
-                 _code, _digest):
+    for step in (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _contest,
+                 _proof, _copies, _protocol, _code, _digest, _forecasts_index):
         step(run)
+    _compliance(run)
     _dataset(run)
+    _manifest(run)
     _index(run)
     return _report(run)
 
@@ -142,10 +148,26 @@ def _books(run: _Run) -> None:
     asks_book = run.data_dir / "books" / "asks.jsonl"
     if asks_book.is_file():
         write_bytes(run.out / "asks.jsonl", complete_lines(asks_book))
+        write_roster(run.out / "asks.jsonl", run.out / "roster.json")
     else:
         run.skip("asks.jsonl", f"{asks_book} not found")
     for ask in sorted((run.data_dir / "asks").glob("*.md")):
         copy_file(ask, run.out / "asks" / ask.name)
+
+
+def _commitments(run: _Run) -> None:
+    """The bytes behind the book's snapshot, config and climatology hashes (publish/commitments.py)."""
+    from league.publish import commitments
+
+    for session in commitments.write_snapshots(run.data_dir, run.out):
+        run.fail(f"snapshots/{session}.json", PublishError("the kept snapshot no longer hashes to its sealed value"))
+    try:
+        if not commitments.write_config(run.book_bytes, run.out):
+            run.skip("config.json", "the council book has no opening line sealing config_sha256")
+    except (PublishError, ValueError) as exc:
+        run.fail("config.json", exc)
+    if not commitments.write_climatology(run.data_dir, run.out):
+        run.skip("climatology.json", "DATA/climatology.json not found")
 
 
 # ----------------------------------------------------------------------------- producers
@@ -191,11 +213,11 @@ def _stats(run: _Run) -> None:
         for name in STATS_FILES:
             run.skip(name, "council-forecasts.csv was not produced")
         return
-    sides = _sides(run)
-    sealed = {v: m["rules"] for v, m in run.facts.methodology.items() if m.get("rules")}
-    _call(run, "stats", STATS_FILES, forecasts, run.out, _climatology(run), _families(run),
-          **({"sides": sides} if len(set(sides.values())) >= 2 else {}),
-          **({"methodologies": sealed} if sealed else {}))
+    books = run.data_dir / "books"
+    inputs = sealed_inputs(books / "council-book.jsonl", books / "asks.jsonl", _climatology(run),
+                           families=_families(run), sides=_sides(run))
+    args, kwargs = inputs.arguments()
+    _call(run, "stats", STATS_FILES, forecasts, run.out, *args, **kwargs)
 
 
 def _families(run: _Run) -> dict[str, str]:
@@ -221,10 +243,15 @@ def _climatology(run: _Run) -> dict[str, Any] | None:
     return None
 
 
+def _points(run: _Run) -> None:
+    """The point-forecast track (MASE) over the council's sealed target levels, beside the Brier tables."""
+    _call(run, "points", ("council-points.json",), run.data_dir, run.out)
+
+
 def _crowd(run: _Run) -> None:
     """The crowd comparison of scoring.md §8, merged into council-league.json from the sealed book."""
     if (run.out / "council-league.json").is_file():
-        _call(run, "crowd", ("council-league.json",), run.data_dir, run.out)
+        _call(run, "crowd", ("council-league.json", "council-calibration.json"), run.data_dir, run.out)
 
 
 def _portfolio(run: _Run) -> None:
@@ -309,6 +336,21 @@ def _digest(run: _Run) -> None:
     write_json(run.out / "markets-digest.json", digest)
 
 
+def _forecasts_index(run: _Run) -> None:
+    """Per-run and per-session slices of the CSV (paper Appendix C): rows, bytes and hashes."""
+    from league.publish.forecasts_index import forecasts_index
+
+    forecasts = run.out / "council-forecasts.csv"
+    if not forecasts.is_file():
+        run.skip("council-forecasts-index.json", "council-forecasts.csv was not produced")
+        return
+    write_json(run.out / "council-forecasts-index.json", forecasts_index(forecasts.read_bytes(), run.generated_at))
+
+
+def _compliance(run: _Run) -> None:
+    write_json(run.out / "arena-compliance.json", compliance_document(run.out, run.generated_at))
+
+
 # --------------------------------------------------------------------- dataset and index
 def _listing(out: Path) -> list[Path]:
     return sorted(p for p in out.rglob("*") if p.is_file() and not p.name.startswith("."))
@@ -321,6 +363,7 @@ def _dataset(run: _Run) -> None:
         described[name] = _describe(run, name, path)
     described["arena-dataset.json"] = {"format": "json", "description": "this data dictionary"}
     described["index.html"] = {"format": "html", "description": "the index of the files"}
+    described[MANIFEST] = {"format": "json", "description": info_for(MANIFEST).description}
     write_json(run.out / "arena-dataset.json", {"generated_at": run.generated_at, "files": described})
 
 
@@ -334,6 +377,9 @@ def _describe(run: _Run, name: str, path: Path) -> dict[str, Any]:
         return {**info, **docs.describe_book(run.facts)}
     if name in ("asks.jsonl", f"{CONTEST_DIR}/{CONTEST_BOOK}"):
         return {**info, **docs.describe_book(_safe_facts(path))}
+    if name.endswith(".rekor.json"):  # keyed by the entry's UUID: one shape, not one key per entry
+        return {**info, "format": "json", "keys": [{"name": "<entry UUID>", "type": "object", "description":
+                "Rekor's answer: body, integratedTime, logID, logIndex, verification (docs/stamps.md)"}]}
     if name.endswith(".json"):
         try:
             return {**info, **docs.describe_json(json.loads(path.read_text(encoding="utf-8")))}
@@ -356,6 +402,33 @@ def _index(run: _Run) -> None:
                for p in _listing(run.out) if p != run.out / "index.html"]
     text = docs.index_html(entries, run.skipped + run.failed, run.generated_at)
     write_bytes(run.out / "index.html", text.encode("utf-8"))
+
+
+def _manifest(run: _Run) -> None:
+    """``release-manifest.json``: every published file with its SHA-256 and size (requirement 11).
+
+    ``proof/`` is left out: it holds the stamps of the books and of this manifest (added after the
+    manifest is written), and each of its files verifies by itself (open-data.md steps 2-10); so is
+    ``index.html``, the page listing the files, written last."""
+    files = [{"name": p.relative_to(run.out).as_posix(), "bytes": p.stat().st_size, "sha256": sha256_file(p),
+              "generated_at": run.generated_at}
+             for p in _listing(run.out) if not _unlisted(p.relative_to(run.out).as_posix())]
+    write_json(run.out / MANIFEST, {"generated_at": run.generated_at, "book_lines": run.facts.lines,
+                                    "excluded": "proof/ (stamps verify by themselves), index.html (the page "
+                                                "listing the files, written last) and this file",
+                                    "files": files})
+
+
+def _unlisted(name: str) -> bool:
+    return name in (MANIFEST, "index.html") or name.startswith("proof/")
+
+
+def refresh_proof(data_dir: Path, out: Path) -> bool:
+    """Republish ``proof/`` after a stamp taken since the folder was written (the release manifest's);
+    False (logged) when the proof producer failed or is absent."""
+    run = _Run(Path(data_dir), Path(out), "", None)
+    _proof(run)
+    return not (run.failed or run.skipped)
 
 
 def _report(run: _Run) -> PublishReport:

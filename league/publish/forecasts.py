@@ -21,7 +21,7 @@ from typing import Any
 from league.book.lines import ScoreEvent, ScoreLine, ScoreRow
 from league.book.view import BookView
 from league.contracts.columns import CORRECTION, ISSUE, NO_LINE, RUN_ROLE
-from league.counting import LONG_HORIZONS, Sealed, session_rows
+from league.counting import LONG_HORIZONS, Sealed, market_specs, session_rows
 
 COLUMNS = (
     "run_id session seat model mode line sealed_at status asset horizon action action_word prob_up exp_pct "
@@ -115,19 +115,26 @@ def iter_rows(lg: Sealed) -> Iterator[dict[str, str]]:
 def _session_horizon(lg: Sealed, session: str, horizon: str,
                      sealed: list[dict[str, Any]]) -> Iterator[tuple[ScoreRow, ScoreEvent | None]]:
     """Rows with their events: from the sealed score lines (one, or one per market group when the
-    groups' windows closed on different days), else from the counting rule."""
-    if sealed:
-        for content in sorted(sealed, key=lambda x: x["n"]):
-            line = ScoreLine.from_content(content)
-            events = {e.event_id_v2: e for e in line.markets}
-            for row in line.seats:
-                yield row, events.get(row.event_id_v2)
+    groups' windows close on different days), and from the counting rule for markets not scored yet."""
+    covered: set[str] = set()
+    for content in sorted(sealed, key=lambda x: x["n"]):
+        line = ScoreLine.from_content(content)
+        events = {e.event_id_v2: e for e in line.markets}
+        covered |= {e.market for e in line.markets} | {r.market for r in line.seats}
+        for row in line.seats:
+            yield row, events.get(row.event_id_v2)
+    if sealed and not _unscored_left(lg, horizon, covered):
         return
     raw_rows, evs = session_rows(lg, session, horizon)
     events = {k: ScoreEvent.from_content(e.as_json()) for k, e in evs.items()}
     for raw in raw_rows:
         row = ScoreRow.from_content(raw)
-        yield row, events.get(row.event_id_v2)
+        if row.market not in covered:  # a group whose window has not closed yet (bitcoin's week)
+            yield row, events.get(row.event_id_v2)
+
+
+def _unscored_left(lg: Sealed, horizon: str, covered: set[str]) -> bool:
+    return any(m.code not in covered for m in market_specs(lg, horizon))
 
 
 def _corrected_cell(issue: dict[str, str], fix: Mapping[str, Any]) -> dict[str, str]:
@@ -217,3 +224,28 @@ def export_forecasts(data_dir: Path, target: Path) -> int:
     """The publisher's producer: write the CSV from the sealed book of DATA (read-only: safe while the
     daemon writes)."""
     return write_forecasts(BookView.open(Path(data_dir)), Path(target))
+
+
+#: ``league tail --rows``: the CSV's columns plus where the row comes from and its Brier score.
+ROW_COLUMNS = ("row_id", *COLUMNS, "brier")
+
+
+def scored_rows(lg: Sealed, content: Mapping[str, Any]) -> Iterator[dict[str, str]]:
+    """The published rows of one sealed ``score``/``score_h`` line, each with its Brier score.
+
+    ``row_id`` is ``<score line n>.<row index>``: stable, increasing in book order, so a reader resumes
+    after the last id it saw. The Brier is the one sealed in the score line, ``(prob_up/100 − y)²``;
+    when a price correction changed the event, it is recomputed from the corrected prices (strict rise)."""
+    line = ScoreLine.from_content(dict(content))
+    runs, versions, fixes = _run_info(lg), _versions(lg), Corrections(lg)
+    events = {e.event_id_v2: e for e in line.markets}
+    for i, row in enumerate(line.seats):
+        fixed, by = fixes.event(line.session, line.horizon, events.get(row.event_id_v2))
+        out = _csv_row(row, fixed, runs, versions, by)
+        yield {"row_id": f"{content['n']}.{i}", **out, "brier": _fmt(_brier(row, fixed, by))}
+
+
+def _brier(row: ScoreRow, ev: ScoreEvent | None, corrected_by: int | None) -> float | None:
+    if corrected_by is None or row.prob_up is None or ev is None or ev.reference is None or ev.close is None:
+        return row.brier
+    return (float(row.prob_up) / 100 - (1.0 if ev.close > ev.reference else 0.0)) ** 2

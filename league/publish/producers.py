@@ -45,6 +45,16 @@ def crowd(data_dir: Path, out: Path) -> None:
     add_to_league_json(data_dir, out)
 
 
+def points(data_dir: Path, out: Path) -> None:
+    """council-points.json: the MASE table of `league eval points`, from the sealed score lines."""
+    from league.evals.points import points_report
+    from league.publish.writing import write_json
+
+    report = points_report(data_dir)
+    report["book"] = "council-book.jsonl"  # the published copy, not this machine's path
+    write_json(out / "council-points.json", report)
+
+
 def proof(*args: Any, **kwargs: Any) -> Any:
     from league.publish.proof_pages import write_proof_pages
 
@@ -52,4 +62,4 @@ def proof(*args: Any, **kwargs: Any) -> Any:
 
 
 ALL: dict[str, Producer] = {"forecasts": forecasts, "stats": stats, "portfolio": portfolio, "proof": proof,
-                            "crowd": crowd, "portfolio_tables": portfolio_tables}
+                            "crowd": crowd, "portfolio_tables": portfolio_tables, "points": points}

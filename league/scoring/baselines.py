@@ -6,7 +6,8 @@ reader holding only ``council-forecasts.csv`` gets the same references the leagu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from datetime import date
 
 import numpy as np
 import pandas as pd
@@ -25,20 +26,33 @@ def climatology(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float]) -> pd
     return pd.Series([clim.get(k, COIN_P) for k in keys], index=rows.index, name="climatology", dtype=float)
 
 
-def yesterday_direction(df: pd.DataFrame) -> pd.DataFrame:
-    """Per (asset, session): the sign of the previous session's one-day move of that market.
+def previous_nyse_session(session: str) -> str | None:
+    """The NYSE session before ``session`` (league.calendar); ``None`` outside the calendar's range."""
+    from league.calendar import default_calendar
+    from league.errors import CalendarError
 
-    The previous session is the one before in the table's own session list; its one-day event
-    (reference to close) is the latest move known at ask time. A missing or zero move gives 0.
+    try:
+        return default_calendar().previous_session(date.fromisoformat(session)).isoformat()
+    except CalendarError:
+        return None
+
+
+def yesterday_direction(df: pd.DataFrame,
+                        previous: Callable[[str], str | None] = previous_nyse_session) -> pd.DataFrame:
+    """Per (asset, session): the sign of the previous NYSE session's one-day move of that market.
+
+    "Yesterday" is the exchange's previous session, never the previous session in the table: after a
+    session the league did not run (or did not score), the move before it is not yesterday's, and the
+    baseline states nothing that day (the ``_momentum`` seat does the same from the book). Its one-day
+    event (reference to close) is the latest move known at ask time. A missing or zero move gives 0.
     """
     day = df.loc[(df["horizon"] == "1d") & df["resolved"] & df["common"]]
     moves = day.groupby(["asset", "session"])[["close_f", "ref_f"]].first()
-    sign = np.sign(moves["close_f"] - moves["ref_f"]).rename("direction")
-    sessions = sorted(df["session"].unique())
-    nxt = dict(zip(sessions[:-1], sessions[1:], strict=True))
-    out = sign.reset_index()
-    out["session"] = out["session"].map(nxt)
-    return out.dropna(subset=["session"])
+    sign = np.sign(moves["close_f"] - moves["ref_f"]).rename("direction").reset_index()
+    sessions = pd.DataFrame({"session": sorted(df["session"].unique())})
+    sessions["yesterday"] = sessions["session"].map(previous)
+    out = sessions.merge(sign.rename(columns={"session": "yesterday"}), on="yesterday")
+    return out[["asset", "session", "direction"]]
 
 
 def momentum(rows: pd.DataFrame, df: pd.DataFrame) -> pd.Series:

@@ -164,7 +164,7 @@ def stats_json(season: Season) -> dict[str, Any]:
             "by_run_horizon": council.run_horizon_table(season.council, season.n_eff_counted),
             "distinctiveness": council.distinctiveness(season.council),
             "seat_value": council.seat_value(season.council, season.families, season.cons, season.rules),
-            "shadow": {"weights": weights, **council.shadow_consensus(
+            "shadow": {"weights": weights, "weights_sealed": season.shadow is not None, **council.shadow_consensus(
                 season.council, season.cons, weights, season.families, season.rules, later, season.segment.seed)},
             "sides": council.sides(season.council, season.sides),
         },
@@ -266,19 +266,22 @@ def _rank(models: list[dict[str, Any]]) -> None:
 def build_all(df: pd.DataFrame, clim_table: Mapping[str, Any], families: Mapping[str, str] | None = None,
               sides: Mapping[str, str] | None = None,
               shadow_weights: Mapping[str, Any] | None = None,
-              methodologies: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+              methodologies: Mapping[str, Mapping[str, Any]] | None = None,
+              sealed_shadow: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
     """Every published statistics file, keyed by file name.
 
     Scores never pool across methodology versions (paper §3.10, requirement 15): each version's rows
     are one segment, computed with that version's sealed rules (``methodologies``: version -> the
     ``methodology`` object sealed in its run lines; constants stand in where none is given). Every
     record of a list carries its ``methodology_version``; ``segments`` lists them.
-    ``shadow_weights``: sealed weights frozen earlier (re-checked); without them the weights are
-    frozen from the segment's design window (sessions 1-10).
+    ``shadow_weights``: sealed weights frozen earlier (re-checked), for every segment;
+    ``sealed_shadow``: version -> the weights sealed in the book for that segment (``shadow_weights``
+    lines, paper §5.3: frozen when session 10 was scored), re-checked and used instead of a recount;
+    without either, a segment's weights are computed from its design window (sessions 1-10).
     """
     if df.empty:
         raise ForecastsInputError("the forecasts table has no rows", fix="publish council-forecasts.csv after a run")
-    seasons = [Season(part, clim_table, families, sides, shadow_weights,
+    seasons = [Season(part, clim_table, families, sides, (sealed_shadow or {}).get(version, shadow_weights),
                       Segment.of(version, (methodologies or {}).get(version)))
                for version, part in _segments(df)]
     built = [{"council-stats.json": stats_json(s), "council-calibration.json": calibration_json(s),
@@ -309,12 +312,14 @@ def _source_all(df: pd.DataFrame) -> dict[str, Any]:
 
 def write_stats(forecasts_csv: Path, out_dir: Path, clim_table: dict[str, Any] | None,
                 families: dict[str, str], sides: dict[str, str] | None = None,
-                methodologies: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Path]:
-    """Read the forecasts CSV, compute everything, write the four files; return name -> path."""
+                methodologies: Mapping[str, Mapping[str, Any]] | None = None,
+                shadow_weights: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Path]:
+    """Read the forecasts CSV, compute everything, write the four files; return name -> path.
+    ``shadow_weights``: methodology version -> the weights sealed in the book for that segment."""
     df = load_forecasts(forecasts_csv)
     if clim_table is None:
         clim_table = climmod.default_table(date.fromisoformat(str(df["session"].min())))
-    files = build_all(df, clim_table, families, sides, methodologies=methodologies)
+    files = build_all(df, clim_table, families, sides, methodologies=methodologies, sealed_shadow=shadow_weights)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {}
     for name, obj in files.items():

@@ -1,13 +1,15 @@
-"""A local RFC 3161 authority for tests and the offline demo, built on ``openssl ts -reply``.
+"""A local RFC 3161 authority for tests and the offline demo, signing in process (``tsa_sign``).
 
 :func:`create_authority` generates a test root CA and a TSA certificate (critical extendedKeyUsage
 timeStamping, as RFC 3161 §2.3 and ``rfc3161-client`` require) with validity from 2000 to 2099, so
 tokens verify with ``openssl ts -verify`` today and for a replayed historical season alike.
 
-The authority signs with the time of the :class:`Clock` it is given. With the wall clock that is
-openssl's own time; with a simulated clock (demo seasons replayed at full speed) openssl runs under
-libfaketime set to the clock's time, so a token's signed time follows the season being replayed.
-It is a *test* authority: its tokens prove nothing to an outsider, and the docs say so.
+The authority signs with the time of the :class:`Clock` it is given: the wall clock live, the
+simulated clock in a replayed season, so a token's signed time follows the season being replayed.
+The reply is built and signed in process (:mod:`league.stamps.tsa_sign`: asn1crypto + cryptography),
+so no ``openssl ts -reply`` under libfaketime is needed; ``openssl ts -verify`` stays the tests'
+independent check. It is a *test* authority: its tokens prove nothing to an outsider, and the docs
+and ``league verify`` say so (its roots are in no reader's trust store).
 
 It works in process (:meth:`LocalTsa.reply`) and as an HTTP server on 127.0.0.1
 (:meth:`LocalTsa.serve`), so the real HTTP client path of :mod:`league.stamps.rfc3161` is exercised.
@@ -16,14 +18,11 @@ It works in process (:meth:`LocalTsa.reply`) and as an HTTP server on 127.0.0.1
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -36,37 +35,13 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from league.clock import Clock, SystemClock
 from league.stamps.interface import Artifact, BackendKind, StampError
 from league.stamps.rfc3161 import build_request, decode_reply, token_artifact
+from league.stamps.tsa_sign import Signer, sign_reply
 
 log = structlog.get_logger(__name__)
 
 NOT_BEFORE = datetime(2000, 1, 1, tzinfo=UTC)
 NOT_AFTER = datetime(2099, 12, 31, tzinfo=UTC)
 POLICY_OID = "1.3.6.1.4.1.99999.1.1"
-FAKETIME_LIBS = (
-    "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
-    "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
-    "/usr/lib/faketime/libfaketime.so.1",
-)
-CLOCK_SLACK = timedelta(seconds=5)
-
-TSA_CNF = """\
-[tsa]
-default_tsa = tsa_config
-
-[tsa_config]
-dir = {dir}
-serial = $dir/serial
-signer_cert = $dir/tsa.crt
-signer_key = $dir/tsa.key
-signer_digest = sha256
-default_policy = {policy}
-digests = sha256, sha384, sha512
-accuracy = secs:1
-ordering = no
-tsa_name = yes
-ess_cert_id_chain = no
-ess_cert_id_alg = sha256
-"""
 
 
 @dataclass(frozen=True)
@@ -88,11 +63,11 @@ class AuthorityFiles:
         return self.directory / "tsa.key"
 
     @property
-    def cnf(self) -> Path:
-        return self.directory / "tsa.cnf"
+    def serial(self) -> Path:
+        return self.directory / "serial"
 
     def complete(self) -> bool:
-        return all(p.exists() for p in (self.ca_pem, self.tsa_crt, self.tsa_key, self.cnf))
+        return all(p.exists() for p in (self.ca_pem, self.tsa_crt, self.tsa_key))
 
 
 def _name(common_name: str) -> x509.Name:
@@ -176,8 +151,7 @@ def create_authority(directory: Path | str, label: str) -> AuthorityFiles:
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
     _write_private(files.tsa_key, key_pem)
-    (files.directory / "serial").write_text("01\n", encoding="ascii")
-    files.cnf.write_text(TSA_CNF.format(dir=files.directory.resolve(), policy=POLICY_OID), encoding="ascii")
+    files.serial.write_text("01\n", encoding="ascii")
     log.info("local_tsa.created", directory=str(files.directory), label=label)
     return files
 
@@ -186,11 +160,6 @@ def _write_private(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
-
-
-def faketime_library() -> str | None:
-    """The libfaketime preload library, if installed (Debian package ``faketime``)."""
-    return next((lib for lib in FAKETIME_LIBS if os.path.exists(lib)), None)
 
 
 class LocalTsa:
@@ -213,33 +182,26 @@ class LocalTsa:
         return cls(name, create_authority(directory, name), clock)
 
     def reply(self, query: bytes) -> bytes:
-        """Answer a DER time-stamp query with a DER reply, as ``openssl ts -reply`` does."""
-        exe = shutil.which("openssl")
-        if exe is None:
-            raise StampError("openssl is not installed", fix="apt-get install openssl")
-        with self._lock, tempfile.TemporaryDirectory(prefix="league-tsa-") as tmp:
-            qfile, rfile = Path(tmp) / "q.tsq", Path(tmp) / "r.tsr"
-            qfile.write_bytes(query)
-            argv = [exe, "ts", "-reply", "-config", str(self.files.cnf), "-queryfile", str(qfile), "-out", str(rfile)]
-            proc = subprocess.run(argv, capture_output=True, text=True, env=self._env(), timeout=60, check=False)
-            if proc.returncode != 0 or not rfile.exists():
-                raise StampError(f"{self.name}: openssl ts -reply failed: {proc.stderr.strip()[-400:]}")
-            return rfile.read_bytes()
+        """Answer a DER time-stamp query with a DER reply signed at the clock's time."""
+        with self._lock:
+            signer = self._signer()
+            return sign_reply(query, signer, self.clock.now(), self._next_serial())
 
-    def _env(self) -> dict[str, str]:
-        """openssl's environment; under libfaketime when the league's clock is not the wall clock."""
-        env = dict(os.environ)
-        now = self.clock.now()
-        if abs(now - SystemClock().now()) <= CLOCK_SLACK:
-            return env
-        lib = faketime_library()
-        if lib is None:
-            log.warning("local_tsa.no_faketime", authority=self.name, clock=now.isoformat())
-            return env
-        env["LD_PRELOAD"] = lib
-        env["FAKETIME"] = now.astimezone(UTC).strftime("@%Y-%m-%d %H:%M:%S")
-        env["TZ"] = "UTC"
-        return env
+    def _signer(self) -> Signer:
+        cert = x509.load_pem_x509_certificate(self.files.tsa_crt.read_bytes())
+        key = serialization.load_pem_private_key(self.files.tsa_key.read_bytes(), password=None)
+        if not isinstance(key, ec.EllipticCurvePrivateKey):
+            raise StampError(f"{self.name}: {self.files.tsa_key} is not an EC key")
+        return Signer(cert, key, POLICY_OID)
+
+    def _next_serial(self) -> int:
+        """Serial numbers from the authority's ``serial`` file (hex, as openssl kept it), one up per token."""
+        try:
+            current = int(self.files.serial.read_text(encoding="ascii").strip() or "1", 16)
+        except (OSError, ValueError):
+            current = 1
+        self.files.serial.write_text(f"{current + 1:02X}\n", encoding="ascii")
+        return current
 
     def stamp(self, data: bytes) -> Artifact:
         """The in-process path: same request builder and checks as the HTTP client."""

@@ -29,6 +29,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from league.stamps.interface import Artifact, BackendKind, StampError
 
 ENTRIES_PATH = "/api/v1/log/entries"
+#: The logID of Sigstore's public Rekor (rekor.sigstore.dev): SHA-256 of its public key.
+PUBLIC_REKOR_LOG_ID = "c0d23d6ad406973f9559f3ba2d1ca01f84147d8ffc5b8445c224f98b9591801d"
 
 
 # ------------------------------------------------------------------------------ the signing key

@@ -35,6 +35,7 @@ from tenacity import Retrying
 from league.book import head_of, stamped_list
 from league.clock import Clock, iso_seconds
 from league.errors import LeagueError
+from league.ops import metrics
 from league.retry import bounded
 from league.stamps.interface import (
     Artifact,
@@ -77,7 +78,8 @@ def config_from_settings(settings: Any, data_dir: Path) -> StampConfig:
     ``local_tsa = true`` adds two independent local authorities (``local-a``, ``local-b``) kept
     under ``DATA/stamps/local-tsa/`` — the offline demo's "at least two authorities".
     """
-    tsa = [TsaEndpoint(name=t.name, url=t.url) for t in settings.tsa]
+    tsa = [TsaEndpoint(name=t.name, url=t.url, ca_file=_maybe_path(t.ca_file), cert_file=_maybe_path(t.cert_file))
+           for t in settings.tsa]
     if getattr(settings, "local_tsa", False):
         for name in ("local-a", "local-b"):
             folder = data_dir / "stamps" / "local-tsa" / name
@@ -86,6 +88,10 @@ def config_from_settings(settings: Any, data_dir: Path) -> StampConfig:
     key = Path(settings.key)
     return StampConfig(tsa=tuple(tsa), ots_calendars=tuple(settings.ots_calendars),
                        rekor_url=settings.rekor_url or None, key_path=key if key.is_absolute() else data_dir / key)
+
+
+def _maybe_path(value: str | None) -> Path | None:
+    return Path(value) if value else None
 
 
 def backend_class(kind: str) -> Any:
@@ -130,6 +136,7 @@ class Stamper:
         self.backends = list(backends)
         self.certs = dict(certs or {})
         self._sleep = sleep
+        self._trust: Any = None  # the reader-side trust store, loaded on first public token
 
     def stamp_books(self, books: Sequence[tuple[str, Path]], *, note: str = "",
                     only: Collection[BackendKind] | None = None) -> StampResult | None:
@@ -165,6 +172,8 @@ class Stamper:
         data = path.read_bytes()
         chosen = [b for b in self.backends if only is None or b.kind in only]
         outcomes = tuple(self._run_backend(b, path, data) for b in chosen)
+        for outcome in outcomes:
+            metrics.stamp_outcome(outcome.kind, outcome.ok)
         level = level_of(outcomes)
         result = StampResult(path, hashlib.sha256(data).hexdigest(), self.clock.now(), level, outcomes)
         self._write_status(result)
@@ -210,11 +219,28 @@ class Stamper:
         try:
             tsa_cert = files.cert_file or _signer_to(folder, signer_certificate(decode_reply(art.data, art.name)))
             if files.ca_file is None:
-                return False, "no root certificate configured for this authority; token kept unverified"
+                return self._check_public(art, data, folder)
             verify_token(art.data, data, ca_file=files.ca_file, tsa_file=tsa_cert, authority=art.name)
             _copy_certs(folder, files.ca_file, tsa_cert)
         except (StampError, OSError) as exc:
             return False, str(exc)
+        return True, ""
+
+    def _check_public(self, art: Artifact, data: bytes, folder: Path) -> tuple[bool, str]:
+        """An authority configured without a root: its token must chain to the system CA bundle or a
+        pinned public root (league/stamps/anchors/); the root found is published as ``ca.pem``."""
+        from league.stamps.trust import TrustStore, check_token
+
+        if self._trust is None:
+            self._trust = TrustStore.default()
+        try:
+            check = check_token(art.data, data, self._trust, folder_ca=None, folder_tsa=None, authority=art.name)
+        except StampError as exc:
+            return False, (f"no root certificate configured for this authority and none in {self._trust.described} "
+                           f"anchors it; token kept unverified ({exc.message})")
+        folder.mkdir(parents=True, exist_ok=True)
+        _write_atomic(folder / "ca.pem", check.chain_pem())
+        _write_atomic(folder / "tsa.crt", check.signer.public_bytes(serialization.Encoding.PEM))
         return True, ""
 
     def _write_status(self, result: StampResult) -> None:

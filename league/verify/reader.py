@@ -15,32 +15,48 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 import httpx
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 
 from league.clock import iso_seconds, parse_iso
 from league.stamps.interface import LIST_NAME, StampError
 from league.stamps.ots import BlockHeaderFact
+from league.stamps.trust import TrustStore
 from league.verify.chain import check_line, verify
+from league.verify.commitments import blind_problems, opening_problems, snapshot_problems
 from league.verify.stamped import parse_stamped_list
 
-Status = Literal["ok", "FAILED", "skipped"]
+#: ``untrusted``: the step's checks pass, but only on the operator's own word (exit 0 unless ``--strict``).
+Status = Literal["ok", "FAILED", "skipped", "untrusted"]
 NEW_YORK = ZoneInfo("America/New_York")
 COUNCIL_BOOK = "council-book.jsonl"
 PUBLIC_KEY = "proof/league-signing.pub.pem"
-REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py")
+MANIFEST = "release-manifest.json"
+REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py", "tools/recount_consensus.py")
 #: How each stand-alone recount is run by a reader (open-data.md step 7), relative to the folder.
-REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."]}
+REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."],
+               "tools/recount_consensus.py": ["--data", "."]}
 MAX_SHOWN = 3
 CONTEST_DIR = "contest"
-#: The contest's files a reader needs to run step 11 (the forecasts files are named in sealed.json).
-CONTEST_FILES = ("sealed.json", "metrics.json", "resolutions.json", "rounds.json", "contest-book.jsonl")
+#: The contest's files a reader needs for the contest step (the forecasts files are named in sealed.json).
+CONTEST_FILES = ("sealed.json", "metrics.json", "resolutions.json", "rounds.json", "sweeps.json",
+                 "contest-book.jsonl")
+#: A step this module does not own (the rebuild from the books uses the writer's producers, which
+#: verification may not import): number, name, and a function of the local folder.
+ExtraStep = tuple[int, str, Callable[[Path], tuple[Status, str]]]
+#: The derived files a URL mirror fetches so that a rebuild step can compare them.
+DERIVED = (MANIFEST, "arena-compliance.json", "markets-digest.json", "arena-protocol.json",
+           "council-forecasts.csv", "council-stats.json", "council-calibration.json", "council-clim-window.json",
+           "council-league.json", "arena-trades.csv", "arena-accounts.csv", "roster.json")
 
 
 @dataclass(frozen=True)
@@ -49,6 +65,8 @@ class StepResult:
     name: str
     status: Status
     detail: str
+    #: Why ``league verify --strict`` refuses this step although it is not FAILED ("" = nothing).
+    strict: str = ""
 
     def line(self) -> str:
         return f"step {self.step:>2} {self.name}: {self.status}" + (f" — {self.detail}" if self.detail else "")
@@ -206,10 +224,17 @@ def first_bad_line(book: Path, n: int) -> str:
 class Checker:
     """Runs the steps over one local folder."""
 
-    def __init__(self, root: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool = True) -> None:
+    def __init__(self, root: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool = True,
+                 extra: Sequence[ExtraStep] = (), trust: TrustStore | None = None,
+                 trust_folder_certs: bool = False) -> None:
         self.root = root
+        self.extra = tuple(extra)
         self.headers = dict(headers or {})
         self.run_scripts = run_scripts
+        self.trust = trust or TrustStore.default()
+        self.trust_folder_certs = trust_folder_certs
+        self.strict_notes: dict[int, str] = {}
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None  # made by the first openssl check
         self._prefixes: dict[tuple[str, int], tuple[int, str, str | None]] = {}
         self._council: list[dict[str, Any]] | None = None
         self.lists = find_lists(root) if (root / "proof").is_dir() else []
@@ -227,9 +252,16 @@ class Checker:
             (4, "seals and links", self.step4), (5, "ask hashes", self.step5),
             (6, "OpenTimestamps", self.step6), (7, "recount", self.step7),
             (8, "code hashes", self.step8), (9, "RFC 3161 tokens", self.step9),
-            (10, "transparency log", self.step10), (11, "CLI contest", self.step11),
+            (10, "transparency log", self.step10), (13, "CLI contest", self.step13),
         ]
-        return [_guarded(n, name, fn) for n, name, fn in steps]
+        steps += [(n, name, partial(fn, self.root)) for n, name, fn in self.extra]
+        try:
+            results = [_guarded(n, name, fn) for n, name, fn in sorted(steps, key=lambda s: s[0])]
+        finally:
+            if self._tmp is not None:
+                self._tmp.cleanup()
+                self._tmp = None
+        return [replace(r, strict=self.strict_notes.get(r.step, "")) for r in results]
 
     # step 2 ------------------------------------------------------------------------
     def step2(self) -> tuple[Status, str]:
@@ -307,12 +339,19 @@ class Checker:
             return "skipped", f"{COUNCIL_BOOK} is not published"
         shas = {str(x["ask_sha256"]): int(x.get("n", 0)) for x in self.council_lines()
                 if x.get("kind") in ("answer", "run") and x.get("ask_sha256")}
-        if not shas:
+        lines = self.council_lines()
+        snap_bad, snaps = snapshot_problems(self.root, lines)
+        open_bad, opened = opening_problems(self.root, lines)
+        blind_bad, blind = blind_problems(lines)
+        if not shas and not snaps and not opened and not open_bad:
             return "skipped", "the book has no answer or run lines carrying ask_sha256 yet"
-        if not (self.root / "asks").is_dir():
-            return "skipped", "asks/ is not published"
         bad = [p for sha, n in sorted(shas.items()) if (p := self._ask_problem(sha, n))]
-        return ("FAILED", _join(bad)) if bad else ("ok", f"{len(shas)} ask texts match their hashes")
+        bad += snap_bad + open_bad + blind_bad
+        if bad:
+            return "FAILED", _join(bad)
+        also = "".join(f", {name}" for name in opened)
+        blind_note = f"; {blind}" if blind else ""
+        return "ok", f"{len(shas)} ask texts, {snaps} snapshots{also} match the hashes sealed in the book{blind_note}"
 
     def _ask_problem(self, sha: str, line: int) -> str | None:
         path = _inside(self.root, f"asks/{sha}.md")
@@ -401,34 +440,73 @@ class Checker:
         if not tokens:
             return "skipped", "no RFC 3161 tokens (.tsr) published"
         signed: list[tuple[StampedList, str, datetime]] = []
+        anchors: dict[str, set[str]] = {"reader": set(), "operator": set()}
         bad = []
         for s, tsr in tokens:
             authority = tsr.name[len(s.path.name) + 1 : -len(".tsr")]
             try:
-                signed.append((s, tsr.name, self._check_token(s, tsr, authority)))
+                when, anchor = self._check_token(s, tsr, authority)
             except StampError as exc:
                 bad.append(f"{s.rel[: -len(s.path.name)]}{tsr.name}: {exc.message}")
+                continue
+            signed.append((s, tsr.name, when))
+            anchors[anchor].add(authority)
         bad += self._late_tokens(signed)
         if bad:
             return "FAILED", _join(bad)
-        authorities = sorted({name.split(".")[-2] for _, name, _ in signed})
-        few = "" if len(authorities) >= 2 else " (fewer than two independent authorities)"
-        return "ok", f"{len(signed)} tokens verify from {', '.join(authorities)}{few}; {self._coverage_note(signed)}"
+        return self._trust_verdict(signed, anchors)
 
-    def _check_token(self, s: StampedList, tsr: Path, authority: str) -> datetime:
-        from league.stamps.rfc3161 import openssl_verify, verify_token
+    def _trust_verdict(self, signed: list[tuple[StampedList, str, datetime]],
+                       anchors: Mapping[str, set[str]]) -> tuple[Status, str]:
+        """Who vouches for the signed times: the reader's own trust store, or only the operator."""
+        reader, operator = sorted(anchors["reader"]), sorted(anchors["operator"])
+        few = "" if len(reader) >= 2 else " (fewer than two independent authorities in your trust store)"
+        head = f"{len(signed)} tokens verify"
+        parts = [f"{', '.join(reader)}: anchored in your trust store{few}"] if reader else []
+        if operator and not self.trust_folder_certs:
+            self.strict_notes[9] = f"tokens of {', '.join(operator)} chain only to certificates found in the folder"
+            parts.append(f"{', '.join(operator)}: UNTRUSTED, their roots are only the certificates published in "
+                         f"this folder (proof/tsa/), not in your trust store ({self.trust.described}); pass "
+                         "--trust-folder-certs to accept them as declared by the operator")
+            return "untrusted", f"{head}; {'; '.join(parts)}; {self._coverage_note(signed, reader)}"
+        if operator:
+            self.strict_notes[9] = f"tokens of {', '.join(operator)} are declared by the operator, not independent"
+            parts.append(f"{', '.join(operator)}: certificates declared by the operator (found in the folder, "
+                         "accepted by --trust-folder-certs; the operator could have signed any time with them)")
+        return "ok", f"{head}; {'; '.join(parts)}; {self._coverage_note(signed, reader)}"
+
+    def _check_token(self, s: StampedList, tsr: Path, authority: str) -> tuple[datetime, str]:
+        from league.stamps.trust import check_token
 
         folder = self.root / "proof" / "tsa" / authority
         ca, crt = folder / "ca.pem", folder / "tsa.crt"
-        for cert in (ca, crt):
-            if not cert.is_file():
-                raise StampError(f"certificate {cert.relative_to(self.root)} is missing")
-        facts = verify_token(tsr.read_bytes(), s.data, ca_file=ca, tsa_file=crt, authority=authority)
+        try:
+            check = check_token(tsr.read_bytes(), s.data, self.trust, folder_ca=ca if ca.is_file() else None,
+                                folder_tsa=crt if crt.is_file() else None, authority=authority)
+        except StampError as exc:
+            missing = [c.relative_to(self.root).as_posix() for c in (ca, crt) if not c.is_file()]
+            raise StampError(exc.message + "".join(f"; certificate {m} is missing" for m in missing)) from exc
         if shutil.which("openssl"):
-            ok, line = openssl_verify(s.path, tsr, ca, crt)
+            ok, line = self._openssl(s.path, tsr, check, ca)
             if not ok:
                 raise StampError(f"openssl ts -verify rejects it: {line}")
-        return facts.signed_time
+        return check.signed_time, check.anchor
+
+    def _openssl(self, data: Path, tsr: Path, check: Any, folder_ca: Path) -> tuple[bool, str]:
+        """The reader's exact command, with the CA file that anchored the in-process check."""
+        from league.stamps.rfc3161 import openssl_verify
+
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="league-verify-")
+        work = Path(self._tmp.name)
+        chain = work / f"untrusted-{tsr.name}.pem"
+        chain.write_bytes(b"".join(_pem(c) for c in (check.signer, *check.intermediates)))
+        if check.anchor == "reader":
+            bundle = work / "trust-store.pem"
+            if not bundle.exists():
+                self.trust.write_bundle(bundle)
+            return openssl_verify(data, tsr, bundle, chain)
+        return openssl_verify(data, tsr, folder_ca, chain)
 
     def _late_tokens(self, signed: list[tuple[StampedList, str, datetime]]) -> list[str]:
         """Every session's counted answers need a token covering them signed before its reference time."""
@@ -446,15 +524,24 @@ class Checker:
                                 f"counted answers through line {need.last_line})")
         return problems
 
-    def _coverage_note(self, signed: list[tuple[StampedList, str, datetime]]) -> str:
+    def _coverage_note(self, signed: list[tuple[StampedList, str, datetime]], reader: list[str]) -> str:
+        """What the times prove, and on whose word: an independent authority's, or only the operator's."""
         needs = session_needs(self.council_lines())
         if not needs:
             return "no session with counted answers to check against a reference time"
-        return f"{len(needs)} sessions' counted answers were signed before their reference times"
+        independent = [need for need in needs if any(
+            t <= need.reference and s.covers(COUNCIL_BOOK) >= need.last_line and name.split(".")[-2] in reader
+            for s, name, t in signed)]
+        if len(independent) == len(needs):
+            return f"{len(needs)} sessions' counted answers were signed before their reference times by an " \
+                   "authority in your trust store"
+        return f"{len(needs)} sessions' counted answers carry a signed time before their reference times, " \
+               f"{len(independent)} of them from an authority in your trust store (the rest only on the word of " \
+               "an authority the operator declared)"
 
     # step 10 -----------------------------------------------------------------------
     def step10(self) -> tuple[Status, str]:
-        from league.stamps.rekor import parse_response, verify_entry
+        from league.stamps.rekor import PUBLIC_REKOR_LOG_ID, parse_response, verify_entry
 
         pairs = [(s, s.path.with_name(s.path.name + ".rekor.json")) for s in self.lists]
         pairs = [(s, p) for s, p in pairs if p.exists()]
@@ -462,22 +549,60 @@ class Checker:
             return "skipped", "no transparency-log entries (.rekor.json) published"
         key_file = self.root / PUBLIC_KEY
         key = key_file.read_bytes() if key_file.is_file() else None
-        bad, good = [], []
+        bad, good, logs = [], [], set()
         for s, p in pairs:
             try:
                 entry = parse_response(json.loads(p.read_bytes()))
                 good.append(verify_entry(entry, s.data, key))
+                logs.add(entry.log_id)
             except (StampError, ValueError) as exc:
                 bad.append(f"{p.relative_to(self.root)}: {getattr(exc, 'message', exc)}")
         if bad:
             return "FAILED", _join(bad)
         keynote = "" if key else f" ({PUBLIC_KEY} not published: signer not compared with the league key)"
-        return "ok", f"{len(good)} entries log their lists' SHA-256 ({_join(good)}){keynote}; checked offline, " \
-                     "not re-fetched from the log"
+        detail = f"{len(good)} entries log their lists' SHA-256 ({_join(good)}){keynote}; checked offline, " \
+                 "not re-fetched from the log"
+        others = sorted(logs - {PUBLIC_REKOR_LOG_ID})
+        if others:
+            self.strict_notes[10] = f"entries of a log other than Sigstore's public Rekor ({', '.join(others)})"
+            return "untrusted", f"{detail}; UNTRUSTED log: logID {', '.join(others)} is not Sigstore's public " \
+                                f"Rekor ({PUBLIC_REKOR_LOG_ID[:16]}…), so the operator may run it"
+        return "ok", detail + "; logID is Sigstore's public Rekor (its signature on the entry is not checked offline)"
 
 
-    # step 11 -----------------------------------------------------------------------
-    def step11(self) -> tuple[Status, str]:
+    # step 12 (run by `league verify` as an extra step: manifest_step) ----------------
+    def step12(self) -> tuple[Status, str]:
+        path = self.root / MANIFEST
+        if not path.is_file():
+            return "skipped", f"{MANIFEST} is not published"
+        data = path.read_bytes()
+        try:
+            files = json.loads(data)["files"]
+            bad = [p for f in files if (p := self._manifest_problem(f))]
+        except (ValueError, KeyError, TypeError) as exc:
+            return "FAILED", f"{MANIFEST} cannot be read ({exc})"
+        if bad:
+            return "FAILED", _join(bad)
+        digest = hashlib.sha256(data).hexdigest()
+        row = f"{MANIFEST}: sha256 {digest}"
+        stamped = [s.rel for s in self.lists if row in s.data.decode("utf-8", errors="replace").split("\n")]
+        if not stamped:
+            why = "no stamped list names its SHA-256 " + digest
+            return ("FAILED", why) if self.lists else ("ok", f"{len(files)} files match; {why} (nothing is stamped)")
+        return "ok", f"{len(files)} files match their SHA-256 and size; the manifest's hash is in {stamped[-1]}"
+
+    def _manifest_problem(self, entry: Mapping[str, Any]) -> str | None:
+        name = str(entry["name"])
+        path = _inside(self.root, name)
+        if not path.is_file():
+            return f"{MANIFEST} lists {name}, which is not published"
+        size, got = path.stat().st_size, hashlib.sha256(path.read_bytes()).hexdigest()
+        if size != int(entry["bytes"]) or got != entry["sha256"]:
+            return f"{name}: {size} bytes, sha256 {got}; {MANIFEST} says {entry['bytes']} bytes, {entry['sha256']}"
+        return None
+
+    # step 13 -----------------------------------------------------------------------
+    def step13(self) -> tuple[Status, str]:
         """`league contest verify` on the contest's files (public/contest/, or a contest-only folder):
         every sealed forecasts file against sealed.json, the contest book, metrics.json recomputed."""
         folder = contest_folder(self.root)
@@ -491,6 +616,12 @@ class Checker:
             return "FAILED", _join(bad)
         done = [c.name for c in checks if c.status == "ok"]
         return "ok", f"{len(done)} contest checks passed: {_join(done)}"
+
+
+def manifest_step(folder: Path) -> tuple[Status, str]:
+    """Step 12 on its own: the release manifest's files and its stamp (`league verify` adds it after the
+    rebuild of step 11; :func:`verify_published` alone keeps the open-data steps 2-10)."""
+    return Checker(folder, None, run_scripts=False).step12()
 
 
 def contest_folder(root: Path) -> Path | None:
@@ -523,6 +654,10 @@ def _guarded(step: int, name: str, fn: Callable[[], tuple[Status, str]]) -> Step
     return StepResult(step, name, status, detail)
 
 
+def _pem(cert: x509.Certificate) -> bytes:
+    return cert.public_bytes(serialization.Encoding.PEM)
+
+
 def _join(items: list[str]) -> str:
     shown = "; ".join(items[:MAX_SHOWN])
     return shown + (f"; and {len(items) - MAX_SHOWN} more" if len(items) > MAX_SHOWN else "")
@@ -536,7 +671,7 @@ def mirror(url: str, dest: Path, client: httpx.Client | None = None) -> list[str
     missing: list[str] = []
     index = _get(http, base, "proof/index.json", dest, missing)
     names = list(json.loads(index).get("files", [])) if index else []
-    names += [COUNCIL_BOOK, "asks.jsonl", "arena-code.json", *REPLAY_SCRIPTS]
+    names += [COUNCIL_BOOK, "asks.jsonl", "arena-code.json", *REPLAY_SCRIPTS, *DERIVED]
     names += [f"{CONTEST_DIR}/{name}" for name in CONTEST_FILES]
     for name in names:
         _get(http, base, name, dest, missing)
@@ -561,6 +696,12 @@ def _second_wave(dest: Path) -> Iterator[str]:
         try:
             yield from sorted({p for _, p, _ in code_entries(json.loads(manifest.read_text())) if p})
         except (ValueError, TypeError, KeyError):
+            pass
+    release = dest / MANIFEST
+    if release.is_file():  # every file the release lists, so that step 12 can check each
+        try:
+            yield from sorted({str(f["name"]) for f in json.loads(release.read_text())["files"]})
+        except (ValueError, TypeError, KeyError):
             return
 
 
@@ -582,8 +723,14 @@ def _get(http: httpx.Client, base: str, name: str, dest: Path, missing: list[str
 
 
 def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeaderFact] | None = None,
-                     ) -> list[StepResult]:
-    """Run steps 2–10 on a published folder or URL; one StepResult per step, never an exception."""
+                     extra: Sequence[ExtraStep] = (), trust: TrustStore | None = None,
+                     trust_folder_certs: bool = False) -> list[StepResult]:
+    """Run steps 2–10 (and ``extra`` steps) on a published folder or URL; one StepResult per step, never
+    an exception.
+
+    ``trust`` is the reader's trust store for step 9 (default: the system CA bundle plus the pinned
+    public authorities); certificates found in the folder count only with ``trust_folder_certs``, and
+    then as "declared by the operator"."""
     text = str(root)
     if text.startswith(("http://", "https://")):
         with tempfile.TemporaryDirectory(prefix="league-verify-") as tmp:
@@ -591,16 +738,21 @@ def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeade
                 mirror(text, Path(tmp))
             except (httpx.HTTPError, StampError, ValueError, OSError) as exc:
                 return [StepResult(2, "read stamped lists", "FAILED", f"cannot download {text}: {exc}")]
-            return _check(Path(tmp), block_headers, run_scripts=False)
+            return _check(Path(tmp), block_headers, run_scripts=False, extra=extra, trust=trust,
+                          trust_folder_certs=trust_folder_certs)
     folder = Path(root)
     if not folder.is_dir():
         return [StepResult(2, "read stamped lists", "FAILED", f"{folder} is not a folder")]
-    return _check(folder, block_headers, run_scripts=True)
+    return _check(folder, block_headers, run_scripts=True, extra=extra, trust=trust,
+                  trust_folder_certs=trust_folder_certs)
 
 
-def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool) -> list[StepResult]:
+def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool,
+           extra: Sequence[ExtraStep] = (), trust: TrustStore | None = None,
+           trust_folder_certs: bool = False) -> list[StepResult]:
     try:
-        checker = Checker(folder, headers, run_scripts=run_scripts)
+        checker = Checker(folder, headers, run_scripts=run_scripts, extra=extra, trust=trust,
+                          trust_folder_certs=trust_folder_certs)
     except (OSError, StampError) as exc:
         return [StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc}")]
     return checker.run()

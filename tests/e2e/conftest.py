@@ -1,4 +1,5 @@
-"""A small demo league built once per module: 3 sessions with a malformed, a silent and a late seat."""
+"""A small demo league built once per package: 3 sessions of the shipped demo roster, whose hard cases
+(malformed, silent, second-wave, late seats) the tests read back from the published files."""
 
 from __future__ import annotations
 
@@ -12,33 +13,11 @@ from league.calendar import default_calendar
 from league.clock import SimulatedClock
 from league.compose import build_league
 from league.config import load_config
-from league.demo import demo_sessions
+from league.demo import demo_sessions, local_stamp_services
 from league.jobs.context import Stages
 from league.jobs.publish import publish_now
 from league.jobs.scheduler import run_session, session_start
-
-EXTRA_SEATS = """
-[[seat]]
-name = "grumpy"
-adapter = "scripted"
-model = "scripted-grumpy-1"
-family = "lab-g"
-options = { seed = 61, mode = "malformed", latency_s = 30 }
-
-[[seat]]
-name = "mute"
-adapter = "scripted"
-model = "scripted-mute-1"
-family = "lab-m"
-options = { seed = 71, mode = "silent", latency_s = 30 }
-
-[[seat]]
-name = "sloth"
-adapter = "scripted"
-model = "scripted-sloth-1"
-family = "lab-s"
-options = { seed = 81, latency_s = 4500 }
-"""
+from league.jobs.stamp import use_services
 
 
 def needs_bwrap() -> None:
@@ -55,13 +34,13 @@ def demo_league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     days = demo_sessions(default_calendar(), date(2026, 11, 23), 3)  # includes the 2026-11-27 early close
     clock = SimulatedClock(session_start(days[0]))
     config_dir, _ = init_folder(root, demo=True, seed=3, clock=clock)
-    roster = config_dir / "roster.toml"
-    roster.write_text(roster.read_text() + EXTRA_SEATS)
     config = load_config(config_dir)
-    with build_league(config, clock, anchor=days[0], stages=Stages(publish=False)) as lg:
+    with local_stamp_services(clock) as services, \
+            build_league(config, clock, anchor=days[0], stages=Stages(publish=False)) as lg:
         from league.demo import synthetic_crowd
 
         lg.crowd = synthetic_crowd(lg, 3)
+        use_services(lg, **services)
         for day in days:
             run_session(lg, day)
         public = publish_now(lg).out_dir

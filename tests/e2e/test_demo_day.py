@@ -11,6 +11,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 READER_LOOP = '''
 import json, hashlib
 H = lambda o: hashlib.sha256(json.dumps(o, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
@@ -95,6 +97,44 @@ def test_silent_seat_is_no_answer_after_the_second_wave(demo_league: dict[str, A
     assert mute and {r["status"] for r in mute} == {"no_answer"}
 
 
+def test_second_wave_seat_counts_from_its_second_attempt(demo_league: dict[str, Any]) -> None:
+    """dozer is silent at 08:30 and answers the 09:00 re-ask: its counted rows carry attempt 2."""
+    public = demo_league["public"]
+    asks = [json.loads(x) for x in open(public / "asks.jsonl", encoding="utf-8")]
+    for session in demo_league["days"]:
+        assert sorted(a["attempt"] for a in asks if a["kind"] == "ask" and a["seat"] == "dozer"
+                      and a["session"] == session) == [1, 2]
+    dozer = [r for r in rows(public) if r["seat"] == "dozer" and r["run_role"] == "session_run"]
+    assert dozer and {r["attempt"] for r in dozer} == {"2"}
+    assert "counted" in {r["status"] for r in dozer} and {r["status"] for r in dozer} <= {"counted", "counted_50"}
+    first_runs = {r["run_id"] for r in rows(public) if r["seat"] == "aurora" and r["run_role"] == "session_run"}
+    assert not first_runs & {r["run_id"] for r in dozer}  # the second wave's own run line
+
+
+def test_each_hard_case_has_its_status_in_the_csv(demo_league: dict[str, Any]) -> None:
+    session_rows = [r for r in rows(demo_league["public"]) if r["run_role"] == "session_run"]
+    status = {seat: {r["status"] for r in session_rows if r["seat"] == seat} for seat in ("grumpy", "mute", "sloth")}
+    assert status["grumpy"] == {"refused_shape"} and status["mute"] == {"no_answer"}
+    assert {r["late_ref"] for r in session_rows if r["seat"] == "sloth" and r["horizon"] == "1d"} == {"1"}
+
+
+def test_the_pro_league_trades_the_seats_targets(demo_league: dict[str, Any]) -> None:
+    """Scripted seats send a pro-1 targets block within its rules: the pro league trades, shorts included,
+    and none of their pro-1 decisions is rejected."""
+    public = demo_league["public"]
+    with open(public / "arena-trades.csv", encoding="utf-8", newline="") as fh:
+        pro = [t for t in csv.DictReader(fh) if t["league"] == "pro-1" and not t["account"].startswith("_")]
+    scripted = {"aurora", "aurora-mini", "basalt", "cobalt", "delta", "ember", "dozer"}
+    assert scripted <= {t["account"] for t in pro}
+    assert any(float(t["position_after"]) < 0 for t in pro)
+    lines = book(public)
+    pro_lines = [x for x in lines if x.get("league") == "pro-1" and x.get("account") in scripted]
+    rejected = [x for x in pro_lines if x["kind"] == "rejection"]
+    assert rejected == [], [x["reason"] for x in rejected]
+    decided = [x for x in pro_lines if x["kind"] == "decision"]
+    assert decided and {x["source"] for x in decided} == {"targets"}
+
+
 def test_late_seat_gets_its_own_event_with_late_ref(demo_league: dict[str, Any]) -> None:
     late = [r for r in rows(demo_league["public"]) if r["seat"] == "sloth" and r["horizon"] == "1d"
             and r["run_role"] == "session_run"]
@@ -129,10 +169,93 @@ def test_every_answer_names_a_published_ask(demo_league: dict[str, Any]) -> None
 def test_league_verify_passes_on_the_published_folder(demo_league: dict[str, Any]) -> None:
     from league.verify.reader import verify_published
 
-    steps = {s.step: s for s in verify_published(demo_league["public"])}
+    steps = {s.step: s for s in verify_published(demo_league["public"], trust_folder_certs=True)}
     assert all(s.status != "FAILED" for s in steps.values()), [s.line() for s in steps.values()]
     for step in (2, 3, 4, 5, 7, 8, 9):
         assert steps[step].status == "ok", steps[step].line()
+    assert "local-a, local-b: certificates declared by the operator" in steps[9].detail
+    plain = {s.step: s for s in verify_published(demo_league["public"])}
+    assert plain[9].status == "untrusted" and plain[9].strict, plain[9].line()
+
+
+def test_every_sealed_commitment_is_published_and_checked(demo_league: dict[str, Any]) -> None:
+    """Snapshots, config and climatology hash (sha256sum, computed here) to the values the book seals."""
+    from league.verify.reader import Checker
+
+    public = demo_league["public"]
+    lines = book(public)
+    opening = lines[0]
+    assert opening["kind"] == "opening"
+    assert hashlib.sha256((public / "config.json").read_bytes()).hexdigest() == opening["config_sha256"]
+    assert hashlib.sha256((public / "climatology.json").read_bytes()).hexdigest() == opening["climatology_sha256"]
+    first_run = next(x["n"] for x in lines if x["kind"] == "run")
+    assert first_run > opening["n"]  # the climatology is sealed before the season's first ask
+    runs = [x for x in lines if x["kind"] == "run" and x.get("snapshot_sha256")]
+    assert {x["session"] for x in runs} == set(demo_league["days"])
+    for run in runs:
+        data = (public / "snapshots" / f"{run['session']}.json").read_bytes()
+        assert hashlib.sha256(data).hexdigest() == run["snapshot_sha256"]
+    status, detail = Checker(public, None).step5()
+    assert status == "ok" and "3 snapshots, config.json, climatology.json match" in detail, detail
+
+
+@pytest.mark.parametrize("name", ["snapshots/2026-11-24.json", "config.json", "climatology.json"])
+def test_a_tampered_commitment_fails_step_5_naming_the_file(demo_league: dict[str, Any], tmp_path: Path,
+                                                           name: str) -> None:
+    import shutil
+
+    from league.verify.reader import Checker
+
+    copy = tmp_path / "public"
+    shutil.copytree(demo_league["public"], copy)
+    target = copy / name
+    target.write_bytes(target.read_bytes().replace(b"}", b" }", 1))
+    status, detail = Checker(copy, None).step5()
+    assert status == "FAILED" and f"{name} hashes to" in detail, detail
+    target.unlink()
+    status, detail = Checker(copy, None).step5()
+    assert status == "FAILED" and f"{name} is not published" in detail, detail
+
+
+def test_steps_6_and_10_run_on_the_demo_and_say_whose_services_they_are(demo_league: dict[str, Any]) -> None:
+    from league.stamps.standins import LOCAL_LOG_ID
+    from league.verify.reader import Checker
+
+    public = demo_league["public"]
+    lists = sorted((public / "proof").glob("*/[0-9]*Z.txt"))
+    assert lists and all(p.with_name(p.name + ".ots").is_file() for p in lists)
+    assert all(p.with_name(p.name + ".rekor.json").is_file() for p in lists)
+    checker = Checker(public, None)
+    status, detail = checker.step6()
+    assert status == "skipped" and f"{len(lists)} proofs commit to their lists' hashes" in detail, detail
+    status, detail = checker.step10()
+    assert status == "untrusted" and f"{len(lists)} entries log their lists' SHA-256" in detail, detail
+    assert LOCAL_LOG_ID in detail and "other than Sigstore's public Rekor" in checker.strict_notes[10]
+
+
+@pytest.mark.parametrize(("step", "damage", "expected"), [
+    (6, lambda p: p.write_bytes(p.read_bytes()[:40]), ".txt.ots: not a valid .ots proof"),
+    (10, lambda p: p.write_text(p.read_text().replace('"rootHash": "', '"rootHash": "00', 1)),
+     ".txt.rekor.json: Rekor entry 1: inclusion proof does not lead to root 00"),
+    (9, lambda p: p.write_bytes(p.read_bytes().replace(b"MII", b"MIJ", 1)), "local-a"),
+])
+def test_a_tampered_proof_fails_its_step_naming_the_file(demo_league: dict[str, Any], tmp_path: Path, step: int,
+                                                        damage: Any, expected: str) -> None:
+    import shutil
+
+    from league.verify.reader import Checker
+
+    copy = tmp_path / "public"
+    shutil.copytree(demo_league["public"], copy)
+    first = sorted((copy / "proof").glob("*/[0-9]*Z.txt"))[1]
+    target = {6: first.with_name(first.name + ".ots"), 10: first.with_name(first.name + ".rekor.json"),
+              9: copy / "proof" / "tsa" / "local-a" / "tsa.crt"}[step]
+    damage(target)
+    checker = Checker(copy, None, trust_folder_certs=True)
+    status, detail = getattr(checker, f"step{step}")()
+    assert status == "FAILED" and expected in detail, detail
+    if step == 9:
+        assert "tsa.crt" in detail or "certificate" in detail, detail
 
 
 def test_flipped_byte_in_a_stamped_line_fails_the_prefix_step(demo_league: dict[str, Any], tmp_path: Path) -> None:

@@ -1,4 +1,6 @@
-// The league page: one fetch of /api/page, then plain DOM and inline SVG. No build step, no libraries.
+// The league page: one fetch of api/page, then plain DOM and inline SVG. No build step, no libraries.
+// Every URL is relative to the page, so it works under a prefix (nginx's /league/). The server writes the
+// tables into the HTML too (readable without JavaScript); this script replaces them with the full page.
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -22,17 +24,49 @@ function fmt(x, digits) {
   return x === null || x === undefined ? "–" : Number(x).toFixed(digits === undefined ? 4 : digits);
 }
 
-// Brier 0 → green, 0.25 → pale yellow, 0.5 and worse → red.
+// A diverging blue–orange scale (ColorBrewer PuOr/RdBu family ends, safe for deuteranopia, protanopia and
+// tritanopia): Brier 0 → dark blue, 0.25 (a coin) → near white, 0.5 and worse → dark orange.
+const GOOD = [33, 102, 172], MID = [247, 247, 247], BAD = [179, 88, 6];
+
+function mix(a, b, t) {
+  return a.map((x, i) => Math.round(x + (b[i] - x) * t));
+}
+
 function heat(b) {
   if (b === null || b === undefined) return "#eceff3";
   const t = Math.max(0, Math.min(1, b / 0.5));
-  const hue = 130 * (1 - t);
-  return `hsl(${hue.toFixed(0)}, 62%, ${(78 - 18 * Math.abs(t - 0.5)).toFixed(0)}%)`;
+  const rgb = t < 0.5 ? mix(GOOD, MID, t / 0.5) : mix(MID, BAD, (t - 0.5) / 0.5);
+  return `rgb(${rgb.join(",")})`;
+}
+
+// Text on a dark cell is white, on a light one dark (the value stays readable in every cell).
+function ink(b) {
+  if (b === null || b === undefined) return "#1d2330";
+  const t = Math.max(0, Math.min(1, b / 0.5));
+  return t < 0.22 || t > 0.8 ? "#ffffff" : "#1d2330";
+}
+
+function dataTable(caption, head, rows) {
+  return el("details", {class: "data-table"}, [el("summary", {}, `${caption} as a table`), el("table", {}, [
+    el("thead", {}, el("tr", {}, head.map((h) => el("th", {scope: "col"}, h)))),
+    el("tbody", {}, rows.map((r) => el("tr", {}, r.map((c, i) => el(i ? "td" : "th", i ? {class: "num"} : {scope: "row"}, c))))),
+  ])]);
+}
+
+function heatLegend() {
+  const s = svg("svg", {class: "legend", width: 330, height: 34, role: "img",
+    "aria-label": "Colour key: Brier 0 dark blue, 0.25 white, 0.5 or more dark orange"});
+  for (let i = 0; i < 50; i++) s.append(svg("rect", {x: 10 + i * 6, y: 4, width: 6, height: 12, fill: heat(i / 100)}));
+  for (const v of [0, 0.125, 0.25, 0.375, 0.5]) {
+    s.append(svg("line", {x1: 10 + v * 600, y1: 16, x2: 10 + v * 600, y2: 20, stroke: "#556"}));
+    s.append(svg("text", {x: 10 + v * 600, y: 31, "text-anchor": "middle"}, v === 0.5 ? "≥0.5" : v));
+  }
+  return s;
 }
 
 function renderToday(today) {
   const box = document.getElementById("today");
-  box.querySelector(".loading")?.remove();
+  box.querySelectorAll(".loading, .prerendered").forEach((n) => n.remove());
   if (!today || !today.run_id) {
     box.append(el("p", {}, "No run sealed yet."));
     return;
@@ -44,7 +78,7 @@ function renderToday(today) {
   ]));
   const rows = today.answers.map((a) => el("tr", {}, [
     el("td", {}, a.seat), el("td", {}, `${a.model || ""} ${a.version || ""}`), el("td", {}, a.at || ""),
-    el("td", {class: "num"}, a.cells), el("td", {class: "num"}, el("a", {href: `/api/runs/${encodeURIComponent(today.run_id)}`}, `#${a.n}`)),
+    el("td", {class: "num"}, a.cells), el("td", {class: "num"}, el("a", {href: `api/runs/${encodeURIComponent(today.run_id)}`}, `#${a.n}`)),
   ]));
   box.append(el("table", {id: "today-answers"}, [
     el("thead", {}, el("tr", {}, ["seat", "model", "sealed", "cells", "line"].map((h) => el("th", {}, h)))),
@@ -56,6 +90,7 @@ function renderLeague(league) {
   document.getElementById("rule-forecasts").textContent = league.rule.forecasts;
   document.getElementById("rule-sessions").textContent = league.rule.sessions;
   const host = document.getElementById("league-tables");
+  host.replaceChildren();
   const wrap = el("div", {class: "horizons"});
   for (const [horizon, rows] of Object.entries(league.horizons)) {
     let cut = false;
@@ -67,7 +102,7 @@ function renderLeague(league) {
         ? `${fmt(r.interval.lo, 3)}–${fmt(r.interval.hi, 3)}` : (r.interval && r.interval.reason ? "none yet" : "–");
       return el("tr", {class: cls.join(" "), "data-seat": r.seat, "data-horizon": horizon}, [
         el("td", {class: "num"}, r.in_table && r.rank ? r.rank : ""),
-        el("td", {}, el("a", {href: `/api/seats/${encodeURIComponent(r.seat)}`}, r.seat)),
+        el("td", {}, el("a", {href: `api/seats/${encodeURIComponent(r.seat)}`}, r.seat)),
         el("td", {class: "num brier"}, fmt(r.brier)),
         el("td", {class: "num"}, iv),
         el("td", {class: "num"}, r.n), el("td", {class: "num"}, r.sessions),
@@ -102,13 +137,19 @@ function renderGrid(grid) {
       const g = svg("g", {class: "cell", "data-seat": c.seat, "data-asset": c.asset, "data-horizon": horizon,
         "data-brier": c.brier});
       g.append(svg("rect", {x, y, width: cw - 2, height: ch - 2, fill: heat(c.brier)}));
-      g.append(svg("text", {x: x + cw / 2 - 1, y: y + 15, "text-anchor": "middle"}, fmt(c.brier, 3)));
+      g.append(svg("text", {x: x + cw / 2 - 1, y: y + 15, "text-anchor": "middle", fill: ink(c.brier)}, fmt(c.brier, 3)));
       g.append(svg("title", {}, `${c.seat} · ${c.asset} · ${horizon}: Brier ${fmt(c.brier)} over ${c.n} forecasts`));
       s.append(g);
     }
-    host.append(el("h3", {}, `Horizon ${horizon}`), s);
+    const value = (seat, asset) => {
+      const c = cells.find((x) => x.seat === seat && x.asset === asset);
+      return c ? fmt(c.brier, 3) : "–";
+    };
+    host.append(el("h3", {}, `Horizon ${horizon}`), s,
+      dataTable(`Brier by seat and market, ${horizon},`, ["seat", ...assets], seats.map((seat) => [seat, ...assets.map((a) => value(seat, a))])));
   }
   if (!grid.cells.length) host.append(el("p", {}, "No scored cells yet."));
+  else host.prepend(heatLegend());
 }
 
 function renderNeff(neff) {
@@ -116,31 +157,47 @@ function renderNeff(neff) {
   const rows = neff.per_run.filter((r) => r.n_eff !== null && r.n >= 2);
   if (!rows.length) { host.append(el("p", {class: "note"}, `N_eff: ${neff.source}.`)); return; }
   const horizons = [...new Set(rows.map((r) => r.horizon))];
-  const colors = ["#4c78a8", "#f58518", "#54a24b", "#b279a2"];
+  // Colour-blind-safe colours (Okabe–Ito) and a dash pattern per horizon, so colour is never the only cue.
+  const colors = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"], dashes = ["", "6 3", "2 3", "8 3 2 3"];
   const runs = [...new Set(rows.map((r) => r.run_id))];
-  const w = 760, h = 200, pad = 34;
+  const w = 760, h = 230, left = 46, top = 26, bottom = h - 34;
   // N_eff exceeds n only when seats anti-correlate (ρ < 0); such points are drawn at n, the title says more.
   const maxY = Math.max(2, ...rows.map((r) => r.n));
-  const s = svg("svg", {id: "neff-svg", width: w, height: h + 30, role: "img", "aria-label": "N_eff per run"});
-  s.append(svg("line", {x1: pad, y1: h, x2: w - 10, y2: h, stroke: "#99a"}));
-  s.append(svg("text", {x: 4, y: pad - 16}, `N_eff (axis top: ${maxY} seats)`));
+  const sy = (v) => bottom - (Math.max(0, Math.min(v, maxY)) / maxY) * (bottom - top);
+  const sx = (run) => left + (runs.indexOf(run) / Math.max(1, runs.length - 1)) * (w - left - 110);
+  const s = svg("svg", {id: "neff-svg", width: w, height: h, role: "img",
+    "aria-label": `N_eff per run for ${horizons.join(", ")}; the table below gives every value`});
+  s.append(svg("line", {x1: left, y1: bottom, x2: w - 100, y2: bottom, stroke: "#556"}));
+  s.append(svg("line", {x1: left, y1: top, x2: left, y2: bottom, stroke: "#556"}));
+  const ticks = [...new Set([0, Math.round(maxY / 2), maxY])];
+  for (const v of ticks) {
+    s.append(svg("line", {class: "neff-tick", x1: left - 4, y1: sy(v), x2: w - 100, y2: sy(v), stroke: v ? "#e3e6eb" : "#556"}));
+    s.append(svg("text", {x: left - 7, y: sy(v) + 4, "text-anchor": "end"}, v));
+  }
+  s.append(svg("text", {x: 4, y: top - 12}, "N_eff (independent voices)"));
+  const first = rows[0].session, last = rows[rows.length - 1].session;
+  s.append(svg("text", {x: left, y: bottom + 16}, first));
+  s.append(svg("text", {x: w - 100, y: bottom + 16, "text-anchor": "end"}, last));
+  s.append(svg("text", {x: (left + w - 100) / 2, y: bottom + 30, "text-anchor": "middle"}, `run (${runs.length} runs)`));
   horizons.forEach((hz, k) => {
-    const pts = rows.filter((r) => r.horizon === hz).map((r) => {
-      const x = pad + (runs.indexOf(r.run_id) / Math.max(1, runs.length - 1)) * (w - pad - 20);
-      const y = h - (Math.max(0, Math.min(r.n_eff, maxY)) / maxY) * (h - pad);
-      return [x, y, r];
-    });
+    const color = colors[k % colors.length], dash = dashes[k % dashes.length];
+    const pts = rows.filter((r) => r.horizon === hz).map((r) => [sx(r.run_id), sy(r.n_eff), r]);
     s.append(svg("polyline", {points: pts.map((p) => `${p[0].toFixed(1)},${p[1].toFixed(1)}`).join(" "),
-      fill: "none", stroke: colors[k % colors.length], "stroke-width": 1.5}));
+      fill: "none", stroke: color, "stroke-width": 1.8, "stroke-dasharray": dash}));
     for (const [x, y, r] of pts) {
-      const dot = svg("circle", {class: "neff-point", cx: x, cy: y, r: 2.5, fill: colors[k % colors.length]});
+      const dot = svg("circle", {class: "neff-point", cx: x, cy: y, r: 2.5, fill: color});
       dot.append(svg("title", {}, `${r.session} ${hz}: N_eff ${fmt(r.n_eff, 2)} of ${r.n} (ρ ${fmt(r.rho, 2)})`));
       s.append(dot);
     }
-    s.append(svg("text", {x: w - 60, y: 14 + 14 * k, fill: colors[k % colors.length]}, hz));
+    const key = svg("g", {class: "legend-key", "data-horizon": hz});
+    key.append(svg("line", {x1: w - 90, y1: top + 6 + 16 * k, x2: w - 62, y2: top + 6 + 16 * k, stroke: color,
+      "stroke-width": 2.5, "stroke-dasharray": dash}));
+    key.append(svg("text", {x: w - 56, y: top + 10 + 16 * k}, hz));
+    s.append(key);
   });
-  s.append(svg("text", {x: pad, y: h + 20}, `${runs.length} runs, first ${rows[0].session}`));
-  host.append(s, el("p", {class: "note"}, `Source: ${neff.source}.`));
+  host.append(s, dataTable("N_eff per run", ["run", "session", "horizon", "seats (n)", "ρ", "N_eff"],
+    rows.map((r) => [r.run_id, r.session, r.horizon, r.n, fmt(r.rho, 2), fmt(r.n_eff, 2)])));
+  host.append(el("p", {class: "note"}, `Source: ${neff.source}.`));
 }
 
 function renderCalibration(cal) {
@@ -148,11 +205,21 @@ function renderCalibration(cal) {
   const groups = cal.groups.filter((g) => g.bins.some((b) => b.shown));
   const wrap = el("div", {class: "horizons"});
   for (const g of groups.slice(0, 16)) {
-    const size = 160, pad = 24;
-    const s = svg("svg", {class: "calibration", width: size + pad, height: size + pad + 16, "data-who": g.who,
-      "data-horizon": g.horizon});
+    const size = 160, pad = 34;
+    const s = svg("svg", {class: "calibration", width: size + pad + 16, height: size + pad + 30, "data-who": g.who,
+      "data-horizon": g.horizon, role: "img", "aria-label": `Calibration of ${g.who} at ${g.horizon}`});
     const sx = (p) => pad + ((p - 50) / 50) * size, sy = (p) => 8 + size - (p / 100) * size;
     s.append(svg("rect", {x: pad, y: 8, width: size, height: size, fill: "#f6f7f9", stroke: "#dde"}));
+    for (const v of [50, 75, 100]) {
+      s.append(svg("line", {x1: sx(v), y1: 8 + size, x2: sx(v), y2: 12 + size, stroke: "#556"}));
+      s.append(svg("text", {class: "axis-x", x: sx(v), y: size + 23, "text-anchor": "middle"}, v));
+    }
+    for (const v of [0, 50, 100]) {
+      s.append(svg("line", {x1: pad - 4, y1: sy(v), x2: pad, y2: sy(v), stroke: "#556"}));
+      s.append(svg("text", {class: "axis-y", x: pad - 6, y: sy(v) + 4, "text-anchor": "end"}, v));
+    }
+    s.append(svg("text", {x: pad + size / 2, y: size + 36, "text-anchor": "middle"}, "stated % (folded)"));
+    s.append(svg("text", {x: 10, y: 8 + size / 2, transform: `rotate(-90 10 ${8 + size / 2})`, "text-anchor": "middle"}, "realised %"));
     s.append(svg("line", {x1: sx(50), y1: sy(50), x2: sx(100), y2: sy(100), stroke: "#aab", "stroke-dasharray": "3 3"}));
     for (const b of g.bins.filter((b) => b.shown)) {
       const dot = svg("circle", {class: "calib-point", cx: sx(b.mean_stated), cy: sy(b.realised),
@@ -160,16 +227,33 @@ function renderCalibration(cal) {
       dot.append(svg("title", {}, `${b.bin[0]}–${b.bin[1]}: stated ${fmt(b.mean_stated, 1)}, realised ${fmt(b.realised, 1)} (n ${b.n})`));
       s.append(dot);
     }
-    s.append(svg("text", {x: pad, y: size + pad + 10}, `${g.who} · ${g.horizon}`));
-    wrap.append(s);
+    wrap.append(el("figure", {}, [s, el("figcaption", {}, `${g.who} · ${g.horizon}`)]));
   }
   host.append(wrap);
   const tableRows = cal.groups.map((g) => el("tr", {}, [el("td", {}, g.who), el("td", {}, g.horizon),
     ...g.bins.map((b) => el("td", {class: "num"}, b.shown ? `${fmt(b.realised, 0)}% (n ${b.n})` : `n ${b.n}`))]));
-  host.append(el("details", {}, [el("summary", {}, "every bin"), el("table", {}, [
+  host.append(el("details", {class: "data-table"}, [el("summary", {}, "Calibration as a table (every bin)"), el("table", {}, [
     el("thead", {}, el("tr", {}, ["who", "h", "50–60", "60–70", "70–80", "80–100"].map((h) => el("th", {}, h)))),
     el("tbody", {}, tableRows)])]));
   host.append(el("p", {class: "note"}, `Source: ${cal.source}; shown from ${cal.calib_min} forecasts per bin.`));
+}
+
+function renderPoints(points) {
+  const host = document.getElementById("points-table");
+  if (!points || !points.seats.length) {
+    host.append(el("p", {class: "note"}, `No point forecasts scored yet (${points ? points.source : "no data"}).`));
+    return;
+  }
+  const buckets = [...new Set(points.seats.flatMap((r) => Object.keys(r.buckets || {})))].sort();
+  const rows = points.seats.map((r) => el("tr", {class: "points-row", "data-seat": r.seat}, [
+    el("th", {scope: "row"}, r.seat), el("td", {class: "num"}, fmt(r.overall, 3)),
+    ...buckets.map((b) => el("td", {class: "num"}, fmt((r.buckets || {})[b], 3))),
+    el("td", {class: "num"}, r.windows),
+  ]));
+  host.append(el("table", {class: "points"}, [
+    el("thead", {}, el("tr", {}, ["seat", "relative MASE", ...buckets, "windows"].map((h) => el("th", {scope: "col"}, h)))),
+    el("tbody", {}, rows),
+  ]), el("p", {class: "note"}, `Source: ${points.source}.`));
 }
 
 function renderProof(today) {
@@ -177,6 +261,19 @@ function renderProof(today) {
   const links = (today && today.proof) || [];
   if (!links.length) list.append(el("li", {}, "No proof files for this day yet."));
   for (const href of links) list.append(el("li", {}, el("a", {href, class: "proof-link"}, href.split("/").pop())));
+}
+
+function renderCorrections(items) {
+  const list = document.getElementById("correction-list");
+  if (!items || !items.length) { list.append(el("li", {}, "No correction has been sealed.")); return; }
+  for (const c of items) {
+    const what = c.target === "price"
+      ? `${c.market} ${c.horizon} ${c.field} of ${c.session} → ${c.value} (source: ${c.source})`
+      : `${c.seat} ${c.market} ${c.horizon} cell → ${c.embargoed ? "shown once the session is scored"
+        : `prob_up ${c.cell && c.cell.prob_up}`} (source: ${c.source})`;
+    list.append(el("li", {class: "correction", "data-line": String(c.line)},
+      `line ${c.line} corrects line ${c.of}: ${what}. Reason: ${c.reason}`));
+  }
 }
 
 function contestTable(headers, rows, id) {
@@ -224,7 +321,7 @@ function renderContest(c) {
     ]));
     const tag = r.excluded && r.excluded.length ? ` · outside the tables: ${r.excluded.join(", ")}` : "";
     return el("div", {class: "contest-card", "data-round": r.round_id}, [
-      el("p", {}, [el("a", {href: `/contest/cards/${r.round_id}.json`}, `Round ${r.round_id}`),
+      el("p", {}, [el("a", {href: `contest/cards/${r.round_id}.json`}, `Round ${r.round_id}`),
         ` · ${r.question} · ${r.state}${r.winner ? `, won by ${r.winner}` : ""}${tag}`]),
       el("ul", {}, picks),
     ]);
@@ -234,7 +331,7 @@ function renderContest(c) {
 
 async function loadContest() {
   try {
-    const resp = await fetch("/api/contest");
+    const resp = await fetch("api/contest");
     if (!resp.ok) throw new Error(`the API answered ${resp.status}`);
     renderContest(await resp.json());
   } catch (err) {
@@ -245,7 +342,7 @@ async function loadContest() {
 async function main() {
   const status = document.getElementById("status");
   try {
-    const resp = await fetch("/api/page");
+    const resp = await fetch("api/page");
     if (!resp.ok) throw new Error(`the API answered ${resp.status}`);
     const data = await resp.json();
     renderToday(data.today);
@@ -253,7 +350,9 @@ async function main() {
     renderGrid(data.grid);
     renderNeff(data.n_eff);
     renderCalibration(data.calibration);
+    renderPoints(data.points);
     renderProof(data.today);
+    renderCorrections(data.corrections);
     await loadContest();
     status.textContent = `Rendered ${new Date().toISOString().slice(0, 19)}Z.`;
     document.body.setAttribute("data-ready", "1");

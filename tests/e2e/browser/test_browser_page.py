@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
+import httpx
 import pytest
 import uvicorn
 
@@ -138,3 +139,84 @@ def test_screenshot_is_kept(site: tuple[str, Season], tmp_path: Path) -> None:
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
     shutil.copyfile(shot, ARTIFACTS / "league-page.png")
+
+
+def test_the_tables_read_without_javascript(site: tuple[str, Season]) -> None:
+    """Issue 19: the server writes today's run and the league table into the HTML itself."""
+    url, season = site
+    html = httpx.get(url, timeout=20).text
+    dom = Dom()
+    dom.feed(html)
+    assert dom.ready == ""  # no script ran: this is the server's HTML
+    shown = Counter((r["data-seat"], r["data-horizon"]) for r in dom.rows)
+    assert shown == Counter((m["seat"], m["horizon"]) for m in season.models)
+    assert "No run sealed yet." in html or 'class="prerendered"' in html
+    assert 'href="/' not in html and 'src="/' not in html  # relative links only: any URL prefix works
+
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+@pytest.fixture(scope="module")
+def under_prefix(site: tuple[str, Season], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The shipped deploy/nginx-league.conf, run by real nginx in front of the app, the page at /league/."""
+    if not Path(NGINX).exists():
+        pytest.skip("nginx is not installed: apt-get install -y nginx (make deps-test installs it)")
+    url, _ = site
+    app_port = url.rstrip("/").rsplit(":", 1)[1]
+    work = tmp_path_factory.mktemp("nginx")
+    shipped = (Path(__file__).resolve().parents[3] / "deploy" / "nginx-league.conf").read_text()
+    (work / "league.conf").write_text(shipped.replace("127.0.0.1:8765", f"127.0.0.1:{app_port}"))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    (work / "nginx.conf").write_text(
+        f"daemon off; pid {work}/nginx.pid; error_log {work}/error.log; worker_processes 1;\n"
+        "events { worker_connections 64; }\n"
+        f"http {{ access_log off; client_body_temp_path {work}/body; proxy_temp_path {work}/proxy;\n"
+        f"  fastcgi_temp_path {work}/f; uwsgi_temp_path {work}/u; scgi_temp_path {work}/s;\n"
+        f"  server {{ listen 127.0.0.1:{port}; include {work}/league.conf; }} }}\n")
+    proc = subprocess.Popen([NGINX, "-c", str(work / "nginx.conf"), "-p", str(work)], stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}/league/"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(base, timeout=2)
+            break
+        except httpx.TransportError:
+            time.sleep(0.1)
+    try:
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_the_page_works_under_the_shipped_nginx_prefix(under_prefix: str, site: tuple[str, Season],
+                                                       tmp_path: Path) -> None:
+    _, season = site
+    assert httpx.get(under_prefix.rstrip("/"), timeout=10).status_code == 301
+    result = chromium(tmp_path, "--dump-dom", under_prefix)
+    assert result.returncode == 0, result.stderr[-2000:]
+    dom = Dom()
+    dom.feed(result.stdout)
+    assert dom.ready == "1", result.stdout[-2000:]  # api/page was reached through the prefix
+    assert Counter((r["data-seat"], r["data-horizon"]) for r in dom.rows) == Counter(
+        (m["seat"], m["horizon"]) for m in season.models)
+    assert len(dom.cells) == len(season.seats) * len(season.assets) * len(season.horizons)
+    book = httpx.get(under_prefix + "council-book.jsonl", timeout=20)
+    assert book.content == season.book.read_bytes()
+
+
+def test_every_chart_has_axes_a_key_and_a_table(site: tuple[str, Season], tmp_path: Path) -> None:
+    """Issue 19: the N_eff chart has axis values and a colour key with line patterns; each calibration
+    square has both axes; the heat map a colour key; every chart a table with its values."""
+    url, _ = site
+    html = chromium(tmp_path, "--dump-dom", url).stdout
+    assert html.count('class="neff-tick"') >= 2 and 'class="legend-key"' in html
+    assert html.count('class="axis-x"') == 3 * html.count('class="calibration"') > 0
+    assert html.count('class="axis-y"') == 3 * html.count('class="calibration"')
+    assert 'class="legend"' in html  # the heat map's colour key
+    assert html.count('class="data-table"') >= 3  # N_eff, each heat map, calibration
+    assert "hsl(" not in html  # the red-to-green scale is gone

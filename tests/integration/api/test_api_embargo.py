@@ -19,6 +19,7 @@ from league.clock import SimulatedClock
 from league.compose import build_league
 from league.config import load_config
 from league.jobs.context import Stages
+from league.jobs.correct import cell_correction, seal_correction
 from league.jobs.scheduler import catch_up
 from league.jobs.seal import pump
 
@@ -52,6 +53,9 @@ def test_no_probability_leaves_the_api_before_the_score_line(tmp_path: Path) -> 
         pump(lg, et_time(SESSION, time(10, 0)))
         answers = lg.index.of_kind("answer", DAY)
         assert answers and not lg.index.of_kind("score", DAY)
+        fix = cell_correction(lg, of=answers[-1]["n"], market="SPX", horizon="1d", reason="restored from receipt",
+                              cell={"prob_up": 42.0, "cell_status": "elicited"}, source="receipt")
+        corrected = seal_correction(lg, fix).n  # a corrected cell is a probability: held back like the answer
         assert (data / "replies").is_dir()
         client = TestClient(create_app(data))
         during = everything(client, data)
@@ -72,6 +76,8 @@ def test_no_probability_leaves_the_api_before_the_score_line(tmp_path: Path) -> 
         whole = [x for x in after if x["kind"] == "answer"]
         assert whole and not any(x.get("embargoed") for x in whole)
         assert any("prob_up" in json.dumps(x["items"]) for x in whole)
+        shown_fix = next(x for x in after if x["n"] == corrected)
+        assert shown_fix["cell"]["prob_up"] == 42.0 and not shown_fix.get("embargoed")
         typed = client.get(f"/api/lines/{whole[0]['n']}").json()  # the same line, as its kind's model
         assert typed["seal"] == whole[0]["seal"]
         assert typed["line"] == {k: v for k, v in whole[0].items() if k not in ("n", "prev", "seal", "link")}

@@ -147,7 +147,8 @@ def test_stream_delivers_a_line_appended_after_connecting(running: Running) -> N
     def reader() -> None:
         try:
             with httpx.Client(timeout=httpx.Timeout(20, read=30)) as c, c.stream(
-                    "GET", f"{running.base}/api/stream", params={"from": start, "kind": "correction"}) as resp:
+                    "GET", f"{running.base}/api/stream", params={"from": start, "kind": "correction",
+                                                                  "follow": "true"}) as resp:
                 assert resp.status_code == 200
                 connected.set()
                 for line in resp.iter_lines():
@@ -175,3 +176,36 @@ def test_replay_brier_runs_against_the_server(running: Running) -> None:
                             capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 differ" in result.stdout
+
+
+def test_healthz_and_metrics_count_requests_by_route_template(client: httpx.Client, running: Running) -> None:
+    """Issue 19: a health probe for nginx/load balancers, and a Prometheus scrape of the API's requests
+    counted by route template (a scan of random paths adds no series)."""
+    health = client.get("/healthz")
+    assert health.status_code == 200
+    assert health.json() == {"status": "ok", "book_lines": len(running.season.data.joinpath(
+        "books", "council-book.jsonl").read_bytes().splitlines())}
+    before = _scraped(client, 'league_api_requests_total{route="/api/seats/{seat}",status="2xx"}')
+    for seat in ("alpha", "beta", "gamma"):
+        assert client.get(f"/api/seats/{seat}").status_code == 200
+    client.get("/no-such-file-a")
+    client.get("/no-such-file-b")
+    scrape = client.get("/metrics")
+    assert scrape.headers["content-type"].startswith("text/plain")
+    assert _scraped(client, 'league_api_requests_total{route="/api/seats/{seat}",status="2xx"}') == before + 3
+    assert "/no-such-file-a" not in scrape.text and 'route="/{path:path}",status="4xx"' in scrape.text
+
+
+def _scraped(client: httpx.Client, series: str) -> float:
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith(series + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_the_stream_ends_at_the_last_line_unless_asked_to_follow(client: httpx.Client, running: Running) -> None:
+    """Issue 19: a client that does not ask to follow gets a response that ends (it used to be held open)."""
+    book_lines = running.season.data.joinpath("books", "council-book.jsonl").read_bytes().count(b"\n")
+    resp = client.get("/api/stream", params={"from": 1})
+    assert resp.status_code == 200
+    assert len([x for x in resp.text.splitlines() if x.strip()]) == book_lines

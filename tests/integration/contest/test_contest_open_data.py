@@ -1,6 +1,6 @@
 """The contest in the league's open data: a recorded sweep sealed in the contest book, the books stamped by
 a real local RFC 3161 authority, the league's publisher copying the contest files into public/contest/, and
-the reader's steps (`league verify`) passing on the folder; a tampered forecasts file fails step 11.
+the reader's steps (`league verify`) passing on the folder; a tampered forecasts file fails step 13.
 
 The seats here answer in-process (the sandboxed stand-ins are exercised by the other contest tests):
 what this file tests is the wiring of files, book, stamps, publisher and reader."""
@@ -104,16 +104,16 @@ def test_the_publisher_copies_the_contest_files_byte_for_byte(public: Path) -> N
     assert "one sealed sweep" in described[f"contest/{entry['file']}"]["description"]
 
 
-def test_league_verify_passes_with_the_contest_book_stamped_and_step_11(public: Path) -> None:
+def test_league_verify_passes_with_the_contest_book_stamped_and_step_13(public: Path) -> None:
     results = verify_published(public)
     got = statuses(results)
-    assert got[3] == "ok" and got[4] == "ok" and got[9] == "ok" and got[11] == "ok", [r.line() for r in results]
+    assert got[3] == "ok" and got[4] == "ok" and got[9] == "ok" and got[13] == "ok", [r.line() for r in results]
     assert "contest/contest-book.jsonl" in next(r for r in results if r.step == 4).detail
     # step 7 recounts the council's CSV, which this one-line council (no producers) does not publish
     assert [n for n, status in got.items() if status == "FAILED"] == [7], [r.line() for r in results]
 
 
-def test_a_changed_forecast_fails_step_11_naming_the_file(public: Path, tmp_path: Path) -> None:
+def test_a_changed_forecast_fails_step_13_naming_the_file(public: Path, tmp_path: Path) -> None:
     copy = tmp_path / "public"
     shutil.copytree(public, copy)
     [entry] = json.loads((copy / "contest" / "sealed.json").read_text())
@@ -123,5 +123,5 @@ def test_a_changed_forecast_fails_step_11_naming_the_file(public: Path, tmp_path
     label = next(iter(probs))
     probs[label] = round(1 - probs[label], 6)
     path.write_bytes(json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False).encode("utf-8"))
-    step = next(r for r in verify_published(copy) if r.step == 11)
+    step = next(r for r in verify_published(copy) if r.step == 13)
     assert step.status == "FAILED" and entry["file"] in step.detail

@@ -12,9 +12,13 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
+import urllib.request
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -42,8 +46,8 @@ def _league(tmp_path: Path) -> Path:
     return config_dir
 
 
-def _start(config_dir: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(HERE.parents[2])}
+def _start(config_dir: Path, **extra: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(HERE.parents[2]), "LEAGUE_OPS_LISTEN": "off", **extra}
     return subprocess.Popen([sys.executable, str(HERE / "shifted_daemon.py"), START.isoformat(), "--config",
                              str(config_dir)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
@@ -73,22 +77,70 @@ def _answers(data: Path) -> dict[str, dict[str, object]]:
     return {str(x["seat"]): x for x in _lines(data / "books" / "council-book.jsonl") if x["kind"] == "answer"}
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:  # noqa: S310 - loopback
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def _listen(sock: socket.socket) -> list[str]:
+    """Collect the daemon's notifications in a thread, as systemd reads them (its queue never fills)."""
+    got: list[str] = []
+
+    def read() -> None:
+        sock.settimeout(None)
+        while True:
+            try:
+                got.extend(sock.recv(4096).decode().split("\n"))
+            except OSError:
+                return
+
+    threading.Thread(target=read, daemon=True).start()
+    return got
+
+
 def test_sigterm_mid_ask_seals_the_slow_reply_and_exits_0(tmp_path: Path) -> None:
+    """Also the daemon's operations surface (issue 19): sd_notify READY / WATCHDOG / STOPPING on a real
+    notify socket, /healthz alive while the catch-up's ask runs in the main thread, /metrics counting
+    the sealed replies, and every log line JSON."""
     config_dir = _league(tmp_path)
     data = tmp_path / "data"
-    proc = _start(config_dir)
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify.sock"))
+    told = _listen(notify)
+    port = _free_port()
+    proc = _start(config_dir, NOTIFY_SOCKET=str(tmp_path / "notify.sock"), WATCHDOG_USEC="400000",
+                  LEAGUE_OPS_LISTEN=f"127.0.0.1:{port}")
     _wait_for(lambda: _slow_asked(data), proc)
-    time.sleep(1.0)  # the slow seat is running in its sandbox now
+    _wait_for(lambda: "quick" in _answers(data), proc)  # the slow seat is still running in its sandbox
     assert "slow" not in _answers(data)
+    code, body = _get(f"http://127.0.0.1:{port}/healthz")
+    assert code == 200 and json.loads(body)["status"] == "ok", body
+    assert json.loads(body)["last_job"] == {"job": "ask", "session": "2026-11-25", "result": "done"}
+    code, scrape = _get(f"http://127.0.0.1:{port}/metrics")
+    assert code == 200 and 'league_replies_sealed_total{seat="quick",status="answered"} 1.0' in scrape
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err.decode()[-3000:]
     answers = _answers(data)
     assert answers["slow"]["status"] == "answered"  # sealed after the signal, before the exit
     assert {"quick", "_coin"} <= set(answers)
-    events = [json.loads(x).get("event") for x in err.decode().splitlines() if x.startswith("{")]
+    lines = [x for x in err.decode().splitlines() if x.strip()]
+    records = [json.loads(x) for x in lines]  # every line is JSON, the libraries' included
+    events = [r.get("event") for r in records]
     assert "daemon.stopping" in events and "daemon.stopped" in events
     assert verify(data / "books" / "council-book.jsonl").ok
+    notify.shutdown(socket.SHUT_RDWR)
+    assert told[0] == "READY=1" and "WATCHDOG=1" in told and "STOPPING=1" in told
+    assert told.index("WATCHDOG=1") < told.index("STOPPING=1")
 
 
 def test_second_sigterm_exits_at_once(tmp_path: Path) -> None:

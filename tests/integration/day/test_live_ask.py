@@ -40,8 +40,9 @@ def test_by_hand_reference_run_seals_every_reply(tmp_path: Path) -> None:
     lines = [json.loads(x) for x in (data_dir / "books" / "council-book.jsonl").read_text().splitlines()]
     answers = [x for x in lines if x["kind"] == "answer" and x["run_id"] == run_id]
     roster = {s.name for s in lg.config.roster.seat}
-    assert {a["seat"] for a in answers} == roster
-    assert all(a["status"] == "answered" for a in answers)
+    silent_first = {"mute", "dozer"}  # the demo roster's hard cases silent on a first ask (docs/league-day.md)
+    assert {a["seat"] for a in answers} == roster - silent_first
+    assert {a["seat"] for a in answers if a["status"] != "answered"} == {"grumpy"}  # its malformed reply, sealed
     assert [x["kind"] for x in lines[:3]] == ["opening", "preflight", "run"]
 
 

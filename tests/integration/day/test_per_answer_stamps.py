@@ -36,5 +36,5 @@ def test_every_answer_gets_its_own_token(tmp_path: Path) -> None:
     lists = sorted((public / "proof" / SESSION.isoformat()).glob("[0-9]*Z*.txt"))
     answer_lists = [p for p in lists if "answer seal" in p.read_text()]
     assert len(answer_lists) == len(answers) == 2
-    steps = {s.step: s for s in verify_published(public)}
+    steps = {s.step: s for s in verify_published(public, trust_folder_certs=True)}
     assert steps[9].status == "ok", steps[9].line()

@@ -1,8 +1,8 @@
 """`_naive` and `_ets` answer a REAL council day (demo league, replayed prices, real sandbox for the scripted
 seats), their targets are sealed and scored, and `league eval points` reads the book they are in.
 
-Phase 1 supplies the closes history through the composition root's `ask_context` here, in the test; phase 2
-wires it into the league (docs/evals.md, "What phase 2 wires").
+The closes history comes from the league itself: the composition root's default ask context adds it when a
+roster seat reads it (`league.jobs.ask.history_context`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from league.demo import demo_sessions
 from league.evals.points import points_report
 from league.jobs.context import Stages
 from league.jobs.scheduler import run_session, session_start
-from league.jobs.snapshot import daily_closes
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
@@ -38,16 +37,6 @@ options = { min_history = 30, max_history = 250 }
 """
 
 
-def history_hook(lg: Any, session: str) -> dict[str, Any]:
-    """Each market's daily closes up to the session before ``session`` (what was known at 08:30)."""
-    previous = lg.calendar.previous_session(date.fromisoformat(session))
-    out = {}
-    for m in lg.config.markets.markets:
-        closes = daily_closes(lg.prices, lg.calendar, m, previous)
-        out[m.code] = [c for d, c in closes if d <= previous][-260:]
-    return {"history": out}
-
-
 @pytest.fixture(scope="module")
 def league_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     if shutil.which("bwrap") is None:
@@ -59,9 +48,9 @@ def league_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     clock = SimulatedClock(session_start(days[0]))
     config_dir, _ = init_folder(root, demo=True, seed=5, clock=clock)
     roster = config_dir / "roster.toml"
-    roster.write_text(roster.read_text() + BASELINES)
-    with build_league(load_config(config_dir), clock, anchor=days[0], stages=Stages(publish=False),
-                      ask_context=history_hook) as lg:
+    if "_naive" not in roster.read_text():  # the demo roster ships both point baselines
+        roster.write_text(roster.read_text() + BASELINES)
+    with build_league(load_config(config_dir), clock, anchor=days[0], stages=Stages(publish=False)) as lg:
         for day in days:
             run_session(lg, day)
         clock.set(clock.now() + timedelta(days=1))

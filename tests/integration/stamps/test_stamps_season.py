@@ -21,14 +21,13 @@ from league.book import Book
 from league.clock import SimulatedClock
 from league.publish.proof_pages import write_proof_pages
 from league.stamps.interface import StampConfig, TsaEndpoint
-from league.stamps.local_tsa import LocalTsa, create_authority, faketime_library
+from league.stamps.local_tsa import LocalTsa, create_authority
 from league.stamps.ots import BlockHeaderFact
 from league.stamps.rekor import generate_signing_key
 from league.stamps.stamper import Stamper
+from league.stamps.trust import TrustStore
 from league.verify.reader import StepResult, verify_published
 from league.verify.stamped import parse_stamped_list
-
-pytestmark = pytest.mark.skipif(faketime_library() is None, reason="needs libfaketime (Debian package faketime)")
 
 BOOK = "council-book.jsonl"
 SESSION = "2026-03-02"  # 09:30 America/New_York = 14:30Z (before daylight saving time)
@@ -155,13 +154,44 @@ def test_proof_pages_hold_runs_ingest_close_and_the_key(season: tuple[Season, St
 
 
 def test_verify_passes_on_the_good_folder(season: tuple[Season, Stamper]) -> None:
+    """The reader trusts the two authorities' roots (passed as her own anchors): every step is ok."""
     s, _ = season
-    results = verify_published(s.public)
-    assert [r.step for r in results] == list(range(2, 12))
+    results = verify_published(s.public, trust=reader_store(s))
+    assert [r.step for r in results] == [*range(2, 11), 13]  # 13: the CLI contest (none here)
     assert statuses(results) == {2: "ok", 3: "ok", 4: "ok", 5: "ok", 6: "skipped", 7: "ok", 8: "ok", 9: "ok",
-                                 10: "ok", 11: "skipped"}, [r.line() for r in results]
+                                 10: "ok", 13: "skipped"}, [r.line() for r in results]
     assert "pending" in by_step(results, 6).detail
-    assert "tsa-a, tsa-b" in by_step(results, 9).detail
+    assert "tsa-a, tsa-b: anchored in your trust store" in by_step(results, 9).detail
+    assert not by_step(results, 9).strict
+
+
+def test_folder_certificates_alone_are_untrusted(season: tuple[Season, Stamper]) -> None:
+    """The folder's own ca.pem files are not the reader's: untrusted by default, "declared by the
+    operator" with trust_folder_certs, and in both cases refused by --strict."""
+    s, _ = season
+    step9 = by_step(verify_published(s.public), 9)
+    assert step9.status == "untrusted" and "tsa-a, tsa-b: UNTRUSTED" in step9.detail, step9.line()
+    assert "chain only to certificates found in the folder" in step9.strict
+    declared = by_step(verify_published(s.public, trust_folder_certs=True), 9)
+    assert declared.status == "ok" and "certificates declared by the operator" in declared.detail, declared.line()
+    assert "declared by the operator, not independent" in declared.strict
+    assert "only on the word of an authority the operator declared" in declared.detail
+
+
+def test_a_forged_root_in_the_folder_is_not_trusted(season: tuple[Season, Stamper], tmp_path: Path) -> None:
+    """An operator who mints a third root and re-signs nothing gains nothing: tokens chain to the
+    published roots only, and the reader's own anchor for another authority does not vouch for them."""
+    s, _ = season
+    other = create_authority(tmp_path / "other", "Other")
+    step9 = by_step(verify_published(s.public, trust=TrustStore.default([other.ca_pem], system=False)), 9)
+    assert step9.status == "untrusted", step9.line()
+
+
+def reader_store(s: Season) -> TrustStore:
+    """A reader who checked both authorities' roots herself (here: the files the stamps were made with)."""
+    roots = sorted((s.root / "authorities").glob("*/ca.pem"))
+    assert len(roots) == 2
+    return TrustStore.default(roots, system=False)
 
 
 def test_upgrade_completes_the_proofs_and_step_6_verifies(season: tuple[Season, Stamper], calendar: Calendar) -> None:
@@ -231,7 +261,9 @@ def test_token_signed_after_the_reference_is_flagged(tmp_path: Path) -> None:
          "140000Z.txt.tsa-a.tsr: tsa-a: the reply is not an RFC 3161"),
         (9, lambda p: (p / "proof/tsa/tsa-b/ca.pem").unlink(), "certificate proof/tsa/tsa-b/ca.pem is missing"),
         (9, lambda p: shutil.copyfile(p / "proof/tsa/tsa-b/ca.pem", p / "proof/tsa/tsa-a/ca.pem"),
-         "tsa-a: token does not verify"),
+         "tsa-a: its certificate chains to no trusted root"),
+        (9, lambda p: shutil.copyfile(p / "proof/tsa/tsa-b/tsa.crt", p / "proof/tsa/tsa-a/tsa.crt"),
+         "140000Z.txt.tsa-a.tsr: tsa-a:"),
         (6, lambda p: (p / "proof/2026-03-02/140000Z.txt.ots").write_bytes(
             (p / "proof/2026-03-02/140000Z.txt.ots").read_bytes()[:40]), "140000Z.txt.ots: not a valid .ots proof"),
         (10, lambda p: (p / "proof/2026-03-02/210500Z.txt.rekor.json").write_text("{\"x\": 1}"),
@@ -290,8 +322,31 @@ def test_league_verify_prints_one_line_per_step(season: tuple[Season, Stamper]) 
     runner = CliRunner()
     good = runner.invoke(app, ["verify", str(s.public)])
     assert good.exit_code == 0, good.output
-    assert sum(line.startswith("step ") for line in good.output.splitlines()) == 10
+    # steps 2-10, then 11 (derived files: none published here), 12 (release manifest: not published) and
+    # 13 (the CLI contest: none here)
+    assert sum(line.startswith("step ") for line in good.output.splitlines()) == 12
     assert "step  3 prefix digests: ok" in good.output
     _flip(s.public / BOOK, b'"seat":"gamma"', b'"seat":"gammA"')
     bad = runner.invoke(app, ["verify", str(s.public)])
     assert bad.exit_code != 0 and "step  3 prefix digests: FAILED" in bad.output
+
+
+def test_league_verify_strict_refuses_operator_declared_tokens(season: tuple[Season, Stamper]) -> None:
+    """A folder whose only CA certificates are its own: exit 0 (the tokens reported untrusted), non-zero
+    under --strict, with or without --trust-folder-certs; the reader's own anchors make --strict pass."""
+    from typer.testing import CliRunner
+
+    from league.cli import app
+
+    s, _ = season
+    runner = CliRunner()
+    plain = runner.invoke(app, ["verify", str(s.public)])
+    assert plain.exit_code == 0 and "step  9 RFC 3161 tokens: untrusted" in plain.output, plain.output
+    for extra in ([], ["--trust-folder-certs"]):
+        strict = runner.invoke(app, ["verify", str(s.public), "--strict", *extra])
+        assert strict.exit_code != 0 and "--strict: step 9" in str(strict.exception), strict.output
+    declared = runner.invoke(app, ["verify", str(s.public), "--trust-folder-certs"])
+    assert declared.exit_code == 0 and "declared by the operator" in declared.output
+    anchors = [a for root in sorted((s.root / "authorities").glob("*/ca.pem")) for a in ("--trust-anchor", str(root))]
+    trusted = runner.invoke(app, ["verify", str(s.public), "--strict", *anchors])
+    assert trusted.exit_code == 0 and "anchored in your trust store" in trusted.output, trusted.output

@@ -124,6 +124,32 @@ def test_out_of_range_is_a_calendar_error() -> None:
         small.horizon_end_session(date(2026, 12, 1), "2y")
 
 
+def test_the_default_calendar_grows_past_any_fixed_end() -> None:
+    """A league in 2029 and later: sessions, holidays and early closes come as the days are asked."""
+    grown = Calendar()
+    first_end = grown.end
+    # 2028-12-29 is a Friday; 2029-01-01 (Monday) is New Year's Day, so the next session is 2 January.
+    assert grown.next_session(date(2028, 12, 29)) == date(2029, 1, 2)
+    assert grown.end > first_end
+    # 2031: Independence Day on a Friday, Thanksgiving on 27 November with the early close the day after.
+    assert not grown.is_session(date(2031, 7, 4))
+    assert not grown.is_session(date(2031, 11, 27))
+    assert grown.session_close(date(2031, 11, 28)) == Z(2031, 11, 28, 18, 0)  # 13:00 EST
+    # A six-month horizon asked late in 2028 ends in 2029 (126 sessions counting the first).
+    assert grown.horizon_end_session(date(2028, 12, 1), "6m").year == 2029
+    # Far ahead: 2040-01-01 is a Sunday, so New Year's Day is observed on Monday 2 January.
+    assert not grown.is_session(date(2040, 1, 2))
+    assert grown.next_session(date(2040, 1, 1)) == date(2040, 1, 3)
+
+
+def test_a_fixed_end_stays_fixed() -> None:
+    fixed = Calendar(start=date(2026, 1, 1), end=date(2027, 1, 31))
+    assert not fixed.growing
+    with pytest.raises(CalendarError):
+        fixed.next_session(date(2027, 1, 31))
+    assert fixed.end == date(2027, 1, 31)
+
+
 def test_et_helpers_refuse_naive_times() -> None:
     with pytest.raises(CalendarError):
         to_et(datetime(2026, 11, 27, 14, 30))  # noqa: DTZ001

@@ -28,4 +28,4 @@ def test_demo_init_is_offline(tmp_path: Path) -> None:
     assert cfg.settings.prices.provider == "replay" and cfg.settings.prices.seed == 11
     assert cfg.settings.stamps.local_tsa and cfg.settings.stamps.ots_calendars == ()
     assert cfg.settings.clock.mode == "simulated"
-    assert all(s.adapter in ("scripted", "coin", "momentum", "climatology") for s in cfg.roster.seat)
+    assert all(s.adapter in ("scripted", "coin", "momentum", "climatology", "naive", "ets") for s in cfg.roster.seat)

@@ -122,6 +122,9 @@ class _OnlySpx:
     def resolution(self, quote: CrowdQuote) -> bool | None:
         return True
 
+    def price_at(self, quote: CrowdQuote, minute: datetime) -> float | None:
+        return None
+
 
 def test_combined_asks_the_fallback_only_for_uncovered_markets() -> None:
     seen: list[str] = []

@@ -93,6 +93,32 @@ def test_reply_targets_are_percent_of_equity() -> None:
     assert decision.source == "targets" and decision.targets == {"SPX": 0.2, "GOLD": 0.1}
 
 
+def test_targets_keyed_by_league_drive_only_that_league() -> None:
+    reply = {"forecast": {"SPX": {"1d": {"prob_up": 60, "action": "buy_strong"}}},
+             "targets": {"pro-1": {"SPX": 30, "GOLD": -30, "BTC": 25, "WTI": 20}}}
+    decision = decision_from_reply(reply, seat="s", session=D1, at=et(D1, 9, 0))
+    assert decision.problem is None and decision.targets is None
+    pro = decision.for_league("pro-1")
+    assert pro.source == "targets" and pro.targets == {"SPX": 0.3, "GOLD": -0.3, "BTC": 0.25, "WTI": 0.2}
+    plan = plan_decision(pro, PRO_1, {})
+    assert {s: w for s, w in plan.targets.items() if w} == {"SPY": 0.3, "GLD": -0.3, "IBIT": 0.25, "USO": 0.2}
+    arena = decision.for_league("arena-3")
+    assert arena.source == "actions" and plan_decision(arena, ARENA_3, {}).targets == {"SPY": 0.25}
+    bad = decision_from_reply({"forecast": {}, "targets": {"pro-1": {"SPX": "all"}}}, seat="s", session=D1,
+                              at=et(D1, 9, 0))
+    assert bad.problem is not None and "targets block of a league" in bad.problem
+
+
+def test_an_empty_pro_account_that_holds_or_only_buys_dips_trades_nothing() -> None:
+    """pro-1's 100% gross floor: a dip leg alone (17.5%) could never meet it; nothing to reject either."""
+    assert _plan({"SPX": "hold", "GOLD": "hold"}, rules=PRO_1).targets == {}
+    decision = Decision(seat="s", session=D1, at=et(D1, 9, 0), cells={"SPX": ActionCell("buy_dips", 5980.0)})
+    plan = plan_decision(decision, PRO_1, {})
+    assert plan.targets == {} and plan.dips == () and "not traded" in plan.notes[-1]
+    held = plan_decision(decision, PRO_1, {"QQQ": 0.6, "GLD": -0.5})  # a book at the floor keeps its dip leg
+    assert [leg.symbol for leg in held.dips] == ["SPY"]
+
+
 def test_naive_decision_times_are_refused() -> None:
     with pytest.raises(PortfolioError):
         Decision(seat="s", session=D1, at=datetime(2026, 3, 2, 9, 0))  # noqa: DTZ001

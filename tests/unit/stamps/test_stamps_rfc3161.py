@@ -1,4 +1,5 @@
-"""RFC 3161 tokens from two independent local authorities (openssl ts -reply), in process and over HTTP."""
+"""RFC 3161 tokens from two independent local authorities (signed in process; openssl ts -verify checks
+them independently), in process and over HTTP."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import pytest
 
 from league.clock import SimulatedClock
 from league.stamps.interface import StampError
-from league.stamps.local_tsa import AuthorityFiles, LocalTsa, create_authority, faketime_library
-from league.stamps.rfc3161 import Rfc3161Backend, build_request, openssl_verify, verify_token
+from league.stamps.local_tsa import AuthorityFiles, LocalTsa, create_authority
+from league.stamps.rfc3161 import Rfc3161Backend, build_request, decode_reply, openssl_verify, verify_token
 
 DATA = b"council-book.jsonl: 3 lines, sha256 ...\n"
 
@@ -88,13 +89,37 @@ def test_unreachable_authority_is_a_stamp_error() -> None:
         Rfc3161Backend("gone", "http://127.0.0.1:9/tsr", timeout=2).stamp(DATA)
 
 
-@pytest.mark.skipif(faketime_library() is None, reason="libfaketime (Debian package faketime) not installed")
-def test_simulated_clock_sets_the_signed_time(authorities: tuple[AuthorityFiles, AuthorityFiles]) -> None:
+def test_simulated_clock_sets_the_signed_time(authorities: tuple[AuthorityFiles, AuthorityFiles],
+                                             tmp_path: Path) -> None:
+    """No faketime: the token carries the simulated time, as openssl itself reads and verifies it."""
     a, _ = authorities
     when = datetime(2024, 3, 4, 14, 0, 5, tzinfo=UTC)
     art = LocalTsa("alpha", a, SimulatedClock(when)).stamp(DATA)
     assert art.signed_time == when
     assert verify_token(art.data, DATA, ca_file=a.ca_pem, tsa_file=a.tsa_crt, authority="alpha").signed_time == when
+    data_file, tsr = tmp_path / "x.txt", tmp_path / "x.tsr"
+    data_file.write_bytes(DATA)
+    tsr.write_bytes(art.data)
+    text = subprocess.run(["openssl", "ts", "-reply", "-in", str(tsr), "-text"], capture_output=True, text=True,
+                          check=True).stdout
+    assert "Time stamp: Mar  4 14:00:05 2024 GMT" in text and "Policy OID: 1.3.6.1.4.1.99999.1.1" in text
+    assert "Status: Granted." in text and "Accuracy: 0x01 seconds" in text
+    assert openssl_verify(data_file, tsr, a.ca_pem, a.tsa_crt) == (True, "Verification: OK")
+
+
+def test_serials_increase_and_the_nonce_is_echoed(authorities: tuple[AuthorityFiles, AuthorityFiles]) -> None:
+    _, b = authorities
+    tsa = LocalTsa("beta", b)
+    req = build_request(DATA)
+    first = decode_reply(tsa.reply(req.as_bytes()), "beta").tst_info
+    second = decode_reply(tsa.reply(build_request(DATA).as_bytes()), "beta").tst_info
+    assert first.nonce == req.nonce and second.serial_number == first.serial_number + 1
+
+
+def test_a_query_that_is_not_one_is_refused(authorities: tuple[AuthorityFiles, AuthorityFiles]) -> None:
+    a, _ = authorities
+    with pytest.raises(StampError, match="not an RFC 3161 time-stamp query"):
+        LocalTsa("alpha", a).reply(b"\x30\x03\x02\x01\x00")
 
 
 def test_request_is_sha256_with_nonce() -> None:

@@ -1,0 +1,71 @@
+"""The league page's tables written into its HTML by the server, so the page reads without JavaScript.
+
+The script (page/app.js) replaces them with the full page (charts, heat maps) when it runs; a reader
+with JavaScript off, a text browser or a crawler gets today's run and the league table per horizon as
+plain HTML tables, with the same row markup (``tr.seat-row`` with ``data-seat``/``data-horizon``).
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from league.api import views
+
+
+def _fmt(x: Any, digits: int = 4) -> str:
+    return "–" if x is None else f"{float(x):.{digits}f}"
+
+
+def _cells(*values: Any, num: tuple[int, ...] = ()) -> str:
+    return "".join(f'<td class="num">{escape(str(v))}</td>' if i in num else f"<td>{escape(str(v))}</td>"
+                   for i, v in enumerate(values))
+
+
+def _interval(row: dict[str, Any]) -> str:
+    iv = row.get("interval") or {}
+    if iv.get("lo") is not None:
+        return f"{float(iv['lo']):.3f}–{float(iv['hi']):.3f}"
+    return "none yet" if iv.get("reason") else "–"
+
+
+def _league_rows(horizon: str, rows: list[dict[str, Any]]) -> str:
+    out, cut = [], False
+    for r in rows:
+        cls = ["seat-row"] + ([] if r.get("in_table") else ["unranked"])
+        if not r.get("in_table") and not cut:
+            cls.append("cut")
+            cut = True
+        rank = r.get("rank") if r.get("in_table") and r.get("rank") else ""
+        out.append(f'<tr class="{" ".join(cls)}" data-seat="{escape(str(r["seat"]))}" data-horizon="{escape(horizon)}">'
+                   + _cells(rank, r["seat"], _fmt(r.get("brier")), _interval(r), r.get("n", ""), r.get("sessions", ""),
+                            num=(0, 2, 3, 4, 5)) + "</tr>")
+    return "".join(out)
+
+
+def league_html(league: dict[str, Any]) -> str:
+    head = "".join(f'<th scope="col">{h}</th>' for h in ("#", "seat", "Brier", "interval", "n", "sessions"))
+    blocks = [f'<div class="horizon"><h3>Horizon {escape(h)}</h3><table class="league" data-horizon="{escape(h)}">'
+              f"<thead><tr>{head}</tr></thead><tbody>{_league_rows(h, rows)}</tbody></table></div>"
+              for h, rows in league["horizons"].items()]
+    return f'<div class="horizons">{"".join(blocks)}</div><p class="note">Source: {escape(str(league["source"]))}.</p>'
+
+
+def today_html(today: dict[str, Any]) -> str:
+    if not today.get("run_id"):
+        return '<p class="prerendered">No run sealed yet.</p>'
+    rows = "".join("<tr>" + _cells(a["seat"], f"{a.get('model') or ''} {a.get('version') or ''}", a.get("at") or "",
+                                   a.get("cells", ""), f"#{a.get('n', '')}", num=(3, 4)) + "</tr>"
+                   for a in today["answers"])
+    head = "".join(f'<th scope="col">{h}</th>' for h in ("seat", "model", "sealed", "cells", "line"))
+    return (f'<div class="prerendered"><p>{escape(str(today["session"]))} · run {escape(str(today["run_id"]))} '
+            f'(book line {today["line"]})</p><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
+
+
+def render_index(template: Path, store: views.Store) -> str:
+    """index.html with today's run and the league tables filled in."""
+    html = template.read_text(encoding="utf-8")
+    html = html.replace('<p class="loading">loading…</p>', today_html(views.today(store)), 1)
+    return html.replace('<div id="league-tables"></div>',
+                        f'<div id="league-tables">{league_html(views.league_table(store))}</div>', 1)

@@ -1,0 +1,79 @@
+"""The shadow consensus's weights, frozen and sealed in the book (paper §5.3, §8).
+
+The shadow consensus weighs each seat by the inverse of its mean pairwise correlation over the design
+window, sessions 1-10 of the methodology segment. The paper freezes those weights for the season
+before the confirmatory window (sessions 11-126) starts, so this stage, run after the score job, seals
+them in a ``shadow_weights`` line once session 10 of the segment is scored — before session 11 is
+asked. From then on the statistics read the sealed weights (re-checked by their SHA-256) and never
+recompute them, so nothing learnt in sessions 11+ can move them.
+
+The window and the rows are the ones the statistics would use: the segment's sessions numbered in date
+order from the forecasts table the publisher writes, council rows only (counted runs, stated, sealed
+before the reference).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+
+from league.book.lines import ShadowWeightsLine
+from league.counting import Sealed
+from league.jobs.context import League
+
+log = structlog.get_logger(__name__)
+DESIGN_SESSIONS = 10
+
+
+def _version(run: dict[str, Any]) -> str:
+    methodology = run.get("methodology")
+    return str(methodology.get("version", "")) if isinstance(methodology, dict) else str(methodology or "")
+
+
+def sealed_versions(lg: Sealed) -> set[str]:
+    return {str(x.get("methodology_version")) for x in lg.index.of_kind("shadow_weights")}
+
+
+def design_window(lg: Sealed, version: str) -> list[str]:
+    """The segment's first ten sessions in date order (every session with a run of that version)."""
+    sessions = sorted({str(r["session"]) for r in lg.index.of_kind("run") if _version(r) == version})
+    return sessions[:DESIGN_SESSIONS]
+
+
+def _scored_1d(lg: Sealed, session: str) -> bool:
+    return any(x.get("horizon") == "1d" for x in lg.index.of_kind("score", session))
+
+
+def due(lg: Sealed, session: str) -> tuple[str, list[str]] | None:
+    """(version, window) when the weights of the session's segment are to be sealed now: its design
+    window is complete and scored, and no weights are sealed for that version yet."""
+    versions = {_version(r) for r in lg.index.runs(session)}
+    for version in sorted(versions - sealed_versions(lg)):
+        window = design_window(lg, version)
+        if len(window) == DESIGN_SESSIONS and session >= window[-1] and _scored_1d(lg, window[-1]):
+            return version, window
+    return None
+
+
+def frozen_weights(lg: Sealed, version: str, window: list[str]) -> dict[str, Any]:
+    """The weights as the statistics compute them, on the segment's council rows of the window."""
+    from league.publish.forecasts import iter_rows
+    from league.scoring import council
+    from league.scoring.frame import council_rows, load_forecasts
+
+    rows = [r for r in iter_rows(lg) if r["methodology_version"] == version and r["session"] in set(window)]
+    return council.shadow_weights(council_rows(load_forecasts(rows)), window)
+
+
+def seal_shadow_weights(lg: League, session: str) -> int | None:
+    """Seal the frozen weights when the session completes a segment's design window (else nothing)."""
+    found = due(lg, session)
+    if found is None:
+        return None
+    version, window = found
+    weights = frozen_weights(lg, version, window)
+    line = lg.seal(ShadowWeightsLine(session=session, methodology_version=version, window=window,
+                                     weights=weights))
+    log.info("shadow_weights.sealed", line=line.n, version=version, seats=len(weights.get("weights", {})))
+    return line.n

@@ -1,0 +1,165 @@
+"""``arena-compliance.json``: the paper's seventeen requirements (§3.13), this league's status, a reader's check.
+
+The requirements are those of "Sealed Before the Open" §3.13, in our words (docs/compliance.md).
+A status is what this project does, not a claim about a season: where it depends on what a league
+published (proofs of an outside anchor, transparency-log entries, RFC 3161 tokens, the stamped
+release manifest), it is read from the folder being published, so a league without them says so.
+Statuses: ``met``, ``partial`` (what is there and what is not is said), ``not met``,
+``not applicable`` (the league does not do what the requirement governs).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+VERIFY = "league verify FOLDER"
+MANIFEST = "release-manifest.json"
+
+
+@dataclass(frozen=True)
+class Requirement:
+    number: int
+    level: str
+    text: str
+    status: str
+    evidence: str
+    check: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"number": self.number, "level": self.level, "requirement": self.text, "status": self.status,
+                "evidence": self.evidence, "check": self.check}
+
+
+def _has(folder: Path, pattern: str) -> bool:
+    return any(folder.glob(pattern))
+
+
+def _anchor(folder: Path) -> tuple[str, str]:
+    ots, rekor = _has(folder, "proof/*/*.ots"), _has(folder, "proof/*/*.rekor.json")
+    if ots and rekor:
+        return "met", "OpenTimestamps proofs and Rekor entries of every stamped list are published under proof/"
+    found = [n for n, ok in (("OpenTimestamps proofs", ots), ("Rekor entries", rekor)) if ok]
+    return "partial", (f"published: {', '.join(found) or 'neither .ots proofs nor Rekor entries'}; the stamper "
+                       "supports both ([stamps] calendars, rekor in config/league.toml)")
+
+
+def _tokens(folder: Path) -> tuple[str, str]:
+    authorities = sorted({p.name.split(".")[-2] for p in folder.glob("proof/*/*.tsr")})
+    if not authorities:
+        return "partial", "answers are sealed on arrival; no RFC 3161 token is published"
+    return "met", (f"answers are sealed on arrival; RFC 3161 tokens from {', '.join(authorities)} (step 9 says "
+                   "whether the reader's trust store knows these authorities)")
+
+
+def _manifest(written: bool) -> tuple[str, str]:
+    if not written:
+        return "partial", "data, scoring code (arena-code.json) and recount tools are published; no release manifest"
+    return "met", (f"data, scoring code (arena-code.json), stand-alone recount tools and {MANIFEST} (every file's "
+                   "SHA-256 and size, its own hash in a stamped list)")
+
+
+def _snapshots(folder: Path) -> tuple[str, str]:
+    if (folder / "snapshots").is_dir():
+        return "met", "hash chain sealed on entry; ask texts (asks/) and snapshots (snapshots/) published"
+    return "partial", ("hash chain sealed on entry; ask texts published (asks/), corrections are new lines; the "
+                       "price snapshots behind snapshot_sha256 are not published")
+
+
+def _climatology(folder: Path) -> tuple[str, str]:
+    """Met when the book's opening line seals the climatology table's hash (before the season's first ask)."""
+    book = folder / "council-book.jsonl"
+    try:
+        with open(book, encoding="utf-8") as fh:
+            opening = json.loads(fh.readline() or "{}")
+    except (OSError, ValueError):
+        opening = {}
+    base = ("coin and climatology references with skill scores; crowd quotes sealed with their volume in run "
+            "lines; ")
+    if isinstance(opening, dict) and opening.get("climatology_sha256"):
+        return "met", base + "the climatology window's hash is sealed in the opening line"
+    return "partial", base + "the window's hash is checked inside council-clim-window.json but sealed in no book line"
+
+
+def requirements(folder: Path, *, manifest_written: bool = True) -> list[Requirement]:
+    """The seventeen rows, with the folder-dependent statuses read from ``folder``."""
+    anchor, tokens, snaps, clim = _anchor(folder), _tokens(folder), _snapshots(folder), _climatology(folder)
+    manifest = _manifest(manifest_written)
+    rows = [
+        (1, "MUST", "each task is an event contract fixed before the ask (price source, symbol, bar, reference "
+            "and end rules); model, version and mode sealed in the answer line; blind seasons commit to "
+            "H(salt|model|version|mode)", "partial",
+         "contracts sealed in every run line, event-contract.schema.json; blind seasons are not implemented here",
+         "python3 -I tools/conformance.py council-forecasts.csv"),
+        (2, "MUST", "an append-only hash-chained record, each line sealed on entry, ask text and price snapshot "
+            "hashed into the run, asks published, corrections as new lines", *snaps,
+         f"{VERIFY} (steps 4, 5)"),
+        (3, "MUST", "the record's head anchored outside the operator at every run, proofs published, each stamped "
+            "digest published on an append-only channel the operator does not control", *anchor,
+         f"{VERIFY} (steps 6, 9, 10)"),
+        (4, "MUST", "one reference price per common event, after the seal, by a published rule; a later seal is "
+            "its own event; forecasts pool only on equal contracts", "met",
+         "event_id_v2 of the full contract; late seals get late_ref and their own reference",
+         "python3 -I tools/conformance.py council-forecasts.csv; python3 -I tools/recount_consensus.py --data ."),
+        (5, "MUST", "every run published, counted or not, with its label", "met",
+         "every run line and answer in council-book.jsonl; run_role in council-forecasts.csv",
+         f"{VERIFY} (step 11 rebuilds every row from the book)"),
+        (6, "MUST", "the counted run of each session fixed by a rule declared before the run (SHOULD: on a "
+            "channel the operator does not control)", "met",
+         "line 1 of asks.jsonl seals the counting rule before any run; stamped with the books",
+         "head -n 1 asks.jsonl; " + f"{VERIFY} (steps 3, 4)"),
+        (7, "MUST", "the asked event scored by a strictly proper rule: Brier on every row of a strict rise first",
+         "met", "Brier on all counted rows; filtered scores beside with their dropped rows",
+         "python3 -I tools/replay_brier.py --data ."),
+        (8, "MUST", "empty cells and missing answers reported beside each score, fillers kept out of the consensus, "
+            "stated, coverage and service scores apart", "met",
+         "counted_50/no_answer/refused_shape rows, coverage per seat, missing table in council-stats.json",
+         "python3 -I tools/recount_consensus.py --data .; " + f"{VERIFY} (step 11)"),
+        (9, "MUST", "the 50% and climatology references per asset and horizon from a fixed pre-season window "
+            "sealed by a published hash, with skill scores; crowd prices sealed with their volume", *clim,
+         f"{VERIFY} (steps 5, 11: every figure recomputed with the published table)"),
+        (10, "MUST", "ranking only after a minimum of sessions per horizon, intervals clustered by session; "
+             "equivalence claims within a declared margin", "met",
+         "the 30 forecasts / 10 sessions rule (in_table, rank), session-clustered intervals, equivalence margin",
+         f"{VERIFY} (step 11)"),
+        (11, "MUST", "data and scoring code published so that anyone recomputes every score; an immutable release "
+             "with a checksum of every file", *manifest, f"{VERIFY} (steps 7, 8, 11, 12)"),
+        (12, "MUST", "each answer sealed on arrival, not batched (SHOULD: an RFC 3161 token per answer)", *tokens,
+         f"{VERIFY} (step 9)"),
+        (13, "SHOULD", "the hash of every outgoing ask sealed when sent; the roster of expected answers with "
+             "deadlines and retry policy sealed before the run's first ask", "met",
+         "ask and roster lines of asks.jsonl (families and sides too, roster.json)", f"{VERIFY} (steps 5, 11)"),
+        (14, "MUST", "a published consensus shown with its number of stated probabilities, mean pairwise "
+             "correlation and N_eff for that run and horizon", "met",
+         "council-stats.json consensus.per_event: n, n_used, rho, n_eff",
+         "python3 -I tools/recount_consensus.py --data ."),
+        (15, "MUST", "a methodology change opens a new measurement segment; corrections are appended lines that "
+             "keep the original", "met", "methodology_version on every row and record; correction lines",
+         "python3 -I tools/conformance.py council-forecasts.csv; " + f"{VERIFY} (step 11)"),
+        (16, "MUST", "reader forecasts: randomised once, one first forecast per market, identifier and session, "
+             "closed at the reference, no address stored", "not applicable",
+         "this league collects no reader forecasts", "-"),
+        (17, "SHOULD", "the diagnostics of §4-6 beside the scores (eigen share, participation ratio, "
+             "distinctiveness, sides, citation fetch records, price-only arm, repeats, crowd bid/ask, costs "
+             "against a no-trade shadow)", "partial",
+         "participation ratio, top eigen share, distinctiveness, sides, crowd bid/ask/last trade, account costs "
+         "and shadow values; no price-only arm or citation fetch records", f"{VERIFY} (step 11)"),
+    ]
+    return [Requirement(*row) for row in rows]
+
+
+def compliance_document(folder: Path, generated_at: str, *, manifest_written: bool = True) -> dict[str, Any]:
+    return {"generated_at": generated_at,
+            "standard": "Sealed Before the Open, section 3.13: seventeen numbered requirements (docs/compliance.md)",
+            "statuses": ["met", "partial", "not met", "not applicable"],
+            "requirements": [r.as_json() for r in requirements(folder, manifest_written=manifest_written)]}
+
+
+def table_lines(doc: dict[str, Any]) -> list[str]:
+    """The table ``league verify`` prints: number, level, status, the check to run."""
+    out = []
+    for r in doc.get("requirements") or []:
+        out.append(f"  {r.get('number'):>2} {r.get('level', ''):<6} {r.get('status', ''):<14} {r.get('check', '')}")
+    return out

@@ -1,0 +1,285 @@
+"""Rebuild every published file that derives from the books, from the published folder alone, and compare.
+
+A reader holds the published folder, not the operator's config, database or price cache. Every
+derived file is a function of the two books (``council-book.jsonl``, ``asks.jsonl``) and the sealed
+climatology table (``council-clim-window.json``, its hash re-checked by the statistics), so this
+module rebuilds them with the very producers the publisher runs, into a scratch folder, and
+compares structurally (:mod:`league.verify.compare`): each CSV row against its recomputation (all
+columns), every figure of the statistics and portfolio files. ``league verify`` runs it as a
+reader step; ``league stats`` uses the same inputs so that a recomputation gives the same bytes.
+
+The counting rule needs the markets and the ingest deadline for horizons not yet scored; a reader
+takes the markets from the opening line (sealed in the config's order) and the deadline from the run
+lines, which seal each market's event contracts and deadline before the ask.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+from zoneinfo import ZoneInfo
+
+from league.book.index import BookIndex
+from league.calendar import Calendar, default_calendar
+from league.clock import parse_iso
+from league.config import HORIZON_SESSIONS, Config, MarketSpec
+from league.publish import producers
+from league.publish import roster as rostermod
+from league.publish.bookfacts import read_facts
+from league.verify.compare import FORECAST_KEY, diff_csv_bytes, diff_csv_order, diff_json_bytes
+from league.verify.reader import Status
+
+NEW_YORK = ZoneInfo("America/New_York")
+BOOK, ASKS, FORECASTS = "council-book.jsonl", "asks.jsonl", "council-forecasts.csv"
+CLIM = "council-clim-window.json"
+DIGEST, PROTOCOL = "markets-digest.json", "arena-protocol.json"
+ROSTER = "roster.json"
+STATS_JSON = ("council-stats.json", "council-calibration.json", "council-clim-window.json", "council-league.json")
+PORTFOLIO_CSV = ("arena-trades.csv", "arena-accounts.csv")
+
+
+# ------------------------------------------------------------------------------ inputs
+@dataclass(frozen=True)
+class StatsInputs:
+    """What the statistics read besides the forecasts: the sealed climatology table, each seat's family
+    and side (sealed roster lines first, the config for seats they do not name) and each methodology
+    version's sealed rules. The publisher, ``league stats`` and ``league verify`` all build it here."""
+
+    clim: dict[str, Any] | None
+    families: dict[str, str] = field(default_factory=dict)
+    sides: dict[str, str] = field(default_factory=dict)
+    methodologies: dict[str, Any] = field(default_factory=dict)
+    #: methodology version -> the shadow-consensus weights sealed for it before its primary window
+    shadow_weights: dict[str, Any] = field(default_factory=dict)
+
+    def arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The statistics producer's arguments after (forecasts, out): the sides only when two exist."""
+        kwargs = {**({"sides": self.sides} if len(set(self.sides.values())) >= 2 else {}),
+                  **({"methodologies": self.methodologies} if self.methodologies else {}),
+                  **({"shadow_weights": self.shadow_weights} if self.shadow_weights else {})}
+        return (self.clim, self.families), kwargs
+
+    def call(self, forecasts: Path, out: Path) -> None:
+        """Run the statistics producer exactly as the publisher does."""
+        args, kwargs = self.arguments()
+        producers.stats(forecasts, out, *args, **kwargs)
+
+
+def sealed_inputs(book: Path, asks: Path, clim: dict[str, Any] | None, *,
+                  families: Mapping[str, str] | None = None, sides: Mapping[str, str] | None = None) -> StatsInputs:
+    """The inputs as sealed in the books; ``families``/``sides`` (the config's) fill seats the roster
+    lines do not name (books written before families were sealed)."""
+    doc = rostermod.roster_document(rostermod.roster_lines(asks))
+    facts = read_facts(book)
+    sealed = {v: m["rules"] for v, m in facts.methodology.items() if m.get("rules")}
+    return StatsInputs(clim, {**dict(families or {}), **rostermod.families(doc)},
+                       {**dict(sides or {}), **rostermod.sides(doc)}, sealed, dict(facts.shadow))
+
+
+def published_inputs(folder: Path) -> StatsInputs:
+    """The inputs of a published folder: its books and its sealed climatology table."""
+    clim_path = folder / CLIM
+    clim = json.loads(clim_path.read_text(encoding="utf-8")) if clim_path.is_file() else None
+    return sealed_inputs(folder / BOOK, folder / ASKS, clim)
+
+
+def write_statistics(books: Path, forecasts: Path, out: Path, inputs: StatsInputs) -> None:
+    """The statistics files, then the crowd and portfolio tables merged into council-league.json, in
+    the publisher's order (``books``: a data folder holding ``books/council-book.jsonl``)."""
+    inputs.call(forecasts, out)
+    if (out / "council-league.json").is_file() and (books / "books" / BOOK).is_file():
+        producers.crowd(books, out)
+        producers.portfolio_tables(books, out)
+
+
+# ------------------------------------------------------------------------------ the counting rule's view
+class _Roster:
+    def __init__(self, deadline: str) -> None:
+        self.deadline = deadline
+
+
+class _Markets:
+    def __init__(self, markets: tuple[MarketSpec, ...]) -> None:
+        self.markets = markets
+
+
+class _SealedConfig:
+    """The two things of a config the counting rule reads, taken from the sealed run lines."""
+
+    def __init__(self, opening: list[dict[str, Any]], runs: list[dict[str, Any]]) -> None:
+        self.markets = _Markets(_opening_markets(opening) or _markets(runs))
+        self.roster = _Roster(_deadline(runs))
+
+
+class SealedView:
+    """What the CSV writer reads (:class:`league.counting.Sealed`) from a published book alone."""
+
+    def __init__(self, book: Path) -> None:
+        self.index = BookIndex.of_book(book)
+        self.calendar: Calendar = default_calendar()
+        self.config = cast(Config, _SealedConfig(self.index.of_kind("opening"), self.index.of_kind("run")))
+
+
+def _opening_markets(opening: list[dict[str, Any]]) -> tuple[MarketSpec, ...]:
+    """The markets as the opening line sealed them (the config's, in its order); empty when it names none
+    or they do not read as markets of this version."""
+    try:
+        return tuple(MarketSpec.model_validate(m) for m in (opening[0].get("markets") or [])) if opening else ()
+    except ValueError:
+        return ()
+
+
+def _markets(runs: list[dict[str, Any]]) -> tuple[MarketSpec, ...]:
+    """Without an opening line's markets: each market with the horizons its sealed events name (first seen
+    order of the run lines)."""
+    seen: dict[str, dict[str, dict[str, Any]]] = {}
+    for run in runs:
+        for code, by_h in (run.get("events") or {}).items():
+            seen.setdefault(code, {}).update({h: c for h, c in by_h.items() if isinstance(c, dict)})
+    return tuple(_spec(code, by_h) for code, by_h in seen.items() if by_h)
+
+
+def _spec(code: str, by_h: dict[str, dict[str, Any]]) -> MarketSpec:
+    """A market as the counting rule needs it when its events are sealed: code, horizons and the price
+    source. ``trading`` only matters for the fallback contract of a run line that seals no events (books
+    older than sealed events): every market reads as a session market, so such a book's bitcoin rows
+    would differ, and step 11 would name them."""
+    first = next(iter(by_h.values()))
+    horizons = tuple(h for h in HORIZON_SESSIONS if h in by_h)
+    return MarketSpec(code=code, name=code, symbol=str(first.get("price_symbol") or code), kind="index",
+                      group="sealed", provider=str(first.get("price_provider") or ""),
+                      reference_rule=str(first.get("reference_rule") or ""), horizons=horizons, end_time="16:00",
+                      trading="session")
+
+
+def _deadline(runs: list[dict[str, Any]]) -> str:
+    """The ingest deadline (HH:MM New York) sealed in the first run line that states one."""
+    for run in runs:
+        if isinstance(run.get("deadline"), str):
+            return parse_iso(run["deadline"]).astimezone(NEW_YORK).strftime("%H:%M")
+    return "09:30"
+
+
+# ------------------------------------------------------------------------------ rebuild and compare
+@dataclass
+class Rebuilt:
+    """The differences found, and what was compared or could not be."""
+
+    compared: list[str] = field(default_factory=list)
+    differences: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.differences
+
+
+def rebuild_into(folder: Path, work: Path) -> Path:
+    """Recompute into ``work/out`` every derived file ``folder`` publishes (returns ``work/out``)."""
+    data, out = work / "data", work / "out"
+    (data / "books").mkdir(parents=True)
+    out.mkdir()
+    for name in (BOOK, ASKS):
+        if (folder / name).is_file():
+            shutil.copyfile(folder / name, data / "books" / name)
+    published = {p.name for p in folder.iterdir() if p.is_file()}
+    stats = published & set(STATS_JSON)
+    if FORECASTS in published or stats or DIGEST in published:
+        from league.publish.forecasts import write_forecasts
+
+        write_forecasts(SealedView(data / "books" / BOOK), out / FORECASTS)
+    if ROSTER in published:
+        write_roster(data / "books" / ASKS, out / ROSTER)
+    _documents(folder, published, data / "books" / BOOK, out)
+    if stats and CLIM in published:
+        write_statistics(data, out / FORECASTS, out, published_inputs(folder))
+    if published & set(PORTFOLIO_CSV):
+        producers.portfolio(data, out)
+    return out
+
+
+def _documents(folder: Path, published: set[str], book: Path, out: Path) -> None:
+    """The digest (from the rebuilt CSV) and the protocol document (from the book's facts), with the
+    published ``generated_at`` and, for the protocol, the published config settings (not in the book)."""
+    from league.publish import documents as docs
+    from league.publish.writing import write_json
+
+    if DIGEST in published:
+        stamp = _json(folder / DIGEST).get("generated_at", "")
+        with open(out / FORECASTS, encoding="utf-8", newline="") as fh:
+            write_json(out / DIGEST, docs.markets_digest(fh, str(stamp)))
+    if PROTOCOL in published:
+        doc = _json(folder / PROTOCOL)
+        settings = (doc.get("methodology") or {}).get("in_config")
+        write_json(out / PROTOCOL, docs.protocol_document(read_facts(book), settings or {},
+                                                          str(doc.get("generated_at", ""))))
+
+
+def _json(path: Path) -> dict[str, Any]:
+    """A published JSON object, or {} when it is not one (the comparison then names every field)."""
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def write_roster(asks: Path, target: Path) -> None:
+    from league.publish.writing import write_json
+
+    if asks.is_file():
+        write_json(target, rostermod.roster_document(rostermod.roster_lines(asks)))
+
+
+def compare_folder(folder: Path, rebuilt: Path) -> Rebuilt:
+    """Compare each rebuilt file with the published one of the same name."""
+    result = Rebuilt()
+    for path in sorted(p for p in rebuilt.iterdir() if p.is_file()):
+        published = folder / path.name
+        if not published.is_file():
+            result.missing.append(path.name)
+            continue
+        result.compared.append(path.name)
+        result.differences += _diff(path.name, published.read_bytes(), path.read_bytes())
+    derived = (FORECASTS, ROSTER, DIGEST, PROTOCOL, *STATS_JSON, *PORTFOLIO_CSV)
+    result.differences += [f"{name}: published, but cannot be recomputed from this folder (the statistics need "
+                           f"{CLIM}, the roster asks.jsonl)" for name in derived
+                           if (folder / name).is_file() and not (rebuilt / name).is_file()]
+    return result
+
+
+def _diff(name: str, published: bytes, rebuilt: bytes) -> list[str]:
+    if published == rebuilt:
+        return []
+    if name.endswith(".json"):
+        return diff_json_bytes(name, published, rebuilt)
+    key = FORECAST_KEY if name == FORECASTS else None
+    return diff_csv_bytes(name, published, rebuilt, key) or diff_csv_order(name, published, rebuilt, key)
+
+
+def rebuild_and_compare(folder: Path) -> Rebuilt:
+    if not (folder / BOOK).is_file():
+        raise FileNotFoundError(f"{BOOK} is not published")
+    with tempfile.TemporaryDirectory(prefix="league-rebuild-") as tmp:
+        return compare_folder(folder, rebuild_into(folder, Path(tmp)))
+
+
+def rebuild_step(folder: Path) -> tuple[Status, str]:
+    """The reader step: ``ok`` when every derived file equals its recomputation from the book."""
+    if not (folder / BOOK).is_file():
+        return "skipped", f"{BOOK} is not published"
+    result = rebuild_and_compare(folder)
+    if not result.compared:
+        return "skipped", "no file derived from the books is published"
+    shown = "; ".join(result.differences[:5])
+    more = f"; and {len(result.differences) - 5} more" if len(result.differences) > 5 else ""
+    if not result.ok:
+        return "FAILED", f"{len(result.differences)} published values differ from the book: {shown}{more}"
+    note = f" ({', '.join(result.missing)} not published)" if result.missing else ""
+    return "ok", f"{', '.join(result.compared)} equal their recomputation from the books{note}"
+

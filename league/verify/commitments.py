@@ -1,0 +1,99 @@
+"""Step 5's second half: every hash the book seals over something else is checked against the
+published bytes (docs/open-data.md, "A reader's verification").
+
+- each run line's ``snapshot_sha256`` against ``snapshots/<session>.json``;
+- the opening line's ``config_sha256`` against ``config.json``, whose content must also be the
+  opening line's own markets and methodology (so the hash is not of some other file);
+- the opening line's ``climatology_sha256`` against ``climatology.json``.
+
+A problem names the published file, the book line and both hashes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+
+def snapshot_bytes(body: Any) -> bytes:
+    """The canonical bytes ``snapshot_sha256`` is taken over (league/jobs/snapshot.py ``canonical_json``)."""
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def config_bytes(opening: dict[str, Any]) -> bytes:
+    """The bytes ``config_sha256`` is taken over, rebuilt from the opening line's own content."""
+    body = {"markets": {"markets": opening.get("markets")}, "methodology": opening.get("methodology")}
+    return json.dumps(body, sort_keys=True).encode()
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _file_problem(root: Path, rel: str, want: str, line: Any, field: str) -> str | None:
+    path = root / rel
+    if not path.is_file():
+        return f"{rel} is not published (book line {line} seals {field} {want})"
+    got = _sha(path)
+    return None if got == want else f"{rel} hashes to {got}, book line {line} seals {field} {want}"
+
+
+def snapshot_problems(root: Path, lines: list[dict[str, Any]]) -> tuple[list[str], int]:
+    """(problems, snapshots checked) over every run line carrying a snapshot hash."""
+    seen: dict[tuple[str, str], Any] = {}
+    for x in lines:
+        if x.get("kind") == "run" and isinstance(x.get("snapshot_sha256"), str) and isinstance(x.get("session"), str):
+            seen.setdefault((x["session"], x["snapshot_sha256"]), x.get("n"))
+    problems = [p for (session, sha), n in sorted(seen.items())
+                if (p := _file_problem(root, f"snapshots/{session}.json", sha, n, "snapshot_sha256"))]
+    return problems, len(seen)
+
+
+def opening_problems(root: Path, lines: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """(problems, what was checked) for the opening line's config and climatology hashes."""
+    opening = next((x for x in lines if x.get("kind") == "opening"), None)
+    if opening is None:
+        return [], []
+    n = opening.get("n")
+    problems, checked = [], []
+    want = str(opening.get("config_sha256", ""))
+    if (p := _file_problem(root, "config.json", want, n, "config_sha256")) is not None:
+        problems.append(p)
+    elif (root / "config.json").read_bytes() != config_bytes(opening):
+        problems.append(f"config.json is not the markets and methodology of book line {n}")
+    else:
+        checked.append("config.json")
+    clim = opening.get("climatology_sha256")
+    if isinstance(clim, str):
+        p = _file_problem(root, "climatology.json", clim, n, "climatology_sha256")
+        problems += [p] if p else []
+        checked += [] if p else ["climatology.json"]
+    return problems, checked
+
+
+def blind_problems(lines: list[dict[str, Any]]) -> tuple[list[str], str]:
+    """A blind season: the commitments sealed before the first ask, no answer naming a model before the
+    reveal, and the reveal recomputing to every commitment. Returns (problems, what was checked)."""
+    from league.blind import MASK, reveal_problems
+
+    blind = next((x for x in lines if x.get("kind") == "blind"), None)
+    if blind is None:
+        return [], ""
+    problems = []
+    first_run = min((int(x["n"]) for x in lines if x.get("kind") == "run"), default=None)
+    if first_run is not None and int(blind["n"]) > first_run:
+        problems.append(f"blind line {blind['n']} was sealed after the first ask (run line {first_run})")
+    reveal = next((x for x in lines if x.get("kind") == "reveal"), None)
+    end = int(reveal["n"]) if reveal else None
+    leaks = [x["n"] for x in lines if x.get("kind") == "answer" and (end is None or int(x["n"]) < end)
+             and MASK != x.get("model")]
+    if leaks:
+        problems.append(f"answer line(s) {', '.join(map(str, leaks[:3]))} name a model before the reveal")
+    seats = len(blind.get("seats", []))
+    if reveal is None:
+        return problems, f"blind season: {seats} identities sealed at line {blind['n']}, not yet revealed"
+    problems += [f"reveal line {reveal['n']}: {p}" for p in reveal_problems(blind.get("seats", []),
+                                                                           reveal.get("seats", []))]
+    return problems, f"blind season: reveal line {reveal['n']} opens all {seats} identities sealed at line {blind['n']}"
