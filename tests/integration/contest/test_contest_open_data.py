@@ -28,12 +28,12 @@ from league.contest.resolve import resolve_due
 from league.contest.sweep import run_sweep
 from league.publish import files as publish_files
 from league.stamps.interface import StampConfig, TsaEndpoint
-from league.stamps.local_tsa import LocalTsa, create_authority, faketime_library
+from league.stamps.local_tsa import LocalTsa, create_authority
 from league.stamps.stamper import Stamper
+from league.stamps.trust import TrustStore
 from league.verify.reader import StepResult, verify_published
 from league_agents.base import Ask, Now, SeatReply, SeatSpec
 
-pytestmark = pytest.mark.skipif(faketime_library() is None, reason="needs libfaketime (Debian package faketime)")
 DAY = datetime(2026, 12, 7, tzinfo=UTC)
 
 
@@ -50,6 +50,11 @@ class CrowdSeat:
         at = now()
         return SeatReply(seat=self.spec.name, raw="thinking...\n" + json.dumps(body), model=f"test/{self.spec.name}",
                          version="1", mode="high", started_at=at, finished_at=at)
+
+
+def reader_store(public: Path) -> TrustStore:
+    """A reader who checked the test authority's root herself (the file the stamps were made with)."""
+    return TrustStore.default([public.parents[1] / "authority" / "ca.pem"], system=False)
 
 
 def statuses(results: list[StepResult]) -> dict[int, str]:
@@ -105,7 +110,7 @@ def test_the_publisher_copies_the_contest_files_byte_for_byte(public: Path) -> N
 
 
 def test_league_verify_passes_with_the_contest_book_stamped_and_step_13(public: Path) -> None:
-    results = verify_published(public)
+    results = verify_published(public, trust=reader_store(public))
     got = statuses(results)
     assert got[3] == "ok" and got[4] == "ok" and got[9] == "ok" and got[13] == "ok", [r.line() for r in results]
     assert "contest/contest-book.jsonl" in next(r for r in results if r.step == 4).detail
@@ -123,5 +128,5 @@ def test_a_changed_forecast_fails_step_13_naming_the_file(public: Path, tmp_path
     label = next(iter(probs))
     probs[label] = round(1 - probs[label], 6)
     path.write_bytes(json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False).encode("utf-8"))
-    step = next(r for r in verify_published(copy) if r.step == 13)
+    step = next(r for r in verify_published(copy, trust=reader_store(public)) if r.step == 13)
     assert step.status == "FAILED" and entry["file"] in step.detail
