@@ -111,8 +111,13 @@ def open_rounds(ctx: ContestContext, *, high_stakes: bool = False, follower_call
                 market_ids: tuple[str, ...] = ()) -> list[RoundResult]:
     """Poll, pick and play the new rounds one after the other (the scheduler plays them at once:
     :func:`open_round` then :func:`play_opened` on its own thread)."""
-    return [play_round(ctx, c, high_stakes=high_stakes, follower_called=follower_called)
-            for c in pick_rounds(ctx, market_ids=market_ids)]
+    picked = pick_rounds(ctx, market_ids=market_ids)
+    failed = ctx.failed_checks() if picked else []
+    out = []
+    for c in picked:
+        r = open_round(ctx, c, high_stakes=high_stakes, follower_called=follower_called)
+        out.append(void_opened(ctx, r, failed) if failed else play_opened(ctx, r))
+    return out
 
 
 def _open_line(ctx: ContestContext, c: Candidate, round_id: int, now: datetime, stake: float,
@@ -160,9 +165,6 @@ def open_round(ctx: ContestContext, c: Candidate, *, high_stakes: bool = False,
 
 def play_opened(ctx: ContestContext, r: OpenedRound) -> RoundResult:
     """Every agent's ask at once, each with ``bench`` in its sandbox; then void or close the round."""
-    failed = ctx.failed_checks()
-    if failed:
-        return _void(ctx, r.round_id, r.market_id, r.desks, "selfcheck", "", "; ".join(failed))
     agents = list(ctx.config.agents)
     asks = {a.agent: _round_ask(ctx, a, r.line) for a in agents}
     ctx.base_sandbox()
@@ -176,6 +178,12 @@ def play_opened(ctx: ContestContext, r: OpenedRound) -> RoundResult:
 def play_round(ctx: ContestContext, c: Candidate, *, high_stakes: bool = False,
                follower_called: bool = False) -> RoundResult:
     return play_opened(ctx, open_round(ctx, c, high_stakes=high_stakes, follower_called=follower_called))
+
+
+def void_opened(ctx: ContestContext, r: OpenedRound, failed: list[str]) -> RoundResult:
+    """The batch's pre-batch self-check failed: the round is void for every agent and nobody is asked. The
+    check runs before the batch's rounds open, so it never eats into an agent's five minutes."""
+    return _void(ctx, r.round_id, r.market_id, r.desks, "selfcheck", "", "; ".join(failed))
 
 
 def _round_ask(ctx: ContestContext, agent: ContestAgent, opened: dict[str, Any]) -> Ask:

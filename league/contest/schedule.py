@@ -39,7 +39,7 @@ from league.contest.context import ContestContext
 from league.contest.markets.interface import MarketSourceError
 from league.contest.publish import publish
 from league.contest.resolve import resolve_due
-from league.contest.rounds import RoundResult, open_round, pick_rounds, play_opened
+from league.contest.rounds import RoundResult, open_round, pick_rounds, play_opened, void_opened
 from league.contest.sweep import SweepResult, run_sweep
 
 log = structlog.get_logger(__name__)
@@ -146,21 +146,30 @@ def job_poll(rt: ContestRuntime) -> list[int]:
     """Open the new rounds (and the called ones) and hand each to the pool; the ids of those opened."""
     ctx = rt.ctx
     friday = ctx.clock.now().astimezone(UTC).weekday() == ctx.config.rounds.big_bet_weekday
-    opened = [_start(rt, c, high_stakes=friday, follower_called=False) for c in pick_rounds(ctx)]
+    checked: list[list[str]] = []
+
+    def failed() -> list[str]:
+        """The pre-batch self-check, run once per poll and only before its first round opens (a check
+        never eats into an agent's five minutes)."""
+        if not checked:
+            checked.append(ctx.failed_checks())
+        return checked[0]
+
+    opened = [_start(rt, c, high_stakes=friday, follower_called=False, failed=failed()) for c in pick_rounds(ctx)]
     called = take_calls(rt.calls) if rt.calls is not None else ()
-    if called:
+    if called:  # picked after the poll's own rounds opened: those count against the caps
         try:
             picked = pick_rounds(ctx, market_ids=called)
         except MarketSourceError as exc:
             log.error("contest.call_unavailable", markets=list(called), error=exc.message)
             picked = []
-        opened += [_start(rt, c, high_stakes=friday, follower_called=True) for c in picked]
+        opened += [_start(rt, c, high_stakes=friday, follower_called=True, failed=failed()) for c in picked]
     return opened
 
 
-def _start(rt: ContestRuntime, c: Any, *, high_stakes: bool, follower_called: bool) -> int:
+def _start(rt: ContestRuntime, c: Any, *, high_stakes: bool, follower_called: bool, failed: list[str]) -> int:
     r = open_round(rt.ctx, c, high_stakes=high_stakes, follower_called=follower_called)
-    rt.submit(lambda: play_opened(rt.ctx, r))
+    rt.submit(lambda: void_opened(rt.ctx, r, failed) if failed else play_opened(rt.ctx, r))
     log.info("contest.round_started", round_id=r.round_id, market_id=r.market_id, high_stakes=high_stakes)
     return r.round_id
 

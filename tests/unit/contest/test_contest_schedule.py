@@ -164,3 +164,25 @@ def test_league_contest_call_queues_what_the_next_poll_takes(tmp_path: Path) -> 
     out = CliRunner().invoke(app, ["contest", "call", "m7", "--data", str(tmp_path), "--by", "a follower"])
     assert out.exit_code == 0, out.output
     assert S.take_calls(tmp_path / "contest-calls") == ("m7",)
+
+
+def test_the_self_check_runs_once_per_poll_before_any_round_opens(rt: S.ContestRuntime,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    stub = _stub_rounds(monkeypatch, {(): ["a", "b"]})
+    stub.playing = threading.Barrier(1)
+    stub.release.set()
+    events: list[str] = []
+    real_open = stub.open
+
+    def open_round(ctx: object, c: str, **kw: bool) -> Any:
+        events.append(f"open {c}")
+        return real_open(ctx, c, **kw)
+
+    monkeypatch.setattr(S, "open_round", open_round)
+    rt.ctx.selfcheck = lambda: events.append("check") or []  # type: ignore[func-returns-value]
+    S.job_poll(rt)
+    assert events == ["check", "open a", "open b"]  # the agents' clocks start after the check
+    stub.picks = {}
+    S.job_poll(rt)
+    assert events == ["check", "open a", "open b"]  # nothing to open: no check
+    rt.wait_rounds(30)
