@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from league.errors import ChainBroken, LeagueError
+
+if TYPE_CHECKING:
+    from league.verify.reader import Status
 
 
 def _typed(path: Path) -> None:
@@ -41,13 +44,19 @@ def _verify_book(path: Path, workers: int | None) -> None:
     typer.echo(f"ok {path}: {report.lines} lines, sha256 {report.sha256}, last link {report.last_link or '-'}")
 
 
-def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool, strict: bool) -> None:
+def _skipped_rebuild(folder: Path) -> tuple[Status, str]:
+    return "skipped", "not asked for (--no-rebuild)"
+
+
+def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool, strict: bool,
+                   rebuild: bool = True) -> None:
     from league.publish.rebuild import rebuild_step
     from league.stamps.trust import TrustStore
     from league.verify.reader import manifest_step, verify_published
 
     failed, refused = 0, []
-    extra = [(11, "derived files", rebuild_step), (12, "release manifest", manifest_step)]
+    extra = [(11, "derived files", rebuild_step if rebuild else _skipped_rebuild),
+             (12, "release manifest", manifest_step)]
     steps = verify_published(target, extra=extra, trust=TrustStore.default(anchors),
                              trust_folder_certs=trust_folder_certs)
     for step in steps:
@@ -103,11 +112,15 @@ def verify(
     anchors: Annotated[list[Path] | None, typer.Option(
         "--trust-anchor", envvar="LEAGUE_VERIFY_TRUST_ANCHORS",
         help="a PEM root you trust, added to the system CA bundle and the pinned authorities (repeatable)")] = None,
+    rebuild: Annotated[bool, typer.Option("--rebuild/--no-rebuild", envvar="LEAGUE_VERIFY_REBUILD",
+                                          help="step 11: rebuild every derived file from the books and compare "
+                                               "(the publisher's work: seconds to minutes)")] = True,
 ) -> None:
     """Verify a book's hash chain (first bad line and why), or every reader's step on a published folder."""
     path = Path(target)
     if target.startswith(("http://", "https://")) or path.is_dir():
-        _verify_folder(target, anchors=list(anchors or []), trust_folder_certs=trust_folder_certs, strict=strict)
+        _verify_folder(target, anchors=list(anchors or []), trust_folder_certs=trust_folder_certs, strict=strict,
+                       rebuild=rebuild)
     else:
         _verify_book(path, workers)
         if typed:

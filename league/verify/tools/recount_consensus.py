@@ -71,6 +71,15 @@ def jsonl(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+def optional_jsonl(base: str, name: str) -> list[dict[str, Any]]:
+    """A book that may be absent (a folder published without asks.jsonl: every seat its own family)."""
+    try:
+        return jsonl(fetch_text(base, name))
+    except (OSError, ValueError) as exc:
+        print(f"note: {name} not read ({exc}); every seat counts as its own family", file=sys.stderr)
+        return []
+
+
 # ------------------------------------------------------------------------------ sealed inputs
 def families(asks: list[dict[str, Any]]) -> dict[str, str]:
     """Seat -> family from the roster lines; the first line naming a seat's family decides."""
@@ -252,8 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", required=True, help="open-data folder or its URL")
     args = parser.parse_args(argv)
     try:
-        events, runs = recount(fetch_text(args.data, "council-forecasts.csv"),
-                               jsonl(fetch_text(args.data, "asks.jsonl")),
+        events, runs = recount(fetch_text(args.data, "council-forecasts.csv"), optional_jsonl(args.data, "asks.jsonl"),
                                jsonl(fetch_text(args.data, "council-book.jsonl")))
         stats = json.loads(fetch_text(args.data, "council-stats.json"))
         per_event = stats["consensus"]["per_event"]

@@ -104,3 +104,14 @@ def test_a_folder_served_on_loopback_is_mirrored_rebuilt_and_checked(demo_public
     assert by[11].status == "ok" and "council-stats.json" in by[11].detail, by[11].line()
     assert by[12].status == "ok", by[12].line()
     assert by[7].status == "skipped"  # scripts fetched from a URL are never run
+
+
+def test_no_rebuild_skips_step_11_only(copy: Path) -> None:
+    from typer.testing import CliRunner
+
+    from league.cli import app
+
+    result = CliRunner().invoke(app, ["verify", "--no-rebuild", str(copy)])
+    assert result.exit_code == 0, result.output
+    assert "step 11 derived files: skipped — not asked for (--no-rebuild)" in result.output
+    assert "step 12 release manifest: ok" in result.output
