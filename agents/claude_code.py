@@ -66,7 +66,9 @@ class ClaudeCodeSeat(CliSeat):
             argv += ["--max-budget-usd", str(budget)]
         # headless mode denies tools that would ask for permission: allow the web ones explicitly under `web`
         argv += ["--allowedTools" if self.web else "--disallowedTools", "WebSearch", "WebFetch"]
-        return argv
+        # ``options.allow_commands``: shell commands the seat may run, e.g. the contest's `bench` (a prefix rule)
+        commands = [f"Bash({c}:*)" for c in self.spec.options.get("allow_commands", ())]
+        return argv + (["--allowedTools", *commands] if commands else [])
 
     def env(self) -> dict[str, str]:
         env = {"CLAUDE_CODE_EFFORT_LEVEL": self.effort, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}

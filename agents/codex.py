@@ -64,13 +64,21 @@ class CodexSeat(CliSeat):
 
     def argv(self, ask: Ask) -> list[str]:
         argv = [self.command, "exec", "--json", "-m", self.spec.model, "--skip-git-repo-check", "--ephemeral"]
-        argv += ["-s", "read-only", "-c", f"model_reasoning_effort={self.effort}"]
+        argv += ["-s", self.inner_sandbox, "-c", f"model_reasoning_effort={self.effort}"]
         settings = list(QUIET) + ([] if self.web else ['web_search="disabled"'])
         if self.base_url:
             settings += gateway_overrides(self.base_url, str(self.spec.options.get("api_key_env") or "OPENAI_API_KEY"))
         for setting in settings:
             argv += ["-c", setting]
         return [*argv, ask.text]
+
+    @property
+    def inner_sandbox(self) -> str:
+        """Codex's own sandbox mode inside ours. ``read-only`` by default; a seat that must run a command
+        (``options.allow_commands``, the contest's `bench`) gets ``danger-full-access``, because Codex's
+        read-only seccomp filter refuses even the Unix socket `bench` talks through (EPERM). Bubblewrap stays
+        the boundary either way: a read-only system, a throw-away home and the egress proxy."""
+        return "danger-full-access" if self.spec.options.get("allow_commands") else "read-only"
 
     def parse(self, result: ExecResult) -> Parsed:
         events = _jsonl(result.text)

@@ -59,7 +59,10 @@ class GeminiCliSeat(CliSeat):
         return _LEVELS.get(self.effort.lower(), self.effort.upper())
 
     def argv(self, ask: Ask) -> list[str]:
-        return [self.command, "-p", ask.text, "-m", self.spec.model, "-o", "json", "--approval-mode", "default"]
+        argv = [self.command, "-p", ask.text, "-m", self.spec.model, "-o", "json", "--approval-mode", "default"]
+        # ``options.allow_commands``: shell commands the seat may run without confirmation (the contest's `bench`)
+        commands = [f"run_shell_command({c})" for c in self.spec.options.get("allow_commands", ())]
+        return argv + (["--allowed-tools", ",".join(commands)] if commands else [])
 
     def files(self, ask: Ask) -> dict[str, bytes]:
         path = credentials_home() / ".gemini/settings.json"

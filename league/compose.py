@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from functools import partial
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from league.calendar import Calendar, default_calendar
 from league.clock import Clock, SimulatedClock, SystemClock
@@ -31,6 +31,10 @@ from league.registry import CROWD, NO_CROWD, PRICES, load
 from league.store.bar_cache import DbBarCache
 from league.store.interface import Store
 from league_agents.base import Seat
+
+if TYPE_CHECKING:
+    from league.contest.context import ContestContext
+    from league.contest.schedule import ContestRuntime
 
 #: What the entry points of ``forecast_league.prices`` and ``forecast_league.crowd`` are.
 PriceFactory = Callable[[Config, Calendar, Sequence[BarCache], date | None], PriceSource]
@@ -169,3 +173,46 @@ def open_for_correction(config_dir: Path) -> League:
 
     config = load_config(config_dir)
     return build_league(config, SystemClock(), stages=BARE, store=open_store(config.database_url))
+
+
+def open_contest(lg: League) -> ContestRuntime | None:
+    """The CLI contest beside a live league, when ``contest.toml`` is in its config folder (see
+    :func:`contest_runtime`), stamped with the league's books after every contest seal."""
+    path = lg.config.folder / "contest.toml"
+    if not path.is_file():
+        return None
+    from league.jobs.stamp import stamp_note
+
+    return contest_runtime(path, lg.data_dir, lg.clock, lg.config.settings.schedule.contest_sweep_utc,
+                           after_seal=lambda note: stamp_note(lg, note))
+
+
+def contest_runtime(path: Path, data_dir: Path, clock: Clock, sweep_utc: str,
+                    after_seal: Callable[[str], object] = lambda _note: None) -> ContestRuntime:
+    """The contest of ``path`` on a data folder: the contest book under DATA/books (one ledger, the
+    process's one writer), the live Gamma/CLOB source, the paper broker unless the operator enabled live
+    trading, the contest's files under DATA/contest, follower calls spooled in DATA/contest-calls, and the
+    pre-batch self-check of every seat."""
+    from league.contest.config import load_config as load_contest
+    from league.contest.context import ContestContext
+    from league.contest.ledger import Ledger
+    from league.contest.markets.clob_live import broker_for
+    from league.contest.markets.gamma import GammaSource
+    from league.contest.schedule import ContestRuntime
+    from league.jobs.stamp import CONTEST_BOOK
+
+    config = load_contest(path)
+    ledger = Ledger(data_dir / "books" / CONTEST_BOOK, clock)
+    ctx = ContestContext(config, clock, ledger, GammaSource(config.venue), data_dir / "contest",
+                         broker=broker_for(config.venue))
+    ctx.selfcheck = lambda: contest_selfcheck(ctx)
+    return ContestRuntime(ctx, sweep_utc=sweep_utc, calls=data_dir / "contest-calls", after_seal=after_seal)
+
+
+def contest_selfcheck(ctx: ContestContext) -> list[str]:
+    """Before each contest batch: the sandbox's isolation, the egress proxy, every agent's CLI and
+    credentials, and a trivial ask answered by each (league_agents.selfcheck.preflight); the failed lines."""
+    from league_agents.selfcheck import preflight
+
+    checks = preflight([a.seat for a in ctx.config.agents], ctx.clock.now, sandbox=ctx.base_sandbox(), ask_each=True)
+    return [f"{c.name}: {c.detail}" for c in checks if not c.ok]

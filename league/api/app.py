@@ -11,6 +11,8 @@ Routes:
   ``/api/lines?from=A&to=B``    book lines A..B as NDJSON (at most MAX_RANGE lines)
   ``/api/lines/{n}``            one line, typed by its kind (its schema in /api/docs)
   ``/api/stream?from=N&kind=K`` book lines from N as NDJSON, following the book as it grows
+  ``/api/contest``              the CLI contest: metrics, sealed sweeps, newest rounds and their cards
+  ``/api/contest/stream?from=N&kind=K`` the contest's book lines, as the contest's embargo allows
   ``/{path}``                   any file of the open-data folder, byte for byte (HTTP ranges honoured)
 
 Nothing here writes: the app only reads the folder and the book. Every refusal is a 4xx with a
@@ -31,6 +33,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 
 from league.api import views
+from league.api.contest import CONTEST_KINDS, ContestBook, contest_view
 from league.api.embargo import embargoed_file
 from league.api.errors import ApiError, BadRequest, NotFound, RangeNotSatisfiable
 from league.api.paths import DataPaths
@@ -59,6 +62,7 @@ def create_app(data_dir: Path, *, poll_s: float = POLL_S) -> FastAPI:
     _ops_routes(app, store)
     _json_routes(app, store)
     _book_routes(app, store, poll_s)
+    _contest_routes(app, store, poll_s)
     _file_routes(app, store)
     return app
 
@@ -184,6 +188,48 @@ async def _follow(store: views.Store, request: Request, start: int, kinds: froze
         if n <= total:
             stop = min(total, n + STREAM_BATCH - 1)
             chunk = await asyncio.to_thread(_select, store, n, stop, kinds)
+            n, idle = stop + 1, 0.0
+            if chunk:
+                yield b"".join(chunk)
+            continue
+        if not follow or await request.is_disconnected():
+            return
+        await asyncio.sleep(poll_s)
+        idle += poll_s
+        if idle >= KEEPALIVE_S:
+            idle = 0.0
+            yield b"\n"
+
+
+def _contest_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
+    book = ContestBook(store.paths.contest_book or store.paths.public / "contest" / "contest-book.jsonl")
+
+    @app.get("/api/contest")
+    def contest() -> dict[str, Any]:
+        return contest_view(store.paths.public)
+
+    @app.get("/api/contest/stream")
+    def contest_stream(request: Request, start: Annotated[int, Query(alias="from", ge=1)] = 1,
+                       kind: Annotated[list[str] | None, Query()] = None,
+                       follow: bool = False) -> StreamingResponse:
+        unknown = sorted(set(kind or []) - CONTEST_KINDS)
+        if unknown:
+            raise BadRequest(f"unknown kind {', '.join(unknown)}", fix=f"use one of {sorted(CONTEST_KINDS)}")
+        _check_start(start, book.refresh())
+        return StreamingResponse(_follow_contest(book, request, start, frozenset(kind or []), follow, poll_s),
+                                 media_type=NDJSON, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+async def _follow_contest(book: ContestBook, request: Request, start: int, kinds: frozenset[str], follow: bool,
+                          poll_s: float) -> AsyncIterator[bytes]:
+    """The contest book's released lines from ``start``; then, when following, each one as it is released."""
+    n, idle = start, 0.0
+    while True:
+        shown = await asyncio.to_thread(book.refresh)
+        if n <= shown:
+            stop = min(shown, n + STREAM_BATCH - 1)
+            raws = await asyncio.to_thread(book.raw_lines, n, stop)
+            chunk = [raw + b"\n" for i, raw in enumerate(raws, n) if not kinds or book.kind(i) in kinds]
             n, idle = stop + 1, 0.0
             if chunk:
                 yield b"".join(chunk)

@@ -59,14 +59,15 @@ def _wanted(raw: bytes, kinds: frozenset[str]) -> bool:
 
 def follow_url(base: str, start: int = 1, kinds: frozenset[str] = frozenset(), follow: bool = False,
                retries: int = 8, client: httpx.Client | None = None,
-               sleep: Callable[[float], None] = time.sleep) -> Iterator[Line]:
-    """Lines from the API's ``/api/stream``; reconnects from the last line seen after a disconnect."""
+               sleep: Callable[[float], None] = time.sleep, stream: str = "/api/stream") -> Iterator[Line]:
+    """Lines from the API's ``stream`` (the council's ``/api/stream`` or the contest's
+    ``/api/contest/stream``); reconnects from the last line seen after a disconnect."""
     own = client or httpx.Client(timeout=httpx.Timeout(10.0, read=None))
     next_n, failures = start, 0
     try:
         while True:
             try:
-                for n, raw in _one_connection(own, base, next_n, kinds, follow):
+                for n, raw in _one_connection(own, base, next_n, kinds, follow, stream):
                     next_n, failures = n + 1, 0
                     yield n, raw
                 if not follow:
@@ -85,11 +86,11 @@ def follow_url(base: str, start: int = 1, kinds: frozenset[str] = frozenset(), f
 
 
 def _one_connection(client: httpx.Client, base: str, start: int, kinds: frozenset[str],
-                    follow: bool) -> Iterator[Line]:
+                    follow: bool, stream: str = "/api/stream") -> Iterator[Line]:
     params: list[tuple[str, str | int | float | bool | None]] = [("from", start)]
     params.append(("follow", "true" if follow else "false"))
     params += [("kind", k) for k in sorted(kinds)]
-    with client.stream("GET", base.rstrip("/") + "/api/stream", params=params) as resp:
+    with client.stream("GET", base.rstrip("/") + stream, params=params) as resp:
         if resp.status_code != 200:
             resp.read()
             raise FollowError(f"{base} refused the stream ({resp.status_code}): {_error_text(resp)}")

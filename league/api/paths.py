@@ -20,6 +20,7 @@ BOOK = "council-book.jsonl"
 class DataPaths:
     public: Path
     book: Path
+    contest_book: Path | None = None  # the CLI contest's book (live or published), when there is one
 
     @classmethod
     def resolve(cls, data_dir: Path) -> DataPaths:
@@ -34,7 +35,9 @@ class DataPaths:
                 f"{data_dir}: no {BOOK} in books/ or public/",
                 fix="pass the folder written by `league demo --out DIR` (or an open-data folder) as --data",
             )
-        return cls(public=public, book=book)
+        from league.api.contest import contest_book
+
+        return cls(public=public, book=book, contest_book=contest_book(data_dir, public))
 
     def public_file(self, relative: str) -> Path:
         """The file ``relative`` names inside the open-data folder; traversal is refused, not resolved.

@@ -1,4 +1,6 @@
-"""`league contest ...`: the vendor-CLI contest (docs/contest.md). Phase 1: verify and the offline demo."""
+"""`league contest ...`: the vendor-CLI contest (docs/contest.md): verify, the offline demo, a follower's call.
+
+The contest itself runs inside `league daemon` when the config folder holds a `contest.toml`."""
 
 from __future__ import annotations
 
@@ -51,6 +53,22 @@ def demo(
     if not result.verified:
         raise VerifyFailed(f"the demo folder {result.public} did not verify")
     typer.echo(f"open data: {result.public}")
+
+
+@contest_app.command("call")
+def call(
+    market_id: Annotated[str, typer.Argument(help="the venue's market id a follower asks a round for")],
+    data: Annotated[Path, typer.Option("--data", envvar="LEAGUE_DATA", help="data folder of the league")] = Path(
+        "data"),
+    by: Annotated[str, typer.Option("--by", envvar="LEAGUE_CONTEST_CALLED_BY", help="who called it")] = "operator",
+) -> None:
+    """Queue a follower's call: the daemon's next poll opens the market's round (flagged follower_called,
+    outside every table) if the eligibility rules and the caps allow it."""
+    from league.clock import SystemClock
+    from league.contest.schedule import call_market
+
+    path = call_market(data / "contest-calls", market_id, by, SystemClock().now())
+    typer.echo(f"called market {market_id}: {path} (the next poll takes it)")
 
 
 def register(app: typer.Typer) -> None:

@@ -39,7 +39,8 @@ def daemon(config: ConfigOpt = Path("config"), stop_grace: GraceOpt = DEFAULT_GR
     PostgreSQL index) waits as a standby and takes over when the leader dies (docs/operations.md).
     SIGTERM/SIGINT: start nothing new, seal the replies that arrive within --stop-grace seconds,
     exit 0; a second signal exits at once. Under systemd (Type=notify) it reports READY and pings
-    the watchdog; /healthz and /metrics are served on --ops-listen."""
+    the watchdog; /healthz and /metrics are served on --ops-listen. The CLI contest runs beside the
+    council when the config folder holds a contest.toml (docs/contest.md)."""
     from league.config import load_config
     from league.log import configure
     from league.ops import health, leader, sdnotify
@@ -75,14 +76,17 @@ def _standing_by() -> None:
 
 
 def _lead(config: Path, stop: Shutdown) -> None:
-    from league.compose import open_live
+    from league.compose import open_contest, open_live
     from league.jobs.scheduler import run_daemon
 
     lg = open_live(config)
     lg.shutdown = stop
+    contest = open_contest(lg)  # the CLI contest runs beside the council when config/contest.toml exists
     try:
-        run_daemon(lg, lg.store, lg.config.database_url, stop)
+        run_daemon(lg, lg.store, lg.config.database_url, stop, contest=contest)
     finally:
+        if contest is not None:
+            contest.close(stop.remaining())
         lg.close()
     log.info("daemon.stopped", signal=stop.signum, seal_failures=len(lg.seal_failures))
 

@@ -1,4 +1,7 @@
-"""``league tail``: print the book's lines as they are sealed (a local file or the API's stream)."""
+"""``league tail``: print the book's lines as they are sealed (a local file or the API's stream).
+
+The CLI contest's kinds (``contest.bet``, ... or ``contest.*`` for all of them) follow the contest's
+book instead: ``data/books/contest-book.jsonl`` by default, or the API's ``/api/contest/stream``."""
 
 from __future__ import annotations
 
@@ -8,6 +11,8 @@ from typing import Annotated
 import typer
 
 DEFAULT_BOOK = "data/books/council-book.jsonl"
+DEFAULT_CONTEST_BOOK = "data/books/contest-book.jsonl"
+ALL_CONTEST = "contest.*"
 
 
 def register(app: typer.Typer) -> None:
@@ -35,27 +40,45 @@ def tail(
     """Print each line from --from on; score lines as one compact row. Resumes after a disconnect.
 
     With --rows, a researcher's view: each row of council-forecasts.csv as it is scored, with its
-    Brier, from a data folder (or the demo's folder); --after-row resumes after the last row seen."""
+    Brier, from a data folder (or the demo's folder); --after-row resumes after the last row seen.
+    With contest kinds (``--kind 'contest.*'``), the CLI contest's book instead of the council's."""
+    from league.api.contest import CONTEST_KINDS
     from league.api.follow import compact, follow_file, follow_url
-    from league.book.lines import COUNCIL_KINDS as KINDS
-    from league.errors import LeagueError
 
     if rows:
         _tail_rows(source, after_row, fmt, follow)
         return
 
-    kinds = frozenset(kind or [])
-    if kinds - KINDS:
-        raise LeagueError(f"unknown kind {', '.join(sorted(kinds - KINDS))}", fix=f"use one of {sorted(KINDS)}")
+    kinds, contest = _kinds(kind or [], CONTEST_KINDS)
     if source.startswith(("http://", "https://")):
-        lines = follow_url(source, start, kinds, follow)
+        lines = follow_url(source, start, kinds, follow, stream="/api/contest/stream" if contest else "/api/stream")
     else:
-        lines = follow_file(Path(source), start, kinds, follow)
+        book = DEFAULT_CONTEST_BOOK if contest and source == DEFAULT_BOOK else source
+        lines = follow_file(Path(book), start, kinds, follow)
     try:
         for _, line in lines:
             typer.echo(line.decode("utf-8") if raw else compact(line))
     except KeyboardInterrupt:
         raise typer.Exit(0) from None
+
+
+def _kinds(asked: list[str], contest_kinds: frozenset[str]) -> tuple[frozenset[str], bool]:
+    """The kinds to print and whether they are the contest's (one book at a time: no mixing)."""
+    from league.book.lines import COUNCIL_KINDS
+    from league.errors import LeagueError
+
+    wanted = set(asked)
+    everything = ALL_CONTEST in wanted
+    wanted.discard(ALL_CONTEST)
+    unknown = wanted - COUNCIL_KINDS - contest_kinds
+    if unknown:
+        raise LeagueError(f"unknown kind {', '.join(sorted(unknown))}",
+                          fix=f"use one of {sorted(COUNCIL_KINDS | contest_kinds)} or {ALL_CONTEST}")
+    contest = everything or bool(wanted & contest_kinds)
+    if contest and wanted - contest_kinds:
+        raise LeagueError("council and contest kinds are in two books; `league tail` follows one",
+                          fix="run one `league tail` for the council's kinds and one for the contest's")
+    return (frozenset() if everything else frozenset(wanted)), contest
 
 
 def _tail_rows(source: str, after_row: str | None, fmt: str, follow: bool) -> None:

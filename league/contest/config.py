@@ -95,6 +95,15 @@ class Venue(_Frozen):
     key_env: str = "LEAGUE_CONTEST_WALLET_KEY"
 
 
+class ContestSchedule(_Frozen):
+    """When the scheduler polls for new rounds and runs the nightly resolve + publish (not "the rules":
+    the sweep's own time is the league's ``[schedule] contest_sweep_utc``)."""
+
+    poll_minutes: int = Field(default=5, ge=1, le=60)
+    nightly_utc: str = Field(default="23:30", pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+    rounds_in_parallel: int = Field(default=3, ge=1)
+
+
 class ChangelogEntry(_Frozen):
     date: date
     change: str
@@ -113,6 +122,7 @@ class ContestConfig(_Frozen):
     categories: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     agents: tuple[ContestAgent, ...] = ()
     venue: Venue = Venue()
+    schedule: ContestSchedule = ContestSchedule()
     changelog: tuple[ChangelogEntry, ...] = ()
 
     @field_validator("season_start")

@@ -7,7 +7,7 @@ built. Nothing else is global.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +33,12 @@ class ContestContext:
     seat_factory: SeatFactory = build_contest_seat
     # Demo only: the recorded winners, handed to stand-in seats (never to a real CLI's ask text).
     hints: Mapping[str, str] = field(default_factory=dict)
+    # The pre-batch self-check of every seat's sandbox (bench.md "Sandbox"): the failed checks, empty when
+    # all passed. A failure voids the batch (the sweep or the round) for every agent. None: no check.
+    selfcheck: Callable[[], list[str]] | None = None
+
+    def failed_checks(self) -> list[str]:
+        return self.selfcheck() if self.selfcheck is not None else []
 
     def base_sandbox(self) -> Sandbox:
         if self.sandbox is None:

@@ -15,6 +15,7 @@ a link or an @mention is dropped -- the bet still stands.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections.abc import Callable
@@ -50,8 +51,14 @@ class BetWindow:
         self.late_attempt: datetime | None = None
         self._lock = threading.Lock()
 
-    def seconds_left(self) -> float:
-        return max(0.0, (self.deadline - self.clock.now()).total_seconds())
+    def seconds_left(self) -> int:
+        """Whole seconds until the deadline, read with the league clock under the same lock as a bet,
+        rounded down, and 0 once the window is closed or the bet placed: what ``bench market`` shows
+        never promises time that :meth:`place` would not give."""
+        with self._lock:
+            if self.state != "open":
+                return 0
+            return max(0, math.floor((self.deadline - self.clock.now()).total_seconds()))
 
     def place(self, decide: Callable[[datetime], T]) -> T:
         """Run ``decide(now)`` only if the bet arrives in time and is the first; atomically."""
@@ -152,7 +159,7 @@ class Desk:
                        for b, p in zip(books, self.market.prices or [0.0] * len(books), strict=True)],
             "best_bid": [b.best_bid for b in books], "best_ask": [b.best_ask for b in books],
             "end_date": utc(self.market.end), "stake": self.stake,
-            "seconds_left": round(self.window.seconds_left()),
+            "seconds_left": self.window.seconds_left(),
         }
 
     def _bet(self, request: dict[str, Any], now: datetime) -> dict[str, Any]:

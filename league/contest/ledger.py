@@ -5,10 +5,19 @@ through this thin wrapper, which serialises appends from the agents' threads (a 
 forfeit of different agents may arrive at once). What the contest needs to know about its past
 (markets already seen or swept, rounds of the week, an agent's own results) is read back from the
 book, so the book is the only state.
+
+The wrapper keeps an in-memory index of the book, by kind, in book order (as the council's
+``BookIndex`` does for the API): the file is read and validated once, when the ledger opens, and
+every line appended afterwards is added as it is sealed. A job therefore reads only what it needs
+and never re-validates the whole book; before the index, a 90-day season slowed down with every day
+(docs/contest.md, Benchmark). The ledger is the one writer of its book (``Book`` holds the OS lock),
+so nothing can be appended behind the index's back. The index hands out the sealed contents
+themselves: callers read them and never mutate them.
 """
 
 from __future__ import annotations
 
+import heapq
 import threading
 from collections.abc import Iterator, Mapping
 from datetime import datetime
@@ -21,6 +30,7 @@ from league.clock import Clock
 SWEEP_OPEN = "contest.sweep.open"
 SWEEP_REPLY = "contest.sweep.reply"
 SWEEP_SEALED = "contest.sweep.sealed"
+SWEEP_VOID = "contest.sweep.void"
 SEEN = "contest.seen"
 REFUSED = "contest.refused"
 ROUND_OPEN = "contest.round.open"
@@ -29,7 +39,7 @@ FORFEIT = "contest.forfeit"
 ROUND_CLOSED = "contest.round.closed"
 ROUND_VOID = "contest.round.void"
 RESOLUTION = "contest.resolution"
-KINDS = (SWEEP_OPEN, SWEEP_REPLY, SWEEP_SEALED, SEEN, REFUSED, ROUND_OPEN, BET, FORFEIT, ROUND_CLOSED,
+KINDS = (SWEEP_OPEN, SWEEP_REPLY, SWEEP_SEALED, SWEEP_VOID, SEEN, REFUSED, ROUND_OPEN, BET, FORFEIT, ROUND_CLOSED,
          ROUND_VOID, RESOLUTION)
 
 
@@ -41,25 +51,53 @@ class Ledger:
         self.clock = clock
         self._book = Book(self.path, clock)
         self._lock = threading.Lock()
+        self._all: list[BookLine] = []
+        self._by_kind: dict[str, list[BookLine]] = {}
+        try:
+            self._load(self._book.lines)
+        except BaseException:
+            self._book.close()  # a book that cannot be read must not stay locked by this process
+            raise
 
-    def append(self, kind: str, content: Mapping[str, Any], at: datetime | None = None) -> BookLine:
-        with self._lock:
-            return self._book.append(kind, content, at=at)
-
-    def lines(self, *kinds: str) -> Iterator[BookLine]:
-        """Every line of the given kinds (all when none named), validated, in book order."""
-        with self._lock:
-            count = self._book.lines
-        if count == 0:
+    def _load(self, count: int) -> None:
+        """Read and validate the book once; from now on the index grows with each append."""
+        if not count:
             return
         for i, line in enumerate(iter_lines(self.path), 1):
             if i > count:
                 break
-            if not kinds or line.kind in kinds:
-                yield line
+            self._index(line)
+
+    def _index(self, line: BookLine) -> None:
+        self._all.append(line)
+        self._by_kind.setdefault(line.kind, []).append(line)
+
+    def append(self, kind: str, content: Mapping[str, Any], at: datetime | None = None) -> BookLine:
+        with self._lock:
+            line = self._book.append(kind, content, at=at)
+            self._index(line)
+            return line
+
+    def lines(self, *kinds: str) -> Iterator[BookLine]:
+        """Every line of the given kinds (all when none named), validated, in book order.
+
+        A snapshot: lines appended while the caller iterates are not part of it.
+        """
+        with self._lock:
+            if not kinds:
+                snapshot = list(self._all)
+            else:
+                snapshot = list(heapq.merge(*(list(self._by_kind.get(k, ())) for k in dict.fromkeys(kinds)),
+                                            key=lambda line: line.n))
+        yield from snapshot
 
     def contents(self, *kinds: str) -> list[dict[str, Any]]:
         return [line.content for line in self.lines(*kinds)]
+
+    def count(self, kind: str) -> int:
+        """How many lines of ``kind`` the book holds (no list is built)."""
+        with self._lock:
+            return len(self._by_kind.get(kind, ()))
 
     def close(self) -> None:
         self._book.close()

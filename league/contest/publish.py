@@ -19,6 +19,7 @@ from typing import Any
 from league.clock import parse_iso
 from league.contest import ledger as L
 from league.contest.context import ContestContext
+from league.contest.embargo import released_bytes
 from league.contest.files import read_json, write_atomic, write_json
 from league.contest.metrics import Stats, betting_record, crowd_pick, exclusions, forecast_accuracy
 from league.contest.verify import BOOK_NAME
@@ -38,6 +39,9 @@ def sweeps_report(ctx: ContestContext) -> list[dict[str, Any]]:
     out = [{"date": s["date"], "markets": len(s["markets"]), "ask_sha256": s["ask_sha256"],
             "runs": replies.get(s["date"], []), "refused": s["refused"]}
            for s in ctx.ledger.contents(L.SWEEP_OPEN)]
+    # a sweep voided by the pre-batch self-check: no ask, nobody offered anything (infra, not a missed forecast)
+    out += [{"date": v["date"], "markets": 0, "ask_sha256": None, "runs": [], "refused": [], "void": v["reason"],
+             "failed_checks": v["failed_checks"]} for v in ctx.ledger.contents(L.SWEEP_VOID)]
     return sorted(out, key=lambda s: s["date"], reverse=True)
 
 
@@ -118,7 +122,8 @@ def voided(ctx: ContestContext) -> list[dict[str, Any]]:
 
 
 def participation(sweeps: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
-    return {s["date"]: {run["agent"]: run["status"] for run in s["runs"]} for s in sweeps}
+    """Who took part in each sweep (a voided sweep, which offered nothing, has no say)."""
+    return {s["date"]: {run["agent"]: run["status"] for run in s["runs"]} for s in sweeps if "void" not in s}
 
 
 def publish(ctx: ContestContext) -> dict[str, Any]:
@@ -152,7 +157,8 @@ def publish(ctx: ContestContext) -> dict[str, Any]:
     }
     write_json(public / "metrics.json", metrics)
     if ctx.ledger.path.resolve() != (public / BOOK_NAME).resolve():
-        write_atomic(public / BOOK_NAME, ctx.ledger.path.read_bytes())
+        data = ctx.ledger.path.read_bytes()  # the ledger writes whole lines; held lines stay out (embargo.py)
+        write_atomic(public / BOOK_NAME, released_bytes(data[: data.rfind(b"\n") + 1]))
     return metrics
 
 

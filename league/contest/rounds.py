@@ -93,9 +93,9 @@ def poll_new(ctx: ContestContext, now: datetime) -> list[Any]:
     return fresh if seen_lines else []
 
 
-def open_rounds(ctx: ContestContext, *, high_stakes: bool = False, follower_called: bool = False,
-                market_ids: tuple[str, ...] = ()) -> list[RoundResult]:
-    """Poll, pick and play the new rounds (or exactly ``market_ids`` when a follower called them)."""
+def pick_rounds(ctx: ContestContext, *, market_ids: tuple[str, ...] = ()) -> list[Candidate]:
+    """Poll (or take exactly ``market_ids`` when a follower called them), screen and pick within the caps;
+    the refusals are sealed. Rounds still running count against "3 at once" (their open line is sealed)."""
     now = ctx.clock.now()
     rules = ctx.config.eligibility
     fresh = [ctx.source.market(m) for m in market_ids] if market_ids else poll_new(ctx, now)
@@ -104,7 +104,20 @@ def open_rounds(ctx: ContestContext, *, high_stakes: bool = False, follower_call
     refusals = [r.as_json() for r in (*refused, *capped)]
     if refusals:
         ctx.ledger.append(L.REFUSED, {"date": now.date().isoformat(), "context": "rounds", "refused": refusals})
-    return [play_round(ctx, c, high_stakes=high_stakes, follower_called=follower_called) for c in picked]
+    return picked
+
+
+def open_rounds(ctx: ContestContext, *, high_stakes: bool = False, follower_called: bool = False,
+                market_ids: tuple[str, ...] = ()) -> list[RoundResult]:
+    """Poll, pick and play the new rounds one after the other (the scheduler plays them at once:
+    :func:`open_round` then :func:`play_opened` on its own thread)."""
+    picked = pick_rounds(ctx, market_ids=market_ids)
+    failed = ctx.failed_checks() if picked else []
+    out = []
+    for c in picked:
+        r = open_round(ctx, c, high_stakes=high_stakes, follower_called=follower_called)
+        out.append(void_opened(ctx, r, failed) if failed else play_opened(ctx, r))
+    return out
 
 
 def _open_line(ctx: ContestContext, c: Candidate, round_id: int, now: datetime, stake: float,
@@ -125,24 +138,52 @@ def _play_agent(ctx: ContestContext, agent: ContestAgent, desk: Desk, ask: Ask) 
         return seat.ask(ask, ctx.clock.now)
 
 
-def play_round(ctx: ContestContext, c: Candidate, *, high_stakes: bool = False,
-               follower_called: bool = False) -> RoundResult:
+@dataclass(frozen=True)
+class OpenedRound:
+    """A round whose open line is sealed and whose agents' clocks run from ``opened_at``."""
+
+    round_id: int
+    market_id: str
+    line: dict[str, Any]
+    desks: dict[str, Desk]
+
+
+def open_round(ctx: ContestContext, c: Candidate, *, high_stakes: bool = False,
+               follower_called: bool = False) -> OpenedRound:
+    """Seal the round's open line and start every agent's bet window. Callers open rounds one at a time
+    (round ids come from the count of open lines)."""
     now = ctx.clock.now()
     rules = ctx.config.rounds
     stake = rules.big_bet_stake if high_stakes else rules.stake
-    round_id = len(ctx.ledger.contents(L.ROUND_OPEN)) + 1
+    round_id = ctx.ledger.count(L.ROUND_OPEN) + 1
     opened = _open_line(ctx, c, round_id, now, stake, _flags(ctx, now, high_stakes, follower_called))
     ctx.ledger.append(L.ROUND_OPEN, opened, at=now)
-    agents = list(ctx.config.agents)
     desks = {a.agent: Desk(round_id, a.agent, c.market, ctx.source, ctx.broker, ctx.ledger, rules, stake,
-                           BetWindow(ctx.clock, now, rules.decision_s)) for a in agents}
-    asks = {a.agent: _round_ask(ctx, a, opened) for a in agents}
+                           BetWindow(ctx.clock, now, rules.decision_s)) for a in ctx.config.agents}
+    return OpenedRound(round_id, c.market.id, opened, desks)
+
+
+def play_opened(ctx: ContestContext, r: OpenedRound) -> RoundResult:
+    """Every agent's ask at once, each with ``bench`` in its sandbox; then void or close the round."""
+    agents = list(ctx.config.agents)
+    asks = {a.agent: _round_ask(ctx, a, r.line) for a in agents}
     ctx.base_sandbox()
     with ThreadPoolExecutor(max_workers=max(1, len(agents))) as pool:
         replies = dict(zip([a.agent for a in agents],
-                           pool.map(lambda a: _play_agent(ctx, a, desks[a.agent], asks[a.agent]), agents),
+                           pool.map(lambda a: _play_agent(ctx, a, r.desks[a.agent], asks[a.agent]), agents),
                            strict=True))
-    return _close_round(ctx, round_id, c.market.id, desks, replies)
+    return _close_round(ctx, r.round_id, r.market_id, r.desks, replies)
+
+
+def play_round(ctx: ContestContext, c: Candidate, *, high_stakes: bool = False,
+               follower_called: bool = False) -> RoundResult:
+    return play_opened(ctx, open_round(ctx, c, high_stakes=high_stakes, follower_called=follower_called))
+
+
+def void_opened(ctx: ContestContext, r: OpenedRound, failed: list[str]) -> RoundResult:
+    """The batch's pre-batch self-check failed: the round is void for every agent and nobody is asked. The
+    check runs before the batch's rounds open, so it never eats into an agent's five minutes."""
+    return _void(ctx, r.round_id, r.market_id, r.desks, "selfcheck", "", "; ".join(failed))
 
 
 def _round_ask(ctx: ContestContext, agent: ContestAgent, opened: dict[str, Any]) -> Ask:
@@ -156,19 +197,24 @@ def _round_ask(ctx: ContestContext, agent: ContestAgent, opened: dict[str, Any])
                context={"kind": "round", "hint": hint})
 
 
+def _void(ctx: ContestContext, round_id: int, market_id: str, desks: dict[str, Desk], incident: str, agent: str,
+          detail: str) -> RoundResult:
+    """Void the round for every agent (an incident, or the pre-batch self-check failed): nothing is posted."""
+    ctx.ledger.append(L.ROUND_VOID, {"round_id": round_id, "market_id": market_id, "reason": "infra",
+                                     "incident": incident, "agent": agent, "detail": detail[:2000]})
+    for desk in desks.values():
+        desk.window.close()
+    log.warning("contest.round_void", round_id=round_id, agent=agent, incident=incident)
+    return RoundResult(round_id, market_id, "void", {}, incident)
+
+
 def _close_round(ctx: ContestContext, round_id: int, market_id: str, desks: dict[str, Desk],
                  replies: dict[str, SeatReply]) -> RoundResult:
     incidents = {a: r for a, r in replies.items() if r.failure is not None and r.failure.is_incident}
     if incidents:
         agent, reply = next(iter(incidents.items()))
         assert reply.failure is not None
-        ctx.ledger.append(L.ROUND_VOID, {"round_id": round_id, "market_id": market_id, "reason": "infra",
-                                         "incident": reply.failure.value, "agent": agent,
-                                         "detail": reply.detail[:2000]})
-        for desk in desks.values():
-            desk.window.close()
-        log.warning("contest.round_void", round_id=round_id, agent=agent, incident=reply.failure.value)
-        return RoundResult(round_id, market_id, "void", {}, reply.failure.value)
+        return _void(ctx, round_id, market_id, desks, reply.failure.value, agent, reply.detail)
     entries = []
     for agent, desk in desks.items():
         state = desk.window.close()

@@ -10,7 +10,9 @@ Order of events, each sealed in the contest book as it happens:
 3. the forecasts file is written and its SHA-256 sealed (``contest.sweep.sealed``) and listed in
    ``sealed.json`` -- before any swept market can close (markets already closed by then are left
    out of the file and reported).
-The job is idempotent per UTC date: a date already sealed is not swept again.
+The job is idempotent per UTC date: a date already sealed is not swept again. A sweep interrupted after
+its ask was sealed (the league stopped) is finished, not repeated: the replies in the book stand, every other
+agent is ``infra`` (the league's failure, not a missing forecast), and the file is sealed.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from league.contest.eligibility import Candidate, screen, select_across_categori
 from league.contest.files import add_sealed, forecast_row, sealed_entry, sweep_document, sweep_path, write_json
 from league.contest.markets.interface import books_for
 from league.contest.parse import parse_sweep
-from league_agents.base import Ask, SeatReply
+from league_agents.base import Ask, FailureClass, SeatReply
 
 log = structlog.get_logger(__name__)
 
@@ -132,6 +134,14 @@ def run_sweep(ctx: ContestContext) -> SweepResult:
     done = sealed_dates(ctx).get(date)
     if done is not None:
         return SweepResult(date, -1, {}, done["sha256"], done["forecasts"])
+    interrupted = next((o for o in ctx.ledger.contents(L.SWEEP_OPEN) if o["date"] == date), None)
+    if interrupted is not None:
+        return finish_interrupted(ctx, interrupted)
+    failed = ctx.failed_checks()
+    if failed:  # an infrastructure failure voids the day's sweep; it is not a missing forecast
+        ctx.ledger.append(L.SWEEP_VOID, {"date": date, "reason": "infra", "failed_checks": failed[:20]})
+        log.error("contest.sweep_void", date=date, failed=failed[:5])
+        return SweepResult(date, 0, {}, None, 0)
     markets, refused = choose_markets(ctx, now)
     if not markets:
         ctx.ledger.append(L.REFUSED, {"date": date, "context": "sweep", "refused": refused})
@@ -147,4 +157,26 @@ def run_sweep(ctx: ContestContext) -> SweepResult:
         replies = list(pool.map(lambda a: ask_agent(ctx, a, ask), agents))
     lines = [record_reply(ctx, date, a, r, markets, deadline) for a, r in zip(agents, replies, strict=True)]
     sha, count, _ = seal_file(ctx, date, markets, lines)
+    return SweepResult(date, len(markets), {r["agent"]: r["status"] for r in lines}, sha, count)
+
+
+def finish_interrupted(ctx: ContestContext, opened: dict[str, Any]) -> SweepResult:
+    """Seal the file of a sweep whose ask is in the book but whose seal is not (the league stopped in
+    between): the sealed replies stand; an agent without one is ``infra``, never asked again (its answer
+    would come after the others' and after the time limit)."""
+    date = str(opened["date"])
+    markets = [SweptMarket(m["id"], m["question"], tuple(m["outcomes"]), tuple(m["prices_at_sweep"]), m["closes"],
+                           m.get("category", "")) for m in opened["markets"]]
+    lines = [r for r in ctx.ledger.contents(L.SWEEP_REPLY) if r["date"] == date]
+    answered = {r["agent"] for r in lines}
+    now = ctx.clock.now()
+    for agent in ctx.config.agents:
+        if agent.agent not in answered:
+            reply = SeatReply(seat=agent.seat.name, raw="", model=agent.seat.model, version="unreported", mode="",
+                              started_at=now, finished_at=now, failure=FailureClass.SANDBOX,
+                              detail="interrupted: the league stopped before this agent's reply was sealed")
+            lines.append(record_reply(ctx, date, agent, reply, markets, now))
+    sha, count, _ = seal_file(ctx, date, markets, lines)
+    log.warning("contest.sweep_finished_after_interruption", date=date, infra=sorted(
+        a.agent for a in ctx.config.agents if a.agent not in answered))
     return SweepResult(date, len(markets), {r["agent"]: r["status"] for r in lines}, sha, count)

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from league.book import iter_lines
-from league.contest import ledger as L
 from league.contest.files import KIND, dump_bytes, read_json, sha256_bytes
 from league.contest.metrics import Stats, betting_record, forecast_accuracy
-from league.errors import ChainBroken
+from league.verify.chain import check_line
+
+SWEEP_SEALED = "contest.sweep.sealed"  # league/contest/ledger.py's kind; not imported: no writer code here
 
 BOOK_NAME = "contest-book.jsonl"
 ACCURACY_FIELDS = ("n", "offered", "coverage", "brier", "rank")
@@ -143,11 +143,10 @@ def check_book(layout: Layout, listed: Sequence[Mapping[str, Any]]) -> list[Chec
     path = layout.path(BOOK_NAME)
     if not path.exists():
         return [skipped(BOOK_NAME, "no contest book in this folder")]
-    try:
-        sealed_lines = {ln.content["date"]: ln.content["sha256"]
-                        for ln in iter_lines(path) if ln.kind == L.SWEEP_SEALED}
-    except ChainBroken as exc:
-        return [failed(BOOK_NAME, exc.message)]
+    lines, problem = read_chain(path)
+    if problem is not None:
+        return [failed(BOOK_NAME, problem)]
+    sealed_lines = {x["date"]: x["sha256"] for x in lines if x.get("kind") == SWEEP_SEALED}
     checks = []
     for entry in listed:
         in_book = sealed_lines.get(str(entry.get("date")))
@@ -155,6 +154,23 @@ def check_book(layout: Layout, listed: Sequence[Mapping[str, Any]]) -> list[Chec
             checks.append(failed(BOOK_NAME, f"sweep {entry.get('date')}: book seals {in_book}, "
                                             f"sealed.json lists {entry.get('sha256')}"))
     return checks or [ok(BOOK_NAME, f"chain holds; {len(sealed_lines)} sealed sweeps match sealed.json")]
+
+
+def read_chain(path: Path) -> tuple[list[dict[str, Any]], str | None]:
+    """Every line of a book checked by the reader's own chain code (league.verify.chain, which shares
+    nothing with the writer); the lines read and the first problem, if any."""
+    lines: list[dict[str, Any]] = []
+    prev = ""
+    with open(path, "rb") as fh:
+        for i, raw in enumerate(fh, 1):
+            if not raw.endswith(b"\n"):
+                return lines, f"line {i}: torn line (no LF at the end of the file)"
+            problem, x = check_line(raw[:-1], i, prev)
+            if problem is not None or x is None:
+                return lines, f"line {i}: {problem}"
+            lines.append(x)
+            prev = str(x["link"])
+    return lines, None
 
 
 # ------------------------------------------------------------------------------------ metrics
@@ -236,7 +252,8 @@ def recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Path
     stats = Stats(int(boot["resamples"]), int(boot["seed"]), float(boot.get("level", 0.95))) if with_ci \
         else Stats(2000, 0)
     sweeps = read_json(layout.path("sweeps.json")) if layout.path("sweeps.json").exists() else None
-    part = {s["date"]: {r["agent"]: r["status"] for r in s["runs"]} for s in sweeps} if sweeps else None
+    part = {s["date"]: {r["agent"]: r["status"] for r in s["runs"]} for s in sweeps
+            if "void" not in s} if sweeps else None  # a voided sweep offered nothing
     agents = [(str(r["agent"]), str(r.get("name", r["agent"]))) for r in published.get("agents", [])]
     mine = forecast_accuracy(docs, resolutions, agents, stats, part)
     problems = list(accuracy_problems(published, mine, layout.tolerance, with_ci))

@@ -14,7 +14,7 @@ import time as time_mod
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 import structlog
@@ -38,6 +38,9 @@ from league.ops import health as ops_health
 from league.ops import metrics, sdnotify
 from league.shutdown import Shutdown
 from league.store.interface import Store
+
+if TYPE_CHECKING:
+    from league.contest.schedule import ContestRuntime
 
 log = structlog.get_logger(__name__)
 ET = ZoneInfo("America/New_York")
@@ -240,8 +243,9 @@ def scheduled_entry(job: str) -> None:
             _ACTIVE.notify_all()
 
 
-def build_scheduler(lg: League, db_url: str, *, blocking: bool = True) -> Any:
-    """APScheduler 3.x with a SQLAlchemy job store: one job per day-job, coalesced, one instance."""
+def build_scheduler(lg: League, db_url: str, *, blocking: bool = True, contest: ContestRuntime | None = None) -> Any:
+    """APScheduler 3.x with a SQLAlchemy job store: one job per day-job, coalesced, one instance; the CLI
+    contest's three UTC jobs beside them when this league runs the contest."""
     from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
     from apscheduler.schedulers.background import BackgroundScheduler
     from apscheduler.schedulers.blocking import BlockingScheduler
@@ -252,12 +256,18 @@ def build_scheduler(lg: League, db_url: str, *, blocking: bool = True) -> Any:
     for job in DAY_JOBS:
         sched.add_job("league.jobs.scheduler:scheduled_entry", trigger_for(lg.config.settings.schedule, job),
                       args=[job], id=f"league-{job}", name=job, replace_existing=True)
+    if contest is not None:
+        from league.contest.schedule import add_jobs
+
+        add_jobs(sched, contest)
     return sched
 
 
-def run_daemon(lg: League, ledger: Store | None, db_url: str, shutdown: Shutdown | None = None) -> None:
+def run_daemon(lg: League, ledger: Store | None, db_url: str, shutdown: Shutdown | None = None,
+               contest: ContestRuntime | None = None) -> None:
     """Catch up on what a downtime missed since the book opened (in order, once), then run live
-    until a stop is requested; then start nothing new and wait (bounded) for what is running.
+    until a stop is requested; then start nothing new and wait (bounded) for what is running. With
+    ``contest``, the contest catches up after the council (its own rules) and runs beside it.
 
     Under systemd it reports its state (STATUS, STOPPING); the entry point has said READY and runs
     the watchdog pings by the health rule of league.ops.health, which the loop here keeps beating."""
@@ -266,20 +276,25 @@ def run_daemon(lg: League, ledger: Store | None, db_url: str, shutdown: Shutdown
     _DAEMON.update(league=lg, ledger=ledger, shutdown=stop)
     sdnotify.notify("STATUS=catching up on missed jobs")
     try:
-        _live(lg, ledger, db_url, stop, health)
+        _live(lg, ledger, db_url, stop, health, contest)
     finally:
         health.stopping = True
         sdnotify.notify("STOPPING=1", "STATUS=stopped: no job starts; replies in flight were sealed or abandoned")
 
 
-def _live(lg: League, ledger: Store | None, db_url: str, stop: Shutdown, health: ops_health.Health) -> None:
+def _live(lg: League, ledger: Store | None, db_url: str, stop: Shutdown, health: ops_health.Health,
+          contest: ContestRuntime | None = None) -> None:
     now = lg.clock.now()
     ran = catch_up(lg, datetime(2000, 1, 1, tzinfo=ET), now, ledger=ledger,  # catch_up starts at the opening
                    should_stop=stop.requested.is_set, before_each=lambda _fire: health.beat())
     log.info("daemon.caught_up", jobs=len([r for r in ran if r[1] == "done"]))
+    if contest is not None and not stop.requested.is_set():
+        from league.contest.schedule import catch_up as contest_catch_up
+
+        contest_catch_up(contest)
     if stop.requested.is_set():
         return
-    sched = build_scheduler(lg, db_url, blocking=False)
+    sched = build_scheduler(lg, db_url, blocking=False, contest=contest)
     sched.start()
     sdnotify.notify("STATUS=following the NYSE schedule")
     try:
@@ -287,6 +302,8 @@ def _live(lg: League, ledger: Store | None, db_url: str, stop: Shutdown, health:
             health.beat()
     finally:
         sched.shutdown(wait=False)  # no job starts from here on
+        if contest is not None:
+            contest.shutdown()
     sdnotify.notify("STATUS=stopping: sealing replies in flight")
     log.info("daemon.stopping", signal=stop.signum, grace_s=stop.grace_s, jobs_running=list(_RUNNING))
     wait_for_jobs(stop)

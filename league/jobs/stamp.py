@@ -16,6 +16,9 @@ from league.jobs.context import League
 from league.stamps.stamper import Stamper, StampResult, config_from_settings
 
 BOOKS = ("council-book.jsonl", "asks.jsonl")
+#: The CLI contest's book (DATA/books) and its published name (the contest's files sit in public/contest/).
+CONTEST_BOOK = "contest-book.jsonl"
+CONTEST_PUBLISHED = "contest/contest-book.jsonl"
 #: One stamper per open league (its authorities are created at first use, not when the league opens).
 _STAMPERS: WeakKeyDictionary[League, Stamper] = WeakKeyDictionary()
 
@@ -26,6 +29,16 @@ def stamper_for(lg: League) -> Stamper:
         config = config_from_settings(lg.config.settings.stamps, lg.data_dir)
         _STAMPERS[lg] = Stamper(config, lg.data_dir / "stamps", lg.clock)
     return _STAMPERS[lg]
+
+
+def stamped_books(lg: League) -> list[tuple[str, Path]]:
+    """(published name, live path) of every book a stamped list names: the council's two, and the CLI
+    contest's once it exists, so a sweep's sealed SHA-256 gets the same outside time as an answer."""
+    books = [(name, lg.books_dir / name) for name in BOOKS]
+    contest = lg.books_dir / CONTEST_BOOK
+    if contest.is_file():
+        books.append((CONTEST_PUBLISHED, contest))
+    return books
 
 
 def use_services(lg: League, *, calendars: tuple[str, ...] = (), rekor_url: str | None = None) -> Stamper:
@@ -39,11 +52,15 @@ def use_services(lg: League, *, calendars: tuple[str, ...] = (), rekor_url: str 
 
 
 def stamp(lg: League, session: str) -> StampResult | None:
-    """A stamped list of both books' heads after a batch of seals."""
+    """A stamped list of every book's head after a batch of seals."""
+    return stamp_note(lg, f"session {session}")
+
+
+def stamp_note(lg: League, note: str) -> StampResult | None:
+    """A stamped list with a free note (the contest's sweep seals and nightly resolutions)."""
     if not lg.stages.stamps:
         return None
-    books = [(name, lg.books_dir / name) for name in BOOKS]
-    return stamper_for(lg).stamp_books(books, note=f"session {session}")
+    return stamper_for(lg).stamp_books(stamped_books(lg), note=note)
 
 
 def stamp_release(lg: League, public: Path, manifest: str) -> StampResult | None:
@@ -60,7 +77,7 @@ def release_stamp(stamper: Stamper, public: Path, manifest: str) -> StampResult 
     if not path.is_file():
         return None
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    books = [(name, public / name) for name in BOOKS if (public / name).is_file()]
+    books = [(name, public / name) for name in (*BOOKS, CONTEST_PUBLISHED) if (public / name).is_file()]
     return stamper.stamp_books(books, note=f"{manifest}: sha256 {digest}")
 
 
@@ -70,8 +87,7 @@ def stamp_answer(lg: League, session: str) -> StampResult | None:
     stamps = lg.config.settings.stamps
     if not stamps.tsa and not stamps.local_tsa:
         return None  # no authority configured: nothing to ask for a token
-    books = [(name, lg.books_dir / name) for name in BOOKS]
-    return stamper_for(lg).stamp_books(books, note=f"answer seal, session {session}", only={"rfc3161"})
+    return stamper_for(lg).stamp_books(stamped_books(lg), note=f"answer seal, session {session}", only={"rfc3161"})
 
 
 def stamp_upgrade(lg: League, session: str) -> list[tuple[Path, bool]] | None:

@@ -19,6 +19,7 @@ from typing import Any
 import structlog
 
 from league.clock import Clock, SystemClock, iso_seconds
+from league.contest.embargo import released_bytes
 from league.publish import documents as docs
 from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
@@ -47,6 +48,9 @@ COPIES: tuple[tuple[str, str], ...] = (
     ("../docs/protocol.md", "protocol.md"),  # the rules a recount follows (§10: consensus and N_eff)
 )
 ENGINE_DIRS = ("scoring", "portfolio")
+#: The CLI contest: its files (DATA/contest, written as it seals) and its book, published under contest/.
+CONTEST_DIR = "contest"
+CONTEST_BOOK = "contest-book.jsonl"
 
 
 @dataclass(frozen=True)
@@ -108,8 +112,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     out = Path(out_dir) if out_dir is not None else data_dir / "public"
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
-    for step in (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _proof,
-                 _copies, _protocol, _code, _digest, _forecasts_index):
+    for step in (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _contest,
+                 _proof, _copies, _protocol, _code, _digest, _forecasts_index):
         step(run)
     _compliance(run)
     _dataset(run)
@@ -256,9 +260,27 @@ def _portfolio(run: _Run) -> None:
         _call(run, "portfolio_tables", ("council-league.json",), run.data_dir, run.out)
 
 
+def _contest(run: _Run) -> None:
+    """The CLI contest's files as its jobs wrote them (sealed sweeps byte for byte, metrics, rounds,
+    cards), and its book up to the last complete line, in ``contest/``; nothing when it never ran."""
+    source = run.data_dir / CONTEST_DIR
+    book = run.data_dir / "books" / CONTEST_BOOK
+    if not source.is_dir() and not book.is_file():
+        return
+    out = run.out / CONTEST_DIR
+    if source.is_dir():
+        for path in _listing(source):
+            if path.name != CONTEST_BOOK:
+                copy_file(path, out / path.relative_to(source))
+    if book.is_file():  # never another agent's bet while its round runs (league/contest/embargo.py)
+        write_bytes(out / CONTEST_BOOK, released_bytes(complete_lines(book)))
+
+
 def _proof(run: _Run) -> None:
     """Proof pages from DATA/stamps; only the public half of the signing key is ever passed on."""
     books = {name: run.data_dir / "books" / name for name in ("council-book.jsonl", "asks.jsonl")}
+    if (run.data_dir / "books" / CONTEST_BOOK).is_file():
+        books[f"{CONTEST_DIR}/{CONTEST_BOOK}"] = run.data_dir / "books" / CONTEST_BOOK
     public_key = run.data_dir / "keys" / "league-signing.pub.pem"
     _call(run, "proof", ("proof/",), run.data_dir / "stamps", run.out, books=books,
           public_key=public_key if public_key.is_file() else None)
@@ -353,7 +375,7 @@ def _describe(run: _Run, name: str, path: Path) -> dict[str, Any]:
         return {**info, **docs.describe_csv(name, header, rows)}
     if name == "council-book.jsonl":
         return {**info, **docs.describe_book(run.facts)}
-    if name == "asks.jsonl":
+    if name in ("asks.jsonl", f"{CONTEST_DIR}/{CONTEST_BOOK}"):
         return {**info, **docs.describe_book(_safe_facts(path))}
     if name.endswith(".rekor.json"):  # keyed by the entry's UUID: one shape, not one key per entry
         return {**info, "format": "json", "keys": [{"name": "<entry UUID>", "type": "object", "description":

@@ -1,4 +1,4 @@
-"""A reader's verification of a published folder (open-data.md, steps 2–10), offline where possible.
+"""A reader's verification of a published folder (open-data.md, steps 2–11), offline where possible.
 
 :func:`verify_published` takes the open-data folder (or its URL, which is mirrored into a temporary
 folder first) and returns one :class:`StepResult` per step: ``ok``, ``FAILED`` with the reason, or
@@ -46,6 +46,10 @@ REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py", "tools/recount_consensus
 REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."],
                "tools/recount_consensus.py": ["--data", "."]}
 MAX_SHOWN = 3
+CONTEST_DIR = "contest"
+#: The contest's files a reader needs for the contest step (the forecasts files are named in sealed.json).
+CONTEST_FILES = ("sealed.json", "metrics.json", "resolutions.json", "rounds.json", "sweeps.json",
+                 "contest-book.jsonl")
 #: A step this module does not own (the rebuild from the books uses the writer's producers, which
 #: verification may not import): number, name, and a function of the local folder.
 ExtraStep = tuple[int, str, Callable[[Path], tuple[Status, str]]]
@@ -248,7 +252,7 @@ class Checker:
             (4, "seals and links", self.step4), (5, "ask hashes", self.step5),
             (6, "OpenTimestamps", self.step6), (7, "recount", self.step7),
             (8, "code hashes", self.step8), (9, "RFC 3161 tokens", self.step9),
-            (10, "transparency log", self.step10),
+            (10, "transparency log", self.step10), (13, "CLI contest", self.step13),
         ]
         steps += [(n, name, partial(fn, self.root)) for n, name, fn in self.extra]
         try:
@@ -597,11 +601,35 @@ class Checker:
             return f"{name}: {size} bytes, sha256 {got}; {MANIFEST} says {entry['bytes']} bytes, {entry['sha256']}"
         return None
 
+    # step 13 -----------------------------------------------------------------------
+    def step13(self) -> tuple[Status, str]:
+        """`league contest verify` on the contest's files (public/contest/, or a contest-only folder):
+        every sealed forecasts file against sealed.json, the contest book, metrics.json recomputed."""
+        folder = contest_folder(self.root)
+        if folder is None:
+            return "skipped", "no contest files (contest/sealed.json) in this folder"
+        from league.contest.verify import verify_folder
+
+        checks = verify_folder(folder)
+        bad = [f"{c.name}: {c.detail}" for c in checks if c.failed]
+        if bad:
+            return "FAILED", _join(bad)
+        done = [c.name for c in checks if c.status == "ok"]
+        return "ok", f"{len(done)} contest checks passed: {_join(done)}"
+
 
 def manifest_step(folder: Path) -> tuple[Status, str]:
     """Step 12 on its own: the release manifest's files and its stamp (`league verify` adds it after the
     rebuild of step 11; :func:`verify_published` alone keeps the open-data steps 2-10)."""
     return Checker(folder, None, run_scripts=False).step12()
+
+
+def contest_folder(root: Path) -> Path | None:
+    """Where the CLI contest's files are: ``contest/`` of the league's folder, or the folder itself."""
+    for folder in (root / CONTEST_DIR, root):
+        if (folder / "sealed.json").is_file():
+            return folder
+    return None
 
 
 def code_entries(doc: Any) -> list[tuple[str, str, str]]:
@@ -644,6 +672,7 @@ def mirror(url: str, dest: Path, client: httpx.Client | None = None) -> list[str
     index = _get(http, base, "proof/index.json", dest, missing)
     names = list(json.loads(index).get("files", [])) if index else []
     names += [COUNCIL_BOOK, "asks.jsonl", "arena-code.json", *REPLAY_SCRIPTS, *DERIVED]
+    names += [f"{CONTEST_DIR}/{name}" for name in CONTEST_FILES]
     for name in names:
         _get(http, base, name, dest, missing)
     for extra in _second_wave(dest):
@@ -656,6 +685,12 @@ def _second_wave(dest: Path) -> Iterator[str]:
     book = dest / COUNCIL_BOOK
     if book.is_file():
         yield from sorted({f"asks/{x['ask_sha256']}.md" for x in read_lines(book) if x.get("ask_sha256")})
+    sealed = dest / CONTEST_DIR / "sealed.json"
+    if sealed.is_file():
+        try:
+            yield from sorted({f"{CONTEST_DIR}/{e['file']}" for e in json.loads(sealed.read_text()) if e.get("file")})
+        except (ValueError, TypeError, KeyError, AttributeError):
+            pass
     manifest = dest / "arena-code.json"
     if manifest.is_file():
         try:

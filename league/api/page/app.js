@@ -276,6 +276,69 @@ function renderCorrections(items) {
   }
 }
 
+function contestTable(headers, rows, id) {
+  return el("table", {id}, [
+    el("thead", {}, el("tr", {}, headers.map((h) => el("th", {}, h)))),
+    el("tbody", {}, rows),
+  ]);
+}
+
+function renderContest(c) {
+  const box = document.getElementById("contest-body");
+  box.replaceChildren();
+  if (!c || !c.contest) {
+    box.append(el("p", {}, "No contest files published yet."));
+    return;
+  }
+  const acc = c.forecast_accuracy || {};
+  const rows = (acc.agents || []).map((a) => el("tr", {class: "contest-row", "data-agent": a.agent, "data-brier": a.brier}, [
+    el("td", {class: "num"}, a.rank ?? "–"), el("td", {}, a.name || a.agent), el("td", {class: "num"}, a.n),
+    el("td", {class: "num"}, fmt(a.brier)), el("td", {}, a.ci ? `[${fmt(a.ci[0])}, ${fmt(a.ci[1])}]` : "–"),
+    el("td", {}, (a.vs_crowd && a.vs_crowd.verdict) || "–"),
+  ]));
+  if (acc.crowd) {
+    rows.push(el("tr", {class: "cut"}, [el("td", {}, ""), el("td", {}, acc.crowd.name || "crowd"),
+      el("td", {class: "num"}, acc.crowd.n), el("td", {class: "num"}, fmt(acc.crowd.brier)),
+      el("td", {}, acc.crowd.ci ? `[${fmt(acc.crowd.ci[0])}, ${fmt(acc.crowd.ci[1])}]` : "–"), el("td", {}, "")]));
+  }
+  box.append(el("h3", {}, "Forecast accuracy (resolved markets)"),
+    contestTable(["rank", "agent", "n", "Brier", "95% interval", "vs crowd"], rows, "contest-accuracy"));
+  const bets = c.betting_record || {};
+  const betRows = (bets.agents || []).map((a) => el("tr", {}, [
+    el("td", {class: "num"}, a.rank ?? "–"), el("td", {}, a.name || a.agent), el("td", {class: "num"}, a.played),
+    el("td", {class: "num"}, `${a.wins}–${a.losses}`), el("td", {class: "num"}, a.no_bets),
+    el("td", {class: "num"}, fmt(a.net_pnl, 2)),
+  ]));
+  box.append(el("h3", {}, `Betting record (${bets.rounds_counted ?? 0} rounds counted)`),
+    contestTable(["rank", "agent", "played", "won–lost", "no bet", "net P&L"], betRows, "contest-bets"));
+  const cards = (c.rounds || []).map((r) => {
+    const card = (c.cards || {})[String(r.round_id)];
+    const picks = ((card && card.cards) || []).map((x) => el("li", {}, [
+      el("strong", {}, x.name || x.agent), ` (${x.model || "model not reported"}): `,
+      x.outcome ? `${x.outcome} at ${fmt(x.price, 2)}, confidence ${fmt(x.confidence, 2)}` : "no bet",
+      x.pnl === null || x.pnl === undefined ? "" : `, P&L ${fmt(x.pnl, 2)}`,
+      x.quote ? ` — “${x.quote}”` : "",
+    ]));
+    const tag = r.excluded && r.excluded.length ? ` · outside the tables: ${r.excluded.join(", ")}` : "";
+    return el("div", {class: "contest-card", "data-round": r.round_id}, [
+      el("p", {}, [el("a", {href: `contest/cards/${r.round_id}.json`}, `Round ${r.round_id}`),
+        ` · ${r.question} · ${r.state}${r.winner ? `, won by ${r.winner}` : ""}${tag}`]),
+      el("ul", {}, picks),
+    ]);
+  });
+  box.append(el("h3", {}, "Newest rounds"), ...(cards.length ? cards : [el("p", {}, "No round yet.")]));
+}
+
+async function loadContest() {
+  try {
+    const resp = await fetch("api/contest");
+    if (!resp.ok) throw new Error(`the API answered ${resp.status}`);
+    renderContest(await resp.json());
+  } catch (err) {
+    document.getElementById("contest-body").replaceChildren(el("p", {class: "error"}, `Could not load the contest: ${err.message}`));
+  }
+}
+
 async function main() {
   const status = document.getElementById("status");
   try {
@@ -290,6 +353,7 @@ async function main() {
     renderPoints(data.points);
     renderProof(data.today);
     renderCorrections(data.corrections);
+    await loadContest();
     status.textContent = `Rendered ${new Date().toISOString().slice(0, 19)}Z.`;
     document.body.setAttribute("data-ready", "1");
   } catch (err) {

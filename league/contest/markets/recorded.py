@@ -12,6 +12,7 @@ as the live one:
 
 from __future__ import annotations
 
+import bisect
 import json
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -46,20 +47,31 @@ class RecordedSource:
         self._books: dict[str, Any] = read_json(self.root / "books.json", {})
         self._history: dict[str, Any] = read_json(self.root / "history.json", {})
         self._closed: dict[str, Any] = read_json(self.root / "closed.json", {})
+        self._rows: list[tuple[datetime, int, datetime | None, Market]] | None = None
+        self._ends: list[datetime] = []
 
-    def _listed(self, item: dict[str, Any], now: datetime) -> bool:
-        start = item.get("startDate")
-        return start is None or parse_time(start, f"recorded market {item.get('id')} startDate") <= now
+    def _by_end(self) -> list[tuple[datetime, int, datetime | None, Market]]:
+        """Every recorded market parsed once, as (end, file position, listed from, market), by end time:
+        a poll then costs a bisection, not a parse of the whole season (docs/contest.md, Benchmark)."""
+        if self._rows is None:
+            rows = []
+            for i, (key, item) in enumerate(self._items.items()):
+                market = parse_market(item, f"recorded markets.json id {key}")
+                start = item.get("startDate")
+                listed = None if start is None else parse_time(start, f"recorded market {key} startDate")
+                rows.append((market.end, i, listed, market))
+            rows.sort(key=lambda r: (r[0], r[1]))
+            self._rows, self._ends = rows, [r[0] for r in rows]
+        return self._rows
 
     def open_markets(self, now: datetime, within_days: float) -> list[Market]:
+        """Listed (from ``startDate``), not closed, and ``now < end <= now + within_days``; in file order."""
         now = aware(now, "now")
-        horizon = now + timedelta(days=within_days)
-        out = []
-        for key, item in self._items.items():
-            market = parse_market(item, f"recorded markets.json id {key}")
-            if self._listed(item, now) and not market.closed and now < market.end <= horizon:
-                out.append(market)
-        return out
+        rows = self._by_end()
+        lo = bisect.bisect_right(self._ends, now)
+        hi = bisect.bisect_right(self._ends, now + timedelta(days=within_days))
+        found = [(i, m) for _, i, listed, m in rows[lo:hi] if (listed is None or listed <= now) and not m.closed]
+        return [m for _, m in sorted(found, key=lambda x: x[0])]
 
     def market(self, market_id: str) -> Market:
         item = self._items.get(market_id)

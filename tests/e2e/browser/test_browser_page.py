@@ -6,6 +6,7 @@ under test-artifacts/ for a person to look at.
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import subprocess
@@ -45,6 +46,8 @@ class Dom(HTMLParser):
         super().__init__()
         self.rows: list[dict[str, str]] = []
         self.cells: list[dict[str, str]] = []
+        self.contest: list[dict[str, str]] = []
+        self.cards: list[dict[str, str]] = []
         self.ready = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -54,6 +57,10 @@ class Dom(HTMLParser):
             self.rows.append(a)
         if tag == "g" and "cell" in classes:
             self.cells.append(a)
+        if tag == "tr" and "contest-row" in classes:
+            self.contest.append(a)
+        if tag == "div" and "contest-card" in classes:
+            self.cards.append(a)
         if tag == "body":
             self.ready = a.get("data-ready", "")
 
@@ -62,6 +69,7 @@ class Dom(HTMLParser):
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Season]]:
     season = write_season(tmp_path_factory.mktemp("page") / "data")
     publish(season.data)
+    write_contest(season.data / "public" / "contest")
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(create_app(season.data), log_level="warning", lifespan="off",
@@ -76,6 +84,24 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Season
     finally:
         server.should_exit = True
         thread.join(timeout=20)
+
+
+CONTEST_AGENTS = {"claude": 0.1229, "codex": 0.148}
+
+
+def write_contest(folder: Path) -> None:
+    """The three contest files the page's section reads (shapes as league/contest/publish.py writes them)."""
+    (folder / "cards").mkdir(parents=True)
+    agents = [{"agent": k, "name": k.title(), "n": 16, "brier": b, "ci": [0.05, 0.22], "rank": i,
+               "vs_crowd": {"verdict": "inconclusive"}} for i, (k, b) in enumerate(CONTEST_AGENTS.items(), 1)]
+    metrics = {"forecast_accuracy": {"agents": agents, "crowd": {"name": "The Crowd", "n": 16, "brier": 0.217}},
+               "betting_record": {"rounds_counted": 0, "agents": []}}
+    (folder / "metrics.json").write_text(json.dumps(metrics))
+    (folder / "rounds.json").write_text(json.dumps([{"round_id": 3, "question": "Q?", "state": "running",
+                                                     "winner": None, "excluded": ["debut"]}]))
+    (folder / "cards" / "3.json").write_text(json.dumps({"round_id": 3, "cards": [
+        {"agent": "claude", "name": "Claude", "model": "m", "outcome": "Yes", "price": 0.4, "confidence": 0.7,
+         "quote": "q", "pnl": None}]}))
 
 
 def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -100,6 +126,8 @@ def test_page_shows_the_table_rows_and_the_grid(site: tuple[str, Season], tmp_pa
     cells = {(c["data-seat"], c["data-asset"], c["data-horizon"]) for c in dom.cells}
     assert cells == {(s, a, h) for s in season.seats for a in season.assets for h in season.horizons}
     assert all(c["data-brier"] not in ("", "null") for c in dom.cells)
+    assert {r["data-agent"]: float(r["data-brier"]) for r in dom.contest} == CONTEST_AGENTS
+    assert [c["data-round"] for c in dom.cards] == ["3"]
 
 
 def test_screenshot_is_kept(site: tuple[str, Season], tmp_path: Path) -> None:

@@ -32,6 +32,8 @@ def test_demo_day_then_verify(tmp_path: Path, bwrap: object) -> None:
     assert sorted(p.name for p in (public / "cards").iterdir()) == ["1.json", "2.json"]
     ok = run("contest", "verify", str(public))
     assert ok.returncode == 0 and "FAILED" not in ok.stdout, ok.stdout + ok.stderr
+    reader = run("verify", str(public))  # the reader's steps: the contest is step 13
+    assert reader.returncode == 0 and "step 13 CLI contest: ok" in reader.stdout, reader.stdout + reader.stderr
     (public / "metrics.json").write_text(json.dumps({**metrics, "forecast_accuracy": {
         **metrics["forecast_accuracy"], "crowd": {**metrics["forecast_accuracy"]["crowd"], "brier": 0.01}}}))
     bad = run("contest", "verify", str(public))

@@ -91,5 +91,27 @@ def test_claude_web_tools_follow_network_policy() -> None:
     assert open_[open_.index("WebSearch") - 1] == "--allowedTools"
 
 
+def test_claude_may_run_only_the_commands_its_seat_allows() -> None:
+    assert "Bash(bench:*)" not in claude().argv(make("x"))
+    spec = SeatSpec(name="claude", adapter="claude_code", model="m", options={"allow_commands": ["bench"]})
+    argv = ClaudeCodeSeat(spec).argv(make("x"))
+    assert argv[-2:] == ["--allowedTools", "Bash(bench:*)"]  # a prefix rule: `bench bet ...` and nothing else
+
+
+def test_codex_drops_its_inner_read_only_sandbox_only_for_a_seat_that_runs_commands() -> None:
+    plain = CodexSeat(SeatSpec(name="codex", adapter="codex", model="m")).argv(make("x"))
+    assert plain[plain.index("-s") + 1] == "read-only"
+    spec = SeatSpec(name="codex", adapter="codex", model="m", options={"allow_commands": ["bench"]})
+    argv = CodexSeat(spec).argv(make("x"))
+    assert argv[argv.index("-s") + 1] == "danger-full-access"  # bubblewrap stays the boundary
+
+
+def test_gemini_may_run_only_the_commands_its_seat_allows() -> None:
+    plain = GeminiCliSeat(SeatSpec(name="gemini", adapter="gemini_cli", model="g")).argv(make("x"))
+    assert "--allowed-tools" not in plain
+    spec = SeatSpec(name="gemini", adapter="gemini_cli", model="g", options={"allow_commands": ["bench"]})
+    assert GeminiCliSeat(spec).argv(make("x"))[-2:] == ["--allowed-tools", "run_shell_command(bench)"]
+
+
 def make(text: str) -> Ask:
     return Ask(text=text, sha256="0" * 64, session="2026-11-30")

@@ -163,3 +163,13 @@ def test_market_view_shows_prices_books_and_seconds_left(desk: Any) -> None:
     assert d.handle({"cmd": "history", "outcome": "no"})["history"][0] == {"t": 1, "p": 0.4}
     with pytest.raises(BenchRefused, match="unknown command"):
         d.handle({"cmd": "sell"})
+
+
+def test_seconds_left_rounds_down_and_is_zero_once_the_window_is_decided(desk: Any) -> None:
+    d, clock, _ = desk
+    clock.set(NOW + timedelta(seconds=100, milliseconds=400))
+    assert d.handle({"cmd": "market"})["seconds_left"] == 199  # 199.6 s left: never promise the 200th
+    clock.set(NOW + timedelta(seconds=299, milliseconds=1))
+    assert d.window.seconds_left() == 0  # under one second left shows 0; a bet now still lands
+    assert bet(d)["placed"] is True
+    assert d.handle({"cmd": "market"})["seconds_left"] == 0  # a placed bet: the window is decided

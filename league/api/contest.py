@@ -1,0 +1,127 @@
+"""The CLI contest through the API: its published files in one view, and its book as a stream.
+
+``/api/contest`` gathers what the page's contest section shows from the published files
+(``contest/metrics.json``, ``contest/sealed.json``, the newest ``contest/rounds.json`` records and
+their ``contest/cards/``); every file itself is served byte for byte like any open-data file.
+
+``/api/contest/stream`` follows the contest's book (the live one under ``books/`` when the folder has
+it), released as league/contest/embargo.py decides: never another agent's bet while its round runs,
+nor its sweep reply before the sweep is sealed; the stream holds back from the first held line.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from league.contest.embargo import Frontier, kind_and_key
+from league.contest.ledger import KINDS
+
+CONTEST_DIR = "contest"
+CONTEST_BOOK = "contest-book.jsonl"
+#: The contest's line kinds, as its ledger writes them.
+CONTEST_KINDS = frozenset(KINDS)
+NEWEST_ROUNDS = 10
+
+
+def contest_book(data_dir: Path, public: Path) -> Path:
+    """The live contest book when the data folder has one, else the published copy (which may not exist)."""
+    live = data_dir / "books" / CONTEST_BOOK
+    return live if live.is_file() else public / CONTEST_DIR / CONTEST_BOOK
+
+
+@dataclass
+class _State:
+    offsets: list[int] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    size: int = 0
+    frontier: Frontier = field(default_factory=Frontier)
+
+
+class ContestBook:
+    """An incremental index of the contest book that knows how far the stream may go."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._s = _State()
+
+    def refresh(self) -> int:
+        """Index appended lines; return how many lines may be shown (the embargo's frontier)."""
+        with self._lock:
+            try:
+                size = self.path.stat().st_size
+            except FileNotFoundError:
+                self._s = _State()
+                return 0
+            if size < self._s.size:
+                self._s = _State()
+            if size > self._s.size:
+                self._read_from(self._s.size, size)
+            return self._s.frontier.released
+
+    @property
+    def lines(self) -> int:
+        return len(self._s.offsets)
+
+    def _read_from(self, start: int, size: int) -> None:
+        with open(self.path, "rb") as fh:
+            fh.seek(start)
+            data = fh.read(size - start)
+        pos, end = 0, data.rfind(b"\n")
+        while pos <= end:
+            nl = data.index(b"\n", pos)
+            self._add(start + pos, data[pos:nl])
+            pos = nl + 1
+        self._s.size = start + pos
+
+    def _add(self, offset: int, raw: bytes) -> None:
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            obj = {}
+        kind, key = kind_and_key(obj if isinstance(obj, dict) else {})
+        self._s.offsets.append(offset)
+        self._s.kinds.append(kind)
+        self._s.frontier.add(kind, key)
+
+    def kind(self, n: int) -> str:
+        return self._s.kinds[n - 1]
+
+    def raw_lines(self, first: int, last: int) -> list[bytes]:
+        """Lines ``first..last`` (1-based, inclusive, at most the released ones) without their LF."""
+        with self._lock:
+            last = min(last, self._s.frontier.released)
+            if first > last:
+                return []
+            start = self._s.offsets[first - 1]
+            stop = self._s.offsets[last] if last < len(self._s.offsets) else self._s.size
+        with open(self.path, "rb") as fh:
+            fh.seek(start)
+            data = fh.read(stop - start)
+        return data.split(b"\n")[: last - first + 1]
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def contest_view(public: Path) -> dict[str, Any]:
+    """What the page's contest section shows, from the published contest files only."""
+    folder = public / CONTEST_DIR
+    metrics = _json(folder / "metrics.json")
+    if metrics is None:
+        return {"contest": False}
+    rounds = _json(folder / "rounds.json") or []
+    newest = rounds[:NEWEST_ROUNDS]
+    cards = {str(r["round_id"]): _json(folder / "cards" / f"{r['round_id']}.json") for r in newest}
+    return {"contest": True, "forecast_accuracy": metrics.get("forecast_accuracy", {}),
+            "betting_record": metrics.get("betting_record", {}), "contestants": metrics.get("contestants", {}),
+            "season": metrics.get("season"), "rules_sha256": metrics.get("rules_sha256"),
+            "sealed": (_json(folder / "sealed.json") or [])[:NEWEST_ROUNDS], "rounds": newest, "cards": cards}

@@ -1,0 +1,49 @@
+"""The contest in the composition root and the daemon's scheduler: built only when config/contest.toml exists."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+
+from league.clock import SimulatedClock
+from league.compose import contest_runtime, open_contest
+from league.config import Schedule
+from league.jobs.scheduler import DAY_JOBS, build_scheduler
+
+LIVE = Path(str(resources.files("league.contest").joinpath("live.toml")))
+
+
+class _League:
+    """What open_contest and build_scheduler read of a league."""
+
+    def __init__(self, folder: Path) -> None:
+        self.config = type("Config", (), {"folder": folder,
+                                          "settings": type("Settings", (), {"schedule": Schedule()})()})()
+
+
+def test_no_contest_toml_no_contest(tmp_path: Path) -> None:
+    assert open_contest(_League(tmp_path)) is None  # type: ignore[arg-type]
+
+
+def test_the_live_contest_on_a_data_folder_and_its_jobs_beside_the_councils(tmp_path: Path) -> None:
+    clock = SimulatedClock(datetime(2026, 12, 7, 5, 0, tzinfo=UTC))
+    (tmp_path / "data" / "books").mkdir(parents=True)
+    rt = contest_runtime(LIVE, tmp_path / "data", clock, "06:00")
+    try:
+        assert rt.ctx.ledger.path == tmp_path / "data" / "books" / "contest-book.jsonl"
+        assert rt.ctx.public == tmp_path / "data" / "contest" and rt.calls == tmp_path / "data" / "contest-calls"
+        assert type(rt.ctx.source).__name__ == "GammaSource" and type(rt.ctx.broker).__name__ == "PaperBroker"
+        assert rt.sweep_utc == "06:00" and rt.ctx.selfcheck is not None
+        assert [a.seat.adapter for a in rt.ctx.config.agents] == ["claude_code", "codex", "gemini_cli", "grok_cli"]
+        sched = build_scheduler(_League(tmp_path), f"sqlite:///{tmp_path / 'jobs.db'}", blocking=False,  # type: ignore[arg-type]
+                                contest=rt)
+        sched.start(paused=True)
+        try:
+            ids = {j.id for j in sched.get_jobs()}
+        finally:
+            sched.shutdown(wait=False)
+        assert ids == {f"league-{j}" for j in DAY_JOBS} | {"league-contest_sweep", "league-contest_poll",
+                                                            "league-contest_nightly"}
+    finally:
+        rt.close(0)
