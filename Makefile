@@ -47,8 +47,12 @@ venv:
 demo: deps venv
 	$(BIN)/pip install -q -e . && rm -rf demo-out && $(BIN)/league demo --out demo-out
 
+# The suite in two runs: everything but the remote-seat tests on 3 pytest-xdist workers (most tests wait
+# on sandboxes, subprocesses and I/O, so 3 workers beat 2 cores), then the remote-seat tests alone,
+# serially: they share one RabbitMQ broker, and one of them stops it for seconds.
 test: deps-test venv clis
-	$(BIN)/pip install -q -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/lint-imports && $(BIN)/pytest -q
+	$(BIN)/pip install -q -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/lint-imports \
+	  && $(BIN)/pytest -q -n 3 --ignore=tests/integration/workers && $(BIN)/pytest -q tests/integration/workers
 
 bench: venv
 	$(BIN)/python benchmarks/book_bench.py && $(BIN)/python benchmarks/demo_bench.py --runs 3 --long

@@ -22,8 +22,9 @@ JSON body naming what was wrong.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -175,19 +176,27 @@ def _select(store: views.Store, first: int, last: int, kinds: frozenset[str]) ->
 
 async def _follow(store: views.Store, request: Request, start: int, kinds: frozenset[str], follow: bool,
                   poll_s: float) -> AsyncIterator[bytes]:
+    """The council book's lines from ``start`` on, as the embargo lets them be seen."""
+    async for chunk in _stream(store.book.refresh, partial(_select, store, kinds=kinds), request, start, follow,
+                               poll_s):
+        yield chunk
+
+
+async def _stream(refresh: Callable[[], int], select: Callable[[int, int], list[bytes]], request: Request,
+                  start: int, follow: bool, poll_s: float) -> AsyncIterator[bytes]:
     """Lines from ``start`` on; then, when following, each new line as it is sealed (polling the file).
 
-    A blank line is sent after KEEPALIVE_S of silence so proxies keep the connection and a gone
-    client is noticed; NDJSON readers skip blank lines.
+    ``refresh`` says how many lines may be shown now, ``select(first, last)`` gives them with their LF. File
+    reads run in a worker thread: a client catching up on 100k lines must not stall every other request
+    served by the event loop. A blank line is sent after KEEPALIVE_S of silence so proxies keep the
+    connection and a gone client is noticed; NDJSON readers skip blank lines.
     """
     n, idle = start, 0.0
     while True:
-        # file reads run in a worker thread: a client catching up on 100k lines must not stall
-        # every other request served by the event loop
-        total = await asyncio.to_thread(store.book.refresh)
+        total = await asyncio.to_thread(refresh)
         if n <= total:
             stop = min(total, n + STREAM_BATCH - 1)
-            chunk = await asyncio.to_thread(_select, store, n, stop, kinds)
+            chunk = await asyncio.to_thread(select, n, stop)
             n, idle = stop + 1, 0.0
             if chunk:
                 yield b"".join(chunk)
@@ -223,24 +232,13 @@ def _contest_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
 async def _follow_contest(book: ContestBook, request: Request, start: int, kinds: frozenset[str], follow: bool,
                           poll_s: float) -> AsyncIterator[bytes]:
     """The contest book's released lines from ``start``; then, when following, each one as it is released."""
-    n, idle = start, 0.0
-    while True:
-        shown = await asyncio.to_thread(book.refresh)
-        if n <= shown:
-            stop = min(shown, n + STREAM_BATCH - 1)
-            raws = await asyncio.to_thread(book.raw_lines, n, stop)
-            chunk = [raw + b"\n" for i, raw in enumerate(raws, n) if not kinds or book.kind(i) in kinds]
-            n, idle = stop + 1, 0.0
-            if chunk:
-                yield b"".join(chunk)
-            continue
-        if not follow or await request.is_disconnected():
-            return
-        await asyncio.sleep(poll_s)
-        idle += poll_s
-        if idle >= KEEPALIVE_S:
-            idle = 0.0
-            yield b"\n"
+
+    def select(first: int, last: int) -> list[bytes]:
+        return [raw + b"\n" for i, raw in enumerate(book.raw_lines(first, last), first)
+                if not kinds or book.kind(i) in kinds]
+
+    async for chunk in _stream(book.refresh, select, request, start, follow, poll_s):
+        yield chunk
 
 
 def _ops_routes(app: FastAPI, store: views.Store) -> None:

@@ -21,6 +21,32 @@ from league.book.lines import ASK_CHAIN_KINDS, COUNCIL_KINDS
 PROTOCOL_KINDS = COUNCIL_KINDS | ASK_CHAIN_KINDS | frozenset({"shadow", "account", "bet", "stamp", "publish"})
 
 
+def appended_lines(path: Path, start: int, size: int) -> tuple[list[tuple[int, bytes]], int]:
+    """The complete lines between byte ``start`` and ``size`` with their offsets, and where the indexed part
+    now ends (a last line without its LF is left for the next look)."""
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        data = fh.read(size - start)
+    lines, pos, end = [], 0, data.rfind(b"\n")
+    while pos <= end:
+        nl = data.index(b"\n", pos)
+        lines.append((start + pos, data[pos:nl]))
+        pos = nl + 1
+    return lines, start + pos
+
+
+def line_range(path: Path, offsets: list[int], size: int, first: int, last: int) -> list[bytes]:
+    """Lines ``first..last`` (1-based, inclusive) of an indexed book, read with one seek, without their LF."""
+    if first > last:
+        return []
+    start = offsets[first - 1]
+    stop = offsets[last] if last < len(offsets) else size
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        data = fh.read(stop - start)
+    return data.split(b"\n")[: last - first + 1]
+
+
 @dataclass
 class _State:
     offsets: list[int] = field(default_factory=list)
@@ -55,16 +81,9 @@ class BookIndex:
             return len(self._s.offsets)
 
     def _read_from(self, start: int, size: int) -> None:
-        with open(self.path, "rb") as fh:
-            fh.seek(start)
-            data = fh.read(size - start)
-        end = data.rfind(b"\n")
-        pos = 0
-        while pos <= end:
-            nl = data.index(b"\n", pos)
-            self._add(start + pos, data[pos:nl])
-            pos = nl + 1
-        self._s.size = start + pos
+        lines, self._s.size = appended_lines(self.path, start, size)
+        for offset, raw in lines:
+            self._add(offset, raw)
 
     def _add(self, offset: int, raw: bytes) -> None:
         n = len(self._s.offsets) + 1
@@ -96,15 +115,7 @@ class BookIndex:
 
     def raw_lines(self, first: int, last: int) -> list[bytes]:
         """Lines ``first..last`` (1-based, inclusive) as stored, without their LF."""
-        s = self._s
-        if first > last:
-            return []
-        start = s.offsets[first - 1]
-        stop = s.offsets[last] if last < len(s.offsets) else s.size
-        with open(self.path, "rb") as fh:
-            fh.seek(start)
-            data = fh.read(stop - start)
-        return data.split(b"\n")[: last - first + 1]
+        return line_range(self.path, self._s.offsets, self._s.size, first, last)
 
     def line(self, n: int) -> dict[str, Any]:
         parsed: dict[str, Any] = json.loads(self.raw_lines(n, n)[0])

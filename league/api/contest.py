@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from league.api.bookindex import appended_lines, line_range
 from league.contest.embargo import Frontier, kind_and_key
 from league.contest.ledger import KINDS
 
@@ -68,15 +69,9 @@ class ContestBook:
         return len(self._s.offsets)
 
     def _read_from(self, start: int, size: int) -> None:
-        with open(self.path, "rb") as fh:
-            fh.seek(start)
-            data = fh.read(size - start)
-        pos, end = 0, data.rfind(b"\n")
-        while pos <= end:
-            nl = data.index(b"\n", pos)
-            self._add(start + pos, data[pos:nl])
-            pos = nl + 1
-        self._s.size = start + pos
+        lines, self._s.size = appended_lines(self.path, start, size)
+        for offset, raw in lines:
+            self._add(offset, raw)
 
     def _add(self, offset: int, raw: bytes) -> None:
         try:
@@ -95,14 +90,8 @@ class ContestBook:
         """Lines ``first..last`` (1-based, inclusive, at most the released ones) without their LF."""
         with self._lock:
             last = min(last, self._s.frontier.released)
-            if first > last:
-                return []
-            start = self._s.offsets[first - 1]
-            stop = self._s.offsets[last] if last < len(self._s.offsets) else self._s.size
-        with open(self.path, "rb") as fh:
-            fh.seek(start)
-            data = fh.read(stop - start)
-        return data.split(b"\n")[: last - first + 1]
+            offsets, size = self._s.offsets[: last + 1], self._s.size  # a copy taken under the lock
+        return line_range(self.path, offsets, size, first, last)
 
 
 def _json(path: Path) -> Any:

@@ -46,13 +46,21 @@ def crowd(data_dir: Path, out: Path) -> None:
 
 
 def points(data_dir: Path, out: Path) -> None:
-    """council-points.json: the MASE table of `league eval points`, from the sealed score lines."""
+    """The point-forecast track (MASE of `league eval points`) from the sealed score lines: written as
+    council-points.json and, as the `points` block, into council-stats.json beside the Brier tables."""
+    import json
+
     from league.evals.points import points_report
     from league.publish.writing import write_json
 
     report = points_report(data_dir)
     report["book"] = "council-book.jsonl"  # the published copy, not this machine's path
     write_json(out / "council-points.json", report)
+    stats = out / "council-stats.json"
+    if stats.is_file():  # same writer as the statistics themselves, so `league stats` gives the same bytes
+        doc = json.loads(stats.read_text(encoding="utf-8"))
+        doc["points"] = report
+        stats.write_text(json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def proof(*args: Any, **kwargs: Any) -> Any:

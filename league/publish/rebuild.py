@@ -89,9 +89,11 @@ def published_inputs(folder: Path) -> StatsInputs:
 
 
 def write_statistics(books: Path, forecasts: Path, out: Path, inputs: StatsInputs) -> None:
-    """The statistics files, then the crowd and portfolio tables merged into council-league.json, in
-    the publisher's order (``books``: a data folder holding ``books/council-book.jsonl``)."""
+    """The statistics files with the point-forecast block, then the crowd and portfolio tables merged into
+    council-league.json, in the publisher's order (``books``: a data folder holding ``books/council-book.jsonl``)."""
     inputs.call(forecasts, out)
+    if (books / "books" / BOOK).is_file():
+        producers.points(books, out)
     if (out / "council-league.json").is_file() and (books / "books" / BOOK).is_file():
         producers.crowd(books, out)
         producers.portfolio_tables(books, out)

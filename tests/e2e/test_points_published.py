@@ -1,6 +1,7 @@
 """The point-forecast track in the league (issue 17 phase 2): the demo roster's `_naive` and `_ets`
 answer from the closes history the league puts in every ask's context, the nightly publish writes
-council-points.json (the MASE table `league eval points` prints), and the page's data carries it."""
+council-points.json (the MASE table `league eval points` prints) and the same table as the `points`
+block of council-stats.json, and the page's data carries it."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ def test_council_points_is_published_and_equals_the_eval_points_report(demo_leag
     assert naive["compliance"]["asked"] == naive["compliance"]["with_forecast"] == 36
     assert naive["windows"] + naive["unscaled"] == 36
     assert "council-points.json" in (public / "index.html").read_text()
+    stats = json.loads((public / "council-stats.json").read_text())
+    assert stats["points"] == published  # the same table as the `points` block beside the Brier statistics
 
 
 def test_the_page_data_carries_the_mase_table(demo_league: dict[str, object]) -> None:
