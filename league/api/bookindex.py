@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,21 @@ def appended_lines(path: Path, start: int, size: int) -> tuple[list[tuple[int, b
         lines.append((start + pos, data[pos:nl]))
         pos = nl + 1
     return lines, start + pos
+
+
+def appended_since(path: Path, indexed: int, reset: Callable[[], None]) -> tuple[list[tuple[int, bytes]], int]:
+    """The complete lines appended since byte ``indexed`` and where the index now ends (one ``stat`` when
+    nothing changed). A file gone or shorter than what was indexed (a republished copy) calls ``reset`` and
+    is read from its start, so stale offsets are never served."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        reset()
+        return [], 0
+    if size < indexed:
+        reset()
+        indexed = 0
+    return appended_lines(path, indexed, size) if size > indexed else ([], indexed)
 
 
 def line_range(path: Path, offsets: list[int], size: int, first: int, last: int) -> list[bytes]:
@@ -69,21 +85,13 @@ class BookIndex:
     def refresh(self) -> int:
         """Index lines appended since the last call; return the number of complete lines."""
         with self._lock:
-            try:
-                size = self.path.stat().st_size
-            except FileNotFoundError:
-                self._s = _State()
-                return 0
-            if size < self._s.size:
-                self._s = _State()
-            if size > self._s.size:
-                self._read_from(self._s.size, size)
+            lines, self._s.size = appended_since(self.path, self._s.size, self._reset)
+            for offset, raw in lines:
+                self._add(offset, raw)
             return len(self._s.offsets)
 
-    def _read_from(self, start: int, size: int) -> None:
-        lines, self._s.size = appended_lines(self.path, start, size)
-        for offset, raw in lines:
-            self._add(offset, raw)
+    def _reset(self) -> None:
+        self._s = _State()
 
     def _add(self, offset: int, raw: bytes) -> None:
         n = len(self._s.offsets) + 1

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from league.api.bookindex import appended_lines, line_range
+from league.api.bookindex import appended_since, line_range
 from league.contest.embargo import Frontier, kind_and_key
 from league.contest.ledger import KINDS
 
@@ -53,25 +53,17 @@ class ContestBook:
     def refresh(self) -> int:
         """Index appended lines; return how many lines may be shown (the embargo's frontier)."""
         with self._lock:
-            try:
-                size = self.path.stat().st_size
-            except FileNotFoundError:
-                self._s = _State()
-                return 0
-            if size < self._s.size:
-                self._s = _State()
-            if size > self._s.size:
-                self._read_from(self._s.size, size)
+            lines, self._s.size = appended_since(self.path, self._s.size, self._reset)
+            for offset, raw in lines:
+                self._add(offset, raw)
             return self._s.frontier.released
+
+    def _reset(self) -> None:
+        self._s = _State()
 
     @property
     def lines(self) -> int:
         return len(self._s.offsets)
-
-    def _read_from(self, start: int, size: int) -> None:
-        lines, self._s.size = appended_lines(self.path, start, size)
-        for offset, raw in lines:
-            self._add(offset, raw)
 
     def _add(self, offset: int, raw: bytes) -> None:
         try:
