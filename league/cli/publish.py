@@ -43,9 +43,11 @@ def publish_command(
                                              "backends (needs the config folder beside DATA)")] = True,
 ) -> None:
     """Write every open-data file the installed features produce; list what was not produced."""
+    from league.cli._progress import steps
     from league.publish import publish
 
-    report = publish(data, out)
+    with steps("publish") as progress:
+        report = publish(data, out, progress=progress)
     typer.echo(f"published {len(report.files)} files from {report.book_lines} book lines to {report.out_dir}")
     if stamp and report.ok:
         typer.echo(_stamp_manifest(data, report.out_dir))

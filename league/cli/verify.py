@@ -50,6 +50,7 @@ def _skipped_rebuild(folder: Path) -> tuple[Status, str]:
 
 def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool, strict: bool,
                    rebuild: bool = True) -> None:
+    from league.cli._progress import steps as progress_bar
     from league.publish.rebuild import rebuild_step
     from league.stamps.trust import TrustStore
     from league.verify.reader import manifest_step, verify_published
@@ -57,8 +58,9 @@ def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool
     failed, refused = 0, []
     extra = [(11, "derived files", rebuild_step if rebuild else _skipped_rebuild),
              (12, "release manifest", manifest_step)]
-    steps = verify_published(target, extra=extra, trust=TrustStore.default(anchors),
-                             trust_folder_certs=trust_folder_certs)
+    with progress_bar("verify") as progress:
+        steps = verify_published(target, extra=extra, trust=TrustStore.default(anchors),
+                                 trust_folder_certs=trust_folder_certs, progress=progress)
     for step in steps:
         typer.echo(step.line())
         failed += step.status == "FAILED"

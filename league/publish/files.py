@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,21 +105,23 @@ class _Run:
 
 
 def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
-            clock: Clock | None = None) -> PublishReport:
-    """Write every open-data file the installed features produce into ``out_dir`` (default DATA/public)."""
+            clock: Clock | None = None, progress: Callable[[str, int, int], None] | None = None) -> PublishReport:
+    """Write every open-data file the installed features produce into ``out_dir`` (default DATA/public);
+    ``progress(step, done, total)`` is told before each step (the CLI's progress bar)."""
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
         raise PublishError(f"{data_dir}: data folder not found", fix="pass --data DIR (the folder with books/)")
     out = Path(out_dir) if out_dir is not None else data_dir / "public"
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
-    for step in (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _contest,
-                 _proof, _copies, _protocol, _code, _digest, _forecasts_index):
+    plan = (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _contest,
+            _proof, _copies, _protocol, _code, _digest, _forecasts_index, _compliance, _dataset, _manifest, _index)
+    for done, step in enumerate(plan):
+        if progress is not None:
+            progress(step.__name__.strip("_"), done, len(plan))
         step(run)
-    _compliance(run)
-    _dataset(run)
-    _manifest(run)
-    _index(run)
+    if progress is not None:
+        progress("done", len(plan), len(plan))
     return _report(run)
 
 

@@ -226,8 +226,9 @@ class Checker:
 
     def __init__(self, root: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool = True,
                  extra: Sequence[ExtraStep] = (), trust: TrustStore | None = None,
-                 trust_folder_certs: bool = False) -> None:
+                 trust_folder_certs: bool = False, progress: Callable[[str, int, int], None] | None = None) -> None:
         self.root = root
+        self.progress = progress
         self.extra = tuple(extra)
         self.headers = dict(headers or {})
         self.run_scripts = run_scripts
@@ -256,12 +257,20 @@ class Checker:
         ]
         steps += [(n, name, partial(fn, self.root)) for n, name, fn in self.extra]
         try:
-            results = [_guarded(n, name, fn) for n, name, fn in sorted(steps, key=lambda s: s[0])]
+            ordered = sorted(steps, key=lambda s: s[0])
+            results = [self._step(i, len(ordered), n, name, fn) for i, (n, name, fn) in enumerate(ordered)]
+            if self.progress is not None:
+                self.progress("done", len(steps), len(steps))
         finally:
             if self._tmp is not None:
                 self._tmp.cleanup()
                 self._tmp = None
         return [replace(r, strict=self.strict_notes.get(r.step, "")) for r in results]
+
+    def _step(self, done: int, total: int, n: int, name: str, fn: Callable[[], tuple[Status, str]]) -> StepResult:
+        if self.progress is not None:
+            self.progress(f"step {n} {name}", done, total)
+        return _guarded(n, name, fn)
 
     # step 2 ------------------------------------------------------------------------
     def step2(self) -> tuple[Status, str]:
@@ -724,7 +733,8 @@ def _get(http: httpx.Client, base: str, name: str, dest: Path, missing: list[str
 
 def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeaderFact] | None = None,
                      extra: Sequence[ExtraStep] = (), trust: TrustStore | None = None,
-                     trust_folder_certs: bool = False) -> list[StepResult]:
+                     trust_folder_certs: bool = False,
+                     progress: Callable[[str, int, int], None] | None = None) -> list[StepResult]:
     """Run steps 2–10 (and ``extra`` steps) on a published folder or URL; one StepResult per step, never
     an exception.
 
@@ -739,20 +749,21 @@ def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeade
             except (httpx.HTTPError, StampError, ValueError, OSError) as exc:
                 return [StepResult(2, "read stamped lists", "FAILED", f"cannot download {text}: {exc}")]
             return _check(Path(tmp), block_headers, run_scripts=False, extra=extra, trust=trust,
-                          trust_folder_certs=trust_folder_certs)
+                          trust_folder_certs=trust_folder_certs, progress=progress)
     folder = Path(root)
     if not folder.is_dir():
         return [StepResult(2, "read stamped lists", "FAILED", f"{folder} is not a folder")]
     return _check(folder, block_headers, run_scripts=True, extra=extra, trust=trust,
-                  trust_folder_certs=trust_folder_certs)
+                  trust_folder_certs=trust_folder_certs, progress=progress)
 
 
 def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool,
            extra: Sequence[ExtraStep] = (), trust: TrustStore | None = None,
-           trust_folder_certs: bool = False) -> list[StepResult]:
+           trust_folder_certs: bool = False,
+           progress: Callable[[str, int, int], None] | None = None) -> list[StepResult]:
     try:
         checker = Checker(folder, headers, run_scripts=run_scripts, extra=extra, trust=trust,
-                          trust_folder_certs=trust_folder_certs)
+                          trust_folder_certs=trust_folder_certs, progress=progress)
     except (OSError, StampError) as exc:
         return [StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc}")]
     return checker.run()
