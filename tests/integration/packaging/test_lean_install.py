@@ -2,10 +2,11 @@
 
 A fresh virtual environment (no system site-packages) gets the project built from a copy of the checkout
 and its base dependencies from the index (pip's cache makes that seconds). Then, with nothing else
-installed: `league verify` checks a book and a whole published folder (step 11 skipped with the install
-command, `--strict` refusing that), `league seat check` runs a scripted seat, `league worker` builds its
-Celery app, and the scientific stack is nowhere in the environment. The published folder is a one-session
-demo made with this (full) environment first.
+installed: `league verify` checks a book and whole published folders (steps 11 and 13, which recompute
+statistics, skipped with the install command, `--strict` refusing that), `league seat check` runs a
+scripted seat, `league worker` builds its Celery app, verbs that need an extra name it, and the scientific
+stack is nowhere in the environment. The published folders (a one-session demo, a recorded contest day) are
+made with this (full) environment first.
 """
 
 from __future__ import annotations
@@ -77,6 +78,14 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def contest(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A recorded contest day's published folder, made by this environment's `league`."""
+    out = tmp_path_factory.mktemp("contest") / "contest"
+    _run([str(Path(sys.executable).with_name("league")), "contest", "demo", "--out", str(out)], out.parent)
+    return out / "public"
+
+
 def _league(lean: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "LEAGUE_PROGRESS")}
     env["PATH"] = f"{lean / 'bin'}:{env.get('PATH', '')}"
@@ -104,6 +113,16 @@ def test_league_verify_a_book_and_a_folder(lean: Path, published: Path, tmp_path
     assert "pip install 'forecast-league[stats]'" in lines["step 11 derived files"]
     strict = _league(lean, "verify", "--strict", str(public), cwd=tmp_path)
     assert strict.returncode != 0 and "step 11: derived files not rebuilt" in strict.stderr
+
+
+def test_league_verify_skips_the_contest_recount_and_strict_refuses(lean: Path, contest: Path,
+                                                                   tmp_path: Path) -> None:
+    done = _league(lean, "verify", str(contest), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    step13 = next(line for line in done.stdout.splitlines() if line.startswith("step 13"))
+    assert ": skipped" in step13 and "pip install 'forecast-league[stats]'" in step13
+    strict = _league(lean, "verify", "--strict", str(contest), cwd=tmp_path)
+    assert strict.returncode != 0 and "step 13: the contest's metrics were not recomputed" in strict.stderr
 
 
 def test_a_verb_that_needs_an_extra_says_which(lean: Path, published: Path, tmp_path: Path) -> None:
