@@ -8,7 +8,12 @@ BIN := $(VENV)/bin
 # Commands run by the targets (and the tests' `league` subprocesses) come from the project environment first.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: deps deps-test venv clis demo test bench
+# Every install pins its versions to the lock file (pip constraints: what the lock names is installed at its
+# version, what an extra does not need is not installed). `make lock` regenerates it (docs/operations.md).
+LOCK := requirements/lock.txt
+PIP_INSTALL = $(BIN)/pip install -q -c $(LOCK)
+
+.PHONY: deps deps-test venv clis demo test bench lock
 
 # apt-get install only what is missing; refresh the package lists only when a plain install fails.
 define apt_missing
@@ -44,15 +49,23 @@ venv:
 	  (apt-get update >/dev/null && apt-get install -y python3-venv); python3 -m venv $(VENV); }
 	@$(BIN)/python -m pip install -q --upgrade pip
 
+# The demo runs a whole league offline: the `demo` extra (the daemon's set: statistics, scheduler, database).
 demo: deps venv
-	$(BIN)/pip install -q -e . && rm -rf demo-out && $(BIN)/league demo --out demo-out
+	$(PIP_INSTALL) -e '.[demo]' && rm -rf demo-out && $(BIN)/league demo --out demo-out
 
 # The suite in two runs: everything but the remote-seat tests on 3 pytest-xdist workers (most tests wait
 # on sandboxes, subprocesses and I/O, so 3 workers beat 2 cores), then the remote-seat tests alone,
 # serially: they share one RabbitMQ broker, and one of them stops it for seconds.
 test: deps-test venv clis
-	$(BIN)/pip install -q -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/lint-imports \
+	$(PIP_INSTALL) -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/lint-imports \
 	  && $(BIN)/pytest -q -n 3 --ignore=tests/integration/workers && $(BIN)/pytest -q tests/integration/workers
+
+# Regenerate the lock from pyproject.toml's dependencies and every extra (`[dev]` pulls them all): the pins
+# already there are kept unless LOCK_FLAGS=--upgrade (or --upgrade-package NAME) asks for newer ones.
+LOCK_FLAGS ?=
+lock: venv
+	$(BIN)/pip install -q pip-tools && $(BIN)/pip-compile -q --extra dev --strip-extras --allow-unsafe \
+	  --no-emit-index-url --no-emit-find-links $(LOCK_FLAGS) --output-file $(LOCK) pyproject.toml
 
 bench: venv
 	$(BIN)/python benchmarks/book_bench.py && $(BIN)/python benchmarks/demo_bench.py --runs 3 --long

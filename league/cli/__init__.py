@@ -52,3 +52,11 @@ def main() -> None:
     except LeagueError as exc:
         typer.echo(f"error: {exc.diagnostics()}", err=True)
         sys.exit(exc.exit_code)
+    except ModuleNotFoundError as exc:  # the lean install: name the extra instead of a traceback
+        from league.cli._extras import explain
+
+        error = explain(exc)
+        if error is None:
+            raise
+        typer.echo(f"error: {error.diagnostics()}", err=True)
+        sys.exit(error.exit_code)

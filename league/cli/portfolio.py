@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable
 from datetime import date, datetime, time
 from pathlib import Path
 from typing import Annotated, Any
@@ -105,9 +108,43 @@ def replay_cmd(
     public: Annotated[Path, typer.Argument(envvar="LEAGUE_PUBLIC", help="folder with the published CSVs")],
 ) -> None:
     """Recount every published account with the stand-alone replay.py (run isolated, as a reader would)."""
+    from league.cli._progress import steps, wanted
+
     script = public / "replay.py" if (public / "replay.py").is_file() else REPLAY_SOURCE
-    result = subprocess.run([sys.executable, "-I", str(script), str(public)], check=False)
-    raise typer.Exit(result.returncode)
+    argv = [sys.executable, "-I", str(script), str(public)]
+    # a folder's own replay.py from before the progress lines cannot draw a bar: it runs as it always did
+    if not wanted() or "--progress" not in script.read_text(encoding="utf-8"):
+        raise typer.Exit(subprocess.run(argv, check=False).returncode)
+    with steps("replay") as progress:
+        assert progress is not None
+        code = _replay_with_bar(argv, progress)
+    raise typer.Exit(code)
+
+
+PROGRESS_LINE = re.compile(r"progress (\d+)/(\d+) (.*)")
+
+
+def _replay_with_bar(argv: list[str], progress: Callable[[str, int, int], None]) -> int:
+    """Run replay.py with ``--progress``: its progress lines move the bar, its other stderr lines are
+    passed on after it, its stdout is echoed unchanged (through a file: no pipe can fill up and block it)."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
+        child = subprocess.Popen([*argv, "--progress"], stdout=out, stderr=subprocess.PIPE, text=True)
+        assert child.stderr is not None
+        other, total = [], 0
+        for line in child.stderr:
+            match = PROGRESS_LINE.fullmatch(line.rstrip("\n"))
+            if match:
+                total = int(match[2])
+                progress(match[3], int(match[1]), total)
+            else:
+                other.append(line)
+        code = child.wait()
+        if code in (0, 1):  # 1: DIFFERENT rows, still a complete recount
+            progress("done", total, total)
+        out.seek(0)
+        typer.echo(out.read(), nl=False)
+    sys.stderr.write("".join(other))
+    return code
 
 
 def register(app: typer.Typer) -> None:

@@ -23,12 +23,14 @@ def rebuild(data: DataDir = Path("data"), db: DbUrl = None) -> None:
 
     Job bookkeeping and stamp records are kept: they exist nowhere else.
     """
+    from league.cli._progress import steps
     from league.store import default_url
     from league.store import rebuild as do_rebuild
     from league.store.engine import redact
 
     url = db or default_url(data)
-    report = do_rebuild(url, data)
+    with steps("rebuild") as progress:
+        report = do_rebuild(url, data, progress=progress)
     for name, lines in sorted(report.books.items()):
         typer.echo(f"book {name}: {lines} lines indexed")
     typer.echo(f"price cache: {sum(report.bars.values())} bars of {len(report.bars)} symbols")

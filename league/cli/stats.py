@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,6 +22,13 @@ from league.cli._common import DataDir
 from league.errors import LeagueError
 
 SHOWN = 8
+#: The recomputation's steps on the progress bar: inputs, the four producers, the comparison.
+STEPS = 6
+Progress = Callable[[str, int, int], None]
+
+
+def _silent(step: str, done: int, total: int) -> None:
+    """No progress bar wanted."""
 
 
 def _families(roster: Path | None) -> dict[str, str]:
@@ -51,12 +59,14 @@ def published_folder(data: Path) -> Path:
     return data if (data / "council-forecasts.csv").is_file() else data / "public"
 
 
-def _compute(public: Path, work: Path, clim: Path | None, roster: Path | None) -> Path:
-    """The statistics files of ``public`` recomputed into ``work/out`` with the publisher's inputs."""
+def _compute(public: Path, work: Path, clim: Path | None, roster: Path | None, tell: Progress) -> Path:
+    """The statistics files of ``public`` recomputed into ``work/out`` with the publisher's inputs; ``tell``
+    hears steps 0-4 of :data:`STEPS` (the inputs, then the publisher's four producers)."""
     from dataclasses import replace
 
     from league.publish.rebuild import published_inputs, write_statistics
 
+    tell("inputs", 0, STEPS)
     inputs = published_inputs(public)
     if clim is not None:
         inputs = replace(inputs, clim=_clim(clim))
@@ -67,7 +77,8 @@ def _compute(public: Path, work: Path, clim: Path | None, roster: Path | None) -
     out.mkdir()
     if (public / "council-book.jsonl").is_file():
         shutil.copyfile(public / "council-book.jsonl", books / "books" / "council-book.jsonl")
-    write_statistics(books, public / "council-forecasts.csv", out, inputs)
+    write_statistics(books, public / "council-forecasts.csv", out, inputs,
+                     progress=lambda name, done, total: tell(name, 1 + done, STEPS) if done < total else None)
     return out
 
 
@@ -115,6 +126,7 @@ def stats(
     """Print the league table and recompute the statistics files; a file that would change is an error."""
     from rich.console import Console
 
+    from league.cli._progress import steps
     from league.scoring import league_table, load_forecasts
 
     public = published_folder(data)
@@ -123,8 +135,12 @@ def stats(
         return
     target = out or public
     with tempfile.TemporaryDirectory(prefix="league-stats-") as tmp:
-        computed = _compute(public, Path(tmp), clim, roster)
-        problems = _differences(target, computed)
+        with steps("stats") as progress:
+            tell = progress or _silent
+            computed = _compute(public, Path(tmp), clim, roster, tell)
+            tell("compare", STEPS - 1, STEPS)
+            problems = _differences(target, computed)
+            tell("done", STEPS, STEPS)
         if problems and not force:
             more = f"; and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
             shown = "; ".join(problems[:SHOWN]) + more

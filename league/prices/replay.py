@@ -98,7 +98,8 @@ def _history_file(name: str) -> Path:
 
     spec = importlib.util.find_spec("arch")
     if spec is None or not spec.submodule_search_locations:
-        raise PriceError("the arch package is not installed", fix="pip install arch (a core dependency)")
+        raise PriceError("the arch package (it ships the replay's price history) is not installed",
+                         fix="pip install 'forecast-league[stats]'")
     path = Path(next(iter(spec.submodule_search_locations))) / "data" / name / f"{name}.csv.gz"
     if not name.isidentifier() or not path.exists():
         raise PriceError(f"unknown history series {name!r}", fix="use sp500, nasdaq, vix, wti, crude or none")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -88,15 +88,23 @@ def published_inputs(folder: Path) -> StatsInputs:
     return sealed_inputs(folder / BOOK, folder / ASKS, clim)
 
 
-def write_statistics(books: Path, forecasts: Path, out: Path, inputs: StatsInputs) -> None:
+def write_statistics(books: Path, forecasts: Path, out: Path, inputs: StatsInputs,
+                     progress: Callable[[str, int, int], None] | None = None) -> None:
     """The statistics files with the point-forecast block, then the crowd and portfolio tables merged into
-    council-league.json, in the publisher's order (``books``: a data folder holding ``books/council-book.jsonl``)."""
+    council-league.json, in the publisher's order (``books``: a data folder holding ``books/council-book.jsonl``;
+    ``progress(step, done, total)``, when given, is told before each of the four producers)."""
+    tell = progress or (lambda step, done, total: None)
+    tell("statistics", 0, 4)
     inputs.call(forecasts, out)
+    tell("points", 1, 4)
     if (books / "books" / BOOK).is_file():
         producers.points(books, out)
+    tell("crowd", 2, 4)
     if (out / "council-league.json").is_file() and (books / "books" / BOOK).is_file():
         producers.crowd(books, out)
+        tell("portfolio", 3, 4)
         producers.portfolio_tables(books, out)
+    tell("done", 4, 4)
 
 
 # ------------------------------------------------------------------------------ the counting rule's view

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote
 
 import structlog
@@ -162,8 +162,16 @@ def cached_days(prices_dir: Path) -> Iterator[CachedDay]:
 
 
 # ---------------------------------------------------------------------------- rebuild
-def rebuild(url: str, data_dir: str | os.PathLike[str]) -> RebuildReport:
-    """Verify every book, then replace the whole index from ``DATA/books`` and ``DATA/prices``."""
+Progress = Callable[[str, int, int], None]
+T = TypeVar("T")
+
+
+def rebuild(url: str, data_dir: str | os.PathLike[str], *, progress: Progress | None = None) -> RebuildReport:
+    """Verify every book, then replace the whole index from ``DATA/books`` and ``DATA/prices``.
+
+    ``progress(step, done, total)`` is told before each book is verified, each book is indexed and each
+    price-cache day is read (the CLI's progress bar); the steps are counted first, so the total is known.
+    """
     data = Path(data_dir)
     books = sorted((data / "books").glob("*.jsonl"))
     if not books and not (data / "prices").is_dir():
@@ -171,13 +179,39 @@ def rebuild(url: str, data_dir: str | os.PathLike[str]) -> RebuildReport:
             f"{data} has neither books/*.jsonl nor prices/: nothing to rebuild from",
             fix="pass the data folder with --data (or LEAGUE_DATA)",
         )
+    tell = _Steps(progress, 2 * len(books) + sum(1 for _ in price_files(data / "prices")))
     for path in books:
+        tell(f"verify {book_name(path)}")
         check_book(path)
     store = open_store(url)
     try:
         indexed, bars = store.replace_all(
-            [(book_name(p), iter_lines(p)) for p in books], cached_days(data / "prices")
+            tell.each([(book_name(p), iter_lines(p)) for p in books], lambda b: f"index {b[0]}"),
+            tell.each(cached_days(data / "prices"), lambda d: f"prices {d.symbol} {d.day.isoformat()}"),
         )
+        tell.finish()
         return RebuildReport(books=indexed, bars=bars, counts=store.counts())
     finally:
         store.close()
+
+
+class _Steps:
+    """Counts the rebuild's steps for an optional progress callback (a no-op without one)."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total, self.done = progress, total, 0
+
+    def __call__(self, name: str) -> None:
+        if self.progress is not None:
+            self.progress(name, self.done, self.total)
+        self.done += 1
+
+    def each(self, items: Iterable[T], name: Callable[[T], str]) -> Iterator[T]:
+        """``items`` as they are consumed, each one step (lazy: the store pulls them inside its transaction)."""
+        for item in items:
+            self(name(item))
+            yield item
+
+    def finish(self) -> None:
+        if self.progress is not None:
+            self.progress("done", self.total, self.total)

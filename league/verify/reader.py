@@ -10,6 +10,7 @@ error inside a step is reported as that step's FAILED line too.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -46,6 +47,8 @@ REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py", "tools/recount_consensus
 REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."],
                "tools/recount_consensus.py": ["--data", "."]}
 MAX_SHOWN = 3
+#: What adds the statistics to a lean install (`pip install forecast-league` has no NumPy).
+STATS_EXTRA = "pip install 'forecast-league[stats]'"
 CONTEST_DIR = "contest"
 #: The contest's files a reader needs for the contest step (the forecasts files are named in sealed.json).
 CONTEST_FILES = ("sealed.json", "metrics.json", "resolutions.json", "rounds.json", "sweeps.json",
@@ -617,6 +620,9 @@ class Checker:
         folder = contest_folder(self.root)
         if folder is None:
             return "skipped", "no contest files (contest/sealed.json) in this folder"
+        if importlib.util.find_spec("numpy") is None:  # the lean install: the bootstrap intervals need NumPy
+            self.strict_notes[13] = f"the contest's metrics were not recomputed: NumPy is missing ({STATS_EXTRA})"
+            return "skipped", f"recomputing the contest's metrics needs the statistics extra: {STATS_EXTRA}"
         from league.contest.verify import verify_folder
 
         checks = verify_folder(folder)

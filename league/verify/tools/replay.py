@@ -17,6 +17,8 @@ Each published row (a fill or an account-session) is then:
   within rounding     differences no larger than the rounding of the published inputs
   DIFFERENT           anything else.
 Prints one line per account, details of DIFFERENT rows, and a summary; exits 1 if any row is DIFFERENT.
+With ``--progress`` it also writes ``progress DONE/TOTAL LEAGUE ACCOUNT`` lines on stderr before each
+account (what `league portfolio replay` draws its progress bar from); stdout is the same either way.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import argparse
 import csv
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
 
@@ -155,8 +158,19 @@ class Account:
                                 SIX + loose / value)
 
 
-def replay(public: Path) -> tuple[dict[Key, Counts], list[str]]:
-    """Return (results, details): per-account counts and the DIFFERENT rows' explanations."""
+def no_progress(done: int, total: int, key: Key) -> None:
+    """Replay without progress lines."""
+
+
+def progress_line(done: int, total: int, key: Key) -> None:
+    """One machine-readable progress line on stderr (``--progress``)."""
+    print(f"progress {done}/{total} {key[0]} {key[1]}", file=sys.stderr, flush=True)
+
+
+def replay(public: Path, progress: Callable[[int, int, Key], None] = no_progress
+           ) -> tuple[dict[Key, Counts], list[str]]:
+    """Return (results, details): per-account counts and the DIFFERENT rows' explanations; ``progress``
+    hears (done, total, account) before each account."""
     accounts = read_csv(public / "arena-accounts.csv")
     trades = read_csv(public / "arena-trades.csv")
     marks_by: defaultdict[Key, list[Row]] = defaultdict(list)
@@ -167,7 +181,9 @@ def replay(public: Path) -> tuple[dict[Key, Counts], list[str]]:
         fills_by[(row["league"], row["account"])][row["session"]].append(row)
     results: dict[Key, Counts] = {}
     details: list[str] = []
-    for key in sorted(set(marks_by) | set(fills_by)):
+    keys = sorted(set(marks_by) | set(fills_by))
+    for done, key in enumerate(keys):
+        progress(done, len(keys), key)
         counts: Counts = {EXACT: 0, WITHIN: 0, DIFFERENT: 0}
         replay_account(key, marks_by.get(key, []), dict(fills_by.get(key, {})), counts, details)
         results[key] = counts
@@ -204,9 +220,10 @@ def tally(key: Key, label: str, verdict: Verdict, counts: Counts, details: list[
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Recompute every published portfolio account.")
     parser.add_argument("public", type=Path, help="folder holding arena-trades.csv and arena-accounts.csv")
+    parser.add_argument("--progress", action="store_true", help="write 'progress DONE/TOTAL ...' lines on stderr")
     args = parser.parse_args(argv)
     try:
-        results, details = replay(args.public)
+        results, details = replay(args.public, progress_line if args.progress else no_progress)
     except BadInput as exc:
         print(f"replay: {exc}", file=sys.stderr)
         return 2

@@ -321,3 +321,15 @@ def test_torn_book_is_refused_with_the_recovery_hint(store_url: str, data: Path)
         rebuild(store_url, data)
     assert info.value.line == 6 and "torn" in info.value.message
     assert "moved aside" in (info.value.fix or "")
+
+
+def test_rebuild_tells_each_step_in_order(data: Path, tmp_path: Path) -> None:
+    """The progress callback (`league rebuild`'s bar): each book verified, then indexed, then each cached
+    price day read, counted first, the last call "done" at the total; the index is the same as without."""
+    told: list[tuple[str, int, int]] = []
+    url = f"sqlite:///{tmp_path / 'progress.db'}"
+    report = rebuild(url, data, progress=lambda name, done, total: told.append((name, done, total)))
+    assert [name for name, _, _ in told] == ["verify asks", "verify council-book", "index asks", "index council-book",
+                                             f"prices BTC-USD {S1}", f"prices ^GSPC {S1}", "done"]
+    assert [done for _, done, _ in told] == list(range(7)) and {total for _, _, total in told} == {6}
+    assert report.bars == {"BTC-USD": 1, "^GSPC": 3}
