@@ -66,6 +66,9 @@ LOCK_FLAGS ?=
 lock: venv
 	$(BIN)/pip install -q pip-tools && $(BIN)/pip-compile -q --extra dev --strip-extras --allow-unsafe \
 	  --no-emit-index-url --no-emit-find-links $(LOCK_FLAGS) --output-file $(LOCK) pyproject.toml
+	@# [dev] names the project's own extras, so pip-compile pins the project itself at this checkout's path:
+	@# drop that entry (and its "# via" lines), or a clean clone elsewhere could not install with the lock.
+	awk '/^forecast-league @ /{skip=1; next} skip && /^ /{next} {skip=0; print}' $(LOCK) > $(LOCK).tmp && mv $(LOCK).tmp $(LOCK)
 
 bench: venv
 	$(BIN)/python benchmarks/book_bench.py && $(BIN)/python benchmarks/demo_bench.py --runs 3 --long

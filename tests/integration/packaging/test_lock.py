@@ -62,3 +62,10 @@ def test_the_makefile_installs_the_project_with_the_lock_as_constraints() -> Non
     installs = [line.strip() for line in makefile.splitlines() if re.search(r" -e '?\.", line)]
     assert installs and all("$(PIP_INSTALL) -e" in line for line in installs), installs
     assert "$(PIP_INSTALL) -e '.[demo]'" in makefile and "$(PIP_INSTALL) -e '.[dev]'" in makefile
+
+
+def test_the_lock_names_no_local_path() -> None:
+    """pip-compile pins the project itself at the path it ran in (`[dev]` names the project's own extras);
+    `make lock` drops that line, else a clone anywhere else fails with "conflicting dependencies"."""
+    text = LOCK.read_text(encoding="utf-8")
+    assert not [line for line in text.splitlines() if "file://" in line or line.startswith("forecast-league")]
