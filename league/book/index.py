@@ -65,6 +65,7 @@ class BookIndex:
     cutoff: str | None = None
     older: OlderLines | None = None
     sticky: frozenset[str] = STICKY_KINDS
+    partial: bool = False  # some line of the book is not in memory (else memory answers everything)
 
     # ------------------------------------------------------------------ building
     def add(self, line: BookLine) -> None:
@@ -103,6 +104,10 @@ class BookIndex:
             index.add_body(body)
         return index
 
+    def skip(self, n: int) -> None:
+        """Note that line ``n`` was left out of memory (read from ``older`` when asked for)."""
+        self.partial = True
+
     def keeps(self, body: Body, cutoff: str | None = None) -> bool:
         """True when a line belongs in memory under ``cutoff`` (default: this index's own)."""
         cut = self.cutoff if cutoff is None else cutoff
@@ -117,13 +122,14 @@ class BookIndex:
         kept = [b for n, b in sorted(self.lines.items()) if self.keeps(b, cutoff)]
         dropped = len(self.lines) - len(kept)
         fresh = BookIndex.of_bodies(kept, cutoff=cutoff, older=self.older)
+        fresh.partial = self.partial or dropped > 0
         self.__dict__.update(fresh.__dict__)
         return dropped
 
     # ------------------------------------------------------------------ reading
     def _complete(self, kind: str | None, session: str | None) -> bool:
         """True when memory alone answers for (kind, session)."""
-        if self.older is None or self.cutoff is None or (kind is not None and kind in self.sticky):
+        if not self.partial or self.older is None or self.cutoff is None or (kind is not None and kind in self.sticky):
             return True
         return session is not None and session >= self.cutoff
 
@@ -150,8 +156,9 @@ class BookIndex:
     def run(self, run_id: str) -> Body | None:
         """The (first) run line of ``run_id``."""
         n = self.run_line.get(run_id)
-        if n is not None or self.older is None:
+        if n is not None or self._complete(None, None):
             return None if n is None else self.lines[n]
+        assert self.older is not None
         found = self.older.find(kind="run", run_ids=[run_id])
         return found[0] if found else None
 
@@ -166,14 +173,15 @@ class BookIndex:
     def _run_in_window(self, run_id: str) -> bool:
         n = self.run_line.get(run_id)
         if n is None:
-            return self.older is None
+            return self._complete(None, None)
         session = session_of(self.lines[n])
         return self._complete("answer", session)
 
     def line(self, n: int) -> Body | None:
         """Line ``n`` wherever it is kept; ``None`` when the book has no such line."""
-        if n in self.lines or self.older is None:
+        if n in self.lines or self._complete(None, None):
             return self.lines.get(n)
+        assert self.older is not None
         found = self.older.find(n=n)
         return found[0] if found else None
 

@@ -113,6 +113,7 @@ def _from_checkpoint(path: Path, cp: Checkpoint, cutoff: str | None, store: Line
     else:
         bodies = store.book_window(book, cutoff=cutoff, sticky=BookIndex().sticky, upto=total)
     index = BookIndex.of_bodies(bodies, cutoff=cutoff, older=StoreLines(store, book))
+    index.partial = len(index.lines) < total
     log.info("book.opened_from_checkpoint", book=str(path), checkpoint_lines=cp.lines, rehashed=len(tail),
              in_memory=len(index.lines))
     return index, Opened("checkpoint", len(tail), total, f"checkpoint at line {cp.lines}", cp)
@@ -162,6 +163,8 @@ def _full(path: Path, cutoff: str | None, store: LineStore | None, book: str) ->
     def take(line: BookLine) -> None:
         if index.keeps(body_of(line)):
             index.add(line)
+        else:
+            index.skip(line.n)
         if store is None or not agrees[0]:
             return
         if line.n == last_n and line.link != last_link:
@@ -212,3 +215,15 @@ def nightly_check(path: Path, *, upto: int, link: str, store: LineStore, book: s
     cp = _save(store, book, scan, now(), by)
     assert cp is not None or upto == 0
     return cp if cp is not None else Checkpoint(book, 0, 0, scan.prefix_sha256, "", now(), by)
+
+
+def check_book(path: Path, *, store: LineStore | None, book: str, now: datetime, move: bool,
+               by: str = "league check-book") -> tuple[Scan, Checkpoint | None]:
+    """Verify every complete line of the book from scratch (the first N against the checkpoint's
+    digest, when there is one); with ``move``, make the head the new checkpoint. Raises on failure,
+    leaving the checkpoint where it was."""
+    current = store.checkpoint(book) if store is not None else None
+    scan = full_scan(path, expect=current)
+    if store is None or not move:
+        return scan, current
+    return scan, _save(store, book, scan, now, by)
