@@ -6,7 +6,7 @@ that still matches the file (at least that long, line N ending exactly at the of
 the writer re-hash only the lines after it, chained from L; one that does not match is said out loud
 and a full verification runs instead. The nightly full verification (and ``league verify-book``)
 re-hashes everything, compares the first N lines with D, and only then moves the checkpoint.
-What is NOT re-hashed at open (lines 1..N) is covered by that nightly check (docs/costs.md).
+What is NOT re-hashed at open (lines 1..N) is covered by that nightly check (docs/book.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Jobs ask it what is already sealed before sealing anything (every job is idempotent by the book
 itself); the publisher and the portfolio ask it for marks, runs and answers.
 
-Two shapes (docs/costs.md, "Startup checkpoint and memory window"):
+Two shapes (docs/book.md, "Startup checkpoint and memory window"):
 
 * **whole** (:meth:`BookIndex.of_book`, the read-only views): every line in memory;
 * **windowed** (the league's own index): only the sessions the open horizons need plus the small

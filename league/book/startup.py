@@ -1,6 +1,6 @@
 """Opening a book's index at startup: from the sealed checkpoint when it still matches, else from scratch.
 
-With a database (docs/costs.md, "Startup checkpoint and memory window"):
+With a database (docs/book.md, "Startup checkpoint and memory window"):
 
 1. a checkpoint that matches the file (:func:`league.book.checkpoint.mismatch`) means only the lines
    after it are re-hashed (chained from its link); a line tampered after it stops the open;

@@ -1,4 +1,4 @@
-"""The nightly full verification of the council book, on a background thread (docs/costs.md).
+"""The nightly full verification of the council book, on a background thread (docs/book.md).
 
 At open only the lines after the sealed checkpoint are re-hashed; this check re-hashes every line up
 to the one sealed when it starts (the writer keeps appending meanwhile: lines are never rewritten, so

@@ -1,6 +1,6 @@
 """The memory window of a league's book index: which sessions the open horizons still need.
 
-The one place the rule lives (docs/costs.md, "Startup checkpoint and memory window"). A session stays
+The one place the rule lives (docs/book.md, "Startup checkpoint and memory window"). A session stays
 in memory while one of its events can still be open or read back by a job, i.e. for
 
     the longest configured horizon, in calendar days

@@ -89,7 +89,7 @@ def test_a_line_tampered_before_the_checkpoint_is_caught_by_the_nightly_check_an
     health = Health()
     clock = SimulatedClock(et_time(DAYS[1], time(7, 0)))
     with build_league(config, clock, stages=BARE, store=open_store(config.database_url)) as lg:
-        assert lg.opened.mode == "checkpoint"  # lines 1..N are not re-hashed at open (docs/costs.md)
+        assert lg.opened.mode == "checkpoint"  # lines 1..N are not re-hashed at open (docs/book.md)
         assert not nightly(lg, health)
         assert lg.store is not None
         assert lg.store.checkpoint(COUNCIL_BOOK) == before  # not moved
