@@ -119,6 +119,9 @@ class BookIndex:
         Only a windowed index (one with ``older``) drops anything: the lines stay readable there."""
         if self.older is None or (self.cutoff is not None and cutoff <= self.cutoff):
             return 0
+        if not any(s < cutoff for s in self.by_session):  # nothing to drop: no rebuild (checked per job)
+            self.cutoff = cutoff
+            return 0
         kept = [b for n, b in sorted(self.lines.items()) if self.keeps(b, cutoff)]
         dropped = len(self.lines) - len(kept)
         fresh = BookIndex.of_bodies(kept, cutoff=cutoff, older=self.older)

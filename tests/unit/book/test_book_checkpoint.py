@@ -165,3 +165,16 @@ def test_a_replaced_book_of_the_same_length_is_noticed(tmp_path: Path, store: Sq
         _, opened = open_index(path, cutoff=CUTOFF, store=store, book="council-book", now=T0)
     assert opened.mode == "full"
     assert [e for e in logs if e["event"] == "book.checkpoint_mismatch"]
+
+
+def test_moving_the_window_drops_old_sessions_and_still_answers(tmp_path: Path, store: SqlStore) -> None:
+    path = tmp_path / "council-book.jsonl"
+    write_book(path)
+    whole = BookIndex.of_book(path)
+    index, _ = open_index(path, cutoff=SESSIONS[5], store=store, book="council-book", now=T0)
+    held = len(index.lines)
+    assert index.trim(SESSIONS[5]) == 0  # the same cutoff: nothing moves
+    assert index.trim(CUTOFF) > 0 and len(index.lines) < held
+    assert not any(b.get("session", CUTOFF) < CUTOFF for b in index.lines.values())
+    same_answers(index, whole)
+    assert whole.trim(CUTOFF) == 0 and len(whole.lines) == len(BookIndex.of_book(path).lines)  # whole stays whole
