@@ -8,7 +8,6 @@ when the book was truncated or replaced.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -21,7 +20,10 @@ from league.book.index import BookIndex, BookStream
 from league.book.startup import check_book, open_index
 from league.clock import SimulatedClock
 from league.errors import ChainBroken
-from league.store import SqlStore, open_store
+from league.store import SqlStore, testing
+
+# every test runs against SQLite and PostgreSQL (the storage contract's fixtures)
+pg_database, store_url, store = testing.pg_database, testing.store_url, testing.store
 
 T0 = datetime(2026, 1, 5, 14, 0, tzinfo=UTC)
 SESSIONS = [(date(2026, 1, 5) + timedelta(days=7 * i)).isoformat() for i in range(40)]  # ~9 months
@@ -45,13 +47,6 @@ def append_more(path: Path, count: int) -> None:
     with Book(path, SimulatedClock(T0)) as book:
         for i in range(count):
             book.append("incident", {"session": SESSIONS[-1], "seat": "a", "attempt": i})
-
-
-@pytest.fixture()
-def store(tmp_path: Path) -> Iterator[SqlStore]:
-    s = open_store(f"sqlite:///{tmp_path / 'league.db'}")
-    yield s
-    s.close()
 
 
 def same_answers(a: BookIndex, b: BookIndex) -> None:
