@@ -62,12 +62,9 @@ def mismatch(path: Path, cp: Checkpoint) -> str | None:
         return "the checkpoint is empty"
     if size < cp.offset:
         return f"the book is {size} bytes, shorter than the checkpoint's {cp.offset} (truncated or replaced)"
-    with open(path, "rb") as fh:
-        fh.seek(max(0, cp.offset - MAX_LINE_BYTES - 1))
-        block = fh.read(cp.offset - fh.tell())
-    if not block.endswith(b"\n"):
+    raw = _line_ending_at(path, cp.offset)
+    if raw is None:
         return f"no line ends at byte {cp.offset} (the book was replaced or rewritten)"
-    raw = block[block.rfind(b"\n", 0, len(block) - 1) + 1:]
     try:
         line = BookLine.parse(raw)
     except (ValueError, RecursionError, InvalidRecord) as exc:
@@ -76,6 +73,26 @@ def mismatch(path: Path, cp: Checkpoint) -> str | None:
         return (f"the line ending at byte {cp.offset} is line {line.n} with link {line.link[:12]}…, the checkpoint "
                 f"says line {cp.lines} with link {cp.last_link[:12]}… (the book was replaced or rewritten)")
     return None
+
+
+def _line_ending_at(path: Path, offset: int) -> bytes | None:
+    """The line (with its LF) that ends at byte ``offset``, read backwards in blocks; ``None`` when
+    the byte before ``offset`` is not an LF or the line would be longer than a book line may be."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if os.pread(fd, 1, offset - 1) != b"\n":
+            return None
+        buf, end = b"", offset - 1
+        while end > 0 and len(buf) <= MAX_LINE_BYTES:
+            start = max(0, end - 65536)
+            buf = os.pread(fd, end - start, start) + buf
+            idx = buf.rfind(b"\n")
+            if idx >= 0:
+                return buf[idx + 1:] + b"\n"
+            end = start
+        return buf + b"\n" if len(buf) <= MAX_LINE_BYTES else None
+    finally:
+        os.close(fd)
 
 
 def _raw_lines(path: Path, offset: int = 0, first: int = 1, upto: int | None = None) -> Iterator[tuple[int, bytes]]:
