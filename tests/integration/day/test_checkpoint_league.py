@@ -9,6 +9,7 @@ session dropped from memory is still read back when its six-month score comes du
 from __future__ import annotations
 
 import shutil
+import threading
 from datetime import date, time, timedelta
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from league.demo import demo_sessions
 from league.jobs.context import BARE, COUNCIL_BOOK
 from league.jobs.scheduler import run_session
 from league.jobs.score import job_score
-from league.jobs.verify_book import HEALTH_KEY, nightly
+from league.jobs.verify_book import HEALTH_KEY, nightly, start_nightly
 from league.ops import metrics
 from league.ops.health import Health
 from league.store import open_store
@@ -90,7 +91,9 @@ def test_a_line_tampered_before_the_checkpoint_is_caught_by_the_nightly_check_an
     clock = SimulatedClock(et_time(DAYS[1], time(7, 0)))
     with build_league(config, clock, stages=BARE, store=open_store(config.database_url)) as lg:
         assert lg.opened.mode == "checkpoint"  # lines 1..N are not re-hashed at open (docs/book.md)
-        assert not nightly(lg, health)
+        done = threading.Event()
+        assert start_nightly(lg, health, done) is not None  # as the daemon runs it: on a thread of its own
+        assert done.wait(120)
         assert lg.store is not None
         assert lg.store.checkpoint(COUNCIL_BOOK) == before  # not moved
     assert "line 4" in health.degraded[HEALTH_KEY]
