@@ -37,7 +37,8 @@ class StandInIndex:
         return self.of_kind("run", session)
 
     def sessions(self, kind: str, since: str | None = None) -> list[str]:
-        return sorted({x["session"] for x in self.lines if x["kind"] == kind and (since is None or x["session"] >= since)})
+        found = {x["session"] for x in self.lines if x["kind"] == kind}
+        return sorted(s for s in found if since is None or s >= since)
 
 
 class StandInLeague:
