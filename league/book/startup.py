@@ -24,8 +24,9 @@ from typing import Any, Protocol
 import structlog
 
 from league.book.chain import BookLine
-from league.book.checkpoint import Checkpoint, Scan, full_scan, lines_between, mismatch, verify_after
+from league.book.checkpoint import Checkpoint, Scan, _raw_lines, full_scan, lines_between, mismatch, verify_after
 from league.book.index import Body, BookIndex, BookStream, body_of
+from league.errors import ChainBroken
 
 log = structlog.get_logger(__name__)
 INDEX_BATCH = 2000
@@ -42,12 +43,15 @@ class LineStore(Protocol):
     def book_window(self, book: str, *, cutoff: str, sticky: Iterable[str], upto: int) -> Iterator[dict[str, Any]]: ...
     def book_sessions(self, book: str, kind: str, since: str | None = None) -> list[str]: ...
     def line_link(self, book: str, n: int) -> str | None: ...
+    def book_numbers(self, book: str) -> tuple[int, int]: ...
+    def book_missing(self, book: str) -> list[int]: ...
     def checkpoint(self, book: str) -> Checkpoint | None: ...
     def save_checkpoint(self, cp: Checkpoint) -> None: ...
 
 
 def is_line_store(store: object) -> bool:
-    names = ("book_lines", "book_window", "book_sessions", "line_link", "checkpoint", "save_checkpoint")
+    names = ("book_lines", "book_window", "book_sessions", "line_link", "checkpoint", "save_checkpoint",
+             "book_numbers", "book_missing")
     return all(callable(getattr(store, name, None)) for name in names)
 
 
@@ -108,6 +112,7 @@ def _from_checkpoint(path: Path, cp: Checkpoint, cutoff: str | None, store: Line
         return index, Opened("full", scan.lines, scan.lines, "the database index disagrees with the book", cp,
                              indexed=False)
     _catch_up(path, store, book, cp, tail)
+    _fill_gaps(path, store, book)
     if cutoff is None:
         bodies: Iterable[Body] = store.book_lines(book)
     else:
@@ -137,6 +142,27 @@ def _catch_up(path: Path, store: LineStore, book: str, cp: Checkpoint, tail: lis
         _index_batched(store, book, lines_between(path, last_n + 1, cp.lines, last_link))
         last_n = cp.lines
     _index_batched(store, book, (ln for ln in tail if ln.n > last_n))
+
+
+def _fill_gaps(path: Path, store: LineStore, book: str) -> int:
+    """Index the lines a failed write left out below the highest indexed one (the league seals first and
+    indexes best effort): the window and older lookups read the database, so it must hold every line.
+    Each missing line is read from the book and checked on its own (seal and link); returns how many."""
+    count, top = store.book_numbers(book)
+    if count == top:
+        return 0
+    missing = set(store.book_missing(book))
+    found = []
+    for i, raw in _raw_lines(path, upto=top):
+        if i in missing:
+            line = BookLine.parse(raw)
+            if line.n != i:
+                raise ChainBroken(f"line {i}: it says n = {line.n}", line=i, reason="wrong line number")
+            found.append(line)
+    for line in found:  # one by one: index_lines expects lines after the last indexed, gaps are not
+        store.index_lines(book, [line])
+    log.warning("store.index_gaps_filled", book=book, lines=len(found))
+    return len(found)
 
 
 def _index_batched(store: LineStore, book: str, lines: Iterable[BookLine]) -> int:
@@ -179,6 +205,7 @@ def _full(path: Path, cutoff: str | None, store: LineStore | None, book: str) ->
         agrees[0] = False
     if store is not None and agrees[0]:
         _flush(store, book, pending)
+        _fill_gaps(path, store, book)
     elif store is not None:
         log.error("book.index_disagrees", book=str(path), fix="run `league rebuild` to re-derive the database index")
         index.older = BookStream(path) if cutoff is not None else None
@@ -204,8 +231,6 @@ def nightly_check(path: Path, *, upto: int, link: str, store: LineStore, book: s
                   by: str = "nightly full verification") -> Checkpoint:
     """Verify lines 1..``upto`` in full (the first N against the current checkpoint's digest, line ``upto``
     against ``link``), then move the checkpoint there. Any failure raises and leaves it where it was."""
-    from league.errors import ChainBroken
-
     current = store.checkpoint(book)
     expect = current if current is not None and current.lines <= upto else None
     scan = full_scan(path, upto=upto, expect=expect)

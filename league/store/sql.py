@@ -190,6 +190,22 @@ class SqlStore:
         with self._tx(f"reading the sessions of {book}") as conn:
             return sorted(d.isoformat() for (d,) in conn.execute(stmt))
 
+    def book_numbers(self, book: str) -> tuple[int, int]:
+        """(how many lines of ``book`` are indexed, the highest n): equal when the index has no gap."""
+        bl = metadata.tables["book_lines"]
+        stmt = select(func.count(), func.coalesce(func.max(bl.c.n), 0)).where(bl.c.book == book)
+        with self._tx(f"counting the index of {book}") as conn:
+            count, top = conn.execute(stmt).one()
+        return int(count), int(top)
+
+    def book_missing(self, book: str) -> list[int]:
+        """The line numbers below the highest indexed one that are not indexed (a failed index write)."""
+        bl = metadata.tables["book_lines"]
+        with self._tx(f"reading the index of {book}") as conn:
+            have = [int(n) for (n,) in conn.execute(select(bl.c.n).where(bl.c.book == book).order_by(bl.c.n))]
+        present = set(have)
+        return [n for n in range(1, (have[-1] if have else 0) + 1) if n not in present]
+
     def line_link(self, book: str, n: int) -> str | None:
         """The indexed link of line ``n`` (``None`` when not indexed)."""
         bl = metadata.tables["book_lines"]

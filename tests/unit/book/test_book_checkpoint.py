@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import delete
 from structlog.testing import capture_logs
 
 from league.book import Book
@@ -21,6 +22,7 @@ from league.book.startup import check_book, open_index
 from league.clock import SimulatedClock
 from league.errors import ChainBroken
 from league.store import SqlStore, testing
+from league.store.models import metadata
 
 # every test runs against SQLite and PostgreSQL (the storage contract's fixtures)
 pg_database, store_url, store = testing.pg_database, testing.store_url, testing.store
@@ -173,3 +175,23 @@ def test_moving_the_window_drops_old_sessions_and_still_answers(tmp_path: Path, 
     assert not any(b.get("session", CUTOFF) < CUTOFF for b in index.lines.values())
     same_answers(index, whole)
     assert whole.trim(CUTOFF) == 0 and len(whole.lines) == len(BookIndex.of_book(path).lines)  # whole stays whole
+
+
+def test_a_line_the_database_missed_is_indexed_again_at_open(tmp_path: Path, store: SqlStore) -> None:
+    """A seal whose index write failed leaves a gap under the highest indexed line; the window reads the
+    database, so the next open fills it from the book."""
+    path = tmp_path / "council-book.jsonl"
+    write_book(path)
+    whole = BookIndex.of_book(path)
+    open_index(path, cutoff=CUTOFF, store=store, book="council-book", now=T0)
+    gap = whole.of_kind("score", SESSIONS[2])[0]["n"]
+    with store.engine.begin() as conn:  # as if that line's index transaction had rolled back
+        for table in metadata.sorted_tables:
+            if "book" in table.c and ("line" in table.c or "n" in table.c):
+                column = table.c["line"] if "line" in table.c else table.c["n"]
+                conn.execute(delete(table).where(table.c.book == "council-book", column == gap))
+    assert store.book_numbers("council-book")[0] == len(whole.lines) - 1
+    index, opened = open_index(path, cutoff=CUTOFF, store=store, book="council-book", now=T0)
+    assert opened.mode == "checkpoint"
+    assert store.book_numbers("council-book") == (len(whole.lines), len(whole.lines))
+    assert index.of_kind("score", SESSIONS[2]) == whole.of_kind("score", SESSIONS[2])
