@@ -7,7 +7,6 @@ no writer lock: the daemon may keep sealing meanwhile.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -27,6 +26,7 @@ def check_book(
 ) -> None:
     """Verify the council book in full against its startup checkpoint; move the checkpoint when it holds."""
     from league.book.startup import check_book as run_check
+    from league.clock import SystemClock
     from league.errors import LeagueError
     from league.jobs.context import COUNCIL_BOOK
     from league.store import default_url, open_store
@@ -37,7 +37,7 @@ def check_book(
     store = None if no_db else open_store(db or default_url(data))
     try:
         before = store.checkpoint(COUNCIL_BOOK) if store is not None else None
-        scan, cp = run_check(path, store=store, book=COUNCIL_BOOK, now=datetime.now(UTC), move=move)
+        scan, cp = run_check(path, store=store, book=COUNCIL_BOOK, now=SystemClock().now(), move=move)
     finally:
         if store is not None:
             store.close()
