@@ -115,19 +115,26 @@ class BookIndex:
         return cut is None or session is None or session >= cut or str(body.get("kind")) in self.sticky
 
     def trim(self, cutoff: str) -> int:
-        """Move the window forward: drop from memory what ``cutoff`` no longer keeps; returns how many.
-        Only a windowed index (one with ``older``) drops anything: the lines stay readable there."""
-        if self.older is None or (self.cutoff is not None and cutoff <= self.cutoff):
-            return 0
-        if not any(s < cutoff for s in self.by_session):  # nothing to drop: no rebuild (checked per job)
-            self.cutoff = cutoff
-            return 0
-        kept = [b for n, b in sorted(self.lines.items()) if self.keeps(b, cutoff)]
-        dropped = len(self.lines) - len(kept)
-        fresh = BookIndex.of_bodies(kept, cutoff=cutoff, older=self.older)
-        fresh.partial = self.partial or dropped > 0
-        self.__dict__.update(fresh.__dict__)
+        """Move the window forward in place: drop from memory what ``cutoff`` no longer keeps; returns
+        how many. Only a windowed index (one with ``older``) drops anything: the lines stay readable there."""
+        fresh, dropped = self.trimmed(cutoff)
+        if fresh is not self:
+            self.__dict__.update(fresh.__dict__)
         return dropped
+
+    def trimmed(self, cutoff: str) -> tuple[BookIndex, int]:
+        """The index under ``cutoff`` as a NEW object when lines drop (so a reader holding this one keeps a
+        consistent view while the holder swaps the reference), else this one with its cutoff moved."""
+        if self.older is None or (self.cutoff is not None and cutoff <= self.cutoff):
+            return self, 0
+        if not any(s < cutoff and k not in self.sticky for (k, s) in self.by_key):  # nothing to drop
+            self.cutoff = cutoff
+            return self, 0
+        kept = [b for n, b in sorted(self.lines.items()) if self.keeps(b, cutoff)]
+        fresh = BookIndex.of_bodies(kept, cutoff=cutoff, older=self.older)
+        fresh.sticky = self.sticky
+        fresh.partial = True
+        return fresh, len(self.lines) - len(kept)
 
     # ------------------------------------------------------------------ reading
     def _complete(self, kind: str | None, session: str | None) -> bool:

@@ -141,8 +141,9 @@ class League:
 
     def refresh_window(self) -> int:
         """Move the in-memory window to today's cutoff (a long-running daemon); returns lines dropped."""
-        with self._lock:
-            return self.index.trim(self.window_cutoff())
+        with self._lock:  # sealers add under this lock; readers keep the object they hold (swapped, not mutated)
+            self.index, dropped = self.index.trimmed(self.window_cutoff())
+        return dropped
 
     @property
     def books_dir(self) -> Path:

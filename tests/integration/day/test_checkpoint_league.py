@@ -136,3 +136,19 @@ def test_a_league_without_database_keeps_the_window_and_streams_the_rest(tmp_pat
         assert not any(b.get("session") == DAYS[0].isoformat() for b in lg.index.lines.values())
         assert lg.index.runs(DAYS[0].isoformat())[0]["session"] == DAYS[0].isoformat()
         assert lg.index.of_kind("opening")  # sticky
+
+
+def test_a_running_league_moves_its_window_as_days_pass(tmp_path: Path) -> None:
+    config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(DAYS[0], time(7, 0)))
+    config = load_config(config_dir)
+    with build_league(config, clock, stages=BARE, store=open_store(config.database_url)) as lg:
+        run_session(lg, DAYS[0])
+        held = lg.index
+        runs = lg.index.runs(DAYS[0].isoformat())
+        assert lg.refresh_window() == 0 and lg.index is held  # a day later: nothing leaves
+        clock.advance(timedelta(days=300))
+        assert lg.refresh_window() > 0
+        assert lg.index is not held and held.runs(DAYS[0].isoformat()) == runs  # a reader's old view stays whole
+        assert not any(b.get("session") == DAYS[0].isoformat() for b in lg.index.lines.values())
+        assert lg.index.runs(DAYS[0].isoformat()) == runs  # read back from the database
+        assert lg.index.of_kind("opening")
