@@ -103,6 +103,7 @@ class Schedule(Frozen):
     score: str = "16:05"
     publish: str = "20:00"
     stamp_upgrade: str = "21:00"
+    verify_book: str = "22:00"  # the nightly full verification of the council book (every day, in the background)
     contest_sweep_utc: str = "06:00"
 
     @field_validator("*")
@@ -115,7 +116,8 @@ class Schedule(Frozen):
         day = [self.snapshot, self.ask, self.second_wave, self.ingest_close, self.score]
         if day != sorted(day):
             raise ValueError("the day's jobs must run in order snapshot < ask < second_wave < ingest_close < score")
-        for name in ("snapshot", "ask", "second_wave", "ingest_close", "score", "publish", "stamp_upgrade"):
+        for name in ("snapshot", "ask", "second_wave", "ingest_close", "score", "publish", "stamp_upgrade",
+                     "verify_book"):
             if "01:00" <= getattr(self, name) < "03:00":
                 raise ValueError(f"{name} falls in 01:00-03:00 ET, where DST makes times repeat or vanish")
         return self

@@ -214,9 +214,12 @@ def _why_silent(lg: Sealed, session: str, seat: str) -> str:
 
 
 # ---------------------------------------------------------------------------- events
-def sealed_contract(lg: Sealed, run_id: str, market: str, horizon: str) -> EventContract | None:
-    """The common event fixed in the run line before the ask (docs/protocol.md §2), if it names one."""
-    run = next((r for r in lg.index.of_kind("run") if r.get("run_id") == run_id), None)
+def sealed_contract(lg: Sealed, run_id: str, market: str, horizon: str,
+                    session: str | None = None) -> EventContract | None:
+    """The common event fixed in the run line before the ask (docs/protocol.md §2), if it names one.
+    Naming the run's ``session`` makes it a keyed lookup instead of a pass over every run line."""
+    runs = lg.index.runs(session) if session is not None else lg.index.of_kind("run")
+    run = next((r for r in runs if r.get("run_id") == run_id), None)
     ev = ((run or {}).get("events") or {}).get(market, {}).get(horizon)
     if not isinstance(ev, dict):
         return None
@@ -229,10 +232,10 @@ def _event_for(lg: Sealed, session: str, horizon: str, m: MarketSpec,
     sealed = sealed_time(a)
     seal_based = not m.daily  # bitcoin's price is the close of the bar at/after its reference
     try:
-        common = sealed_contract(lg, a["run_id"], m.code, horizon) or common_contract(lg, m, day, horizon)
+        common = sealed_contract(lg, a["run_id"], m.code, horizon, session) or common_contract(lg, m, day, horizon)
         if sealed <= parse_iso(common.reference_at):
             return Event(m.code, horizon, common, seal_based=seal_based), ""
-        day_end = parse_iso((sealed_contract(lg, a["run_id"], m.code, "1d")
+        day_end = parse_iso((sealed_contract(lg, a["run_id"], m.code, "1d", session)
                              or common_contract(lg, m, day, "1d")).end_at)
         if sealed >= min(day_end, lg.calendar.session_close(day)):
             return None, "sealed after the close"

@@ -130,9 +130,10 @@ def second_wave_time(lg: League, session: str) -> datetime:
 def seat_accounts(index: BookIndex, seat: str) -> dict[str, Any] | None:
     """A seat's own paper accounts as its ask shows them (the paper's ask carries each model's account):
     ``{league: {as_of, cash, value, positions, …}}`` from its latest sealed ``mark`` per league, or
-    ``None`` before its first mark. A seat sees nothing of anyone else's account."""
+    ``None`` before its first mark. A seat sees nothing of anyone else's account. Marks are read from the
+    memory window (league.jobs.window): a seat not marked for longer than that shows no account."""
     latest: dict[str, dict[str, Any]] = {}
-    for mark in index.of_kind("mark"):
+    for mark in index.recent("mark"):
         if mark.get("account") != seat:
             continue
         league = str(mark.get("league", ""))
@@ -190,7 +191,7 @@ def budget_stops(lg: League, session: str, specs: Sequence[SeatSpec]) -> dict[st
     for spec in specs:
         if spec.budget is None:
             continue
-        answers = [a for a in lg.index.of_kind("answer") if a.get("seat") == spec.name]
+        answers = lg.index.of_seat("answer", spec.name)
         reason = budgets.exhausted(spec.budget, budgets.total(a.get("usage") or {} for a in answers
                                                               if a.get("session") == session),
                                    budgets.total(a.get("usage") or {} for a in answers))

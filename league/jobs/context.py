@@ -19,7 +19,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
@@ -27,6 +27,7 @@ from league.asks import ASK_FORMAT_VERSION, AskChain
 from league.book import Book, BookLine
 from league.book.index import BookIndex
 from league.book.lines import Line, OpeningLine
+from league.book.startup import LineStore, Opened, is_line_store, open_index
 from league.calendar import Calendar
 from league.clock import Clock, SimulatedClock
 from league.config import Config
@@ -35,10 +36,12 @@ from league.errors import ConfigError
 from league.jobs.runner import SeatRunner
 from league.prices.interface import PriceSource
 from league.shutdown import Shutdown
-from league.store.interface import Store
+from league.store.interface import Store, StoreError
 from league_agents.base import Seat, SeatReply
 
 log = structlog.get_logger(__name__)
+#: The council book's name in the database index and its checkpoints.
+COUNCIL_BOOK = "council-book"
 
 #: What the ask's structured context adds for a session (the climatology table; the demo's hints).
 AskContext = Callable[["League", str], Mapping[str, Any]]
@@ -108,9 +111,39 @@ class League:
         self.shutdown: Shutdown | None = None  # set where a stop can be requested (daemon, `league run`)
         self._lock = threading.RLock()
         self.book, self.asks, opened = open_books(config, clock)
-        self.index = BookIndex.of_book(self.book.path)
-        if opened is not None:
+        try:
+            self.index, self.opened = self._open_index()
+        except BaseException:
+            self.asks.close()
+            self.book.close()
+            raise
+        if opened is not None and not self.opened.indexed:
             self._to_store(opened)
+
+    def window_cutoff(self) -> str:
+        """The first session the in-memory index keeps today (league.jobs.window)."""
+        from league.calendar import ET
+        from league.jobs.window import cutoff
+
+        return cutoff(self.config, self.clock.now().astimezone(ET).date())
+
+    def _open_index(self) -> tuple[BookIndex, Opened]:
+        """The council book's index: from the sealed checkpoint when it matches, else verified in full
+        (league.book.startup); with a database, only the window stays in memory."""
+        store = self.store if self.store is not None and is_line_store(self.store) else None
+        now, where = self.clock.now(), self.book.path
+        try:
+            return open_index(where, cutoff=self.window_cutoff(), store=cast(LineStore | None, store),
+                              book=COUNCIL_BOOK, now=now)
+        except StoreError as exc:  # the database is an index: the book alone opens the league
+            log.warning("store.open_index_failed", error=exc.message)
+            return open_index(where, cutoff=self.window_cutoff(), store=None, book=COUNCIL_BOOK, now=now)
+
+    def refresh_window(self) -> int:
+        """Move the in-memory window to today's cutoff (a long-running daemon); returns lines dropped."""
+        with self._lock:  # sealers add under this lock; readers keep the object they hold (swapped, not mutated)
+            self.index, dropped = self.index.trimmed(self.window_cutoff())
+        return dropped
 
     @property
     def books_dir(self) -> Path:
@@ -133,7 +166,7 @@ class League:
         if self.store is None:
             return
         try:
-            self.store.index_lines("council-book", [line])
+            self.store.index_lines(COUNCIL_BOOK, [line])
         except Exception as exc:  # noqa: BLE001 - the index is rebuildable; never lose a seal over it
             log.warning("store.index_failed", n=line.n, kind=line.kind, error=str(exc))
 

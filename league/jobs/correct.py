@@ -24,8 +24,8 @@ PRICE_FIELDS = ("reference", "close")
 
 
 def _line(lg: League, n: int) -> dict[str, Any]:
-    found = next((x for kind in ("score", "score_h", "answer") for x in lg.index.of_kind(kind) if x["n"] == n), None)
-    if found is None:
+    found = lg.index.line(n)
+    if found is None or found.get("kind") not in ("score", "score_h", "answer"):
         raise InvalidRecord(f"line {n} is not a score or answer line of this book",
                             fix="name the score line (a price) or the answer line (a cell) that you correct")
     return found

@@ -25,15 +25,16 @@ log = structlog.get_logger(__name__)
 
 # ------------------------------------------------------------------------- resolution
 def resolved_ids(lg: League) -> set[tuple[str, str]]:
-    return {(str(x.get("venue")), str(x.get("contract_id"))) for x in lg.index.of_kind("crowd")}
+    return {(str(x.get("venue")), str(x.get("contract_id"))) for x in lg.index.recent("crowd")}
 
 
 def resolve_crowd(lg: League, session: str) -> int:
-    """Seal a ``crowd`` line for every sealed quote (this session or earlier) that has now resolved."""
+    """Seal a ``crowd`` line for every sealed quote (this session or earlier, inside the memory window:
+    a venue's contract resolves within days) that has now resolved."""
     if lg.crowd is None or not lg.stages.crowd:
         return 0
     done, sealed = resolved_ids(lg), 0
-    for run in lg.index.of_kind("run"):
+    for run in lg.index.recent("run"):
         if run["session"] > session:
             continue
         for obj in sealed_quotes(run):

@@ -115,7 +115,8 @@ def counted_decisions(lg: League, session: str) -> list[Decision]:
     lines = {r["line"] for r in rows if r["run_role"] == "counted" and r["status"] in ("counted", "counted_50")}
     out = []
     for n in sorted(lines):
-        a = lg.index.lines[n]
+        a = lg.index.line(n)
+        assert a is not None, f"counted answer line {n} is not in the book"
         out.append(decision_from_reply(_reply_object(lg, a), seat=a["seat"], session=date.fromisoformat(session),
                                        at=sealed_time(a), model=a.get("model"), version=a.get("version"),
                                        answer_line=n))
@@ -134,7 +135,7 @@ def _reply_object(lg: League, answer: dict[str, Any]) -> dict[str, Any]:
 
 def mark_session(lg: League, session: str) -> int:
     """Seal the session's portfolio lines for both leagues; returns how many lines were sealed."""
-    if not lg.stages.portfolio or any(m.get("session") == session for m in lg.index.of_kind("mark")):
+    if not lg.stages.portfolio or lg.index.of_kind("mark", session):
         return 0
     if not any(r.get("role") == COUNTED for r in lg.index.runs(session)):
         return 0

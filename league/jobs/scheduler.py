@@ -166,6 +166,7 @@ def run_job(lg: League, job: str, session: str, *, ledger: Store | None = None) 
 
 def _run_job(lg: League, job: str, session: str, ledger: Store | None) -> str:
     now = lg.clock.now()
+    lg.refresh_window()  # a daemon that runs for months keeps only the window in memory
     if too_late(lg, job, session):
         log.warning("job.past_ingest_close", job=job, session=session)
         return "late"
@@ -243,6 +244,26 @@ def scheduled_entry(job: str) -> None:
             _ACTIVE.notify_all()
 
 
+def verify_book_entry() -> None:
+    """Module-level nightly job (APScheduler needs an importable name): the full verification of the
+    council book on a background thread of its own (league.jobs.verify_book), never blocking a day job."""
+    from league.jobs.verify_book import start_nightly
+
+    lg: League | None = _DAEMON.get("league")
+    stop: Shutdown | None = _DAEMON.get("shutdown")
+    if lg is None or (stop is not None and stop.requested.is_set()):
+        return
+    start_nightly(lg)
+
+
+def nightly_trigger(schedule: Schedule) -> Any:
+    """Every day (weekends too: the book does not rest) at ``[schedule] verify_book``, New York time."""
+    from apscheduler.triggers.cron import CronTrigger
+
+    hour, minute = schedule.verify_book.split(":")
+    return CronTrigger(hour=int(hour), minute=int(minute), timezone=ET)
+
+
 def build_scheduler(lg: League, db_url: str, *, blocking: bool = True, contest: ContestRuntime | None = None) -> Any:
     """APScheduler 3.x with a SQLAlchemy job store: one job per day-job, coalesced, one instance; the CLI
     contest's three UTC jobs beside them when this league runs the contest."""
@@ -256,6 +277,8 @@ def build_scheduler(lg: League, db_url: str, *, blocking: bool = True, contest: 
     for job in DAY_JOBS:
         sched.add_job("league.jobs.scheduler:scheduled_entry", trigger_for(lg.config.settings.schedule, job),
                       args=[job], id=f"league-{job}", name=job, replace_existing=True)
+    sched.add_job("league.jobs.scheduler:verify_book_entry", nightly_trigger(lg.config.settings.schedule),
+                  id="league-verify-book", name="verify_book", replace_existing=True)
     if contest is not None:
         from league.contest.schedule import add_jobs
 

@@ -20,6 +20,7 @@ from league.config import MarketSpec
 from league.contracts import EventContract
 from league.counting import LONG_HORIZONS, Event, Sealed, market_specs, session_rows
 from league.jobs.context import League
+from league.jobs.window import DRAW_BAND_SESSIONS, cutoff
 from league.prices.interface import Bar
 from league.prices.reference import (
     DrawBand,
@@ -148,7 +149,7 @@ def resolve_event(lg: League, ev: Event, bars: Bars,
 def _band_days(lg: League, ref_at: datetime) -> list[date]:
     """The four sessions before the reference's day whose minutes make its draw band (scoring.md §1)."""
     day = ref_at.astimezone(ET).date()
-    return lg.calendar.sessions_before(lg.calendar.session_on_or_after(day), 4)
+    return lg.calendar.sessions_before(lg.calendar.session_on_or_after(day), DRAW_BAND_SESSIONS)
 
 
 def _band_sessions(lg: League, symbol: str, ref_at: datetime, bars: Bars) -> list[list[Bar]]:
@@ -276,10 +277,10 @@ def horizon_ended(lg: League, session: date, horizon: str) -> bool:
     return group_ended(lg, session, horizon, {m.code for m in market_specs(lg, horizon)})
 
 
-def _scored_markets(lg: League) -> dict[tuple[str, str], set[str]]:
-    """(session, horizon) -> the markets some sealed ``score_h`` line already scored."""
+def _scored_markets(lg: League, sessions: list[str]) -> dict[tuple[str, str], set[str]]:
+    """(session, horizon) -> the markets some sealed ``score_h`` line of these sessions already scored."""
     done: dict[tuple[str, str], set[str]] = {}
-    for x in lg.index.of_kind("score_h"):
+    for x in (x for s in sessions for x in lg.index.of_kind("score_h", s)):
         codes = {r["market"] for r in x.get("seats", [])} | {e["market"] for e in x.get("markets", [])}
         done.setdefault((x["session"], x["horizon"]), set()).update(codes)
     return done
@@ -287,10 +288,15 @@ def _scored_markets(lg: League) -> dict[tuple[str, str], set[str]]:
 
 def windows_closing(lg: League, today: date) -> list[tuple[str, str, frozenset[str]]]:
     """(session, horizon, markets) whose scoring session (:func:`end_groups`) is ``today`` or earlier
-    and are not yet scored, one entry per group, oldest first."""
-    done = _scored_markets(lg)
+    and are not yet scored, one entry per group, oldest first.
+
+    Only sessions inside the memory window counted back from ``today`` (league.jobs.window) are looked
+    at: an older session's windows all closed before it; one left unscored by a downtime longer than the
+    window's look-back margin is scored by naming a session it closes on (`league run score --session`)."""
+    sessions = lg.index.sessions("run", since=cutoff(lg.config, today))
+    done = _scored_markets(lg, sessions)
     due = []
-    for s in sorted({r["session"] for r in lg.index.of_kind("run")}):
+    for s in sessions:
         for h in LONG_HORIZONS:
             for end, codes in end_groups(lg, date.fromisoformat(s), h).items():
                 left = codes - done.get((s, h), set())

@@ -29,6 +29,7 @@ class Health:
     stopping: bool = False
     last_job: dict[str, str] = field(default_factory=dict)
     running: dict[str, float] = field(default_factory=dict)
+    degraded: dict[str, str] = field(default_factory=dict)  # what -> why (alive, but something needs a person)
     _beat: float = field(default_factory=time.monotonic)
 
     def beat(self) -> None:
@@ -41,6 +42,13 @@ class Health:
         self.running.pop(f"{job} {session}", None)
         self.last_job = {"job": job, "session": session, "result": result}
 
+    def degrade(self, what: str, why: str) -> None:
+        """Mark a part degraded (e.g. the nightly book verification failed): alive, but reported."""
+        self.degraded[what] = why
+
+    def recover(self, what: str) -> None:
+        self.degraded.pop(what, None)
+
     def alive(self) -> bool:
         now = time.monotonic()
         in_job = any(now - since <= self.job_max_s for since in list(self.running.values()))
@@ -48,9 +56,10 @@ class Health:
 
     def report(self) -> tuple[int, dict[str, Any]]:
         ok = self.alive()
-        body = {"status": "ok" if ok else ("stopping" if self.stopping else "stale"),
+        state = ("degraded" if self.degraded else "ok") if ok else ("stopping" if self.stopping else "stale")
+        body = {"status": state,
                 "loop_age_s": round(time.monotonic() - self._beat, 3), "running": sorted(self.running),
-                "last_job": self.last_job}
+                "last_job": self.last_job, **({"degraded": dict(self.degraded)} if self.degraded else {})}
         return (200 if ok else 503), body
 
 

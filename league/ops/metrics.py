@@ -29,6 +29,11 @@ SEAL_FAILURES = Counter("league_seal_failures_total", "Replies that could not be
                         registry=REGISTRY)
 STAMPS = Counter("league_stamp_outcomes_total", "Stamp attempts by backend kind and outcome (ok, failed).",
                  ["kind", "outcome"], registry=REGISTRY)
+BOOK_CHECKS = Counter("league_book_verifications_total",
+                      "Full verifications of the council book (nightly or on demand) by outcome (ok, failed).",
+                      ["outcome"], registry=REGISTRY)
+BOOK_CHECK_SECONDS = Histogram("league_book_verification_duration_seconds", "Wall time of a full book verification.",
+                               buckets=(1, 5, 15, 60, 300, 900, 3600), registry=REGISTRY)
 API_REQUESTS = Counter("league_api_requests_total", "API requests by route template and status class.",
                        ["route", "status"], registry=REGISTRY)
 
@@ -46,6 +51,11 @@ def reply_sealed(seat: str, status: str, seconds: float) -> None:
 
 def stamp_outcome(kind: str, ok: bool) -> None:
     STAMPS.labels(kind=kind, outcome="ok" if ok else "failed").inc()
+
+
+def book_verification(ok: bool, seconds: float) -> None:
+    BOOK_CHECKS.labels(outcome="ok" if ok else "failed").inc()
+    BOOK_CHECK_SECONDS.observe(seconds)
 
 
 def api_request(route: str, status: int) -> None:

@@ -3,7 +3,8 @@
 Everything derived from a sealed line (``book_lines``, ``runs``, ``asks``, ``cells``, ``score_markets``,
 ``scores``, ``accounts``, ``trades``) and the price cache (``price_bars``) can be rebuilt by
 ``league rebuild``. ``job_runs`` and ``stamps`` are operational records that exist nowhere else, so a
-rebuild keeps them (wiping ``job_runs`` would let the scheduler run a finished job twice).
+rebuild keeps them (wiping ``job_runs`` would let the scheduler run a finished job twice); so is
+``book_checkpoints`` (how far each book file was last fully verified).
 
 Only portable column types are used (JSON is stored as text, times as naive UTC through
 :class:`UtcDateTime`) so SQLite and PostgreSQL return the same values. The Alembic migration under
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import Boolean, Date, Float, Integer, MetaData, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Boolean, Date, Float, Integer, MetaData, String, Text, UniqueConstraint
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
@@ -54,6 +55,22 @@ class BookLineRow(StoreTable, table=True):
     seal: str = Field(sa_type=String(64))
     link: str = Field(sa_type=String(64))
     body: str = Field(sa_type=Text)
+
+
+class BookCheckpointRow(StoreTable, table=True):
+    """The sealed startup checkpoint of a book (league.book.checkpoint): one row per book, replaced by
+    each successful full verification. Operational, not derived: a rebuild keeps it (it describes the
+    book file, which a rebuild does not touch)."""
+
+    __tablename__ = "book_checkpoints"
+
+    book: str = Field(primary_key=True, sa_type=String(64))
+    lines: int = Field(sa_type=Integer)
+    offset: int = Field(sa_type=BigInteger)
+    prefix_sha256: str = Field(sa_type=String(64))
+    last_link: str = Field(sa_type=String(64))
+    taken_at: datetime = Field(sa_type=UtcDateTime)
+    taken_by: str = Field(default="", sa_type=String(255))
 
 
 class RunRow(StoreTable, table=True):

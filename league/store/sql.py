@@ -16,14 +16,15 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 import structlog
-from sqlalchemy import and_, delete, func, select, update
+from sqlalchemy import and_, delete, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session
 
 from league.book import BookLine
+from league.book.checkpoint import Checkpoint
 from league.errors import LeagueError
-from league.store.derive import SessionLookup, derive
+from league.store.derive import SessionLookup, as_date, derive
 from league.store.engine import make_engine, parse_url, redact, translated
 from league.store.interface import (
     AnswerSummary,
@@ -142,6 +143,89 @@ class SqlStore:
                 _flush(conn, pending)
         _flush(conn, pending)
         return count
+
+    # ------------------------------------------------------------------ book lines read back (issue 15)
+    def book_lines(self, book: str, *, kind: str | None = None, session: str | None = None,
+                   run_ids: Iterable[str] | None = None, seat: str | None = None, n: int | None = None
+                   ) -> list[dict[str, Any]]:
+        """Indexed lines of ``book`` matching every filter given, in book order, as the book index keeps
+        them (content plus n, seal and link)."""
+        bl = metadata.tables["book_lines"]
+        where = [bl.c.book == book]
+        if kind is not None:
+            where.append(bl.c.kind == kind)
+        if session is not None:
+            day = as_date(session)
+            if day is None:
+                return []
+            where.append(bl.c.session == day)
+        if run_ids is not None:
+            where.append(bl.c.run_id.in_(sorted(set(run_ids))))
+        if seat is not None:
+            where.append(bl.c.seat == seat)
+        if n is not None:
+            where.append(bl.c.n == n)
+        stmt = select(bl.c.n, bl.c.seal, bl.c.link, bl.c.body).where(and_(*where)).order_by(bl.c.n)
+        with self._tx(f"reading lines of {book}") as conn:
+            return [_body(r) for r in conn.execute(stmt)]
+
+    def book_window(self, book: str, *, cutoff: str, sticky: Iterable[str], upto: int) -> Iterator[dict[str, Any]]:
+        """Lines 1..``upto`` that a window from ``cutoff`` keeps in memory: sessions on or after it, lines
+        without a session, and the sticky kinds; streamed in book order."""
+        bl = metadata.tables["book_lines"]
+        keep = or_(bl.c.session.is_(None), bl.c.session >= date.fromisoformat(cutoff), bl.c.kind.in_(sorted(sticky)))
+        stmt = (select(bl.c.n, bl.c.seal, bl.c.link, bl.c.body).where(and_(bl.c.book == book, bl.c.n <= upto, keep))
+                .order_by(bl.c.n).execution_options(yield_per=2000))
+        with self._tx(f"reading the window of {book}") as conn:
+            for row in conn.execute(stmt):
+                yield _body(row)
+
+    def book_sessions(self, book: str, kind: str, since: str | None = None) -> list[str]:
+        """The sessions that have an indexed line of ``kind`` (from ``since`` on), sorted."""
+        bl = metadata.tables["book_lines"]
+        where = [bl.c.book == book, bl.c.kind == kind, bl.c.session.is_not(None)]
+        if since is not None:
+            where.append(bl.c.session >= date.fromisoformat(since))
+        stmt = select(bl.c.session).where(and_(*where)).distinct()
+        with self._tx(f"reading the sessions of {book}") as conn:
+            return sorted(d.isoformat() for (d,) in conn.execute(stmt))
+
+    def book_numbers(self, book: str) -> tuple[int, int]:
+        """(how many lines of ``book`` are indexed, the highest n): equal when the index has no gap."""
+        bl = metadata.tables["book_lines"]
+        stmt = select(func.count(), func.coalesce(func.max(bl.c.n), 0)).where(bl.c.book == book)
+        with self._tx(f"counting the index of {book}") as conn:
+            count, top = conn.execute(stmt).one()
+        return int(count), int(top)
+
+    def book_missing(self, book: str) -> list[int]:
+        """The line numbers below the highest indexed one that are not indexed (a failed index write)."""
+        bl = metadata.tables["book_lines"]
+        with self._tx(f"reading the index of {book}") as conn:
+            have = [int(n) for (n,) in conn.execute(select(bl.c.n).where(bl.c.book == book).order_by(bl.c.n))]
+        present = set(have)
+        return [n for n in range(1, (have[-1] if have else 0) + 1) if n not in present]
+
+    def line_link(self, book: str, n: int) -> str | None:
+        """The indexed link of line ``n`` (``None`` when not indexed)."""
+        bl = metadata.tables["book_lines"]
+        with self._tx(f"reading line {n} of {book}") as conn:
+            found = conn.execute(select(bl.c.link).where(and_(bl.c.book == book, bl.c.n == n))).scalar()
+        return None if found is None else str(found)
+
+    # ------------------------------------------------------------------ startup checkpoints
+    def checkpoint(self, book: str) -> Checkpoint | None:
+        table = metadata.tables["book_checkpoints"]
+        with self._tx(f"reading the checkpoint of {book}") as conn:
+            row = conn.execute(select(table).where(table.c.book == book)).mappings().first()
+        return Checkpoint(**dict(row)) if row else None
+
+    def save_checkpoint(self, cp: Checkpoint) -> None:
+        """Replace the book's checkpoint (one row per book)."""
+        table = metadata.tables["book_checkpoints"]
+        with self._tx(f"saving the checkpoint of {cp.book}") as conn:
+            conn.execute(delete(table).where(table.c.book == cp.book))
+            conn.execute(table.insert().values(**cp.__dict__))
 
     def replace_all(self, books: Iterable[tuple[str, Iterable[BookLine]]], days: Iterable[CachedDay]
                     ) -> tuple[dict[str, int], dict[str, int]]:
@@ -365,6 +449,12 @@ def _flush(conn: Connection, pending: dict[str, list[dict[str, Any]]]) -> None:
         if rows:
             conn.execute(metadata.tables[table].insert(), rows)
     pending.clear()
+
+
+def _body(row: Any) -> dict[str, Any]:
+    body: dict[str, Any] = json.loads(row.body)
+    body.update(n=int(row.n), seal=str(row.seal), link=str(row.link))
+    return body
 
 
 def _job_key(table: Any, session: date, job: str) -> Any:

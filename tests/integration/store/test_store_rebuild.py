@@ -296,7 +296,7 @@ def test_migrations_upgrade_an_empty_postgresql_database() -> None:
         finally:
             store.close()
     assert tables == set(metadata.tables) | {"alembic_version"}
-    assert version == head_revision() == "0001"
+    assert version == head_revision() == "0002"
 
 
 def test_incremental_index_of_a_broken_book_adds_nothing(store_url: str, data: Path) -> None:

@@ -44,6 +44,6 @@ def test_the_live_contest_on_a_data_folder_and_its_jobs_beside_the_councils(tmp_
         finally:
             sched.shutdown(wait=False)
         assert ids == {f"league-{j}" for j in DAY_JOBS} | {"league-contest_sweep", "league-contest_poll",
-                                                            "league-contest_nightly"}
+                                                            "league-contest_nightly", "league-verify-book"}
     finally:
         rt.close(0)

@@ -36,6 +36,10 @@ class StandInIndex:
     def runs(self, session: str) -> list[dict[str, Any]]:
         return self.of_kind("run", session)
 
+    def sessions(self, kind: str, since: str | None = None) -> list[str]:
+        found = {x["session"] for x in self.lines if x["kind"] == kind}
+        return sorted(s for s in found if since is None or s >= since)
+
 
 class StandInLeague:
     """What the score job's schedule reads: the NYSE calendar, the twelve markets, the clock, the book."""
