@@ -2,13 +2,17 @@
 
 What makes it fast without changing what is checked:
 
-* the C encoder and the C scanner behind ``json`` are built once and called directly (``json.dumps``
-  builds a new encoder on every call, and the reader loop calls it twice per line);
-* a chunk of lines is decoded once and each line goes through a tight path that parses it once
-  and serialises it without the dictionary copies of the reader loop: short lines are serialised
-  twice (``x`` minus ``link``, then the content), long lines (answers, ~3 KB) once, with the
-  top-level keys split into the groups that sort around ``n``, ``prev`` and ``seal`` and the two
-  canonical texts assembled from the pieces;
+* a line in the book's own spelling (compact, sorted keys: what ``Book.append`` writes) gets its two
+  canonical texts from :mod:`league.verify.fastjson`: orjson parses it and proves it canonical,
+  msgspec lays it out with the separators of ``json.dumps``, and the bookkeeping items are cut out
+  of that text; no standard-library serialisation at all (the module says why the bytes are the
+  same, and refuses every line where that is not proven);
+* any other line (another writer's spelling) takes the standard library's way, with the C encoder
+  and the C scanner behind ``json`` built once and called directly (``json.dumps`` builds a new
+  encoder on every call, and the reader loop calls it twice per line): short lines serialised
+  twice, long lines once, with the top-level keys split into the groups that sort around ``n``,
+  ``prev`` and ``seal``;
+* chunks are split into lines as bytes, never decoded as a whole;
 * seals and links of different lines are independent, so chunks are checked on every core; the
   workers read their byte range of the file themselves and only the ``prev`` of each chunk's first
   line is joined up in the parent, in order.
@@ -29,6 +33,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
+
+from league.verify.fastjson import canonical_hashes
 
 _dumps = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
 _loads = json.loads
@@ -172,43 +178,48 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     return x, None
 
 
-def _tight_run(rows: list[str], pos: int, i: int, prev: str) -> tuple[int, str]:
+def _tight_run(rows: list[bytes], pos: int, i: int, prev: str) -> tuple[int, str]:
     """Check ``rows[pos:]`` (line numbers from ``i``) while they hold; return (first row that did
     not hold or ``len(rows)``, link of the last row that held, or ``prev``).
 
     The hot loop: it accepts only what the reader loop accepts (same comparisons, same canonical
-    texts) and stops at any doubt (an exception, a CR, a mismatch); :func:`_check` then decides
-    about that row and names the problem.
+    texts) and stops at any doubt; :func:`_check` then decides about that row and names the
+    problem. The texts come from :func:`~league.verify.fastjson.canonical_hashes` for a line in
+    the book's own spelling, else from the standard library (:func:`_stdlib_hashes`).
     """
-    sha, encode, scan, join, long_line = _sha, _ENCODE, _scan_once, "".join, LONG_LINE
+    fast, slow = canonical_hashes, _stdlib_hashes
     end = len(rows)
     while pos < end:
         row = rows[pos]
+        got = fast(row) or slow(row)
+        if got is None:
+            break
+        x, seal_h, link_h = got
         try:
-            if "\r" in row or row[:1] != "{":
-                break
-            x, stop = scan(row, 0)
-            if stop != len(row):
-                break
-            link = x.pop("link")
-            if x["n"] != i or x["prev"] != prev:
-                break
-            if len(row) > long_line:
-                seal_h, link_h = _seal_and_link(x)  # ignores the (popped) link
-                seal = x["seal"]
-            else:
-                link_h = sha(join(encode(x, 0)).encode("utf-8")).hexdigest()
-                seal = x.pop("seal")
-                del x["n"], x["prev"]
-                seal_h = sha(join(encode(x, 0)).encode("utf-8")).hexdigest()
-            if seal != seal_h or link != link_h:
+            if x["n"] != i or x["prev"] != prev or x["seal"] != seal_h or x["link"] != link_h:
                 break
         except Exception:  # the careful path re-checks the row and names the problem
             break
-        prev = link
+        prev = link_h
         pos += 1
         i += 1
     return pos, prev
+
+
+def _stdlib_hashes(row: bytes) -> tuple[dict[str, Any], str, str] | None:
+    """``(parsed line, seal hash, link hash)`` the standard library's way, for a line in any spelling
+    the formula allows (another writer's book); ``None`` at any doubt (a CR, bad UTF-8, no object)."""
+    try:
+        text = row.decode("utf-8")
+        if "\r" in text or text[:1] != "{":
+            return None
+        x, stop = _scan_once(text, 0)
+        if stop != len(text):
+            return None
+        seal_h, link_h = _hashes(x, len(text))
+    except Exception:
+        return None
+    return x, seal_h, link_h
 
 
 @dataclass(frozen=True)
@@ -235,7 +246,7 @@ def check_chunk(data: bytes, start: int) -> ChunkResult:
             pos, link = _tight_run(rows, pos, start + pos, link)
             if pos == len(rows):
                 break
-        problem, x = _check(rows[pos].encode("utf-8", "surrogateescape"), start + pos, link if pos else None)
+        problem, x = _check(rows[pos], start + pos, link if pos else None)
         if pos == 0 and x is not None:
             has_first, first_prev = True, x["prev"]
         if problem:
@@ -246,13 +257,10 @@ def check_chunk(data: bytes, start: int) -> ChunkResult:
     return ChunkResult(pos, has_first, first_prev, link, 0, "")
 
 
-def _rows(data: bytes) -> list[str]:
-    """The lines of ``data`` as text; undecodable bytes survive as surrogates for :func:`_check`."""
-    try:
-        rows = data.decode("utf-8").split("\n")
-    except UnicodeDecodeError:
-        rows = [r.decode("utf-8", "surrogateescape") for r in data.split(b"\n")]
-    rows.pop()  # data ends with LF
+def _rows(data: bytes) -> list[bytes]:
+    """The lines of ``data`` (which ends with LF), without their LFs; never decoded as a whole."""
+    rows = data.split(b"\n")
+    rows.pop()
     return rows
 
 
