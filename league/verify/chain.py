@@ -233,7 +233,8 @@ class ChunkResult:
 
 
 def check_chunk(data: bytes, start: int) -> ChunkResult:
-    """Check the lines of ``data`` (each ending with LF) numbered from ``start``.
+    """Check the lines of ``data`` up to its last LF, numbered from ``start`` (anything after the
+    last LF is not looked at: the caller reads it again with the next chunk).
 
     The first line's prev is not known here (the parent joins it up); it and any line the tight
     path stops at go through :func:`_check`.
@@ -258,9 +259,9 @@ def check_chunk(data: bytes, start: int) -> ChunkResult:
 
 
 def _rows(data: bytes) -> list[bytes]:
-    """The lines of ``data`` (which ends with LF), without their LFs; never decoded as a whole."""
+    """The lines of ``data`` before its last LF, without their LFs; never decoded as a whole."""
     rows = data.split(b"\n")
-    rows.pop()
+    rows.pop()  # what follows the last LF
     return rows
 
 
@@ -292,30 +293,37 @@ class VerifyReport:
 
 
 def _blocks(path: str | os.PathLike[str], digest: Any) -> Any:
-    """Yield ``(offset, bytes, tail)`` blocks cut at LF boundaries; feed the digest as we go.
+    """Yield ``(offset, block, cut, tail)``: ``block`` starts at a line and ``block[:cut]`` are whole
+    lines (bytes after ``cut`` are read again with the next block); feed the digest as we go.
 
-    ``tail`` is ``b""`` for a block of whole lines, the torn bytes after the last LF at the end, or
-    ``None`` when the next line is longer than :data:`MAX_LINE_BYTES` (reading stops there)."""
+    ``tail`` is ``b""`` for a block of lines, the torn bytes after the last LF at the end (with an
+    empty block), or ``None`` when the next line is longer than :data:`MAX_LINE_BYTES` (reading
+    stops there). Blocks are handed on as read: no copies of a few MB per block.
+    """
     with open(path, "rb") as fh:
-        carry = b""
         offset = 0
         while True:
+            fh.seek(offset)
             block = fh.read(CHUNK_BYTES)
             if not block:
-                break
-            block = carry + block
-            first = block.find(b"\n")
-            if first > MAX_LINE_BYTES or (first < 0 and len(block) > MAX_LINE_BYTES):
-                yield offset, b"", None
                 return
             cut = block.rfind(b"\n") + 1
-            carry = block[cut:]
-            if cut:
-                digest.update(block[:cut])
-                yield offset, block[:cut], b""
-                offset += cut
-        if carry:
-            yield offset, b"", carry
+            while not cut:  # the line at ``offset`` is longer than a block: read on
+                if len(block) > MAX_LINE_BYTES:
+                    yield offset, b"", 0, None
+                    return
+                more = fh.read(CHUNK_BYTES)
+                if not more:
+                    yield offset, b"", 0, block
+                    return
+                block += more
+                cut = block.rfind(b"\n") + 1
+            if block.find(b"\n") > MAX_LINE_BYTES:
+                yield offset, b"", 0, None
+                return
+            digest.update(memoryview(block)[:cut])
+            yield offset, block, cut, b""
+            offset += cut
 
 
 def verify(path: str | os.PathLike[str], workers: int | None = None) -> VerifyReport:
@@ -326,10 +334,10 @@ def verify(path: str | os.PathLike[str], workers: int | None = None) -> VerifyRe
     digest = hashlib.sha256()
     state = _State()
     if workers == 1:
-        for _, data, torn in _blocks(path, digest):
+        for _, block, _, torn in _blocks(path, digest):
             if torn is None:
                 return state.overlong(path, digest)
-            if torn or not state.absorb(check_chunk(data, state.next_line)):
+            if torn or not state.absorb(check_chunk(block, state.next_line)):
                 return state.report(path, digest, torn)
         return state.report(path, digest, b"")
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
@@ -351,7 +359,7 @@ def _verify_parallel(
     pending: deque[Future[ChunkResult]] = deque()
     start = 1
     torn_tail = b""
-    for offset, data, torn in _blocks(path, digest):
+    for offset, block, cut, torn in _blocks(path, digest):
         if torn is None:
             while pending:
                 if not state.absorb(pending.popleft().result()):
@@ -361,8 +369,8 @@ def _verify_parallel(
         if torn:
             torn_tail = torn
             break
-        pending.append(pool.submit(check_chunk_at, os.fspath(path), offset, len(data), start))
-        start += data.count(b"\n")
+        pending.append(pool.submit(check_chunk_at, os.fspath(path), offset, cut, start))
+        start += block.count(b"\n")  # (none after ``cut``)
         while len(pending) >= 2 * workers:
             if not state.absorb(pending.popleft().result()):
                 _cancel(pending)
