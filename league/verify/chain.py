@@ -184,23 +184,42 @@ def _tight_run(rows: list[bytes], pos: int, i: int, prev: str) -> tuple[int, str
 
     The hot loop: it accepts only what the reader loop accepts (same comparisons, same canonical
     texts) and stops at any doubt; :func:`_check` then decides about that row and names the
-    problem. The texts come from :func:`~league.verify.fastjson.canonical_hashes` for a line in
-    the book's own spelling, else from the standard library (:func:`_stdlib_hashes`).
+    problem. A long line (an answer) gets its texts from
+    :func:`~league.verify.fastjson.canonical_hashes` when it is in the book's own spelling, else
+    from the standard library (:func:`_stdlib_hashes`); a short one the standard library's way
+    inline, where per-line overheads matter more than the serialising.
     """
-    fast, slow = canonical_hashes, _stdlib_hashes
+    sha, encode, scan, join, fast, slow = _sha, _ENCODE, _scan_once, "".join, canonical_hashes, _stdlib_hashes
     end = len(rows)
     while pos < end:
         row = rows[pos]
-        got = fast(row) or slow(row)
-        if got is None:
-            break
-        x, seal_h, link_h = got
         try:
-            if x["n"] != i or x["prev"] != prev or x["seal"] != seal_h or x["link"] != link_h:
-                break
+            if len(row) > LONG_LINE:
+                got = fast(row) or slow(row)
+                if got is None:
+                    break
+                x, seal_h, link_h = got
+                if x["n"] != i or x["prev"] != prev or x["seal"] != seal_h or x["link"] != link_h:
+                    break
+                prev = link_h
+            else:
+                text = row.decode("utf-8")
+                if "\r" in text or text[:1] != "{":
+                    break
+                x, stop = scan(text, 0)
+                if stop != len(text):
+                    break
+                link = x.pop("link")
+                if x["n"] != i or x["prev"] != prev:
+                    break
+                link_h = sha(join(encode(x, 0)).encode("utf-8")).hexdigest()
+                seal = x.pop("seal")
+                del x["n"], x["prev"]
+                if seal != sha(join(encode(x, 0)).encode("utf-8")).hexdigest() or link != link_h:
+                    break
+                prev = link
         except Exception:  # the careful path re-checks the row and names the problem
             break
-        prev = link_h
         pos += 1
         i += 1
     return pos, prev
