@@ -4,22 +4,27 @@ Not a test: it measures, prints a table and a JSON record, and the figures go in
 
 * Seal latency: ``Book.append`` of ``--seal-lines`` answer-sized lines (~3 KB each: twelve markets
   times four horizons), each one written, flushed and fsync'd before ``append`` returns.
-* Verify throughput: a ``--lines`` book (default 1,000,000) of ~300-byte lines (answer-sized lines
-  would make a 3 GB file; the per-line cost is what matters and 300 bytes is the size of the
-  league's small lines: marks, crowd rows, score cells). The reader loop of docs/protocol.md §3 is run,
-  verbatim, in a child ``python3 -I`` on the same file in the same run; ``league.verify.chain.verify``
-  runs in its own child. Both verdicts are compared, on the good book and on a copy with one byte
-  changed near the end. Peak memory (max RSS of the verifying process and of its workers) is taken
-  on a book a tenth of the size and on the full book: equal figures mean memory is flat.
+* Verify throughput on two books: ``--lines`` (default 1,000,000) of ~300-byte lines (the size of
+  the league's small lines: marks, crowd rows, score cells) and ``--answer-lines`` (default 100,000)
+  of answer lines as the league seals them (~4 KB: the fields of an ``answer`` line, twelve markets
+  times four horizons, a short risk text in some cells). The reader loop of docs/protocol.md §3 is
+  run, verbatim, in a child ``python3 -I`` on the same file in the same run;
+  ``league.verify.chain.verify`` runs in its own child, with the default workers and with one.
+  Verdicts are compared on the good book and on a copy with one digit changed near the end. Peak
+  memory (max RSS of the verifying process and of its workers) is taken on a book a tenth of the
+  size and on the full book: equal figures mean memory is flat. Wall and CPU seconds are both
+  reported (the CPU ratio does not depend on a free core), with the load average before and after.
 
-Every figure is the median of ``--runs`` runs (default 3). Usage::
+Every figure is the median of ``--runs`` runs (default 3). ``0`` skips a part. Usage::
 
-    python benchmarks/book_bench.py [--lines 1000000] [--seal-lines 10000] [--runs 3] [--dir DIR]
+    python benchmarks/book_bench.py [--lines 1000000] [--answer-lines 100000] [--seal-lines 10000]
+                                    [--runs 3] [--dir DIR --keep]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -86,9 +91,15 @@ wall = time.perf_counter() - t0
 cpu = time.process_time() - c0
 print(json.dumps({"wall": wall, "cpu": cpu, "verdict": verdict, "rss_kb": peak_kb()}))
 """
+# ``league verify`` runs no other thread, so its workers are forked children. Here the memory sampler
+# is a second thread, which would make verify start them from a fork server instead: not children of
+# this process, so neither their CPU seconds (os.times) nor their RSS would be counted. Fork, as the
+# CLI does.
 VERIFY_WRAPPER = _MEMORY + """
-import json, os, sys, time
+import json, multiprocessing, os, sys, time
+from league.verify import chain
 from league.verify.chain import verify
+chain._context = lambda: multiprocessing.get_context("fork")
 workers = int(sys.argv[2]) if sys.argv[2] != "auto" else None
 t0 = time.perf_counter()
 c0 = os.times()
@@ -146,6 +157,40 @@ def answer_content(i: int, rng: random.Random) -> dict[str, Any]:
     }
 
 
+RISKS = ("a close below the 50-day average", "CPI above 3.5%: yields up, then trim", "Fed minutes, 14:00 ET")
+
+
+def real_answer_content(i: int, rng: random.Random) -> dict[str, Any]:
+    """An answer line's content with the fields the league seals (docs/protocol.md, ``answer``):
+    twelve markets times four horizons, half the one-day cells with a short risk text, the three
+    reply digests, usage; ~4 KB once sealed."""
+    items: dict[str, Any] = {}
+    for market in MARKETS:
+        row: dict[str, Any] = {}
+        for horizon in ("1d", "1w", "1m", "6m"):
+            cell: dict[str, Any] = {
+                "prob_up": rng.randint(5, 95), "action": rng.choice(ACTIONS), "target": round(rng.uniform(1, 9e4), 2)
+            }
+            if horizon == "1d" and rng.random() < 0.5:
+                cell["risk"] = rng.choice(RISKS)
+            row[horizon] = cell
+        items[market] = row
+
+    def digest(name: str) -> str:
+        return hashlib.sha256(f"{name}{i}".encode()).hexdigest()
+
+    return {
+        "run_id": "2026-11-27-1430", "session": "2026-11-27", "seat": "claude", "attempt": 1,
+        "booked_at": "2026-11-27T14:31:07Z", "started_at": "2026-11-27T14:30:02Z", "elapsed_s": 64.318,
+        "model": "claude-opus-4", "version": "2.1.3", "mode": "high", "status": "answered", "parse_failure": "",
+        "parse_notes": ["VIX 6m: prob_up 0.62 is below 1, read as 0.62%"] if i % 7 == 0 else [],
+        "items": items, "years": {m: rng.choice(("up", "down", "sideways")) for m in MARKETS},
+        "own_sha256": digest("own"), "ask_sha256": digest("ask"), "seat_ask_sha256": digest("seat"),
+        "usage": {"input_tokens": 18234 + i % 1000, "output_tokens": 2210, "cost_usd": 0.412},
+        "fetches": [], "raw_encoding": "", "raw_store_problem": "",
+    }
+
+
 def small_content(i: int) -> dict[str, Any]:
     """A ~300-byte line once sealed (the four bookkeeping fields take ~220 bytes)."""
     return {"seat": "gemini", "asset": MARKETS[i % 12], "prob_up": (i * 37) % 101 + 0.5, "mark": i}
@@ -174,24 +219,29 @@ def bench_seal(directory: Path, lines: int) -> dict[str, float]:
     }
 
 
-def write_book(path: Path, lines: int) -> None:
+def write_book(path: Path, lines: int, kind: str) -> None:
     """The same bytes ``Book.append`` writes (``BookLine.seal_new(...).to_bytes()``), without an
     fsync per line so that a million lines take seconds, not hours."""
     start = datetime(2026, 1, 2, 14, 30, tzinfo=UTC)
+    rng = random.Random(11)
     prev = ""
     with open(path, "wb") as fh:
         for n in range(1, lines + 1):
-            body = {**small_content(n), "kind": "mark", "at": iso_seconds(start + timedelta(seconds=n))}
+            at = iso_seconds(start + timedelta(seconds=n))
+            if kind == "answer":
+                body = {**real_answer_content(n, rng), "kind": "answer", "at": at}
+            else:
+                body = {**small_content(n), "kind": "mark", "at": at}
             line = BookLine.seal_new(body, n, prev)
             fh.write(line.to_bytes())
             prev = line.link
 
 
-def cached_book(directory: Path, lines: int) -> Path:
-    path = directory / f"book-{lines}.jsonl"
+def cached_book(directory: Path, lines: int, kind: str) -> Path:
+    path = directory / f"book-{kind}-{lines}.jsonl"
     if not path.exists():
         tmp = path.with_suffix(".tmp")
-        write_book(tmp, lines)
+        write_book(tmp, lines, kind)
         tmp.rename(path)
     return path
 
@@ -226,10 +276,10 @@ def median_of(runs: list[dict[str, Any]], key: str) -> float:
     return float(statistics.median(r[key] for r in runs))
 
 
-def tampered_copy(book: Path, directory: Path) -> tuple[Path, int]:
-    """Copy with one digit changed in the ``mark`` of a line near the end; returns (path, line)."""
+def tampered_copy(book: Path, directory: Path, field: bytes) -> tuple[Path, int]:
+    """Copy with one digit changed in the number ``field`` of a line near the end; returns (path, line)."""
     data = bytearray(book.read_bytes())
-    pos = data.rfind(b'"mark":', 0, len(data) - len(data) // 10) + len(b'"mark":')
+    pos = data.rfind(b'"' + field + b'":', 0, len(data) - len(data) // 10) + len(field) + 3
     data[pos] = ord("1") if data[pos] != ord("1") else ord("2")
     line = data.count(b"\n", 0, pos) + 1
     out = directory / "tampered.jsonl"
@@ -240,11 +290,11 @@ def tampered_copy(book: Path, directory: Path) -> tuple[Path, int]:
 LOAD_BEFORE: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
-def bench_verify(directory: Path, lines: int, runs: int) -> dict[str, Any]:
+def bench_verify(directory: Path, lines: int, runs: int, kind: str = "small") -> dict[str, Any]:
     global LOAD_BEFORE
     LOAD_BEFORE = os.getloadavg()
-    book = cached_book(directory, lines)
-    small = cached_book(directory, max(1, lines // 10))
+    book = cached_book(directory, lines, kind)
+    small = cached_book(directory, max(1, lines // 10), kind)
     work = directory / "loop"
     work.mkdir(exist_ok=True)
     loops, fasts, serials = [], [], []
@@ -252,7 +302,7 @@ def bench_verify(directory: Path, lines: int, runs: int) -> dict[str, Any]:
         loops.append(reader_loop(book, work))
         fasts.append(fast_verify(book, "auto"))
         serials.append(fast_verify(book, "1"))
-    bad, bad_line = tampered_copy(book, directory)
+    bad, bad_line = tampered_copy(book, directory, b"prob_up" if kind == "answer" else b"mark")
     verdicts = {
         "good": {"reader_loop": loops[0]["verdict"], "verify": fasts[0]["verdict"]},
         "tampered_line": bad_line,
@@ -262,6 +312,7 @@ def bench_verify(directory: Path, lines: int, runs: int) -> dict[str, Any]:
     loop_s, fast_s, serial_s = (median_of(x, "wall") for x in (loops, fasts, serials))
     loop_cpu, fast_cpu, serial_cpu = (median_of(x, "cpu") for x in (loops, fasts, serials))
     return {
+        "book": kind,
         "lines": lines,
         "bytes": size,
         "mean_line_bytes": size / lines,
@@ -273,6 +324,8 @@ def bench_verify(directory: Path, lines: int, runs: int) -> dict[str, Any]:
         "verify_mb_per_s": size / fast_s / 1e6,
         "ratio": loop_s / fast_s,
         "ratio_workers1": loop_s / serial_s,
+        "ratio_cpu": loop_cpu / fast_cpu,
+        "ratio_cpu_workers1": loop_cpu / serial_cpu,
         "cpu_s": {"reader_loop": loop_cpu, "verify": fast_cpu, "verify_workers1": serial_cpu},
         "load_avg_before_after": [LOAD_BEFORE, os.getloadavg()],
         "verify_rss_kb_full": median_of(fasts, "rss_kb"),
@@ -291,6 +344,7 @@ def median_seal(directory: Path, lines: int, runs: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--answer-lines", type=int, default=100_000)
     parser.add_argument("--seal-lines", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--dir", type=Path, default=None, help="where the books are written (default: a tmp dir)")
@@ -300,15 +354,22 @@ def main() -> None:
     directory.mkdir(parents=True, exist_ok=True)
     report: dict[str, Any] = {"machine": machine(), "filesystem_dir": str(directory), "runs": args.runs}
     try:
-        report["seal"] = median_seal(directory, args.seal_lines, args.runs)
-        print(f"seal: {report['seal']}", flush=True)
-        report["verify"] = bench_verify(directory, args.lines, args.runs)
+        if args.seal_lines:
+            report["seal"] = median_seal(directory, args.seal_lines, args.runs)
+            print(f"seal: {report['seal']}", flush=True)
+        for key, lines, kind in (("verify", args.lines, "small"), ("verify_answers", args.answer_lines, "answer")):
+            if lines:
+                report[key] = bench_verify(directory, lines, args.runs, kind)
+                print(json.dumps({key: _summary(report[key])}, indent=2), flush=True)
     finally:
         if not args.keep and args.dir is None:
             shutil.rmtree(directory, ignore_errors=True)
-    summary = {k: v for k, v in report["verify"].items() if k != "all_runs"}
-    print(json.dumps({**report, "verify": summary}, indent=2))
+    print(json.dumps({k: _summary(v) if k.startswith("verify") else v for k, v in report.items()}, indent=2))
     print(json.dumps(report))
+
+
+def _summary(part: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in part.items() if k != "all_runs"}
 
 
 if __name__ == "__main__":

@@ -2,13 +2,17 @@
 
 What makes it fast without changing what is checked:
 
-* the C encoder and the C scanner behind ``json`` are built once and called directly (``json.dumps``
-  builds a new encoder on every call, and the reader loop calls it twice per line);
-* a chunk of lines is decoded once and each line goes through a tight path that parses it once
-  and serialises it without the dictionary copies of the reader loop: short lines are serialised
-  twice (``x`` minus ``link``, then the content), long lines (answers, ~3 KB) once, with the
-  top-level keys split into the groups that sort around ``n``, ``prev`` and ``seal`` and the two
-  canonical texts assembled from the pieces;
+* a line in the book's own spelling (compact, sorted keys: what ``Book.append`` writes) gets its two
+  canonical texts from :mod:`league.verify.fastjson`: orjson parses it and proves it canonical,
+  msgspec lays it out with the separators of ``json.dumps``, and the bookkeeping items are cut out
+  of that text; no standard-library serialisation at all (the module says why the bytes are the
+  same, and refuses every line where that is not proven);
+* any other line (another writer's spelling) takes the standard library's way, with the C encoder
+  and the C scanner behind ``json`` built once and called directly (``json.dumps`` builds a new
+  encoder on every call, and the reader loop calls it twice per line): short lines serialised
+  twice, long lines once, with the top-level keys split into the groups that sort around ``n``,
+  ``prev`` and ``seal``;
+* chunks are split into lines as bytes, never decoded as a whole;
 * seals and links of different lines are independent, so chunks are checked on every core; the
   workers read their byte range of the file themselves and only the ``prev`` of each chunk's first
   line is joined up in the parent, in order.
@@ -29,6 +33,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
+
+from league.verify.fastjson import canonical_hashes
 
 _dumps = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
 _loads = json.loads
@@ -172,43 +178,67 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     return x, None
 
 
-def _tight_run(rows: list[str], pos: int, i: int, prev: str) -> tuple[int, str]:
+def _tight_run(rows: list[bytes], pos: int, i: int, prev: str) -> tuple[int, str]:
     """Check ``rows[pos:]`` (line numbers from ``i``) while they hold; return (first row that did
     not hold or ``len(rows)``, link of the last row that held, or ``prev``).
 
     The hot loop: it accepts only what the reader loop accepts (same comparisons, same canonical
-    texts) and stops at any doubt (an exception, a CR, a mismatch); :func:`_check` then decides
-    about that row and names the problem.
+    texts) and stops at any doubt; :func:`_check` then decides about that row and names the
+    problem. A long line (an answer) gets its texts from
+    :func:`~league.verify.fastjson.canonical_hashes` when it is in the book's own spelling, else
+    from the standard library (:func:`_stdlib_hashes`); a short one the standard library's way
+    inline, where per-line overheads matter more than the serialising.
     """
-    sha, encode, scan, join, long_line = _sha, _ENCODE, _scan_once, "".join, LONG_LINE
+    sha, encode, scan, join, fast, slow = _sha, _ENCODE, _scan_once, "".join, canonical_hashes, _stdlib_hashes
     end = len(rows)
     while pos < end:
         row = rows[pos]
         try:
-            if "\r" in row or row[:1] != "{":
-                break
-            x, stop = scan(row, 0)
-            if stop != len(row):
-                break
-            link = x.pop("link")
-            if x["n"] != i or x["prev"] != prev:
-                break
-            if len(row) > long_line:
-                seal_h, link_h = _seal_and_link(x)  # ignores the (popped) link
-                seal = x["seal"]
+            if len(row) > LONG_LINE:
+                got = fast(row) or slow(row)
+                if got is None:
+                    break
+                x, seal_h, link_h = got
+                if x["n"] != i or x["prev"] != prev or x["seal"] != seal_h or x["link"] != link_h:
+                    break
+                prev = link_h
             else:
+                text = row.decode("utf-8")
+                if "\r" in text or text[:1] != "{":
+                    break
+                x, stop = scan(text, 0)
+                if stop != len(text):
+                    break
+                link = x.pop("link")
+                if x["n"] != i or x["prev"] != prev:
+                    break
                 link_h = sha(join(encode(x, 0)).encode("utf-8")).hexdigest()
                 seal = x.pop("seal")
                 del x["n"], x["prev"]
-                seal_h = sha(join(encode(x, 0)).encode("utf-8")).hexdigest()
-            if seal != seal_h or link != link_h:
-                break
+                if seal != sha(join(encode(x, 0)).encode("utf-8")).hexdigest() or link != link_h:
+                    break
+                prev = link
         except Exception:  # the careful path re-checks the row and names the problem
             break
-        prev = link
         pos += 1
         i += 1
     return pos, prev
+
+
+def _stdlib_hashes(row: bytes) -> tuple[dict[str, Any], str, str] | None:
+    """``(parsed line, seal hash, link hash)`` the standard library's way, for a line in any spelling
+    the formula allows (another writer's book); ``None`` at any doubt (a CR, bad UTF-8, no object)."""
+    try:
+        text = row.decode("utf-8")
+        if "\r" in text or text[:1] != "{":
+            return None
+        x, stop = _scan_once(text, 0)
+        if stop != len(text):
+            return None
+        seal_h, link_h = _hashes(x, len(text))
+    except Exception:
+        return None
+    return x, seal_h, link_h
 
 
 @dataclass(frozen=True)
@@ -222,7 +252,8 @@ class ChunkResult:
 
 
 def check_chunk(data: bytes, start: int) -> ChunkResult:
-    """Check the lines of ``data`` (each ending with LF) numbered from ``start``.
+    """Check the lines of ``data`` up to its last LF, numbered from ``start`` (anything after the
+    last LF is not looked at: the caller reads it again with the next chunk).
 
     The first line's prev is not known here (the parent joins it up); it and any line the tight
     path stops at go through :func:`_check`.
@@ -235,7 +266,7 @@ def check_chunk(data: bytes, start: int) -> ChunkResult:
             pos, link = _tight_run(rows, pos, start + pos, link)
             if pos == len(rows):
                 break
-        problem, x = _check(rows[pos].encode("utf-8", "surrogateescape"), start + pos, link if pos else None)
+        problem, x = _check(rows[pos], start + pos, link if pos else None)
         if pos == 0 and x is not None:
             has_first, first_prev = True, x["prev"]
         if problem:
@@ -246,13 +277,10 @@ def check_chunk(data: bytes, start: int) -> ChunkResult:
     return ChunkResult(pos, has_first, first_prev, link, 0, "")
 
 
-def _rows(data: bytes) -> list[str]:
-    """The lines of ``data`` as text; undecodable bytes survive as surrogates for :func:`_check`."""
-    try:
-        rows = data.decode("utf-8").split("\n")
-    except UnicodeDecodeError:
-        rows = [r.decode("utf-8", "surrogateescape") for r in data.split(b"\n")]
-    rows.pop()  # data ends with LF
+def _rows(data: bytes) -> list[bytes]:
+    """The lines of ``data`` before its last LF, without their LFs; never decoded as a whole."""
+    rows = data.split(b"\n")
+    rows.pop()  # what follows the last LF
     return rows
 
 
@@ -284,30 +312,37 @@ class VerifyReport:
 
 
 def _blocks(path: str | os.PathLike[str], digest: Any) -> Any:
-    """Yield ``(offset, bytes, tail)`` blocks cut at LF boundaries; feed the digest as we go.
+    """Yield ``(offset, block, cut, tail)``: ``block`` starts at a line and ``block[:cut]`` are whole
+    lines (bytes after ``cut`` are read again with the next block); feed the digest as we go.
 
-    ``tail`` is ``b""`` for a block of whole lines, the torn bytes after the last LF at the end, or
-    ``None`` when the next line is longer than :data:`MAX_LINE_BYTES` (reading stops there)."""
+    ``tail`` is ``b""`` for a block of lines, the torn bytes after the last LF at the end (with an
+    empty block), or ``None`` when the next line is longer than :data:`MAX_LINE_BYTES` (reading
+    stops there). Blocks are handed on as read: no copies of a few MB per block.
+    """
     with open(path, "rb") as fh:
-        carry = b""
         offset = 0
         while True:
+            fh.seek(offset)
             block = fh.read(CHUNK_BYTES)
             if not block:
-                break
-            block = carry + block
-            first = block.find(b"\n")
-            if first > MAX_LINE_BYTES or (first < 0 and len(block) > MAX_LINE_BYTES):
-                yield offset, b"", None
                 return
             cut = block.rfind(b"\n") + 1
-            carry = block[cut:]
-            if cut:
-                digest.update(block[:cut])
-                yield offset, block[:cut], b""
-                offset += cut
-        if carry:
-            yield offset, b"", carry
+            while not cut:  # the line at ``offset`` is longer than a block: read on
+                if len(block) > MAX_LINE_BYTES:
+                    yield offset, b"", 0, None
+                    return
+                more = fh.read(CHUNK_BYTES)
+                if not more:
+                    yield offset, b"", 0, block
+                    return
+                block += more
+                cut = block.rfind(b"\n") + 1
+            if block.find(b"\n") > MAX_LINE_BYTES:
+                yield offset, b"", 0, None
+                return
+            digest.update(memoryview(block)[:cut])
+            yield offset, block, cut, b""
+            offset += cut
 
 
 def verify(path: str | os.PathLike[str], workers: int | None = None) -> VerifyReport:
@@ -318,10 +353,10 @@ def verify(path: str | os.PathLike[str], workers: int | None = None) -> VerifyRe
     digest = hashlib.sha256()
     state = _State()
     if workers == 1:
-        for _, data, torn in _blocks(path, digest):
+        for _, block, _, torn in _blocks(path, digest):
             if torn is None:
                 return state.overlong(path, digest)
-            if torn or not state.absorb(check_chunk(data, state.next_line)):
+            if torn or not state.absorb(check_chunk(block, state.next_line)):
                 return state.report(path, digest, torn)
         return state.report(path, digest, b"")
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
@@ -343,7 +378,7 @@ def _verify_parallel(
     pending: deque[Future[ChunkResult]] = deque()
     start = 1
     torn_tail = b""
-    for offset, data, torn in _blocks(path, digest):
+    for offset, block, cut, torn in _blocks(path, digest):
         if torn is None:
             while pending:
                 if not state.absorb(pending.popleft().result()):
@@ -353,8 +388,8 @@ def _verify_parallel(
         if torn:
             torn_tail = torn
             break
-        pending.append(pool.submit(check_chunk_at, os.fspath(path), offset, len(data), start))
-        start += data.count(b"\n")
+        pending.append(pool.submit(check_chunk_at, os.fspath(path), offset, cut, start))
+        start += block.count(b"\n")  # (none after ``cut``)
         while len(pending) >= 2 * workers:
             if not state.absorb(pending.popleft().result()):
                 _cancel(pending)
