@@ -28,6 +28,7 @@ from league.jobs.crowd import resolve_crowd
 from league.jobs.ingest_close import job_ingest_close
 from league.jobs.portfolio import mark_session
 from league.jobs.publish import publish_open_data
+from league.jobs.resume import resume_in_flight
 from league.jobs.score import job_score
 from league.jobs.seal import pump
 from league.jobs.second_wave import job_second_wave
@@ -186,9 +187,14 @@ def _run_job(lg: League, job: str, session: str, ledger: Store | None) -> str:
 
 def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Store | None = None,
              before_each: Callable[[Fire], object] | None = None,
-             should_stop: Callable[[], bool] = lambda: False) -> list[tuple[Fire, str]]:
+             should_stop: Callable[[], bool] = lambda: False,
+             stop_on_failure: bool = False) -> list[tuple[Fire, str]]:
     """Run, in order, every planned job in [start, until) not yet done; each once (and none after
-    ``should_stop`` turns true: a stop was requested)."""
+    ``should_stop`` turns true: a stop was requested). First, the asks a killed daemon left in flight
+    are resumed (league.jobs.resume): re-sent identically, or sealed as lost when past their deadline.
+    With ``stop_on_failure`` the catch-up ends at the first failed job (a simulated daemon retries it
+    at once, before any later job runs: docs/reliability.md)."""
+    resume_in_flight(lg)
     done: list[tuple[Fire, str]] = []
     opened = lg.index.of_kind("opening")
     if opened:
@@ -200,6 +206,9 @@ def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Store | No
         if before_each is not None:
             before_each(fire)
         done.append((fire, run_job(lg, fire.job, fire.session, ledger=ledger)))
+        if stop_on_failure and done[-1][1] == "failed":
+            log.warning("catch_up.stopped_at_failure", job=fire.job, session=fire.session)
+            break
     return done
 
 
