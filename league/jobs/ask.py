@@ -72,7 +72,7 @@ def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequenc
 
         preflight(lg, session)
     specs = [s for s in lg.config.roster.seat if seats is None or s.name in seats]
-    run_id = f"{session}-r{len(lg.index.runs(session)) + 1}"
+    run_id = next_run_id(lg, session)
     text = common_text(session, run_id, _market_lines(lg, session, record["snapshot"]), record["sha256"], crowd)
     common_sha = publish_ask_text(lg.data_dir / "asks", text)
     asked = markets_asked(lg)
@@ -90,6 +90,11 @@ def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequenc
     with structlog.contextvars.bound_contextvars(run_id=run_id):  # every line of the fan-out names its run
         _fan_out(lg, run_id, session, specs, text, common_sha, attempt, asked, context)
     return run_id
+
+
+def next_run_id(lg: League, session: str) -> str:
+    """The id the next run of a session gets (a run killed before its run line gets the same id again)."""
+    return f"{session}-r{len(lg.index.runs(session)) + 1}"
 
 
 def structured_context(lg: League, record: Mapping[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:

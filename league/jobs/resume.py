@@ -38,6 +38,7 @@ from league.jobs.ask import deadline, markets_asked, seat_accounts, send, struct
 from league.jobs.context import League
 from league.jobs.inflight import REPLY_KINDS
 from league.jobs.runner import SeatAsk
+from league.jobs.seal import sweep_temporary
 from league_agents.base import Ask, Now
 
 log = structlog.get_logger(__name__)
@@ -58,7 +59,9 @@ class Resumed:
 
 
 def resume_in_flight(lg: League) -> list[Resumed]:
-    """Resume every ask of a sealed run that has no reply line (see the module docstring)."""
+    """Resume every ask of a sealed run that has no reply line (see the module docstring), after
+    removing the temporary files the dead daemon left behind."""
+    sweep_temporary(lg.data_dir)
     chain = [line for line in iter_lines(lg.asks.path) if line.kind in ("roster", "ask")]
     rosters = {str(x.content["run_id"]): x.content for x in chain if x.kind == "roster"}
     sealed = {_key(x.content): (x.content, parse_iso(x.at)) for x in chain if x.kind == "ask"}

@@ -185,6 +185,27 @@ def _store_raw(lg: League, raw: str) -> tuple[str, str, str]:
     return digest, encoding, ""
 
 
+def sweep_temporary(data_dir: Path) -> list[Path]:
+    """Remove the temporary files a killed daemon left half-written (a reply, a snapshot, an ask text:
+    each is written to a temporary name and renamed, so the name it was meant for is absent or whole).
+    Only what this process is not writing: a reply's temporary name carries its writer's pid."""
+    mine = f".{os.getpid()}."
+    gone = []
+    for folder in ("replies", "snapshots", "asks"):
+        for path in sorted((data_dir / folder).glob("*.tmp")):
+            if mine in path.name:
+                continue
+            try:
+                path.unlink()
+            except OSError as exc:
+                log.warning("sweep.failed", path=str(path), error=str(exc))
+                continue
+            gone.append(path)
+    if gone:
+        log.info("sweep.temporary_removed", files=[str(p.relative_to(data_dir)) for p in gone])
+    return gone
+
+
 def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
     """Seal on arrival exactly ONE line per reply: an answer line (well-formed or refused_shape) or
     an incident/silence line. Whatever the reply holds, it is sealed; only an I/O failure of the
