@@ -9,7 +9,8 @@ Two kinds of fault, kept apart on purpose:
   ``unavailable``, a score cell unresolved, as the rules say), the timestamp authorities down for a
   window (the stamped list records the failed backends; the nightly upgrade retries);
 * the DAEMON's (the faulted run only; the book must not show them): SIGKILL at random points (after
-  the k-th book append of a process, before it, or after a random wall-clock delay), the disk full on
+  the k-th book append of a process, before it, halfway through writing it, or after a random
+  wall-clock delay), the disk full on
   an append (ENOSPC from the writer's own ``os.write``: BookError, the line cut back, the job failed,
   the catch-up stops and the process exits; the restart retries it), and clock steps (the simulated
   clock jumps forward inside a quiet period: before the next fire and the next reply's arrival).
@@ -114,6 +115,7 @@ class Plan:
     world: World
     kill_at_append: int = 0
     kill_before_write: bool = False
+    kill_mid_write: bool = False  # half the line's bytes written, then SIGKILL: a torn tail for the next open
     enospc_at_append: int = 0
     step_seed: int = 0  # 0: no clock steps
 
@@ -263,6 +265,10 @@ def _arm_writer(plan: Plan) -> None:
             print(f"ENOSPC append {n} {self.path.name} line {line.n}", file=sys.stderr, flush=True)
         if n == plan.kill_at_append and plan.kill_before_write:
             os.kill(os.getpid(), signal.SIGKILL)
+        if n == plan.kill_at_append and plan.kill_mid_write:
+            data = line.to_bytes()
+            os.write(self._fd, data[: len(data) // 2])
+            os.kill(os.getpid(), signal.SIGKILL)
         original(self, line)
         if n == plan.kill_at_append:
             os.kill(os.getpid(), signal.SIGKILL)
@@ -359,11 +365,14 @@ def season(work: Path, *, sessions: int, kills: int, seed: int, world: World | N
     figures.council_lines = _count(calm / "data" / "books" / "council-book.jsonl")
     figures.ask_lines = _count(calm / "data" / "books" / "asks.jsonl")
     rng = random.Random(seed)
-    per_process = max(2, (figures.council_lines + figures.ask_lines) // max(1, 2 * kills))  # kills well before the end
+    total = figures.council_lines + figures.ask_lines
     t0 = time.perf_counter()
     limit = max_restarts or kills * 3 + 20
     while figures.restarts < limit:
-        plan, timer = _next_plan(rng, sessions, world, per_process, figures, kills)
+        books = faulted / "data" / "books"
+        sealed = _count(books / "council-book.jsonl") + _count(books / "asks.jsonl")
+        room = _to_next_kill(figures.kills, kills, total, sealed)
+        plan, timer = _next_plan(rng, sessions, world, room, figures, kills)
         code, err = run_child(faulted, plan, kill_after_s=timer)
         figures.steps += err.count("STEP ")
         figures.enospc += err.count("ENOSPC ")
@@ -388,17 +397,26 @@ def season(work: Path, *, sessions: int, kills: int, seed: int, world: World | N
     return figures
 
 
+def _to_next_kill(done: int, kills: int, total: int, sealed: int) -> int:
+    """How many appends this process may make before the next kill: the kills are spread evenly over the
+    season's lines (the i-th near line i·total/(kills+1)), so every part of the season is killed in."""
+    target = (done + 1) * total // (kills + 1)
+    return max(2, target - sealed + 1)
+
+
 def _next_plan(rng: random.Random, sessions: int, world: World, per_process: int, figures: Figures,
                kills: int) -> tuple[Plan, float | None]:
-    """Kills until ``kills`` happened (two in three at a book append, before or after the write, one in
-    three on a wall-clock timer), a full disk on every fourth process; then a clean run to the end."""
+    """Kills until ``kills`` happened (two in three at a book append: before the write, after it, or in
+    the middle of it, leaving a torn line; one in three on a wall-clock timer), a full disk on one process
+    in four; then a clean run to the end."""
     if figures.kills >= kills:
         return Plan(sessions, world, step_seed=rng.randint(1, 10**6)), None
     enospc = rng.randint(1, per_process) if rng.random() < 0.25 else 0
     if rng.random() < 2 / 3:
-        return Plan(sessions, world, kill_at_append=rng.randint(1, per_process), kill_before_write=rng.random() < 0.5,
-                    enospc_at_append=enospc, step_seed=rng.randint(1, 10**6)), 120.0
-    return Plan(sessions, world, enospc_at_append=enospc, step_seed=rng.randint(1, 10**6)), rng.uniform(1.5, 8.0)
+        where = rng.choice(("before", "after", "mid"))
+        return Plan(sessions, world, kill_at_append=rng.randint(1, per_process), kill_before_write=where == "before",
+                    kill_mid_write=where == "mid", enospc_at_append=enospc, step_seed=rng.randint(1, 10**6)), 120.0
+    return Plan(sessions, world, enospc_at_append=enospc, step_seed=rng.randint(1, 10**6)), rng.uniform(1.5, 6.0)
 
 
 def _count(path: Path) -> int:
