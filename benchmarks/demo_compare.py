@@ -46,6 +46,9 @@ SKIPPED = (
     (re.compile(r"(^|/)blind/"), "a blind season's fresh salts"),
     (re.compile(r"(^|/)league\.db$"), "SQLite pages (the index is rebuilt from the books)"),
     (re.compile(r"\.lock$"), "the book writer's pid and host"),
+    (re.compile(r"(^|/)stamps/local-tsa/[^/]+/serial$"), "a local RFC 3161 authority's serial counter: the "
+                                                       "authority's state (it counts every token it issued, a "
+                                                       "list stamped again after a restart included)"),
     (re.compile(r"(^|/)books/[^/]+\.torn-[^/]+$"), "bytes a killed writer left after a book's last complete line, "
                                                   "moved aside when the book was next opened (not book lines)"),
 )

@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
           f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     for f in results:
         print(f"sessions {f.sessions}: kills {f.kills} ({f.kills_at_line} at a book append, {f.kills_on_timer} on a "
-              f"timer), full-disk appends {f.enospc}, failed-job exits {f.failed_exits}, clock steps {f.steps}, "
+              f"timer, {f.timer_kills_after_a_seal} of them after a seal), full-disk appends {f.enospc}, "
+              f"failed-job exits {f.failed_exits}, clock steps {f.steps}, "
               f"restarts {f.restarts}; {f.council_lines} council + {f.ask_lines} ask lines; files "
               f"{sum(f.counts.values())} compared ({f.counts.get('identical', 0)} identical); differences "
               f"{len(f.differences)}, duplicates {len(f.duplicates)}")

@@ -83,8 +83,11 @@ def record_bill_rates(lg: League, start: date, end: date, symbol: str = "^IRX") 
 
     closes = lg.prices.daily_closes(symbol, start, end)
     points = {d.isoformat(): f"{c:.3f}" for d, c in closes}
-    if points:
-        (lg.data_dir / lg.config.settings.portfolio.bill_rates).write_text(json.dumps(points, indent=0))
+    if points:  # written whole or not at all (a temporary name, then a rename)
+        path = lg.data_dir / lg.config.settings.portfolio.bill_rates
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(points, indent=0))
+        tmp.replace(path)
     return len(points)
 
 

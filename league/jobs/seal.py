@@ -97,8 +97,9 @@ def pump(lg: League, until: datetime) -> int:
     """Simulated clock only: seal every reply that has arrived by ``until``, in arrival order.
 
     Each sealed reply leaves ``lg.pending`` at once, so a reply is never sealed twice. A reply whose
-    seal fails (the book cannot be written: full disk…) stays pending for the next pump, the others
-    are sealed regardless, and :class:`SealFailed` is raised at the end."""
+    seal fails (the book cannot be written: full disk…) stays pending for the next pump, and so do the
+    replies that arrived after it: they are sealed in arrival order, as an uninterrupted run seals
+    them (the fault season, docs/reliability.md), and :class:`SealFailed` is raised."""
     if not lg.simulated:
         return 0
     until = max(until, lg.clock.now())  # whatever has arrived by now is sealed, even when a job is late
@@ -113,17 +114,17 @@ def pump(lg: League, until: datetime) -> int:
         lg.clock.set(max(reply.finished_at, lg.clock.now()))
         try:
             seal_reply(lg, p, reply)
-        except Exception as exc:  # noqa: BLE001 - the others are still sealed; reported below
+        except Exception as exc:  # noqa: BLE001 - this one and the later ones stay pending; reported below
             log.exception("seal.failed", seat=p.seat, run_id=p.run_id)
             failed.append(f"{p.run_id} {p.seat}: {exc}")
-            continue
+            break
         lg.pending.remove(p)
         sealed += 1
-    if isinstance(lg.clock, SimulatedClock) and until > lg.clock.now():
-        lg.clock.set(until)
     if failed:
         raise SealFailed(f"{len(failed)} replies could not be sealed: {'; '.join(failed)[:1000]}",
                          fix="check the disk of the data folder; the replies stay pending and are sealed next time")
+    if isinstance(lg.clock, SimulatedClock) and until > lg.clock.now():
+        lg.clock.set(until)
     return sealed
 
 

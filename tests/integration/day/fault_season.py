@@ -29,6 +29,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -161,13 +162,15 @@ def _season_days(folder: Path, plan: Plan) -> int:
         add_stand_ins(lg, SEED)
         lg.prices = _OutagePrices(lg.prices, clock, plan.world.price_outages)  # type: ignore[assignment]
         _authority_outages(use_services(lg, **services), clock, plan.world.authority_outages)
-        record_bill_rates(lg, days[0] - timedelta(days=10), days[-1])
+        if not (config.data_dir / config.settings.portfolio.bill_rates).is_file():  # the demo's set-up, once
+            record_bill_rates(lg, days[0] - timedelta(days=10), days[-1])
 
         def before(fire: Any) -> None:
             if steps is not None:
                 _step(lg, clock, fire.at, steps)
             pump(lg, fire.at)
 
+        print("READY", file=sys.stderr, flush=True)  # the parent's timer kills start from here
         for day in days:
             ran = catch_up(lg, et_time(day, dtime(3, 0)), et_time(day + timedelta(days=1), dtime(3, 0)),
                            ledger=store, before_each=before, stop_on_failure=True)
@@ -283,6 +286,7 @@ class Figures:
     kills: int = 0
     kills_at_line: int = 0
     kills_on_timer: int = 0
+    timer_kills_after_a_seal: int = 0  # the rest hit the child before its first line (starting up, resuming)
     enospc: int = 0
     failed_exits: int = 0
     steps: int = 0
@@ -293,6 +297,7 @@ class Figures:
     faulted_s: float = 0.0
     counts: dict[str, int] = field(default_factory=dict)
     differences: list[str] = field(default_factory=list)
+    exits: list[str] = field(default_factory=list)  # one line per faulted process: its plan and how it ended
     duplicates: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
@@ -329,15 +334,32 @@ def default_world(sessions: int) -> World:
 
 
 def run_child(folder: Path, plan: Plan, *, kill_after_s: float | None = None) -> tuple[int, str]:
+    """Run one child daemon; with ``kill_after_s``, SIGKILL it that long after it said READY (its league
+    open, its asks resumed: the timer then lands in its work, not in its start-up)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(ROOT)]), "LEAGUE_OPS_LISTEN": "off"}
     proc = subprocess.Popen([sys.executable, str(Path(__file__)), "child", str(folder), json.dumps(_plan_json(plan))],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        _, err = proc.communicate(timeout=kill_after_s)
-    except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGKILL)
-        _, err = proc.communicate()
-    return proc.returncode, err.decode("utf-8", "replace")
+    assert proc.stderr is not None
+    lines: list[bytes] = []
+    ready = threading.Event()
+
+    def read(stream: Any) -> None:
+        for raw in iter(stream.readline, b""):
+            lines.append(raw)
+            if raw.startswith(b"READY"):
+                ready.set()
+        ready.set()  # the child ended before it was ready
+
+    reader = threading.Thread(target=read, args=(proc.stderr,), daemon=True)
+    reader.start()
+    if kill_after_s is not None and ready.wait(300) and proc.poll() is None:
+        try:
+            proc.wait(timeout=kill_after_s)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    reader.join()
+    return proc.returncode, b"".join(lines).decode("utf-8", "replace")
 
 
 def _plan_json(plan: Plan) -> dict[str, Any]:
@@ -374,6 +396,12 @@ def season(work: Path, *, sessions: int, kills: int, seed: int, world: World | N
         room = _to_next_kill(figures.kills, kills, total, sealed)
         plan, timer = _next_plan(rng, sessions, world, room, figures, kills)
         code, err = run_child(faulted, plan, kill_after_s=timer)
+        after = _count(books / "council-book.jsonl") + _count(books / "asks.jsonl")
+        progressed = after > sealed
+        last = err.strip().splitlines()[-1][:300] if err.strip() else ""
+        figures.exits.append(f"exit {code} after {sealed}->{after} lines; kill at append {plan.kill_at_append} "
+                             f"(before {plan.kill_before_write}, mid {plan.kill_mid_write}), timer {timer}, "
+                             f"enospc at {plan.enospc_at_append}: {last}")
         figures.steps += err.count("STEP ")
         figures.enospc += err.count("ENOSPC ")
         if code == 0:
@@ -383,6 +411,7 @@ def season(work: Path, *, sessions: int, kills: int, seed: int, world: World | N
             figures.kills += 1
             if timer is not None and plan.kill_at_append == 0:
                 figures.kills_on_timer += 1
+                figures.timer_kills_after_a_seal += int(progressed)
             else:
                 figures.kills_at_line += 1
         elif code == 3:
@@ -390,7 +419,7 @@ def season(work: Path, *, sessions: int, kills: int, seed: int, world: World | N
         else:
             raise RuntimeError(f"the faulted daemon exited {code}: {err[-3000:]}")
     else:
-        raise RuntimeError(f"the faulted season did not finish in {limit} restarts")
+        raise RuntimeError(f"the faulted season did not finish in {limit} restarts: " + "\n".join(figures.exits[-8:]))
     figures.faulted_s = time.perf_counter() - t0
     figures.counts, figures.differences = compare(calm, faulted)
     figures.duplicates = duplicates(faulted)
@@ -407,16 +436,18 @@ def _to_next_kill(done: int, kills: int, total: int, sealed: int) -> int:
 def _next_plan(rng: random.Random, sessions: int, world: World, per_process: int, figures: Figures,
                kills: int) -> tuple[Plan, float | None]:
     """Kills until ``kills`` happened (two in three at a book append: before the write, after it, or in
-    the middle of it, leaving a torn line; one in three on a wall-clock timer), a full disk on one process
-    in four; then a clean run to the end."""
+    the middle of it, leaving a torn line; one in three on a wall-clock timer 0.2-4 s after the child is
+    ready), a full disk (before the kill) in three processes in ten; then a clean run to the end."""
     if figures.kills >= kills:
         return Plan(sessions, world, step_seed=rng.randint(1, 10**6)), None
-    enospc = rng.randint(1, per_process) if rng.random() < 0.25 else 0
+    full_disk = rng.random() < 0.3
     if rng.random() < 2 / 3:
-        where = rng.choice(("before", "after", "mid"))
-        return Plan(sessions, world, kill_at_append=rng.randint(1, per_process), kill_before_write=where == "before",
+        where, at = rng.choice(("before", "after", "mid")), rng.randint(1, per_process)
+        enospc = rng.randint(1, at - 1) if full_disk and at > 1 else 0  # the disk fills before the kill
+        return Plan(sessions, world, kill_at_append=at, kill_before_write=where == "before",
                     kill_mid_write=where == "mid", enospc_at_append=enospc, step_seed=rng.randint(1, 10**6)), 120.0
-    return Plan(sessions, world, enospc_at_append=enospc, step_seed=rng.randint(1, 10**6)), rng.uniform(1.5, 6.0)
+    enospc = rng.randint(1, per_process) if full_disk else 0
+    return Plan(sessions, world, enospc_at_append=enospc, step_seed=rng.randint(1, 10**6)), rng.uniform(0.2, 4.0)
 
 
 def _count(path: Path) -> int:
