@@ -48,7 +48,14 @@ class AskChain:
         self, run_id: str, session: str, seats: Sequence[SeatSpec], markets: Mapping[str, Sequence[str]],
         deadline: datetime, second_wave: datetime, retry_policy: str, role: RunRole,
     ) -> BookLine:
-        """The expected answers of one run, sealed before its first ask (requirement 13)."""
+        """The expected answers of one run, sealed before its first ask (requirement 13).
+
+        Idempotent per run: a daemon killed between this line and the run line seals the same run
+        again when it restarts, and finds its roster already here (that line is returned, nothing is
+        sealed): one roster per run, whatever the number of restarts."""
+        sealed = self.roster_of(run_id)
+        if sealed is not None:
+            return sealed
         roster = [
             RosterSeat(seat=s.name, adapter=s.adapter, model=s.model, effort=s.effort, markets=sorted(markets),
                        horizons={m: list(h) for m, h in sorted(markets.items())}, deadline=iso_seconds(deadline),
@@ -57,6 +64,13 @@ class AskChain:
         ]
         return self._seal(RosterLine(run_id=run_id, session=session, role=role, seats=roster,
                                      second_wave=iso_seconds(second_wave), retry_policy=retry_policy))
+
+    def roster_of(self, run_id: str) -> BookLine | None:
+        """The roster line sealed for ``run_id``, or ``None`` (read from the chain: the file is the truth)."""
+        for line in iter_lines(self.path):
+            if line.kind == "roster" and line.content.get("run_id") == run_id:
+                return line
+        return None
 
     def seal_ask(self, run_id: str, session: str, seat: str, attempt: int, text: str, common_sha256: str) -> BookLine:
         """Hash of the exact text this seat receives, sealed before it is sent."""

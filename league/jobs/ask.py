@@ -22,14 +22,14 @@ from league.asks import MarketLine, account_block, common_text, publish_ask_text
 from league.book.index import BookIndex
 from league.book.lines import RunLine, RunRole
 from league.calendar import et_time
-from league.clock import iso_seconds
+from league.clock import iso_seconds, parse_iso
 from league.config import as_time
 from league.counting import COUNTED, counted_runs, run_events
 from league.jobs.context import League, Pending
 from league.jobs.runner import SeatAsk
 from league.jobs.seal import seal_on_arrival
 from league.jobs.snapshot import daily_closes, job_snapshot
-from league_agents.base import Ask, FailureClass, SeatReply, SeatSpec
+from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
 
 log = structlog.get_logger(__name__)
 #: What a seat's ask shows of its own paper accounts (from its latest sealed ``mark`` per league).
@@ -72,7 +72,7 @@ def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequenc
 
         preflight(lg, session)
     specs = [s for s in lg.config.roster.seat if seats is None or s.name in seats]
-    run_id = f"{session}-r{len(lg.index.runs(session)) + 1}"
+    run_id = next_run_id(lg, session)
     text = common_text(session, run_id, _market_lines(lg, session, record["snapshot"]), record["sha256"], crowd)
     common_sha = publish_ask_text(lg.data_dir / "asks", text)
     asked = markets_asked(lg)
@@ -86,13 +86,18 @@ def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequenc
     }))
     if context_extra is None and lg.ask_context is not None:
         context_extra = lg.ask_context(lg, session)
-    context = _ask_context(lg, record, context_extra)
+    context = structured_context(lg, record, context_extra)
     with structlog.contextvars.bound_contextvars(run_id=run_id):  # every line of the fan-out names its run
         _fan_out(lg, run_id, session, specs, text, common_sha, attempt, asked, context)
     return run_id
 
 
-def _ask_context(lg: League, record: Mapping[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
+def next_run_id(lg: League, session: str) -> str:
+    """The id the next run of a session gets (a run killed before its run line gets the same id again)."""
+    return f"{session}-r{len(lg.index.runs(session)) + 1}"
+
+
+def structured_context(lg: League, record: Mapping[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
     rows = snapshot_rows(record["snapshot"])
     crowd = {q.get("market") for q in record.get("crowd", [])}
     previous = previous_day_changes(lg, record["session"])
@@ -127,14 +132,15 @@ def second_wave_time(lg: League, session: str) -> datetime:
     return et_time(date.fromisoformat(session), as_time(lg.config.roster.second_wave))
 
 
-def seat_accounts(index: BookIndex, seat: str) -> dict[str, Any] | None:
+def seat_accounts(index: BookIndex, seat: str, *, until: datetime | None = None) -> dict[str, Any] | None:
     """A seat's own paper accounts as its ask shows them (the paper's ask carries each model's account):
     ``{league: {as_of, cash, value, positions, …}}`` from its latest sealed ``mark`` per league, or
     ``None`` before its first mark. A seat sees nothing of anyone else's account. Marks are read from the
-    memory window (league.jobs.window): a seat not marked for longer than that shows no account."""
+    memory window (league.jobs.window): a seat not marked for longer than that shows no account. ``until``:
+    only marks sealed by then (the text of an ask re-sent after a restart is the text first sealed)."""
     latest: dict[str, dict[str, Any]] = {}
     for mark in index.recent("mark"):
-        if mark.get("account") != seat:
+        if mark.get("account") != seat or (until is not None and parse_iso(mark["at"]) > until):
             continue
         league = str(mark.get("league", ""))
         if league not in latest or mark["n"] > latest[league]["n"]:
@@ -200,9 +206,9 @@ def budget_stops(lg: League, session: str, specs: Sequence[SeatSpec]) -> dict[st
     return stops
 
 
-def stopped_reply(lg: League, seat: str, reason: str) -> Future[SeatReply]:
+def stopped_reply(lg: League, seat: str, reason: str, clock: Now | None = None) -> Future[SeatReply]:
     """The reply of a seat the league did not run: a ``budget_exhausted`` silence, arrived now."""
-    now = lg.clock.now()
+    now = (clock or lg.clock.now)()
     fut: Future[SeatReply] = Future()
     fut.set_result(SeatReply(seat=seat, raw="", model="", version="", mode="", started_at=now, finished_at=now,
                              failure=FailureClass.BUDGET, detail=reason))
@@ -218,13 +224,23 @@ def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], c
         lg.asks.seal_ask(run_id, session, spec.name, attempt, text, common_sha)
         prepared.append(SeatAsk(spec, Ask(text=text, sha256=sha256_text(text), session=session, attempt=attempt,
                                           context=context)))
+    send(lg, run_id, session, prepared, common_sha, asked)
+
+
+def send(lg: League, run_id: str, session: str, prepared: Sequence[SeatAsk], common_sha: str,
+         asked: dict[str, list[str]], *, now: Now | None = None) -> None:
+    """Send asks already sealed in the ask chain through the runner; each reply is sealed on arrival
+    (simulated: by pump() at its arrival time). ``now`` is the clock the seats read (a resumed ask of
+    a simulated league reads its original asked time, league.jobs.inflight)."""
+    if not prepared:
+        return
     stopped = budget_stops(lg, session, [item.spec for item in prepared])
     running = [item for item in prepared if item.spec.name not in stopped]
-    started = iter(lg.runner.start(running, lg.clock.now, deadline(lg, session)))
-    arriving = [stopped_reply(lg, item.spec.name, stopped[item.spec.name]) if item.spec.name in stopped
+    started = iter(lg.runner.start(running, now or lg.clock.now, deadline(lg, session)))
+    arriving = [stopped_reply(lg, item.spec.name, stopped[item.spec.name], now) if item.spec.name in stopped
                 else next(started) for item in prepared]
     for item, fut in zip(prepared, arriving, strict=True):
-        name = item.spec.name
+        name, attempt = item.spec.name, item.ask.attempt
         if lg.simulated:  # sealed by pump() at its simulated arrival time
             lg.pending.append(Pending(run_id, session, name, attempt, common_sha, item.ask.sha256, asked, fut))
             continue

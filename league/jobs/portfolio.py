@@ -32,6 +32,10 @@ log = structlog.get_logger(__name__)
 RULE_SETS = ("arena-3", "pro-1")
 #: Each open league's two seasons (the portfolio engine's state), built at first use.
 _SEASONS: WeakKeyDictionary[League, dict[str, Season]] = WeakKeyDictionary()
+#: The last session each of them has run in memory (restored or marked), by league.
+_MARKED: WeakKeyDictionary[League, dict[str, str]] = WeakKeyDictionary()
+#: The kinds of a session's portfolio lines (league.portfolio.seal.session_lines).
+SESSION_KINDS = ("decision", "rejection", "trade", "mark")
 
 
 class ProviderBars:
@@ -42,18 +46,24 @@ class ProviderBars:
         self.cache: dict[tuple[str, date], list[Bar]] = {}
 
     def bars(self, symbol: str, session: date) -> Sequence[Bar]:
+        """A session's bars; a provider failure is not remembered (the next stage asks again), so what
+        a session's lines say never depends on how long the daemon process has lived."""
         key = (symbol, session)
-        if key not in self.cache:
-            self.cache[key] = self._fetch(symbol, session)
-        return self.cache[key]
+        if key in self.cache:
+            return self.cache[key]
+        got = self._fetch(symbol, session)
+        if got is None:
+            return []
+        self.cache[key] = got
+        return got
 
-    def _fetch(self, symbol: str, session: date) -> list[Bar]:
+    def _fetch(self, symbol: str, session: date) -> list[Bar] | None:
         cal = self.lg.calendar
         try:
             raw = self.lg.prices.bars(symbol, cal.session_open(session), cal.session_close(session))
         except Exception as exc:  # noqa: BLE001 - no bars: the engine leaves the trade unfilled
             log.warning("portfolio.no_bars", symbol=symbol, session=str(session), error=str(exc))
-            return []
+            return None
         return [Bar(b.start.astimezone(UTC), b.open, b.high, b.low, b.close) for b in raw]
 
 
@@ -73,30 +83,41 @@ def record_bill_rates(lg: League, start: date, end: date, symbol: str = "^IRX") 
 
     closes = lg.prices.daily_closes(symbol, start, end)
     points = {d.isoformat(): f"{c:.3f}" for d, c in closes}
-    if points:
-        (lg.data_dir / lg.config.settings.portfolio.bill_rates).write_text(json.dumps(points, indent=0))
+    if points:  # written whole or not at all (a temporary name, then a rename)
+        path = lg.data_dir / lg.config.settings.portfolio.bill_rates
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(points, indent=0))
+        tmp.replace(path)
     return len(points)
 
 
-def _seasons(lg: League) -> dict[str, Season]:
-    """Both leagues' seasons in memory, restored from the sealed lines the first time a league needs them."""
+def _seasons(lg: League, before: str) -> dict[str, Season]:
+    """Both leagues' seasons in memory, restored the first time a league needs them from the lines
+    sealed for sessions before ``before`` (the session being marked may be half-sealed: a daemon killed
+    in the middle of its lines; mark_session finishes it)."""
     if lg not in _SEASONS:
         bars, bills = ProviderBars(lg), bill_rates(lg)
         seasons = {name: Season(rule_set(name), bars, bills, seed=lg.config.settings.prices.seed)
                    for name in RULE_SETS}
-        _restore(lg, seasons)
+        _MARKED[lg] = _restore(lg, seasons, before)
         _SEASONS[lg] = seasons
     return dict(_SEASONS[lg])
 
 
-def _restore(lg: League, seasons: dict[str, Any]) -> None:
+def _restore(lg: League, seasons: dict[str, Any], before: str) -> dict[str, str]:
+    """Restore each season from its lines of sessions before ``before``; the last session restored, by league."""
     from league.portfolio.seal import fill_from_content, mark_from_content
 
+    last: dict[str, str] = {}
     for name, season in seasons.items():
-        marks = [mark_from_content(m) for m in lg.index.of_kind("mark") if m.get("league") == name]
-        fills = [fill_from_content(t) for t in lg.index.of_kind("trade") if t.get("league") == name]
+        mine = [m for m in lg.index.of_kind("mark") if m.get("league") == name and str(m.get("session")) < before]
+        marks = [mark_from_content(m) for m in mine]
+        fills = [fill_from_content(t) for t in lg.index.of_kind("trade")
+                 if t.get("league") == name and str(t.get("session")) < before]
         if marks:
             season.restore(marks, fills)
+            last[name] = max(str(m["session"]) for m in mine)
+    return last
 
 
 def _seal_rules(lg: League) -> None:
@@ -134,19 +155,29 @@ def _reply_object(lg: League, answer: dict[str, Any]) -> dict[str, Any]:
 
 
 def mark_session(lg: League, session: str) -> int:
-    """Seal the session's portfolio lines for both leagues; returns how many lines were sealed."""
-    if not lg.stages.portfolio or lg.index.of_kind("mark", session):
+    """Seal the session's portfolio lines for both leagues; returns how many lines were sealed.
+
+    Idempotent at every line: a league's lines of a session are computed from the state before it, and
+    only those not yet sealed (after the sealed prefix a killed daemon left) are sealed."""
+    if not lg.stages.portfolio:
         return 0
     if not any(r.get("role") == COUNTED for r in lg.index.runs(session)):
         return 0
     _seal_rules(lg)
     decisions = counted_decisions(lg, session)
     sealed = 0
-    for name, season in _seasons(lg).items():
+    for name, season in _seasons(lg, session).items():
+        if _MARKED[lg].get(name, "") >= session:
+            continue
         outcome = season.run_session(date.fromisoformat(session), decisions)
+        _MARKED[lg][name] = session
         from league.portfolio.seal import session_lines
 
-        for kind, content in session_lines(outcome):
+        lines = session_lines(outcome)
+        done = [x["kind"] for kind in SESSION_KINDS for x in lg.index.of_kind(kind, session) if x.get("league") == name]
+        if done and sorted(done) != sorted(kind for kind, _ in lines[: len(done)]):
+            log.error("portfolio.sealed_prefix_differs", league=name, session=session, sealed=len(done))
+        for kind, content in lines[len(done):]:
             lg.seal(typed_line({"kind": kind, "league": name, "session": session, **content}))
             sealed += 1
     return sealed

@@ -22,15 +22,17 @@ import structlog
 from league.calendar import Calendar, et_time
 from league.clock import parse_iso
 from league.config import Schedule
+from league.errors import BookError
 from league.jobs.ask import deadline, job_ask
 from league.jobs.context import League
 from league.jobs.crowd import resolve_crowd
 from league.jobs.ingest_close import job_ingest_close
 from league.jobs.portfolio import mark_session
 from league.jobs.publish import publish_open_data
+from league.jobs.resume import resume_in_flight
 from league.jobs.score import job_score
 from league.jobs.seal import pump
-from league.jobs.second_wave import job_second_wave
+from league.jobs.second_wave import job_second_wave, stamp_first_wave
 from league.jobs.shadow import seal_shadow_weights
 from league.jobs.snapshot import job_snapshot
 from league.jobs.stamp import stamp, stamp_upgrade
@@ -111,7 +113,7 @@ STAMP = Stage("stamp", stamp)
 DAY: tuple[Job, ...] = (
     Job("snapshot", job_snapshot),
     Job("ask", job_ask),
-    Job("second_wave", job_second_wave, before=(STAMP,)),  # the first wave's seals are a batch: stamp them
+    Job("second_wave", job_second_wave, before=(Stage("stamp", stamp_first_wave),)),  # the first wave: a batch
     Job("ingest_close", job_ingest_close, after=(STAMP,)),
     Job("score", job_score, after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session),
                                    Stage("shadow_weights", seal_shadow_weights), STAMP)),
@@ -124,8 +126,13 @@ MORNING_JOBS = ("snapshot", "ask", "second_wave")
 
 
 def _stage(lg: League, stage: Stage, session: str) -> object:
+    """Run a stage; its failure is logged, except a book that could not be written (a full disk): then
+    the job fails, so the catch-up retries it with its stages (each idempotent) instead of losing the
+    stage's lines for good (docs/reliability.md)."""
     try:
         return stage.run(lg, session)
+    except BookError:
+        raise
     except Exception:  # noqa: BLE001 - a stage failing (stamps, portfolio, publish) never undoes a seal
         log.exception("stage.failed", stage=stage.name, session=session)
         return None
@@ -187,9 +194,14 @@ def _run_job(lg: League, job: str, session: str, ledger: Store | None) -> str:
 
 def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Store | None = None,
              before_each: Callable[[Fire], object] | None = None,
-             should_stop: Callable[[], bool] = lambda: False) -> list[tuple[Fire, str]]:
+             should_stop: Callable[[], bool] = lambda: False,
+             stop_on_failure: bool = False) -> list[tuple[Fire, str]]:
     """Run, in order, every planned job in [start, until) not yet done; each once (and none after
-    ``should_stop`` turns true: a stop was requested)."""
+    ``should_stop`` turns true: a stop was requested). First, the asks a killed daemon left in flight
+    are resumed (league.jobs.resume): re-sent identically, or sealed as lost when past their deadline.
+    With ``stop_on_failure`` the catch-up ends at the first failed job (a simulated daemon retries it
+    at once, before any later job runs: docs/reliability.md)."""
+    resume_in_flight(lg)
     done: list[tuple[Fire, str]] = []
     opened = lg.index.of_kind("opening")
     if opened:
@@ -201,6 +213,9 @@ def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Store | No
         if before_each is not None:
             before_each(fire)
         done.append((fire, run_job(lg, fire.job, fire.session, ledger=ledger)))
+        if stop_on_failure and done[-1][1] == "failed":
+            log.warning("catch_up.stopped_at_failure", job=fire.job, session=fire.session)
+            break
     return done
 
 

@@ -97,8 +97,9 @@ def pump(lg: League, until: datetime) -> int:
     """Simulated clock only: seal every reply that has arrived by ``until``, in arrival order.
 
     Each sealed reply leaves ``lg.pending`` at once, so a reply is never sealed twice. A reply whose
-    seal fails (the book cannot be written: full disk…) stays pending for the next pump, the others
-    are sealed regardless, and :class:`SealFailed` is raised at the end."""
+    seal fails (the book cannot be written: full disk…) stays pending for the next pump, and so do the
+    replies that arrived after it: they are sealed in arrival order, as an uninterrupted run seals
+    them (the fault season, docs/reliability.md), and :class:`SealFailed` is raised."""
     if not lg.simulated:
         return 0
     until = max(until, lg.clock.now())  # whatever has arrived by now is sealed, even when a job is late
@@ -113,17 +114,17 @@ def pump(lg: League, until: datetime) -> int:
         lg.clock.set(max(reply.finished_at, lg.clock.now()))
         try:
             seal_reply(lg, p, reply)
-        except Exception as exc:  # noqa: BLE001 - the others are still sealed; reported below
+        except Exception as exc:  # noqa: BLE001 - this one and the later ones stay pending; reported below
             log.exception("seal.failed", seat=p.seat, run_id=p.run_id)
             failed.append(f"{p.run_id} {p.seat}: {exc}")
-            continue
+            break
         lg.pending.remove(p)
         sealed += 1
-    if isinstance(lg.clock, SimulatedClock) and until > lg.clock.now():
-        lg.clock.set(until)
     if failed:
         raise SealFailed(f"{len(failed)} replies could not be sealed: {'; '.join(failed)[:1000]}",
                          fix="check the disk of the data folder; the replies stay pending and are sealed next time")
+    if isinstance(lg.clock, SimulatedClock) and until > lg.clock.now():
+        lg.clock.set(until)
     return sealed
 
 
@@ -183,6 +184,27 @@ def _store_raw(lg: League, raw: str) -> tuple[str, str, str]:
             pass
         return digest, encoding, f"the raw reply could not be stored: {exc.strerror or exc}"
     return digest, encoding, ""
+
+
+def sweep_temporary(data_dir: Path) -> list[Path]:
+    """Remove the temporary files a killed daemon left half-written (a reply, a snapshot, an ask text:
+    each is written to a temporary name and renamed, so the name it was meant for is absent or whole).
+    Only what this process is not writing: a reply's temporary name carries its writer's pid."""
+    mine = f".{os.getpid()}."
+    gone = []
+    for folder in ("replies", "snapshots", "asks"):
+        for path in sorted((data_dir / folder).glob("*.tmp")):
+            if mine in path.name:
+                continue
+            try:
+                path.unlink()
+            except OSError as exc:
+                log.warning("sweep.failed", path=str(path), error=str(exc))
+                continue
+            gone.append(path)
+    if gone:
+        log.info("sweep.temporary_removed", files=[str(p.relative_to(data_dir)) for p in gone])
+    return gone
 
 
 def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:

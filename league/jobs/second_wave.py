@@ -9,8 +9,10 @@ from __future__ import annotations
 import structlog
 
 from league.counting import counted_runs
-from league.jobs.ask import job_ask
+from league.jobs.ask import job_ask, next_run_id
 from league.jobs.context import League
+from league.jobs.stamp import stamp
+from league.stamps.stamper import StampResult
 
 log = structlog.get_logger(__name__)
 
@@ -45,3 +47,15 @@ def job_second_wave(lg: League, session: str) -> str | None:
         return None
     log.info("second_wave", session=session, seats=silent, still_running=sorted(in_flight))
     return job_ask(lg, session, seats=silent, attempt=2, parent=runs[0]["run_id"])
+
+
+def stamp_first_wave(lg: League, session: str) -> StampResult | None:
+    """The first wave's seals are a batch: stamp them before the second wave, once. A daemon restarted
+    in the middle of the second wave (its roster already in the ask chain) does not stamp again: the
+    first wave was stamped before that roster, and the books' heads have moved on since."""
+    runs = counted_runs(lg, session)
+    started = any(r.get("attempt") == 2 for r in runs) or lg.asks.roster_of(next_run_id(lg, session)) is not None
+    if runs and started:
+        log.info("second_wave.first_wave_already_stamped", session=session)
+        return None
+    return stamp(lg, session)

@@ -161,10 +161,12 @@ class Stamper:
     def _write_list(self, text: str, now: datetime) -> Path:
         day = self.stamps_dir / f"{now:%Y-%m-%d}"
         day.mkdir(parents=True, exist_ok=True)
-        path, i = day / f"{now:%H%M%SZ}.txt", 1
+        path, i, data = day / f"{now:%H%M%SZ}.txt", 1, text.encode("utf-8")
         while path.exists():
+            if path.read_bytes() == data:  # the same list again (a daemon restarted mid-stamp): stamped anew, once
+                return path
             path, i = day / f"{now:%H%M%SZ}-{i}.txt", i + 1
-        _write_atomic(path, text.encode("utf-8"))
+        _write_atomic(path, data)
         return path
 
     def stamp_file(self, path: Path, *, only: Collection[BackendKind] | None = None) -> StampResult:

@@ -59,7 +59,7 @@ def test_pump_keeps_a_failed_reply_pending_and_seals_it_once(tmp_path: Path, mon
         monkeypatch.setattr(Book, "_write", refuse_first_answer)
         with pytest.raises(SealFailed, match="No space left"):
             pump(lg, now + timedelta(minutes=1))
-        assert [p.seat for p in lg.pending] == ["first"]  # the other reply was sealed regardless
-        assert pump(lg, now + timedelta(minutes=2)) == 1
+        assert [p.seat for p in lg.pending] == ["first", "second"]  # the later reply waits: arrival order kept
+        assert pump(lg, now + timedelta(minutes=2)) == 2
         seats = [a["seat"] for a in lg.index.of_kind("answer")]
     assert sorted(seats) == ["first", "second"]  # each exactly once

@@ -85,7 +85,9 @@ def test_list_names_the_heads_and_the_byte_rule(tmp_path: Path, book: Path) -> N
     assert rows[0][:3] == ("council-book.jsonl", 2, __import__("hashlib").sha256(b"".join(lines)).hexdigest())
     assert rows[0][3] == json.loads(lines[1])["link"]
     assert "head -n N" in text and result.trust_level == "1"
-    second = st.stamp_books([("council-book.jsonl", book)])
+    again = st.stamp_books([("council-book.jsonl", book)])  # the same list (a daemon restarted mid-stamp)
+    assert again is not None and again.list_path == result.list_path
+    second = st.stamp_books([("council-book.jsonl", book)], note="another list in the same second")
     assert second is not None and second.list_path.name == "130000Z-1.txt"
 
 

@@ -1,0 +1,180 @@
+"""Asks in flight when the daemon died, resumed at open/catch-up (docs/operations.md, "Restart").
+
+An ask is in flight from its ``ask`` line in the ask chain until its reply line in the council book
+(:mod:`league.jobs.inflight`). The replies of a killed daemon's asks were in its memory only, so a
+restarted daemon resumes every ask of a sealed run that has no reply line, exactly once:
+
+* sealed in the chain, no reply line: re-sent IDENTICALLY — same run, same attempt, the same text
+  (re-built from the published common text and the seat's accounts as they were when it was sealed,
+  and checked against the sealed hash). Under a simulated clock the seat reads the original asked
+  time, so a deterministic seat's reply arrives at the simulated instant it would have arrived
+  without the restart, and is sealed then (the uninterrupted run's line);
+* named by its run line's roster, never sealed in the chain (the daemon died in the fan-out): sealed
+  and sent now, as the fan-out would have;
+* live, past its deadline: nobody can answer it in time any more; the line an uninterrupted run
+  would have written is unknowable, so a ``silence`` line with failure ``no_answer`` says the ask
+  was lost with the daemon. The same line is sealed when an ask cannot be re-sent identically (its
+  common text or snapshot is gone, or the text no longer has the sealed hash).
+
+Resuming is idempotent within a process (an ask already pending or running here is not re-sent),
+and across processes the reply line decides.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import structlog
+
+from league.asks import account_block, sha256_text
+from league.book.chain import iter_lines
+from league.book.lines import SilenceLine
+from league.clock import iso_seconds, parse_iso
+from league.jobs.ask import deadline, markets_asked, seat_accounts, send, structured_context
+from league.jobs.context import League
+from league.jobs.inflight import REPLY_KINDS
+from league.jobs.runner import SeatAsk
+from league.jobs.seal import sweep_temporary
+from league_agents.base import Ask, Now
+
+log = structlog.get_logger(__name__)
+LOST = "no_answer"
+
+Key = tuple[str, str, int]  # (run_id, seat, attempt)
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What a restart did with one ask in flight: ``resent``, ``sent`` (never sealed before) or ``lost``."""
+
+    run_id: str
+    seat: str
+    attempt: int
+    action: str
+    detail: str = ""
+
+
+def resume_in_flight(lg: League) -> list[Resumed]:
+    """Resume every ask of a sealed run that has no reply line (see the module docstring), after
+    removing the temporary files the dead daemon left behind."""
+    sweep_temporary(lg.data_dir)
+    chain = [line for line in iter_lines(lg.asks.path) if line.kind in ("roster", "ask")]
+    rosters = {str(x.content["run_id"]): x.content for x in chain if x.kind == "roster"}
+    sealed = {_key(x.content): (x.content, parse_iso(x.at)) for x in chain if x.kind == "ask"}
+    replied = {_key(x) for kind in REPLY_KINDS for x in lg.index.of_kind(kind)}
+    busy = _in_process(lg)
+    out: list[Resumed] = []
+    for run in lg.index.of_kind("run"):
+        todo = []
+        for seat in run.get("roster", []):
+            key = (str(run["run_id"]), str(seat), int(run["attempt"]))
+            if key in replied or key in busy:
+                continue
+            ask = sealed.get(key)
+            todo.append((key, ask[0] if ask else None, ask[1] if ask else parse_iso(run["at"])))
+        if todo:
+            out += _resume_run(lg, run, rosters.get(str(run["run_id"])), todo)
+    if out:
+        log.warning("resume.in_flight", asks=[f"{r.run_id} {r.seat} #{r.attempt}: {r.action}" for r in out])
+    return out
+
+
+def _key(line: Mapping[str, Any]) -> Key:
+    return str(line.get("run_id")), str(line.get("seat")), int(line.get("attempt") or 0)
+
+
+def _in_process(lg: League) -> set[Key]:
+    """Asks this process already holds: pending (simulated) or running (live: by session and seat)."""
+    busy = {(p.run_id, p.seat, p.attempt) for p in lg.pending}
+    running = {key for key, fut in lg.inflight_by_seat.items() if not fut.done()}
+    for run in lg.index.of_kind("run"):
+        busy |= {(str(run["run_id"]), str(s), int(run["attempt"])) for s in run.get("roster", [])
+                 if (str(run["session"]), str(s)) in running}
+    return busy
+
+
+def _resume_run(lg: League, run: Mapping[str, Any], roster: Mapping[str, Any] | None,
+                todo: Sequence[tuple[Key, Mapping[str, Any] | None, datetime]]) -> list[Resumed]:
+    session, run_id, attempt = str(run["session"]), str(run["run_id"]), int(run["attempt"])
+    common_sha = str(run["ask_sha256"])
+    common, record = _common(lg, run)
+    asked = _asked(lg, roster)
+    specs = {s.name: s for s in lg.config.roster.seat}
+    out: list[Resumed] = []
+    batches: dict[datetime, list[SeatAsk]] = defaultdict(list)
+    context = None
+    for (_, seat, _), ask, asked_at in todo:
+        problem = _why_not(lg, session, seat, specs, common, asked_at)
+        text = "" if problem or common is None else common + account_block(
+            seat, seat_accounts(lg.index, seat, until=asked_at))
+        if not problem and ask is not None and sha256_text(text) != ask["ask_sha256"]:
+            problem = "its text can no longer be re-built with the sealed hash"
+        if problem:
+            _seal_lost(lg, run_id, session, seat, attempt, problem)
+            out.append(Resumed(run_id, seat, attempt, "lost", problem))
+            continue
+        if ask is None:  # named by the run's roster, never sealed: the fan-out died before it
+            lg.asks.seal_ask(run_id, session, seat, attempt, text, common_sha)
+        if context is None:
+            extra = lg.ask_context(lg, session) if lg.ask_context is not None else None
+            context = structured_context(lg, record, extra)
+        batches[asked_at].append(SeatAsk(specs[seat], Ask(text=text, sha256=sha256_text(text), session=session,
+                                                          attempt=attempt, context=context)))
+        out.append(Resumed(run_id, seat, attempt, "resent" if ask else "sent"))
+    for asked_at, items in sorted(batches.items()):
+        send(lg, run_id, session, items, common_sha, asked, now=_at(asked_at) if lg.simulated else None)
+    return out
+
+
+def _at(instant: datetime) -> Now:
+    """A clock standing at ``instant``: what a resumed seat of a simulated league reads (its asked time)."""
+    return lambda: instant
+
+
+def _common(lg: League, run: Mapping[str, Any]) -> tuple[str | None, dict[str, Any]]:
+    """The run's published common text and its snapshot record (``None`` text when either is gone)."""
+    import json
+
+    from league.jobs.snapshot import snapshot_path
+
+    text_path = lg.data_dir / "asks" / f"{run['ask_sha256']}.md"
+    snap_path = snapshot_path(lg, str(run["session"]))
+    try:
+        text = text_path.read_bytes().decode("utf-8")
+        record: dict[str, Any] = json.loads(snap_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None, {}
+    if sha256_text(text) != run["ask_sha256"] or record.get("sha256") != run.get("snapshot_sha256"):
+        return None, {}
+    return text, record
+
+
+def _asked(lg: League, roster: Mapping[str, Any] | None) -> dict[str, list[str]]:
+    """The markets and horizons the run asked (its sealed roster; the configuration without one)."""
+    seats = (roster or {}).get("seats") or []
+    if seats and isinstance(seats[0].get("horizons"), dict):
+        return {str(m): list(h) for m, h in seats[0]["horizons"].items()}
+    return markets_asked(lg)
+
+
+def _why_not(lg: League, session: str, seat: str, specs: Mapping[str, Any], common: str | None,
+             asked_at: datetime) -> str:
+    """Why this ask cannot be resumed identically ("" when it can)."""
+    if seat not in specs:
+        return "its seat is no longer in the roster"
+    if common is None:
+        return "its common text or snapshot is gone or no longer has the sealed hash"
+    if not lg.simulated and lg.clock.now() >= deadline(lg, session):
+        return (f"it was in flight (asked {iso_seconds(asked_at)}) when the daemon stopped and counted ingest "
+                f"closed before the restart")
+    return ""
+
+
+def _seal_lost(lg: League, run_id: str, session: str, seat: str, attempt: int, why: str) -> None:
+    lg.seal(SilenceLine.from_content({
+        "run_id": run_id, "session": session, "seat": seat, "attempt": attempt, "failure": LOST,
+        "detail": f"the ask was lost with the daemon: {why}"[:500], "booked_at": iso_seconds(lg.clock.now())}))
