@@ -96,7 +96,7 @@ from league.portfolio.season import Season
 from league.prices.reference import PricePoint, resolve
 from league.store import index_book, open_store
 from league_agents import scripted_child
-from league_agents.base import Ask, SeatReply, SeatSpec
+from league_agents.base import Ask, Seat, SeatReply, SeatSpec
 from league_agents.scripted import ScriptedSeat
 
 DEFAULT_START = date(2026, 1, 5)  # after the shipped climatology window (2016-2025)
@@ -185,7 +185,7 @@ def scripted_text(req: Mapping[str, Any]) -> str:
     return f"Scripted seat {req['seat']}, session {req['session']}.\n\n```json\n{body}\n```\n"
 
 
-def stand_in_seats(config: Config) -> dict[str, InProcessSeat]:
+def stand_in_seats(config: Config) -> dict[str, Seat]:
     """One in-process scripted seat per roster entry (the benchmarks' deterministic stand-ins)."""
     return {s.name: InProcessSeat(s) for s in config.roster.seat}
 
@@ -314,7 +314,7 @@ def _snapshot(w: Writer, day: date, data_dir: Path, crowd: list[dict[str, Any]])
 
     taken = et_time(day, dtime(8, 25))
     prev = w.calendar.previous_session(day)
-    markets = []
+    markets: list[dict[str, Any]] = []
     for m in w.config.markets.markets:
         price, before = w.prices.level(m.symbol, day), w.prices.close(m.symbol, prev)
         markets.append({"code": m.code, "symbol": m.symbol, "status": "previous_session", "price": round(price, 4),
@@ -431,8 +431,8 @@ def _score_content(w: Writer, session: str, horizon: str, rows: list[dict[str, A
     for ev in events.values():
         _resolve(w, ev)
     for row in rows:
-        ev = events.get(row.get("event_id_v2", ""))
-        up = ev.result.get("up") if ev else None
+        found = events.get(row.get("event_id_v2", ""))
+        up = found.result.get("up") if found else None
         row["outcome"] = None if up is None else int(up)
         p = row.get("prob_up")
         row["brier"] = (float(p) / 100.0 - int(up)) ** 2 if row["status"] == "counted" and p is not None \
@@ -451,10 +451,10 @@ def _score(w: Writer, day: date) -> list[dict[str, Any]]:
     assert w.view is not None
     session, at = day.isoformat(), et_time(day, dtime(16, 5))
     runs = sorted({r["run_id"] for r in w.view.index.runs(session)})
-    rows, events = session_rows(w.view, session, "1d")  # type: ignore[arg-type]
+    rows, events = session_rows(w.view, session, "1d")
     w.seal(_score_content(w, session, "1d", rows, events, runs), at)
     for h in LONG_HORIZONS:
-        rows_h, events_h = session_rows(w.view, session, h)  # type: ignore[arg-type]
+        rows_h, events_h = session_rows(w.view, session, h)
         for end, codes in end_groups(w.view, day, h).items():  # type: ignore[arg-type]
             group_rows = [r for r in rows_h if r["market"] in codes]
             group_events = [{"market": ev.market, "horizon": ev.horizon, "contract": ev.contract.as_dict(),
