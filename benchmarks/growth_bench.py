@@ -4,6 +4,7 @@ One command, re-runnable after other branches land (the leagues are generated on
 
     python benchmarks/growth_bench.py --cache /var/tmp/league-synth [--runs 3] [--sizes 1y14,2y14,5y14,1y100]
         [--scratch /dev/shm] [--max-rss-mb 6000] [--json-out FILE]
+    python benchmarks/growth_bench.py --report FILE.json [FILE.json ...]   # one table from saved records
 
 Sizes are ``<years>y<seats>`` (``5y100`` is five years × 100 seats; ``20s5`` is 20 sessions × 5 seats).
 Each league is written by benchmarks/synth_league.py into ``CACHE/<size key>`` when it is not there yet.
@@ -255,36 +256,41 @@ def run_child(argv: Sequence[str], max_rss_mb: float, timeout_s: float) -> dict[
 
 
 def measure_size(folder: Path, runs: int, scratch: Path, max_rss_mb: float, timeout_s: float,
-                 log: Callable[[str], None]) -> dict[str, list[dict[str, Any]]]:
-    """Every op ``runs`` times on one league; the morning and score runs each on a fresh copy."""
+                 log: Callable[[str], None], ops: Sequence[str] = OPS) -> dict[str, list[dict[str, Any]]]:
+    """Every op of ``ops`` ``runs`` times on one league; the morning and score runs each on a fresh copy."""
     session = next_session(league_info(folder)["last"])
     me = [sys.executable, str(Path(__file__).resolve()), "--child"]
     league_cli = shutil.which("league") or "league"
     results: dict[str, list[dict[str, Any]]] = {op: [] for op in OPS}
+    commands = {
+        "start": [*me, "start", str(folder), session.isoformat()],
+        "publish": [league_cli, "publish", "--data", str(folder / "data"), "--no-stamp"],
+        "stats": [league_cli, "stats", "--data", str(folder / "data")],
+        "api": [*me, "api", str(folder), session.isoformat()],
+    }
     for r in range(runs):
-        log(f"  run {r + 1}/{runs}: start")
-        results["start"].append(run_child([*me, "start", str(folder), session.isoformat()], max_rss_mb, timeout_s))
-        copy = scratch / f"growth-{os.getpid()}-{folder.name}"
-        if copy.exists():
-            shutil.rmtree(copy)
-        shutil.copytree(folder, copy)
-        try:
-            log(f"  run {r + 1}/{runs}: morning")
-            results["morning"].append(run_child([*me, "morning", str(copy), session.isoformat()], max_rss_mb,
-                                                timeout_s))
-            log(f"  run {r + 1}/{runs}: score")
-            results["score"].append(run_child([*me, "score", str(copy), session.isoformat()], max_rss_mb, timeout_s))
-        finally:
-            shutil.rmtree(copy, ignore_errors=True)
-        log(f"  run {r + 1}/{runs}: publish")
-        results["publish"].append(run_child([league_cli, "publish", "--data", str(folder / "data"), "--no-stamp"],
-                                            max_rss_mb, timeout_s))
-        log(f"  run {r + 1}/{runs}: stats")
-        results["stats"].append(run_child([league_cli, "stats", "--data", str(folder / "data")], max_rss_mb,
-                                          timeout_s))
-        log(f"  run {r + 1}/{runs}: api")
-        results["api"].append(run_child([*me, "api", str(folder), session.isoformat()], max_rss_mb, timeout_s))
+        for op in ops:
+            log(f"  run {r + 1}/{runs}: {op}")
+            if op in commands:
+                results[op].append(run_child(commands[op], max_rss_mb, timeout_s))
+            elif op == "morning":  # the score job follows on the same copy (it scores that morning's session)
+                _morning_and_score(folder, session, scratch, max_rss_mb, timeout_s, results, with_score="score" in ops)
     return results
+
+
+def _morning_and_score(folder: Path, session: date, scratch: Path, max_rss_mb: float, timeout_s: float,
+                       results: dict[str, list[dict[str, Any]]], *, with_score: bool) -> None:
+    me = [sys.executable, str(Path(__file__).resolve()), "--child"]
+    copy = scratch / f"growth-{os.getpid()}-{folder.name}"
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(folder, copy)
+    try:
+        results["morning"].append(run_child([*me, "morning", str(copy), session.isoformat()], max_rss_mb, timeout_s))
+        if with_score:
+            results["score"].append(run_child([*me, "score", str(copy), session.isoformat()], max_rss_mb, timeout_s))
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
 
 
 # ------------------------------------------------------------------------------------ figures
@@ -359,6 +365,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] == "--child":
         child_main(args[1], Path(args[2]), date.fromisoformat(args[3]))
         return 0
+    if args and args[0] == "--report":  # the table of saved JSON records (--json-out files), sizes in order
+        rows = [(v["label"], v) for p in args[1:] for v in json.loads(Path(p).read_text())["sizes"].values()]
+        print(markdown(sorted(rows, key=lambda r: r[1].get("lines", 0))))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, required=True, help="where generated leagues are kept (by size+seed)")
     parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"comma-separated (default {DEFAULT_SIZES})")
@@ -369,6 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-rss-mb", type=float, default=6000.0)
     parser.add_argument("--timeout-s", type=float, default=1800.0)
     parser.add_argument("--json-out", type=Path)
+    parser.add_argument("--ops", default=",".join(OPS),
+                        help="which figures (default all; score runs only after morning: it scores that session)")
     opts = parser.parse_args(args)
     scratch = opts.scratch or opts.cache
 
@@ -385,7 +397,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         info = league_info(folder)
         if report is not None:
             log(f"  generated in {info['generate_s']} s ({info['lines_per_s']} lines/s)")
-        f = figures(measure_size(folder, opts.runs, scratch, opts.max_rss_mb, opts.timeout_s, log))
+        ops = [op for op in OPS if op in opts.ops.split(",") and op != "score"]
+        if "score" in opts.ops.split(",") and "morning" not in ops:
+            ops.append("morning")  # the score job scores the morning's session
+        if "score" in opts.ops.split(","):
+            ops.append("score")
+        f = figures(measure_size(folder, opts.runs, scratch, opts.max_rss_mb, opts.timeout_s, log, ops))
         f["lines"] = sum(info["lines"].values())
         f["book_mb"] = round((folder / "data" / "books" / "council-book.jsonl").stat().st_size / 2**20, 1)
         f["generated"] = info
