@@ -256,7 +256,9 @@ def run_child(argv: Sequence[str], max_rss_mb: float, timeout_s: float) -> dict[
 
 
 def measure_size(folder: Path, runs: int, scratch: Path, max_rss_mb: float, timeout_s: float,
-                 log: Callable[[str], None], ops: Sequence[str] = OPS) -> dict[str, list[dict[str, Any]]]:
+                 log: Callable[[str], None], ops: Sequence[str] = OPS,
+                 saved: Callable[[dict[str, list[dict[str, Any]]]], object] = lambda _r: None,
+                 ) -> dict[str, list[dict[str, Any]]]:
     """Every op of ``ops`` ``runs`` times on one league; the morning and score runs each on a fresh copy."""
     session = next_session(league_info(folder)["last"])
     me = [sys.executable, str(Path(__file__).resolve()), "--child"]
@@ -275,6 +277,7 @@ def measure_size(folder: Path, runs: int, scratch: Path, max_rss_mb: float, time
                 results[op].append(run_child(commands[op], max_rss_mb, timeout_s))
             elif op == "morning":  # the score job follows on the same copy (it scores that morning's session)
                 _morning_and_score(folder, session, scratch, max_rss_mb, timeout_s, results, with_score="score" in ops)
+            saved(results)  # a run stopped half-way still leaves its figures (--json-out)
     return results
 
 
@@ -402,11 +405,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             ops.append("morning")  # the score job scores the morning's session
         if "score" in opts.ops.split(","):
             ops.append("score")
-        f = figures(measure_size(folder, opts.runs, scratch, opts.max_rss_mb, opts.timeout_s, log, ops))
-        f["lines"] = sum(info["lines"].values())
-        f["book_mb"] = round((folder / "data" / "books" / "council-book.jsonl").stat().st_size / 2**20, 1)
-        f["generated"] = info
-        record["sizes"][size.key] = {"label": size.label, **f}
+        info = league_info(folder)
+
+        def save(results: dict[str, list[dict[str, Any]]], size: synth_league.Size = size,
+                 folder: Path = folder, info: dict[str, Any] = info) -> dict[str, Any]:
+            f = figures(results)
+            f["lines"] = sum(info["lines"].values())
+            f["book_mb"] = round((folder / "data" / "books" / "council-book.jsonl").stat().st_size / 2**20, 1)
+            f["generated"] = info
+            f["runs_done"] = {op: len(rows_) for op, rows_ in results.items()}
+            record["sizes"][size.key] = {"label": size.label, **f}
+            if opts.json_out:
+                opts.json_out.write_text(json.dumps(record) + "\n", encoding="utf-8")
+            return f
+
+        f = save(measure_size(folder, opts.runs, scratch, opts.max_rss_mb, opts.timeout_s, log, ops, save))
         rows.append((size.label, f))
         log(markdown(rows[-1:]))
     record["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
