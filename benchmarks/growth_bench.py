@@ -317,6 +317,7 @@ def figures(results: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     for op in ("start", "morning", "score"):
         rows = results[op]
         out[op] = {"s": median(rows, "s"), "cpu_s": median(rows, "cpu_s"), "open_s": median(rows, "open_s"),
+                   "open_cpu_s": median(rows, "open_cpu_s"),
                    "peak_mb": median(rows, "hwm_mb"), "wall_s": median(rows, "wall_s"),
                    "sealed": median(rows, "sealed"),
                    "results": sorted({str(r) for row in rows for r in row.get("results", [])})}
@@ -340,21 +341,26 @@ def _f(value: float | None, digits: int = 1) -> str:
 
 
 def markdown(rows: list[tuple[str, dict[str, Any]]]) -> str:
-    """One row per league size: the medians (seconds / peak MB; API p50/p99 ms)."""
-    head = ("| league | lines | daemon start s / MB | morning s (open s) / MB | score s (open s) / MB "
-            "| publish s / MB | stats s / MB | API session p50/p99 ms | API league p50/p99 ms | load |")
-    out = [head, "|" + "---|" * 10]
+    """One row per league size: the medians, each cell ``wall s / CPU s / peak MB`` (on a loaded machine
+    the CPU seconds are the steadier figure); morning and score: the jobs alone, their open's CPU s after
+    ``+``; the API: p50/p99 ms of the session and league views."""
+    head = ("| league | lines | runs | daemon start | morning jobs (+open cpu) | score job (+open cpu) | publish "
+            "| stats | API session p50/p99 ms | API league p50/p99 ms | load |")
+    out = [head, "|" + "---|" * 11]
     for label, f in rows:
         st, mo, sc, pu, sa, api = (f[k] for k in ("start", "morning", "score", "publish", "stats", "api"))
+        runs = max((f.get("runs_done") or {"": 0}).values())
         out.append(
-            f"| {label} | {f.get('lines', '—')} | {_f(st['s'])} / {_f(st['peak_mb'], 0)} "
-            f"| {_f(mo['s'])} ({_f(mo['open_s'])}) / {_f(mo['peak_mb'], 0)} "
-            f"| {_f(sc['s'])} ({_f(sc['open_s'])}) / {_f(sc['peak_mb'], 0)} "
-            f"| {_f(pu['s'])} / {_f(pu['peak_mb'], 0)} | {_f(sa['s'])} / {_f(sa['peak_mb'], 0)} "
+            f"| {label} | {f.get('lines', '—')} | {runs} | {_cell(st)} | {_cell(mo)} (+{_f(mo.get('open_cpu_s'))}) "
+            f"| {_cell(sc)} (+{_f(sc.get('open_cpu_s'))}) | {_cell(pu)} | {_cell(sa)} "
             f"| {_f(api['session_p50_ms'])} / {_f(api['session_p99_ms'])} "
             f"| {_f(api['league_p50_ms'])} / {_f(api['league_p99_ms'])} "
             f"| {_f(f['load'].get('median'))} |")
     return "\n".join(out)
+
+
+def _cell(op: dict[str, Any]) -> str:
+    return f"{_f(op['s'])} / {_f(op['cpu_s'])} / {_f(op['peak_mb'], 0)}"
 
 
 def machine() -> dict[str, Any]:
@@ -369,7 +375,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         child_main(args[1], Path(args[2]), date.fromisoformat(args[3]))
         return 0
     if args and args[0] == "--report":  # the table of saved JSON records (--json-out files), sizes in order
-        rows = [(v["label"], v) for p in args[1:] for v in json.loads(Path(p).read_text())["sizes"].values()]
+        rows = [(v["label"], {**v, **(figures(v["raw"]) if "raw" in v else {})})
+                for p in args[1:] for v in json.loads(Path(p).read_text())["sizes"].values()]
         print(markdown(sorted(rows, key=lambda r: r[1].get("lines", 0))))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -414,6 +421,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f["book_mb"] = round((folder / "data" / "books" / "council-book.jsonl").stat().st_size / 2**20, 1)
             f["generated"] = info
             f["runs_done"] = {op: len(rows_) for op, rows_ in results.items()}
+            f["raw"] = results  # every run's figures, so a later --report can recompute the medians
             record["sizes"][size.key] = {"label": size.label, **f}
             if opts.json_out:
                 opts.json_out.write_text(json.dumps(record) + "\n", encoding="utf-8")
