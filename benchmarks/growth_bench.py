@@ -359,6 +359,11 @@ def markdown(rows: list[tuple[str, dict[str, Any]]]) -> str:
     return "\n".join(out)
 
 
+def _width(label: str) -> int:
+    match = re.search(r"(\d+) seats", label)
+    return int(match.group(1)) if match else 0
+
+
 def _cell(op: dict[str, Any]) -> str:
     return f"{_f(op['s'])} / {_f(op['cpu_s'])} / {_f(op['peak_mb'], 0)}"
 
@@ -377,7 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] == "--report":  # the table of saved JSON records (--json-out files), sizes in order
         rows = [(v["label"], {**v, **(figures(v["raw"]) if "raw" in v else {})})
                 for p in args[1:] for v in json.loads(Path(p).read_text())["sizes"].values()]
-        print(markdown(sorted(rows, key=lambda r: r[1].get("lines", 0))))
+        print(markdown(sorted(rows, key=lambda r: (_width(r[0]), r[1].get("lines", 0)))))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, required=True, help="where generated leagues are kept (by size+seed)")
