@@ -1,0 +1,101 @@
+"""The synthetic league generator (benchmarks/synth_league.py) writes a league the real code accepts.
+
+A tiny league (3 sessions × 2 seats): every line of both books fits its typed model, both chains verify,
+and the database index holds exactly the book's lines, kind by kind. No timing here (the figures are
+benchmarks/growth_bench.py's, in docs/costs.md).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from league.book.chain import iter_lines
+from league.book.lines import ForeignLine, check_book, read_line
+from league.config import load_config
+from league.store import open_store
+from league.verify.chain import verify
+
+BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import synth_league
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    out = tmp_path_factory.mktemp("synth") / "league"
+    report = synth_league.write_league(out, synth_league.Size.of(sessions=3, seats=2, seed=11))
+    return out, report
+
+
+def books(out: Path) -> dict[str, Path]:
+    folder = out / "data" / "books"
+    return {"council-book": folder / "council-book.jsonl", "asks": folder / "asks.jsonl"}
+
+
+def test_every_line_fits_its_typed_model(synth) -> None:  # type: ignore[no-untyped-def]
+    out, _ = synth
+    for path in books(out).values():
+        counts, problems = check_book(path)
+        assert problems == []
+        assert sum(counts.values()) > 0
+        assert not [ln.n for ln in iter_lines(path) if isinstance(read_line(ln.content), ForeignLine)]
+
+
+def test_the_day_s_shapes_are_all_there(synth) -> None:  # type: ignore[no-untyped-def]
+    out, report = synth
+    kinds = Counter(ln.kind for ln in iter_lines(books(out)["council-book"]))
+    assert kinds["opening"] == 1 and kinds["rules"] == 2
+    for kind in ("run", "ingest_close", "score"):
+        assert kinds[kind] == len(report.sessions) == 3
+    assert kinds["answer"] == 3 * 2
+    assert kinds["crowd"] > 0 and kinds["mark"] > 0 and kinds["decision"] > 0
+    asks = Counter(ln.kind for ln in iter_lines(books(out)["asks"]))
+    assert asks == {"counting_rule": 1, "roster": 3, "ask": 6}
+    first_score = next(ln for ln in iter_lines(books(out)["council-book"]) if ln.kind == "score")
+    assert {r["status"] for r in first_score.content["seats"]} == {"counted"}
+    assert all(m["status"] == "resolved" for m in first_score.content["markets"])
+
+
+def test_both_chains_verify(synth) -> None:  # type: ignore[no-untyped-def]
+    out, report = synth
+    for name, path in books(out).items():
+        result = verify(path)
+        assert result.ok, (name, result.bad_line, result.reason)
+        assert result.lines == report.lines[name]
+
+
+def test_the_database_index_matches_the_books(synth) -> None:  # type: ignore[no-untyped-def]
+    out, _ = synth
+    config = load_config(out / "config")
+    store = open_store(config.database_url)
+    try:
+        with store.engine.connect() as conn:
+            rows = conn.execute(text("SELECT book, kind, count(*) FROM book_lines GROUP BY book, kind")).all()
+            jobs = conn.execute(text("SELECT count(*) FROM job_runs WHERE status = 'done'")).scalar_one()
+    finally:
+        store.close()
+    indexed = {(book, kind): n for book, kind, n in rows}
+    expected = {(name, kind): n for name, path in books(out).items()
+                for kind, n in Counter(ln.kind for ln in iter_lines(path)).items()}
+    assert indexed == expected
+    assert jobs > 0
+
+
+def test_the_size_key_names_length_width_and_seed() -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import synth_league
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    assert synth_league.Size.of(years=5, seats=100).key == "s1260-w100-seed7"
+    assert synth_league.Size.of(sessions=3, seats=2, seed=11).label == "3 sessions × 2 seats"
+    assert json.loads(json.dumps(synth_league.Size.of(years=1).key)) == "s252-w14-seed7"
