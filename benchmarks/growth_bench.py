@@ -13,8 +13,8 @@ child's peak resident memory (VmHWM, or ``ru_maxrss`` of a CLI child) and the 1-
 around it:
 
 * ``start``: opening the league as the daemon does before it runs anything (``open_live``'s path:
-  configuration, database, :func:`league.compose.build_league` with the live stages; the demo folder's
-  simulated clock is replaced by the system clock, the seats' tools are not checked);
+  configuration, database, :func:`league.compose.build_league` with the live stages; the clock at 06:00 ET
+  of the session after the league's last, the seats' tools are not checked);
 * ``morning``: the next session's snapshot, ask and second wave through the scheduler's job runner
   (``run_job``) under a simulated clock, deterministic in-process scripted seats
   (synth_league.InProcessSeat) and the demo's stand-ins (league.demo.add_stand_ins: seeded crowd,
@@ -99,16 +99,22 @@ def next_session(last: str) -> date:
 
 
 # ------------------------------------------------------------------------------------ child ops
-def op_start(folder: Path, _session: date) -> dict[str, Any]:
-    """The daemon's open: config, database, the League with the live stages (nothing is sealed)."""
+def op_start(folder: Path, session: date) -> dict[str, Any]:
+    """The daemon's open: config, database, the League with the live stages (nothing is sealed).
+
+    The clock reads 06:00 ET of the session after the league's last one, as for a daemon that has run the
+    league up to now: the memory window (league.jobs.window) is counted back from the clock's today, and a
+    synthetic league runs past the real today (with the system clock every later session stayed in it)."""
     t0, c0 = time.perf_counter(), time.process_time()
-    from league.clock import SystemClock
+    from league.calendar import et_time
+    from league.clock import SimulatedClock
     from league.compose import LIVE, build_league
     from league.config import load_config
     from league.store import open_store
 
     config = load_config(folder / "config")
-    lg = build_league(config, SystemClock(), stages=LIVE, store=open_store(config.database_url))
+    clock = SimulatedClock(et_time(session, dtime(6, 0)))
+    lg = build_league(config, clock, stages=LIVE, store=open_store(config.database_url))
     out = {"s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0, "lines": lg.book.lines}
     lg.close()
     return out
