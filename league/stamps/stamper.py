@@ -32,11 +32,12 @@ import structlog
 from cryptography.hazmat.primitives import serialization
 from tenacity import Retrying
 
-from league.book import head_of, stamped_list
+from league.book import stamped_list
 from league.clock import Clock, iso_seconds
 from league.errors import LeagueError
 from league.ops import metrics
 from league.retry import bounded
+from league.stamps.heads import HeadCache
 from league.stamps.interface import (
     Artifact,
     BackendKind,
@@ -137,6 +138,7 @@ class Stamper:
         self.certs = dict(certs or {})
         self._sleep = sleep
         self._trust: Any = None  # the reader-side trust store, loaded on first public token
+        self._heads = HeadCache()  # each stamp hashes only the lines appended since the last (heads.py)
 
     def stamp_books(self, books: Sequence[tuple[str, Path]], *, note: str = "",
                     only: Collection[BackendKind] | None = None) -> StampResult | None:
@@ -147,7 +149,7 @@ class Stamper:
         """
         now = self.clock.now()
         try:
-            heads = [(name, head_of(path)) for name, path in books]
+            heads = [(name, self._heads.head(path)) for name, path in books]
             path = self._write_list(stamped_list(heads, taken_at=now, note=note), now)
         except (LeagueError, OSError, ValueError) as exc:
             log.error("stamp.list_failed", error=str(exc))
@@ -273,14 +275,19 @@ class Stamper:
             if entry is None or entry.get("complete"):
                 return None
             proof = status_file.with_name(entry["file"])
-            new, complete = ots.upgrade(proof.read_bytes())
-            _write_atomic(proof, new)
+            raw = proof.read_bytes()
+            new, complete = ots.upgrade(raw)
+            if new != raw:  # a proof still pending is left as it is (no rewrite, no fsync)
+                _write_atomic(proof, new)
         except (StampError, OSError, ValueError, KeyError) as exc:
             log.warning("stamp.upgrade_failed", status=str(status_file), error=str(exc))
             return None
+        before = json.dumps(record, indent=1)
         entry["complete"] = entry["verified"] = complete
         record["trust_level"] = level_of(tuple(BackendOutcome(**b) for b in record["backends"]))
-        _write_atomic(status_file, json.dumps(record, indent=1).encode("utf-8") + b"\n")
+        after = json.dumps(record, indent=1)
+        if after != before:
+            _write_atomic(status_file, after.encode("utf-8") + b"\n")
         return status_file.with_name(record["list"]), complete
 
 
