@@ -15,11 +15,18 @@ from typing import Any
 
 from league.prices.interface import Bar, PriceSource, check_window
 
+#: Days (symbol × UTC day) kept as bar objects. A day of one symbol is up to 1,440 ``Bar`` objects,
+#: ~0.35 MB; all twelve demo symbols ~4.2 MB a day. The jobs of one session touch that session and the
+#: few before it (draw bands, the crowd's day-over-day), so 128 entries (ten days of every symbol) hold
+#: the working set; the former 1,024 kept ~360 MB of bars alive by the end of a 126-session season.
+#: An evicted day is fetched again from ``inner`` (the replay keeps its own compact per-day arrays).
+MAX_DAYS = 128
+
 
 class MemoProvider:
     """Serve ``bars`` from whole-day fetches of ``inner``, keeping the last ``max_days`` days."""
 
-    def __init__(self, inner: PriceSource, max_days: int = 1024) -> None:
+    def __init__(self, inner: PriceSource, max_days: int = MAX_DAYS) -> None:
         self.inner = inner
         self.name = getattr(inner, "name", "memo")
         self.max_days = max_days

@@ -31,6 +31,7 @@ from league.config import HORIZON_SESSIONS, Config, MarketSpec
 from league.publish import producers
 from league.publish import roster as rostermod
 from league.publish.bookfacts import read_facts
+from league.publish.bookread import shared_reads
 from league.verify.compare import FORECAST_KEY, diff_csv_bytes, diff_csv_order, diff_json_bytes
 from league.verify.reader import Status
 
@@ -91,6 +92,11 @@ def published_inputs(folder: Path) -> StatsInputs:
 def write_statistics(books: Path, forecasts: Path, out: Path, inputs: StatsInputs) -> None:
     """The statistics files with the point-forecast block, then the crowd and portfolio tables merged into
     council-league.json, in the publisher's order (``books``: a data folder holding ``books/council-book.jsonl``)."""
+    with shared_reads():  # one verified read of the book for the three steps below (bookread.py)
+        _write_statistics(books, forecasts, out, inputs)
+
+
+def _write_statistics(books: Path, forecasts: Path, out: Path, inputs: StatsInputs) -> None:
     inputs.call(forecasts, out)
     if (books / "books" / BOOK).is_file():
         producers.points(books, out)

@@ -88,7 +88,7 @@ def lines_after(path: Path, name: str, last_n: int, last_link: str) -> Iterator[
     """
     resume = _RESUME.get(str(path))
     if resume is not None and resume.fits(path, last_n, last_link):
-        yield from _scan(path, name, resume.start, last_n, last_link, after=last_n)
+        yield from _scan(path, name, resume.start, last_n, last_link, after=last_n, resuming=True)
     else:
         yield from _scan(path, name, 0, 1, "", after=last_n, last_link=last_link)
 
@@ -125,23 +125,24 @@ _RESUME: dict[str, _Resume] = {}
 
 
 def _scan(path: Path, name: str, offset: int, first: int, prev: str, *, after: int,
-          last_link: str = "") -> Iterator[BookLine]:
-    """Read lines from byte ``offset`` (line ``first``, whose predecessor's link is ``prev``; or line
-    ``first`` itself when resuming, already checked), verifying each; yield those after ``after``.
-    A full read (``offset`` 0) also checks that line ``after`` carries ``last_link``."""
+          last_link: str = "", resuming: bool = False) -> Iterator[BookLine]:
+    """Read lines from byte ``offset``: line ``first``, whose predecessor's link is ``prev``; or, when
+    ``resuming``, line ``first`` itself (already checked by :meth:`_Resume.fits`, its link ``prev``).
+    Verify each and yield those after ``after``. A full read also checks that line ``after`` carries
+    ``last_link``."""
     inode = os.stat(path).st_ino
     n, link, seen = first - 1, prev, 0
     with open(path, "rb") as fh:
         fh.seek(offset)
         start = offset
-        if offset:  # resuming: the line at the offset is the one the index ends at (checked by fits)
+        if resuming:  # the line at the offset is the one the index ends at (checked by fits)
             raw = fh.readline(MAX_LINE_BYTES + 1)
             start += len(raw)
             n, seen = first, first
         while raw := fh.readline(MAX_LINE_BYTES + 1):
             line = _checked_line(raw, n + 1, link)
             n, link, seen = line.n, line.link, line.n
-            if offset == 0 and n == after and link != last_link:
+            if not resuming and n == after and link != last_link:
                 raise StoreError(
                     f"book {name} ({path}) differs from the index at line {after}: its link changed",
                     fix="the book file was replaced; check it with `league verify`, then run `league rebuild`",

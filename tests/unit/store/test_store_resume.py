@@ -26,24 +26,27 @@ def _append(path: Path, lines: int, start: int = 0) -> None:
             book.append("note", {"i": i})
 
 
-def test_resumed_reads_add_exactly_the_new_lines(store: SqlStore, tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("first", [1, 4])
+def test_resumed_reads_add_exactly_the_new_lines(store: SqlStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 first: int) -> None:
     path = tmp_path / "asks.jsonl"
-    _append(path, 4)
-    assert index_book(store, path, "asks") == 4
-    scans: list[int] = []
+    _append(path, first)  # one line: the resume point is line 1, at byte 0
+    assert index_book(store, path, "asks") == first
+    scans: list[bool] = []
     real = rebuild_mod._scan
 
-    def counted(path: Path, name: str, offset: int, *args: object, **kw: object) -> object:
-        scans.append(offset)
-        return real(path, name, offset, *args, **kw)  # type: ignore[arg-type]
+    def counted(*args: object, **kw: object) -> object:
+        scans.append(bool(kw.get("resuming")))
+        return real(*args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(rebuild_mod, "_scan", counted)
     _append(path, 3, start=10)
     assert index_book(store, path, "asks") == 3
     assert index_book(store, path, "asks") == 0
-    assert store.last_indexed("asks")[0] == 7
-    assert scans and all(offset > 0 for offset in scans)  # never from line 1 again
+    _append(path, 1, start=20)
+    assert index_book(store, path, "asks") == 1
+    assert store.last_indexed("asks")[0] == first + 4
+    assert scans == [True, True, True]  # never from line 1 again
 
 
 def test_a_replaced_book_is_still_refused_after_resuming(store: SqlStore, tmp_path: Path) -> None:
