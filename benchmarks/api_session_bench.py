@@ -41,7 +41,8 @@ data, mode, requests = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 store = views.Store(DataPaths.resolve(data))
 if mode == "whole":
     store.session_rows = lambda day: [r for r in store.rows() if r["session"] == day]
-days = sorted({s["session"] for s in json.loads((data / "public" / "council-forecasts-index.json").read_text())["sessions"]})
+index = json.loads((data / "public" / "council-forecasts-index.json").read_text())
+days = sorted({s["session"] for s in index["sessions"]})
 t = time.perf_counter(); views.session(store, days[-1]); cold = time.perf_counter() - t
 rng, warm = random.Random(7), []
 for _ in range(requests):

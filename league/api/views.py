@@ -88,7 +88,8 @@ class Store:
         self.book.refresh()
         with open(self.paths.public / FORECASTS, "rb") as fh:
             parts = [_read_at(fh, offset, length) for offset, length, _ in slices]
-        if any(hashlib.sha256(part).hexdigest() != sha for part, (_, _, sha) in zip(parts[1:], slices[1:], strict=True)):
+        hashes = [sha for _, _, sha in slices[1:]]
+        if any(hashlib.sha256(part).hexdigest() != sha for part, sha in zip(parts[1:], hashes, strict=True)):
             return [r for r in self.rows() if r["session"] == day]
         text = b"".join(parts).decode("utf-8")
         rows = [r for r in csv.DictReader(io.StringIO(text, newline="")) if r["session"] == day]

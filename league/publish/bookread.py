@@ -6,7 +6,8 @@ the whole council book itself: the CSV writer, the crowd comparison, both portfo
 point-forecast track — five verified reads of the same bytes per publish, the largest part of a
 season's publish time. Inside :func:`shared_reads` (the publisher and ``league stats`` open one), the
 first reader's verified lines are kept and the others get them from here; outside it, each call
-reads the book as before.
+reads the book as before. The publisher lets the kept read go before the statistics (whose pandas
+frames are its memory peak) and reads once more after them: two reads per publish instead of five.
 
 A kept read is reused only while the file is unchanged (inode, size and modification time): a book
 appended to during a publish (a live daemon sealing meanwhile) is read again, so every producer
@@ -47,6 +48,14 @@ def shared_reads() -> Iterator[None]:
         yield
     finally:
         _READS.reset(token)
+
+
+def forget_reads() -> None:
+    """Let the kept reads go (the next reader reads again): the publisher calls it before the statistics,
+    whose frames of the whole table would otherwise sit in memory beside a whole parsed book."""
+    reads = _READS.get()
+    if reads is not None:
+        reads.clear()
 
 
 def _kept(path: Path) -> _Read | None:

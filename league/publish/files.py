@@ -24,7 +24,7 @@ from league.contest.embargo import released_bytes
 from league.publish import documents as docs
 from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
-from league.publish.bookread import shared_reads
+from league.publish.bookread import forget_reads, shared_reads
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.errors import PublishError
@@ -121,6 +121,9 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
         for done, step in enumerate(plan):
             if progress is not None:
                 progress(step.__name__.strip("_"), done, len(plan))
+            if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
+                run.book_bytes = b""
+                forget_reads()
             step(run)
     if progress is not None:
         progress("done", len(plan), len(plan))
