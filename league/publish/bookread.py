@@ -30,11 +30,10 @@ from league.book.index import BookIndex
 
 @dataclass
 class _Read:
-    """A book's verified lines (and the index over them, built on first use) at one file state."""
+    """A book's verified lines at one file state."""
 
     state: tuple[int, int, int]
     lines: list[BookLine]
-    index: BookIndex | None = None
 
 
 _READS: ContextVar[dict[str, _Read] | None] = ContextVar("league_publish_book_reads", default=None)
@@ -79,13 +78,12 @@ def book_lines(path: Path) -> list[BookLine] | Iterator[BookLine]:
 
 
 def book_index(path: Path) -> BookIndex:
-    """The book's index by kind and session (as ``BookIndex.of_book``), over the kept lines."""
+    """The book's index by kind and session (as ``BookIndex.of_book``), built over the kept lines. It is
+    not kept itself: its per-line dictionaries would sit beside the lines for the rest of the run."""
     kept = _kept(path)
     if kept is None:
         return BookIndex.of_book(path)
-    if kept.index is None:
-        index = BookIndex()
-        for line in kept.lines:
-            index.add(line)
-        kept.index = index
-    return kept.index
+    index = BookIndex()
+    for line in kept.lines:
+        index.add(line)
+    return index
