@@ -16,14 +16,13 @@ from league.config import Config, load_config
 class BookView:
     """A read-only view of a league's books for publishing and exporting (takes no writer lock)."""
 
-    def __init__(self, config: Config, calendar: Calendar, index: BookIndex | None = None) -> None:
+    def __init__(self, config: Config, calendar: Calendar) -> None:
         self.config = config
         self.data_dir = config.data_dir
         self.calendar = calendar
-        self.index = index if index is not None else BookIndex.of_book(self.data_dir / "books" / "council-book.jsonl")
+        self.index = BookIndex.of_book(self.data_dir / "books" / "council-book.jsonl")
 
     @classmethod
-    def open(cls, data_dir: Path, index: BookIndex | None = None) -> BookView:
-        """The view of DATA, with its config from the sibling ``config/`` folder that `league init` made;
-        ``index``: the council book's index when the caller already holds it (the publisher's shared read)."""
-        return cls(load_config(Path(data_dir).parent / "config"), default_calendar(), index)
+    def open(cls, data_dir: Path) -> BookView:
+        """The view of DATA, with its config from the sibling ``config/`` folder that `league init` made."""
+        return cls(load_config(Path(data_dir).parent / "config"), default_calendar())

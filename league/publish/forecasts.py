@@ -22,7 +22,6 @@ from league.book.lines import ScoreEvent, ScoreLine, ScoreRow
 from league.book.view import BookView
 from league.contracts.columns import CORRECTION, ISSUE, NO_LINE, RUN_ROLE
 from league.counting import LONG_HORIZONS, Sealed, market_specs, session_rows
-from league.publish.bookread import book_index
 
 COLUMNS = (
     "run_id session seat model mode line sealed_at status asset horizon action action_word prob_up exp_pct "
@@ -224,8 +223,7 @@ def write_forecasts(lg: Sealed, path: Path) -> int:
 def export_forecasts(data_dir: Path, target: Path) -> int:
     """The publisher's producer: write the CSV from the sealed book of DATA (read-only: safe while the
     daemon writes)."""
-    index = book_index(Path(data_dir) / "books" / "council-book.jsonl")
-    return write_forecasts(BookView.open(Path(data_dir), index), Path(target))
+    return write_forecasts(BookView.open(Path(data_dir)), Path(target))
 
 
 #: ``league tail --rows``: the CSV's columns plus where the row comes from and its Brier score.
