@@ -11,6 +11,8 @@ changes.
 from __future__ import annotations
 
 import csv
+import hashlib
+import io
 import json
 import re
 import threading
@@ -32,6 +34,8 @@ CALIB_MIN = 20
 SESSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 FALSE_WORDS = frozenset({"0", "false", "no", "n"})
 STATED = frozenset({"elicited", "explicit_50"})
+FORECASTS = "council-forecasts.csv"
+FORECASTS_INDEX = "council-forecasts-index.json"
 
 
 class Store:
@@ -71,6 +75,49 @@ class Store:
 
         self.book.refresh()
         return self.embargo.public_rows(self._cached("council-forecasts.csv", load) or [])
+
+    def session_rows(self, day: str) -> list[dict[str, str]]:
+        """The published forecast rows of one session (embargo applied), read from that session's slices of
+        the CSV as ``council-forecasts-index.json`` gives them, so a session's view does not parse the
+        season. Each slice is read with one seek and must hash to the SHA-256 the index states; an index
+        that does not describe the CSV on disk (another size, a slice that does not hash) is not trusted and
+        the whole CSV is read instead, as before."""
+        slices = self._session_slices(day)
+        if slices is None:
+            return [r for r in self.rows() if r["session"] == day]
+        self.book.refresh()
+        with open(self.paths.public / FORECASTS, "rb") as fh:
+            parts = [_read_at(fh, offset, length) for offset, length, _ in slices]
+        hashes = [sha for _, _, sha in slices[1:]]
+        if any(hashlib.sha256(part).hexdigest() != sha for part, sha in zip(parts[1:], hashes, strict=True)):
+            return [r for r in self.rows() if r["session"] == day]
+        text = b"".join(parts).decode("utf-8")
+        rows = [r for r in csv.DictReader(io.StringIO(text, newline="")) if r["session"] == day]
+        return self.embargo.public_rows(rows)
+
+    def _session_slices(self, day: str) -> list[tuple[int, int, str]] | None:
+        """(offset, length, sha256) of the CSV's header and of every block of ``day``; None without a usable index."""
+        index = self.json(FORECASTS_INDEX)
+        try:
+            size = (self.paths.public / FORECASTS).stat().st_size
+        except FileNotFoundError:
+            return None
+        if not isinstance(index, dict) or index.get("file") != FORECASTS or index.get("bytes") != size:
+            return None
+        try:
+            head = index["header"]
+            out = [(int(head["offset"]), int(head["length"]), "")]
+            out += [(int(s["offset"]), int(s["length"]), str(s["sha256"]))
+                    for s in index.get("sessions", []) if s.get("session") == day]
+        except (KeyError, TypeError, ValueError):
+            return None
+        return out
+
+
+def _read_at(fh: Any, offset: int, length: int) -> bytes:
+    fh.seek(offset)
+    data: bytes = fh.read(length)
+    return data
 
 
 # --------------------------------------------------------------------------- row helpers
@@ -194,7 +241,7 @@ def session(store: Store, day: str) -> dict[str, Any]:
         raise BadRequest(f"session {day!r} is not a date YYYY-MM-DD")
     store.book.refresh()
     runs = store.book.runs_of_session(day)
-    rows = [r for r in store.rows() if r["session"] == day]
+    rows = store.session_rows(day)
     if not runs and not rows:
         raise NotFound(f"no run in session {day}")
     markets: dict[str, Any] = {}

@@ -1,7 +1,7 @@
 """``league eval points``: the council's sealed ``target`` levels scored as point forecasts (MASE).
 
 Everything comes from the council book (``council-book.jsonl`` of a data folder's ``books/`` or of a published
-folder), read and chain-checked with :func:`league.book.iter_lines`:
+folder), read and chain-checked with :func:`league.book.iter_lines` (once per publish, league/publish/bookread.py):
 
 - the forecasts are the ``target`` of every counted cell in the ``score`` / ``score_h`` lines (the cells as the
   seat stated them, sealed at the close with their event);
@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from league.book import iter_lines
 from league.evals.errors import EvalError
 from league.evals.files import write_atomic, write_json
 from league.evals.mase import Stated, Window, compliance, relative_mase, seasonal_naive, seasonal_scale
+from league.publish.bookread import book_lines
 
 HORIZON_STEPS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
 BUCKETS = {"1d": "short", "1w": "medium", "1m": "long", "6m": "long"}
@@ -135,7 +135,7 @@ def points_report(data: Path, *, season: int = 1, min_history: int = 5) -> dict[
     """The MASE table of every seat of the council book under ``data``."""
     book = find_book(Path(data))
     # a score line not in the protocol's shape (lists of events and rows) has nothing to score here
-    lines = [ln.content for ln in iter_lines(book) if ln.kind in ("score", "score_h")
+    lines = [ln.content for ln in book_lines(book) if ln.kind in ("score", "score_h")
              and isinstance(ln.content.get("markets", []), list) and isinstance(ln.content.get("seats", []), list)]
     reader = _Reader(daily_closes(lines), season, min_history)
     for line in lines:

@@ -94,4 +94,4 @@ def stamp_upgrade(lg: League, session: str) -> list[tuple[Path, bool]] | None:
     """The nightly upgrade of pending OpenTimestamps proofs."""
     if not lg.stages.stamps:
         return None
-    return stamper_for(lg).upgrade()
+    return stamper_for(lg).upgrade(backoff=True)

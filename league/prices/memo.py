@@ -15,11 +15,19 @@ from typing import Any
 
 from league.prices.interface import Bar, PriceSource, check_window
 
+#: Days (symbol × UTC day) kept as bar objects. A day of one symbol is up to 1,440 ``Bar`` objects,
+#: ~0.35 MB; all twelve demo symbols ~4.2 MB a day. One session's jobs touch ~150 of them (today, the
+#: four sessions of each draw band, the oracle's week ahead, the crowd's day before), and consecutive
+#: sessions share most: 384 entries (~135 MB) hold that working set. The former 1,024 kept ~360 MB of
+#: bars alive by the end of a 126-session season; 128 was measured to thrash (bars rebuilt every
+#: session). An evicted day is fetched again from ``inner`` (the replay keeps compact per-day arrays).
+MAX_DAYS = 384
+
 
 class MemoProvider:
     """Serve ``bars`` from whole-day fetches of ``inner``, keeping the last ``max_days`` days."""
 
-    def __init__(self, inner: PriceSource, max_days: int = 1024) -> None:
+    def __init__(self, inner: PriceSource, max_days: int = MAX_DAYS) -> None:
         self.inner = inner
         self.name = getattr(inner, "name", "memo")
         self.max_days = max_days

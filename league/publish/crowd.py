@@ -85,12 +85,12 @@ def add_to_league_json(data_dir: Path, out: Path) -> None:
     """Publisher step: merge the crowd comparison into council-league.json and the answer-minute
     comparison into council-calibration.json (both from the sealed book)."""
 
-    from league.book.index import BookIndex
+    from league.publish.bookread import book_index
 
     path = out / "council-league.json"
     if not path.is_file():
         return
-    index = BookIndex.of_book(Path(data_dir) / "books" / "council-book.jsonl")
+    index = book_index(Path(data_dir) / "books" / "council-book.jsonl")
     doc = json.loads(path.read_text(encoding="utf-8"))
     doc["crowd"] = comparison(index)
     path.write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")

@@ -24,6 +24,7 @@ from league.contest.embargo import released_bytes
 from league.publish import documents as docs
 from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
+from league.publish.bookread import forget_reads, shared_reads
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.errors import PublishError
@@ -116,10 +117,14 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
     plan = (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _contest,
             _proof, _copies, _protocol, _code, _digest, _forecasts_index, _compliance, _dataset, _manifest, _index)
-    for done, step in enumerate(plan):
-        if progress is not None:
-            progress(step.__name__.strip("_"), done, len(plan))
-        step(run)
+    with shared_reads():  # the book is read and verified once, not once per producer (bookread.py)
+        for done, step in enumerate(plan):
+            if progress is not None:
+                progress(step.__name__.strip("_"), done, len(plan))
+            if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
+                run.book_bytes = b""
+                forget_reads()
+            step(run)
     if progress is not None:
         progress("done", len(plan), len(plan))
     return _report(run)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from league.book import iter_lines, read_content
 from league.portfolio.interface import PortfolioError
 from league.portfolio.publish import portfolio_tables_from_marks, write_accounts_csv, write_trades_csv
 from league.portfolio.seal import fill_from_content, mark_from_content
+from league.publish.bookread import book_lines
 
 
 def write_open_data(data_dir: Path, out: Path) -> list[Path]:
@@ -25,7 +25,7 @@ def write_open_data(data_dir: Path, out: Path) -> list[Path]:
     book = data_dir / "books" / "council-book.jsonl"
     if not book.is_file():
         raise PortfolioError(f"{book} not found", fix="run the league (or `league init`) before publishing")
-    lines = read_content(book, {"trade", "mark"})
+    lines = [line for line in book_lines(book) if line.kind in ("trade", "mark")]
     fills = [fill_from_content(line.content) for line in lines if line.kind == "trade"]
     marks = [mark_from_content(line.content) for line in lines if line.kind == "mark"]
     out.mkdir(parents=True, exist_ok=True)
@@ -37,7 +37,7 @@ def add_to_league_json(data_dir: Path, out: Path) -> None:
     path = Path(out) / "council-league.json"
     if not path.is_file():
         return
-    marks = [mark_from_content(line.content) for line in iter_lines(Path(data_dir) / "books" / "council-book.jsonl")
+    marks = [mark_from_content(line.content) for line in book_lines(Path(data_dir) / "books" / "council-book.jsonl")
              if line.kind == "mark"]
     doc = json.loads(path.read_text(encoding="utf-8"))
     tables = portfolio_tables_from_marks(marks) if marks else {"portfolio": None}

@@ -31,6 +31,7 @@ from league.config import HORIZON_SESSIONS, Config, MarketSpec
 from league.publish import producers
 from league.publish import roster as rostermod
 from league.publish.bookfacts import read_facts
+from league.publish.bookread import shared_reads
 from league.verify.compare import FORECAST_KEY, diff_csv_bytes, diff_csv_order, diff_json_bytes
 from league.verify.reader import Status
 
@@ -93,7 +94,12 @@ def write_statistics(books: Path, forecasts: Path, out: Path, inputs: StatsInput
     """The statistics files with the point-forecast block, then the crowd and portfolio tables merged into
     council-league.json, in the publisher's order (``books``: a data folder holding ``books/council-book.jsonl``;
     ``progress(step, done, total)``, when given, is told before each of the four producers)."""
-    tell = progress or (lambda step, done, total: None)
+    with shared_reads():  # one verified read of the book for the three steps below (bookread.py)
+        _write_statistics(books, forecasts, out, inputs, progress or (lambda step, done, total: None))
+
+
+def _write_statistics(books: Path, forecasts: Path, out: Path, inputs: StatsInputs,
+                      tell: Callable[[str, int, int], None]) -> None:
     tell("statistics", 0, 4)
     inputs.call(forecasts, out)
     tell("points", 1, 4)

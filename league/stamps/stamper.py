@@ -24,7 +24,7 @@ import shutil
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +32,12 @@ import structlog
 from cryptography.hazmat.primitives import serialization
 from tenacity import Retrying
 
-from league.book import head_of, stamped_list
+from league.book import stamped_list
 from league.clock import Clock, iso_seconds
 from league.errors import LeagueError
 from league.ops import metrics
 from league.retry import bounded
+from league.stamps.heads import HeadCache
 from league.stamps.interface import (
     Artifact,
     BackendKind,
@@ -137,6 +138,7 @@ class Stamper:
         self.certs = dict(certs or {})
         self._sleep = sleep
         self._trust: Any = None  # the reader-side trust store, loaded on first public token
+        self._heads = HeadCache()  # each stamp hashes only the lines appended since the last (heads.py)
 
     def stamp_books(self, books: Sequence[tuple[str, Path]], *, note: str = "",
                     only: Collection[BackendKind] | None = None) -> StampResult | None:
@@ -147,7 +149,7 @@ class Stamper:
         """
         now = self.clock.now()
         try:
-            heads = [(name, head_of(path)) for name, path in books]
+            heads = [(name, self._heads.head(path)) for name, path in books]
             path = self._write_list(stamped_list(heads, taken_at=now, note=note), now)
         except (LeagueError, OSError, ValueError) as exc:
             log.error("stamp.list_failed", error=str(exc))
@@ -256,13 +258,21 @@ class Stamper:
         _write_atomic(status_path(result.list_path), json.dumps(record, indent=1).encode("utf-8") + b"\n")
 
     # ------------------------------------------------------------------------ upgrade job
-    def upgrade(self) -> list[tuple[Path, bool]]:
-        """Try to complete every pending ``.ots``; returns (list, complete now?) per pending proof."""
+    def upgrade(self, *, backoff: bool = False) -> list[tuple[Path, bool]]:
+        """Try to complete every pending ``.ots``; returns (list, complete now?) per proof tried.
+
+        ``backoff`` (the nightly job): a proof is asked for every night of its first week, then only
+        when its age is 7·2^k days (see :func:`upgrade_due`), so that proofs a calendar never completes
+        do not make every night ask about every stamp ever made (quadratic over a season). ``league
+        stamp upgrade`` asks about all of them."""
         ots = next((b for b in self.backends if b.kind == "ots" and hasattr(b, "upgrade")), None)
         done: list[tuple[Path, bool]] = []
         if ots is None:
             return done
+        today = self.clock.now().astimezone(UTC).date()
         for status_file in sorted(self.stamps_dir.glob("*/*.status.json")):
+            if backoff and not upgrade_due(status_file, today):
+                continue
             result = self._upgrade_one(ots, status_file)
             if result is not None:
                 done.append(result)
@@ -275,15 +285,39 @@ class Stamper:
             if entry is None or entry.get("complete"):
                 return None
             proof = status_file.with_name(entry["file"])
-            new, complete = ots.upgrade(proof.read_bytes())
-            _write_atomic(proof, new)
+            raw = proof.read_bytes()
+            new, complete = ots.upgrade(raw)
+            if new != raw:  # a proof still pending is left as it is (no rewrite, no fsync)
+                _write_atomic(proof, new)
         except (StampError, OSError, ValueError, KeyError) as exc:
             log.warning("stamp.upgrade_failed", status=str(status_file), error=str(exc))
             return None
+        before = json.dumps(record, indent=1)
         entry["complete"] = entry["verified"] = complete
         record["trust_level"] = level_of(tuple(BackendOutcome(**b) for b in record["backends"]))
-        _write_atomic(status_file, json.dumps(record, indent=1).encode("utf-8") + b"\n")
+        after = json.dumps(record, indent=1)
+        if after != before:
+            _write_atomic(status_file, after.encode("utf-8") + b"\n")
         return status_file.with_name(record["list"]), complete
+
+
+#: A pending proof is asked for every night while younger than this many days, then at 7·2^k days.
+UPGRADE_NIGHTLY_DAYS = 7
+
+
+def upgrade_due(status_file: Path, today: date) -> bool:
+    """Is the nightly upgrade due for this stamp? Every night of its first week, then at ages of 7, 14,
+    28, 56 … days (the stamp's weekday, so a session night). Calendars complete a proof within hours;
+    one still pending after a week is asked ever more rarely, never dropped. The day is the stamp
+    folder's name (``<YYYY-MM-DD>/``); a folder not named as a day is always due."""
+    try:
+        age = (today - date.fromisoformat(status_file.parent.name)).days
+    except ValueError:
+        return True
+    if age < UPGRADE_NIGHTLY_DAYS:
+        return True
+    weeks, rest = divmod(age, UPGRADE_NIGHTLY_DAYS)
+    return rest == 0 and weeks & (weeks - 1) == 0
 
 
 def level_of(outcomes: Sequence[BackendOutcome]) -> TrustLevel:

@@ -22,11 +22,12 @@ from urllib.parse import unquote
 import structlog
 
 from league.book import BookLine, iter_lines
+from league.book.chain import BOOKKEEPING
 from league.clock import parse_iso
 from league.errors import ChainBroken
 from league.store.interface import CachedDay, Store, StoreError
 from league.store.sql import make_bar, open_store
-from league.verify.chain import verify
+from league.verify.chain import MAX_LINE_BYTES, OVERLONG, check_line, verify
 
 log = structlog.get_logger(__name__)
 
@@ -74,22 +75,100 @@ def _broken_fix(path: Path, bad_line: int, reason: str) -> str:
 
 
 def lines_after(path: Path, name: str, last_n: int, last_link: str) -> Iterator[BookLine]:
-    """Validated lines after ``last_n``, checking the file still holds the line the index ends at."""
-    seen = 0
-    for line in iter_lines(path):
-        seen = line.n
-        if line.n == last_n and line.link != last_link:
-            raise StoreError(
-                f"book {name} ({path}) differs from the index at line {last_n}: its link changed",
-                fix="the book file was replaced; check it with `league verify`, then run `league rebuild`",
-            )
-        if line.n > last_n:
-            yield line
-    if seen < last_n:
+    """Validated lines after ``last_n``, checking the file still holds the line the index ends at.
+
+    Within one process the file is not read again from line 1 each time: where the previous call
+    ended (the byte offset of its last line, the file's inode) is remembered, and when the index
+    still ends at that very line, reading resumes there. That line is read again and must carry
+    the link the index holds; anything else (another inode, a shorter file, another line at that
+    offset) falls back to the full read from line 1, which names what changed. Without this,
+    indexing asks.jsonl after every job read the whole chain each time: quadratic over a season.
+    The lines before the resume point were verified when they were first read; a tampered prefix
+    is for ``league verify`` (and the full check) to find, not for this incremental step.
+    """
+    resume = _RESUME.get(str(path))
+    if resume is not None and resume.fits(path, last_n, last_link):
+        yield from _scan(path, name, resume.start, last_n, last_link, after=last_n, resuming=True)
+    else:
+        yield from _scan(path, name, 0, 1, "", after=last_n, last_link=last_link)
+
+
+@dataclass(frozen=True)
+class _Resume:
+    """Where the last incremental read of a book ended: line ``n`` (its link) starts at byte ``start``."""
+
+    inode: int
+    n: int
+    link: str
+    start: int
+    end: int
+
+    def fits(self, path: Path, last_n: int, last_link: str) -> bool:
+        """True when the index ends at this line and the file still holds it at this offset."""
+        if (self.n, self.link) != (last_n, last_link):
+            return False
+        try:
+            st = path.stat()
+            if st.st_ino != self.inode or st.st_size < self.end:
+                return False
+            with open(path, "rb") as fh:
+                fh.seek(self.start)
+                raw = fh.read(self.end - self.start)
+            obj = json.loads(raw)
+        except (OSError, ValueError):
+            return False
+        return raw.endswith(b"\n") and isinstance(obj, dict) and (obj.get("n"), obj.get("link")) == (last_n, last_link)
+
+
+#: Resume points by book path, for this process (see :func:`lines_after`).
+_RESUME: dict[str, _Resume] = {}
+
+
+def _scan(path: Path, name: str, offset: int, first: int, prev: str, *, after: int,
+          last_link: str = "", resuming: bool = False) -> Iterator[BookLine]:
+    """Read lines from byte ``offset``: line ``first``, whose predecessor's link is ``prev``; or, when
+    ``resuming``, line ``first`` itself (already checked by :meth:`_Resume.fits`, its link ``prev``).
+    Verify each and yield those after ``after``. A full read also checks that line ``after`` carries
+    ``last_link``."""
+    inode = os.stat(path).st_ino
+    n, link, seen = first - 1, prev, 0
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        start = offset
+        if resuming:  # the line at the offset is the one the index ends at (checked by fits)
+            raw = fh.readline(MAX_LINE_BYTES + 1)
+            start += len(raw)
+            n, seen = first, first
+        while raw := fh.readline(MAX_LINE_BYTES + 1):
+            line = _checked_line(raw, n + 1, link)
+            n, link, seen = line.n, line.link, line.n
+            if not resuming and n == after and link != last_link:
+                raise StoreError(
+                    f"book {name} ({path}) differs from the index at line {after}: its link changed",
+                    fix="the book file was replaced; check it with `league verify`, then run `league rebuild`",
+                )
+            _RESUME[str(path)] = _Resume(inode, n, link, start, start + len(raw))
+            start += len(raw)
+            if n > after:
+                yield line
+    if seen < after:
         raise StoreError(
-            f"book {name} ({path}) has {seen} lines but the index already holds {last_n}",
+            f"book {name} ({path}) has {seen} lines but the index already holds {after}",
             fix="the book file was replaced or truncated; check it with `league verify`, then `league rebuild`",
         )
+
+
+def _checked_line(raw: bytes, i: int, prev: str) -> BookLine:
+    """One raw line (with its LF) verified as line ``i`` after ``prev``, as :func:`iter_lines` checks it."""
+    if not raw.endswith(b"\n"):
+        reason = OVERLONG if len(raw) > MAX_LINE_BYTES else "torn line"
+        detail = OVERLONG if reason == OVERLONG else "torn line (no LF at the end of the file)"
+        raise ChainBroken(f"line {i}: {detail}", line=i, reason=reason)
+    problem, obj = check_line(raw[:-1], i, prev)
+    if problem or obj is None:
+        raise ChainBroken(f"line {i}: {problem}", line=i, reason=str(problem))
+    content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
+    return BookLine(n=obj["n"], prev=obj["prev"], seal=obj["seal"], link=obj["link"], content=content)
 
 
 def index_book(store: Store, book_path: str | os.PathLike[str], name: str | None = None) -> int:

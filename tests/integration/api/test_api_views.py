@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from season_fixture import write_season
 from league.api.errors import BadRequest, DataFolderError, NotFound
 from league.api.paths import DataPaths
 from league.api.views import Store, calibration, grid, league_table, session
+from league.publish import publish
 
 
 @pytest.fixture()
@@ -54,3 +56,28 @@ def test_bad_inputs(store: tuple[Store, list[dict[str, object]], list[dict[str, 
     (tmp_path / "empty").mkdir()
     with pytest.raises(DataFolderError, match="no council-book.jsonl"):
         DataPaths.resolve(tmp_path / "empty")
+
+
+def test_a_session_view_reads_only_its_slice_of_the_csv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the published forecasts index, a session's rows come from its byte slices (the whole CSV is
+    never parsed); they are the rows a full read gives. A stale index falls back to the full read."""
+    season = write_season(tmp_path / "data")
+    publish(season.data)
+    st = Store(DataPaths.resolve(season.data))
+    day = season.sessions[-1]
+    full = [r for r in st.rows() if r["session"] == day]
+    assert full and st.session_rows(day) == full
+
+    def whole_csv() -> list[dict[str, str]]:
+        raise AssertionError("the whole CSV was read for one session")
+
+    monkeypatch.setattr(st, "rows", whole_csv)
+    assert session(st, day)["forecast_rows"] == len(full)
+    csv_path = season.public / "council-forecasts.csv"
+    data = csv_path.read_bytes()
+    block = next(s for s in json.loads((season.public / "council-forecasts-index.json").read_text())["sessions"]
+                 if s["session"] == day)
+    cut = data.index(day.encode(), block["offset"])
+    csv_path.write_bytes(data[:cut] + (b"1" if data[cut:cut + 1] == b"2" else b"2") + data[cut + 1:])  # same size
+    with pytest.raises(AssertionError, match="whole CSV"):  # the slice no longer hashes: not trusted
+        st.session_rows(day)

@@ -1,0 +1,83 @@
+"""Indexing a growing book resumes where the last call ended, and still refuses a changed book."""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from league.book import Book
+from league.clock import SimulatedClock
+from league.errors import ChainBroken
+from league.store import StoreError, index_book
+from league.store.sql import SqlStore
+
+#: the module (``league.store.rebuild`` the attribute is the function of that name)
+rebuild_mod = importlib.import_module("league.store.rebuild")
+T0 = datetime(2026, 6, 1, 13, 0, tzinfo=UTC)
+
+
+def _append(path: Path, lines: int, start: int = 0) -> None:
+    with Book(path, SimulatedClock(T0)) as book:
+        for i in range(start, start + lines):
+            book.append("note", {"i": i})
+
+
+@pytest.mark.parametrize("first", [1, 4])
+def test_resumed_reads_add_exactly_the_new_lines(store: SqlStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 first: int) -> None:
+    path = tmp_path / "asks.jsonl"
+    _append(path, first)  # one line: the resume point is line 1, at byte 0
+    assert index_book(store, path, "asks") == first
+    scans: list[bool] = []
+    real = rebuild_mod._scan
+
+    def counted(*args: object, **kw: object) -> object:
+        scans.append(bool(kw.get("resuming")))
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rebuild_mod, "_scan", counted)
+    _append(path, 3, start=10)
+    assert index_book(store, path, "asks") == 3
+    assert index_book(store, path, "asks") == 0
+    _append(path, 1, start=20)
+    assert index_book(store, path, "asks") == 1
+    assert store.last_indexed("asks")[0] == first + 4
+    assert scans == [True, True, True]  # never from line 1 again
+
+
+def test_a_replaced_book_is_still_refused_after_resuming(store: SqlStore, tmp_path: Path) -> None:
+    path, other = tmp_path / "asks.jsonl", tmp_path / "other.jsonl"
+    _append(path, 5)
+    index_book(store, path, "asks")
+    _append(other, 6, start=100)
+    shutil.copy(other, path)  # same inode, other lines
+    with pytest.raises(StoreError, match="differs from the index at line 5"):
+        index_book(store, path, "asks")
+
+
+def test_a_truncated_book_is_refused(store: SqlStore, tmp_path: Path) -> None:
+    path, short = tmp_path / "asks.jsonl", tmp_path / "short.jsonl"
+    _append(path, 5)
+    index_book(store, path, "asks")
+    _append(short, 2)
+    shutil.copy(short, path)
+    with pytest.raises(StoreError, match="has 2 lines but the index already holds 5"):
+        index_book(store, path, "asks")
+
+
+def test_a_bad_line_after_the_resume_point_is_named(store: SqlStore, tmp_path: Path) -> None:
+    path = tmp_path / "asks.jsonl"
+    _append(path, 3)
+    index_book(store, path, "asks")
+    _append(path, 2, start=10)
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[4] = lines[4].replace(b'"i":11', b'"i":12')
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(ChainBroken) as info:
+        index_book(store, path, "asks")
+    assert info.value.line == 5
+    assert store.last_indexed("asks")[0] == 3
