@@ -9,14 +9,13 @@ the registry answering an ask.
 
 from __future__ import annotations
 
-import subprocess
 import sysconfig
-import tarfile
 import venv
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from source_tree import run, source_copy
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[3]
@@ -36,42 +35,23 @@ print(bool(reply.raw.strip()))
 """
 
 
-def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, f"{argv}: {done.stdout[-2000:]}\n{done.stderr[-2000:]}"
-    return done
-
-
-def _source_copy(target: Path) -> Path:
-    """The tracked files the wheel is built from (so the build leaves nothing in the checkout)."""
-    files = subprocess.run(["git", "ls-files", "league", "agents", "sandbox", "league_agents", "pyproject.toml",
-                            "README.md"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    archive = target.with_suffix(".tar")
-    with tarfile.open(archive, "w") as tar:
-        for name in files:
-            tar.add(ROOT / name, arcname=name, recursive=False)
-    with tarfile.open(archive) as tar:
-        tar.extractall(target, filter="tar")
-    return target
-
-
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("beside")
     home = root / "venv"
     venv.EnvBuilder(with_pip=True).create(home)
     python = home / "bin" / "python"
-    purelib = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], root)
+    purelib = Path(run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], root)
                    .stdout.strip())
     (purelib / "league-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")  # this env's packages
-    _run([str(python), "-m", "pip", "install", "-q", "openai-agents"], root)
-    src = _source_copy(root / "src")
-    _run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", str(src)], root)
+    run([str(python), "-m", "pip", "install", "-q", "openai-agents"], root)
+    src = source_copy(root / "src")
+    run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", str(src)], root)
     yield home
 
 
 def test_both_packages_import_each_its_own(env: Path, tmp_path: Path) -> None:
-    out = _run([str(env / "bin" / "python"), "-c", PROBE], tmp_path).stdout.splitlines()
+    out = run([str(env / "bin" / "python"), "-c", PROBE], tmp_path).stdout.splitlines()
     site = str(env / "lib")
     agents_file, ours, league_file, is_openai, answered = out
     assert agents_file.startswith(site) and agents_file.endswith("agents/__init__.py")
@@ -82,7 +62,7 @@ def test_both_packages_import_each_its_own(env: Path, tmp_path: Path) -> None:
 
 
 def test_league_verify_runs_beside_openai_agents(env: Path, tmp_path: Path) -> None:
-    done = _run([str(env / "bin" / "league"), "verify", str(ROOT / "tests" / "assets" / "book" / "good.jsonl")],
+    done = run([str(env / "bin" / "league"), "verify", str(ROOT / "tests" / "assets" / "book" / "good.jsonl")],
                 tmp_path)
     assert done.stdout.startswith("ok ") and "12 lines" in done.stdout
 

@@ -14,15 +14,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tarfile
 import venv
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from source_tree import run, source_copy
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[3]
 #: Packages the lean install must not bring in (the statistics and the daemon's stack).
 ABSENT = ("pandas", "scipy", "statsmodels", "arch", "numpy", "exchange_calendars", "sqlalchemy", "fastapi",
           "uvicorn", "apscheduler", "alembic")
@@ -38,33 +37,12 @@ print(type(app).__name__, app.main, sorted(name for name in app.tasks if not nam
 """
 
 
-def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, f"{argv}: {done.stdout[-2000:]}\n{done.stderr[-2000:]}"
-    return done
-
-
-def _source_copy(target: Path) -> Path:
-    """Tracked and new (not ignored) files, so the build leaves nothing in the checkout and sees this work."""
-    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "league", "agents",
-                             "sandbox", "league_agents", "pyproject.toml", "README.md"], cwd=ROOT,
-                            capture_output=True, text=True, check=True).stdout.split()
-    archive = target.with_suffix(".tar")
-    with tarfile.open(archive, "w") as tar:
-        for name in listed:
-            if (ROOT / name).exists() or (ROOT / name).is_symlink():
-                tar.add(ROOT / name, arcname=name, recursive=False)
-    with tarfile.open(archive) as tar:
-        tar.extractall(target, filter="tar")
-    return target
-
-
 @pytest.fixture(scope="module")
 def lean(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("lean")
     home = root / "venv"
     venv.EnvBuilder(with_pip=True, system_site_packages=False).create(home)
-    _run([str(home / "bin" / "python"), "-m", "pip", "install", "-q", str(_source_copy(root / "src"))], root)
+    run([str(home / "bin" / "python"), "-m", "pip", "install", "-q", str(source_copy(root / "src"))], root)
     yield home
 
 
@@ -74,7 +52,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if subprocess.run(["which", "bwrap"], capture_output=True, check=False).returncode:
         pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
     out = tmp_path_factory.mktemp("demo") / "demo"
-    _run([str(Path(sys.executable).with_name("league")), "demo", "--sessions", "1", "--out", str(out)], out.parent)
+    run([str(Path(sys.executable).with_name("league")), "demo", "--sessions", "1", "--out", str(out)], out.parent)
     return out
 
 
@@ -82,7 +60,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def contest(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A recorded contest day's published folder, made by this environment's `league`."""
     out = tmp_path_factory.mktemp("contest") / "contest"
-    _run([str(Path(sys.executable).with_name("league")), "contest", "demo", "--out", str(out)], out.parent)
+    run([str(Path(sys.executable).with_name("league")), "contest", "demo", "--out", str(out)], out.parent)
     return out / "public"
 
 
@@ -94,9 +72,9 @@ def _league(lean: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[st
 
 
 def test_the_lean_install_has_no_scientific_stack(lean: Path, tmp_path: Path) -> None:
-    found = _run([str(lean / "bin" / "python"), "-c", PROBE, *ABSENT], tmp_path).stdout.strip()
+    found = run([str(lean / "bin" / "python"), "-c", PROBE, *ABSENT], tmp_path).stdout.strip()
     assert found == ""
-    assert _run([str(lean / "bin" / "python"), "-c", PROBE, "league", "celery", "typer"], tmp_path).stdout.strip() \
+    assert run([str(lean / "bin" / "python"), "-c", PROBE, "league", "celery", "typer"], tmp_path).stdout.strip() \
         == "league,celery,typer"
 
 
@@ -143,5 +121,5 @@ def test_league_seat_check_runs_a_scripted_seat(lean: Path, published: Path, tmp
 def test_league_worker_starts_its_celery_app(lean: Path, tmp_path: Path) -> None:
     helped = _league(lean, "worker", "--help", cwd=tmp_path)
     assert helped.returncode == 0 and "--queue" in helped.stdout
-    kind, name, tasks = _run([str(lean / "bin" / "python"), "-c", WORKER], tmp_path).stdout.split(maxsplit=2)
+    kind, name, tasks = run([str(lean / "bin" / "python"), "-c", WORKER], tmp_path).stdout.split(maxsplit=2)
     assert (kind, name) == ("Celery", "league-lab-a") and "league." in tasks
