@@ -109,6 +109,7 @@ class League:
         self.inflight_by_seat: dict[tuple[str, str], Future[SeatReply]] = {}  # (session, seat) -> latest live ask
         self.seal_failures: list[str] = []  # live replies whose line could not be written (`league run` exits 1)
         self.shutdown: Shutdown | None = None  # set where a stop can be requested (daemon, `league run`)
+        self.resumed = False  # asks left in flight by a dead process resumed (league.jobs.resume: once)
         self._lock = threading.RLock()
         self.book, self.asks, opened = open_books(config, clock)
         try:

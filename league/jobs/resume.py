@@ -60,7 +60,12 @@ class Resumed:
 
 def resume_in_flight(lg: League) -> list[Resumed]:
     """Resume every ask of a sealed run that has no reply line (see the module docstring), after
-    removing the temporary files the dead daemon left behind."""
+    removing the temporary files the dead daemon left behind. Once per opened league: only a process
+    that died can leave asks in flight, and this one's own are pending or running (re-reading the whole
+    ask chain at every simulated session's catch-up made a season quadratic)."""
+    if lg.resumed:
+        return []
+    lg.resumed = True
     sweep_temporary(lg.data_dir)
     chain = [line for line in iter_lines(lg.asks.path) if line.kind in ("roster", "ask")]
     rosters = {str(x.content["run_id"]): x.content for x in chain if x.kind == "roster"}

@@ -409,7 +409,7 @@ def season(work: Path, *, sessions: int, kills: int, seed: int, world: World | N
         figures.restarts += 1
         if code == -signal.SIGKILL:
             figures.kills += 1
-            if timer is not None and plan.kill_at_append == 0:
+            if timer is not None and timer < 120.0 and after - sealed < plan.kill_at_append:
                 figures.kills_on_timer += 1
                 figures.timer_kills_after_a_seal += int(progressed)
             else:
@@ -447,7 +447,10 @@ def _next_plan(rng: random.Random, sessions: int, world: World, per_process: int
         return Plan(sessions, world, kill_at_append=at, kill_before_write=where == "before",
                     kill_mid_write=where == "mid", enospc_at_append=enospc, step_seed=rng.randint(1, 10**6)), 120.0
     enospc = rng.randint(1, per_process) if full_disk else 0
-    return Plan(sessions, world, enospc_at_append=enospc, step_seed=rng.randint(1, 10**6)), rng.uniform(0.2, 4.0)
+    # A backstop at the next planned kill's line: a fast process could otherwise finish the season before
+    # its timer fires (a season of three sessions runs in about two seconds).
+    return Plan(sessions, world, kill_at_append=per_process, enospc_at_append=enospc,
+                step_seed=rng.randint(1, 10**6)), rng.uniform(0.2, 4.0)
 
 
 def _count(path: Path) -> int:

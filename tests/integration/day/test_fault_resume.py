@@ -203,3 +203,19 @@ def test_live_before_the_deadline_the_ask_is_resent_with_its_sealed_hash(tmp_pat
     assert all(x["kind"] == "answer" and x["seat_ask_sha256"] == by_seat[x["seat"]] for x in replies)
     after = [x for x in map(json.loads, raw_lines(config.data_dir / "books" / "asks.jsonl")) if x["kind"] == "ask"]
     assert after == asks  # re-sent, not re-sealed
+
+
+def test_one_opened_league_resumes_once_not_at_every_catch_up(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A simulated season runs a catch-up per session; re-reading the whole ask chain each time made it
+    quadratic. Only a dead process leaves asks in flight, so one League resumes once, at its first one."""
+    import league.jobs.resume as resume
+
+    reads: list[Path] = []
+    real = resume.iter_lines
+    monkeypatch.setattr(resume, "iter_lines", lambda path: reads.append(Path(path)) or real(path))
+    config = load_config(_league(tmp_path, "twice"))
+    with build_league(config, SimulatedClock(et_time(SESSION, time(8, 0))), stages=BARE) as lg:
+        _day(lg, ledger=False)
+        _day(lg, ledger=False)
+    assert [p.name for p in reads] == ["asks.jsonl"]
