@@ -11,19 +11,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from league.book import Book, BookLine, iter_lines
+from league.book.chain import _checked as checked_line
 from league.book.lines import AskLine, CountingRuleLine, Line, RosterLine, RosterSeat, RunRole
 from league.clock import Clock, iso_seconds
-from league.errors import BookError
+from league.errors import BookError, ChainBroken
+from league.verify.chain import MAX_LINE_BYTES, OVERLONG
 from league_agents.base import SeatSpec
 
 ASK_FORMAT_VERSION = "ask-1"
+#: How a roster line's kind reads in its canonical bytes (sorted keys, no spaces): the cheap filter of a scan.
+ROSTER_MARK = b'"kind":"roster"'
 
 
 def sha256_text(text: str) -> str:
@@ -43,6 +48,7 @@ class AskChain:
                 self.book.close()
                 raise BookError(f"{path}: line 1 is `{first.kind}`, not the counting-rule declaration")
         self.path = path
+        self._rosters = RosterScan()
 
     def seal_roster(
         self, run_id: str, session: str, seats: Sequence[SeatSpec], markets: Mapping[str, Sequence[str]],
@@ -66,11 +72,14 @@ class AskChain:
                                      second_wave=iso_seconds(second_wave), retry_policy=retry_policy))
 
     def roster_of(self, run_id: str) -> BookLine | None:
-        """The roster line sealed for ``run_id``, or ``None`` (read from the chain: the file is the truth)."""
-        for line in iter_lines(self.path):
-            if line.kind == "roster" and line.content.get("run_id") == run_id:
-                return line
-        return None
+        """The roster line sealed for ``run_id``, or ``None`` (read from the chain: the file is the truth).
+
+        Not a verified read of the whole chain at each call (three calls a morning, each re-hashing every
+        line sealed since the league began made the morning grow with the season, issue 15): the file's
+        raw lines are scanned once per process, from where the previous call stopped, and a roster line
+        is parsed and checked (its seal, and its link from the line before it) only when found. The
+        whole chain is verified where it always was: at the open and by ``league verify``."""
+        return self._rosters.scan(self.path).get(run_id)
 
     def seal_ask(self, run_id: str, session: str, seat: str, attempt: int, text: str, common_sha256: str) -> BookLine:
         """Hash of the exact text this seat receives, sealed before it is sent."""
@@ -82,6 +91,45 @@ class AskChain:
 
     def close(self) -> None:
         self.book.close()
+
+
+@dataclass
+class RosterScan:
+    """The roster lines of one ask chain by run, read incrementally (the file's raw lines once per process).
+
+    Where the last scan stopped (byte offset, line number, that line's bytes) is kept with the file's inode;
+    a file that was replaced or shortened is scanned again from its first line."""
+
+    inode: int = -1
+    offset: int = 0
+    n: int = 0
+    last: bytes = b""
+    rosters: dict[str, BookLine] = field(default_factory=dict)
+
+    def scan(self, path: Path) -> dict[str, BookLine]:
+        """The rosters of the chain at ``path`` as it is now, by run id (the first one of each run)."""
+        stat = os.stat(path)
+        if stat.st_ino != self.inode or stat.st_size < self.offset:
+            self.inode, self.offset, self.n, self.last, self.rosters = stat.st_ino, 0, 0, b"", {}
+        with open(path, "rb") as fh:
+            fh.seek(self.offset)
+            while raw := fh.readline(MAX_LINE_BYTES + 1):
+                if not raw.endswith(b"\n"):  # a torn tail is not a line yet; an overlong one never is
+                    if len(raw) > MAX_LINE_BYTES:
+                        raise ChainBroken(f"line {self.n + 1}: {OVERLONG}", line=self.n + 1, reason=OVERLONG)
+                    break
+                self._take(raw[:-1])
+                self.offset += len(raw)
+        return self.rosters
+
+    def _take(self, body: bytes) -> None:
+        self.n += 1
+        if ROSTER_MARK in body:
+            prev = str(json.loads(self.last)["link"]) if self.last else ""
+            line = checked_line(body, self.n, prev)  # raises ChainBroken, as the full read did
+            if line.kind == "roster":
+                self.rosters.setdefault(str(line.content.get("run_id")), line)
+        self.last = body
 
 
 def _lab(seat: SeatSpec) -> dict[str, str]:
