@@ -57,12 +57,22 @@ def due(lg: Sealed, session: str) -> tuple[str, list[str]] | None:
 
 
 def frozen_weights(lg: Sealed, version: str, window: list[str]) -> dict[str, Any]:
-    """The weights as the statistics compute them, on the segment's council rows of the window."""
+    """The weights as the statistics compute them, on the segment's council rows of the window.
+
+    The forecasts table comes session by session in date order, so reading stops after the window's last
+    session: the rows are the same, without building the whole season's rows (a league whose weights are
+    sealed late, or a synthetic one without them, paid the whole history at every score job)."""
     from league.publish.forecasts import iter_rows
     from league.scoring import council
     from league.scoring.frame import council_rows, load_forecasts
 
-    rows = [r for r in iter_rows(lg) if r["methodology_version"] == version and r["session"] in set(window)]
+    wanted = set(window)
+    rows = []
+    for r in iter_rows(lg):  # session by session in date order: nothing after the window is needed
+        if r["session"] > window[-1]:
+            break
+        if r["methodology_version"] == version and r["session"] in wanted:
+            rows.append(r)
     return council.shadow_weights(council_rows(load_forecasts(rows)), window)
 
 
