@@ -4,8 +4,9 @@ Run after the score job (docs/portfolio.md). Each rule set (``arena-3`` long-onl
 long/short) is sealed once before it governs a decision; then, per session, the decisions,
 rejections, trades and marks of :func:`league.portfolio.seal.session_lines` are sealed in order.
 Decisions come from the counted answers only (their raw reply, so an explicit ``targets`` block is
-honoured). After a restart the seasons are restored from the sealed ``mark``/``trade`` lines, and a
-session already marked is never marked again.
+honoured). After a restart the seasons are restored from the sealed ``mark``/``trade`` lines — the last
+marked session's and a few bisected ones (league.portfolio.restore), every one only when those do not
+fit — and a session already marked is never marked again.
 """
 
 from __future__ import annotations

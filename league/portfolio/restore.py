@@ -10,7 +10,10 @@ handful of sessions' lines:
 * an account's fill count is the ``seq`` of its last trade. Its mark's ``traded_total`` never decreases
   and its ``positions`` change with every fill, so its last trade is at the first session whose mark
   already shows the final (``traded_total``, ``positions``): found by bisection over the marked
-  sessions, O(log sessions) one-session reads per account.
+  sessions, O(log sessions) one-session reads per account. (The one history this misreads: after the
+  final key first shows, fills that moved no cent and put every position back where it was — a sub-cent
+  round trip, 0.0001 shares of a fund under $50 bought and sold on later sessions. The engine sizes
+  trades to weights, so it does not make such pairs; the fall-back below does not catch it either.)
 
 :func:`resume_point` returns ``None`` whenever what it reads does not fit those facts (a session whose
 marks lack an account of the session before — a half-sealed session —, a league missing from the first
