@@ -12,8 +12,8 @@ handful of sessions' lines:
   already shows the final (``traded_total``, ``positions``): found by bisection over the marked
   sessions, O(log sessions) one-session reads per account. (The one history this misreads: after the
   final key first shows, fills that moved no cent and put every position back where it was — a sub-cent
-  round trip, 0.0001 shares of a fund under $50 bought and sold on later sessions. The engine sizes
-  trades to weights, so it does not make such pairs; the fall-back below does not catch it either.)
+  round trip, e.g. 0.0001 shares of a fund under $50 bought and later sold back, with no fill of a cent
+  or more in between. Not met in the synthetic leagues checked; the fall-back below does not catch it.)
 
 :func:`resume_point` returns ``None`` whenever what it reads does not fit those facts (a session whose
 marks lack an account of the session before — a half-sealed session —, a league missing from the first
