@@ -37,9 +37,20 @@ def sealed_versions(lg: Sealed) -> set[str]:
 
 
 def design_window(lg: Sealed, version: str) -> list[str]:
-    """The segment's first ten sessions in date order (every session with a run of that version)."""
-    sessions = sorted({str(r["session"]) for r in lg.index.of_kind("run") if _version(r) == version})
-    return sessions[:DESIGN_SESSIONS]
+    """The segment's first ten sessions in date order (every session with a run of that version).
+
+    Read session by session from the first, stopping at the tenth (not every run of the season)."""
+    sessions = getattr(lg.index, "sessions", None)
+    if sessions is None:  # an index without the session list (a test's stand-in): every run
+        found = sorted({str(r["session"]) for r in lg.index.of_kind("run") if _version(r) == version})
+        return found[:DESIGN_SESSIONS]
+    window: list[str] = []
+    for session in sessions("run"):
+        if any(_version(r) == version for r in lg.index.runs(session)):
+            window.append(session)
+            if len(window) == DESIGN_SESSIONS:
+                break
+    return window
 
 
 def _scored_1d(lg: Sealed, session: str) -> bool:

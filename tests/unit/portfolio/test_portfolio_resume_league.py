@@ -82,3 +82,14 @@ def test_the_shadow_view_gives_the_window_s_rows(view: Any) -> None:
     seen = [r for r in iter_rows(_UpTo(view, last)) if r["session"] <= last]
     assert whole and seen == whole
     assert {r["session"] for r in seen} == set(sessions[:10])
+
+
+def test_the_design_window_read_session_by_session_is_the_first_ten(view: Any) -> None:
+    from league.jobs.shadow import _version, design_window
+
+    runs = view.index.of_kind("run")
+    version = _version(runs[0])
+    every = sorted({str(r["session"]) for r in runs if _version(r) == version})
+    assert len(every) == 14
+    assert design_window(view, version) == every[:10]
+    assert design_window(view, "no such version") == []
