@@ -11,19 +11,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from league.book import Book, BookLine, iter_lines
+from league.book.chain import _checked as checked_line
 from league.book.lines import AskLine, CountingRuleLine, Line, RosterLine, RosterSeat, RunRole
 from league.clock import Clock, iso_seconds
-from league.errors import BookError
+from league.errors import BookError, ChainBroken
+from league.verify.chain import MAX_LINE_BYTES, OVERLONG
 from league_agents.base import SeatSpec
 
 ASK_FORMAT_VERSION = "ask-1"
+#: How a roster line's kind reads in its canonical bytes (sorted keys, no spaces): the cheap filter of a scan.
+ROSTER_MARK = b'"kind":"roster"'
+RUN_ID_MARK = b'"run_id":"'
 
 
 def sha256_text(text: str) -> str:
@@ -43,6 +49,7 @@ class AskChain:
                 self.book.close()
                 raise BookError(f"{path}: line 1 is `{first.kind}`, not the counting-rule declaration")
         self.path = path
+        self._rosters = RosterScan()
 
     def seal_roster(
         self, run_id: str, session: str, seats: Sequence[SeatSpec], markets: Mapping[str, Sequence[str]],
@@ -66,11 +73,14 @@ class AskChain:
                                      second_wave=iso_seconds(second_wave), retry_policy=retry_policy))
 
     def roster_of(self, run_id: str) -> BookLine | None:
-        """The roster line sealed for ``run_id``, or ``None`` (read from the chain: the file is the truth)."""
-        for line in iter_lines(self.path):
-            if line.kind == "roster" and line.content.get("run_id") == run_id:
-                return line
-        return None
+        """The roster line sealed for ``run_id``, or ``None`` (read from the chain: the file is the truth).
+
+        Not a verified read of the whole chain at each call (three calls a morning, each re-hashing every
+        line sealed since the league began made the morning grow with the season, issue 15): the file's
+        raw lines are scanned once per process, from where the previous call stopped, and a roster line
+        is parsed and checked (its seal, and its link from the line before it) only when found. The
+        whole chain is verified where it always was: at the open and by ``league verify``."""
+        return self._rosters.roster(self.path, run_id)
 
     def seal_ask(self, run_id: str, session: str, seat: str, attempt: int, text: str, common_sha256: str) -> BookLine:
         """Hash of the exact text this seat receives, sealed before it is sent."""
@@ -82,6 +92,85 @@ class AskChain:
 
     def close(self) -> None:
         self.book.close()
+
+
+@dataclass(frozen=True)
+class _Where:
+    """A roster line's place in the file: its number, its bytes' offset and length, its predecessor's."""
+
+    n: int
+    start: int
+    size: int
+    prev_start: int
+    prev_size: int
+
+
+@dataclass
+class RosterScan:
+    """The roster lines of one ask chain by run, read incrementally (the file's raw lines once per process).
+
+    The scan keeps where each run's first roster line is (not its bytes: a 100-seat roster is large), and
+    checks a line only when it is asked for. Where the last scan stopped is kept with the file's inode; a
+    file that was replaced or shortened is scanned again from its first line."""
+
+    inode: int = -1
+    offset: int = 0
+    n: int = 0
+    last: tuple[int, int] = (0, 0)  # offset and length of the last line scanned
+    places: dict[str, _Where] = field(default_factory=dict)
+    checked: dict[str, BookLine] = field(default_factory=dict)
+
+    def roster(self, path: Path, run_id: str) -> BookLine | None:
+        """The first roster line of ``run_id`` in the chain at ``path`` as it is now, checked; or ``None``."""
+        self._scan(path)
+        if run_id in self.checked:
+            return self.checked[run_id]
+        where = self.places.get(run_id)
+        if where is None:
+            return None
+        with open(path, "rb") as fh:
+            fh.seek(where.prev_start)
+            before = fh.read(where.prev_size)
+            fh.seek(where.start)
+            body = fh.read(where.size)
+        prev = str(json.loads(before)["link"]) if where.n > 1 else ""
+        line = checked_line(body, where.n, prev)  # raises ChainBroken, as the full read did
+        if line.kind != "roster" or line.content.get("run_id") != run_id:
+            raise ChainBroken(f"line {where.n}: not the roster of {run_id}", line=where.n, reason="not a roster")
+        self.checked[run_id] = line
+        return line
+
+    def _scan(self, path: Path) -> None:
+        stat = os.stat(path)
+        if stat.st_ino != self.inode or stat.st_size < self.offset:
+            self.inode, self.offset, self.n, self.last = stat.st_ino, 0, 0, (0, 0)
+            self.places, self.checked = {}, {}
+        with open(path, "rb") as fh:
+            fh.seek(self.offset)
+            while raw := fh.readline(MAX_LINE_BYTES + 1):
+                if not raw.endswith(b"\n"):  # a torn tail is not a line yet; an overlong one never is
+                    if len(raw) > MAX_LINE_BYTES:
+                        raise ChainBroken(f"line {self.n + 1}: {OVERLONG}", line=self.n + 1, reason=OVERLONG)
+                    break
+                self.n += 1
+                run_id = _roster_run_id(raw)
+                if run_id is not None and run_id not in self.places:
+                    self.places[run_id] = _Where(self.n, self.offset, len(raw) - 1, *self.last)
+                self.last = (self.offset, len(raw) - 1)
+                self.offset += len(raw)
+
+
+def _roster_run_id(raw: bytes) -> str | None:
+    """The run id of a roster line read from its canonical bytes (sorted keys: ``run_id`` is a top-level
+    key before the seats), without parsing it; ``None`` for any other line."""
+    if ROSTER_MARK not in raw:
+        return None
+    at = raw.find(RUN_ID_MARK)
+    if at < 0:
+        return None
+    start = at + len(RUN_ID_MARK)
+    end = raw.find(b'"', start)
+    return raw[start:end].decode("utf-8", "replace") if end > start else None
 
 
 def _lab(seat: SeatSpec) -> dict[str, str]:

@@ -4,8 +4,9 @@ Run after the score job (docs/portfolio.md). Each rule set (``arena-3`` long-onl
 long/short) is sealed once before it governs a decision; then, per session, the decisions,
 rejections, trades and marks of :func:`league.portfolio.seal.session_lines` are sealed in order.
 Decisions come from the counted answers only (their raw reply, so an explicit ``targets`` block is
-honoured). After a restart the seasons are restored from the sealed ``mark``/``trade`` lines, and a
-session already marked is never marked again.
+honoured). After a restart the seasons are restored from the sealed ``mark``/``trade`` lines — the last
+marked session's and a few bisected ones (league.portfolio.restore), every one only when those do not
+fit — and a session already marked is never marked again.
 """
 
 from __future__ import annotations
@@ -105,19 +106,43 @@ def _seasons(lg: League, before: str) -> dict[str, Season]:
 
 
 def _restore(lg: League, seasons: dict[str, Any], before: str) -> dict[str, str]:
-    """Restore each season from its lines of sessions before ``before``; the last session restored, by league."""
-    from league.portfolio.seal import fill_from_content, mark_from_content
+    """Restore each season from its lines of sessions before ``before``; the last session restored, by league.
+
+    From the last marked session and a few bisected ones (league.portfolio.restore), so a fresh process's
+    score job does not read the whole season; from every mark and trade when those lines do not fit."""
+    from league.portfolio.restore import resume_point
+
+    sessions = [s for s in lg.index.sessions("mark") if s < before]
+
+    def read(kind: str, session: str) -> list[dict[str, Any]]:
+        return lg.index.of_kind(kind, session)
 
     last: dict[str, str] = {}
     for name, season in seasons.items():
-        mine = [m for m in lg.index.of_kind("mark") if m.get("league") == name and str(m.get("session")) < before]
-        marks = [mark_from_content(m) for m in mine]
-        fills = [fill_from_content(t) for t in lg.index.of_kind("trade")
-                 if t.get("league") == name and str(t.get("session")) < before]
-        if marks:
-            season.restore(marks, fills)
-            last[name] = max(str(m["session"]) for m in mine)
+        point = resume_point(name, sessions, read)
+        if point is None:
+            if sessions:
+                log.warning("portfolio.restore_full", league=name, sessions=len(sessions))
+            got = _restore_full(lg, name, season, before)
+            if got:
+                last[name] = got
+            continue
+        season.resume(point.marks, point.fills, point.sessions)
+        last[name] = sessions[-1]
     return last
+
+
+def _restore_full(lg: League, name: str, season: Season, before: str) -> str | None:
+    """The season from every one of its marks and trades before ``before`` (reads the whole history)."""
+    from league.portfolio.seal import fill_from_content, mark_from_content
+
+    mine = [m for m in lg.index.of_kind("mark") if m.get("league") == name and str(m.get("session")) < before]
+    fills = [fill_from_content(t) for t in lg.index.of_kind("trade")
+             if t.get("league") == name and str(t.get("session")) < before]
+    if not mine:
+        return None
+    season.restore([mark_from_content(m) for m in mine], fills)
+    return max(str(m["session"]) for m in mine)
 
 
 def _seal_rules(lg: League) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import structlog
 
+from league.book.index import STICKY_KINDS
 from league.book.lines import ShadowWeightsLine
 from league.counting import Sealed
 from league.jobs.context import League
@@ -36,9 +37,20 @@ def sealed_versions(lg: Sealed) -> set[str]:
 
 
 def design_window(lg: Sealed, version: str) -> list[str]:
-    """The segment's first ten sessions in date order (every session with a run of that version)."""
-    sessions = sorted({str(r["session"]) for r in lg.index.of_kind("run") if _version(r) == version})
-    return sessions[:DESIGN_SESSIONS]
+    """The segment's first ten sessions in date order (every session with a run of that version).
+
+    Read session by session from the first, stopping at the tenth (not every run of the season)."""
+    sessions = getattr(lg.index, "sessions", None)
+    if sessions is None:  # an index without the session list (a test's stand-in): every run
+        found = sorted({str(r["session"]) for r in lg.index.of_kind("run") if _version(r) == version})
+        return found[:DESIGN_SESSIONS]
+    window: list[str] = []
+    for session in sessions("run"):
+        if any(_version(r) == version for r in lg.index.runs(session)):
+            window.append(session)
+            if len(window) == DESIGN_SESSIONS:
+                break
+    return window
 
 
 def _scored_1d(lg: Sealed, session: str) -> bool:
@@ -56,13 +68,59 @@ def due(lg: Sealed, session: str) -> tuple[str, list[str]] | None:
     return None
 
 
-def frozen_weights(lg: Sealed, version: str, window: list[str]) -> dict[str, Any]:
-    """The weights as the statistics compute them, on the segment's council rows of the window."""
+class _UpTo:
+    """The league's sealed lines as they answer for the sessions up to ``last`` (and every correction):
+    what the forecasts table's rows of those sessions read, without reading the season after them.
+
+    ``publish.forecasts.iter_rows`` reads whole kinds (runs, answers, score lines) before its first row;
+    a row of a session depends only on that session's runs, their answers and score lines, and the
+    corrections, so the rows of the window are the same through this view."""
+
+    def __init__(self, lg: League, last: str) -> None:
+        self._lg, self._last = lg, last
+
+    @property
+    def index(self) -> _UpTo:
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._lg, name)
+
+    def of_kind(self, kind: str, session: str | None = None) -> list[dict[str, Any]]:
+        real = self._lg.index
+        if session is not None:
+            return real.of_kind(kind, session) if session <= self._last else []
+        if kind in STICKY_KINDS:
+            return real.of_kind(kind)
+        if kind == "answer":  # by run (an answer's own session is its run's)
+            return real.answers({str(r["run_id"]) for r in self.of_kind("run")})
+        found = [x for s in real.sessions(kind) if s <= self._last for x in real.of_kind(kind, s)]
+        return sorted(found, key=lambda x: int(x["n"]))
+
+    def runs(self, session: str) -> list[dict[str, Any]]:
+        return self._lg.index.runs(session) if session <= self._last else []
+
+    def answers(self, run_ids: set[str]) -> list[dict[str, Any]]:
+        return self._lg.index.answers(run_ids)
+
+
+def frozen_weights(lg: League, version: str, window: list[str]) -> dict[str, Any]:
+    """The weights as the statistics compute them, on the segment's council rows of the window.
+
+    The forecasts table is read through a view of the sessions up to the window's last (the same rows),
+    and comes session by session in date order, so reading stops after that session: a league whose
+    weights are sealed late, or a synthetic one without them, paid the whole history at a score job."""
     from league.publish.forecasts import iter_rows
     from league.scoring import council
     from league.scoring.frame import council_rows, load_forecasts
 
-    rows = [r for r in iter_rows(lg) if r["methodology_version"] == version and r["session"] in set(window)]
+    wanted = set(window)
+    rows = []
+    for r in iter_rows(_UpTo(lg, window[-1])):
+        if r["session"] > window[-1]:
+            break
+        if r["methodology_version"] == version and r["session"] in wanted:
+            rows.append(r)
     return council.shadow_weights(council_rows(load_forecasts(rows)), window)
 
 

@@ -119,6 +119,18 @@ class Season:
         self._sessions = sorted({m.session for ms in self.history.values() for m in ms})
         self._versions.restore(seat_versions or {}, self.accounts)
 
+    def resume(self, marks: Iterable[Mark], fills: Mapping[str, int], sessions: Sequence[date]) -> None:
+        """Resume from the last marked session alone (:func:`league.portfolio.restore.resume_point`): the
+        same accounts, fill counts and session count as :meth:`restore` over the whole history, without
+        reading it. ``history`` then holds only those last marks (the job's seasons publish nothing)."""
+        if self.accounts:
+            raise PortfolioError("resume() only on a fresh season")
+        for m in sorted((m for m in marks if m.league == self.rules.name), key=lambda m: m.account):
+            self.history[m.account] = [m]
+            self.accounts[m.account] = _state_from_mark(m, fills.get(m.account, 0))
+        self._sessions = sorted(sessions)
+        self._versions.restore({}, self.accounts)
+
     def run_session(self, session: date, decisions: Iterable[Decision] = ()) -> SessionOutcome:
         """Run one session: open accounts, execute or reject decisions, mark every open account."""
         if self._sessions and session <= self._sessions[-1]:

@@ -60,3 +60,44 @@ def test_published_ask_text_is_named_by_its_hash(tmp_path: Path) -> None:
     body = (tmp_path / "asks" / f"{digest}.md").read_bytes()
     assert hashlib.sha256(body).hexdigest() == digest
     assert publish_ask_text(tmp_path / "asks", "ask body é") == digest
+
+
+def _roster(chain: AskChain, run_id: str) -> None:
+    seats = [SeatSpec(name="aurora", adapter="scripted")]
+    chain.seal_roster(run_id, run_id[:10], seats, {"SPX": ["1d"]}, T0, T0, "one re-ask", "counted")
+
+
+def test_roster_of_finds_rosters_sealed_before_and_after_its_first_scan(tmp_path: Path) -> None:
+    path = tmp_path / "asks.jsonl"
+    chain = AskChain(path, SimulatedClock(T0), "rule")
+    _roster(chain, "2026-11-24-r1")
+    chain.seal_ask("2026-11-24-r1", "2026-11-24", "aurora", 1, "text", "c" * 64)
+    first = chain.roster_of("2026-11-24-r1")
+    assert first is not None and first.n == 2 and chain.roster_of("2026-11-25-r1") is None
+    _roster(chain, "2026-11-25-r1")  # sealed after the scan: found by the next one
+    later = chain.roster_of("2026-11-25-r1")
+    assert later is not None and later.n == 4 and later.content["session"] == "2026-11-25"
+    _roster(chain, "2026-11-24-r1")  # idempotent: the roster already sealed is returned, nothing added
+    chain.close()
+    assert [x["kind"] for x in lines(path)] == ["counting_rule", "roster", "ask", "roster"]
+    reopened = AskChain(path, SimulatedClock(T0), "rule")  # a new process reads the file once
+    again = reopened.roster_of("2026-11-25-r1")
+    assert again is not None and again.link == later.link
+    reopened.close()
+
+
+def test_roster_of_refuses_a_tampered_roster_line(tmp_path: Path) -> None:
+    from league.errors import ChainBroken
+
+    path = tmp_path / "asks.jsonl"
+    chain = AskChain(path, SimulatedClock(T0), "rule")
+    _roster(chain, "2026-11-24-r1")
+    chain.seal_ask("2026-11-24-r1", "2026-11-24", "aurora", 1, "text", "c" * 64)  # the last line stays sound
+    chain.close()
+    raw = path.read_bytes()
+    assert raw.count(b'"adapter":"scripted"') == 1  # in the roster line only
+    path.write_bytes(raw.replace(b'"adapter":"scripted"', b'"adapter":"scripteD"'))
+    reopened = AskChain(path, SimulatedClock(T0), "rule")
+    with pytest.raises(ChainBroken):
+        reopened.roster_of("2026-11-24-r1")
+    reopened.close()
