@@ -124,6 +124,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
             if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
                 run.book_bytes = b""
                 forget_reads()
+            if step is _contest:  # the last reader of the shared read (portfolio) is done: let it go
+                forget_reads()
             step(run)
     if progress is not None:
         progress("done", len(plan), len(plan))
