@@ -202,7 +202,7 @@ def _forecasts(run: _Run) -> None:
     if PRODUCERS.get("forecasts") is None and target.is_file():
         log.info("publish.forecasts_kept", file=str(target))
         return
-    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target)
+    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, run.book_bytes)
 
 
 def _line_check(run: _Run) -> None:
