@@ -10,6 +10,7 @@ recorded as failed, never hidden.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tomllib
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from league.contest.embargo import released_bytes
 from league.publish import documents as docs
 from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
-from league.publish.bookread import forget_reads, shared_reads
+from league.publish.bookread import checked_copy, file_state, forget_reads, shared_reads
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.errors import PublishError
@@ -151,10 +152,13 @@ def _books(run: _Run) -> None:
     book = run.data_dir / "books" / "council-book.jsonl"
     if not book.is_file():
         raise PublishError(f"{book}: no book to publish", fix="run a league day (or `league demo`) first")
+    state = file_state(book)
     data = complete_lines(book)
     run.facts = read_facts(book, data)
     run.book_bytes = data
     write_bytes(run.out / "council-book.jsonl", data)
+    if file_state(book) == state:  # the readers after the statistics take these checked bytes (bookread.py)
+        checked_copy(book, state, run.out / "council-book.jsonl", hashlib.sha256(data).hexdigest())
     asks_book = run.data_dir / "books" / "asks.jsonl"
     if asks_book.is_file():
         write_bytes(run.out / "asks.jsonl", complete_lines(asks_book))
