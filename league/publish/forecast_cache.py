@@ -26,14 +26,17 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 import os
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import structlog
 
+from league.book.view import BookView
 from league.counting import Sealed
 from league.publish.forecasts import COLUMNS, RowContext, session_rows_of
 
@@ -150,3 +153,46 @@ def _keep(cache: Path, session: str, key: str, rows: int, block: bytes) -> None:
     for old in cache.glob(f"{session}.*.csv"):
         if old != target:
             old.unlink(missing_ok=True)
+
+
+def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None) -> int:
+    """The publisher's producer: write the CSV from the sealed book of DATA (read-only on the book: safe
+    while the daemon writes), reusing the rows of every session whose lines did not change since the last
+    publish (league.publish.forecast_cache, under DATA/publish-cache; deleting it is safe).
+
+    ``book``: the book's complete lines as the publisher already read and verified them (every seal and
+    link, league.publish.bookfacts.read_facts) and publishes as council-book.jsonl; they are only parsed
+    here, not hashed again, and the CSV describes exactly that copy. Without it the book is read and
+    verified from DATA, as before."""
+    data_dir = Path(data_dir)
+    view: Sealed = BookView.open(data_dir) if book is None else verified_view(data_dir, book)
+    return write_forecasts_cached(view, Path(target), data_dir / CACHE_DIR)
+
+
+def verified_view(data_dir: Path, book: bytes) -> Sealed:
+    """What :meth:`BookView.open` gives, over lines already verified: each index entry is
+    ``league.book.index.body_of`` of its line (content, then n, seal and link)."""
+    from league.book import BOOKKEEPING
+    from league.book.index import BookIndex
+    from league.calendar import default_calendar
+    from league.config import load_config
+
+    index = BookIndex()
+    for raw in io.BytesIO(book):  # line by line, without a second copy of the book; all end with LF
+        obj = json.loads(raw.decode("utf-8"))
+        body = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
+        index.add_body({**body, "n": obj["n"], "seal": obj["seal"], "link": obj["link"]})
+    return _View(index, load_config(Path(data_dir).parent / "config"), default_calendar())
+
+
+@dataclass(frozen=True)
+class _View:
+    """A read-only view like :class:`BookView` (what the counting rule reads) over a given index."""
+
+    index: Any
+    config: Any
+    calendar: Any
+
+
+#: Where the publisher keeps its per-session rows (relative to DATA); nothing else reads it.
+CACHE_DIR = "publish-cache/forecasts"

@@ -16,7 +16,7 @@ Producer = Callable[..., Any]
 
 
 def forecasts(data_dir: Path, target: Path, book: bytes | None = None) -> int:
-    from league.publish.forecasts import export_forecasts
+    from league.publish.forecast_cache import export_forecasts
 
     return export_forecasts(data_dir, target, book)
 

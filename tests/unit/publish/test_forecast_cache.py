@@ -17,7 +17,7 @@ from league.book import Book
 from league.book.chain import iter_lines
 from league.clock import SimulatedClock
 from league.publish import publish
-from league.publish.forecasts import CACHE_DIR
+from league.publish.forecast_cache import CACHE_DIR
 from league.publish.rebuild import rebuild_step
 
 BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
