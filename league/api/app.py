@@ -54,9 +54,11 @@ MEDIA_TYPES = {".jsonl": NDJSON, ".md": "text/markdown; charset=utf-8", ".csv": 
                ".ots": "application/octet-stream", ".tsr": "application/timestamp-reply"}
 
 
-def create_app(data_dir: Path, *, poll_s: float = POLL_S) -> FastAPI:
-    """Build the app over ``data_dir`` (checked now, so a wrong folder fails at start-up)."""
-    store = views.Store(DataPaths.resolve(data_dir))
+def create_app(data_dir: Path, *, poll_s: float = POLL_S, db_url: str | None = None) -> FastAPI:
+    """Build the app over ``data_dir`` (checked now, so a wrong folder fails at start-up). The book's
+    index starts from the league's database index when there is one (``db_url``, else the league's own;
+    ``""``: read the whole book), so the start does not grow with the book (league.api.dbseed)."""
+    store = views.Store(DataPaths.resolve(data_dir), db_url=db_url)
     app = FastAPI(title="Forecasting league", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
     app.state.store = store
     _handlers(app)

@@ -93,6 +93,22 @@ class BookIndex:
     def _reset(self) -> None:
         self._s = _State()
 
+    def seed(self, offsets: list[int], size: int, kinds: list[str], run_ids: list[str],
+             run_sessions: dict[str, str]) -> None:
+        """Take the first ``len(offsets)`` lines as already indexed (from the database, league.api.dbseed):
+        their offsets, kinds and run ids, and the session of each run line; ``size`` is where they end.
+        Later lines are indexed from the file by :meth:`refresh` as before."""
+        with self._lock:
+            state = _State(offsets=offsets, kinds=kinds, size=size, seen_kinds=set(kinds))
+            for n, (kind, run_id) in enumerate(zip(kinds, run_ids, strict=True), 1):
+                if not run_id:
+                    continue
+                state.by_run.setdefault(run_id, []).append(n)
+                if kind == "run":
+                    state.runs[run_id] = n
+                    state.sessions.setdefault(run_sessions.get(run_id, ""), []).append(run_id)
+            self._s = state
+
     def _add(self, offset: int, raw: bytes) -> None:
         n = len(self._s.offsets) + 1
         self._s.offsets.append(offset)

@@ -73,6 +73,15 @@ class Embargo:
                         self._withheld_replies.add(f"{session}:{line['own_sha256']}")
             self._seen = total
 
+    def seed(self, seen: int, run_sessions: dict[str, str], scored: set[str], content: set[str],
+             withheld: set[str]) -> None:
+        """Take the state of lines 1..``seen`` as read from the database (league.api.dbseed) instead of
+        parsing them: the session of each run, the scored sessions, the sessions holding content, and
+        ``session:own_sha256`` of the replies of those not scored yet (the only ones ever withheld)."""
+        with self._lock:
+            self._run_sessions, self._scored, self._content_sessions = run_sessions, scored, content
+            self._withheld_replies, self._seen = withheld, seen
+
     def session_of(self, line: dict[str, Any]) -> str:
         """A line's session: its own field, else its run's (lines of older books may lack it)."""
         return str(line.get("session") or self._run_sessions.get(str(line.get("run_id", "")), ""))

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from league.api.bookindex import BookIndex
+from league.api.dbseed import database_url, seed_from_database
 from league.api.embargo import Embargo
 from league.api.errors import BadRequest, NotFound
 from league.api.paths import DataPaths
@@ -41,10 +42,14 @@ FORECASTS_INDEX = "council-forecasts-index.json"
 class Store:
     """Cached readers of the open-data folder plus the live book's index."""
 
-    def __init__(self, paths: DataPaths) -> None:
+    def __init__(self, paths: DataPaths, *, db_url: str | None = None) -> None:
+        """``db_url``: the database whose book index seeds the book's (league.api.dbseed); by default the
+        league's own, found beside the data folder; ``""`` reads the whole book instead."""
         self.paths = paths
         self.book = BookIndex(paths.book)
         self.embargo = Embargo(self.book)
+        url = database_url(paths.book, db_url) if db_url != "" else None
+        self.seeded = seed_from_database(self.book, self.embargo, url) if url else 0
         self._cache: dict[str, tuple[tuple[int, int], Any]] = {}
         self._lock = threading.Lock()
 

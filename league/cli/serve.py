@@ -22,6 +22,10 @@ def serve(
     header_timeout: Annotated[float, typer.Option(
         "--header-timeout", envvar="LEAGUE_HEADER_TIMEOUT", min=0.1,
         help="seconds a client has to send a request's headers before the connection is closed")] = 10.0,
+    db: Annotated[str | None, typer.Option(
+        "--db", envvar="LEAGUE_DB_URL",
+        help="database whose book index the API starts from (default: the league's, from the config "
+             "beside DATA or DATA/league.db; '' reads the whole book)")] = None,
 ) -> None:
     """Serve the open data read-only at /, JSON views under /api, the book stream and the league page."""
     import uvicorn
@@ -29,7 +33,7 @@ def serve(
     from league.api import create_app
     from league.api.server import header_timeout_protocol
 
-    application = create_app(data)
+    application = create_app(data, db_url=db)
     typer.echo(f"serving {data} on http://{host}:{port}/ (league page at /, open data at /index.html)")
     # log_config=None: uvicorn keeps the root handler league.log installed (JSON or console like every line)
     uvicorn.run(application, host=host, port=port, log_level="warning", log_config=None,

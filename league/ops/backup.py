@@ -4,7 +4,8 @@ Order matters because a league keeps running while it is backed up. The **databa
 that may be behind the books, never ahead: opening a league catches the index up from the books), then
 the **books**, complete lines only (a book is append-only, so any complete-line prefix is a valid book;
 each is recorded with its line count and prefix SHA-256), then the rest (keys, replies, stamps, prices,
-asks, snapshots). ``public/`` is not copied: the publisher regenerates it from the books and the database.
+asks, snapshots). ``public/`` and ``publish-cache/`` are not copied: the publisher regenerates them from the
+books and the database.
 
 Restore refuses to put a book over a longer one (a book only grows; restoring a shorter copy over a
 longer book would drop sealed lines), verifies every restored book against its recorded digest and
@@ -27,7 +28,7 @@ import structlog
 from league.errors import LeagueError
 
 log = structlog.get_logger(__name__)
-SKIP = {"books", "public", "league.db", "league.db-wal", "league.db-shm", "leader.lock"}
+SKIP = {"books", "public", "publish-cache", "league.db", "league.db-wal", "league.db-shm", "leader.lock"}
 
 
 class BackupError(LeagueError):

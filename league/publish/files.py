@@ -10,6 +10,7 @@ recorded as failed, never hidden.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tomllib
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from league.contest.embargo import released_bytes
 from league.publish import documents as docs
 from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
-from league.publish.bookread import forget_reads, shared_reads
+from league.publish.bookread import checked_copy, file_state, forget_reads, shared_reads
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.errors import PublishError
@@ -124,6 +125,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
             if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
                 run.book_bytes = b""
                 forget_reads()
+            if step is _contest:  # the last reader of the shared read (portfolio) is done: let it go
+                forget_reads()
             step(run)
     if progress is not None:
         progress("done", len(plan), len(plan))
@@ -149,10 +152,13 @@ def _books(run: _Run) -> None:
     book = run.data_dir / "books" / "council-book.jsonl"
     if not book.is_file():
         raise PublishError(f"{book}: no book to publish", fix="run a league day (or `league demo`) first")
+    state = file_state(book)
     data = complete_lines(book)
     run.facts = read_facts(book, data)
     run.book_bytes = data
     write_bytes(run.out / "council-book.jsonl", data)
+    if file_state(book) == state:  # the readers after the statistics take these checked bytes (bookread.py)
+        checked_copy(book, state, run.out / "council-book.jsonl", hashlib.sha256(data).hexdigest())
     asks_book = run.data_dir / "books" / "asks.jsonl"
     if asks_book.is_file():
         write_bytes(run.out / "asks.jsonl", complete_lines(asks_book))
@@ -200,7 +206,7 @@ def _forecasts(run: _Run) -> None:
     if PRODUCERS.get("forecasts") is None and target.is_file():
         log.info("publish.forecasts_kept", file=str(target))
         return
-    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target)
+    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, run.book_bytes)
 
 
 def _line_check(run: _Run) -> None:

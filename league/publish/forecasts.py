@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from league.book.lines import ScoreEvent, ScoreLine, ScoreRow
-from league.book.view import BookView
 from league.contracts.columns import CORRECTION, ISSUE, NO_LINE, RUN_ROLE
 from league.counting import LONG_HORIZONS, Sealed, market_specs, session_rows
 
@@ -84,32 +84,55 @@ class Corrections:
         return fixed, max(int(f["n"]) for f in fixes.values())
 
 
+@dataclass(frozen=True)
+class RowContext:
+    """What every session's rows read besides the session's own lines: the run lines, the seat versions
+    per run, the corrections and the score lines by (session, horizon), and each run's line number."""
+
+    runs: dict[str, dict[str, Any]]
+    versions: dict[tuple[str, str], str]
+    fixes: Corrections
+    scored: dict[tuple[str, str], list[dict[str, Any]]]
+    order: dict[str, int]
+
+    @classmethod
+    def of(cls, lg: Sealed) -> RowContext:
+        runs = _run_info(lg)
+        scored: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for k in ("score", "score_h"):
+            for x in lg.index.of_kind(k):
+                scored.setdefault((x["session"], x["horizon"]), []).append(x)
+        return cls(runs, _versions(lg), Corrections(lg), scored, {r["run_id"]: r.get("n", 0) for r in runs.values()})
+
+    def sessions(self) -> list[str]:
+        return sorted({r["session"] for r in self.runs.values()})
+
+
 def iter_rows(lg: Sealed) -> Iterator[dict[str, str]]:
     """Scored horizons from their sealed score lines (typed: a line that does not fit its model stops
     the export with its name); horizons not yet scored from the counting rule, typed the same way.
     Rows come run by run (each run's rows contiguous, for the per-run index)."""
-    runs = _run_info(lg)
-    versions = _versions(lg)
-    fixes = Corrections(lg)
-    scored: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for k in ("score", "score_h"):
-        for x in lg.index.of_kind(k):
-            scored.setdefault((x["session"], x["horizon"]), []).append(x)
-    order = {r["run_id"]: r.get("n", 0) for r in runs.values()}
-    for session in sorted({r["session"] for r in runs.values()}):
-        out: list[tuple[int, int, dict[str, str]]] = []
-        for h_i, horizon in enumerate(("1d", *LONG_HORIZONS)):
-            for row, ev in _session_horizon(lg, session, horizon, scored.get((session, horizon), [])):
-                fixed, by = fixes.event(session, horizon, ev)
-                first = _csv_row(row, fixed, runs, versions, by)
-                out.append((order.get(row.run_id, 0), h_i, first))
-                issue = first["line_kind"] == ISSUE
-                cell_fix = fixes.cells.get((row.line or -1, row.market, row.horizon)) if issue else None
-                if cell_fix is not None:
-                    first["corrected_by"] = ";".join(x for x in (first["corrected_by"], str(cell_fix["n"])) if x)
-                    out.append((order.get(row.run_id, 0), h_i, _corrected_cell(first, cell_fix)))
-        for _, _, csv_row in sorted(out, key=lambda t: (t[0], t[1])):
-            yield csv_row
+    ctx = RowContext.of(lg)
+    for session in ctx.sessions():
+        yield from session_rows_of(lg, ctx, session)
+
+
+def session_rows_of(lg: Sealed, ctx: RowContext, session: str) -> list[dict[str, str]]:
+    """One session's rows in CSV order (by run line, then horizon); they depend only on that session's
+    lines (its runs, their answers, its score lines, incidents and corrections), the config and the code:
+    what league.publish.forecast_cache keys a session's cached rows by."""
+    out: list[tuple[int, int, dict[str, str]]] = []
+    for h_i, horizon in enumerate(("1d", *LONG_HORIZONS)):
+        for row, ev in _session_horizon(lg, session, horizon, ctx.scored.get((session, horizon), [])):
+            fixed, by = ctx.fixes.event(session, horizon, ev)
+            first = _csv_row(row, fixed, ctx.runs, ctx.versions, by)
+            out.append((ctx.order.get(row.run_id, 0), h_i, first))
+            issue = first["line_kind"] == ISSUE
+            cell_fix = ctx.fixes.cells.get((row.line or -1, row.market, row.horizon)) if issue else None
+            if cell_fix is not None:
+                first["corrected_by"] = ";".join(x for x in (first["corrected_by"], str(cell_fix["n"])) if x)
+                out.append((ctx.order.get(row.run_id, 0), h_i, _corrected_cell(first, cell_fix)))
+    return [csv_row for _, _, csv_row in sorted(out, key=lambda t: (t[0], t[1]))]
 
 
 def _session_horizon(lg: Sealed, session: str, horizon: str,
@@ -218,12 +241,6 @@ def write_forecasts(lg: Sealed, path: Path) -> int:
             count += 1
     tmp.replace(path)
     return count
-
-
-def export_forecasts(data_dir: Path, target: Path) -> int:
-    """The publisher's producer: write the CSV from the sealed book of DATA (read-only: safe while the
-    daemon writes)."""
-    return write_forecasts(BookView.open(Path(data_dir)), Path(target))
 
 
 #: ``league tail --rows``: the CSV's columns plus where the row comes from and its Brier score.

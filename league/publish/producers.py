@@ -15,10 +15,10 @@ from typing import Any
 Producer = Callable[..., Any]
 
 
-def forecasts(data_dir: Path, target: Path) -> int:
-    from league.publish.forecasts import export_forecasts
+def forecasts(data_dir: Path, target: Path, book: bytes | None = None) -> int:
+    from league.publish.forecast_cache import export_forecasts
 
-    return export_forecasts(data_dir, target)
+    return export_forecasts(data_dir, target, book)
 
 
 def stats(*args: Any, **kwargs: Any) -> Any:

@@ -1,0 +1,198 @@
+"""The publisher's cache of ``council-forecasts.csv``: each session's rows, kept by what they are made of.
+
+Building a session's rows (typed score lines, the counting rule for horizons not scored yet, event ids)
+was most of the CSV writer's time, and it was redone for every session of the season every night,
+though a night changes the rows of a handful of sessions only. A session's rows are a function of that
+session's own sealed lines — its run lines, their answers, its incidents and silences, its score lines,
+the price corrections naming it and the cell corrections of its answers
+(:func:`league.publish.forecasts.session_rows_of`) — of the league's configuration and of the code. So
+each session's rendered CSV bytes are kept in ``DATA/publish-cache/forecasts/<session>.<key>.<rows>.<sha>.csv``
+(``sha``: the SHA-256 of the file itself, checked before use), where ``key`` is the SHA-256 of:
+
+* the ``n`` and ``link`` of each of those lines (a link hashes its line and every line before it, so a
+  line changed in place changes it; a new correction touching the session adds a line to the list);
+* the configuration files (``config/*.toml``) and the source of the modules the rows come from
+  (:data:`SOURCES`): a new release or a changed market list rebuilds every session.
+
+A session whose key has a file is copied from it; any other is built and its file written (replacing the
+session's older files). The CSV is then the header and the sessions' blocks in order — byte for byte what
+:func:`league.publish.forecasts.write_forecasts` writes (tests/unit/publish/test_forecast_cache.py). The
+cache holds nothing that is not derived: deleting the folder only makes the next publish build every
+session again. A block that cannot be read, or does not hash to its name, is rebuilt.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from league.book.view import BookView
+from league.counting import Sealed
+from league.publish.forecasts import COLUMNS, RowContext, session_rows_of
+
+log = structlog.get_logger(__name__)
+
+_LEAGUE = Path(__file__).resolve().parent.parent
+#: The modules a session's rows are computed by (relative to the league package): a change to any of
+#: them changes every key.
+SOURCES = ("publish/forecasts.py", "publish/forecast_cache.py", "counting.py", "contracts", "book/lines.py",
+           "calendar.py", "clock.py", "isotime.py", "config.py")
+FORMAT = "forecast-rows-1"
+
+
+def write_forecasts_cached(lg: Sealed, path: Path, cache: Path) -> int:
+    """Write the CSV at ``path`` from the cached blocks and the sessions that changed; returns its rows."""
+    ctx = RowContext.of(lg)
+    keys = session_keys(lg, ctx.sessions(), _common_digest(lg))
+    cache.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".csv.tmp")
+    count, built = 0, 0
+    with open(tmp, "wb") as fh:
+        fh.write(_render([dict(zip(COLUMNS, COLUMNS, strict=True))]))
+        for session, key in keys.items():
+            block, rows = _cached(cache, session, key)
+            if block is None:
+                data = session_rows_of(lg, ctx, session)
+                block, rows = _render(data), len(data)
+                _keep(cache, session, key, rows, block)
+                built += 1
+            fh.write(block)
+            count += rows
+    tmp.replace(path)
+    log.info("publish.forecasts_cached", sessions=len(keys), built=built, reused=len(keys) - built, rows=count)
+    return count
+
+
+def session_keys(lg: Sealed, sessions: Iterable[str], common: str) -> dict[str, str]:
+    """Each session's key: the common digest and the (n, link) of every line its rows are made of."""
+    index: Any = lg.index
+    lines: dict[int, dict[str, Any]] = index.lines
+    run_session = {str(r["run_id"]): str(r["session"]) for r in index.of_kind("run")}
+    parts: dict[str, list[str]] = defaultdict(list)
+    for n in sorted(lines):
+        body = lines[n]
+        session = _session_of(body, lines, run_session)
+        if session:
+            parts[session].append(f"{n}:{body.get('link', '')}")
+    return {s: hashlib.sha256("\n".join([common, s, *parts.get(s, [])]).encode()).hexdigest() for s in sessions}
+
+
+def _session_of(body: dict[str, Any], lines: dict[int, dict[str, Any]], run_session: dict[str, str]) -> str:
+    """The session whose rows a line feeds: its own, its run's, or (a cell correction) its answer's."""
+    if body.get("kind") == "correction" and body.get("target") == "cell":
+        try:
+            answer = lines.get(int(body.get("of", 0)), {})
+        except (TypeError, ValueError):
+            answer = {}
+        return str(answer.get("session") or run_session.get(str(answer.get("run_id", "")), ""))
+    return str(body.get("session") or run_session.get(str(body.get("run_id", "")), ""))
+
+
+def _common_digest(lg: Sealed) -> str:
+    """What every session's rows share: the format, the columns, the config files and the code."""
+    h = hashlib.sha256(f"{FORMAT}\n{','.join(COLUMNS)}\n".encode())
+    folder = getattr(lg.config, "folder", None)
+    configs = sorted(Path(folder).glob("*.toml")) if folder is not None else []
+    for path in [*configs, *_source_files()]:
+        h.update(f"{path.name}\n".encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _source_files() -> list[Path]:
+    out: list[Path] = []
+    for name in SOURCES:
+        path = _LEAGUE / name
+        out += sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    return out
+
+
+def _render(rows: list[dict[str, str]]) -> bytes:
+    """Rows as the CSV writer writes them (``csv.DictWriter``, LF line ends, UTF-8)."""
+    buf = io.StringIO(newline="")
+    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writerows(rows)
+    return buf.getvalue().encode("utf-8")
+
+
+def _name(session: str, key: str, rows: int, block: bytes) -> str:
+    return f"{session}.{key}.{rows}.{hashlib.sha256(block).hexdigest()}.csv"
+
+
+def _cached(cache: Path, session: str, key: str) -> tuple[bytes | None, int]:
+    """The kept block of ``session`` under ``key`` and its row count; ``(None, 0)`` when there is none or
+    it does not hash to the SHA-256 in its name (a damaged file is rebuilt, never published)."""
+    for path in cache.glob(f"{session}.{key}.*.csv"):
+        try:
+            _, _, rows, sha, _ = path.name.split(".")
+            block = path.read_bytes()
+        except (OSError, ValueError):
+            continue
+        if rows.isdigit() and hashlib.sha256(block).hexdigest() == sha:
+            return block, int(rows)
+    return None, 0
+
+
+def _keep(cache: Path, session: str, key: str, rows: int, block: bytes) -> None:
+    """Write the block (atomically), then drop the session's blocks under other keys."""
+    target = cache / _name(session, key, rows, block)
+    tmp = target.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_bytes(block)
+    tmp.replace(target)
+    for old in cache.glob(f"{session}.*.csv"):
+        if old != target:
+            old.unlink(missing_ok=True)
+
+
+def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None) -> int:
+    """The publisher's producer: write the CSV from the sealed book of DATA (read-only on the book: safe
+    while the daemon writes), reusing the rows of every session whose lines did not change since the last
+    publish (league.publish.forecast_cache, under DATA/publish-cache; deleting it is safe).
+
+    ``book``: the book's complete lines as the publisher already read and verified them (every seal and
+    link, league.publish.bookfacts.read_facts) and publishes as council-book.jsonl; they are only parsed
+    here, not hashed again, and the CSV describes exactly that copy. Without it the book is read and
+    verified from DATA, as before."""
+    data_dir = Path(data_dir)
+    view: Sealed = BookView.open(data_dir) if book is None else verified_view(data_dir, book)
+    return write_forecasts_cached(view, Path(target), data_dir / CACHE_DIR)
+
+
+def verified_view(data_dir: Path, book: bytes) -> Sealed:
+    """What :meth:`BookView.open` gives, over lines already verified: each index entry is
+    ``league.book.index.body_of`` of its line (content, then n, seal and link)."""
+    from league.book import BOOKKEEPING
+    from league.book.index import BookIndex
+    from league.calendar import default_calendar
+    from league.config import load_config
+
+    index = BookIndex()
+    for raw in io.BytesIO(book):  # line by line, without a second copy of the book; all end with LF
+        obj = json.loads(raw.decode("utf-8"))
+        body = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
+        index.add_body({**body, "n": obj["n"], "seal": obj["seal"], "link": obj["link"]})
+    return _View(index, load_config(Path(data_dir).parent / "config"), default_calendar())
+
+
+@dataclass(frozen=True)
+class _View:
+    """A read-only view like :class:`BookView` (what the counting rule reads) over a given index."""
+
+    index: Any
+    config: Any
+    calendar: Any
+
+
+#: Where the publisher keeps its per-session rows (relative to DATA); nothing else reads it.
+CACHE_DIR = "publish-cache/forecasts"

@@ -1,0 +1,62 @@
+"""The publisher's checked bytes stand in for a second verified read (league.publish.bookread.checked_copy):
+the readers get the very lines a verified read gives while the live book is at the noted state and the copy
+hashes to the noted digest; otherwise they read and verify the live book, as before."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from pathlib import Path
+
+from league.book import Book, iter_lines
+from league.book.index import BookIndex
+from league.clock import SimulatedClock
+from league.publish.bookread import CheckedLine, book_index, book_lines, checked_copy, file_state, shared_reads
+from league.publish.writing import complete_lines
+
+CLOCK = SimulatedClock(datetime(2026, 3, 2, 14, 0, tzinfo=UTC))
+
+
+def _book(tmp_path: Path, lines: int = 5) -> Path:
+    path = tmp_path / "books" / "council-book.jsonl"
+    path.parent.mkdir(parents=True)
+    with Book(path, CLOCK) as book:
+        for i in range(lines):
+            book.append("note", {"session": "2026-03-02", "i": i, "text": f"line {i} ü"})
+    return path
+
+
+def _noted(book: Path, copy: Path, data: bytes | None = None) -> None:
+    checked = complete_lines(book)
+    copy.write_bytes(checked if data is None else data)
+    checked_copy(book, file_state(book), copy, hashlib.sha256(checked).hexdigest())
+
+
+def _seen(lines: object) -> list[tuple[int, str, str, str, dict[str, object]]]:
+    return [(x.n, x.prev, x.seal, x.link, x.content) for x in lines]  # type: ignore[attr-defined]
+
+
+def test_the_checked_copy_gives_the_lines_a_verified_read_gives(tmp_path: Path) -> None:
+    book = _book(tmp_path)
+    with shared_reads():
+        _noted(book, tmp_path / "copy.jsonl")
+        lines = book_lines(book)
+        assert all(isinstance(x, CheckedLine) for x in lines)
+        assert _seen(lines) == _seen(iter_lines(book))
+        assert book_index(book).lines == BookIndex.of_book(book).lines
+
+
+def test_a_changed_copy_or_a_grown_book_is_read_and_verified_again(tmp_path: Path) -> None:
+    book = _book(tmp_path)
+    with shared_reads():
+        good = complete_lines(book)
+        _noted(book, tmp_path / "copy.jsonl", good.replace(b"line 1", b"line 9"))  # not the checked bytes
+        lines = book_lines(book)
+        assert not any(isinstance(x, CheckedLine) for x in lines)
+        assert _seen(lines) == _seen(iter_lines(book))
+    with shared_reads():
+        _noted(book, tmp_path / "copy.jsonl")
+        with Book(book, CLOCK) as b:  # a line sealed after the publisher's read
+            b.append("note", {"session": "2026-03-02", "i": 5, "text": "sealed meanwhile"})
+        lines = book_lines(book)
+        assert len(lines) == 6 and not any(isinstance(x, CheckedLine) for x in lines)  # type: ignore[arg-type]

@@ -1,0 +1,103 @@
+"""The publisher's per-session cache of council-forecasts.csv (league.publish.forecast_cache): publishing
+night after night with the cache gives the very folder a publish from scratch gives, a correction to an
+old cell still changes that old session's rows, only the sessions whose lines changed are rebuilt, and
+step 11 (the rebuild from the published folder) holds on the result."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from league.book import Book
+from league.book.chain import iter_lines
+from league.clock import SimulatedClock
+from league.publish import publish
+from league.publish.forecast_cache import CACHE_DIR
+from league.publish.rebuild import rebuild_step
+
+BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
+AT = datetime(2026, 3, 2, 23, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import synth_league
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    out = tmp_path_factory.mktemp("synth") / "league"
+    synth_league.write_league(out, synth_league.Size.of(sessions=5, seats=2, seed=3))
+    return out
+
+
+def _folder(files: Path) -> dict[str, bytes]:
+    return {p.relative_to(files).as_posix(): p.read_bytes() for p in sorted(files.rglob("*")) if p.is_file()}
+
+
+def _publish(data: Path, out: Path) -> dict[str, bytes]:
+    report = publish(data, out, clock=SimulatedClock(AT))
+    assert report.ok, report.failed
+    return _folder(out)
+
+
+def _cut_at_runs(book: Path) -> list[int]:
+    """The line numbers just before each run line after the first: where a night's book ended."""
+    return [ln.n - 1 for ln in iter_lines(book) if ln.kind == "run"][1:]
+
+
+def _seal_cell_correction(book: Path, answer: dict[str, Any]) -> None:
+    market = next(iter(answer["items"]))
+    horizon = next(iter(answer["items"][market]))
+    with Book(book, SimulatedClock(AT)) as b:
+        b.append("correction", {"of": answer["n"], "reason": "restored from the receipt", "target": "cell",
+                                "seat": answer["seat"], "run_id": answer["run_id"], "market": market,
+                                "horizon": horizon, "cell": {"prob_up": 41.0, "cell_status": "elicited"},
+                                "source": "receipt"})
+
+
+def test_nightly_publishes_with_the_cache_equal_a_publish_from_scratch(league: Path, tmp_path: Path) -> None:
+    data = tmp_path / "league" / "data"
+    shutil.copytree(league, tmp_path / "league")
+    book = data / "books" / "council-book.jsonl"
+    full = book.read_bytes().splitlines(keepends=True)
+    for cut in _cut_at_runs(book):  # each night's publish, the cache kept between them
+        book.write_bytes(b"".join(full[:cut]))
+        _publish(data, data / "public")
+    book.write_bytes(b"".join(full))
+    nightly = _publish(data, data / "public")
+    cached = {p.name.split(".")[0]: p.name for p in (data / CACHE_DIR).iterdir()}
+    scratch = tmp_path / "scratch"
+    shutil.copytree(league, scratch)
+    assert nightly == _publish(scratch / "data", scratch / "data" / "public")
+
+    first = next(ln for ln in iter_lines(book) if ln.kind == "answer")
+    _seal_cell_correction(book, {**first.content, "n": first.n})
+    _seal_cell_correction(scratch / "data" / "books" / "council-book.jsonl", {**first.content, "n": first.n})
+    corrected = _publish(data, data / "public")
+    rebuilt = [p.name for p in (data / CACHE_DIR).iterdir() if p.name not in cached.values()]
+    assert [name.split(".")[0] for name in rebuilt] == [first.content["session"]]  # only the old session
+    assert corrected != nightly
+    assert b",correction," in corrected["council-forecasts.csv"]
+    shutil.rmtree(scratch / "data" / CACHE_DIR, ignore_errors=True)
+    assert corrected == _publish(scratch / "data", scratch / "data" / "public")
+    status, detail = rebuild_step(data / "public")
+    assert status == "ok", detail
+
+
+def test_a_deleted_or_damaged_cache_is_rebuilt(league: Path, tmp_path: Path) -> None:
+    shutil.copytree(league, tmp_path / "league")
+    data = tmp_path / "league" / "data"
+    first = _publish(data, data / "public")
+    blocks = sorted((data / CACHE_DIR).iterdir())
+    blocks[0].write_bytes(blocks[0].read_bytes()[:-40])  # a damaged block no longer hashes to its name
+    blocks[1].unlink()
+    assert _publish(data, data / "public") == first
+    assert blocks[0].read_bytes() != b"" and blocks[1].is_file()
+    shutil.rmtree(data / CACHE_DIR)
+    assert _publish(data, data / "public") == first
