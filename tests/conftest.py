@@ -10,3 +10,10 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("LEAGUE_SEAT_UIDS", "64000-64999")
+
+from hypothesis import settings  # noqa: E402 - after the environment above, which the league reads at import
+
+# No timing assertion in the suite: Hypothesis' per-example deadline (200 ms) failed property tests on a
+# loaded 2-core machine for reasons that had nothing to do with the property.
+settings.register_profile("league", deadline=None)
+settings.load_profile("league")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import BigInteger, Boolean, Date, Float, Integer, MetaData, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Boolean, Date, Float, Index, Integer, MetaData, String, Text, UniqueConstraint
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
@@ -44,6 +44,9 @@ class BookLineRow(StoreTable, table=True):
     """One sealed line of any book and any kind, with its content as JSON text."""
 
     __tablename__ = "book_lines"
+    # The jobs ask for one kind of one session; without this index (and planner statistics) SQLite walks
+    # the whole book by its primary key to keep the `ORDER BY n` (85 ms a query at 2 years, issue 15).
+    __table_args__ = (Index("ix_book_lines_book_kind_session", "book", "kind", "session"),)
 
     book: str = Field(primary_key=True, sa_type=String(64))
     n: int = Field(primary_key=True, sa_type=Integer)

@@ -17,6 +17,7 @@ from typing import Any
 
 import structlog
 from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import text as sql_text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session
@@ -47,6 +48,7 @@ log = structlog.get_logger(__name__)
 
 DEFAULT_STALE_AFTER = timedelta(hours=6)
 INSERT_BATCH = 5000
+ANALYZE_AFTER = 5000  # lines indexed in one call after which the planner's statistics are refreshed
 
 
 def this_owner() -> str:
@@ -123,9 +125,20 @@ class SqlStore:
         return (int(row[0]), str(row[1])) if row else (0, "")
 
     def index_lines(self, book: str, lines: Iterable[BookLine]) -> int:
-        """Index lines (in order, after the last indexed one) in one transaction; returns how many."""
+        """Index lines (in order, after the last indexed one) in one transaction; returns how many. After a
+        bulk index (a rebuild, a catch-up, a generated league) the planner's statistics are refreshed:
+        without them SQLite reads a session's lines of one kind by walking the whole book."""
         with self._tx(f"indexing book {book}") as conn:
-            return self._index_into(conn, book, lines)
+            added = self._index_into(conn, book, lines)
+        if added >= ANALYZE_AFTER:
+            self.analyze()
+        return added
+
+    def analyze(self) -> None:
+        """Refresh the query planner's statistics (``ANALYZE``: SQLite's sqlite_stat1, PostgreSQL's
+        pg_statistic, which autovacuum also keeps)."""
+        with self._tx("refreshing the planner's statistics") as conn:
+            conn.execute(sql_text("ANALYZE"))
 
     def _index_into(self, conn: Connection, book: str, lines: Iterable[BookLine]) -> int:
         """Derive rows line by line and insert them per table with executemany, in batches."""

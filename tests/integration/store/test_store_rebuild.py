@@ -296,7 +296,7 @@ def test_migrations_upgrade_an_empty_postgresql_database() -> None:
         finally:
             store.close()
     assert tables == set(metadata.tables) | {"alembic_version"}
-    assert version == head_revision() == "0002"
+    assert version == head_revision() == "0003"
 
 
 def test_incremental_index_of_a_broken_book_adds_nothing(store_url: str, data: Path) -> None:
@@ -333,3 +333,32 @@ def test_rebuild_tells_each_step_in_order(data: Path, tmp_path: Path) -> None:
                                              f"prices BTC-USD {S1}", f"prices ^GSPC {S1}", "done"]
     assert [done for _, done, _ in told] == list(range(7)) and {total for _, _, total in told} == {6}
     assert report.bars == {"BTC-USD": 1, "^GSPC": 3}
+
+
+def test_a_bulk_index_leaves_the_planner_an_index_for_one_kind_of_one_session(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 15: without the (book, kind, session) index and planner statistics, SQLite read "the trades
+    of session D" by walking the whole book through its primary key (to keep ORDER BY n)."""
+    import league.store.sql as sql
+
+    monkeypatch.setattr(sql, "ANALYZE_AFTER", 100)
+    path = tmp_path / "books" / "council-book.jsonl"
+    with Book(path, SimulatedClock(T_RUN)) as book:
+        for day in range(60):
+            session = (D1 + timedelta(days=day)).isoformat()
+            for seat in range(30):
+                book.append("trade", {"account": f"s{seat}", "session": session, "fund": "SPY", "qty": 1})
+            book.append("note", {"session": session, "text": "one of another kind"})
+    store = open_store(f"sqlite:///{tmp_path / 'league.db'}")
+    try:
+        assert index_book(store, path) == 60 * 31
+        with store.engine.connect() as conn:  # type: ignore[attr-defined]
+            stats = conn.execute(text("SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'book_lines'")).scalar_one()
+            plan = " ".join(str(r[-1]) for r in conn.execute(text(
+                "EXPLAIN QUERY PLAN SELECT n FROM book_lines WHERE book = 'council-book' AND kind = 'trade' "
+                "AND session = '2026-12-20' ORDER BY n")))
+        assert stats > 0
+        assert "ix_book_lines_book_kind_session" in plan or "ix_book_lines_session" in plan, plan
+        assert len(store.book_lines("council-book", kind="note", session="2026-12-20")) == 1
+    finally:
+        store.close()

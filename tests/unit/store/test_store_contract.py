@@ -25,7 +25,7 @@ DAY = date(2026, 11, 27)
 # ------------------------------------------------------------------------ schema
 def test_store_is_the_port_and_at_head(store: SqlStore) -> None:
     assert isinstance(store, Store)
-    assert store.revision() == "0002" == head_revision()
+    assert store.revision() == "0003" == head_revision()
 
 
 def test_migrated_schema_equals_the_models(store: SqlStore) -> None:
@@ -38,14 +38,14 @@ def test_downgrade_then_upgrade_again(store: SqlStore) -> None:
     downgrade_engine(store.engine, "base")
     assert store.revision() is None
     upgrade_engine(store.engine)
-    assert store.revision() == "0002"
+    assert store.revision() == "0003"
     assert store.counts()["job_runs"] == 0
 
 
 def test_open_store_twice_is_idempotent(store_url: str) -> None:
     a = open_store(store_url)
     b = open_store(store_url)
-    assert a.revision() == b.revision() == "0002"
+    assert a.revision() == b.revision() == "0003"
     a.close()
     b.close()
 
