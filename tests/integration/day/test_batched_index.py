@@ -133,3 +133,18 @@ def test_lines_sealed_but_never_indexed_before_a_crash_are_indexed_at_the_next_o
     with build_league(config, clock, stages=BARE, store=open_store(config.database_url)) as lg:
         assert lg.book.lines == sealed
         assert _indexed(config.database_url) == _book(data_dir)  # the open caught the index up
+
+
+def test_the_index_keeps_each_line_as_sealed_with_its_keys_shared(tmp_path: Path) -> None:
+    config_dir, data_dir, clock = league_dir(tmp_path, BASELINES, et_time(DAYS[0], time(7, 0)))
+    config = load_config(config_dir)
+    with build_league(config, clock, stages=BARE, store=open_store(config.database_url)) as lg:
+        run_session(lg, DAYS[0])
+        for line in iter_lines(data_dir / "books" / "council-book.jsonl"):
+            if line.n > 1:  # the opening line was indexed at open, the others as sealed
+                assert lg.index.lines[line.n] == {**line.content, "n": line.n, "seal": line.seal, "link": line.link}
+        first, second = lg.index.of_kind("answer")[:2]
+        key_a = next(k for k in first if k == "status")
+        key_b = next(k for k in second if k == "status")
+        assert key_a is key_b  # one string object for a key every answer repeats
+        assert first["status"] is second["status"]  # and for a short value
