@@ -10,9 +10,10 @@ Figures are written between the BENCH markers of docs/league-day.md.
 
 `--long-only` runs only 126-session seasons, RUNS of them, and prints their figures without touching the
 docs; with `--before SRC` each is preceded by the same season from another source tree on PYTHONPATH (e.g.
-`git archive` of the commit before a change, unpacked into SRC), so before and after alternate in one go. Every figure has wall seconds, CPU seconds (user + system, the
-sandboxed seats' processes included), peak RSS of the largest process, and the 1-minute load average
-before and after it: on a shared machine compare CPU seconds, and wall times only at similar loads.
+`git archive` of the commit before a change, unpacked into SRC), so before and after alternate in one go.
+Every figure has wall seconds, CPU seconds (user + system, the sandboxed seats' processes included), peak
+RSS of the largest process, and the 1-minute load average before and after it: on a shared machine compare
+CPU seconds, and wall times only at similar loads.
 """
 
 from __future__ import annotations
