@@ -107,8 +107,10 @@ def forget(lg: League) -> None:
     League (a season's index and price memo) would stay in memory through the publish step."""
     from league.jobs import portfolio
 
-    for table in (portfolio._SEASONS, portfolio._MARKED):  # noqa: SLF001 - the stage's own caches, by League
-        table.pop(lg, None)
+    for name in ("_SEASONS", "_MARKED"):  # the stage's own caches, by League (gone once it keeps them weakly)
+        table = getattr(portfolio, name, None)
+        if table is not None:
+            table.pop(lg, None)
 
 
 def release_memory() -> None:
