@@ -92,6 +92,7 @@ class ClimatologySeat(_Baseline):
 # (``markets[code]["steps"]``, default 1d=1, 1w=5, 1m=21, 6m=126). Without history a cell stays absent, except
 # for `_naive` with m = 1, whose "no change" target is the shown price itself.
 DEFAULT_STEPS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
+LONGEST_STEPS = max(DEFAULT_STEPS.values())
 
 
 def point_reply_text(cells: Mapping[str, Mapping[str, Mapping[str, float]]]) -> str:
@@ -216,14 +217,25 @@ class EtsSeat(_PointBaseline):
     def forecaster(self, history: list[float], price: float | None) -> Callable[[int], Point | None]:
         model = self.fit(history) if len(history) >= int(self.spec.options.get("min_history", 30)) else None
         ref = price if price is not None else (history[-1] if history else None)
+        path: list[tuple[float, float]] = []  # (mean, variance) 1, 2, … steps ahead
+
+        def ahead(steps: int) -> tuple[float, float]:
+            """One prediction out to the longest horizon serves every horizon of the market: each step's mean
+            and variance are the same numbers a prediction ending at that step gives (additive-error ETS:
+            closed-form recursions, step by step), at a quarter of the cost."""
+            if len(path) < steps:
+                assert model is not None
+                n = int(model.nobs)
+                pred = model.get_prediction(start=n, end=n + max(steps, LONGEST_STEPS) - 1)
+                path[:] = zip(list(pred.predicted_mean), list(pred.var_pred_mean), strict=True)  # Series or array
+            return path[steps - 1]
 
         def point(steps: int) -> Point | None:
             if model is None or ref is None:
                 return None
-            n = int(model.nobs)
-            pred = model.get_prediction(start=n, end=n + steps - 1)
-            mean = float(list(pred.predicted_mean)[-1])  # a Series or an array, by statsmodels version
-            sd = math.sqrt(max(0.0, float(list(pred.var_pred_mean)[-1])))
+            mean_at, var_at = ahead(steps)
+            mean = float(mean_at)
+            sd = math.sqrt(max(0.0, float(var_at)))
             if not math.isfinite(mean):
                 return None
             if not sd > 0:

@@ -1,12 +1,19 @@
 """Benchmark the demo season: wall time and peak memory (median of runs), plus the idle daemon.
 
-    python3 benchmarks/demo_bench.py [--runs 3] [--long]
+    python3 benchmarks/demo_bench.py [--runs 3] [--long] [--before SRC] [--long-only]
 
 Runs `league demo --sessions 10` RUNS times, and a baseline in the same go: the same season with only
 the in-process baseline seats (no sandboxed child processes), to show what the sandboxed seats cost.
 `--long` adds one 126-session season. The idle daemon's memory is the resident size of a process that
 has opened a league exactly as `league daemon` does (seats, calendar, price provider, store) and waits.
 Figures are written between the BENCH markers of docs/league-day.md.
+
+`--long-only` runs only 126-session seasons, RUNS of them, and prints their figures without touching the
+docs; with `--before SRC` each is preceded by the same season from another source tree on PYTHONPATH (e.g.
+`git archive` of the commit before a change, unpacked into SRC), so before and after alternate in one go.
+Every figure has wall seconds, CPU seconds (user + system, the sandboxed seats' processes included), peak
+RSS of the largest process, and the 1-minute load average before and after it: on a shared machine compare
+CPU seconds, and wall times only at similar loads.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "league-day.md"
@@ -37,23 +45,51 @@ adapter = "climatology"
 """
 
 
-def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, int]:
-    """(seconds, peak RSS in MiB) of one command, read by GNU time."""
-    out = subprocess.run(["/usr/bin/time", "-f", "%e %M", *cmd], cwd=cwd, capture_output=True, text=True)
+def load() -> float:
+    return os.getloadavg()[0]
+
+
+def timed(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> tuple[float, int]:
+    """(seconds, peak RSS in MiB) of one command, read by GNU time; the CPU seconds and the load around
+    it go to LAST (read by the long runs)."""
+    before = load()
+    out = subprocess.run(["/usr/bin/time", "-f", "%e %M %U %S", *cmd], cwd=cwd, capture_output=True, text=True,
+                         env=env)
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
-    seconds, kib = out.stderr.strip().splitlines()[-1].split()
+    seconds, kib, user, system = out.stderr.strip().splitlines()[-1].split()
+    LAST.update(cpu=float(user) + float(system), load=(before, load()))
     return float(seconds), int(kib) // 1024
 
 
-def demo(sessions: int, out: Path) -> tuple[float, int]:
-    return timed(["league", "demo", "--sessions", str(sessions), "--out", str(out)])
+LAST: dict[str, Any] = {}
+
+
+def demo(sessions: int, out: Path, src: Path | None = None) -> tuple[float, int]:
+    env = None if src is None else {**os.environ, "PYTHONPATH": str(src)}
+    return timed(["league", "demo", "--sessions", str(sessions), "--out", str(out)], env=env)
+
+
+def long_only(runs: int, before: Path | None) -> None:
+    """RUNS 126-session seasons of this tree (and of BEFORE, alternating, before first), one line each."""
+    tmp = Path(tempfile.mkdtemp(prefix="league-bench-long-"))
+    try:
+        for i in range(runs):
+            for name, src in ((("before", before),) if before else ()) + (("after", None),):
+                wall, rss = demo(126, tmp / f"{name}{i}", src)
+                lo, hi = LAST["load"]
+                print(f"| 126 sessions, {name} | {wall:.1f} s | {LAST['cpu']:.1f} s | {rss} MiB | {lo:.1f}–{hi:.1f} |",
+                      flush=True)
+                shutil.rmtree(tmp / f"{name}{i}", ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 BASELINE_SCRIPT = """
 import sys
 from datetime import date
 from pathlib import Path
+from typing import Any
 from league.calendar import default_calendar
 from league.clock import SimulatedClock
 from league.cli.init import init_folder
@@ -78,6 +114,7 @@ with build_league(load_config(cfg_dir), clock, stages=BARE) as lg:
 IDLE_SCRIPT = """
 import os, sys, time
 from pathlib import Path
+from typing import Any
 from league.compose import open_live
 lg = open_live(Path(sys.argv[1]))
 time.sleep(1.0)
@@ -104,7 +141,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--long", action="store_true", help="also run a 126-session season")
+    parser.add_argument("--before", type=Path, help="source tree of the code before, for the long season too")
+    parser.add_argument("--long-only", action="store_true", help="only the 126-session seasons; print, no docs")
     args = parser.parse_args()
+    if args.long_only:
+        long_only(args.runs, args.before)
+        return
     tmp = Path(tempfile.mkdtemp(prefix="league-bench-"))
     try:
         full = [demo(10, tmp / f"demo{i}") for i in range(args.runs)]

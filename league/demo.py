@@ -17,6 +17,7 @@ imports this module (an import contract in pyproject.toml holds that).
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,10 +25,12 @@ from datetime import date, time, timedelta
 from pathlib import Path
 from typing import Any
 
+import structlog
+
 from league.calendar import Calendar, default_calendar, et_time, event_contract
 from league.clock import Clock, SimulatedClock
 from league.compose import build_league
-from league.config import MarketSpec, load_config, load_roster, shipped_config_dir
+from league.config import Config, MarketSpec, load_config, load_roster, shipped_config_dir
 from league.counting import run_events
 from league.crowd.recorded import SyntheticCrowd
 from league.errors import LeagueError
@@ -36,15 +39,18 @@ from league.jobs.ask import default_context
 from league.jobs.context import League, Stages
 from league.jobs.portfolio import record_bill_rates
 from league.jobs.preflight import require
-from league.jobs.publish import publish_now
 from league.jobs.scheduler import run_session, session_start
 from league.jobs.score import Bars, event_outcome
 from league.jobs.seal import pump
-from league.jobs.stamp import use_services
+from league.jobs.stamp import release_stamp, use_services
 from league.prices.reference import terminal_price
+from league.publish.compliance import MANIFEST
+from league.publish.files import PublishReport, publish, refresh_proof
+from league.stamps.stamper import Stamper
 from league.stamps.standins import LocalCalendar, LocalRekor
 from league.store import open_store
 
+log = structlog.get_logger(__name__)
 DEFAULT_START = date(2026, 6, 1)
 #: The demo publishes once, at the end (not every simulated night).
 DEMO_STAGES = Stages(publish=False)
@@ -75,19 +81,61 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
     config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)
     config = load_config(config_dir)
     store = open_store(config.database_url)
-    with local_stamp_services(clock) as services, \
-            build_league(config, clock, stages=DEMO_STAGES, store=store, anchor=days[0]) as lg:
-        add_stand_ins(lg, seed)
-        use_services(lg, **services)
-        record_bill_rates(lg, days[0] - timedelta(days=10), days[-1])
-        for day in days:
-            run_session(lg, day, ledger=store)
-            if progress:
-                progress(day.isoformat())
-        pump(lg, clock.now() + timedelta(days=1))
-        public = publish_now(lg).out_dir
-        lines, count = lg.book.lines, _count_rows(public / "council-forecasts.csv")
+    with local_stamp_services(clock) as services:
+        with build_league(config, clock, stages=DEMO_STAGES, store=store, anchor=days[0]) as lg:
+            add_stand_ins(lg, seed)
+            stamper = use_services(lg, **services)
+            record_bill_rates(lg, days[0] - timedelta(days=10), days[-1])
+            for day in days:
+                run_session(lg, day, ledger=store)
+                if progress:
+                    progress(day.isoformat())
+            pump(lg, clock.now() + timedelta(days=1))
+            lines = lg.book.lines
+        forget(lg)
+        del lg  # closed: its index, price memo and seats are freed before the publish step's own peak
+        release_memory()
+        public = publish_closed(data_dir, config, clock, stamper).out_dir
+        count = _count_rows(public / "council-forecasts.csv")
     return DemoResult(data_dir, public, [d.isoformat() for d in days], lines, count)
+
+
+def forget(lg: League) -> None:
+    """Drop what module-level tables keep of a closed League, so it can be freed. The portfolio stage keeps
+    its seasons in a WeakKeyDictionary keyed by the League whose values hold the League again (through
+    ``ProviderBars``): a value that refers to its own key keeps the key alive, so without this the closed
+    League (a season's index and price memo) would stay in memory through the publish step."""
+    from league.jobs import portfolio
+
+    for name in ("_SEASONS", "_MARKED"):  # the stage's own caches, by League (gone once it keeps them weakly)
+        table = getattr(portfolio, name, None)
+        if table is not None:
+            table.pop(lg, None)
+
+
+def release_memory() -> None:
+    """Collect what was freed and hand the allocator's free pages back to the system (glibc's
+    ``malloc_trim``; nothing elsewhere), so the publish step starts from a smaller resident size."""
+    gc.collect()
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: the freed memory is reused by the publish step instead
+        pass
+
+
+def publish_closed(data_dir: Path, config: Config, clock: Clock, stamper: Stamper) -> PublishReport:
+    """What :func:`league.jobs.publish.publish_now` does, for a league whose books are already closed:
+    the open data from the books, the release manifest stamped by the league's stamper, proof/ again.
+    The demo publishes once, at the end, so it closes the League first: a season's in-memory index and
+    price memo need not sit beside publishing's whole-book read and statistics frames."""
+    report = publish(data_dir, config=config, clock=clock)
+    if DEMO_STAGES.stamps and release_stamp(stamper, report.out_dir, MANIFEST) is not None:
+        refresh_proof(data_dir, report.out_dir)
+    for name, why in (*report.skipped, *report.failed):
+        log.warning("publish.incomplete", file=name, why=why)
+    return report
 
 
 @contextmanager
@@ -103,9 +151,13 @@ def add_stand_ins(lg: League, seed: int) -> None:
     """What the demo adds to a league built from its configuration: the synthetic crowd, and the oracle
     hints beside the climatology table in each ask's context."""
     lg.crowd = synthetic_crowd(lg, seed)
+    hints: dict[str, dict[str, dict[str, float]]] = {}  # by session: the second wave's ask reuses the first's
 
     def context(league: League, session: str) -> dict[str, Any]:
-        return {"hint": oracle_hints(league, date.fromisoformat(session)), **default_context(league, session)}
+        if session not in hints:  # replay outcomes are fixed, so the hints of a session never change
+            hints.clear()
+            hints[session] = oracle_hints(league, date.fromisoformat(session))
+        return {"hint": {code: dict(by_h) for code, by_h in hints[session].items()}, **default_context(league, session)}
 
     lg.ask_context = context
 

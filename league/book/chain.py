@@ -41,6 +41,11 @@ BYTE_RULE = (
 )
 
 
+#: Content dicts whose seal and link ``BookLine.seal_new`` is constructing right now (by id; the dict is held
+#: so its id cannot be reused meanwhile).
+_JUST_SEALED: dict[int, dict[str, Any]] = {}
+
+
 def canonical(obj: Any) -> bytes:
     """``J(o)`` of docs/protocol.md §3: sorted keys, default separators, UTF-8, non-ASCII kept."""
     return json.dumps(obj, sort_keys=True, ensure_ascii=False).encode("utf-8")
@@ -91,6 +96,8 @@ class BookLine:
     content: dict[str, Any] = field(repr=False)
 
     def __post_init__(self) -> None:
+        if _JUST_SEALED.get(id(self.content)) is not None:  # seal_new computed both from this very dict
+            return
         if seal_of(self.content) != self.seal:
             raise InvalidRecord(f"line {self.n}: seal does not match its content")
         if link_of(self.content, self.n, self.prev, self.seal) != self.link:
@@ -98,9 +105,16 @@ class BookLine:
 
     @classmethod
     def seal_new(cls, content: Mapping[str, Any], n: int, prev: str) -> BookLine:
+        """A new line: its seal and link computed from the normalised content (and not computed a second
+        time by the check of construction, which would hash the same dict the same way again)."""
         body = _normalise(content)
         seal = seal_of(body)
-        return cls(n=n, prev=prev, seal=seal, link=link_of(body, n, prev, seal), content=body)
+        link = link_of(body, n, prev, seal)
+        _JUST_SEALED[id(body)] = body
+        try:
+            return cls(n=n, prev=prev, seal=seal, link=link, content=body)
+        finally:
+            del _JUST_SEALED[id(body)]
 
     @classmethod
     def parse(cls, raw: bytes | str) -> BookLine:
@@ -123,9 +137,14 @@ class BookLine:
         return {**self.content, "n": self.n, "prev": self.prev, "seal": self.seal, "link": self.link}
 
     def to_bytes(self) -> bytes:
-        """The bytes written to the file: compact, sorted, one LF."""
-        text = json.dumps(self.as_dict(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return text.encode("utf-8") + b"\n"
+        """The bytes written to the file: compact, sorted, one LF (made once per line: the writer asks
+        for them twice, for the length check and to write them)."""
+        data: bytes | None = self.__dict__.get("_bytes")
+        if data is None:
+            text = json.dumps(self.as_dict(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+            data = text.encode("utf-8") + b"\n"
+            object.__setattr__(self, "_bytes", data)  # not a field: equality, repr and asdict ignore it
+        return data
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -100,16 +101,30 @@ class EventContract:
         return cls(**{k: obj[k] for k in CONTRACT_KEYS})
 
     def as_dict(self) -> dict[str, str]:
-        return asdict(self)
+        """The nine keys in their order, as a new dict (what ``dataclasses.asdict`` gives for these str
+        fields, without its recursive deep copy: the counting rule asks for it per cell)."""
+        return {k: getattr(self, k) for k in CONTRACT_KEYS}
 
     @property
     def event_id(self) -> str:
         """v1: over the first five keys only (kept for comparison with older leagues)."""
-        return _id("ev1-", {k: getattr(self, k) for k in V1_KEYS})
+        return _event_id_v1(self)
 
     @property
     def event_id_v2(self) -> str:
-        return _id("ev2-", self.as_dict())
+        return _event_id_v2(self)
+
+
+#: A contract is immutable and its ids are pure functions of its keys; the counting rule asks for the same
+#: few hundred contracts' ids once per cell (tens of thousands of times a season), so they are remembered.
+@lru_cache(maxsize=8192)
+def _event_id_v1(contract: EventContract) -> str:
+    return _id("ev1-", {k: getattr(contract, k) for k in V1_KEYS})
+
+
+@lru_cache(maxsize=8192)
+def _event_id_v2(contract: EventContract) -> str:
+    return _id("ev2-", contract.as_dict())
 
 
 def event_ids(contract: dict[str, Any]) -> tuple[str, str]:

@@ -180,7 +180,8 @@ def _run_job(lg: League, job: str, session: str, ledger: Store | None) -> str:
     if ledger is not None and not ledger.claim_job(date.fromisoformat(session), job, now):
         return "skipped"
     try:
-        run_stages(lg, JOBS[job], session)
+        with lg.indexing_batch():  # the job's lines reach the database index in one transaction at its end
+            run_stages(lg, JOBS[job], session)
     except Exception as exc:  # noqa: BLE001 - the daemon never dies of one job; logged with run and job
         log.exception("job.failed", job=job, session=session)
         if ledger is not None:

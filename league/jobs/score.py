@@ -7,6 +7,7 @@ whose windows close today). A missing price leaves the event unresolved, never g
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Collection
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -46,6 +47,7 @@ class Bars:
     def __init__(self, lg: League) -> None:
         self.lg = lg
         self.days: dict[tuple[str, date], list[Bar] | None] = {}
+        self.starts: dict[tuple[str, date], list[datetime] | None] = {}  # a sorted day's bar starts, else None
         self.bands: dict[tuple[str, date], DrawBand | None] = {}
         self.errors: list[str] = []
 
@@ -66,6 +68,9 @@ class Bars:
                 self.errors.append(f"{symbol} {day.isoformat()}: {exc}")
                 log.warning("prices.unavailable", symbol=symbol, day=day.isoformat(), error=str(exc))
                 self.days[key] = None
+            got = self.days[key]
+            starts = [b.start for b in got] if got else []
+            self.starts[key] = starts if all(a <= b for a, b in zip(starts, starts[1:], strict=False)) else None
         return self.days[key]
 
     def get(self, symbol: str, start: datetime, end: datetime) -> list[Bar] | None:
@@ -76,7 +81,11 @@ class Bars:
             got = self._day(symbol, day)
             if got is None:
                 return None
-            out.extend(b for b in got if start <= b.start < end)
+            starts = self.starts[(symbol, day)]
+            if starts is not None:  # sorted: the window is one slice (the same bars the filter below keeps)
+                out.extend(got[bisect.bisect_left(starts, start):bisect.bisect_left(starts, end)])
+            else:
+                out.extend(b for b in got if start <= b.start < end)
             day += timedelta(days=1)
         return out
 

@@ -108,18 +108,19 @@ def pump(lg: League, until: datetime) -> int:
     due = sorted((p for p in lg.pending if p.future.result().finished_at <= until),
                  key=lambda p: (p.future.result().finished_at, p.seat))
     sealed, failed = 0, []
-    for p in due:
-        reply = p.future.result()
-        assert isinstance(lg.clock, SimulatedClock)
-        lg.clock.set(max(reply.finished_at, lg.clock.now()))
-        try:
-            seal_reply(lg, p, reply)
-        except Exception as exc:  # noqa: BLE001 - this one and the later ones stay pending; reported below
-            log.exception("seal.failed", seat=p.seat, run_id=p.run_id)
-            failed.append(f"{p.run_id} {p.seat}: {exc}")
-            break
-        lg.pending.remove(p)
-        sealed += 1
+    with lg.indexing_batch():  # the replies sealed here reach the database index in one transaction
+        for p in due:
+            reply = p.future.result()
+            assert isinstance(lg.clock, SimulatedClock)
+            lg.clock.set(max(reply.finished_at, lg.clock.now()))
+            try:
+                seal_reply(lg, p, reply)
+            except Exception as exc:  # noqa: BLE001 - this one and the later ones stay pending; reported below
+                log.exception("seal.failed", seat=p.seat, run_id=p.run_id)
+                failed.append(f"{p.run_id} {p.seat}: {exc}")
+                break
+            lg.pending.remove(p)
+            sealed += 1
     if failed:
         raise SealFailed(f"{len(failed)} replies could not be sealed: {'; '.join(failed)[:1000]}",
                          fix="check the disk of the data folder; the replies stay pending and are sealed next time")

@@ -133,12 +133,15 @@ def _straddles(prev: Bar, cur: Bar, rolls: Sequence[datetime]) -> bool:
 
 def _session_returns(bars: Sequence[Bar], rolls: Sequence[datetime]) -> tuple[list[float], int]:
     """Absolute close-to-close percent returns of bars exactly one minute apart."""
+    if rolls and bars:  # only a roll inside the bars' span can straddle one of their minutes
+        first, last = min(b.start for b in bars), max(b.start for b in bars)
+        rolls = [r for r in rolls if first + ONE_MINUTE < r <= last + ONE_MINUTE]
     out: list[float] = []
     excluded = 0
     for prev, cur in zip(bars, bars[1:], strict=False):
         if cur.start - prev.start != ONE_MINUTE:
             continue
-        if _straddles(prev, cur, rolls):
+        if rolls and _straddles(prev, cur, rolls):
             excluded += 1
             continue
         out.append(abs(cur.close / prev.close - 1.0) * 100.0)

@@ -93,3 +93,28 @@ def test_replies_parse_as_answers_with_targets(adapter: str) -> None:
     assert parsed.ok and set(parsed.items["SPX"]) == set(HORIZONS)
     for c in parsed.items["SPX"].values():
         assert c.cell_status in ("elicited", "explicit_50") and c.target is not None and c.target > 0
+
+
+def test_ets_one_prediction_per_market_gives_each_horizon_what_its_own_prediction_gives() -> None:
+    """The seat asks statsmodels once per market, out to the longest horizon (and beyond it for a longer
+    ``steps``): every horizon's target and prob_up equal a prediction that ends at that horizon."""
+    import math
+
+    from league_agents.baselines import EtsSeat
+
+    hist = trending(120, 0.05, seed=9)
+    steps = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
+    got = answer("ets", ask({"SPX": {"horizons": HORIZONS, "price": hist[-1], "steps": steps}}, {"SPX": hist}))
+    seat = EtsSeat(SeatSpec(name="_ets", adapter="ets"))
+    model = seat.fit(hist)
+    n = int(model.nobs)
+    for h, k in steps.items():
+        pred = model.get_prediction(start=n, end=n + k - 1)
+        mean = float(list(pred.predicted_mean)[-1])
+        sd = math.sqrt(max(0.0, float(list(pred.var_pred_mean)[-1])))
+        prob = 100.0 * 0.5 * math.erfc((hist[-1] - mean) / (sd * math.sqrt(2.0)))
+        assert got["SPX"][h]["target"] == round(mean, 6)
+        assert got["SPX"][h]["prob_up"] == round(min(99.0, max(1.0, prob)), 1)
+    longer = answer("ets", ask({"SPX": {"horizons": ["6m"], "price": hist[-1], "steps": {"6m": 150}}}, {"SPX": hist}))
+    pred = model.get_prediction(start=n, end=n + 149)
+    assert longer["SPX"]["6m"]["target"] == round(float(list(pred.predicted_mean)[-1]), 6)
