@@ -37,7 +37,8 @@ Usage::
     python benchmarks/synth_league.py --cache /var/tmp/synth --years 5 --seats 100   # DIR keyed by size+seed
 
 ``--scratch /dev/shm`` writes the folder on a RAM disk first (the book's per-line fsync is then nearly
-free; Book offers no switch to skip it) and moves it to --out/--cache afterwards.
+free; Book offers no switch to skip it) and moves it to --cache afterwards, where the database index is then
+written (it is ~1.8x the book: it stays off the RAM disk).
 Prints lines per second of each book; ``league verify``, ``league status``, ``league stats`` and
 ``league publish`` run on the result.
 """
@@ -49,10 +50,11 @@ import json
 import os
 import random
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from datetime import time as dtime
 from decimal import Decimal
@@ -76,6 +78,7 @@ from league.book.lines import (
 from league.calendar import ET, Calendar, default_calendar, et_time
 from league.clock import SimulatedClock, iso_seconds
 from league.config import Config, load_config
+from league.contracts import CONTRACT_KEYS, EventContract
 from league.counting import COUNTED, LONG_HORIZONS, Event, run_events, session_rows
 from league.crowd.compare import sealed_quotes
 from league.crowd.interface import CrowdQuote
@@ -245,6 +248,97 @@ class SeededBars:
             p = first + (last - first) * k / steps
             out.append(Bar(t, p, p * 1.001, p * 0.999, p))
         return out
+
+
+# ------------------------------------------------------------------------------------ the ask chain
+class NewRunsAskChain(AskChain):
+    """The ask chain's real writer, answering ``roster_of`` from the rosters this process sealed.
+
+    Why: ``seal_roster`` first looks for the run's roster by reading the whole chain (so a daemon
+    restarted mid-run does not seal a second one). This generator is the only writer of a chain it
+    created, so its own record gives the same answer; the read, done for every run, made the generator
+    quadratic in the chain's length (at 5 years × 100 seats, ~136 000 lines parsed twice a session).
+    Only the current session's rosters are kept."""
+
+    def __init__(self, path: Path, clock: SimulatedClock, counting_rule: str) -> None:
+        super().__init__(path, clock, counting_rule)
+        self.rosters: dict[str, BookLine] = {}
+
+    def roster_of(self, run_id: str) -> BookLine | None:
+        return self.rosters.get(run_id)
+
+    def seal_roster(self, run_id: str, session: str, *args: Any, **kwargs: Any) -> BookLine:
+        line = super().seal_roster(run_id, session, *args, **kwargs)
+        self.rosters = {r: ln for r, ln in self.rosters.items() if ln.content.get("session") == session}
+        self.rosters[run_id] = line
+        return line
+
+
+# ------------------------------------------------------------------------------------ contract memo
+class ContractMemo:
+    """While generating, :class:`EventContract`'s ids, ``as_dict`` and ``from_mapping`` answer from a
+    memo instead of recomputing them for every seat.
+
+    Why: the counting rule (``session_rows``) places every seat's cell on the run's common event, so at
+    100 seats it re-reads the same dozen contracts from the run line and re-hashes them (``asdict``, a
+    canonical dump and a sha256) about 8 000 times a session: a third of the generator's CPU. All four
+    are pure functions of a frozen value, so the memo answers the same strings (the books are byte for
+    byte the ones written without it; docs/costs.md, "100 seats"). The library's code is untouched: the
+    class is patched only inside ``with ContractMemo()`` in this process, and put back on exit, so the
+    benchmarks that measure the league (growth_bench's children) never see it. ``clear()`` after each
+    session keeps the memo to one session's contracts.
+    """
+
+    NAMES = ("event_id", "event_id_v2", "as_dict", "from_mapping")
+
+    def __init__(self) -> None:
+        self.saved: dict[str, Any] = {}
+        self.ids: dict[tuple[str, EventContract], str] = {}
+        self.dicts: dict[EventContract, dict[str, str]] = {}
+        self.read: dict[tuple[Any, ...], EventContract] = {}
+
+    def __enter__(self) -> ContractMemo:
+        self.saved = {name: EventContract.__dict__[name] for name in self.NAMES}
+        plain_v1, plain_v2 = self.saved["event_id"].fget, self.saved["event_id_v2"].fget
+        plain_dict, plain_read = self.saved["as_dict"], self.saved["from_mapping"].__func__
+        ids, dicts, read = self.ids, self.dicts, self.read
+
+        def memo_id(plain: Callable[[EventContract], str], tag: str) -> property:
+            def get(contract: EventContract) -> str:
+                key = (tag, contract)
+                if key not in ids:
+                    ids[key] = plain(contract)
+                return ids[key]
+            return property(get)
+
+        def as_dict(contract: EventContract) -> dict[str, str]:
+            if contract not in dicts:
+                dicts[contract] = plain_dict(contract)
+            return dict(dicts[contract])  # a fresh dict each time, as asdict gives
+
+        def from_mapping(cls: type[EventContract], obj: Mapping[str, Any]) -> EventContract:
+            key = tuple(obj.get(k) for k in CONTRACT_KEYS)
+            if not all(isinstance(v, str) for v in key):  # a bad mapping: the real reader and its errors
+                return plain_read(cls, obj)  # type: ignore[no-any-return]
+            if key not in read:
+                read[key] = plain_read(cls, obj)
+            return read[key]
+
+        memos = {"event_id": memo_id(plain_v1, "v1"), "event_id_v2": memo_id(plain_v2, "v2"), "as_dict": as_dict,
+                 "from_mapping": classmethod(from_mapping)}
+        for name, value in memos.items():
+            setattr(EventContract, name, value)
+        return self
+
+    def clear(self) -> None:
+        self.ids.clear()
+        self.dicts.clear()
+        self.read.clear()
+
+    def __exit__(self, *exc: object) -> None:
+        for name, value in self.saved.items():
+            setattr(EventContract, name, value)
+        self.clear()
 
 
 # ------------------------------------------------------------------------------------ the view
@@ -542,8 +636,9 @@ def league_sessions(calendar: Calendar, start: date, count: int) -> list[date]:
 
 
 def write_league(out: Path, size: Size, *, start: date = DEFAULT_START,
-                 progress: Callable[[int, int], None] | None = None) -> Report:
-    """Write the synthetic league of ``size`` into the empty folder OUT (see the module docstring)."""
+                 progress: Callable[[int, int], None] | None = None, index: bool = True) -> Report:
+    """Write the synthetic league of ``size`` into the empty folder OUT (see the module docstring);
+    ``index=False`` leaves the database index to the caller (:func:`index_store`)."""
     if (out / "config").exists():
         raise SystemExit(f"{out} already holds a league; choose an empty folder")
     calendar = default_calendar()
@@ -555,24 +650,29 @@ def write_league(out: Path, size: Size, *, start: date = DEFAULT_START,
     prices = SeededPrices(size.seed, [*calendar.sessions_before(days[0], 10), *days,
                                       *[calendar.offset(days[-1], k) for k in range(1, 140)]])
     started = time.perf_counter()
-    book, asks, _ = open_books(config, clock)
+    book, opened_asks, _ = open_books(config, clock)
+    opened_asks.close()  # the same chain again, through the writer that remembers its rosters
+    asks = NewRunsAskChain(opened_asks.path, clock, config.roster.counting_rule)
     bars = SeededBars(prices, calendar)
     seasons = {name: Season(rule_set(name), bars, BillRates.constant(Decimal("4.0")), seed=size.seed)
                for name in RULE_SETS}
     crowd = SyntheticCrowd(size.seed, resolver=lambda _code, _day: None)
     w = Writer(config, clock, book, asks, calendar, prices, crowd, seasons)
     try:
-        for i, day in enumerate(days, 1):
-            write_session(w, day, data_dir)
-            if progress:
-                progress(i, len(days))
+        with ContractMemo() as memo:
+            for i, day in enumerate(days, 1):
+                write_session(w, day, data_dir)
+                memo.clear()
+                if progress:
+                    progress(i, len(days))
     finally:
         lines = {"council-book": book.lines, "asks": asks.book.lines}
         asks.close()
         book.close()
     seconds = time.perf_counter() - started
     t0 = time.perf_counter()
-    index_store(config, days)
+    if index:
+        index_store(config, days)
     return Report(out, size, [d.isoformat() for d in days], lines, seconds, time.perf_counter() - t0)
 
 
@@ -606,9 +706,20 @@ def cached_league(cache: Path, size: Size, *, scratch: Path | None = None, start
     work = (scratch / f"synth-{size.key}-{os.getpid()}") if scratch else target
     if work.exists():
         shutil.rmtree(work)
-    report = write_league(work, size, start=start, progress=progress)
+    try:
+        report = write_league(work, size, start=start, progress=progress, index=False)
+    except BaseException:  # a stopped run leaves no half-written league on the RAM disk
+        if work != target:
+            shutil.rmtree(work, ignore_errors=True)
+        raise
     if work != target:
         shutil.move(str(work), str(target))
+    # The index after the move: the database is ~1.8x the book (1 y x 100 seats: 1.0 GB of books, 1.8 GB
+    # of league.db), so the RAM disk holds only the books and replies; SQLite fills it in one transaction
+    # per book, so the disk's fsync costs little there.
+    t0 = time.perf_counter()
+    index_store(load_config(target / "config"), [date.fromisoformat(d) for d in report.sessions])
+    report = replace(report, out=target, index_seconds=time.perf_counter() - t0)
     (target / "COMPLETE").write_text(json.dumps(summary(report)), encoding="utf-8")
     return target, report
 
@@ -634,10 +745,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scratch", type=Path, help="write here first (e.g. /dev/shm), then move")
     args = parser.parse_args(argv)
     size = Size.of(years=args.years, sessions=args.sessions, seats=args.seats, seed=args.seed)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # `kill PID` cleans the scratch folder up
+
+    began = time.perf_counter()
 
     def progress(i: int, n: int) -> None:
         if i % 50 == 0 or i == n:
-            print(f"  {i}/{n} sessions", file=sys.stderr, flush=True)
+            print(f"  {i}/{n} sessions, {time.perf_counter() - began:.0f} s, {time.process_time():.0f} CPU s",
+                  file=sys.stderr, flush=True)
 
     if args.cache:
         target, report = cached_league(args.cache, size, scratch=args.scratch, start=args.start, progress=progress)

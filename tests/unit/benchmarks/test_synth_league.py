@@ -99,3 +99,58 @@ def test_the_size_key_names_length_width_and_seed() -> None:
     assert synth_league.Size.of(years=5, seats=100).key == "s1260-w100-seed7"
     assert synth_league.Size.of(sessions=3, seats=2, seed=11).label == "3 sessions × 2 seats"
     assert json.loads(json.dumps(synth_league.Size.of(years=1).key)) == "s252-w14-seed7"
+
+
+def _synth_module():  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import synth_league
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return synth_league
+
+
+def test_the_contract_memo_answers_what_the_contract_does_and_is_put_back() -> None:
+    from league.contracts import CONTRACT_KEYS, EventContract
+    from league.errors import InvalidRecord
+
+    synth_league = _synth_module()
+    plain = {name: EventContract.__dict__[name] for name in synth_league.ContractMemo.NAMES}
+    fields = {"asset": "SPX", "horizon": "1w", "reference_at": "2026-01-05T14:30:00Z",
+              "end_at": "2026-01-12T21:00:00Z", "rule": "close_strictly_above_reference",
+              "resolver_version": "league-resolver-1", "reference_rule": "first 1-minute bar",
+              "price_provider": "synthetic", "price_symbol": "^GSPC", "extra": "ignored"}
+    outside = EventContract.from_mapping(fields)
+    expected = (outside.event_id, outside.event_id_v2, outside.as_dict())
+    with synth_league.ContractMemo():
+        for _ in range(2):  # the second answer comes from the memo
+            inside = EventContract.from_mapping(fields)
+            assert inside == outside
+            assert (inside.event_id, inside.event_id_v2, inside.as_dict()) == expected
+        inside.as_dict()["asset"] = "changed"  # a caller's dict is its own, as asdict's is
+        assert inside.as_dict() == expected[2]
+        with pytest.raises(InvalidRecord):  # a bad mapping still meets the real reader's errors
+            EventContract.from_mapping({k: fields[k] for k in CONTRACT_KEYS[:3]})
+    assert {name: EventContract.__dict__[name] for name in synth_league.ContractMemo.NAMES} == plain
+
+
+def test_the_ask_chain_finds_a_run_s_roster_without_reading_the_chain(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from league.clock import SimulatedClock
+    from league_agents.base import SeatSpec
+
+    synth_league = _synth_module()
+    clock = SimulatedClock(datetime(2026, 1, 5, 13, 30, tzinfo=UTC))
+    chain = synth_league.NewRunsAskChain(tmp_path / "asks.jsonl", clock, "the 08:30 run counts")
+    seat = SeatSpec(name="seat-000", adapter="scripted", model="m", family="f")
+    args = ({"SPX": ["1d"]}, clock.now(), clock.now(), "none", "counted")
+    try:
+        first = chain.seal_roster("2026-01-05-r1", "2026-01-05", [seat], *args)
+        again = chain.seal_roster("2026-01-05-r1", "2026-01-05", [seat], *args)  # a restart's re-seal
+        chain.seal_roster("2026-01-06-r1", "2026-01-06", [seat], *args)
+        assert again is first and chain.book.lines == 3  # counting rule + two rosters, no duplicate
+        assert chain.roster_of("2026-01-05-r1") is None  # only the current session is kept
+        assert chain.roster_of("2026-01-06-r1") is not None
+    finally:
+        chain.close()
