@@ -101,10 +101,10 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
 
 
 def forget(lg: League) -> None:
-    """Drop what module-level tables keep of a closed League, so it can be freed. The portfolio stage keeps
-    its seasons in a WeakKeyDictionary keyed by the League whose values hold the League again (through
-    ``ProviderBars``): a value that refers to its own key keeps the key alive, so without this the closed
-    League (a season's index and price memo) would stay in memory through the publish step."""
+    """Drop what module-level tables keep of a closed League at once, before the publish step. The portfolio
+    stage keeps its seasons in a WeakKeyDictionary keyed by the League; its bar source holds the League
+    weakly (a value referring to its own key kept the closed League and its season's index and price memo
+    alive), so the entries also go by themselves once the League is collected: this only makes it immediate."""
     from league.jobs import portfolio
 
     for name in ("_SEASONS", "_MARKED"):  # the stage's own caches, by League (gone once it keeps them weakly)

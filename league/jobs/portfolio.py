@@ -11,6 +11,7 @@ fit — and a session already marked is never marked again.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from datetime import UTC, date
 from typing import Any
@@ -43,8 +44,17 @@ class ProviderBars:
     """The league's price provider seen as the portfolio engine's ``BarSource`` (one session's bars)."""
 
     def __init__(self, lg: League) -> None:
-        self.lg = lg
+        # Weakly: the stage keeps its seasons (which hold this) in a WeakKeyDictionary keyed by the League;
+        # a value that refers to its own key keeps the key alive, so a closed League was never freed.
+        self._lg = weakref.ref(lg)
         self.cache: dict[tuple[str, date], list[Bar]] = {}
+
+    @property
+    def lg(self) -> League:
+        lg = self._lg()
+        if lg is None:
+            raise RuntimeError("the league of these bars was closed and freed")
+        return lg
 
     def bars(self, symbol: str, session: date) -> Sequence[Bar]:
         """A session's bars; a provider failure is not remembered (the next stage asks again), so what
