@@ -19,7 +19,7 @@ from league.cli.init import init_folder
 from league.clock import SimulatedClock
 from league.compose import build_league
 from league.config import load_config
-from league.jobs.context import Stages
+from league.jobs.context import League, Stages
 from league.jobs.correct import cell_correction, seal_correction
 from league.jobs.scheduler import catch_up
 from league.jobs.seal import pump
@@ -34,14 +34,20 @@ def _both(data: Path) -> tuple[TestClient, TestClient, int]:
     return TestClient(seeded), TestClient(create_app(data, db_url="")), seeded.state.store.seeded
 
 
-def test_seeded_index_serves_what_the_whole_book_serves(tmp_path: Path) -> None:
+def _demo_league(tmp_path: Path) -> tuple[League, Path]:
+    """The demo folder's league on SESSION with its database index (what the seeded app reads)."""
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
     clock = SimulatedClock(et_time(SESSION, time(3, 0)))
     config_dir, data = init_folder(tmp_path, demo=True, clock=clock)
     config = load_config(config_dir)
-    with build_league(config, clock, anchor=SESSION - timedelta(days=1), stages=Stages(publish=False),
-                      store=open_store(config.database_url)) as lg:
+    return build_league(config, clock, anchor=SESSION - timedelta(days=1), stages=Stages(publish=False),
+                        store=open_store(config.database_url)), data
+
+
+def test_seeded_index_serves_what_the_whole_book_serves(tmp_path: Path) -> None:
+    lg, data = _demo_league(tmp_path)
+    with lg:
         catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION, time(10, 0)), before_each=lambda f: pump(lg, f.at))
         pump(lg, et_time(SESSION, time(10, 0)))
         answers = lg.index.of_kind("answer", DAY)
@@ -64,13 +70,8 @@ def test_seeded_index_serves_what_the_whole_book_serves(tmp_path: Path) -> None:
 
 
 def test_a_database_of_another_book_is_not_used(tmp_path: Path) -> None:
-    if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
-    clock = SimulatedClock(et_time(SESSION, time(3, 0)))
-    config_dir, data = init_folder(tmp_path, demo=True, clock=clock)
-    config = load_config(config_dir)
-    with build_league(config, clock, anchor=SESSION - timedelta(days=1), stages=Stages(publish=False),
-                      store=open_store(config.database_url)) as lg:
+    lg, data = _demo_league(tmp_path)
+    with lg:
         catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION, time(9, 0)), before_each=lambda f: pump(lg, f.at))
     assert create_app(data).state.store.seeded > 0
     book = data / "books" / "council-book.jsonl"
