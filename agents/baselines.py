@@ -202,18 +202,16 @@ class EtsSeat(_PointBaseline):
         ``res.aic``, at about a quarter of the CPU: each candidate is fitted with ``return_params=True`` and
         its AIC computed exactly as ``ETSResults`` does (``aic(model.loglike(params), nobs, df_model)``), so
         only the winner builds a results object (whose constructor also computes a complex-step Hessian
-        that a prediction never reads); the optimiser runs with one BLAS thread (``agents/blas.py``). If
-        the winner's results cannot be built, the plain loop (``fit_plain``) decides, as it always did."""
+        that a prediction never reads). If the winner's results cannot be built, the plain loop
+        (``fit_plain``) decides, as it always did."""
         import warnings
 
         import pandas as pd
         from statsmodels.tsa.exponential_smoothing.ets import ETSModel
 
-        from league_agents.blas import one_blas_thread
-
         series = pd.Series(history[-int(self.spec.options.get("max_history", 500)):], dtype=float)
         best: tuple[float, Any, Any] | None = None  # (aic, model, params)
-        with warnings.catch_warnings(), one_blas_thread():
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence chatter; a fit that fails is skipped below
             for trend, damped in self.CANDIDATES:
                 try:

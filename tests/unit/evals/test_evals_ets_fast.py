@@ -1,5 +1,5 @@
-"""The `_ets` seat's fast fit (params-only candidates, the AIC computed as statsmodels does, one results object,
-one BLAS thread) chooses the same model with the same numbers as fitting every candidate to a full results
+"""The `_ets` seat's fast fit (params-only candidates, the AIC computed as statsmodels does, one results object)
+chooses the same model with the same numbers as fitting every candidate to a full results
 object and keeping the lowest ``res.aic`` (``EtsSeat.fit_plain``): its answers are sealed, so a drift in any bit
 of a parameter, the AIC or the forecast path would change the book."""
 
@@ -15,7 +15,6 @@ import pytest
 
 from league_agents.base import SeatSpec
 from league_agents.baselines import EtsSeat
-from league_agents.blas import blas_threads, one_blas_thread
 
 
 def walk(n: int, seed: int, vol: float = 0.01, drift: float = 0.0) -> list[float]:
@@ -124,13 +123,3 @@ def test_when_the_winner_cannot_be_built_the_plain_loop_decides(monkeypatch: pyt
     monkeypatch.setattr(ETSModel, "smooth", real)
     same(fast, s.fit_plain(pd.Series(SERIES["trend10"], dtype=float)))
     assert len(calls) == 1 + 3  # the failed winner, then the plain loop's three candidates
-
-
-def test_one_blas_thread_sets_one_and_restores() -> None:
-    seat().fit(SERIES["walk30-1"])  # scipy (and its OpenBLAS) loaded
-    before = blas_threads()
-    if not before:
-        pytest.skip("no OpenBLAS loaded in this process")
-    with one_blas_thread():
-        assert blas_threads() == [1] * len(before)
-    assert blas_threads() == before
