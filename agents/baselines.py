@@ -199,7 +199,7 @@ class EtsSeat(_PointBaseline):
         """The chosen candidate's statsmodels results (None when every candidate fails).
 
         Same choice and same numbers as fitting each candidate with ``ETSModel.fit`` and keeping the lowest
-        ``res.aic``, at about a quarter of the CPU: each candidate is fitted with ``return_params=True`` and
+        ``res.aic``, for ~15 % less CPU: each candidate is fitted with ``return_params=True`` and
         its AIC computed exactly as ``ETSResults`` does (``aic(model.loglike(params), nobs, df_model)``), so
         only the winner builds a results object (whose constructor also computes a complex-step Hessian
         that a prediction never reads). If the winner's results cannot be built, the plain loop
