@@ -112,3 +112,40 @@ def test_the_cli_prints_and_writes_the_table(tmp_path: Path) -> None:
     assert csv_rows[0] == "seat,market,horizon,bucket,windows,mase,mase_naive,relative"
     assert any(r.startswith("alpha,SPX,1d,short,2,") for r in csv_rows)
     assert (tmp_path / "points" / "points.json").is_file()
+
+
+@pytest.mark.parametrize("season", [1, 2, 5])
+def test_the_running_scale_equals_the_pure_functions_on_every_prefix(season: int) -> None:
+    """The reader's windows (running sums, bisection, one per market × session × horizon) carry the same
+    floats as seasonal_scale and seasonal_naive over the closes sealed before each session: bit for bit, so
+    the published MASE table does not move. Irregular closes (a missing session, repeats, large and tiny
+    steps) make a reordered or re-associated sum differ in its last bits."""
+    import random
+
+    from league.evals.mase import seasonal_naive, seasonal_scale
+    from league.evals.points import HORIZON_STEPS, _Reader
+
+    rng = random.Random(season)
+    sessions = [f"2026-{1 + d // 28:02d}-{1 + d % 28:02d}" for d in range(150)]
+    closes: list[tuple[str, float]] = []
+    level = 1000.0
+    for s in sessions:
+        if rng.random() < 0.1:
+            continue  # a session without a sealed 1d close
+        level = level if rng.random() < 0.05 else level * (1 + rng.gauss(0, 0.02)) + rng.random() * 1e-9
+        closes.append((s, level))
+    reader = _Reader({"SPX": closes}, season, min_history=3)
+    checked = 0
+    for s in [*sessions, "2027-01-01"]:
+        hist = [c for t, c in closes if t < s]
+        for horizon, steps in HORIZON_STEPS.items():
+            w = reader.window(s, horizon, "SPX", 1.0, 2.0)
+            scale = seasonal_scale(hist, season) if len(hist) - season >= 3 else None
+            if scale is None:
+                assert w is None
+                continue
+            assert w is not None and w.scale == scale  # exact: the same additions in the same order
+            assert w.naive == (seasonal_naive(hist, steps, season),)
+            checked += 1
+    assert checked > 400
+    assert reader.window(sessions[-1], "1d", "NDX", 1.0, 2.0) is None  # a market without closes
