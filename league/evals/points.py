@@ -188,7 +188,7 @@ def points_report(data: Path, *, season: int = 1, min_history: int = 5) -> dict[
     """The MASE table of every seat of the council book under ``data``."""
     book = find_book(Path(data))
     # a score line not in the protocol's shape (lists of events and rows) has nothing to score here
-    lines = [ln.content for ln in book_lines(book) if ln.kind in ("score", "score_h")
+    lines = [ln.content for ln in book_lines(book, ("score", "score_h")) if ln.kind in ("score", "score_h")
              and isinstance(ln.content.get("markets", []), list) and isinstance(ln.content.get("seats", []), list)]
     reader = _Reader(daily_closes(lines), season, min_history)
     for line in lines:

@@ -1,27 +1,28 @@
-"""One verified read of a book per publish run, shared by every producer that reads it.
+"""One verified read of a book per publish run, then parses of only the kinds each producer reads.
 
 The producers of the open-data folder are independent functions of the data folder (each can run
 alone: ``league stats``, ``league eval points``, the tests), and each used to read and chain-check
 the whole council book itself: the CSV writer, the crowd comparison, both portfolio steps and the
 point-forecast track — five verified reads of the same bytes per publish, the largest part of a
-season's publish time. Inside :func:`shared_reads` (the publisher and ``league stats`` open one), the
-first reader's verified lines are kept and the others get them from here; outside it, each call
-reads the book as before. The four readers after the statistics (points, crowd, both portfolio
-steps) share one read; the CSV writer before them builds its own index as before (keeping the lines
-beside that index would only raise the publish step's memory peak, measured: +85 MiB at 126
-sessions), and the publisher lets any kept read go before the statistics: two reads instead of five.
+season's publish time.
 
-Both are now parses, not verifications (issue 15): the publisher's books step checks every seal and link of
-the bytes it publishes as council-book.jsonl (read_facts); the CSV writer indexes those bytes, and the
-publisher notes them here (:func:`checked_copy`: the live book's file state, the published copy, its
-SHA-256). The first reader after the statistics gets them read back from the copy, matched to that digest,
-and parsed (:class:`CheckedLine`) — as long as the live book is still at the noted state; otherwise (a
-line sealed meanwhile, the copy changed) it reads and verifies the live book as before.
+Inside :func:`shared_reads` (the publisher and ``league stats`` open one) a book is verified once: the
+publisher's books step checks every seal and link of the bytes it publishes as council-book.jsonl
+(read_facts) and notes them here (:func:`checked_copy`: the live book's file state, the published copy,
+its SHA-256); without such a note the first reader verifies the live book itself and notes its digest.
+Every later reader gets the bytes read back (from the copy, or the live book), matched to that digest, and
+only the lines of the kinds it asks for parsed (:class:`CheckedLine`) — as long as the live book is still at
+the noted state; otherwise (a line sealed meanwhile, the copy changed) it reads and verifies the live book
+as before. A book appended to during a publish (a live daemon sealing meanwhile) is read again, so every
+producer still sees the book as it was when it asked.
 
-A kept read is reused only while the file is unchanged (inode, size and modification time): a book
-appended to during a publish (a live daemon sealing meanwhile) is read again, so every producer
-still sees the book as it was when it asked, exactly as before. Readers get the same line objects
-(``BookLine`` or ``CheckedLine``) and must not modify their content (none does: they build their own rows from it).
+Nothing parsed is kept between readers (issue 15): the whole book's parsed lines used to be kept for the
+four readers after the statistics — about 3.6 times the book's bytes in memory (570 MB at one year ×
+14 seats, measured), growing with the season. Each reader now holds only its own kinds (the points track
+its score lines, the portfolio its trade and mark lines, the crowd comparison its crowd, run, answer and
+score lines) and lets them go when done; the bytes are read and hashed once per reader, which costs far less
+than the parse that was shared. Readers get line objects (``BookLine`` or ``CheckedLine``) and must not
+modify their content (none does: they build their own rows from it).
 """
 
 from __future__ import annotations
@@ -29,15 +30,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from league.book import BOOKKEEPING, iter_lines
+from league.book import BOOKKEEPING, BookLine, iter_lines
+from league.book.chain import iter_raw
 from league.book.index import BookIndex
+from league.errors import ChainBroken
 
 
 @dataclass(frozen=True)
@@ -71,24 +74,17 @@ class SealedLine(Protocol):
     def kind(self) -> str: ...
 
 
-@dataclass
-class _Read:
-    """A book's verified lines at one file state."""
-
-    state: tuple[int, int, int]
-    lines: Sequence[SealedLine]
-
-
 @dataclass(frozen=True)
 class _Checked:
-    """Where the publisher put the bytes it checked: read back (and matched to their SHA-256) when asked."""
+    """Bytes whose every seal and link has been checked (by the publisher, or by the first verified read of this
+    block): read back, matched to their SHA-256 and parsed, kind by kind, when a reader asks."""
 
     state: tuple[int, int, int]
     copy: Path
     sha256: str
 
 
-_READS: ContextVar[dict[str, _Read | _Checked] | None] = ContextVar("league_publish_book_reads", default=None)
+_READS: ContextVar[dict[str, _Checked] | None] = ContextVar("league_publish_book_reads", default=None)
 
 
 @contextmanager
@@ -99,15 +95,6 @@ def shared_reads() -> Iterator[None]:
         yield
     finally:
         _READS.reset(token)
-
-
-def forget_reads() -> None:
-    """Let the kept reads go (the next reader reads again): the publisher calls it before the statistics,
-    whose frames of the whole table would otherwise sit in memory beside a whole parsed book."""
-    reads = _READS.get()
-    if reads is not None:  # a note of checked bytes holds no lines: it stays
-        for key in [k for k, v in reads.items() if isinstance(v, _Read)]:
-            del reads[key]
 
 
 def file_state(path: Path) -> tuple[int, int, int]:
@@ -124,32 +111,31 @@ def checked_copy(path: Path, state: tuple[int, int, int], copy: Path, sha256: st
         reads[os.path.abspath(path)] = _Checked(state, copy, sha256)
 
 
-def _kept(path: Path) -> _Read | None:
-    """The kept read of ``path`` for its current state (reading it now if needed); None outside a block."""
-    reads = _READS.get()
-    if reads is None:
-        return None
-    state = file_state(path)
-    key = os.path.abspath(path)
-    kept = reads.get(key)
-    if isinstance(kept, _Checked) and kept.state == state:
-        lines = _parsed(kept)
-        if lines is not None:
-            kept = reads[key] = _Read(state, lines)
-    if not isinstance(kept, _Read) or kept.state != state:
-        kept = reads[key] = _Read(state, list(iter_lines(path)))
-    return kept
+def _wanted(kinds: Collection[str] | None) -> Callable[[bytes], bool]:
+    """A cheap test on a line's bytes that never rejects a line of one of ``kinds``: a top-level ``"kind"`` of K
+    is serialised as the quoted string ``"K"`` whatever the separators (kinds are plain ASCII names), so a
+    line without any of those strings is not parsed at all. The parsed line's kind is then checked exactly."""
+    if kinds is None:
+        return lambda raw: True
+    tokens = tuple(b'"' + k.encode("ascii") + b'"' for k in kinds)
+    return lambda raw: any(t in raw for t in tokens)
 
 
-def _parsed(checked: _Checked) -> list[SealedLine] | None:
-    """The checked lines read back from their copy; None when the copy no longer has the checked bytes."""
+def _parsed(checked: _Checked, kinds: Collection[str] | None) -> list[SealedLine] | None:
+    """The checked lines of ``kinds`` read back from their copy (all bytes hashed, only those lines parsed);
+    None when the copy no longer has the checked bytes."""
     digest = hashlib.sha256()
+    wanted = _wanted(kinds)
     lines: list[SealedLine] = []
     try:
         with open(checked.copy, "rb") as fh:  # line by line: the whole copy is never in memory at once
             for raw in fh:
                 digest.update(raw)
+                if not wanted(raw):
+                    continue
                 obj = json.loads(raw.decode("utf-8"))
+                if kinds is not None and obj.get("kind") not in kinds:
+                    continue
                 content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
                 lines.append(CheckedLine(obj["n"], obj["prev"], obj["seal"], obj["link"], content))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -157,19 +143,60 @@ def _parsed(checked: _Checked) -> list[SealedLine] | None:
     return lines if digest.hexdigest() == checked.sha256 else None
 
 
-def book_lines(path: Path) -> Sequence[SealedLine] | Iterator[SealedLine]:
-    """Every line of the book, verified (raises ``ChainBroken`` at the first bad one, as ``iter_lines``)."""
-    kept = _kept(path)
-    return iter_lines(path) if kept is None else kept.lines
+def _verified(path: Path, kinds: Collection[str] | None) -> tuple[list[SealedLine], str]:
+    """Every line verified (as ``iter_lines``: raises ``ChainBroken`` at the first bad one), those of ``kinds``
+    kept, and the SHA-256 of the complete lines read (so the next reader can parse instead of verify)."""
+    from league.verify.chain import check_line  # as league.book.chain: the verifier imports the book
+
+    digest = hashlib.sha256()
+    lines: list[SealedLine] = []
+    prev = ""
+    for i, raw in enumerate(iter_raw(path), 1):
+        problem, obj = check_line(raw, i, prev)
+        if problem or obj is None:
+            raise ChainBroken(f"line {i}: {problem}", line=i, reason=problem or "unreadable")
+        digest.update(raw + b"\n")
+        prev = obj["link"]
+        if kinds is None or obj.get("kind") in kinds:
+            content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
+            lines.append(BookLine(n=obj["n"], prev=obj["prev"], seal=obj["seal"], link=obj["link"], content=content))
+    return lines, digest.hexdigest()
 
 
-def book_index(path: Path) -> BookIndex:
-    """The book's index by kind and session (as ``BookIndex.of_book``), built over the kept lines. It is
-    not kept itself: its per-line dictionaries would sit beside the lines for the rest of the run."""
-    kept = _kept(path)
-    if kept is None:
-        return BookIndex.of_book(path)
+def _read(path: Path, kinds: Collection[str] | None) -> list[SealedLine] | None:
+    """The lines of ``kinds`` for the book's current state; None outside a block. Parsed from checked bytes when
+    a note matches the state, else verified (and noted: the next reader parses the live book's bytes, matched
+    to this read's digest, instead of verifying them again)."""
+    reads = _READS.get()
+    if reads is None:
+        return None
+    state = file_state(path)
+    key = os.path.abspath(path)
+    note = reads.get(key)
+    if note is not None and note.state == state:
+        lines = _parsed(note, kinds)
+        if lines is not None:
+            return lines
+    lines, sha256 = _verified(path, kinds)
+    if file_state(path) == state:
+        reads[key] = _Checked(state, Path(path), sha256)
+    return lines
+
+
+def book_lines(path: Path, kinds: Collection[str] | None = None) -> Sequence[SealedLine] | Iterator[SealedLine]:
+    """Every line of the book of one of ``kinds`` (all lines when None), verified (raises ``ChainBroken`` at the
+    first bad one, as ``iter_lines``)."""
+    lines = _read(path, kinds)
+    if lines is not None:
+        return lines
+    every = iter_lines(path)
+    return every if kinds is None else (line for line in every if line.kind in kinds)
+
+
+def book_index(path: Path, kinds: Collection[str] | None = None) -> BookIndex:
+    """The book's index by kind and session (as ``BookIndex.of_book``) over the lines of ``kinds`` (all when None).
+    It is not kept: its per-line dictionaries would sit in memory for the rest of the run."""
     index = BookIndex()
-    for line in kept.lines:
+    for line in book_lines(path, kinds):
         index.add_body({**line.content, "n": line.n, "seal": line.seal, "link": line.link})  # as body_of
     return index

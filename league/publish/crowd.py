@@ -18,6 +18,9 @@ from typing import Any
 from league.book.index import BookIndex
 from league.crowd.compare import CrowdRow, at_answer_minute, compare, question, sealed_quotes
 
+#: What the comparison reads of the book; the publisher parses only these lines (league.publish.bookread).
+COMPARED_KINDS = ("crowd", "run", "answer", "score")
+
 
 def comparison_rows(index: BookIndex) -> list[CrowdRow]:
     """One row per seat × crowd contract: its sealed crowd_up, the sealed price, both outcomes."""
@@ -90,7 +93,7 @@ def add_to_league_json(data_dir: Path, out: Path) -> None:
     path = out / "council-league.json"
     if not path.is_file():
         return
-    index = book_index(Path(data_dir) / "books" / "council-book.jsonl")
+    index = book_index(Path(data_dir) / "books" / "council-book.jsonl", COMPARED_KINDS)
     doc = json.loads(path.read_text(encoding="utf-8"))
     doc["crowd"] = comparison(index)
     path.write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")

@@ -25,10 +25,11 @@ from league.contest.embargo import released_bytes
 from league.publish import documents as docs
 from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
-from league.publish.bookread import checked_copy, file_state, forget_reads, shared_reads
+from league.publish.bookread import checked_copy, file_state, shared_reads
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.errors import PublishError
+from league.publish.memory import release_memory
 from league.publish.producers import Producer
 from league.publish.rebuild import sealed_inputs, write_roster
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
@@ -118,16 +119,16 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
     plan = (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _contest,
             _proof, _copies, _protocol, _code, _digest, _forecasts_index, _compliance, _dataset, _manifest, _index)
-    with shared_reads():  # the book is read and verified once, not once per producer (bookread.py)
+    with shared_reads():  # the book is verified once, then each producer parses its kinds only (bookread.py)
         for done, step in enumerate(plan):
             if progress is not None:
                 progress(step.__name__.strip("_"), done, len(plan))
             if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
                 run.book_bytes = b""
-                forget_reads()
-            if step is _contest:  # the last reader of the shared read (portfolio) is done: let it go
-                forget_reads()
+                release_memory()
             step(run)
+            if step is _stats:  # the table's frames are gone: give their pages back before the book readers
+                release_memory()
     if progress is not None:
         progress("done", len(plan), len(plan))
     return _report(run)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from league.clock import iso_seconds
-from league.verify.reader import COUNCIL_BOOK, PUBLIC_KEY, SessionNeed, read_lines, session_needs
+from league.verify.reader import COUNCIL_BOOK, PUBLIC_KEY, SessionNeed, iter_book_objects, session_needs
 
 STAMP_SUFFIXES = (".txt", ".ots", ".tsr", ".json")
 
@@ -42,13 +42,32 @@ def write_proof_pages(stamps_dir: Path, public_dir: Path, *, books: Mapping[str,
     if public_key is not None and public_key.is_file():
         written.append(_copy(public_key, Path(public_dir) / PUBLIC_KEY))
     council = books.get(COUNCIL_BOOK)
-    lines = read_lines(council) if council is not None and council.is_file() else []
+    lines = _page_lines(council) if council is not None and council.is_file() else []
     days = sorted(p.name for p in proof.iterdir() if p.is_dir() and p.name != "tsa")
     facts = BookFacts.of(lines, _lists_with_times(proof))
     for day in sorted(set(days) | set(facts.runs_by_day)):
         written += _day_pages(proof / day, day, facts)
     written.append(_write_index(proof, Path(public_dir)))
     return written
+
+
+#: What the day pages read of a line that is not a run line (its row on the runs page, and an answer's sealing
+#: time and number for the ingest-close statement).
+_PAGE_KEYS = ("n", "kind", "seat", "at", "booked_at", "seal", "link", "run_id")
+
+
+def _page_lines(book: Path) -> list[dict[str, Any]]:
+    """The council book's lines as :func:`league.verify.reader.read_lines` gives them, kept only as far as the
+    pages read them (issue 15): run lines whole, other lines naming a run cut to :data:`_PAGE_KEYS`, the rest
+    (the season's scores, crowd, portfolio marks) not kept. A season's whole book as dicts was the publish run's
+    peak (about 2.5 times the book's bytes); what the pages show is unchanged."""
+    out = []
+    for obj in iter_book_objects(book):
+        if obj.get("kind") == "run":
+            out.append(obj)
+        elif obj.get("run_id") is not None:
+            out.append({k: obj[k] for k in _PAGE_KEYS if k in obj})
+    return out
 
 
 def _copy_stamps(stamps_dir: Path, proof: Path) -> list[Path]:

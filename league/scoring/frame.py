@@ -2,12 +2,13 @@
 
 The CSV holds every column as text (``open-data.md``). Parsing happens once, here, so that each
 statistic reads the same numbers and a malformed file fails before anything is published. The raw
-text columns are kept unchanged beside the derived typed columns, so nothing in the input is lost.
+text columns read are kept unchanged beside the derived typed columns; the statistics read only the
+columns they use (:data:`STATS_COLUMNS`), other callers every column, so nothing they may show is lost.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -24,10 +25,25 @@ DERIVED_COLUMNS: tuple[str, ...] = (
 )
 
 
-def load_forecasts(source: str | Path | pd.DataFrame | Iterable[Mapping[str, object]]) -> pd.DataFrame:
-    """Parse a forecasts CSV path, a DataFrame or an iterable of row dicts; add typed columns."""
-    raw = _read_raw(source)
-    missing = [c for c in FORECAST_COLUMNS if c not in raw.columns]
+#: The columns the statistics read (league.scoring): the rest of the CSV (free text, the answer's own words, the
+#: resolver's provenance) is never looked at by a statistic, and every column kept is one more pointer per row in
+#: every copy a statistic makes of its rows (issue 15: a season's table is over a million rows at 100 seats).
+STATS_COLUMNS: tuple[str, ...] = (
+    "run_id", "session", "seat", "sealed_at", "status", "asset", "horizon", "prob_up", "ref", "close", "actual_pct",
+    "draw", "run_role", "line_kind", "reference_at", "same_event", "cell_status", "event_id", "event_id_v2",
+    "event_reference_at", "methodology_version",
+)
+
+
+def load_forecasts(source: str | Path | pd.DataFrame | Iterable[Mapping[str, object]],
+                   columns: Collection[str] | None = None) -> pd.DataFrame:
+    """Parse a forecasts CSV path, a DataFrame or an iterable of row dicts; add typed columns.
+
+    ``columns``: read only these raw columns of a CSV path (e.g. :data:`STATS_COLUMNS`); every column of
+    ``FORECAST_COLUMNS`` must still be in the file, and a statistic asking for a column not read fails loudly
+    (``KeyError``), never silently. ``None`` keeps every column, as before."""
+    raw, header = _read_raw(source, columns)
+    missing = [c for c in FORECAST_COLUMNS if c not in header]
     if missing:
         raise ForecastsInputError(
             f"forecasts table lacks columns: {', '.join(missing)}",
@@ -36,15 +52,19 @@ def load_forecasts(source: str | Path | pd.DataFrame | Iterable[Mapping[str, obj
     return _derive(raw)
 
 
-def _read_raw(source: str | Path | pd.DataFrame | Iterable[Mapping[str, object]]) -> pd.DataFrame:
+def _read_raw(source: str | Path | pd.DataFrame | Iterable[Mapping[str, object]],
+              columns: Collection[str] | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """The raw text table and the header it came with (every column, read or not)."""
     if isinstance(source, str | Path):
         path = Path(source)
         if not path.is_file():
             raise ForecastsInputError(f"forecasts file not found: {path}", fix="pass the path of council-forecasts.csv")
-        return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
+        header = list(pd.read_csv(path, dtype=str, nrows=0).columns)
+        wanted = None if columns is None else [c for c in header if c in set(columns)]
+        return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, usecols=wanted), header
     frame = source.copy() if isinstance(source, pd.DataFrame) else pd.DataFrame(list(source))
     frame = frame.drop(columns=[c for c in DERIVED_COLUMNS if c in frame.columns])
-    return frame.fillna("").astype(str)
+    return frame.fillna("").astype(str), list(frame.columns)
 
 
 def _numeric(raw: pd.DataFrame, column: str) -> pd.Series:
@@ -68,7 +88,7 @@ def _times(raw: pd.DataFrame, column: str) -> pd.Series:
 
 
 def _derive(raw: pd.DataFrame) -> pd.DataFrame:
-    df = raw.reset_index(drop=True).copy()
+    df = raw.reset_index(drop=True)  # copy-on-write (pandas 3): new columns never reach ``raw``; no second copy
     df["p"] = _numeric(df, "prob_up")
     _check_range(df["p"])
     _check_horizons(df)

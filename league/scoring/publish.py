@@ -33,7 +33,7 @@ from league.scoring.constants import (
     RANK_MIN_SESSIONS,
 )
 from league.scoring.errors import ForecastsInputError
-from league.scoring.frame import council_rows, load_forecasts, scored_rows
+from league.scoring.frame import STATS_COLUMNS, council_rows, load_forecasts, scored_rows
 
 log = structlog.get_logger(__name__)
 CROWD_METHOD = ("crowd prices are sealed in run lines, not in council-forecasts.csv; the crowd comparison is "
@@ -316,7 +316,7 @@ def write_stats(forecasts_csv: Path, out_dir: Path, clim_table: dict[str, Any] |
                 shadow_weights: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Path]:
     """Read the forecasts CSV, compute everything, write the four files; return name -> path.
     ``shadow_weights``: methodology version -> the weights sealed in the book for that segment."""
-    df = load_forecasts(forecasts_csv)
+    df = load_forecasts(forecasts_csv, STATS_COLUMNS)  # the columns the statistics read, not the free text
     if clim_table is None:
         clim_table = climmod.default_table(date.fromisoformat(str(df["session"].min())))
     files = build_all(df, clim_table, families, sides, methodologies=methodologies, sealed_shadow=shadow_weights)

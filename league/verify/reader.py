@@ -159,7 +159,11 @@ def _parses(row: str) -> bool:
 
 def read_lines(book: Path) -> list[dict[str, Any]]:
     """Book lines as dicts, skipping lines that are not JSON objects (step 4 reports those)."""
-    out = []
+    return list(iter_book_objects(book))
+
+
+def iter_book_objects(book: Path) -> Iterator[dict[str, Any]]:
+    """:func:`read_lines` one line at a time, for a reader that keeps only part of each."""
     with open(book, "rb") as fh:
         for raw in fh:
             try:
@@ -167,8 +171,7 @@ def read_lines(book: Path) -> list[dict[str, Any]]:
             except ValueError:
                 continue
             if isinstance(obj, dict):
-                out.append(obj)
-    return out
+                yield obj
 
 
 def prefix_facts(book: Path, n: int) -> tuple[int, str, str | None]:

@@ -60,3 +60,49 @@ def test_a_changed_copy_or_a_grown_book_is_read_and_verified_again(tmp_path: Pat
             b.append("note", {"session": "2026-03-02", "i": 5, "text": "sealed meanwhile"})
         lines = book_lines(book)
         assert len(lines) == 6 and not any(isinstance(x, CheckedLine) for x in lines)  # type: ignore[arg-type]
+
+
+def _mixed_book(tmp_path: Path) -> Path:
+    """A book of several kinds, one of them also named inside another line's content (not its kind)."""
+    path = tmp_path / "books" / "council-book.jsonl"
+    path.parent.mkdir(parents=True)
+    with Book(path, CLOCK) as book:
+        for i in range(4):
+            book.append("score", {"session": "2026-03-02", "i": i})
+            book.append("mark", {"session": "2026-03-02", "i": i, "note": "score"})  # "score" as a value only
+            book.append("note", {"session": "2026-03-02", "i": i})
+    return path
+
+
+def test_a_reader_gets_exactly_the_lines_of_its_kinds(tmp_path: Path) -> None:
+    book = _mixed_book(tmp_path)
+    every = list(iter_lines(book))
+    for kinds in (("score",), ("mark",), ("score", "note"), ()):
+        wanted = [x for x in every if x.kind in kinds]
+        with shared_reads():
+            _noted(book, tmp_path / "copy.jsonl")
+            assert _seen(book_lines(book, kinds)) == _seen(wanted)
+        with shared_reads():  # no note: verified, then parsed from the live book's noted digest
+            assert _seen(book_lines(book, kinds)) == _seen(wanted)
+            again = book_lines(book, kinds)
+            assert _seen(again) == _seen(wanted) and all(isinstance(x, CheckedLine) for x in again)
+        assert _seen(book_lines(book, kinds)) == _seen(wanted)  # outside a block: a verified read, filtered
+    with shared_reads():
+        index = book_index(book, ("score",))
+        assert [x["i"] for x in index.of_kind("score")] == [0, 1, 2, 3] and not index.of_kind("mark")
+
+
+def test_a_tampered_book_is_not_parsed_on_a_note_of_another_state(tmp_path: Path) -> None:
+    """The first reader's verified read notes the digest it saw; a book rewritten since is verified again
+    (and its broken line caught), never parsed on the strength of the note."""
+    import pytest
+
+    from league.errors import ChainBroken
+
+    book = _mixed_book(tmp_path)
+    with shared_reads():
+        assert len(book_lines(book, ("score",))) == 4  # type: ignore[arg-type]
+        data = book.read_bytes()
+        book.write_bytes(data.replace(b'"i":2', b'"i":7', 1))  # same size, one sealed value changed
+        with pytest.raises(ChainBroken):
+            book_lines(book, ("score",))

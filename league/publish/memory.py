@@ -1,0 +1,36 @@
+"""Give freed memory back to the system between the publisher's heavy steps.
+
+CPython's small objects and glibc's arenas keep the pages of freed objects mapped: after the statistics
+(frames of the whole forecasts table) the process stayed at its peak size while the book readers that follow
+added their own lines on top (measured at one year × 14 seats: 830 MB resident after the statistics, with
+about 450 MB of it free). A collection plus glibc's ``malloc_trim`` returns those pages, so the next step's
+peak starts from what is live, not from what once was.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+from functools import cache
+from typing import Any
+
+
+@cache
+def _libc() -> Any:
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return None
+    try:
+        lib = ctypes.CDLL(name)
+        return lib if hasattr(lib, "malloc_trim") else None  # glibc only (not musl, not macOS)
+    except OSError:
+        return None
+
+
+def release_memory() -> None:
+    """Collect cycles, then trim the C heap when the C library can (a no-op elsewhere)."""
+    gc.collect()
+    lib = _libc()
+    if lib is not None:
+        lib.malloc_trim(0)
