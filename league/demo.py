@@ -17,7 +17,6 @@ imports this module (an import contract in pyproject.toml holds that).
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from league.jobs.stamp import release_stamp, use_services
 from league.prices.reference import terminal_price
 from league.publish.compliance import MANIFEST
 from league.publish.files import PublishReport, publish, refresh_proof
+from league.publish.memory import release_memory
 from league.stamps.stamper import Stamper
 from league.stamps.standins import LocalCalendar, LocalRekor
 from league.store import open_store
@@ -111,18 +111,6 @@ def forget(lg: League) -> None:
         table = getattr(portfolio, name, None)
         if table is not None:
             table.pop(lg, None)
-
-
-def release_memory() -> None:
-    """Collect what was freed and hand the allocator's free pages back to the system (glibc's
-    ``malloc_trim``; nothing elsewhere), so the publish step starts from a smaller resident size."""
-    gc.collect()
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: the freed memory is reused by the publish step instead
-        pass
 
 
 def publish_closed(data_dir: Path, config: Config, clock: Clock, stamper: Stamper) -> PublishReport:

@@ -188,8 +188,8 @@ def points_report(data: Path, *, season: int = 1, min_history: int = 5) -> dict[
     """The MASE table of every seat of the council book under ``data``."""
     book = find_book(Path(data))
     # a score line not in the protocol's shape (lists of events and rows) has nothing to score here
-    lines = [ln.content for ln in book_lines(book, ("score", "score_h")) if ln.kind in ("score", "score_h")
-             and isinstance(ln.content.get("markets", []), list) and isinstance(ln.content.get("seats", []), list)]
+    lines = [ln.content for ln in book_lines(book, ("score", "score_h"))
+             if isinstance(ln.content.get("markets", []), list) and isinstance(ln.content.get("seats", []), list)]
     reader = _Reader(daily_closes(lines), season, min_history)
     for line in lines:
         events = {str(e.get("event_id_v2")): e for e in line.get("markets", [])}

@@ -37,10 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from league.book import BOOKKEEPING, BookLine, iter_lines
-from league.book.chain import iter_raw
+from league.book import BOOKKEEPING, iter_lines
+from league.book.chain import prefix_digest
 from league.book.index import BookIndex
-from league.errors import ChainBroken
 
 
 @dataclass(frozen=True)
@@ -144,23 +143,15 @@ def _parsed(checked: _Checked, kinds: Collection[str] | None) -> list[SealedLine
 
 
 def _verified(path: Path, kinds: Collection[str] | None) -> tuple[list[SealedLine], str]:
-    """Every line verified (as ``iter_lines``: raises ``ChainBroken`` at the first bad one), those of ``kinds``
-    kept, and the SHA-256 of the complete lines read (so the next reader can parse instead of verify)."""
-    from league.verify.chain import check_line  # as league.book.chain: the verifier imports the book
-
-    digest = hashlib.sha256()
+    """Every line verified (``iter_lines``: raises ``ChainBroken`` at the first bad one), those of ``kinds``
+    kept, and the SHA-256 of the lines verified (so the next reader can parse instead of verify)."""
     lines: list[SealedLine] = []
-    prev = ""
-    for i, raw in enumerate(iter_raw(path), 1):
-        problem, obj = check_line(raw, i, prev)
-        if problem or obj is None:
-            raise ChainBroken(f"line {i}: {problem}", line=i, reason=problem or "unreadable")
-        digest.update(raw + b"\n")
-        prev = obj["link"]
-        if kinds is None or obj.get("kind") in kinds:
-            content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
-            lines.append(BookLine(n=obj["n"], prev=obj["prev"], seal=obj["seal"], link=obj["link"], content=content))
-    return lines, digest.hexdigest()
+    count = 0
+    for line in iter_lines(path):
+        count += 1
+        if kinds is None or line.kind in kinds:
+            lines.append(line)
+    return lines, prefix_digest(path, count)  # the book only grows: its first ``count`` lines are those read
 
 
 def _read(path: Path, kinds: Collection[str] | None) -> list[SealedLine] | None:

@@ -25,7 +25,7 @@ def write_open_data(data_dir: Path, out: Path) -> list[Path]:
     book = data_dir / "books" / "council-book.jsonl"
     if not book.is_file():
         raise PortfolioError(f"{book} not found", fix="run the league (or `league init`) before publishing")
-    lines = [line for line in book_lines(book, ("trade", "mark")) if line.kind in ("trade", "mark")]
+    lines = list(book_lines(book, ("trade", "mark")))
     fills = [fill_from_content(line.content) for line in lines if line.kind == "trade"]
     marks = [mark_from_content(line.content) for line in lines if line.kind == "mark"]
     out.mkdir(parents=True, exist_ok=True)
@@ -38,7 +38,7 @@ def add_to_league_json(data_dir: Path, out: Path) -> None:
     if not path.is_file():
         return
     book = Path(data_dir) / "books" / "council-book.jsonl"
-    marks = [mark_from_content(line.content) for line in book_lines(book, ("mark",)) if line.kind == "mark"]
+    marks = [mark_from_content(line.content) for line in book_lines(book, ("mark",))]
     doc = json.loads(path.read_text(encoding="utf-8"))
     tables = portfolio_tables_from_marks(marks) if marks else {"portfolio": None}
     doc["portfolio"] = tables["portfolio"]

@@ -60,7 +60,8 @@ def _read_raw(source: str | Path | pd.DataFrame | Iterable[Mapping[str, object]]
         if not path.is_file():
             raise ForecastsInputError(f"forecasts file not found: {path}", fix="pass the path of council-forecasts.csv")
         header = list(pd.read_csv(path, dtype=str, nrows=0).columns)
-        wanted = None if columns is None else [c for c in header if c in set(columns)]
+        keep = None if columns is None else set(columns)
+        wanted = None if keep is None else [c for c in header if c in keep]
         return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, usecols=wanted), header
     frame = source.copy() if isinstance(source, pd.DataFrame) else pd.DataFrame(list(source))
     frame = frame.drop(columns=[c for c in DERIVED_COLUMNS if c in frame.columns])
