@@ -33,6 +33,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from league.clock import Clock, SystemClock
+from league.stamps.filecache import Identity, identity
 from league.stamps.interface import Artifact, BackendKind, StampError
 from league.stamps.rfc3161 import build_request, decode_reply, token_artifact
 from league.stamps.tsa_sign import Signer, sign_reply
@@ -175,6 +176,7 @@ class LocalTsa:
         self.files = files
         self.clock: Clock = clock or SystemClock()
         self._lock = threading.Lock()
+        self._signer_seen: tuple[tuple[Identity, Identity], Signer] | None = None
 
     @classmethod
     def at(cls, directory: Path, name: str, clock: Clock | None = None) -> LocalTsa:
@@ -188,6 +190,16 @@ class LocalTsa:
             return sign_reply(query, signer, self.clock.now(), self._next_serial())
 
     def _signer(self) -> Signer:
+        """The signing certificate and key, read once while both files keep their identity."""
+        try:
+            ident = (identity(self.files.tsa_crt), identity(self.files.tsa_key))
+        except OSError:
+            return self._read_signer()
+        if self._signer_seen is None or self._signer_seen[0] != ident:
+            self._signer_seen = (ident, self._read_signer())
+        return self._signer_seen[1]
+
+    def _read_signer(self) -> Signer:
         cert = x509.load_pem_x509_certificate(self.files.tsa_crt.read_bytes())
         key = serialization.load_pem_private_key(self.files.tsa_key.read_bytes(), password=None)
         if not isinstance(key, ec.EllipticCurvePrivateKey):
