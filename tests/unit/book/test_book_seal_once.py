@@ -16,8 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league.book import Book, BookLine
-from league.book import chain
+from league.book import Book, BookLine, chain
 from league.clock import SimulatedClock
 from league.verify.chain import verify
 
