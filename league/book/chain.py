@@ -195,6 +195,17 @@ class BookLine:
         return line
 
     @classmethod
+    def checked(cls, obj: Mapping[str, Any]) -> BookLine:
+        """The line of a parsed ``obj`` that :func:`league.verify.chain.check_line` has just accepted: its seal
+        and link were computed from these very values there, so construction does not hash them again."""
+        content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
+        _JUST_SEALED[id(content)] = content
+        try:
+            return cls(n=obj["n"], prev=obj["prev"], seal=obj["seal"], link=obj["link"], content=content)
+        finally:
+            del _JUST_SEALED[id(content)]
+
+    @classmethod
     def parse(cls, raw: bytes | str) -> BookLine:
         # decode first: json.loads(bytes) would also accept UTF-16/32 and a BOM
         obj = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
@@ -528,8 +539,7 @@ def _checked(raw: bytes, i: int, prev: str) -> BookLine:
     if problem:
         raise ChainBroken(f"line {i}: {problem}", line=i, reason=problem)
     assert obj is not None
-    content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
-    return BookLine(n=obj["n"], prev=obj["prev"], seal=obj["seal"], link=obj["link"], content=content)
+    return BookLine.checked(obj)
 
 
 def prefix_digest(path: str | os.PathLike[str], lines: int) -> str:

@@ -111,3 +111,20 @@ def test_a_sealed_line_keeps_the_bytes_it_wrote_and_the_index_body(tmp_path: Pat
     assert line.to_bytes() == path.read_bytes() == reread.to_bytes()
     assert line.content_json() == reread.content_json()
     assert line == reread
+
+
+def test_a_line_the_verifier_accepted_is_the_line_the_checking_constructor_builds() -> None:
+    """BookLine.checked (after check_line) skips the second hashing; it must build the same line, and
+    iter_lines must still refuse what check_line refuses (the tamper tests cover the refusals)."""
+    from book_oracle import ASSETS
+
+    from league.book import iter_lines
+
+    path = ASSETS / "good.jsonl"
+    read = list(iter_lines(path))
+    assert read and read == [BookLine.parse(raw) for raw in path.read_bytes().splitlines()]
+    obj = json.loads(path.read_bytes().splitlines()[0])
+    obj["seal"] = "0" * 64
+    with pytest.raises(chain.InvalidRecord):
+        BookLine.parse(json.dumps(obj))  # the ordinary constructor still checks
+    assert BookLine.checked(obj).seal == "0" * 64  # checked trusts its caller: only after check_line
