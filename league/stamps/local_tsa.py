@@ -157,6 +157,19 @@ def create_authority(directory: Path | str, label: str) -> AuthorityFiles:
     return files
 
 
+def _overwrite(path: Path, data: bytes) -> None:
+    """Replace a small file's bytes in place, never truncating it to zero first: ext4 flushes a file that
+    was truncated to zero and written again when it is closed (auto_da_alloc), which made the serial
+    counter, written for every token, cost a disk flush each. The counter only grows, so the new text
+    is never shorter; ``ftruncate`` to its length covers any other case."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)
+    try:
+        os.pwrite(fd, data, 0)
+        os.ftruncate(fd, len(data))
+    finally:
+        os.close(fd)
+
+
 def _write_private(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as fh:
@@ -212,7 +225,7 @@ class LocalTsa:
             current = int(self.files.serial.read_text(encoding="ascii").strip() or "1", 16)
         except (OSError, ValueError):
             current = 1
-        self.files.serial.write_text(f"{current + 1:02X}\n", encoding="ascii")
+        _overwrite(self.files.serial, f"{current + 1:02X}\n".encode("ascii"))
         return current
 
     def stamp(self, data: bytes) -> Artifact:
