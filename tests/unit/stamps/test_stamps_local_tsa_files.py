@@ -33,5 +33,6 @@ def test_a_replaced_signer_is_read_again(tmp_path: Path) -> None:
         shutil.copyfile(other.directory / name, tsa.files.directory / (name + ".new"))
         (tsa.files.directory / (name + ".new")).replace(tsa.files.directory / name)
     second = tsa.stamp(b"two")
-    assert decode_reply(second.data, "a").signed_data.certificates != decode_reply(first.data, "a").signed_data.certificates
+    certs = [decode_reply(art.data, "a").signed_data.certificates for art in (first, second)]
+    assert certs[0] != certs[1]
     verify_token(second.data, b"two", ca_file=tsa.files.ca_pem, tsa_file=tsa.files.tsa_crt, authority="a")
