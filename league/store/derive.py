@@ -24,9 +24,14 @@ ACCOUNT_KINDS = ("account", "mark", "decision")
 TRADE_KINDS = ("trade",)
 
 
+#: ``json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))`` without making a new encoder
+#: per call (json.dumps builds one whenever it is given options: a cell row is ~1 µs of JSON and ~1.5 µs of that).
+_COMPACT = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+
+
 def to_json(obj: Any) -> str:
     """Compact, sorted JSON: the text form of every JSON column."""
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _COMPACT(obj)
 
 
 def as_date(value: Any) -> date | None:
