@@ -22,6 +22,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,75 @@ def _normalise(content: Mapping[str, Any]) -> dict[str, Any]:
     return parsed
 
 
+#: ``J`` of one value (sorted keys, default separators) and its compact form (the bytes written).
+_CANON_VALUE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, allow_nan=False).encode
+_COMPACT_VALUE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+_KEY = encode_basestring  # a key as both encoders write it (ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class _Sealed:
+    """A new line's parts, made from one encoding of its content (see :func:`_seal_once`)."""
+
+    body: dict[str, Any]
+    seal: str
+    link: str
+    line: bytes
+    content_json: str
+
+
+def _seal_once(content: Mapping[str, Any], n: int, prev: str) -> _Sealed | None:
+    """Seal and link of a new line from ONE canonical encoding of its content, plus the bytes to write.
+
+    ``J(content)`` is joined from the top-level items encoded one by one, so ``J(content ∪ {n, prev, seal})``
+    is the same pieces with three more, and the compact line reuses every scalar's text. Used only for
+    content that is plain JSON already (:func:`_plain`: dicts with string keys, lists, strings, ints,
+    floats, booleans, null — what a line model dumps), which the JSON round trip of :func:`_normalise`
+    would give back equal and in the same key order: the content is kept as given instead of re-parsed.
+    The result equals what :func:`_normalise` then :func:`seal_of`/:func:`link_of`/``to_bytes`` give (tests
+    compare the two); anything else, and every refusal, returns ``None`` for that step-by-step path, which
+    names the problem."""
+    try:
+        if not _plain(content) or any(k in content for k in BOOKKEEPING):
+            return None
+        keys = sorted(content)
+        names = [_KEY(k) for k in keys]
+        values = [_CANON_VALUE(content[k]) for k in keys]  # NaN and infinities raise ValueError here
+        data = ("{" + ", ".join([f"{k}: {v}" for k, v in zip(names, values, strict=True)]) + "}").encode("utf-8")
+    except (TypeError, ValueError, UnicodeEncodeError, RecursionError):
+        return None
+    body = dict(content)
+    seal = sha256_hex(data)
+    compact = [v if type(body[k]) not in (dict, list) else _COMPACT_VALUE(body[k])
+               for k, v in zip(keys, values, strict=True)]
+    extra = {"n": _CANON_VALUE(n), "prev": _KEY(prev), "seal": _KEY(seal)}
+    linked = sorted([*zip(keys, names, values, strict=True), *((k, _KEY(k), v) for k, v in extra.items())])
+    link = sha256_hex(("{" + ", ".join([f"{nm}: {v}" for _, nm, v in linked]) + "}").encode("utf-8"))
+    out = sorted([*zip(keys, names, compact, strict=True),
+                  *((k, _KEY(k), v) for k, v in {**extra, "link": _KEY(link)}.items())])
+    line = ("{" + ",".join([f"{nm}:{v}" for _, nm, v in out]) + "}").encode("utf-8") + b"\n"
+    content_json = "{" + ",".join([f"{nm}:{v}" for nm, v in zip(names, compact, strict=True)]) + "}"
+    return _Sealed(body, seal, link, line, content_json)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain(value: Any) -> bool:
+    """Is ``value`` plain JSON: exactly dicts with string keys, lists and JSON scalars (no subclass, no
+    tuple, no other mapping), so that encoding it and parsing the text back gives an equal value with the
+    same key order? (NaN and infinities are floats here; the encoder refuses them.)"""
+    kind = type(value)
+    if kind is dict:
+        for k, v in value.items():
+            if type(k) is not str or not (type(v) in _SCALARS or _plain(v)):
+                return False
+        return True
+    if kind is list:
+        return all(type(v) in _SCALARS or _plain(v) for v in value)
+    return kind in _SCALARS
+
+
 @dataclass(frozen=True)
 class BookLine:
     """One sealed line. Construction checks seal and link, so an invalid line cannot exist."""
@@ -107,14 +177,33 @@ class BookLine:
     def seal_new(cls, content: Mapping[str, Any], n: int, prev: str) -> BookLine:
         """A new line: its seal and link computed from the normalised content (and not computed a second
         time by the check of construction, which would hash the same dict the same way again)."""
-        body = _normalise(content)
-        seal = seal_of(body)
-        link = link_of(body, n, prev, seal)
+        once = _seal_once(content, n, prev)
+        if once is None:
+            body = _normalise(content)
+            seal = seal_of(body)
+            link = link_of(body, n, prev, seal)
+        else:
+            body, seal, link = once.body, once.seal, once.link
         _JUST_SEALED[id(body)] = body
         try:
-            return cls(n=n, prev=prev, seal=seal, link=link, content=body)
+            line = cls(n=n, prev=prev, seal=seal, link=link, content=body)
         finally:
             del _JUST_SEALED[id(body)]
+        if once is not None:  # not fields: equality, repr and asdict ignore them
+            object.__setattr__(line, "_bytes", once.line)
+            object.__setattr__(line, "_content_json", once.content_json)
+        return line
+
+    @classmethod
+    def checked(cls, obj: Mapping[str, Any]) -> BookLine:
+        """The line of a parsed ``obj`` that :func:`league.verify.chain.check_line` has just accepted: its seal
+        and link were computed from these very values there, so construction does not hash them again."""
+        content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
+        _JUST_SEALED[id(content)] = content
+        try:
+            return cls(n=obj["n"], prev=obj["prev"], seal=obj["seal"], link=obj["link"], content=content)
+        finally:
+            del _JUST_SEALED[id(content)]
 
     @classmethod
     def parse(cls, raw: bytes | str) -> BookLine:
@@ -124,6 +213,14 @@ class BookLine:
             raise InvalidRecord("not a book line: bookkeeping fields missing")
         content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
         return cls(n=obj["n"], prev=obj["prev"], seal=obj["seal"], link=obj["link"], content=content)
+
+    def content_json(self) -> str:
+        """The content (without the bookkeeping fields) as compact, sorted JSON: the database index's
+        ``body`` (league.store.derive.to_json of it; kept from the seal for a line sealed here)."""
+        text: str | None = self.__dict__.get("_content_json")
+        if text is None:
+            text = json.dumps(self.content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return text
 
     @property
     def kind(self) -> str:
@@ -442,8 +539,7 @@ def _checked(raw: bytes, i: int, prev: str) -> BookLine:
     if problem:
         raise ChainBroken(f"line {i}: {problem}", line=i, reason=problem)
     assert obj is not None
-    content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
-    return BookLine(n=obj["n"], prev=obj["prev"], seal=obj["seal"], link=obj["link"], content=content)
+    return BookLine.checked(obj)
 
 
 def prefix_digest(path: str | os.PathLike[str], lines: int) -> str:

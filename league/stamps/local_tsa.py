@@ -33,6 +33,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from league.clock import Clock, SystemClock
+from league.stamps.filecache import Identity, identity
 from league.stamps.interface import Artifact, BackendKind, StampError
 from league.stamps.rfc3161 import build_request, decode_reply, token_artifact
 from league.stamps.tsa_sign import Signer, sign_reply
@@ -156,6 +157,19 @@ def create_authority(directory: Path | str, label: str) -> AuthorityFiles:
     return files
 
 
+def _overwrite(path: Path, data: bytes) -> None:
+    """Replace a small file's bytes in place, never truncating it to zero first: ext4 flushes a file that
+    was truncated to zero and written again when it is closed (auto_da_alloc), which made the serial
+    counter, written for every token, cost a disk flush each. The counter only grows, so the new text
+    is never shorter; ``ftruncate`` to its length covers any other case."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)
+    try:
+        os.pwrite(fd, data, 0)
+        os.ftruncate(fd, len(data))
+    finally:
+        os.close(fd)
+
+
 def _write_private(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as fh:
@@ -175,6 +189,7 @@ class LocalTsa:
         self.files = files
         self.clock: Clock = clock or SystemClock()
         self._lock = threading.Lock()
+        self._signer_seen: tuple[tuple[Identity, Identity], Signer] | None = None
 
     @classmethod
     def at(cls, directory: Path, name: str, clock: Clock | None = None) -> LocalTsa:
@@ -188,6 +203,16 @@ class LocalTsa:
             return sign_reply(query, signer, self.clock.now(), self._next_serial())
 
     def _signer(self) -> Signer:
+        """The signing certificate and key, read once while both files keep their identity."""
+        try:
+            ident = (identity(self.files.tsa_crt), identity(self.files.tsa_key))
+        except OSError:
+            return self._read_signer()
+        if self._signer_seen is None or self._signer_seen[0] != ident:
+            self._signer_seen = (ident, self._read_signer())
+        return self._signer_seen[1]
+
+    def _read_signer(self) -> Signer:
         cert = x509.load_pem_x509_certificate(self.files.tsa_crt.read_bytes())
         key = serialization.load_pem_private_key(self.files.tsa_key.read_bytes(), password=None)
         if not isinstance(key, ec.EllipticCurvePrivateKey):
@@ -200,7 +225,7 @@ class LocalTsa:
             current = int(self.files.serial.read_text(encoding="ascii").strip() or "1", 16)
         except (OSError, ValueError):
             current = 1
-        self.files.serial.write_text(f"{current + 1:02X}\n", encoding="ascii")
+        _overwrite(self.files.serial, f"{current + 1:02X}\n".encode("ascii"))
         return current
 
     def stamp(self, data: bytes) -> Artifact:

@@ -227,7 +227,9 @@ class RekorBackend:
         self._client = client or httpx.Client(timeout=timeout)
 
     def stamp(self, data: bytes) -> Artifact:
-        proposal = build_entry(data, load_signing_key(self.key_path))
+        from league.stamps.filecache import loaded
+
+        proposal = build_entry(data, loaded(self.key_path, load_signing_key))
         payload = self._submit(proposal)
         entry = parse_response(payload)
         verify_entry(entry, data)

@@ -76,11 +76,13 @@ def load_certs(path: Path) -> list[x509.Certificate]:
 
 def verify_token(token: bytes, data: bytes, *, ca_file: Path, tsa_file: Path | None, authority: str) -> TokenFacts:
     """Verify a ``.tsr`` over ``data`` against the authority's root (and signing certificate)."""
+    from league.stamps.filecache import loaded
+
     resp = decode_reply(token, authority)
-    certs = load_certs(ca_file)
+    certs = loaded(ca_file, load_certs)  # the same root every stamp: parsed once while the file is unchanged
     builder = VerifierBuilder()
     if tsa_file is not None:
-        builder = builder.tsa_certificate(load_certs(tsa_file)[0])
+        builder = builder.tsa_certificate(loaded(tsa_file, load_certs)[0])
     builder = builder.add_root_certificate(certs[0])
     for extra in certs[1:]:
         builder = builder.add_intermediate_certificate(extra)

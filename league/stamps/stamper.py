@@ -20,9 +20,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -37,6 +36,7 @@ from league.clock import Clock, iso_seconds
 from league.errors import LeagueError
 from league.ops import metrics
 from league.retry import bounded
+from league.stamps.filecache import copy_once
 from league.stamps.heads import HeadCache
 from league.stamps.interface import (
     Artifact,
@@ -270,13 +270,23 @@ class Stamper:
         if ots is None:
             return done
         today = self.clock.now().astimezone(UTC).date()
-        for status_file in sorted(self.stamps_dir.glob("*/*.status.json")):
-            if backoff and not upgrade_due(status_file, today):
-                continue
+        for status_file in self._status_files(today if backoff else None):
             result = self._upgrade_one(ots, status_file)
             if result is not None:
                 done.append(result)
         return done
+
+    def _status_files(self, due_on: date | None) -> Iterator[Path]:
+        """Every ``<day>/*.status.json`` in path order, as ``sorted(glob("*/*.status.json"))`` lists them;
+        with ``due_on``, only in the day folders whose upgrade is due then (:func:`upgrade_due`): the
+        folders of the other days are not even listed, so a night's cost does not grow with the season."""
+        try:
+            days = sorted(p for p in self.stamps_dir.iterdir() if p.is_dir())
+        except OSError:
+            return
+        for day in days:
+            if due_on is None or day_due(day.name, due_on):
+                yield from sorted(day.glob("*.status.json"))
 
     def _upgrade_one(self, ots: Any, status_file: Path) -> tuple[Path, bool] | None:
         try:
@@ -310,8 +320,13 @@ def upgrade_due(status_file: Path, today: date) -> bool:
     28, 56 … days (the stamp's weekday, so a session night). Calendars complete a proof within hours;
     one still pending after a week is asked ever more rarely, never dropped. The day is the stamp
     folder's name (``<YYYY-MM-DD>/``); a folder not named as a day is always due."""
+    return day_due(status_file.parent.name, today)
+
+
+def day_due(folder: str, today: date) -> bool:
+    """:func:`upgrade_due` for the stamps of the day folder named ``folder``."""
     try:
-        age = (today - date.fromisoformat(status_file.parent.name)).days
+        age = (today - date.fromisoformat(folder)).days
     except ValueError:
         return True
     if age < UPGRADE_NIGHTLY_DAYS:
@@ -352,11 +367,12 @@ def _signer_to(folder: Path, cert: Any) -> Path | None:
 
 
 def _copy_certs(folder: Path, ca_file: Path, tsa_file: Path | None) -> None:
+    """Publish the authority's certificates beside the stamps (copied once while neither side changes)."""
     folder.mkdir(parents=True, exist_ok=True)
     if ca_file.resolve() != (folder / "ca.pem").resolve():
-        shutil.copyfile(ca_file, folder / "ca.pem")
+        copy_once(ca_file, folder / "ca.pem")
     if tsa_file is not None and tsa_file.resolve() != (folder / "tsa.crt").resolve():
-        shutil.copyfile(tsa_file, folder / "tsa.crt")
+        copy_once(tsa_file, folder / "tsa.crt")
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -18,11 +18,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote
+from weakref import WeakKeyDictionary
 
 import structlog
 
 from league.book import BookLine, iter_lines
-from league.book.chain import BOOKKEEPING
 from league.clock import parse_iso
 from league.errors import ChainBroken
 from league.store.interface import CachedDay, Store, StoreError
@@ -167,19 +167,54 @@ def _checked_line(raw: bytes, i: int, prev: str) -> BookLine:
     problem, obj = check_line(raw[:-1], i, prev)
     if problem or obj is None:
         raise ChainBroken(f"line {i}: {problem}", line=i, reason=str(problem))
-    content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
-    return BookLine(n=obj["n"], prev=obj["prev"], seal=obj["seal"], link=obj["link"], content=content)
+    return BookLine.checked(obj)
 
 
 def index_book(store: Store, book_path: str | os.PathLike[str], name: str | None = None) -> int:
     """Index only the lines after the highest one already stored; returns how many were added."""
     path = Path(book_path)
     name = name or book_name(path)
+    if _unchanged_since_indexed(store, path, name):
+        return 0
     last_n, last_link = store.last_indexed(name)
     added = store.index_lines(name, lines_after(path, name, last_n, last_link))
     if added:
         log.info("store.book_indexed", book=name, added=added, last=last_n + added)
+    _remember_indexed(store, path, name)
     return added
+
+
+#: Per store: book name -> (path, inode, end of its last complete line) when this process last brought the
+#: store's index of that book up to the end of the file (see :func:`_unchanged_since_indexed`).
+_INDEXED: WeakKeyDictionary[Any, dict[str, tuple[str, int, int]]] = WeakKeyDictionary()
+
+
+def _unchanged_since_indexed(store: Store, path: Path, name: str) -> bool:
+    """Has the book not grown since this process last indexed it to its end in this store? Then there is
+    nothing to index, and neither the index's last line nor the file is read (the league calls this after
+    every job, and most jobs seal no ask). A replaced or changed file takes the ordinary path."""
+    try:
+        seen = _INDEXED.get(store, {}).get(name)
+    except TypeError:  # a store that cannot be weakly referenced: no memory of it
+        return False
+    if seen is None or seen[0] != str(path):
+        return False
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return (st.st_ino, st.st_size) == seen[1:]
+
+
+def _remember_indexed(store: Store, path: Path, name: str) -> None:
+    resume = _RESUME.get(str(path))
+    try:
+        if resume is None:
+            _INDEXED.get(store, {}).pop(name, None)
+        else:
+            _INDEXED.setdefault(store, {})[name] = (str(path), resume.inode, resume.end)
+    except TypeError:
+        pass
 
 
 # ---------------------------------------------------------------------------- price cache

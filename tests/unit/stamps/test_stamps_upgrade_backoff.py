@@ -53,3 +53,20 @@ def test_nightly_upgrade_skips_what_is_not_due_and_rewrites_nothing_pending(tmp_
     clock.advance(timedelta(days=4))
     assert len(st.upgrade(backoff=True)) == 1 and ots.asked == 2  # fourteen days old: due
     assert (status.read_bytes(), status.stat().st_mtime_ns) == before  # still pending: left as it was
+
+
+def test_the_nightly_walk_lists_what_the_old_glob_and_filter_listed(tmp_path: Path) -> None:
+    """Stamper._status_files lists only the due day folders, in the order sorted(glob) gave, filtered."""
+    stamps = tmp_path / "stamps"
+    names = ["2026-03-02", "2026-03-09", "2026-03-10", "2026-03-15", "2026-03-16", "2026-01-01", "tsa", "2026-3-x"]
+    for name in names:
+        for file in ("130000Z.status.json", "020000Z.status.json", "130000Z-1.status.json", "130000Z.txt"):
+            (stamps / name).mkdir(parents=True, exist_ok=True)
+            (stamps / name / file).write_text("{}")
+    (stamps / "stray.status.json").write_text("{}")  # not in a day folder: never listed
+    st = Stamper(StampConfig(), stamps, SimulatedClock(START), backends=[PendingForever()])
+    for today in (date(2026, 3, 16), date(2026, 3, 23), date(2026, 4, 13), date(2026, 5, 1)):
+        old = [p for p in sorted(stamps.glob("*/*.status.json")) if upgrade_due(p, today)]
+        assert list(st._status_files(today)) == old
+    assert list(st._status_files(None)) == sorted(stamps.glob("*/*.status.json"))
+    assert list(Stamper(StampConfig(), tmp_path / "none", SimulatedClock(START), backends=[])._status_files(None)) == []

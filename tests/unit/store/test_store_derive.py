@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -131,3 +132,16 @@ def test_one_cell_row_per_object_cell(items: dict[str, Any]) -> None:
     line = _line(2, {"kind": "answer", "seat": "s", "run_id": "r", "items": items})
     got = [(r["market"], r["horizon"]) for r in _of(derive("b", line, _no_session), "cells")]
     assert got == expected
+
+
+@pytest.mark.parametrize("value", [
+    {"b": 1, "a": [1.5, None, True, "é\u2028\"\\"], "z": {"y": {}, "x": -0.0}}, [], "text", 10**20, 1e-300,
+    float("nan"), {"prob_up": 0.61, "action": "buy", "cell_status": "ok"},
+])
+def test_to_json_is_json_dumps_compact_and_sorted(value: object) -> None:
+    """The index's JSON columns keep the text json.dumps gave them (the encoder is made once, not per call)."""
+    import json
+
+    from league.store.derive import to_json
+
+    assert to_json(value) == json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -46,7 +46,7 @@ def test_resumed_reads_add_exactly_the_new_lines(store: SqlStore, tmp_path: Path
     _append(path, 1, start=20)
     assert index_book(store, path, "asks") == 1
     assert store.last_indexed("asks")[0] == first + 4
-    assert scans == [True, True, True]  # never from line 1 again
+    assert scans == [True, True]  # never from line 1 again; the call with nothing new read nothing at all
 
 
 def test_a_replaced_book_is_still_refused_after_resuming(store: SqlStore, tmp_path: Path) -> None:
@@ -81,3 +81,28 @@ def test_a_bad_line_after_the_resume_point_is_named(store: SqlStore, tmp_path: P
         index_book(store, path, "asks")
     assert info.value.line == 5
     assert store.last_indexed("asks")[0] == 3
+
+
+def test_a_book_that_did_not_grow_is_not_read_and_the_index_not_asked(store: SqlStore, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "asks.jsonl"
+    _append(path, 3)
+    assert index_book(store, path, "asks") == 3
+    asked: list[str] = []
+    real = store.last_indexed
+    monkeypatch.setattr(store, "last_indexed", lambda book: asked.append(book) or real(book))
+    assert index_book(store, path, "asks") == 0 and asked == []  # unchanged: neither the file nor the index read
+    with path.open("ab") as fh:
+        fh.write(b'{"torn')  # a torn tail: the ordinary path, which refuses it as before
+    with pytest.raises(ChainBroken, match="torn line"):
+        index_book(store, path, "asks")
+    assert asked == ["asks"]
+    path.write_bytes(path.read_bytes()[: -len(b'{"torn')])
+    _append(path, 2, start=10)
+    assert index_book(store, path, "asks") == 2 and asked == ["asks", "asks"]
+    assert index_book(store, path, "asks") == 0 and len(asked) == 2
+    copy = tmp_path / "copy.jsonl"
+    shutil.copy(path, copy)
+    copy.replace(path)  # same bytes, another inode: the ordinary path
+    assert index_book(store, path, "asks") == 0 and len(asked) == 3
+    assert store.last_indexed("asks")[0] == 5
