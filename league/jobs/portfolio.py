@@ -268,7 +268,7 @@ def mark_session(lg: League, session: str) -> int:
         if _MARKED[lg].get(name, "") >= session:
             continue
         # A season reads only the session it runs: a fresh PriceBook lets the last session's bars go
-        # (the engine's book would keep every session's, ~1 KB a minute per fund, for the whole season).
+        # (the engine's book would keep every session's, ~200 bytes a fund-minute, all season).
         season.prices = PriceBook(_BARS[lg])
         outcome = season.run_session(date.fromisoformat(session), decisions)
         _MARKED[lg][name] = session
