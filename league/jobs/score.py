@@ -263,7 +263,7 @@ def _market_end(lg: League, m: MarketSpec, session: date, horizon: str) -> date:
 def end_groups(lg: League, session: date, horizon: str) -> dict[date, frozenset[str]]:
     """The horizon's markets grouped by the first scoring session on or after the day their events
     end (empty beyond the calendar); a pure function of the config and calendar, so each (session,
-    horizon) is computed once per league (every close looks at every session of the memory window).
+    horizon) is computed once for them (every close looks at every session of the memory window).
 
     A one-week event asked on a Monday ends at Friday's close for the daily markets but on Sunday for
     bitcoin (seven calendar days): each group is sealed at the first scoring run after its own end, so
