@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
-from datetime import UTC, date
+from datetime import UTC, date, datetime
 from typing import Any
 from weakref import WeakKeyDictionary
 
+import numpy as np
+import numpy.typing as npt
 import structlog
 
 from league.answers import extract_json, json_safe
@@ -26,9 +28,11 @@ from league.jobs.context import League
 from league.jobs.seal import read_reply
 from league.portfolio.bills import BillRates
 from league.portfolio.decisions import Decision, decision_from_reply
+from league.portfolio.engine import PriceBook
 from league.portfolio.interface import Bar
 from league.portfolio.rules import rule_set
 from league.portfolio.season import Season
+from league.prices.replay import minute_starts
 
 log = structlog.get_logger(__name__)
 RULE_SETS = ("arena-3", "pro-1")
@@ -36,6 +40,8 @@ RULE_SETS = ("arena-3", "pro-1")
 _SEASONS: WeakKeyDictionary[League, dict[str, Season]] = WeakKeyDictionary()
 #: The last session each of them has run in memory (restored or marked), by league.
 _MARKED: WeakKeyDictionary[League, dict[str, str]] = WeakKeyDictionary()
+#: The bar source both seasons of a league read (each session through a fresh PriceBook).
+_BARS: WeakKeyDictionary[League, ProviderBars] = WeakKeyDictionary()
 #: The kinds of a session's portfolio lines (league.portfolio.seal.session_lines).
 SESSION_KINDS = ("decision", "rejection", "trade", "mark")
 
@@ -47,7 +53,7 @@ class ProviderBars:
         # Weakly: the stage keeps its seasons (which hold this) in a WeakKeyDictionary keyed by the League;
         # a value that refers to its own key keeps the key alive, so a closed League was never freed.
         self._lg = weakref.ref(lg)
-        self.cache: dict[tuple[str, date], list[Bar]] = {}
+        self.cache: dict[tuple[str, date], list[Bar]] = {}  # the session being marked only (both leagues read it)
 
     @property
     def lg(self) -> League:
@@ -65,17 +71,73 @@ class ProviderBars:
         got = self._fetch(symbol, session)
         if got is None:
             return []
+        if any(day != session for _, day in self.cache):  # a later session: the seasons never read this again
+            self.cache.clear()
         self.cache[key] = got
         return got
 
     def _fetch(self, symbol: str, session: date) -> list[Bar] | None:
         cal = self.lg.calendar
+        start, end = cal.session_open(session), cal.session_close(session)
         try:
-            raw = self.lg.prices.bars(symbol, cal.session_open(session), cal.session_close(session))
+            fast = bars_from_arrays(self.lg.prices, symbol, start, end)
+            if fast is not None:
+                return fast
+            raw = self.lg.prices.bars(symbol, start, end)
         except Exception as exc:  # noqa: BLE001 - no bars: the engine leaves the trade unfilled
             log.warning("portfolio.no_bars", symbol=symbol, session=str(session), error=str(exc))
             return None
-        return [Bar(b.start.astimezone(UTC), b.open, b.high, b.low, b.close) for b in raw]
+        return [engine_bar(b.start, b.open, b.high, b.low, b.close) for b in raw]
+
+
+def engine_bar(start: datetime, open_: float, high: float, low: float, close: float) -> Bar:
+    """The engine's bar of a provider's checked bar, without checking it a second time.
+
+    A :class:`league.prices.interface.Bar` (or a minute passing :func:`_provider_checks`) already holds
+    all that ``Bar.__post_init__`` checks (a UTC start; finite, positive prices with low and high
+    bracketing open and close), so only the five fields are set: the check cost four times the copy,
+    on every minute of every fund in every session."""
+    bar = object.__new__(Bar)
+    put = object.__setattr__  # Bar is frozen: its own __init__ sets its fields the same way
+    put(bar, "start", start)
+    put(bar, "open", open_)
+    put(bar, "high", high)
+    put(bar, "low", low)
+    put(bar, "close", close)
+    return bar
+
+
+def bars_from_arrays(prices: object, symbol: str, start: datetime, end: datetime) -> list[Bar] | None:
+    """The bars ``prices.bars(symbol, start, end)`` gives, made straight from a replay's minute arrays.
+
+    The replay (:meth:`league.prices.replay.SyntheticMarket.minute_arrays`, reached through the day
+    memo) keeps each day's minutes as arrays; its ``bars`` makes a provider Bar of every minute of the
+    whole UTC day, which the memo keeps and this stage would copy once more. Here only the session's
+    minutes become engine bars. ``None`` (take the ordinary path) for a provider without arrays, or when
+    a minute of the UTC day would fail the provider Bar's check (the ordinary path then raises as before).
+    """
+    arrays = getattr(prices, "minute_arrays", None)
+    if arrays is None:
+        return None
+    lo, hi = int(start.timestamp()), int(end.timestamp())
+    first = start.astimezone(UTC)
+    day = int(datetime(first.year, first.month, first.day, tzinfo=UTC).timestamp())  # the memo's UTC day
+    out: list[Bar] = []
+    for m in arrays(symbol, start, end):
+        if not _provider_checks(m, (m.t >= day) & (m.t < day + 86_400)):
+            return None
+        keep = np.nonzero((m.t >= lo) & (m.t < hi))[0]
+        rows = zip(minute_starts(m.t[keep].tolist()), m.o[keep].tolist(), m.h[keep].tolist(),
+                   m.low[keep].tolist(), m.c[keep].tolist(), strict=True)
+        out.extend(engine_bar(*row) for row in rows)
+    return out
+
+
+def _provider_checks(m: Any, day: npt.NDArray[np.bool_]) -> bool:
+    """Every minute of the UTC day passes :class:`league.prices.interface.Bar`'s check (NaN fails it)."""
+    o, h, low, c, v = (x[day] for x in (m.o, m.h, m.low, m.c, m.v))
+    ok = (0.0 < low) & (low <= o) & (o <= h) & (h < np.inf) & (low <= c) & (c <= h) & (0.0 <= v) & (v < np.inf)
+    return bool(ok.all())
 
 
 def bill_rates(lg: League) -> BillRates:
@@ -112,6 +174,7 @@ def _seasons(lg: League, before: str) -> dict[str, Season]:
                    for name in RULE_SETS}
         _MARKED[lg] = _restore(lg, seasons, before)
         _SEASONS[lg] = seasons
+        _BARS[lg] = bars
     return dict(_SEASONS[lg])
 
 
@@ -204,6 +267,9 @@ def mark_session(lg: League, session: str) -> int:
     for name, season in _seasons(lg, session).items():
         if _MARKED[lg].get(name, "") >= session:
             continue
+        # A season reads only the session it runs: a fresh PriceBook lets the last session's bars go
+        # (the engine's book would keep every session's, ~200 bytes a fund-minute, all season).
+        season.prices = PriceBook(_BARS[lg])
         outcome = season.run_session(date.fromisoformat(session), decisions)
         _MARKED[lg][name] = session
         from league.portfolio.seal import session_lines

@@ -8,16 +8,18 @@ whose windows close today). A missing price leaves the event unresolved, never g
 from __future__ import annotations
 
 import bisect
+import operator
 from collections.abc import Callable, Collection
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import structlog
 
 from league.book.lines import ScoreLine
-from league.calendar import ET
+from league.calendar import ET, Calendar
 from league.clock import iso_seconds, parse_iso
-from league.config import MarketSpec
+from league.config import Config, MarketSpec
 from league.contracts import EventContract
 from league.counting import LONG_HORIZONS, Event, Sealed, market_specs, session_rows
 from league.jobs.context import League
@@ -70,7 +72,7 @@ class Bars:
                 self.days[key] = None
             got = self.days[key]
             starts = [b.start for b in got] if got else []
-            self.starts[key] = starts if all(a <= b for a, b in zip(starts, starts[1:], strict=False)) else None
+            self.starts[key] = starts if all(map(operator.le, starts, starts[1:])) else None
         return self.days[key]
 
     def get(self, symbol: str, start: datetime, end: datetime) -> list[Bar] | None:
@@ -95,8 +97,8 @@ def event_outcome(lg: League, market: str, horizon: str, contract: EventContract
     """Resolve one common event with the league's own rules (``None`` when a price is missing)."""
     spec = lg.config.markets.by_code().get(market)
     probe = Event(market, horizon, contract, seal_based=spec is not None and not spec.daily)
-    resolve_event(lg, probe, bars or Bars(lg))
-    up = probe.result.get("up")
+    reference, terminal = event_prices(probe, bars or Bars(lg))
+    up = resolve(reference, terminal, None).up  # the direction needs no draw band
     return None if up is None else bool(up)
 
 
@@ -122,8 +124,9 @@ def _known_reference(ev: Event, known: dict[tuple[str, str], dict[str, Any]] | N
     return PricePoint(float(hit["reference"]), parse_iso(hit["reference_bar"]), field)  # type: ignore[arg-type]
 
 
-def resolve_event(lg: League, ev: Event, bars: Bars,
-                  known: dict[tuple[str, str], dict[str, Any]] | None = None) -> None:
+def event_prices(ev: Event, bars: Bars, known: dict[tuple[str, str], dict[str, Any]] | None = None) -> tuple[
+        PricePoint | None, PricePoint | None]:
+    """The event's reference and terminal prices (both ``None`` when no minute lies between them)."""
     symbol = ev.contract.price_symbol
     ref_at, end_at = parse_iso(ev.contract.reference_at), parse_iso(ev.contract.end_at)
     last_start = end_at - timedelta(minutes=1)  # the last bar that has ENDED by end_at
@@ -135,7 +138,15 @@ def resolve_event(lg: League, ev: Event, bars: Bars,
         reference = pick(ref_bars, ref_at) if ref_bars else None
     terminal = terminal_price(end_bars, last_start, since=end_at - timedelta(hours=8)) if end_bars else None
     if reference is not None and terminal is not None and reference.bar_start >= terminal.bar_start:
-        reference = terminal = None  # no minute between the two prices: the outcome would be certain
+        return None, None  # no minute between the two prices: the outcome would be certain
+    return reference, terminal
+
+
+def resolve_event(lg: League, ev: Event, bars: Bars,
+                  known: dict[tuple[str, str], dict[str, Any]] | None = None) -> None:
+    symbol = ev.contract.price_symbol
+    ref_at = parse_iso(ev.contract.reference_at)
+    reference, terminal = event_prices(ev, bars, known)
     k = lg.config.settings.methodology.draw_band_k
     sealed = (known or {}).get((ev.market, ev.contract.reference_at), {})
     band: Any = sealed.get("band_pct")
@@ -251,12 +262,35 @@ def _market_end(lg: League, m: MarketSpec, session: date, horizon: str) -> date:
 
 def end_groups(lg: League, session: date, horizon: str) -> dict[date, frozenset[str]]:
     """The horizon's markets grouped by the first scoring session on or after the day their events
-    end (empty beyond the calendar).
+    end (empty beyond the calendar); a pure function of the config and calendar, so each (session,
+    horizon) is computed once for them (every close looks at every session of the memory window).
 
     A one-week event asked on a Monday ends at Friday's close for the daily markets but on Sunday for
     bitcoin (seven calendar days): each group is sealed at the first scoring run after its own end, so
     the daily markets' week is scored that Friday, not the Monday after with bitcoin's. Markets that
     end on different days but are first scorable at the same run share one line."""
+    memo = _groups_memo(lg.config, lg.calendar)
+    key = (session, horizon)
+    if key not in memo:
+        memo[key] = _end_groups(lg, session, horizon)
+    return dict(memo[key])
+
+
+#: end_groups's answers by (session, horizon), per (config, calendar) pair (the last few pairs seen).
+_END_GROUPS: dict[tuple[int, int], tuple[Config, Calendar, dict[tuple[date, str], dict[date, frozenset[str]]]]] = {}
+
+
+def _groups_memo(config: Config, calendar: Calendar) -> dict[tuple[date, str], dict[date, frozenset[str]]]:
+    key = (id(config), id(calendar))  # held below, so neither id can be reused while its entry lives
+    hit = _END_GROUPS.get(key)
+    if hit is None:
+        if len(_END_GROUPS) >= 4:
+            _END_GROUPS.pop(next(iter(_END_GROUPS)))
+        hit = _END_GROUPS[key] = (config, calendar, {})
+    return hit[2]
+
+
+def _end_groups(lg: League, session: date, horizon: str) -> dict[date, frozenset[str]]:
     groups: dict[date, set[str]] = {}
     try:
         for m in market_specs(lg, horizon):
@@ -289,10 +323,25 @@ def horizon_ended(lg: League, session: date, horizon: str) -> bool:
 def _scored_markets(lg: League, sessions: list[str]) -> dict[tuple[str, str], set[str]]:
     """(session, horizon) -> the markets some sealed ``score_h`` line of these sessions already scored."""
     done: dict[tuple[str, str], set[str]] = {}
+    known, kept = _LINE_MARKETS.get(lg, {}), {}
     for x in (x for s in sessions for x in lg.index.of_kind("score_h", s)):
-        codes = {r["market"] for r in x.get("seats", [])} | {e["market"] for e in x.get("markets", [])}
+        n = x.get("n")
+        codes = known.get(n) if n is not None else None
+        if codes is None:  # a sealed line never changes: each one's markets are read once
+            codes = _line_markets(x)
+        if n is not None:
+            kept[n] = codes
         done.setdefault((x["session"], x["horizon"]), set()).update(codes)
+    _LINE_MARKETS[lg] = kept  # the lines of these sessions only: the window moves on
     return done
+
+
+def _line_markets(line: dict[str, Any]) -> frozenset[str]:
+    return frozenset({r["market"] for r in line.get("seats", [])} | {e["market"] for e in line.get("markets", [])})
+
+
+#: The markets of each sealed ``score_h`` line, by league and line number.
+_LINE_MARKETS: WeakKeyDictionary[League, dict[int, frozenset[str]]] = WeakKeyDictionary()
 
 
 def windows_closing(lg: League, today: date) -> list[tuple[str, str, frozenset[str]]]:

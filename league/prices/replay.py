@@ -509,10 +509,25 @@ def _concat(a: _Minutes, b: _Minutes) -> _Minutes:
         (a.t, a.o, a.h, a.low, a.c, a.v), (b.t, b.o, b.h, b.low, b.c, b.v), strict=True)))
 
 
+#: Bar starts already made, by epoch second: every symbol's bar of a minute shares one (equal) datetime,
+#: which saves making it again and the memory of the copies. Emptied when it reaches the bound
+#: (2**18 minutes: half a year of round-the-clock minutes, ~15 MB).
+_STARTS: dict[int, datetime] = {}
+_MAX_STARTS = 1 << 18
+
+
+def minute_starts(seconds: list[int]) -> list[datetime]:
+    """The UTC datetimes of these epoch seconds (one shared object per minute)."""
+    if len(_STARTS) > _MAX_STARTS:
+        _STARTS.clear()
+    made = _STARTS
+    return [made.get(t) or made.setdefault(t, datetime.fromtimestamp(t, UTC)) for t in seconds]
+
+
 def _bars(m: _Minutes, keep: npt.NDArray[np.intp]) -> list[Bar]:
-    rows = zip(m.t[keep].tolist(), m.o[keep].tolist(), m.h[keep].tolist(), m.low[keep].tolist(),
+    rows = zip(minute_starts(m.t[keep].tolist()), m.o[keep].tolist(), m.h[keep].tolist(), m.low[keep].tolist(),
                m.c[keep].tolist(), m.v[keep].tolist(), strict=True)
-    return [Bar(datetime.fromtimestamp(t, UTC), o, h, lo, c, v) for t, o, h, lo, c, v in rows]
+    return [Bar(*row) for row in rows]
 
 
 class RecordedProvider:
