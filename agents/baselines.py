@@ -230,12 +230,11 @@ class EtsSeat(_PointBaseline):
 
     def prefetch(self, history: Mapping[str, Any]) -> int:
         """Start the fits of a coming ask now, in the worker (``history``: each market's closes as that ask's
-        context will carry them); fits nobody took from an earlier prefetch are forgotten. Returns how many
-        fits were started (none without a worker). Safe whenever called: an ask takes a fit only for exactly
-        its own closes (the key is the input), so a fit of closes its ask does not carry is never used."""
+        context will carry them). Returns how many fits were asked for (none without a worker). Safe whenever
+        called: an ask takes a fit only for exactly its own closes (the key is the input), so a fit of closes
+        its ask does not carry is never used (the worker forgets it after ``MEMO_KEEP`` newer ones)."""
         if self.worker is None:
             return 0
-        self.worker.forget_all()
         series = [_closes(raw or []) for raw in history.values()]  # as the ask reads its context (_history)
         keys = [(self.closes(closes), LONGEST_STEPS) for closes in series if self.fits(closes)]
         for key in keys:

@@ -30,6 +30,8 @@ CANDIDATES = ((None, False), ("add", False), ("add", True))
 #: A fit's input: the closes it reads (oldest first) and how many steps ahead its path goes.
 Key = tuple[tuple[float, ...], int]
 Path = list[tuple[float, float]]
+#: How many fits not yet taken the worker remembers (a day's prefetch is one per market and `_ets` seat).
+MEMO_KEEP = 256
 #: ``LEAGUE_ETS_WORKER=0`` keeps the fits in the asking thread (no child process).
 ENV_FLAG = "LEAGUE_ETS_WORKER"
 
@@ -175,6 +177,8 @@ class FitWorker:
                 return found
             fut: Future[Path | None] = Future()
             self._memo[key] = fut
+            while len(self._memo) > MEMO_KEEP:  # the oldest fits nobody took (their closes were not asked)
+                del self._memo[next(iter(self._memo))]
             try:
                 stdin = self._stdin()
             except WorkerFailed as exc:
@@ -192,11 +196,6 @@ class FitWorker:
         with self._lock:
             self._memo.pop(key, None)
         return fut
-
-    def forget_all(self) -> None:
-        """Drop the memo of fits nobody took (their answers, when they come, are discarded)."""
-        with self._lock:
-            self._memo.clear()
 
     def _send(self, stdin: IO[bytes], ident: int, key: Key) -> None:
         """Write one request; not under ``_lock`` (the reader needs it to drain the child's answers while a

@@ -164,3 +164,16 @@ def test_the_runner_closes_the_worker_with_the_league(worker_seat: EtsSeat) -> N
 def test_every_seat_of_a_process_shares_one_worker(worker_seat: EtsSeat) -> None:
     other = EtsSeat(SeatSpec(name="_ets2", adapter="ets"))
     assert other.worker is worker_seat.worker is ets_fit.shared_worker()
+
+
+def test_fits_nobody_takes_are_forgotten_oldest_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ets_fit, "MEMO_KEEP", 2)
+    worker = ets_fit.FitWorker([sys.executable, "-c", "import sys; sys.stdin.buffer.read()"])  # never answers
+    try:
+        keys = [((float(i),) * 40, LONGEST_STEPS) for i in range(3)]
+        first, *rest = [worker.submit(k) for k in keys]
+        assert [worker.submit(k) for k in keys[1:]] == rest  # still remembered: the same fits
+        assert worker.submit(keys[0]) is not first  # forgotten: asked again
+    finally:
+        worker.close()
+    assert isinstance(first.exception(timeout=30), ets_fit.WorkerFailed)  # closing fails what waited
