@@ -243,11 +243,15 @@ class EtsSeat(_PointBaseline):
 
     def path(self, history: list[float], steps: int) -> ets_fit.Path | None:
         """The forecast path (mean, variance) 1 … ``steps`` ahead for this history: from the worker when there
-        is one (waiting at most the seat's ``timeout_s``), else fitted here."""
+        is one (waiting at most the seat's ``timeout_s``; a worker that ended raises, the seat's fault), else,
+        or when no worker process can be started, fitted here."""
         key = (self.closes(history), steps)
-        if self.worker is None:
-            return ets_fit.forecast_path(key)
-        return self.worker.take(key).result(timeout=self.spec.timeout_s)
+        if self.worker is not None:
+            try:
+                return self.worker.take(key).result(timeout=self.spec.timeout_s)
+            except ets_fit.WorkerUnavailable:  # no process for it here: fitted in this thread, as without one
+                pass
+        return ets_fit.forecast_path(key)
 
     def close(self) -> None:
         """End the fit worker's child process (the runner calls it when the League closes)."""

@@ -10,8 +10,9 @@ child's stdin/stdout (the peer is our own child); floats travel bit for bit.
 A request is keyed by its input alone (the closes the fit reads, and how far ahead), so a fit started early
 (:meth:`FitWorker.submit` for the next session's history, league.jobs.ask.prefetch_fits) serves an ask only
 when the ask's own history is exactly that input: the answer is the same function of the same numbers,
-whenever it was computed. A worker that fails (it could not start, it died, it answered with an exception)
-fails the waiting asks with an exception: the seat's ordinary failure, never a hang.
+whenever it was computed. A worker that fails (it died, it answered with an exception) fails the waiting asks
+with an exception: the seat's ordinary failure, never a hang; one that cannot be started at all
+(:class:`WorkerUnavailable`) leaves the fits to the asking thread.
 """
 
 from __future__ import annotations
@@ -147,7 +148,11 @@ def _portable(exc: Exception) -> Exception:
 
 
 class WorkerFailed(RuntimeError):
-    """The fit worker could not start, or ended, before answering."""
+    """The fit worker ended before answering."""
+
+
+class WorkerUnavailable(WorkerFailed):
+    """The fit worker's child could not be started (no process for it here): the fit runs in the asking thread."""
 
 
 class FitWorker:
@@ -219,7 +224,7 @@ class FitWorker:
                 self._proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                               stderr=subprocess.DEVNULL, close_fds=True)
             except OSError as exc:
-                raise WorkerFailed(f"the ets fit worker could not start: {exc}") from exc
+                raise WorkerUnavailable(f"the ets fit worker could not start: {exc}") from exc
             self._reader = threading.Thread(target=self._read, args=(self._proc,), name="ets-fit-reader", daemon=True)
             self._reader.start()
         assert self._proc.stdin is not None
