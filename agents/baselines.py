@@ -13,7 +13,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from league_agents import ets_fit
 from league_agents.base import Ask, Now, SeatReply, SeatSpec
+from league_agents.ets_fit import FitWorker
 from sandbox.interface import Sandbox
 
 
@@ -103,7 +105,10 @@ def point_reply_text(cells: Mapping[str, Mapping[str, Mapping[str, float]]]) -> 
 
 
 def _history(ask: Ask, code: str) -> list[float]:
-    raw = (ask.context.get("history", {}) or {}).get(code) or []
+    return _closes((ask.context.get("history", {}) or {}).get(code) or [])
+
+
+def _closes(raw: Any) -> list[float]:
     return [float(v) for v in raw if isinstance(v, int | float) and not isinstance(v, bool)]
 
 
@@ -190,92 +195,86 @@ class EtsSeat(_PointBaseline):
     """``_ets``: an ETS model (statsmodels ``ETSModel``, additive errors) chosen by AIC among no trend, additive
     trend and damped additive trend, fit once per market on the last ``options.max_history`` closes (default
     500; at least ``options.min_history``, default 30). Target = the forecast mean ``steps`` ahead; prob_up =
-    P(Y > price) under the model's Gaussian forecast distribution (that mean, the forecast variance)."""
+    P(Y > price) under the model's Gaussian forecast distribution (that mean, the forecast variance).
+
+    The fits (league_agents.ets_fit) run in the process's fit worker (:class:`FitWorker`, one child process) unless
+    ``LEAGUE_ETS_WORKER=0``, or in the asking thread; either way each market's path is the same function of the
+    same closes. :meth:`prefetch` starts a coming ask's fits early; the ask uses a fit only if its own closes
+    are exactly the ones that fit read."""
 
     kind = "ets"
-    CANDIDATES = ((None, False), ("add", False), ("add", True))
+    CANDIDATES = ets_fit.CANDIDATES
+
+    def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
+        super().__init__(spec, sandbox=sandbox)
+        self.worker: FitWorker | None = ets_fit.shared_worker() if ets_fit.worker_enabled() else None
 
     def fit(self, history: list[float]) -> Any:
-        """The chosen candidate's statsmodels results (None when every candidate fails).
-
-        Same choice and same numbers as fitting each candidate with ``ETSModel.fit`` and keeping the lowest
-        ``res.aic``, for ~15 % less CPU: each candidate is fitted with ``return_params=True`` and
-        its AIC computed exactly as ``ETSResults`` does (``aic(model.loglike(params), nobs, df_model)``), so
-        only the winner builds a results object (whose constructor also computes a complex-step Hessian
-        that a prediction never reads). If the winner's results cannot be built, the plain loop
-        (``fit_plain``) decides, as it always did."""
-        import warnings
-
-        import pandas as pd
-        from statsmodels.tsa.exponential_smoothing.ets import ETSModel
-
-        series = pd.Series(history[-int(self.spec.options.get("max_history", 500)):], dtype=float)
-        best: tuple[float, Any, Any] | None = None  # (aic, model, params)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # convergence chatter; a fit that fails is skipped below
-            for trend, damped in self.CANDIDATES:
-                try:
-                    model = ETSModel(series, error="add", trend=trend, damped_trend=damped)
-                    params = model.fit(disp=False, return_params=True)
-                    score = self.candidate_aic(model, params)
-                except (ValueError, ArithmeticError):  # numpy's LinAlgError is a ValueError
-                    continue
-                if math.isfinite(score) and (best is None or score < best[0]):
-                    best = (score, model, params)
-            if best is None:
-                return None
-            try:
-                return best[1].smooth(best[2])
-            except (ValueError, ArithmeticError):
-                return self.fit_plain(series)
+        """The chosen candidate's statsmodels results on the last ``max_history`` closes (league_agents.ets_fit.fit)."""
+        return ets_fit.fit(self.closes(history))
 
     @staticmethod
     def candidate_aic(model: Any, params: Any) -> float:
-        """``model.smooth(params).aic`` without the results object: ETSResults takes llf =
-        ``model.loglike(params)``, df_model = free parameters + 1 and nobs_effective = nobs, and its ``aic``
-        is statsmodels' ``eval_measures.aic(llf, nobs, df_model)`` (statsmodels 0.14-0.15)."""
-        from statsmodels.tools.eval_measures import aic
+        return ets_fit.candidate_aic(model, params)
 
-        fixed = model._fixed_params if model._has_fixed_params else {}  # as ETSResults reads them
-        return float(aic(model.loglike(params), model.nobs, model.k_params - len(fixed) + 1))
+    @staticmethod
+    def fit_plain(series: Any) -> Any:
+        return ets_fit.fit_plain(series)
 
-    def fit_plain(self, series: Any) -> Any:
-        """Every candidate fitted to a full results object, the lowest ``res.aic`` kept: the reference the
-        fast path of ``fit`` must equal (tests/unit/evals/test_evals_ets_fast.py), and its fallback."""
-        import warnings
+    def closes(self, history: list[float]) -> tuple[float, ...]:
+        """What a fit reads of a market's history: its last ``max_history`` closes."""
+        return tuple(history[-int(self.spec.options.get("max_history", 500)):])
 
-        from statsmodels.tsa.exponential_smoothing.ets import ETSModel
+    def fits(self, history: list[float]) -> bool:
+        return len(history) >= int(self.spec.options.get("min_history", 30))
 
-        best = None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for trend, damped in self.CANDIDATES:
-                try:
-                    res = ETSModel(series, error="add", trend=trend, damped_trend=damped).fit(disp=False)
-                except (ValueError, ArithmeticError):
-                    continue
-                if math.isfinite(res.aic) and (best is None or res.aic < best.aic):
-                    best = res
-        return best
+    def prefetch(self, history: Mapping[str, Any]) -> int:
+        """Start the fits of a coming ask now, in the worker (``history``: each market's closes as that ask's
+        context will carry them). Returns how many fits were asked for (none without a worker). Safe whenever
+        called: an ask takes a fit only for exactly its own closes (the key is the input), so a fit of closes
+        its ask does not carry is never used (the worker forgets it after ``MEMO_KEEP`` newer ones)."""
+        if self.worker is None:
+            return 0
+        series = [_closes(raw or []) for raw in history.values()]  # as the ask reads its context (_history)
+        keys = [(self.closes(closes), LONGEST_STEPS) for closes in series if self.fits(closes)]
+        for key in keys:
+            self.worker.submit(key)
+        return len(keys)
+
+    def path(self, history: list[float], steps: int) -> ets_fit.Path | None:
+        """The forecast path (mean, variance) 1 … ``steps`` ahead for this history: from the worker when there
+        is one (waiting at most the seat's ``timeout_s``; a worker that ended raises, the seat's fault), else,
+        or when no worker process can be started, fitted here."""
+        key = (self.closes(history), steps)
+        if self.worker is not None:
+            try:
+                return self.worker.take(key).result(timeout=self.spec.timeout_s)
+            except ets_fit.WorkerUnavailable:  # no process for it here: fitted in this thread, as without one
+                pass
+        return ets_fit.forecast_path(key)
+
+    def close(self) -> None:
+        """End the fit worker's child process (the runner calls it when the League closes)."""
+        if self.worker is not None:
+            self.worker.close()
 
     def forecaster(self, history: list[float], price: float | None) -> Callable[[int], Point | None]:
-        model = self.fit(history) if len(history) >= int(self.spec.options.get("min_history", 30)) else None
+        fitted = self.fits(history)
+        first = self.path(history, LONGEST_STEPS) if fitted else None
         ref = price if price is not None else (history[-1] if history else None)
-        path: list[tuple[float, float]] = []  # (mean, variance) 1, 2, … steps ahead
+        path: list[tuple[float, float]] = list(first or [])  # (mean, variance) 1, 2, … steps ahead
 
         def ahead(steps: int) -> tuple[float, float]:
             """One prediction out to the longest horizon serves every horizon of the market: each step's mean
             and variance are the same numbers a prediction ending at that step gives (additive-error ETS:
-            closed-form recursions, step by step), at a quarter of the cost."""
+            closed-form recursions, step by step), at a quarter of the cost. A horizon further out than
+            ``LONGEST_STEPS`` gets its own longer path."""
             if len(path) < steps:
-                assert model is not None
-                n = int(model.nobs)
-                pred = model.get_prediction(start=n, end=n + max(steps, LONGEST_STEPS) - 1)
-                path[:] = zip(list(pred.predicted_mean), list(pred.var_pred_mean), strict=True)  # Series or array
+                path[:] = self.path(history, steps) or []
             return path[steps - 1]
 
         def point(steps: int) -> Point | None:
-            if model is None or ref is None:
+            if first is None or ref is None:
                 return None
             mean_at, var_at = ahead(steps)
             mean = float(mean_at)

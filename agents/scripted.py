@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from functools import cache
 from importlib import resources
 from typing import Any, ClassVar
 
@@ -23,9 +24,14 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 #: ``second_wave``: silent when first asked (08:30), answers when asked again at the second wave.
 MODES = ("normal", "silent", "malformed", "late", "second_wave")
 LATE_DEFAULT_S = 3 * 3600.0
+#: The child needs the standard library alone: isolated mode (no environment variables, no user site) and no
+#: ``site`` import (the system's .pth files), ~70 ms less start-up per run; its output is the same.
+CHILD_FLAGS = ("-I", "-S")
 
 
+@cache
 def child_source() -> bytes:
+    """The child's source, read once per process (every ask copies it into a fresh sandbox home)."""
     return resources.files("league_agents").joinpath("scripted_child.py").read_bytes()
 
 
@@ -77,7 +83,7 @@ class ScriptedSeat:
         finished = started + timedelta(seconds=self.latency_s)
         try:
             res = self.sandbox.exec(
-                [SYSTEM_PYTHON, f"{SANDBOX_HOME}/scripted_child.py"],
+                [SYSTEM_PYTHON, *CHILD_FLAGS, f"{SANDBOX_HOME}/scripted_child.py"],
                 stdin=json.dumps(self.request(ask)).encode(),
                 timeout=min(self.spec.timeout_s, 60.0),
                 profile="scripted",

@@ -140,22 +140,44 @@ def add_stand_ins(lg: League, seed: int) -> None:
     hints beside the climatology table in each ask's context."""
     lg.crowd = synthetic_crowd(lg, seed)
     hints: dict[str, dict[str, dict[str, float]]] = {}  # by session: the second wave's ask reuses the first's
+    source, bars = lg.prices, Bars(lg)  # the hints' bars, kept from session to session (forget_bars_before)
 
     def context(league: League, session: str) -> dict[str, Any]:
         if session not in hints:  # replay outcomes are fixed, so the hints of a session never change
             hints.clear()
-            hints[session] = oracle_hints(league, date.fromisoformat(session))
+            day = date.fromisoformat(session)
+            forget_bars_before(bars, day - HINT_BARS_KEPT)
+            kept = bars if league.prices is source else Bars(league)  # a price source put in later: read afresh
+            hints[session] = oracle_hints(league, day, kept)
         return {"hint": {code: dict(by_h) for code, by_h in hints[session].items()}, **default_context(league, session)}
 
     lg.ask_context = context
 
 
-def oracle_hints(lg: League, session: date) -> dict[str, dict[str, float]]:
-    """Demo only: the session's true 1d/1w direction per market, for scripted seats' ``skill``."""
+#: How far back the hints keep their bars: a session's hints read its own day, the days of its draw band
+#: (the sessions before it) and the day a week ahead; later sessions read most of them again.
+HINT_BARS_KEPT = timedelta(days=14)
+
+
+def forget_bars_before(bars: Bars, first: date) -> None:
+    """Drop the days (and draw bands) before ``first`` from a :class:`Bars` kept across sessions. Only the
+    replay's fixed prices make keeping them sound: a live job's Bars lives for that job alone. A day that
+    could not be read is read again next session (a fresh Bars would): after any error, all is dropped."""
+    if bars.errors:
+        first = date.max
+    for table in (bars.days, bars.starts, bars.bands):
+        for key in [k for k in table if k[1] < first]:
+            del table[key]
+    bars.errors.clear()  # reported by a score line; the hints read outcomes only
+
+
+def oracle_hints(lg: League, session: date, bars: Bars | None = None) -> dict[str, dict[str, float]]:
+    """Demo only: the session's true 1d/1w direction per market, for scripted seats' ``skill``. ``bars``:
+    bars already read by earlier hints (replay prices: the same bars whenever read)."""
     from league.contracts import EventContract
 
     hints: dict[str, dict[str, float]] = {}
-    bars = Bars(lg)
+    bars = bars if bars is not None else Bars(lg)
     for code, by_h in run_events(lg, session.isoformat()).items():
         hints[code] = {}
         for h in ("1d", "1w"):

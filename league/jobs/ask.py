@@ -9,7 +9,7 @@ moment it arrives (:mod:`league.jobs.seal`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from datetime import date, datetime
 from functools import partial
@@ -167,6 +167,28 @@ def history_context(lg: League, session: str) -> dict[str, Any]:
         closes = daily_closes(lg.prices, lg.calendar, m, previous)
         out[m.code] = [c for d, c in closes if d <= previous][-HISTORY_DAYS:]
     return {"history": out}
+
+
+def prefetch_fits(lg: League, session: str) -> int:
+    """A stage before the score job (16:05 ET): start the next session's history-only fits now (the `_ets` seat's, in
+    its worker process), so they run beside the evening's jobs and that ask only collects them.
+
+    Safe to run at any time: the history given is what :func:`history_context` reads now for the next
+    session (closes up to this session, the one just scored), and a seat uses a prefetched fit only when its
+    ask's own history is exactly those closes (league_agents.ets_fit: the fit is keyed by its input). A
+    close not final yet (a price source without today's close at 16:05, a UTC day not over) makes a fit
+    the ask does not use; it then fits its own closes. Returns how many fits were started."""
+    starts: list[Callable[[Mapping[str, Any]], int]] = [
+        start for start in (getattr(seat, "prefetch", None) for seat in lg.seats.values()) if callable(start)]
+    if not starts:
+        return 0
+    coming = lg.calendar.next_session(date.fromisoformat(session)).isoformat()
+    try:
+        history = history_context(lg, coming).get("history", {})
+    except Exception as exc:  # noqa: BLE001 - a close not available yet: the ask fits its own history then
+        log.info("prefetch.skipped", session=coming, error=str(exc)[:300])
+        return 0
+    return sum(int(start(history)) for start in starts)
 
 
 def default_context(lg: League, session: str) -> dict[str, Any]:

@@ -95,7 +95,11 @@ class ThreadRunner:
         return None
 
     def close(self) -> None:
-        return None
+        """Close the seats that hold something of their own (the `_ets` seat's fit worker process)."""
+        for seat in self.seats.values():
+            closing = getattr(seat, "close", None)
+            if callable(closing):
+                closing()
 
 
 class RoutedRunner:

@@ -23,7 +23,7 @@ from league.calendar import Calendar, et_time
 from league.clock import parse_iso
 from league.config import Schedule
 from league.errors import BookError
-from league.jobs.ask import deadline, job_ask
+from league.jobs.ask import deadline, job_ask, prefetch_fits
 from league.jobs.context import League
 from league.jobs.crowd import resolve_crowd
 from league.jobs.ingest_close import job_ingest_close
@@ -108,15 +108,17 @@ class Job:
 
 STAMP = Stage("stamp", stamp)
 #: The league day, in order: snapshot → ask → (stamp) second wave → ingest close (stamp) → score
-#: (crowd, portfolio, the frozen shadow weights after session 10, stamp) → publish → stamp upgrade.
+#: (crowd, portfolio, the frozen shadow weights after session 10, stamp) → publish → stamp upgrade. Before
+#: the score, the next session's history-only fits start in their worker process (league.jobs.ask.prefetch_fits).
 #: Each stage is one module of this package.
 DAY: tuple[Job, ...] = (
     Job("snapshot", job_snapshot),
     Job("ask", job_ask),
     Job("second_wave", job_second_wave, before=(Stage("stamp", stamp_first_wave),)),  # the first wave: a batch
     Job("ingest_close", job_ingest_close, after=(STAMP,)),
-    Job("score", job_score, after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session),
-                                   Stage("shadow_weights", seal_shadow_weights), STAMP)),
+    Job("score", job_score, before=(Stage("prefetch", prefetch_fits),),
+        after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session),
+               Stage("shadow_weights", seal_shadow_weights), STAMP)),
     Job("publish", publish_open_data, optional=True),
     Job("stamp_upgrade", stamp_upgrade, optional=True),
 )

@@ -1,0 +1,75 @@
+"""The demo's oracle hints read their bars through one Bars kept from session to session (replay prices are
+fixed): the hints are the ones a fresh Bars per session gives, session after session, and a price source
+put in after the stand-ins (a test's outage wrapper) is read afresh every session."""
+
+from __future__ import annotations
+
+from datetime import date, time
+from pathlib import Path
+from typing import Any
+
+from day_helpers import BASELINES, league_dir
+
+from league.calendar import default_calendar, et_time
+from league.compose import build_league
+from league.config import load_config
+from league.demo import add_stand_ins, demo_sessions, forget_bars_before, oracle_hints
+from league.jobs.context import BARE
+from league.jobs.score import Bars
+
+START = date(2026, 6, 1)
+
+
+def test_hints_with_bars_kept_across_sessions_are_the_fresh_ones(tmp_path: Path) -> None:
+    days = demo_sessions(default_calendar(), START, 12)
+    config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(days[0], time(7, 0)))
+    with build_league(load_config(config_dir), clock, seats=None, stages=BARE, anchor=days[0]) as lg:
+        add_stand_ins(lg, 7)
+        assert lg.ask_context is not None
+        for day in days:
+            fresh = oracle_hints(lg, day)
+            assert any(fresh.values())
+            assert lg.ask_context(lg, day.isoformat())["hint"] == fresh
+
+
+def test_forgetting_drops_old_days_and_everything_after_an_error(tmp_path: Path) -> None:
+    days = demo_sessions(default_calendar(), START, 3)
+    config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(days[0], time(7, 0)))
+    with build_league(load_config(config_dir), clock, seats=None, stages=BARE, anchor=days[0]) as lg:
+        bars = Bars(lg)
+        oracle_hints(lg, days[0], bars)
+        oracle_hints(lg, days[2], bars)
+        first = min(k[1] for k in bars.days)
+        forget_bars_before(bars, days[2])
+        assert bars.days and min(k[1] for k in bars.days) >= days[2] > first
+        assert all(k[1] >= days[2] for table in (bars.starts, bars.bands) for k in table)
+        bars.errors.append("^GSPC 2026-06-03: outage")
+        forget_bars_before(bars, days[0])
+        assert not bars.days and not bars.starts and not bars.bands and not bars.errors
+
+
+def test_a_price_source_put_in_later_is_read_afresh(tmp_path: Path) -> None:
+    days = demo_sessions(default_calendar(), START, 2)
+    config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(days[0], time(7, 0)))
+    with build_league(load_config(config_dir), clock, seats=None, stages=BARE, anchor=days[0]) as lg:
+        add_stand_ins(lg, 7)
+        assert lg.ask_context is not None
+        lg.ask_context(lg, days[0].isoformat())
+        calls: list[Any] = []
+        inner = lg.prices
+
+        class Counting:
+            name = "counting"
+
+            def bars(self, *args: Any) -> Any:
+                calls.append(args)
+                return inner.bars(*args)
+
+            def __getattr__(self, item: str) -> Any:
+                return getattr(inner, item)
+
+        lg.prices = Counting()  # type: ignore[assignment]
+        got = lg.ask_context(lg, days[1].isoformat())["hint"]
+        n = len(calls)
+        assert n > 0 and got == oracle_hints(lg, days[1])
+        assert len(calls) == 2 * n  # the fresh read above asked the source for exactly the same days
