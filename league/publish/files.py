@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import pickle
+import sys
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import structlog
 
@@ -97,20 +100,43 @@ class _Run:
     line_check: str = ""
     skipped: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    #: The running step's place in the plan: entries are reported in plan order even when a step's part
+    #: finished later (the statistics in their own process, the merges that wait for them).
+    rank: int = 0
+    ranks: dict[str, list[int]] = field(default_factory=lambda: {"skipped": [], "failed": []})
+    side: _Side | None = None  # the statistics' process, while it runs
+    later: list[tuple[int, Callable[[], None]]] = field(default_factory=list)  # merges into the statistics' files
 
     def skip(self, name: str, reason: str) -> None:
         self.skipped.append((name, f"not produced: {reason}"))
+        self.ranks["skipped"].append(self.rank)
         log.info("publish.skipped", file=name, reason=reason)
 
-    def fail(self, name: str, exc: BaseException) -> None:
-        self.failed.append((name, f"failed: {type(exc).__name__}: {exc}"))
-        log.error("publish.failed", file=name, error=str(exc), exc_info=exc)
+    def fail(self, name: str, exc: BaseException | str) -> None:
+        why = exc if isinstance(exc, str) else f"failed: {type(exc).__name__}: {exc}"
+        self.failed.append((name, why))
+        self.ranks["failed"].append(self.rank)
+        log.error("publish.failed", file=name, error=str(exc), exc_info=None if isinstance(exc, str) else exc)
+
+    def settle(self) -> None:
+        """Both lists in plan order (stable within a step)."""
+        for name in ("skipped", "failed"):
+            entries: list[tuple[str, str]] = getattr(self, name)
+            order = sorted(range(len(entries)), key=lambda i: self.ranks[name][i])
+            setattr(self, name, [entries[i] for i in order])
+            self.ranks[name] = [self.ranks[name][i] for i in order]
 
 
 def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
-            clock: Clock | None = None, progress: Callable[[str, int, int], None] | None = None) -> PublishReport:
+            clock: Clock | None = None, progress: Callable[[str, int, int], None] | None = None,
+            workers: int = 1) -> PublishReport:
     """Write every open-data file the installed features produce into ``out_dir`` (default DATA/public);
-    ``progress(step, done, total)`` is told before each step (the CLI's progress bar)."""
+    ``progress(step, done, total)`` is told before each step (the CLI's progress bar).
+
+    ``workers`` 2 (where the system can fork, with the shipped producers): the statistics run in a forked
+    child process while this one computes the point track, the crowd comparison, the portfolio files, the
+    proof pages and the CSV's digest and index; the blocks merged into the statistics' files are written
+    once the child is done, so every file has the same bytes as with one worker (tests/unit/publish)."""
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
         raise PublishError(f"{data_dir}: data folder not found", fix="pass --data DIR (the folder with books/)")
@@ -119,16 +145,26 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
     plan = (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _contest,
             _proof, _copies, _protocol, _code, _digest, _forecasts_index, _compliance, _dataset, _manifest, _index)
+    beside = workers > 1 and _can_fork()
     with shared_reads():  # the book is verified once, then each producer parses its kinds only (bookread.py)
-        for done, step in enumerate(plan):
-            if progress is not None:
-                progress(step.__name__.strip("_"), done, len(plan))
-            if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
-                run.book_bytes = b""
-                release_memory()
-            step(run)
-            if step is _stats:  # the table's frames are gone: give their pages back before the book readers
-                release_memory()
+        try:
+            for done, step in enumerate(plan):
+                run.rank = done
+                if progress is not None:
+                    progress(step.__name__.strip("_"), done, len(plan))
+                if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
+                    run.book_bytes = b""
+                    release_memory()
+                    if beside:
+                        run.side = _fork_stats(run)
+                        continue
+                if step is _compliance and run.side is not None:  # the steps from here read the statistics' files
+                    _join_stats(run, plan.index(_stats))
+                step(run)
+                if step is _stats:  # the table's frames are gone: give their pages back before the book readers
+                    release_memory()
+        finally:
+            _abandon(run)
     if progress is not None:
         progress("done", len(plan), len(plan))
     return _report(run)
@@ -193,13 +229,128 @@ def _call(run: _Run, key: str, names: tuple[str, ...], *args: Any, **kwargs: Any
         for name in names:
             run.skip(name, f"this league has no {key} producer")
         return False
+    return _attempt(run, names, fn, *args, **kwargs)[0]
+
+
+def _attempt(run: _Run, names: tuple[str, ...], fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+    """``(True, fn(...))``, or ``(False, None)`` with ``names`` recorded as failed when it raises."""
     try:
-        fn(*args, **kwargs)
+        return True, fn(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - one producer's failure must not stop the others
         for name in names:
             run.fail(name, exc)
-        return False
-    return True
+        return False, None
+
+
+# ------------------------------------------------------------- the statistics beside the other steps
+#: The producers whose work is split in two (computed while the statistics run, merged after them); the
+#: statistics run beside the other steps only while every one of them is the shipped one.
+_SPLIT = ("stats", "points", "crowd", "portfolio_tables")
+
+
+@dataclass
+class _Side:
+    """The statistics' child process and the pipe its skipped and failed entries come back through."""
+
+    pid: int
+    fd: int
+
+
+def _can_fork() -> bool:
+    return hasattr(os, "fork") and all(PRODUCERS.get(k) is producers.ALL[k] for k in _SPLIT)
+
+
+def _fork_stats(run: _Run) -> _Side:
+    """Start :func:`_stats` in a forked child; this process goes on with the steps that do not read its files."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # nothing buffered here is written twice
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        _stats_child(run, write)
+    os.close(write)
+    return _Side(pid, read)
+
+
+def _stats_child(run: _Run, fd: int) -> NoReturn:
+    code = 1
+    try:
+        mine = _Run(run.data_dir, run.out, run.generated_at, run.config, run.facts)
+        _stats(mine)
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump((mine.skipped, mine.failed), fh)
+        code = 0
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os._exit(code)
+
+
+def _join_stats(run: _Run, rank: int) -> None:
+    """Wait for the statistics' child, record its entries at the statistics' place, then write the blocks
+    that merge into its files, each at its own step's place."""
+    side, run.side = run.side, None
+    assert side is not None
+    with os.fdopen(side.fd, "rb") as fh:
+        data = fh.read()
+    code = os.waitstatus_to_exitcode(os.waitpid(side.pid, 0)[1])
+    here, run.rank = run.rank, rank
+    if code == 0 and data:
+        skipped, failed = pickle.loads(data)
+        for name, why in skipped:
+            run.skipped.append((name, why))
+            run.ranks["skipped"].append(rank)
+        for name, why in failed:
+            run.fail(name, why)
+    else:
+        for name in STATS_FILES:
+            run.fail(name, f"failed: the statistics' process ended with status {code}")
+    for place, merge in run.later:
+        run.rank = place
+        merge()
+    run.later.clear()
+    run.rank = here
+    run.settle()
+
+
+def _abandon(run: _Run) -> None:
+    """A run stopped by an exception: end the statistics' child, if one is still running."""
+    side, run.side = run.side, None
+    if side is None:
+        return
+    try:
+        os.kill(side.pid, 9)
+        os.waitpid(side.pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+    os.close(side.fd)
+
+
+def _after_stats(run: _Run, names: tuple[str, ...], compute: Callable[[], Any],
+                 merge: Callable[[Any], None], *, if_league: bool = False) -> None:
+    """A producer that merges into the statistics' files, split: ``compute`` now (its failure recorded here,
+    or, with ``if_league``, only if the statistics wrote council-league.json, as the one-process run calls it
+    only then), ``merge`` once the statistics are done."""
+    try:
+        value, error = compute(), None
+    except Exception as exc:  # noqa: BLE001 - recorded as the producer's failure below
+        value, error = None, exc
+    if error is not None and not if_league:
+        for name in names:
+            run.fail(name, error)
+        return
+
+    def later() -> None:
+        if if_league and not (run.out / "council-league.json").is_file():
+            return
+        if error is not None:
+            for name in names:
+                run.fail(name, error)
+            return
+        _attempt(run, names, merge, value)
+
+    run.later.append((run.rank, later))
 
 
 def _forecasts(run: _Run) -> None:
@@ -260,19 +411,36 @@ def _climatology(run: _Run) -> dict[str, Any] | None:
 
 def _points(run: _Run) -> None:
     """The point-forecast track (MASE) over the council's sealed target levels, beside the Brier tables."""
-    _call(run, "points", ("council-points.json",), run.data_dir, run.out)
+    if run.side is None:
+        _call(run, "points", ("council-points.json",), run.data_dir, run.out)
+        return
+    _after_stats(run, ("council-points.json",), lambda: producers.points_block(run.data_dir, run.out),
+                 lambda report: producers.points_merge(run.out, report))
 
 
 def _crowd(run: _Run) -> None:
     """The crowd comparison of scoring.md §8, merged into council-league.json from the sealed book."""
-    if (run.out / "council-league.json").is_file():
-        _call(run, "crowd", ("council-league.json", "council-calibration.json"), run.data_dir, run.out)
+    names = ("council-league.json", "council-calibration.json")
+    if run.side is None:
+        if (run.out / "council-league.json").is_file():
+            _call(run, "crowd", names, run.data_dir, run.out)
+        return
+    from league.publish import crowd
+
+    _after_stats(run, names, lambda: crowd.crowd_blocks(run.data_dir),
+                 lambda blocks: crowd.merge_blocks(run.out, blocks), if_league=True)
 
 
 def _portfolio(run: _Run) -> None:
     _call(run, "portfolio", PORTFOLIO_FILES, run.data_dir, run.out)
-    if (run.out / "council-league.json").is_file():
-        _call(run, "portfolio_tables", ("council-league.json",), run.data_dir, run.out)
+    if run.side is None:
+        if (run.out / "council-league.json").is_file():
+            _call(run, "portfolio_tables", ("council-league.json",), run.data_dir, run.out)
+        return
+    from league.publish import portfolio
+
+    _after_stats(run, ("council-league.json",), lambda: portfolio.tables_block(run.data_dir),
+                 lambda block: portfolio.merge_tables(run.out, block), if_league=True)
 
 
 def _contest(run: _Run) -> None:
