@@ -97,6 +97,7 @@ class _Run:
     config: Any
     facts: BookFacts = field(default_factory=BookFacts)
     book_bytes: bytes = b""
+    book_state: tuple[int, int, int] | None = None  # the live book's state when ``facts`` were read, if unchanged
     line_check: str = ""
     skipped: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
@@ -133,10 +134,11 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     """Write every open-data file the installed features produce into ``out_dir`` (default DATA/public);
     ``progress(step, done, total)`` is told before each step (the CLI's progress bar).
 
-    ``workers`` 2 (where the system can fork, with the shipped producers): the statistics run in a forked
-    child process while this one computes the point track, the crowd comparison, the portfolio files, the
-    proof pages and the CSV's digest and index; the blocks merged into the statistics' files are written
-    once the child is done, so every file has the same bytes as with one worker (tests/unit/publish)."""
+    ``workers`` 2 (where the system can fork, with the shipped producers): once the CSV is written, a forked
+    child process runs the statistics, the proof pages and the CSV's index (:func:`_beside`) while this one
+    checks the CSV's lines and computes the point track, the crowd comparison, the portfolio files and the
+    digest; the blocks these merge into the statistics' files are written once the child is done, so every
+    file has the same bytes as with one worker (tests/unit/publish/test_publish_workers.py)."""
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
         raise PublishError(f"{data_dir}: data folder not found", fix="pass --data DIR (the folder with books/)")
@@ -152,14 +154,16 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
                 run.rank = done
                 if progress is not None:
                     progress(step.__name__.strip("_"), done, len(plan))
+                if beside and step is _line_check:  # the CSV is written: the child's steps can start
+                    run.side = _fork_side(run, [(i, s) for i, s in enumerate(plan) if s in _beside()])
                 if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
                     run.book_bytes = b""
-                    release_memory()
-                    if beside:
-                        run.side = _fork_stats(run)
-                        continue
-                if step is _compliance and run.side is not None:  # the steps from here read the statistics' files
-                    _join_stats(run, plan.index(_stats))
+                    if run.side is None:
+                        release_memory()
+                if run.side is not None and step in _beside():
+                    continue  # the child's
+                if step is _compliance and run.side is not None:  # the steps from here read the child's files
+                    _join_side(run)
                 step(run)
                 if step is _stats:  # the table's frames are gone: give their pages back before the book readers
                     release_memory()
@@ -196,6 +200,7 @@ def _books(run: _Run) -> None:
     write_bytes(run.out / "council-book.jsonl", data)
     if file_state(book) == state:  # the readers after the statistics take these checked bytes (bookread.py)
         checked_copy(book, state, run.out / "council-book.jsonl", hashlib.sha256(data).hexdigest())
+        run.book_state = state
     asks_book = run.data_dir / "books" / "asks.jsonl"
     if asks_book.is_file():
         write_bytes(run.out / "asks.jsonl", complete_lines(asks_book))
@@ -248,38 +253,47 @@ def _attempt(run: _Run, names: tuple[str, ...], fn: Callable[..., Any], *args: A
 _SPLIT = ("stats", "points", "crowd", "portfolio_tables")
 
 
+def _beside() -> dict[Callable[[_Run], None], tuple[str, ...]]:
+    """The steps a forked child runs beside the others (with the files each writes): no other step reads
+    what they write before :func:`_compliance`, and they read nothing the others write meanwhile."""
+    return {_stats: STATS_FILES, _proof: ("proof/",), _forecasts_index: ("council-forecasts-index.json",)}
+
+
 @dataclass
 class _Side:
-    """The statistics' child process and the pipe its skipped and failed entries come back through."""
+    """The child's process, the pipe its skipped and failed entries come back through, and its steps."""
 
     pid: int
     fd: int
+    steps: list[tuple[int, Callable[[_Run], None]]]
 
 
 def _can_fork() -> bool:
     return hasattr(os, "fork") and all(PRODUCERS.get(k) is producers.ALL[k] for k in _SPLIT)
 
 
-def _fork_stats(run: _Run) -> _Side:
-    """Start :func:`_stats` in a forked child; this process goes on with the steps that do not read its files."""
+def _fork_side(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]]) -> _Side:
+    """Start ``steps`` (the statistics first) in a forked child; this process goes on with the other steps."""
     for stream in (sys.stdout, sys.stderr):
         stream.flush()  # nothing buffered here is written twice
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read)
-        _stats_child(run, write)
+        _side_child(run, steps, write)
     os.close(write)
-    return _Side(pid, read)
+    return _Side(pid, read, steps)
 
 
-def _stats_child(run: _Run, fd: int) -> NoReturn:
+def _side_child(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]], fd: int) -> NoReturn:
     code = 1
     try:
-        mine = _Run(run.data_dir, run.out, run.generated_at, run.config, run.facts)
-        _stats(mine)
+        mine = _Run(run.data_dir, run.out, run.generated_at, run.config, run.facts, book_state=run.book_state)
+        for rank, step in steps:
+            mine.rank = rank
+            step(mine)
         with os.fdopen(fd, "wb") as fh:
-            pickle.dump((mine.skipped, mine.failed), fh)
+            pickle.dump((mine.skipped, mine.failed, mine.ranks), fh)
         code = 0
     finally:
         for stream in (sys.stdout, sys.stderr):
@@ -287,25 +301,26 @@ def _stats_child(run: _Run, fd: int) -> NoReturn:
         os._exit(code)
 
 
-def _join_stats(run: _Run, rank: int) -> None:
-    """Wait for the statistics' child, record its entries at the statistics' place, then write the blocks
-    that merge into its files, each at its own step's place."""
+def _join_side(run: _Run) -> None:
+    """Wait for the child, record its entries at its steps' places, then write the blocks that merge into the
+    statistics' files, each at its own step's place."""
     side, run.side = run.side, None
     assert side is not None
     with os.fdopen(side.fd, "rb") as fh:
         data = fh.read()
     code = os.waitstatus_to_exitcode(os.waitpid(side.pid, 0)[1])
-    here, run.rank = run.rank, rank
+    here = run.rank
     if code == 0 and data:
-        skipped, failed = pickle.loads(data)
-        for name, why in skipped:
-            run.skipped.append((name, why))
-            run.ranks["skipped"].append(rank)
-        for name, why in failed:
-            run.fail(name, why)
+        skipped, failed, ranks = pickle.loads(data)
+        run.skipped += skipped
+        run.failed += failed
+        for name in ("skipped", "failed"):
+            run.ranks[name] += ranks[name]
     else:
-        for name in STATS_FILES:
-            run.fail(name, f"failed: the statistics' process ended with status {code}")
+        for rank, step in side.steps:
+            run.rank = rank
+            for name in _beside()[step]:
+                run.fail(name, f"failed: the publishing child process ended with status {code}")
     for place, merge in run.later:
         run.rank = place
         merge()
@@ -315,7 +330,7 @@ def _join_stats(run: _Run, rank: int) -> None:
 
 
 def _abandon(run: _Run) -> None:
-    """A run stopped by an exception: end the statistics' child, if one is still running."""
+    """A run stopped by an exception: end the child, if one is still running."""
     side, run.side = run.side, None
     if side is None:
         return
@@ -380,8 +395,10 @@ def _stats(run: _Run) -> None:
             run.skip(name, "council-forecasts.csv was not produced")
         return
     books = run.data_dir / "books"
-    inputs = sealed_inputs(books / "council-book.jsonl", books / "asks.jsonl", _climatology(run),
-                           families=_families(run), sides=_sides(run))
+    book = books / "council-book.jsonl"
+    same = run.book_state is not None and book.is_file() and file_state(book) == run.book_state
+    inputs = sealed_inputs(book, books / "asks.jsonl", _climatology(run), families=_families(run),
+                           sides=_sides(run), facts=run.facts if same else None)  # the books step's verified read
     args, kwargs = inputs.arguments()
     _call(run, "stats", STATS_FILES, forecasts, run.out, *args, **kwargs)
 

@@ -31,6 +31,7 @@ import os
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,11 @@ _LEAGUE = Path(__file__).resolve().parent.parent
 SOURCES = ("publish/forecasts.py", "publish/forecast_cache.py", "counting.py", "contracts", "book/lines.py",
            "calendar.py", "clock.py", "isotime.py", "config.py")
 FORMAT = "forecast-rows-1"
+#: The kinds a session's rows are made of: what :class:`league.publish.forecasts.RowContext` and the counting
+#: rule read of the book (runs, answers, incidents, silences, corrections, score lines). The publisher's view
+#: parses only these (a season's trades, marks, decisions and crowd quotes are most of its lines), and a
+#: session's key names only these.
+ROW_KINDS = frozenset({"run", "answer", "incident", "silence", "correction", "score", "score_h"})
 
 
 def write_forecasts_cached(lg: Sealed, path: Path, cache: Path) -> int:
@@ -82,6 +88,8 @@ def session_keys(lg: Sealed, sessions: Iterable[str], common: str) -> dict[str, 
     parts: dict[str, list[str]] = defaultdict(list)
     for n in sorted(lines):
         body = lines[n]
+        if body.get("kind") not in ROW_KINDS:
+            continue
         session = _session_of(body, lines, run_session)
         if session:
             parts[session].append(f"{n}:{body.get('link', '')}")
@@ -119,11 +127,15 @@ def _source_files() -> list[Path]:
 
 
 def _render(rows: list[dict[str, str]]) -> bytes:
-    """Rows as the CSV writer writes them (``csv.DictWriter``, LF line ends, UTF-8)."""
+    """Rows as the CSV writer writes them (``csv.DictWriter`` over :data:`COLUMNS`, LF line ends, UTF-8): the
+    values in column order through ``csv.writer``, which is what DictWriter does after checking each row's keys
+    (every row here has exactly the columns, so that check is skipped; a row without one raises KeyError)."""
     buf = io.StringIO(newline="")
-    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writerows(rows)
+    csv.writer(buf, lineterminator="\n").writerows(map(_VALUES, rows))
     return buf.getvalue().encode("utf-8")
+
+
+_VALUES = itemgetter(*COLUMNS)
 
 
 def _name(session: str, key: str, rows: int, block: bytes) -> str:
@@ -170,16 +182,23 @@ def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None) ->
 
 
 def verified_view(data_dir: Path, book: bytes) -> Sealed:
-    """What :meth:`BookView.open` gives, over lines already verified: each index entry is
-    ``league.book.index.body_of`` of its line (content, then n, seal and link)."""
+    """What :meth:`BookView.open` gives for the :data:`ROW_KINDS`, over lines already verified: each index
+    entry is ``league.book.index.body_of`` of its line (content, then n, seal and link). A line of another kind
+    is not parsed when its bytes do not hold one of those kinds' names in quotes (a top-level ``"kind"`` always
+    does), and is dropped once parsed otherwise."""
     from league.book import BOOKKEEPING
     from league.book.index import BookIndex
     from league.calendar import default_calendar
     from league.config import load_config
 
     index = BookIndex()
+    tokens = tuple(f'"{kind}"'.encode("ascii") for kind in sorted(ROW_KINDS))
     for raw in io.BytesIO(book):  # line by line, without a second copy of the book; all end with LF
+        if not any(t in raw for t in tokens):
+            continue
         obj = json.loads(raw.decode("utf-8"))
+        if obj.get("kind") not in ROW_KINDS:
+            continue
         body = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
         index.add_body({**body, "n": obj["n"], "seal": obj["seal"], "link": obj["link"]})
     return _View(index, load_config(Path(data_dir).parent / "config"), default_calendar())

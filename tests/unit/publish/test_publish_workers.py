@@ -95,5 +95,5 @@ def test_a_statistics_child_that_dies_is_a_failure_not_a_hang(season: Season, tm
     monkeypatch.setattr(league.scoring, "write_stats", die)
     report, files = _published(season, tmp_path, 2)
     failed = dict(report.failed)
-    assert failed["council-stats.json"] == "failed: the statistics' process ended with status 3"
+    assert failed["council-stats.json"] == "failed: the publishing child process ended with status 3"
     assert "council-points.json" in files and "release-manifest.json" in files
