@@ -97,6 +97,7 @@ class _Run:
     config: Any
     facts: BookFacts = field(default_factory=BookFacts)
     book_bytes: bytes = b""
+    book_sha256: str = ""  # of ``book_bytes``, as published in council-book.jsonl
     book_state: tuple[int, int, int] | None = None  # the live book's state when ``facts`` were read, if unchanged
     line_check: str = ""
     skipped: list[tuple[str, str]] = field(default_factory=list)
@@ -135,9 +136,9 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     ``progress(step, done, total)`` is told before each step (the CLI's progress bar).
 
     ``workers`` 2 (where the system can fork, with the shipped producers): once the CSV is written, a forked
-    child process runs the statistics, the proof pages and the CSV's index (:func:`_beside`) while this one
-    checks the CSV's lines and computes the point track, the crowd comparison, the portfolio files and the
-    digest; the blocks these merge into the statistics' files are written once the child is done, so every
+    child process runs the statistics and the proof pages (:func:`_beside`) while this one checks the CSV's
+    lines and computes the point track, the crowd comparison, the portfolio files and the CSV's digest and
+    index; the blocks these merge into the statistics' files are written once the child is done, so every
     file has the same bytes as with one worker (tests/unit/publish/test_publish_workers.py)."""
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
@@ -155,6 +156,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
                 if progress is not None:
                     progress(step.__name__.strip("_"), done, len(plan))
                 if beside and step is _line_check:  # the CSV is written: the child's steps can start
+                    run.book_bytes = b""  # not mapped into the child (the line check reads the published copy)
+                    release_memory()
                     run.side = _fork_side(run, [(i, s) for i, s in enumerate(plan) if s in _beside()])
                 if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
                     run.book_bytes = b""
@@ -196,10 +199,10 @@ def _books(run: _Run) -> None:
     state = file_state(book)
     data = complete_lines(book)
     run.facts = read_facts(book, data)
-    run.book_bytes = data
+    run.book_bytes, run.book_sha256 = data, hashlib.sha256(data).hexdigest()
     write_bytes(run.out / "council-book.jsonl", data)
     if file_state(book) == state:  # the readers after the statistics take these checked bytes (bookread.py)
-        checked_copy(book, state, run.out / "council-book.jsonl", hashlib.sha256(data).hexdigest())
+        checked_copy(book, state, run.out / "council-book.jsonl", run.book_sha256)
         run.book_state = state
     asks_book = run.data_dir / "books" / "asks.jsonl"
     if asks_book.is_file():
@@ -256,7 +259,7 @@ _SPLIT = ("stats", "points", "crowd", "portfolio_tables")
 def _beside() -> dict[Callable[[_Run], None], tuple[str, ...]]:
     """The steps a forked child runs beside the others (with the files each writes): no other step reads
     what they write before :func:`_compliance`, and they read nothing the others write meanwhile."""
-    return {_stats: STATS_FILES, _proof: ("proof/",), _forecasts_index: ("council-forecasts-index.json",)}
+    return {_stats: STATS_FILES, _proof: ("proof/",)}
 
 
 @dataclass
@@ -382,10 +385,19 @@ def _line_check(run: _Run) -> None:
     if not forecasts.is_file():
         return
     with open(forecasts, encoding="utf-8", newline="") as fh:
-        result = check_lines(run.book_bytes, fh)
+        result = check_lines(run.book_bytes or _published_book(run), fh)
     run.line_check = result.summary()
     if not result.ok:
         run.fail("council-forecasts.csv", PublishError(result.summary()))
+
+
+def _published_book(run: _Run) -> bytes:
+    """The book's bytes read back from the published copy (``book_bytes`` dropped before the statistics' child
+    was forked), matched to the digest of the bytes the books step verified and wrote."""
+    data = (run.out / "council-book.jsonl").read_bytes()
+    if hashlib.sha256(data).hexdigest() != run.book_sha256:
+        raise PublishError("public/council-book.jsonl changed while publishing", fix="publish again")
+    return data
 
 
 def _stats(run: _Run) -> None:
