@@ -98,6 +98,7 @@ class _Run:
     facts: BookFacts = field(default_factory=BookFacts)
     book_bytes: bytes = b""
     book_sha256: str = ""  # of ``book_bytes``, as published in council-book.jsonl
+    workers: int = 1
     book_state: tuple[int, int, int] | None = None  # the live book's state when ``facts`` were read, if unchanged
     line_check: str = ""
     skipped: list[tuple[str, str]] = field(default_factory=list)
@@ -135,7 +136,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     """Write every open-data file the installed features produce into ``out_dir`` (default DATA/public);
     ``progress(step, done, total)`` is told before each step (the CLI's progress bar).
 
-    ``workers`` 2 (where the system can fork, with the shipped producers): once the CSV is written, a forked
+    ``workers`` 2 (where the system can fork, with the shipped producers): the CSV writer shares the sessions
+    it builds with a forked child (league.publish.forecast_cache); once the CSV is written, a forked
     child process runs the statistics and the proof pages (:func:`_beside`) while this one checks the CSV's
     lines and computes the point track, the crowd comparison, the portfolio files and the CSV's digest and
     index; the blocks these merge into the statistics' files are written once the child is done, so every
@@ -149,6 +151,7 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     plan = (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _contest,
             _proof, _copies, _protocol, _code, _digest, _forecasts_index, _compliance, _dataset, _manifest, _index)
     beside = workers > 1 and _can_fork()
+    run.workers = workers
     with shared_reads():  # the book is verified once, then each producer parses its kinds only (bookread.py)
         try:
             for done, step in enumerate(plan):
@@ -376,7 +379,8 @@ def _forecasts(run: _Run) -> None:
     if PRODUCERS.get("forecasts") is None and target.is_file():
         log.info("publish.forecasts_kept", file=str(target))
         return
-    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, run.book_bytes)
+    shared = {"workers": run.workers} if run.workers > 1 and PRODUCERS.get("forecasts") is producers.forecasts else {}
+    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, run.book_bytes, **shared)
 
 
 def _line_check(run: _Run) -> None:

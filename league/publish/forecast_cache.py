@@ -28,6 +28,7 @@ import hashlib
 import io
 import json
 import os
+import sys
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -56,12 +57,17 @@ FORMAT = "forecast-rows-1"
 ROW_KINDS = frozenset({"run", "answer", "incident", "silence", "correction", "score", "score_h"})
 
 
-def write_forecasts_cached(lg: Sealed, path: Path, cache: Path) -> int:
-    """Write the CSV at ``path`` from the cached blocks and the sessions that changed; returns its rows."""
+def write_forecasts_cached(lg: Sealed, path: Path, cache: Path, workers: int = 1) -> int:
+    """Write the CSV at ``path`` from the cached blocks and the sessions that changed; returns its rows.
+    ``workers`` 2 (where the system can fork): the sessions to build are shared with a forked child first, each
+    writing its blocks into the cache, from which the CSV is then assembled as always (a block the child did not
+    leave is built here)."""
     ctx = RowContext.of(lg)
     keys = session_keys(lg, ctx.sessions(), _common_digest(lg))
     cache.mkdir(parents=True, exist_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if workers > 1 and hasattr(os, "fork"):
+        _build_shared(lg, ctx, cache, [(s, k) for s, k in keys.items() if _cached(cache, s, k)[0] is None])
     tmp = path.with_suffix(".csv.tmp")
     count, built = 0, 0
     with open(tmp, "wb") as fh:
@@ -78,6 +84,33 @@ def write_forecasts_cached(lg: Sealed, path: Path, cache: Path) -> int:
     tmp.replace(path)
     log.info("publish.forecasts_cached", sessions=len(keys), built=built, reused=len(keys) - built, rows=count)
     return count
+
+
+def _build(lg: Sealed, ctx: RowContext, cache: Path, session: str, key: str) -> None:
+    data = session_rows_of(lg, ctx, session)
+    _keep(cache, session, key, len(data), _render(data))
+
+
+def _build_shared(lg: Sealed, ctx: RowContext, cache: Path, missing: list[tuple[str, str]]) -> None:
+    """Build the missing sessions' blocks into the cache, every other one in a forked child."""
+    if len(missing) < 2:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # nothing buffered here is written twice
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            for session, key in missing[1::2]:
+                _build(lg, ctx, cache, session, key)
+            code = 0
+        finally:
+            os._exit(code)
+    try:
+        for session, key in missing[0::2]:
+            _build(lg, ctx, cache, session, key)
+    finally:
+        os.waitpid(pid, 0)  # whatever the child did not leave in the cache is built by the caller
 
 
 def session_keys(lg: Sealed, sessions: Iterable[str], common: str) -> dict[str, str]:
@@ -167,7 +200,7 @@ def _keep(cache: Path, session: str, key: str, rows: int, block: bytes) -> None:
             old.unlink(missing_ok=True)
 
 
-def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None) -> int:
+def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None, *, workers: int = 1) -> int:
     """The publisher's producer: write the CSV from the sealed book of DATA (read-only on the book: safe
     while the daemon writes), reusing the rows of every session whose lines did not change since the last
     publish (league.publish.forecast_cache, under DATA/publish-cache; deleting it is safe).
@@ -178,7 +211,7 @@ def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None) ->
     verified from DATA, as before."""
     data_dir = Path(data_dir)
     view: Sealed = BookView.open(data_dir) if book is None else verified_view(data_dir, book)
-    return write_forecasts_cached(view, Path(target), data_dir / CACHE_DIR)
+    return write_forecasts_cached(view, Path(target), data_dir / CACHE_DIR, workers)
 
 
 def verified_view(data_dir: Path, book: bytes) -> Sealed:

@@ -144,3 +144,33 @@ def test_the_view_of_the_row_kinds_writes_what_the_whole_book_writes(league: Pat
     assert len(view.index.lines) < len(whole.index.lines) and kinds > {"run", "answer", "score"}
     sessions = RowContext.of(whole).sessions()
     assert session_keys(view, sessions, _common_digest(whole)) == session_keys(whole, sessions, _common_digest(whole))
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("child_dies", [False, True])
+def test_two_workers_build_the_same_csv(league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        child_dies: bool) -> None:
+    """Sessions built half in a forked child (through the cache): the CSV and the cache are those of one
+    worker; a child that dies leaves its sessions to be built here."""
+    import os
+
+    from league.publish import forecast_cache
+    from league.publish.forecast_cache import export_forecasts
+
+    parent = os.getpid()
+    real = forecast_cache._build
+
+    def build(*args: Any) -> None:
+        if child_dies and os.getpid() != parent:
+            os._exit(5)
+        real(*args)
+
+    monkeypatch.setattr(forecast_cache, "_build", build)
+    out = {}
+    for workers in (1, 2):
+        shutil.copytree(league, tmp_path / f"w{workers}")
+        data = tmp_path / f"w{workers}" / "data"
+        book = (data / "books" / "council-book.jsonl").read_bytes()
+        rows = export_forecasts(data, tmp_path / f"w{workers}.csv", book, workers=workers)
+        out[workers] = (rows, (tmp_path / f"w{workers}.csv").read_bytes(), _folder(data / CACHE_DIR))
+    assert out[1] == out[2] and out[1][0] > 0 and len(out[1][2]) > 2
