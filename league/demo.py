@@ -156,9 +156,10 @@ def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[
         return _follow(receive, progress, child)
     finally:
         receive.close()
+        child.join(timeout=30)  # its books are closed before it sends its season: let it exit by itself
         if child.is_alive():
             child.terminate()
-        child.join()
+            child.join()
 
 
 def _follow(receive: Connection, progress: Callable[[str], None] | None, child: BaseProcess) -> Season:
