@@ -20,6 +20,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -92,14 +93,16 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
              progress: Callable[[str], None] | None = None, split: bool | None = None) -> DemoResult:
     """Write a demo league into OUT, run SESSIONS days, publish; nothing is sealed if a tool is missing.
 
-    ``split`` (default: where the system can fork) runs the season in a child process and publishes in this
-    one once the child has exited, so the peak memory is the larger of the two, not their sum: the season's
-    index, price memo and statistical imports are gone before publishing's whole-book reads begin."""
+    ``split`` runs the season in a forked child process and publishes in this one once the child has exited,
+    so the peak memory is the larger of the two, not their sum: the season's index, price memo and statistical
+    imports are gone before publishing's whole-book reads begin. By default only where the system can fork and
+    this process runs no other thread (a lock another thread holds at the fork would stay held in the child:
+    `league demo` starts no thread before it; a test process may hold a League's threads open)."""
     if (out / "config").exists():
         raise LeagueError(f"{out} already holds a league", fix="choose an empty --out folder")
     require(load_roster(shipped_config_dir() / "roster.demo.toml").seat, what="the demo")
     days = demo_sessions(default_calendar(), start, sessions)
-    if split if split is not None else hasattr(os, "fork"):
+    if split if split is not None else fork_safe():
         preload_publishing()
         season = season_in_child(out, days, seed, progress)
     else:
@@ -131,6 +134,11 @@ def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str],
             lines = lg.book.lines
         forget(lg)
     return Season(config_dir, data_dir, clock.now(), lines, tuple(rekor.leaves))
+
+
+def fork_safe() -> bool:
+    """True where the system can fork and this process runs no thread but the caller's."""
+    return hasattr(os, "fork") and threading.active_count() == 1
 
 
 def preload_publishing() -> None:

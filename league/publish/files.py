@@ -15,6 +15,7 @@ import json
 import os
 import pickle
 import sys
+import threading
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -136,7 +137,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     """Write every open-data file the installed features produce into ``out_dir`` (default DATA/public);
     ``progress(step, done, total)`` is told before each step (the CLI's progress bar).
 
-    ``workers`` 2 (where the system can fork, with the shipped producers): the CSV writer shares the sessions
+    ``workers`` 2 (where the system can fork, in a process running no other thread, with the shipped
+    producers; else one worker): the CSV writer shares the sessions
     it builds with a forked child (league.publish.forecast_cache); once the CSV is written, a forked
     child process runs the statistics and the proof pages (:func:`_beside`) while this one checks the CSV's
     lines and computes the point track, the crowd comparison, the portfolio files and the CSV's digest and
@@ -275,7 +277,9 @@ class _Side:
 
 
 def _can_fork() -> bool:
-    return hasattr(os, "fork") and all(PRODUCERS.get(k) is producers.ALL[k] for k in _SPLIT)
+    """Fork only a process that runs no other thread (a lock one holds at the fork stays held in the child)."""
+    return (hasattr(os, "fork") and threading.active_count() == 1
+            and all(PRODUCERS.get(k) is producers.ALL[k] for k in _SPLIT))
 
 
 def _fork_side(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]]) -> _Side:

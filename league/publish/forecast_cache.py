@@ -29,6 +29,7 @@ import io
 import json
 import os
 import sys
+import threading
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -59,14 +60,14 @@ ROW_KINDS = frozenset({"run", "answer", "incident", "silence", "correction", "sc
 
 def write_forecasts_cached(lg: Sealed, path: Path, cache: Path, workers: int = 1) -> int:
     """Write the CSV at ``path`` from the cached blocks and the sessions that changed; returns its rows.
-    ``workers`` 2 (where the system can fork): the sessions to build are shared with a forked child first, each
-    writing its blocks into the cache, from which the CSV is then assembled as always (a block the child did not
-    leave is built here)."""
+    ``workers`` 2 (where the system can fork, in a process running no other thread): the sessions to build are
+    shared with a forked child first, each writing its blocks into the cache, from which the CSV is then
+    assembled as always (a block the child did not leave is built here)."""
     ctx = RowContext.of(lg)
     keys = session_keys(lg, ctx.sessions(), _common_digest(lg))
     cache.mkdir(parents=True, exist_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if workers > 1 and hasattr(os, "fork"):
+    if workers > 1 and hasattr(os, "fork") and threading.active_count() == 1:  # no other thread's lock forked
         _build_shared(lg, ctx, cache, [(s, k) for s, k in keys.items() if _cached(cache, s, k)[0] is None])
     tmp = path.with_suffix(".csv.tmp")
     count, built = 0, 0
