@@ -12,8 +12,10 @@ Figures are written between the BENCH markers of docs/league-day.md.
 docs; with `--before SRC` each is preceded by the same season from another source tree on PYTHONPATH (e.g.
 `git archive` of the commit before a change, unpacked into SRC), so before and after alternate in one go.
 Every figure has wall seconds, CPU seconds (user + system, the sandboxed seats' processes included), peak
-RSS of the largest process, and the 1-minute load average before and after it: on a shared machine compare
-CPU seconds, and wall times only at similar loads.
+RSS of the largest process, the process tree's memory sampled every 0.5 s (largest process / sum of resident
+sizes / sum of proportional sizes: a forked child's pages shared with its parent count twice in the second,
+once in the third) and the 1-minute load average before and after it: on a shared machine compare CPU
+seconds, and wall times only at similar loads.
 """
 
 from __future__ import annotations
@@ -50,16 +52,72 @@ def load() -> float:
 
 
 def timed(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> tuple[float, int]:
-    """(seconds, peak RSS in MiB) of one command, read by GNU time; the CPU seconds and the load around
-    it go to LAST (read by the long runs)."""
+    """(seconds, peak RSS in MiB) of one command, read by GNU time; the CPU seconds, the load around it and the
+    process tree's memory (:class:`TreeMemory`, sampled every 0.5 s) go to LAST (read by the long runs)."""
     before = load()
-    out = subprocess.run(["/usr/bin/time", "-f", "%e %M %U %S", *cmd], cwd=cwd, capture_output=True, text=True,
-                         env=env)
-    if out.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
-    seconds, kib, user, system = out.stderr.strip().splitlines()[-1].split()
-    LAST.update(cpu=float(user) + float(system), load=(before, load()))
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(["/usr/bin/time", "-f", "%e %M %U %S", *cmd], cwd=cwd, stdout=out, stderr=err,
+                                text=True, env=env)
+        tree = TreeMemory(proc.pid)
+        while proc.poll() is None:
+            tree.sample()
+            time.sleep(0.5)
+        err.seek(0)
+        out.seek(0)
+        stderr, stdout = err.read(), out.read()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{stdout[-2000:]}\n{stderr[-2000:]}")
+    seconds, kib, user, system = stderr.strip().splitlines()[-1].split()
+    LAST.update(cpu=float(user) + float(system), load=(before, load()), tree=tree)
     return float(seconds), int(kib) // 1024
+
+
+class TreeMemory:
+    """The memory of a process tree, sampled from /proc: the largest single process's resident size, and the
+    sums over the tree of resident sizes (pages shared between processes, a forked child's included, counted
+    in each) and of proportional sizes (PSS: each shared page split between its sharers), in MiB."""
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.largest = self.rss_sum = self.pss_sum = 0
+
+    def sample(self) -> None:
+        pids = self._tree()
+        rss = [_status_kib(p, "VmRSS:") for p in pids]
+        self.largest = max(self.largest, max(rss, default=0) // 1024)
+        self.rss_sum = max(self.rss_sum, sum(rss) // 1024)
+        self.pss_sum = max(self.pss_sum, sum(_pss_kib(p) for p in pids) // 1024)
+
+    def _tree(self) -> list[int]:
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                        ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+                children.setdefault(ppid, []).append(int(entry))
+        out = [self.root]
+        for pid in out:
+            out += children.get(pid, [])
+        return out
+
+
+def _status_kib(pid: int, key: str) -> int:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+            return next((int(line.split()[1]) for line in fh if line.startswith(key)), 0)
+    except OSError:
+        return 0
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii", errors="replace") as fh:
+            return next((int(line.split()[1]) for line in fh if line.startswith("Pss:")), 0)
+    except OSError:
+        return 0
 
 
 LAST: dict[str, Any] = {}
@@ -78,8 +136,9 @@ def long_only(runs: int, before: Path | None) -> None:
             for name, src in ((("before", before),) if before else ()) + (("after", None),):
                 wall, rss = demo(126, tmp / f"{name}{i}", src)
                 lo, hi = LAST["load"]
-                print(f"| 126 sessions, {name} | {wall:.1f} s | {LAST['cpu']:.1f} s | {rss} MiB | {lo:.1f}–{hi:.1f} |",
-                      flush=True)
+                tree = LAST["tree"]
+                print(f"| 126 sessions, {name} | {wall:.1f} s | {LAST['cpu']:.1f} s | {rss} MiB | {tree.largest} / "
+                      f"{tree.rss_sum} / {tree.pss_sum} MiB | {lo:.1f}–{hi:.1f} |", flush=True)
                 shutil.rmtree(tmp / f"{name}{i}", ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

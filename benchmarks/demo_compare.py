@@ -14,7 +14,9 @@ between two runs of the same season, each for a named reason:
   the nonce-blinded ``.ots`` proofs and the signed ``.rekor.json`` log entries;
   text lines that name those files (their sizes and digests in ``index.html`` and ``proof/index.json``)
   are masked on both sides;
-* wall-clock and process state: ``league.db`` (SQLite pages), ``*.lock`` (the writer's pid).
+* wall-clock and process state: ``league.db`` (SQLite pages), ``*.lock`` (the writer's pid);
+* the publisher's row cache names its blocks by a key that hashes the code the rows come from: they are
+  compared without it (same session, row count, SHA-256 and bytes).
 
 The published texts that cite the protocol now name the project's own ``docs/protocol.md`` where they
 said ``protocol.md`` (issue 12); that one rewording is undone in the second folder before comparing
@@ -66,9 +68,17 @@ ENGINE_COPY = re.compile(r"(^|/)arena-code-(?P<folder>scoring|portfolio)-(?P<nam
 ENGINE_MANIFEST = re.compile(r"(^|/)arena-code\.json$")
 
 
+#: The publisher's row cache (DATA/publish-cache, never published) names each block
+#: ``<session>.<key>.<rows>.<sha256>.csv``, its key hashing the source of the modules the rows come from
+#: (league.publish.forecast_cache.SOURCES): any edit of them renames every block. Blocks are compared by
+#: session, rows and content, the key left out of the name.
+CACHE_KEY = re.compile(r"^(publish-cache/forecasts/[^/.]+)\.[0-9a-f]{64}\.")
+
+
 def files_under(root: Path) -> dict[str, Path]:
     data = root / "data"
-    return {p.relative_to(data).as_posix(): p for p in sorted(data.rglob("*")) if p.is_file()}
+    return {CACHE_KEY.sub(r"\1.<key>.", p.relative_to(data).as_posix()): p
+            for p in sorted(data.rglob("*")) if p.is_file()}
 
 
 def skipped(name: str) -> str | None:
@@ -176,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"      skipped {pattern.pattern}: {why}")
     for pattern, why in DECLARED:
         print(f"      masked line {pattern.pattern}: {why}")
+    print(f"      renamed {CACHE_KEY.pattern}: the row cache's key hashes the code of the rows' modules")
     for line in problems:
         print(f"DIFFERENT {line}")
     print("byte-identical (modulo keys, certificates, tokens and process state)" if not problems

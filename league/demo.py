@@ -17,12 +17,18 @@ imports this module (an import contract in pyproject.toml holds that).
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import pickle
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, time, timedelta
+from datetime import date, datetime, time, timedelta
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
@@ -46,7 +52,7 @@ from league.prices.reference import terminal_price
 from league.publish.compliance import MANIFEST
 from league.publish.files import PublishReport, publish, refresh_proof
 from league.publish.memory import release_memory
-from league.stamps.stamper import Stamper
+from league.stamps.stamper import Stamper, config_from_settings
 from league.stamps.standins import LocalCalendar, LocalRekor
 from league.store import open_store
 
@@ -65,26 +71,60 @@ class DemoResult:
     forecasts: int
 
 
+@dataclass(frozen=True)
+class Season:
+    """What a finished (closed) season hands to the publish step, across a process boundary: its folders,
+    the simulated clock when its books closed, and the local Rekor stand-in's log (the release stamp is
+    appended to the same log, at the same simulated time, as when one process did both)."""
+
+    config_dir: Path
+    data_dir: Path
+    ended_at: datetime
+    book_lines: int
+    rekor_leaves: tuple[bytes, ...]
+
+
 def demo_sessions(calendar: Calendar, start: date, count: int) -> list[date]:
     first = calendar.session_on_or_after(start)
     return [calendar.offset(first, k) for k in range(count)]
 
 
 def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFAULT_START,
-             progress: Callable[[str], None] | None = None) -> DemoResult:
-    """Write a demo league into OUT, run SESSIONS days, publish; nothing is sealed if a tool is missing."""
+             progress: Callable[[str], None] | None = None, split: bool | None = None) -> DemoResult:
+    """Write a demo league into OUT, run SESSIONS days, publish; nothing is sealed if a tool is missing.
+
+    ``split`` runs the season in a forked child process and publishes in this one once the child has exited,
+    so the peak memory is the larger of the two, not their sum: the season's index, price memo and statistical
+    imports are gone before publishing's whole-book reads begin. By default only where the system can fork and
+    this process runs no other thread (a lock another thread holds at the fork would stay held in the child:
+    `league demo` starts no thread before it; a test process may hold a League's threads open)."""
     if (out / "config").exists():
         raise LeagueError(f"{out} already holds a league", fix="choose an empty --out folder")
     require(load_roster(shipped_config_dir() / "roster.demo.toml").seat, what="the demo")
     days = demo_sessions(default_calendar(), start, sessions)
+    if split if split is not None else fork_safe():
+        preload_publishing()
+        season = season_in_child(out, days, seed, progress)
+    else:
+        season = run_season(out, days, seed, progress)
+        release_memory()  # the closed League's index, price memo and seats, before the publish step's own peak
+    public = publish_season(season).out_dir
+    count = _count_rows(public / "council-forecasts.csv")
+    return DemoResult(season.data_dir, public, [d.isoformat() for d in days], season.book_lines, count)
+
+
+def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None) -> Season:
+    """The season itself: the league folder, every day's jobs under the simulated clock, the replies still
+    due sealed, the books closed (and the closed League dropped from module-level tables)."""
     clock = SimulatedClock(session_start(days[0]))
     config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)
     config = load_config(config_dir)
     store = open_store(config.database_url)
-    with local_stamp_services(clock) as services:
+    rekor = LocalRekor(clock.now)
+    with local_stamp_services(clock, rekor) as services:
         with build_league(config, clock, stages=DEMO_STAGES, store=store, anchor=days[0]) as lg:
             add_stand_ins(lg, seed)
-            stamper = use_services(lg, **services)
+            use_services(lg, **services)
             record_bill_rates(lg, days[0] - timedelta(days=10), days[-1])
             for day in days:
                 run_session(lg, day, ledger=store)
@@ -93,11 +133,79 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
             pump(lg, clock.now() + timedelta(days=1))
             lines = lg.book.lines
         forget(lg)
-        del lg  # closed: its index, price memo and seats are freed before the publish step's own peak
-        release_memory()
-        public = publish_closed(data_dir, config, clock, stamper).out_dir
-        count = _count_rows(public / "council-forecasts.csv")
-    return DemoResult(data_dir, public, [d.isoformat() for d in days], lines, count)
+    return Season(config_dir, data_dir, clock.now(), lines, tuple(rekor.leaves))
+
+
+def fork_safe() -> bool:
+    """True where the system can fork and this process runs no thread but the caller's."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def preload_publishing() -> None:
+    """Import the publish step's modules (the numerical stack the season's baselines and climatology also use)
+    before the season's child is forked: both processes then share one import of them, where the child and
+    this process would otherwise each pay it (~1.5 CPU s)."""
+    import league.evals.points
+    import league.publish.crowd
+    import league.publish.forecast_cache
+    import league.publish.portfolio
+    import league.scoring  # noqa: F401 - imported for the side effect of loading
+
+
+def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None) -> Season:
+    """:func:`run_season` in a forked child process; its progress and its :class:`Season` come back through a
+    pipe. The child exits before this returns, so none of its memory outlives the season."""
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_season_child, args=(send, out, days, seed), name="league-demo-season")
+    child.start()
+    send.close()  # the child's copy is the only writer left: its exit ends recv() with EOFError
+    try:
+        return _follow(receive, progress, child)
+    finally:
+        receive.close()
+        child.join(timeout=30)  # its books are closed before it sends its season: let it exit by itself
+        if child.is_alive():
+            child.terminate()
+            child.join()
+
+
+def _follow(receive: Connection, progress: Callable[[str], None] | None, child: BaseProcess) -> Season:
+    """Relay the child's sessions to ``progress`` until its season (or its failure) arrives."""
+    while True:
+        try:
+            what, value = receive.recv()
+        except EOFError:
+            child.join()
+            raise LeagueError(f"the demo season's process ended without a result (exit code {child.exitcode})",
+                              fix="see the messages above; run again with an empty --out folder") from None
+        if what == "session":
+            if progress:
+                progress(value)
+        elif what == "season":
+            return cast(Season, value)
+        else:
+            raise value if isinstance(value, BaseException) else LeagueError(str(value))
+
+
+def _season_child(send: Connection, out: Path, days: list[date], seed: int) -> None:
+    try:
+        season = run_season(out, days, seed, lambda day: send.send(("session", day)))
+    except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
+        send.send(("failed", _portable(exc)))
+        send.close()
+        raise SystemExit(1) from None
+    send.send(("season", season))
+    send.close()
+
+
+def _portable(exc: BaseException) -> BaseException | str:
+    """The exception itself when it survives pickling (a LeagueError keeps its fix), else its text."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001 - any exception that does not round-trip is sent as text
+        return f"{type(exc).__name__}: {exc}"
+    return exc
 
 
 def forget(lg: League) -> None:
@@ -113,26 +221,42 @@ def forget(lg: League) -> None:
             table.pop(lg, None)
 
 
-def publish_closed(data_dir: Path, config: Config, clock: Clock, stamper: Stamper) -> PublishReport:
-    """What :func:`league.jobs.publish.publish_now` does, for a league whose books are already closed:
-    the open data from the books, the release manifest stamped by the league's stamper, proof/ again.
-    The demo publishes once, at the end, so it closes the League first: a season's in-memory index and
-    price memo need not sit beside publishing's whole-book read and statistics frames."""
-    report = publish(data_dir, config=config, clock=clock)
-    if DEMO_STAGES.stamps and release_stamp(stamper, report.out_dir, MANIFEST) is not None:
-        refresh_proof(data_dir, report.out_dir)
+def publish_season(season: Season) -> PublishReport:
+    """What :func:`league.jobs.publish.publish_now` does, for a season whose books are already closed: the open
+    data from the books, then the release manifest stamped by the league's stamper (the local stand-ins serve
+    again for it, the Rekor log continued, at the season's last simulated time), then proof/ again."""
+    config = load_config(season.config_dir)
+    clock = SimulatedClock(season.ended_at)
+    report = publish(season.data_dir, config=config, clock=clock, workers=2)
+    if DEMO_STAGES.stamps:
+        rekor = LocalRekor(clock.now)
+        rekor.leaves = list(season.rekor_leaves)
+        with local_stamp_services(clock, rekor) as services:
+            stamped = release_stamp(demo_stamper(config, clock, **services), report.out_dir, MANIFEST)
+        if stamped is not None:
+            refresh_proof(season.data_dir, report.out_dir)
     for name, why in (*report.skipped, *report.failed):
         log.warning("publish.incomplete", file=name, why=why)
     return report
 
 
+def demo_stamper(config: Config, clock: Clock, *, calendars: tuple[str, ...] = (),
+                 rekor_url: str | None = None) -> Stamper:
+    """The stamper :func:`league.jobs.stamp.use_services` gives a League of this config, without the League."""
+    settings = config_from_settings(config.settings.stamps, config.data_dir)
+    settings = settings.model_copy(update={"ots_calendars": calendars or settings.ots_calendars,
+                                           "rekor_url": rekor_url or settings.rekor_url})
+    return Stamper(settings, config.data_dir / "stamps", clock)
+
+
 @contextmanager
-def local_stamp_services(clock: Clock) -> Iterator[dict[str, Any]]:
+def local_stamp_services(clock: Clock, rekor: LocalRekor | None = None) -> Iterator[dict[str, Any]]:
     """The demo's OpenTimestamps calendar and Rekor log: local stand-ins on 127.0.0.1 for as long as the
     season runs (league/stamps/standins.py), so its folder has ``.ots`` proofs and log entries for the
-    reader's steps 6 and 10 — reported as pending and as a log that is not Sigstore's public one."""
-    with LocalCalendar().serve() as calendar, LocalRekor(clock.now).serve() as rekor:
-        yield {"calendars": (calendar,), "rekor_url": rekor}
+    reader's steps 6 and 10 — reported as pending and as a log that is not Sigstore's public one.
+    ``rekor``: the log to serve (one the caller reads afterwards, or one continued), else a new one."""
+    with LocalCalendar().serve() as calendar, (rekor or LocalRekor(clock.now)).serve() as url:
+        yield {"calendars": (calendar,), "rekor_url": url}
 
 
 def add_stand_ins(lg: League, seed: int) -> None:

@@ -25,11 +25,12 @@ def demo(
     from league.verify.chain import verify
 
     console = Console()
+    # no refresh thread: the season runs in a forked child, and a process forks safely only without other threads
     with Progress(TextColumn("[bold]season"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
-                  TimeElapsedColumn(), console=console, transient=False) as bar:
+                  TimeElapsedColumn(), console=console, transient=False, auto_refresh=False) as bar:
         task = bar.add_task("", total=sessions)
         result = run_demo(out, sessions=sessions, seed=seed, start=date.fromisoformat(start),
-                          progress=lambda s: bar.update(task, advance=1, description=s))
+                          progress=lambda s: bar.update(task, advance=1, description=s, refresh=True))
     _print_tables(console, result.public_dir)
     report = verify(result.public_dir / "council-book.jsonl")
     if not report.ok:

@@ -87,21 +87,33 @@ def _jsonable(obj: dict[str, Any]) -> dict[str, Any]:
 def add_to_league_json(data_dir: Path, out: Path) -> None:
     """Publisher step: merge the crowd comparison into council-league.json and the answer-minute
     comparison into council-calibration.json (both from the sealed book)."""
+    if (out / "council-league.json").is_file():
+        merge_blocks(out, crowd_blocks(data_dir))
 
+
+def crowd_blocks(data_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``crowd`` block of council-league.json and the ``crowd_at_answer`` block of council-calibration.json,
+    from the sealed book alone (so they can be computed while the statistics write those files)."""
     from league.publish.bookread import book_index
 
+    index = book_index(Path(data_dir) / "books" / "council-book.jsonl", COMPARED_KINDS)
+    at_answer = {
+        "method": "each seat's crowd_up against the crowd's price at the minute its answer was sealed (the "
+                  "crowd line's at_answer), both scored on the crowd's resolution (paper §4.9)",
+        "seats": at_answer_minute(comparison_rows(index))}
+    return comparison(index), at_answer
+
+
+def merge_blocks(out: Path, blocks: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    """Write :func:`crowd_blocks` into council-league.json (when present) and council-calibration.json."""
     path = out / "council-league.json"
     if not path.is_file():
         return
-    index = book_index(Path(data_dir) / "books" / "council-book.jsonl", COMPARED_KINDS)
     doc = json.loads(path.read_text(encoding="utf-8"))
-    doc["crowd"] = comparison(index)
+    doc["crowd"] = blocks[0]
     path.write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")
     calibration = out / "council-calibration.json"
     if calibration.is_file():
         cal = json.loads(calibration.read_text(encoding="utf-8"))
-        cal["crowd_at_answer"] = {
-            "method": "each seat's crowd_up against the crowd's price at the minute its answer was sealed (the "
-                      "crowd line's at_answer), both scored on the crowd's resolution (paper §4.9)",
-            "seats": at_answer_minute(comparison_rows(index))}
+        cal["crowd_at_answer"] = blocks[1]
         calibration.write_text(json.dumps(cal, sort_keys=True, indent=1), encoding="utf-8")

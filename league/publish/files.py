@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import pickle
+import sys
+import threading
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import structlog
 
@@ -94,23 +98,52 @@ class _Run:
     config: Any
     facts: BookFacts = field(default_factory=BookFacts)
     book_bytes: bytes = b""
+    book_sha256: str = ""  # of ``book_bytes``, as published in council-book.jsonl
+    workers: int = 1
+    book_state: tuple[int, int, int] | None = None  # the live book's state when ``facts`` were read, if unchanged
     line_check: str = ""
     skipped: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    #: The running step's place in the plan: entries are reported in plan order even when a step's part
+    #: finished later (the statistics in their own process, the merges that wait for them).
+    rank: int = 0
+    ranks: dict[str, list[int]] = field(default_factory=lambda: {"skipped": [], "failed": []})
+    side: _Side | None = None  # the statistics' process, while it runs
+    later: list[tuple[int, Callable[[], None]]] = field(default_factory=list)  # merges into the statistics' files
 
     def skip(self, name: str, reason: str) -> None:
         self.skipped.append((name, f"not produced: {reason}"))
+        self.ranks["skipped"].append(self.rank)
         log.info("publish.skipped", file=name, reason=reason)
 
-    def fail(self, name: str, exc: BaseException) -> None:
-        self.failed.append((name, f"failed: {type(exc).__name__}: {exc}"))
-        log.error("publish.failed", file=name, error=str(exc), exc_info=exc)
+    def fail(self, name: str, exc: BaseException | str) -> None:
+        why = exc if isinstance(exc, str) else f"failed: {type(exc).__name__}: {exc}"
+        self.failed.append((name, why))
+        self.ranks["failed"].append(self.rank)
+        log.error("publish.failed", file=name, error=str(exc), exc_info=None if isinstance(exc, str) else exc)
+
+    def settle(self) -> None:
+        """Both lists in plan order (stable within a step)."""
+        for name in ("skipped", "failed"):
+            entries: list[tuple[str, str]] = getattr(self, name)
+            order = sorted(range(len(entries)), key=lambda i: self.ranks[name][i])
+            setattr(self, name, [entries[i] for i in order])
+            self.ranks[name] = [self.ranks[name][i] for i in order]
 
 
 def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
-            clock: Clock | None = None, progress: Callable[[str, int, int], None] | None = None) -> PublishReport:
+            clock: Clock | None = None, progress: Callable[[str, int, int], None] | None = None,
+            workers: int = 1) -> PublishReport:
     """Write every open-data file the installed features produce into ``out_dir`` (default DATA/public);
-    ``progress(step, done, total)`` is told before each step (the CLI's progress bar)."""
+    ``progress(step, done, total)`` is told before each step (the CLI's progress bar).
+
+    ``workers`` 2 (where the system can fork, in a process running no other thread, with the shipped
+    producers; else one worker): the CSV writer shares the sessions
+    it builds with a forked child (league.publish.forecast_cache); once the CSV is written, a forked
+    child process runs the statistics and the proof pages (:func:`_beside`) while this one checks the CSV's
+    lines and computes the point track, the crowd comparison, the portfolio files and the CSV's digest and
+    index; the blocks these merge into the statistics' files are written once the child is done, so every
+    file has the same bytes as with one worker (tests/unit/publish/test_publish_workers.py)."""
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
         raise PublishError(f"{data_dir}: data folder not found", fix="pass --data DIR (the folder with books/)")
@@ -119,16 +152,31 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
     plan = (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _contest,
             _proof, _copies, _protocol, _code, _digest, _forecasts_index, _compliance, _dataset, _manifest, _index)
+    beside = workers > 1 and _can_fork()
+    run.workers = workers
     with shared_reads():  # the book is verified once, then each producer parses its kinds only (bookread.py)
-        for done, step in enumerate(plan):
-            if progress is not None:
-                progress(step.__name__.strip("_"), done, len(plan))
-            if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
-                run.book_bytes = b""
-                release_memory()
-            step(run)
-            if step is _stats:  # the table's frames are gone: give their pages back before the book readers
-                release_memory()
+        try:
+            for done, step in enumerate(plan):
+                run.rank = done
+                if progress is not None:
+                    progress(step.__name__.strip("_"), done, len(plan))
+                if beside and step is _line_check:  # the CSV is written: the child's steps can start
+                    run.book_bytes = b""  # not mapped into the child (the line check reads the published copy)
+                    release_memory()
+                    run.side = _fork_side(run, [(i, s) for i, s in enumerate(plan) if s in _beside()])
+                if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
+                    run.book_bytes = b""
+                    if run.side is None:
+                        release_memory()
+                if run.side is not None and step in _beside():
+                    continue  # the child's
+                if step is _compliance and run.side is not None:  # the steps from here read the child's files
+                    _join_side(run)
+                step(run)
+                if step is _stats:  # the table's frames are gone: give their pages back before the book readers
+                    release_memory()
+        finally:
+            _abandon(run)
     if progress is not None:
         progress("done", len(plan), len(plan))
     return _report(run)
@@ -156,10 +204,11 @@ def _books(run: _Run) -> None:
     state = file_state(book)
     data = complete_lines(book)
     run.facts = read_facts(book, data)
-    run.book_bytes = data
+    run.book_bytes, run.book_sha256 = data, hashlib.sha256(data).hexdigest()
     write_bytes(run.out / "council-book.jsonl", data)
     if file_state(book) == state:  # the readers after the statistics take these checked bytes (bookread.py)
-        checked_copy(book, state, run.out / "council-book.jsonl", hashlib.sha256(data).hexdigest())
+        checked_copy(book, state, run.out / "council-book.jsonl", run.book_sha256)
+        run.book_state = state
     asks_book = run.data_dir / "books" / "asks.jsonl"
     if asks_book.is_file():
         write_bytes(run.out / "asks.jsonl", complete_lines(asks_book))
@@ -193,13 +242,140 @@ def _call(run: _Run, key: str, names: tuple[str, ...], *args: Any, **kwargs: Any
         for name in names:
             run.skip(name, f"this league has no {key} producer")
         return False
+    return _attempt(run, names, fn, *args, **kwargs)[0]
+
+
+def _attempt(run: _Run, names: tuple[str, ...], fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+    """``(True, fn(...))``, or ``(False, None)`` with ``names`` recorded as failed when it raises."""
     try:
-        fn(*args, **kwargs)
+        return True, fn(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - one producer's failure must not stop the others
         for name in names:
             run.fail(name, exc)
-        return False
-    return True
+        return False, None
+
+
+# ------------------------------------------------------------- the statistics beside the other steps
+#: The producers whose work is split in two (computed while the statistics run, merged after them); the
+#: statistics run beside the other steps only while every one of them is the shipped one.
+_SPLIT = ("stats", "points", "crowd", "portfolio_tables")
+
+
+def _beside() -> dict[Callable[[_Run], None], tuple[str, ...]]:
+    """The steps a forked child runs beside the others (with the files each writes): no other step reads
+    what they write before :func:`_compliance`, and they read nothing the others write meanwhile."""
+    return {_stats: STATS_FILES, _proof: ("proof/",)}
+
+
+@dataclass
+class _Side:
+    """The child's process, the pipe its skipped and failed entries come back through, and its steps."""
+
+    pid: int
+    fd: int
+    steps: list[tuple[int, Callable[[_Run], None]]]
+
+
+def _can_fork() -> bool:
+    """Fork only a process that runs no other thread (a lock one holds at the fork stays held in the child)."""
+    return (hasattr(os, "fork") and threading.active_count() == 1
+            and all(PRODUCERS.get(k) is producers.ALL[k] for k in _SPLIT))
+
+
+def _fork_side(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]]) -> _Side:
+    """Start ``steps`` (the statistics first) in a forked child; this process goes on with the other steps."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # nothing buffered here is written twice
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        _side_child(run, steps, write)
+    os.close(write)
+    return _Side(pid, read, steps)
+
+
+def _side_child(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]], fd: int) -> NoReturn:
+    code = 1
+    try:
+        mine = _Run(run.data_dir, run.out, run.generated_at, run.config, run.facts, book_state=run.book_state)
+        for rank, step in steps:
+            mine.rank = rank
+            step(mine)
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump((mine.skipped, mine.failed, mine.ranks), fh)
+        code = 0
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os._exit(code)
+
+
+def _join_side(run: _Run) -> None:
+    """Wait for the child, record its entries at its steps' places, then write the blocks that merge into the
+    statistics' files, each at its own step's place."""
+    side, run.side = run.side, None
+    assert side is not None
+    with os.fdopen(side.fd, "rb") as fh:
+        data = fh.read()
+    code = os.waitstatus_to_exitcode(os.waitpid(side.pid, 0)[1])
+    here = run.rank
+    if code == 0 and data:
+        skipped, failed, ranks = pickle.loads(data)
+        run.skipped += skipped
+        run.failed += failed
+        for name in ("skipped", "failed"):
+            run.ranks[name] += ranks[name]
+    else:
+        for rank, step in side.steps:
+            run.rank = rank
+            for name in _beside()[step]:
+                run.fail(name, f"failed: the publishing child process ended with status {code}")
+    for place, merge in run.later:
+        run.rank = place
+        merge()
+    run.later.clear()
+    run.rank = here
+    run.settle()
+
+
+def _abandon(run: _Run) -> None:
+    """A run stopped by an exception: end the child, if one is still running."""
+    side, run.side = run.side, None
+    if side is None:
+        return
+    try:
+        os.kill(side.pid, 9)
+        os.waitpid(side.pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+    os.close(side.fd)
+
+
+def _after_stats(run: _Run, names: tuple[str, ...], compute: Callable[[], Any],
+                 merge: Callable[[Any], None], *, if_league: bool = False) -> None:
+    """A producer that merges into the statistics' files, split: ``compute`` now (its failure recorded here,
+    or, with ``if_league``, only if the statistics wrote council-league.json, as the one-process run calls it
+    only then), ``merge`` once the statistics are done."""
+    try:
+        value, error = compute(), None
+    except Exception as exc:  # noqa: BLE001 - recorded as the producer's failure below
+        value, error = None, exc
+    if error is not None and not if_league:
+        for name in names:
+            run.fail(name, error)
+        return
+
+    def later() -> None:
+        if if_league and not (run.out / "council-league.json").is_file():
+            return
+        if error is not None:
+            for name in names:
+                run.fail(name, error)
+            return
+        _attempt(run, names, merge, value)
+
+    run.later.append((run.rank, later))
 
 
 def _forecasts(run: _Run) -> None:
@@ -207,7 +383,8 @@ def _forecasts(run: _Run) -> None:
     if PRODUCERS.get("forecasts") is None and target.is_file():
         log.info("publish.forecasts_kept", file=str(target))
         return
-    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, run.book_bytes)
+    shared = {"workers": run.workers} if run.workers > 1 and PRODUCERS.get("forecasts") is producers.forecasts else {}
+    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, run.book_bytes, **shared)
 
 
 def _line_check(run: _Run) -> None:
@@ -216,10 +393,19 @@ def _line_check(run: _Run) -> None:
     if not forecasts.is_file():
         return
     with open(forecasts, encoding="utf-8", newline="") as fh:
-        result = check_lines(run.book_bytes, fh)
+        result = check_lines(run.book_bytes or _published_book(run), fh)
     run.line_check = result.summary()
     if not result.ok:
         run.fail("council-forecasts.csv", PublishError(result.summary()))
+
+
+def _published_book(run: _Run) -> bytes:
+    """The book's bytes read back from the published copy (``book_bytes`` dropped before the statistics' child
+    was forked), matched to the digest of the bytes the books step verified and wrote."""
+    data = (run.out / "council-book.jsonl").read_bytes()
+    if hashlib.sha256(data).hexdigest() != run.book_sha256:
+        raise PublishError("public/council-book.jsonl changed while publishing", fix="publish again")
+    return data
 
 
 def _stats(run: _Run) -> None:
@@ -229,8 +415,10 @@ def _stats(run: _Run) -> None:
             run.skip(name, "council-forecasts.csv was not produced")
         return
     books = run.data_dir / "books"
-    inputs = sealed_inputs(books / "council-book.jsonl", books / "asks.jsonl", _climatology(run),
-                           families=_families(run), sides=_sides(run))
+    book = books / "council-book.jsonl"
+    same = run.book_state is not None and book.is_file() and file_state(book) == run.book_state
+    inputs = sealed_inputs(book, books / "asks.jsonl", _climatology(run), families=_families(run),
+                           sides=_sides(run), facts=run.facts if same else None)  # the books step's verified read
     args, kwargs = inputs.arguments()
     _call(run, "stats", STATS_FILES, forecasts, run.out, *args, **kwargs)
 
@@ -260,19 +448,36 @@ def _climatology(run: _Run) -> dict[str, Any] | None:
 
 def _points(run: _Run) -> None:
     """The point-forecast track (MASE) over the council's sealed target levels, beside the Brier tables."""
-    _call(run, "points", ("council-points.json",), run.data_dir, run.out)
+    if run.side is None:
+        _call(run, "points", ("council-points.json",), run.data_dir, run.out)
+        return
+    _after_stats(run, ("council-points.json",), lambda: producers.points_block(run.data_dir, run.out),
+                 lambda report: producers.points_merge(run.out, report))
 
 
 def _crowd(run: _Run) -> None:
     """The crowd comparison of scoring.md §8, merged into council-league.json from the sealed book."""
-    if (run.out / "council-league.json").is_file():
-        _call(run, "crowd", ("council-league.json", "council-calibration.json"), run.data_dir, run.out)
+    names = ("council-league.json", "council-calibration.json")
+    if run.side is None:
+        if (run.out / "council-league.json").is_file():
+            _call(run, "crowd", names, run.data_dir, run.out)
+        return
+    from league.publish import crowd
+
+    _after_stats(run, names, lambda: crowd.crowd_blocks(run.data_dir),
+                 lambda blocks: crowd.merge_blocks(run.out, blocks), if_league=True)
 
 
 def _portfolio(run: _Run) -> None:
     _call(run, "portfolio", PORTFOLIO_FILES, run.data_dir, run.out)
-    if (run.out / "council-league.json").is_file():
-        _call(run, "portfolio_tables", ("council-league.json",), run.data_dir, run.out)
+    if run.side is None:
+        if (run.out / "council-league.json").is_file():
+            _call(run, "portfolio_tables", ("council-league.json",), run.data_dir, run.out)
+        return
+    from league.publish import portfolio
+
+    _after_stats(run, ("council-league.json",), lambda: portfolio.tables_block(run.data_dir),
+                 lambda block: portfolio.merge_tables(run.out, block), if_league=True)
 
 
 def _contest(run: _Run) -> None:

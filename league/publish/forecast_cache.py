@@ -28,9 +28,12 @@ import hashlib
 import io
 import json
 import os
+import sys
+import threading
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -48,14 +51,24 @@ _LEAGUE = Path(__file__).resolve().parent.parent
 SOURCES = ("publish/forecasts.py", "publish/forecast_cache.py", "counting.py", "contracts", "book/lines.py",
            "calendar.py", "clock.py", "isotime.py", "config.py")
 FORMAT = "forecast-rows-1"
+#: The kinds a session's rows are made of: what :class:`league.publish.forecasts.RowContext` and the counting
+#: rule read of the book (runs, answers, incidents, silences, corrections, score lines). The publisher's view
+#: parses only these (a season's trades, marks, decisions and crowd quotes are most of its lines), and a
+#: session's key names only these.
+ROW_KINDS = frozenset({"run", "answer", "incident", "silence", "correction", "score", "score_h"})
 
 
-def write_forecasts_cached(lg: Sealed, path: Path, cache: Path) -> int:
-    """Write the CSV at ``path`` from the cached blocks and the sessions that changed; returns its rows."""
+def write_forecasts_cached(lg: Sealed, path: Path, cache: Path, workers: int = 1) -> int:
+    """Write the CSV at ``path`` from the cached blocks and the sessions that changed; returns its rows.
+    ``workers`` 2 (where the system can fork, in a process running no other thread): the sessions to build are
+    shared with a forked child first, each writing its blocks into the cache, from which the CSV is then
+    assembled as always (a block the child did not leave is built here)."""
     ctx = RowContext.of(lg)
     keys = session_keys(lg, ctx.sessions(), _common_digest(lg))
     cache.mkdir(parents=True, exist_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if workers > 1 and hasattr(os, "fork") and threading.active_count() == 1:  # no other thread's lock forked
+        _build_shared(lg, ctx, cache, [(s, k) for s, k in keys.items() if _cached(cache, s, k)[0] is None])
     tmp = path.with_suffix(".csv.tmp")
     count, built = 0, 0
     with open(tmp, "wb") as fh:
@@ -74,6 +87,33 @@ def write_forecasts_cached(lg: Sealed, path: Path, cache: Path) -> int:
     return count
 
 
+def _build(lg: Sealed, ctx: RowContext, cache: Path, session: str, key: str) -> None:
+    data = session_rows_of(lg, ctx, session)
+    _keep(cache, session, key, len(data), _render(data))
+
+
+def _build_shared(lg: Sealed, ctx: RowContext, cache: Path, missing: list[tuple[str, str]]) -> None:
+    """Build the missing sessions' blocks into the cache, every other one in a forked child."""
+    if len(missing) < 2:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # nothing buffered here is written twice
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            for session, key in missing[1::2]:
+                _build(lg, ctx, cache, session, key)
+            code = 0
+        finally:
+            os._exit(code)
+    try:
+        for session, key in missing[0::2]:
+            _build(lg, ctx, cache, session, key)
+    finally:
+        os.waitpid(pid, 0)  # whatever the child did not leave in the cache is built by the caller
+
+
 def session_keys(lg: Sealed, sessions: Iterable[str], common: str) -> dict[str, str]:
     """Each session's key: the common digest and the (n, link) of every line its rows are made of."""
     index: Any = lg.index
@@ -82,6 +122,8 @@ def session_keys(lg: Sealed, sessions: Iterable[str], common: str) -> dict[str, 
     parts: dict[str, list[str]] = defaultdict(list)
     for n in sorted(lines):
         body = lines[n]
+        if body.get("kind") not in ROW_KINDS:
+            continue
         session = _session_of(body, lines, run_session)
         if session:
             parts[session].append(f"{n}:{body.get('link', '')}")
@@ -119,11 +161,15 @@ def _source_files() -> list[Path]:
 
 
 def _render(rows: list[dict[str, str]]) -> bytes:
-    """Rows as the CSV writer writes them (``csv.DictWriter``, LF line ends, UTF-8)."""
+    """Rows as the CSV writer writes them (``csv.DictWriter`` over :data:`COLUMNS`, LF line ends, UTF-8): the
+    values in column order through ``csv.writer``, which is what DictWriter does after checking each row's keys
+    (every row here has exactly the columns, so that check is skipped; a row without one raises KeyError)."""
     buf = io.StringIO(newline="")
-    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writerows(rows)
+    csv.writer(buf, lineterminator="\n").writerows(map(_VALUES, rows))
     return buf.getvalue().encode("utf-8")
+
+
+_VALUES = itemgetter(*COLUMNS)
 
 
 def _name(session: str, key: str, rows: int, block: bytes) -> str:
@@ -155,7 +201,7 @@ def _keep(cache: Path, session: str, key: str, rows: int, block: bytes) -> None:
             old.unlink(missing_ok=True)
 
 
-def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None) -> int:
+def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None, *, workers: int = 1) -> int:
     """The publisher's producer: write the CSV from the sealed book of DATA (read-only on the book: safe
     while the daemon writes), reusing the rows of every session whose lines did not change since the last
     publish (league.publish.forecast_cache, under DATA/publish-cache; deleting it is safe).
@@ -166,20 +212,27 @@ def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None) ->
     verified from DATA, as before."""
     data_dir = Path(data_dir)
     view: Sealed = BookView.open(data_dir) if book is None else verified_view(data_dir, book)
-    return write_forecasts_cached(view, Path(target), data_dir / CACHE_DIR)
+    return write_forecasts_cached(view, Path(target), data_dir / CACHE_DIR, workers)
 
 
 def verified_view(data_dir: Path, book: bytes) -> Sealed:
-    """What :meth:`BookView.open` gives, over lines already verified: each index entry is
-    ``league.book.index.body_of`` of its line (content, then n, seal and link)."""
+    """What :meth:`BookView.open` gives for the :data:`ROW_KINDS`, over lines already verified: each index
+    entry is ``league.book.index.body_of`` of its line (content, then n, seal and link). A line of another kind
+    is not parsed when its bytes do not hold one of those kinds' names in quotes (a top-level ``"kind"`` always
+    does), and is dropped once parsed otherwise."""
     from league.book import BOOKKEEPING
     from league.book.index import BookIndex
     from league.calendar import default_calendar
     from league.config import load_config
 
     index = BookIndex()
+    tokens = tuple(f'"{kind}"'.encode("ascii") for kind in sorted(ROW_KINDS))
     for raw in io.BytesIO(book):  # line by line, without a second copy of the book; all end with LF
+        if not any(t in raw for t in tokens):
+            continue
         obj = json.loads(raw.decode("utf-8"))
+        if obj.get("kind") not in ROW_KINDS:
+            continue
         body = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
         index.add_body({**body, "n": obj["n"], "seal": obj["seal"], "link": obj["link"]})
     return _View(index, load_config(Path(data_dir).parent / "config"), default_calendar())

@@ -33,6 +33,8 @@ COLUMNS = (
 
 
 def _fmt(value: Any) -> str:
+    if type(value) is str:  # most cells: the value itself (what str() returns for an exact str)
+        return value
     if value is None:
         return ""
     if isinstance(value, bool):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from league.portfolio.interface import PortfolioError
 from league.portfolio.publish import portfolio_tables_from_marks, write_accounts_csv, write_trades_csv
@@ -34,13 +35,23 @@ def write_open_data(data_dir: Path, out: Path) -> list[Path]:
 
 def add_to_league_json(data_dir: Path, out: Path) -> None:
     """Publisher step: the portfolio tables of council-league.json, from the sealed ``mark`` lines."""
+    if (Path(out) / "council-league.json").is_file():
+        merge_tables(out, tables_block(data_dir))
+
+
+def tables_block(data_dir: Path) -> dict[str, Any]:
+    """The ``portfolio`` and ``portfolio_note`` keys of council-league.json, from the sealed ``mark`` lines."""
+    book = Path(data_dir) / "books" / "council-book.jsonl"
+    marks = [mark_from_content(line.content) for line in book_lines(book, ("mark",))]
+    tables = portfolio_tables_from_marks(marks) if marks else {"portfolio": None}
+    return {"portfolio": tables["portfolio"], "portfolio_note": tables.get("note", "no portfolio marks sealed yet")}
+
+
+def merge_tables(out: Path, block: dict[str, Any]) -> None:
+    """Write :func:`tables_block` into council-league.json (when present)."""
     path = Path(out) / "council-league.json"
     if not path.is_file():
         return
-    book = Path(data_dir) / "books" / "council-book.jsonl"
-    marks = [mark_from_content(line.content) for line in book_lines(book, ("mark",))]
     doc = json.loads(path.read_text(encoding="utf-8"))
-    tables = portfolio_tables_from_marks(marks) if marks else {"portfolio": None}
-    doc["portfolio"] = tables["portfolio"]
-    doc["portfolio_note"] = tables.get("note", "no portfolio marks sealed yet")
+    doc.update(block)
     path.write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")

@@ -15,10 +15,10 @@ from typing import Any
 Producer = Callable[..., Any]
 
 
-def forecasts(data_dir: Path, target: Path, book: bytes | None = None) -> int:
+def forecasts(data_dir: Path, target: Path, book: bytes | None = None, *, workers: int = 1) -> int:
     from league.publish.forecast_cache import export_forecasts
 
-    return export_forecasts(data_dir, target, book)
+    return export_forecasts(data_dir, target, book, workers=workers)
 
 
 def stats(*args: Any, **kwargs: Any) -> Any:
@@ -48,14 +48,24 @@ def crowd(data_dir: Path, out: Path) -> None:
 def points(data_dir: Path, out: Path) -> None:
     """The point-forecast track (MASE of `league eval points`) from the sealed score lines: written as
     council-points.json and, as the `points` block, into council-stats.json beside the Brier tables."""
-    import json
+    points_merge(out, points_block(data_dir, out))
 
+
+def points_block(data_dir: Path, out: Path) -> dict[str, Any]:
+    """council-points.json written; its report returned, for :func:`points_merge` once the statistics are."""
     from league.evals.points import points_report
     from league.publish.writing import write_json
 
     report = points_report(data_dir)
     report["book"] = "council-book.jsonl"  # the published copy, not this machine's path
     write_json(out / "council-points.json", report)
+    return report
+
+
+def points_merge(out: Path, report: dict[str, Any]) -> None:
+    """The report as the `points` block of council-stats.json (when the statistics wrote it)."""
+    import json
+
     stats = out / "council-stats.json"
     if stats.is_file():  # same writer as the statistics themselves, so `league stats` gives the same bytes
         doc = json.loads(stats.read_text(encoding="utf-8"))

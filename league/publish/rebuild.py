@@ -30,7 +30,7 @@ from league.clock import parse_iso
 from league.config import HORIZON_SESSIONS, Config, MarketSpec
 from league.publish import producers
 from league.publish import roster as rostermod
-from league.publish.bookfacts import read_facts
+from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.bookread import shared_reads
 from league.verify.compare import FORECAST_KEY, diff_csv_bytes, diff_csv_order, diff_json_bytes
 from league.verify.reader import Status
@@ -72,11 +72,13 @@ class StatsInputs:
 
 
 def sealed_inputs(book: Path, asks: Path, clim: dict[str, Any] | None, *,
-                  families: Mapping[str, str] | None = None, sides: Mapping[str, str] | None = None) -> StatsInputs:
+                  families: Mapping[str, str] | None = None, sides: Mapping[str, str] | None = None,
+                  facts: BookFacts | None = None) -> StatsInputs:
     """The inputs as sealed in the books; ``families``/``sides`` (the config's) fill seats the roster
-    lines do not name (books written before families were sealed)."""
+    lines do not name (books written before families were sealed). ``facts``: :func:`read_facts` of ``book``
+    as the caller already read and verified it (the publisher's books step), else the book is read here."""
     doc = rostermod.roster_document(rostermod.roster_lines(asks))
-    facts = read_facts(book)
+    facts = read_facts(book) if facts is None else facts
     sealed = {v: m["rules"] for v, m in facts.methodology.items() if m.get("rules")}
     return StatsInputs(clim, {**dict(families or {}), **rostermod.families(doc)},
                        {**dict(sides or {}), **rostermod.sides(doc)}, sealed, dict(facts.shadow))

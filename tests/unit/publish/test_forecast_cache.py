@@ -101,3 +101,76 @@ def test_a_deleted_or_damaged_cache_is_rebuilt(league: Path, tmp_path: Path) -> 
     assert blocks[0].read_bytes() != b"" and blocks[1].is_file()
     shutil.rmtree(data / CACHE_DIR)
     assert _publish(data, data / "public") == first
+
+
+def test_render_writes_what_dict_writer_writes() -> None:
+    """The cached blocks are rendered through csv.writer in column order: the bytes DictWriter gives, quoting
+    (commas, quotes, line breaks, leading spaces) and non-ASCII text included."""
+    import csv
+    import io
+
+    from league.publish.forecast_cache import _render
+    from league.publish.forecasts import COLUMNS
+
+    odd = ["a,b", 'say "up"', "two\nlines", " lead", "", "é ü 漢", "x\r\ny", "0.1"]
+    rows = [{c: odd[(i + j) % len(odd)] for j, c in enumerate(COLUMNS)} for i in range(len(odd))]
+    buf = io.StringIO(newline="")
+    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writerows(rows)
+    assert _render(rows) == buf.getvalue().encode("utf-8")
+    assert _render([dict(zip(COLUMNS, COLUMNS, strict=True))]) == (",".join(COLUMNS) + "\n").encode()
+
+
+def test_the_view_of_the_row_kinds_writes_what_the_whole_book_writes(league: Path, tmp_path: Path) -> None:
+    """The publisher's view parses only the kinds the rows are made of: its CSV (through the cache) is the one
+    write_forecasts gives over the whole book's index, a cell correction included, and its session keys are
+    the whole index's."""
+    from league.book.view import BookView
+    from league.publish.forecast_cache import _common_digest, export_forecasts, session_keys, verified_view
+    from league.publish.forecasts import RowContext, write_forecasts
+
+    shutil.copytree(league, tmp_path / "league")
+    data = tmp_path / "league" / "data"
+    book = data / "books" / "council-book.jsonl"
+    first = next(ln for ln in iter_lines(book) if ln.kind == "answer")
+    _seal_cell_correction(book, {**first.content, "n": first.n})
+    whole = BookView.open(data)
+    write_forecasts(whole, tmp_path / "whole.csv")
+    export_forecasts(data, tmp_path / "view.csv", book.read_bytes())
+    assert (tmp_path / "view.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
+    assert b",correction," in (tmp_path / "view.csv").read_bytes()
+    view = verified_view(data, book.read_bytes())
+    kinds = {str(b.get("kind")) for b in whole.index.lines.values()}
+    assert len(view.index.lines) < len(whole.index.lines) and kinds > {"run", "answer", "score"}
+    sessions = RowContext.of(whole).sessions()
+    assert session_keys(view, sessions, _common_digest(whole)) == session_keys(whole, sessions, _common_digest(whole))
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("child_dies", [False, True])
+def test_two_workers_build_the_same_csv(league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        child_dies: bool) -> None:
+    """Sessions built half in a forked child (through the cache): the CSV and the cache are those of one
+    worker; a child that dies leaves its sessions to be built here."""
+    import os
+
+    from league.publish import forecast_cache
+    from league.publish.forecast_cache import export_forecasts
+
+    parent = os.getpid()
+    real = forecast_cache._build
+
+    def build(*args: Any) -> None:
+        if child_dies and os.getpid() != parent:
+            os._exit(5)
+        real(*args)
+
+    monkeypatch.setattr(forecast_cache, "_build", build)
+    out = {}
+    for workers in (1, 2):
+        shutil.copytree(league, tmp_path / f"w{workers}")
+        data = tmp_path / f"w{workers}" / "data"
+        book = (data / "books" / "council-book.jsonl").read_bytes()
+        rows = export_forecasts(data, tmp_path / f"w{workers}.csv", book, workers=workers)
+        out[workers] = (rows, (tmp_path / f"w{workers}.csv").read_bytes(), _folder(data / CACHE_DIR))
+    assert out[1] == out[2] and out[1][0] > 0 and len(out[1][2]) > 2
