@@ -58,7 +58,8 @@ demo: deps venv
 # serially: they share one RabbitMQ broker, and one of them stops it for seconds.
 test: deps-test venv clis
 	$(PIP_INSTALL) -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/lint-imports \
-	  && $(BIN)/pytest -q -n 3 --ignore=tests/integration/workers && $(BIN)/pytest -q tests/integration/workers
+	  && $(BIN)/pytest -q -n 3 --ignore=tests/integration/workers -m 'not fork' \
+	  && LEAGUE_TEST_REQUIRE_FORK=1 $(BIN)/pytest -q -m fork tests/unit && $(BIN)/pytest -q tests/integration/workers
 
 # Regenerate the lock from pyproject.toml's dependencies and every extra (`[dev]` pulls them all): the pins
 # already there are kept unless LOCK_FLAGS=--upgrade (or --upgrade-package NAME) asks for newer ones.

@@ -8,12 +8,28 @@ running on the same host (whose default range is 61000-61999).
 from __future__ import annotations
 
 import os
+import threading
 
 os.environ.setdefault("LEAGUE_SEAT_UIDS", "64000-64999")
 
+import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402 - after the environment above, which the league reads at import
 
 # No timing assertion in the suite: Hypothesis' per-example deadline (200 ms) failed property tests on a
 # loaded 2-core machine for reasons that had nothing to do with the property.
 settings.register_profile("league", deadline=None)
 settings.load_profile("league")
+
+
+@pytest.fixture
+def fork_ready() -> None:
+    """The two-worker paths fork only a process running no other thread, and fall back to one process otherwise,
+    so a test of them in a process that already runs threads (an xdist worker after a League's seat pool has
+    started) would compare one process with itself and could not fail. `make test` runs the tests marked
+    ``fork`` in a pytest call of their own with LEAGUE_TEST_REQUIRE_FORK=1: there they must be able to fork."""
+    if hasattr(os, "fork") and threading.active_count() == 1:
+        return
+    why = f"needs os.fork in a process running no other thread ({threading.active_count()} threads run here)"
+    if os.environ.get("LEAGUE_TEST_REQUIRE_FORK") == "1":
+        pytest.fail(why)
+    pytest.skip(why + "; `make test` runs the fork tests in a call of their own")

@@ -146,7 +146,8 @@ def test_the_view_of_the_row_kinds_writes_what_the_whole_book_writes(league: Pat
     assert session_keys(view, sessions, _common_digest(whole)) == session_keys(whole, sessions, _common_digest(whole))
 
 
-@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+@pytest.mark.fork
+@pytest.mark.usefixtures("fork_ready")
 @pytest.mark.parametrize("child_dies", [False, True])
 def test_two_workers_build_the_same_csv(league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         child_dies: bool) -> None:

@@ -19,11 +19,13 @@ from league.publish.files import PublishReport
 AT = datetime(2026, 12, 1, 4, 0, tzinfo=UTC)
 
 
+pytestmark = [pytest.mark.fork, pytest.mark.usefixtures("fork_ready")]
+
+
 @pytest.fixture(autouse=True)
-def forking() -> None:
+def forking(fork_ready: None) -> None:
     """Two workers fork only a process without other threads (else publish uses one): the tests need that."""
-    if not publish_files._can_fork():
-        pytest.skip("needs os.fork in a process running no other thread")
+    assert publish_files._can_fork(), "publish would not fork here: the test would compare one process with itself"
 
 
 def _published(season: Season, root: Path, workers: int) -> tuple[PublishReport, dict[str, bytes]]:
