@@ -4,6 +4,8 @@ put in after the stand-ins (a test's outage wrapper) is read afresh every sessio
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, time
 from pathlib import Path
 from typing import Any
@@ -14,17 +16,27 @@ from league.calendar import default_calendar, et_time
 from league.compose import build_league
 from league.config import load_config
 from league.demo import add_stand_ins, demo_sessions, forget_bars_before, oracle_hints
-from league.jobs.context import BARE
+from league.jobs.context import BARE, League
 from league.jobs.score import Bars
 
 START = date(2026, 6, 1)
 
 
-def test_hints_with_bars_kept_across_sessions_are_the_fresh_ones(tmp_path: Path) -> None:
-    days = demo_sessions(default_calendar(), START, 12)
+@contextmanager
+def demo_league(tmp_path: Path, sessions: int, *, stand_ins: bool = True) -> Iterator[tuple[League, list[date]]]:
+    """A baselines-only League opened at 07:00 ET on the first of ``sessions`` demo days (with the demo's
+    stand-ins unless told otherwise), and those days."""
+    days = demo_sessions(default_calendar(), START, sessions)
     config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(days[0], time(7, 0)))
     with build_league(load_config(config_dir), clock, seats=None, stages=BARE, anchor=days[0]) as lg:
-        add_stand_ins(lg, 7)
+        if stand_ins:
+            add_stand_ins(lg, 7)
+            assert lg.ask_context is not None
+        yield lg, days
+
+
+def test_hints_with_bars_kept_across_sessions_are_the_fresh_ones(tmp_path: Path) -> None:
+    with demo_league(tmp_path, 12) as (lg, days):
         assert lg.ask_context is not None
         for day in days:
             fresh = oracle_hints(lg, day)
@@ -33,9 +45,7 @@ def test_hints_with_bars_kept_across_sessions_are_the_fresh_ones(tmp_path: Path)
 
 
 def test_forgetting_drops_old_days_and_everything_after_an_error(tmp_path: Path) -> None:
-    days = demo_sessions(default_calendar(), START, 3)
-    config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(days[0], time(7, 0)))
-    with build_league(load_config(config_dir), clock, seats=None, stages=BARE, anchor=days[0]) as lg:
+    with demo_league(tmp_path, 3, stand_ins=False) as (lg, days):
         bars = Bars(lg)
         oracle_hints(lg, days[0], bars)
         oracle_hints(lg, days[2], bars)
@@ -49,10 +59,7 @@ def test_forgetting_drops_old_days_and_everything_after_an_error(tmp_path: Path)
 
 
 def test_a_price_source_put_in_later_is_read_afresh(tmp_path: Path) -> None:
-    days = demo_sessions(default_calendar(), START, 2)
-    config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(days[0], time(7, 0)))
-    with build_league(load_config(config_dir), clock, seats=None, stages=BARE, anchor=days[0]) as lg:
-        add_stand_ins(lg, 7)
+    with demo_league(tmp_path, 2) as (lg, days):
         assert lg.ask_context is not None
         lg.ask_context(lg, days[0].isoformat())
         calls: list[Any] = []

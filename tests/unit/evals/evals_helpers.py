@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 import tomllib
 from datetime import date
@@ -51,3 +52,13 @@ def question(qid: str = "q", qt: str = "multiple_choice", ct: str = "single",
              end: date = date(2026, 3, 13), info: date | None = None, event: str = "Which?") -> Question:
     return Question(id=qid, choice_type=ct, question_type=qt, event=event, options=options,
                     answer=frozenset(t.strip() for t in answer.split(",")), end_time=end, info_cutoff=info)
+
+
+def walk(n: int, seed: int, vol: float = 0.01, drift: float = 0.0) -> list[float]:
+    """A seeded random walk of ``n`` closes from 100 (the ETS seat's tests fit it)."""
+    rng = random.Random(seed)
+    x, out = 100.0, []
+    for _ in range(n):
+        x *= 1 + drift + rng.gauss(0.0, vol)
+        out.append(x)
+    return out

@@ -5,26 +5,16 @@ of a parameter, the AIC or the forecast path would change the book."""
 
 from __future__ import annotations
 
-import random
 import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from evals_helpers import walk
 
 from league_agents.base import SeatSpec
 from league_agents.baselines import EtsSeat
-
-
-def walk(n: int, seed: int, vol: float = 0.01, drift: float = 0.0) -> list[float]:
-    rng = random.Random(seed)
-    x, out = 100.0, []
-    for _ in range(n):
-        x *= 1 + drift + rng.gauss(0.0, vol)
-        out.append(x)
-    return out
-
 
 SERIES = {
     **{f"walk{n}-{seed}": walk(n, seed) for n, seed in ((30, 1), (61, 2), (140, 3), (260, 4), (500, 5), (640, 6))},

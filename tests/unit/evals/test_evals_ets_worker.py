@@ -4,7 +4,6 @@ used only for exactly its own closes; a worker that fails ends as the seat's ord
 
 from __future__ import annotations
 
-import random
 import struct
 import sys
 from collections.abc import Iterator
@@ -12,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from evals_helpers import walk
 
 from league.jobs.runner import ThreadRunner, ask_one
 from league_agents import ets_fit
@@ -19,15 +19,6 @@ from league_agents.base import Ask, FailureClass, SeatSpec
 from league_agents.baselines import LONGEST_STEPS, EtsSeat
 
 HORIZONS = ["1d", "1w", "1m", "6m"]
-
-
-def walk(n: int, seed: int, vol: float = 0.01, drift: float = 0.0) -> list[float]:
-    rng = random.Random(seed)
-    x, out = 100.0, []
-    for _ in range(n):
-        x *= 1 + drift + rng.gauss(0.0, vol)
-        out.append(x)
-    return out
 
 
 HISTORY = {"SPX": walk(260, 1), "NDX": walk(140, 2, drift=0.002), "GOLD": walk(35, 3, vol=0.03),
