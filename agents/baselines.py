@@ -203,7 +203,6 @@ class EtsSeat(_PointBaseline):
     are exactly the ones that fit read."""
 
     kind = "ets"
-    CANDIDATES = ets_fit.CANDIDATES
 
     def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
         super().__init__(spec, sandbox=sandbox)
@@ -212,14 +211,6 @@ class EtsSeat(_PointBaseline):
     def fit(self, history: list[float]) -> Any:
         """The chosen candidate's statsmodels results on the last ``max_history`` closes (league_agents.ets_fit.fit)."""
         return ets_fit.fit(self.closes(history))
-
-    @staticmethod
-    def candidate_aic(model: Any, params: Any) -> float:
-        return ets_fit.candidate_aic(model, params)
-
-    @staticmethod
-    def fit_plain(series: Any) -> Any:
-        return ets_fit.fit_plain(series)
 
     def closes(self, history: list[float]) -> tuple[float, ...]:
         """What a fit reads of a market's history: its last ``max_history`` closes."""

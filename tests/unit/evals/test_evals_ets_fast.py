@@ -1,7 +1,7 @@
 """The `_ets` seat's fast fit (params-only candidates, the AIC computed as statsmodels does, one results object)
 chooses the same model with the same numbers as fitting every candidate to a full results
-object and keeping the lowest ``res.aic`` (``EtsSeat.fit_plain``): its answers are sealed, so a drift in any bit
-of a parameter, the AIC or the forecast path would change the book."""
+object and keeping the lowest ``res.aic`` (``league_agents.ets_fit.fit_plain``): its answers are sealed,
+so a drift in any bit of a parameter, the AIC or the forecast path would change the book."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from evals_helpers import walk
 
 from league_agents.base import SeatSpec
 from league_agents.baselines import EtsSeat
+from league_agents.ets_fit import CANDIDATES, candidate_aic, fit_plain
 
 SERIES = {
     **{f"walk{n}-{seed}": walk(n, seed) for n, seed in ((30, 1), (61, 2), (140, 3), (260, 4), (500, 5), (640, 6))},
@@ -50,7 +51,7 @@ def seat() -> EtsSeat:
 def test_fast_fit_equals_every_candidate_fitted_in_full(name: str) -> None:
     history = SERIES[name]
     s = seat()
-    same(s.fit(history), s.fit_plain(pd.Series(history[-500:], dtype=float)))
+    same(s.fit(history), fit_plain(pd.Series(history[-500:], dtype=float)))
 
 
 @pytest.mark.parametrize("name", ["walk61-2", "volatile7", "trend9", "straight", "large"])
@@ -59,12 +60,12 @@ def test_candidate_aic_is_the_results_objects_aic(name: str) -> None:
     from statsmodels.tsa.exponential_smoothing.ets import ETSModel
 
     series = pd.Series(SERIES[name], dtype=float)
-    for trend, damped in EtsSeat.CANDIDATES:
+    for trend, damped in CANDIDATES:
         model = ETSModel(series, error="add", trend=trend, damped_trend=damped)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence chatter, as in the seat
             params = model.fit(disp=False, return_params=True)
-        assert EtsSeat.candidate_aic(model, params) == model.smooth(params).aic
+        assert candidate_aic(model, params) == model.smooth(params).aic
 
 
 def test_the_fits_cover_every_candidate_and_no_model() -> None:
@@ -91,7 +92,7 @@ def test_a_failing_candidate_is_skipped_the_same_way(monkeypatch: pytest.MonkeyP
     s = seat()
     for name in ("trend9", "walk140-3", "straight"):
         fast = s.fit(SERIES[name])
-        same(fast, s.fit_plain(pd.Series(SERIES[name], dtype=float)))
+        same(fast, fit_plain(pd.Series(SERIES[name], dtype=float)))
         assert fast is not None and (fast.trend, fast.damped_trend) != failing
 
 
@@ -111,5 +112,5 @@ def test_when_the_winner_cannot_be_built_the_plain_loop_decides(monkeypatch: pyt
     s = seat()
     fast = s.fit(SERIES["trend10"])
     monkeypatch.setattr(ETSModel, "smooth", real)
-    same(fast, s.fit_plain(pd.Series(SERIES["trend10"], dtype=float)))
+    same(fast, fit_plain(pd.Series(SERIES["trend10"], dtype=float)))
     assert len(calls) == 1 + 3  # the failed winner, then the plain loop's three candidates
