@@ -151,6 +151,45 @@ class SeatReply:
 
 @runtime_checkable
 class Seat(Protocol):
+    """What a seat must do: answer an ask. A lab's plugin needs nothing more (docs/seats.md)."""
+
     spec: SeatSpec
 
     def ask(self, ask: Ask, now: Now) -> SeatReply: ...
+
+
+class SeatBase:
+    """The seat hooks beyond :meth:`Seat.ask`, with their do-nothing defaults; every seat class of this
+    project derives from it, and a lab's seat may (a plugin that does not simply has no hooks).
+
+    The league calls the hooks through :func:`prefetch` and :func:`close_seat`, never by probing attributes,
+    so the interface is stated here once: a seat that keeps something of its own (a worker process) ends it in
+    :meth:`close`; one whose answer is an expensive pure function of the history can start it early in
+    :meth:`prefetch`."""
+
+    spec: SeatSpec
+
+    def prefetch(self, history: Mapping[str, Any]) -> int:
+        """Start work for a coming ask whose context will carry ``history`` (each market's closes); returns
+        how many pieces of work were started. The default starts nothing."""
+        return 0
+
+    def close(self) -> None:
+        """Release what the seat holds (the League closes its runner, which closes every seat)."""
+        return None
+
+
+def prefetches(seat: object) -> bool:
+    """Whether the seat overrides :meth:`SeatBase.prefetch` (the league then reads the coming history for it)."""
+    return isinstance(seat, SeatBase) and type(seat).prefetch is not SeatBase.prefetch
+
+
+def prefetch(seat: object, history: Mapping[str, Any]) -> int:
+    """The seat's :meth:`SeatBase.prefetch`; 0 for a seat without the hooks."""
+    return seat.prefetch(history) if isinstance(seat, SeatBase) else 0
+
+
+def close_seat(seat: object) -> None:
+    """The seat's :meth:`SeatBase.close`; nothing for a seat without the hooks."""
+    if isinstance(seat, SeatBase):
+        seat.close()

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from league_agents import ets_fit
-from league_agents.base import Ask, Now, SeatReply, SeatSpec
+from league_agents.base import Ask, Now, SeatBase, SeatReply, SeatSpec
 from league_agents.ets_fit import FitWorker
 from sandbox.interface import Sandbox
 
@@ -25,7 +25,7 @@ def reply_text(cells: Mapping[str, Mapping[str, float]]) -> str:
     return json.dumps({"forecast": forecast}, sort_keys=True)
 
 
-class _Baseline(ABC):
+class _Baseline(SeatBase, ABC):
     """Shared shape: ``cells(ask)`` gives {market: {horizon: prob_up}}; absent cells stay absent."""
 
     kind = "baseline"

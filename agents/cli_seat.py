@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import structlog
 
-from league_agents.base import Ask, FailureClass, Now, SeatError, SeatReply, SeatSpec
+from league_agents.base import Ask, FailureClass, Now, SeatBase, SeatError, SeatReply, SeatSpec
 from league_agents.failures import classify_text
 from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError
 from sandbox.netpolicy import EgressRules, NetworkPolicy, entry_for_url
@@ -57,7 +57,7 @@ def default_sandbox() -> Sandbox:
     return BwrapSandbox()
 
 
-class CliSeat(ABC):
+class CliSeat(SeatBase, ABC):
     """Base of the vendor CLI seats; subclasses set ``binary``/``profile_name`` and implement parsing.
 
     ``api_hosts`` are the vendor's own hosts, the allow-list of policy ``api`` when the roster gives

@@ -15,7 +15,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, ClassVar
 
-from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
+from league_agents.base import Ask, FailureClass, Now, SeatBase, SeatReply, SeatSpec
 from league_agents.cli_seat import default_sandbox
 from sandbox.interface import EndedBy, Sandbox, SandboxError
 from sandbox.profiles import SANDBOX_HOME
@@ -35,7 +35,7 @@ def child_source() -> bytes:
     return resources.files("league_agents").joinpath("scripted_child.py").read_bytes()
 
 
-class ScriptedSeat:
+class ScriptedSeat(SeatBase):
     """Deterministic by (seed, seat, session, market, horizon); options: seed, skill, mode, latency_s,
     model, version, tokens (reported as ``total_tokens`` in the usage, for budget tests and demos)."""
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import structlog
 
-from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
+from league_agents.base import Ask, FailureClass, Now, SeatBase, SeatReply, SeatSpec
 from league_agents.failures import classify_text
 from league_agents.retry import ATTEMPTS, call_with_retry
 from sandbox.interface import Sandbox
@@ -60,7 +60,7 @@ def classify_exception(exc: BaseException) -> FailureClass:
     return FailureClass.SEAT_FAULT
 
 
-class SdkSeat(ABC):
+class SdkSeat(SeatBase, ABC):
     """Base of the SDK seats; subclasses implement ``make_client`` and ``call``."""
 
     key_vars: tuple[str, ...] = ()

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from league_agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec
+from league_agents.base import Ask, FailureClass, Now, Seat, SeatBase, SeatReply, SeatSpec
 from league_agents.failures import classify_text
 from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError
 from sandbox.netpolicy import EgressRules
@@ -54,7 +54,7 @@ class BenchSandbox:
                                files_in_home=files, owner=owner)
 
 
-class StandInSeat:
+class StandInSeat(SeatBase):
     """A scripted stand-in for a vendor CLI; options: seed, skill, mode, model, rationale, quote,
     max_price. The ask's ``context`` carries ``kind`` ("sweep"/"round"), the swept markets and, in
     the demo only, ``hint`` (the recorded winners) that ``skill`` leans toward."""

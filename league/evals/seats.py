@@ -15,7 +15,7 @@ from datetime import datetime
 from importlib import resources
 from typing import Any
 
-from league_agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec
+from league_agents.base import Ask, FailureClass, Now, Seat, SeatBase, SeatReply, SeatSpec
 from league_agents.failures import classify_text
 from sandbox.interface import EndedBy, Sandbox, SandboxError
 from sandbox.profiles import SANDBOX_HOME, get_profile
@@ -29,7 +29,7 @@ def standin_source() -> bytes:
     return resources.files("league.evals").joinpath("standin_cli.py").read_bytes()
 
 
-class StandInSeat:
+class StandInSeat(SeatBase):
     """Options: seed, skill (0–1), mode (normal, silent, prose, crash, mixed), model, cost_usd, think_s (how long
     it waits before answering, as a vendor's API would: the throughput benchmark's stand-in for a real run)."""
 

@@ -9,7 +9,7 @@ moment it arrives (:mod:`league.jobs.seal`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from datetime import date, datetime
 from functools import partial
@@ -29,7 +29,7 @@ from league.jobs.context import League, Pending
 from league.jobs.runner import SeatAsk
 from league.jobs.seal import seal_on_arrival
 from league.jobs.snapshot import daily_closes, job_snapshot
-from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
+from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec, prefetch, prefetches
 
 log = structlog.get_logger(__name__)
 #: What a seat's ask shows of its own paper accounts (from its latest sealed ``mark`` per league).
@@ -178,9 +178,8 @@ def prefetch_fits(lg: League, session: str) -> int:
     ask's own history is exactly those closes (league_agents.ets_fit: the fit is keyed by its input). A
     close not final yet (a price source without today's close at 16:05, a UTC day not over) makes a fit
     the ask does not use; it then fits its own closes. Returns how many fits were started."""
-    starts: list[Callable[[Mapping[str, Any]], int]] = [
-        start for start in (getattr(seat, "prefetch", None) for seat in lg.seats.values()) if callable(start)]
-    if not starts:
+    starting = [seat for seat in lg.seats.values() if prefetches(seat)]
+    if not starting:  # no seat would use it: the coming history is not even read
         return 0
     coming = lg.calendar.next_session(date.fromisoformat(session)).isoformat()
     try:
@@ -188,7 +187,7 @@ def prefetch_fits(lg: League, session: str) -> int:
     except Exception as exc:  # noqa: BLE001 - a close not available yet: the ask fits its own history then
         log.info("prefetch.skipped", session=coming, error=str(exc)[:300])
         return 0
-    return sum(int(start(history)) for start in starts)
+    return sum(prefetch(seat, history) for seat in starting)
 
 
 def default_context(lg: League, session: str) -> dict[str, Any]:

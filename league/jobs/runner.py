@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol, runtime_checkable
 
-from league_agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec
+from league_agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec, close_seat
 
 #: One pool for every league of the process (threads are made on demand and reused).
 _POOL = ThreadPoolExecutor(max_workers=max(8, (os.cpu_count() or 2) * 8), thread_name_prefix="seat")
@@ -97,9 +97,7 @@ class ThreadRunner:
     def close(self) -> None:
         """Close the seats that hold something of their own (the `_ets` seat's fit worker process)."""
         for seat in self.seats.values():
-            closing = getattr(seat, "close", None)
-            if callable(closing):
-                closing()
+            close_seat(seat)
 
 
 class RoutedRunner:
