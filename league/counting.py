@@ -145,28 +145,35 @@ def session_rows(lg: Sealed, session: str, horizon: str) -> tuple[list[dict[str,
     return [dict(r) for r in rows], {k: replace(ev, result=dict(ev.result)) for k, ev in events.items()}
 
 
+_Rows = tuple[list[dict[str, Any]], dict[str, Event]]
 #: session_rows's answers by what they were computed from: (config, calendar, rows and events), newest last.
-_ROWS: OrderedDict[tuple[Any, ...], tuple[Config, Calendar, tuple[list[dict[str, Any]], dict[str, Event]]]] = (
-    OrderedDict())
+_ROWS: OrderedDict[tuple[Any, ...], tuple[Config | None, Calendar | None, _Rows]] = OrderedDict()
 _MAX_ROWS = 32
 
 
 def _rows_key(lg: Sealed, session: str, horizon: str, runs: list[dict[str, Any]], answers: list[dict[str, Any]],
               notes: list[dict[str, Any]]) -> tuple[Any, ...] | None:
-    """Everything :func:`session_rows` reads: the config and calendar (by identity: the memo entry holds
-    both, so neither id is reused while it lives) and each line it reads by number and seal (the seal is
-    the hash of the line's content, so equal keys mean equal lines, whatever book they come from).
+    """Everything :func:`session_rows` reads: the config and calendar (by identity, ``None`` for a view
+    without one: the memo entry holds both, so neither id is reused while it lives) and each line it reads
+    by number and seal (the seal is the hash of the line's content, so equal keys mean equal lines,
+    whatever book they come from).
     ``None`` (not remembered) when a line carries no seal, e.g. a hand-made index in a test."""
     try:
         lines = tuple((int(x["n"]), str(x["seal"])) for group in (runs, answers, notes) for x in group)
     except (KeyError, TypeError, ValueError):
         return None
-    return (id(lg.config), id(lg.calendar), session, horizon, len(runs), len(answers), lines)
+    return (id(getattr(lg, "config", None)), id(_calendar_of(lg)), session, horizon, len(runs), len(answers), lines)
+
+
+def _calendar_of(lg: Sealed) -> Calendar | None:
+    """The view's calendar, ``None`` when it has none: a read-only view whose runs seal their events needs
+    none (the rule reads it only to place a late answer's event, and says so in that row when it is missing)."""
+    return getattr(lg, "calendar", None)
 
 
 def _session_rows(lg: Sealed, session: str, horizon: str, runs: list[dict[str, Any]], roles: dict[str, str],
                   answers: list[dict[str, Any]], notes: list[dict[str, Any]],
-                  ) -> tuple[Config, Calendar, tuple[list[dict[str, Any]], dict[str, Event]]]:
+                  ) -> tuple[Config | None, Calendar | None, _Rows]:
     counted = [a for a in answers if roles[a["run_id"]] == COUNTED]
     chosen = _counted_choice(counted)
     events: dict[str, Event] = {}
@@ -178,7 +185,7 @@ def _session_rows(lg: Sealed, session: str, horizon: str, runs: list[dict[str, A
     expected = _expected_seats(runs)
     for seat in sorted(expected - set(chosen)):
         rows += _missing_rows(lg, session, horizon, seat, runs, notes)
-    return lg.config, lg.calendar, (rows, events)
+    return getattr(lg, "config", None), _calendar_of(lg), (rows, events)
 
 
 def _expected_seats(runs: list[dict[str, Any]]) -> set[str]:

@@ -151,3 +151,15 @@ def test_the_memo_is_bounded(tmp_path: Path, config: Any) -> None:
         view = SimpleNamespace(config=config.model_copy(), calendar=lg.calendar, index=lg.index)
         session_rows(view, SESSION, "1d")
         assert len(counting._ROWS) <= counting._MAX_ROWS
+
+
+def test_a_view_without_a_calendar_gets_the_rows_it_always_got(tmp_path: Path, config: Any) -> None:
+    """A read-only view (the publisher's shadow view) may carry no calendar: the rule needs one only to place
+    a late answer's own event, and that row says why it has none; the memo must not ask for it either."""
+    lg = _season(tmp_path, config)
+    bare = SimpleNamespace(config=config, index=lg.index)
+    plain = SimpleNamespace(config=config, index=_unsealed(lg).index)
+    for horizon in ("1d", "1w"):
+        got = session_rows(bare, SESSION, horizon)
+        assert got == session_rows(plain, SESSION, horizon) == session_rows(bare, SESSION, horizon)
+        assert any("calendar" in r["why_missing"] for r in got[0])  # the late answer's row, as before
