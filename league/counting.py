@@ -14,6 +14,7 @@ scored rows, the portfolio takes the counted decisions, all from these same rows
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -132,15 +133,17 @@ def session_rows(lg: Sealed, session: str, horizon: str) -> tuple[list[dict[str,
     answers = sorted(lg.index.answers(set(roles)), key=lambda a: a["n"])
     notes = [x for k in ("incident", "silence") for x in lg.index.of_kind(k, session)]
     key = _rows_key(lg, session, horizon, runs, answers, notes)
-    hit = _ROWS.get(key) if key is not None else None
+    with _ROWS_LOCK:
+        hit = _ROWS.get(key) if key is not None else None
+        if hit is not None and key is not None:
+            _ROWS.move_to_end(key)
     if hit is None:
         hit = _session_rows(lg, session, horizon, runs, roles, answers, notes)
         if key is not None:
-            _ROWS[key] = hit
-            if len(_ROWS) > _MAX_ROWS:
-                _ROWS.popitem(last=False)
-    elif key is not None:
-        _ROWS.move_to_end(key)
+            with _ROWS_LOCK:
+                _ROWS[key] = hit
+                if len(_ROWS) > _MAX_ROWS:
+                    _ROWS.popitem(last=False)
     rows, events = hit[2]
     return [dict(r) for r in rows], {k: replace(ev, result=dict(ev.result)) for k, ev in events.items()}
 
@@ -149,6 +152,7 @@ _Rows = tuple[list[dict[str, Any]], dict[str, Event]]
 #: session_rows's answers by what they were computed from: (config, calendar, rows and events), newest last.
 _ROWS: OrderedDict[tuple[Any, ...], tuple[Config | None, Calendar | None, _Rows]] = OrderedDict()
 _MAX_ROWS = 32
+_ROWS_LOCK = threading.Lock()  # a daemon's API threads may read rows while its jobs run
 
 
 def _rows_key(lg: Sealed, session: str, horizon: str, runs: list[dict[str, Any]], answers: list[dict[str, Any]],
