@@ -14,14 +14,17 @@ scored rows, the portfolio takes the counted decisions, all from these same rows
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import Any, Final, Protocol
 
 from league.calendar import Calendar, et_time, event_contract
 from league.config import Config, MarketSpec, as_time
-from league.contracts import EventContract
+from league.contracts import CONTRACT_KEYS, EventContract
 from league.isotime import iso_seconds, parse_iso
 
 COUNTED: Final = "counted"
@@ -120,10 +123,61 @@ def _counted_choice(answers: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def session_rows(lg: Sealed, session: str, horizon: str) -> tuple[list[dict[str, Any]], dict[str, Event]]:
-    """Every expected cell of a session at one horizon, with the event each scored cell belongs to."""
+    """Every expected cell of a session at one horizon, with the event each scored cell belongs to.
+
+    Remembered by what it reads (see :func:`_rows_key`): the score job and the portfolio stage ask for the
+    same session's rows one after the other. Each caller gets its own copies (the score job writes each
+    row's outcome and each event's result into them)."""
     runs = lg.index.runs(session)
     roles = {r["run_id"]: _role_of(r) for r in runs}
     answers = sorted(lg.index.answers(set(roles)), key=lambda a: a["n"])
+    notes = [x for k in ("incident", "silence") for x in lg.index.of_kind(k, session)]
+    key = _rows_key(lg, session, horizon, runs, answers, notes)
+    with _ROWS_LOCK:
+        hit = _ROWS.get(key) if key is not None else None
+        if hit is not None and key is not None:
+            _ROWS.move_to_end(key)
+    if hit is None:
+        hit = _session_rows(lg, session, horizon, runs, roles, answers, notes)
+        if key is not None:
+            with _ROWS_LOCK:
+                _ROWS[key] = hit
+                if len(_ROWS) > _MAX_ROWS:
+                    _ROWS.popitem(last=False)
+    rows, events = hit[2]
+    return [dict(r) for r in rows], {k: replace(ev, result=dict(ev.result)) for k, ev in events.items()}
+
+
+_Rows = tuple[list[dict[str, Any]], dict[str, Event]]
+#: session_rows's answers by what they were computed from: (config, calendar, rows and events), newest last.
+_ROWS: OrderedDict[tuple[Any, ...], tuple[Config | None, Calendar | None, _Rows]] = OrderedDict()
+_MAX_ROWS = 32
+_ROWS_LOCK = threading.Lock()  # a daemon's API threads may read rows while its jobs run
+
+
+def _rows_key(lg: Sealed, session: str, horizon: str, runs: list[dict[str, Any]], answers: list[dict[str, Any]],
+              notes: list[dict[str, Any]]) -> tuple[Any, ...] | None:
+    """Everything :func:`session_rows` reads: the config and calendar (by identity, ``None`` for a view
+    without one: the memo entry holds both, so neither id is reused while it lives) and each line it reads
+    by number and seal (the seal is the hash of the line's content, so equal keys mean equal lines,
+    whatever book they come from).
+    ``None`` (not remembered) when a line carries no seal, e.g. a hand-made index in a test."""
+    try:
+        lines = tuple((int(x["n"]), str(x["seal"])) for group in (runs, answers, notes) for x in group)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (id(getattr(lg, "config", None)), id(_calendar_of(lg)), session, horizon, len(runs), len(answers), lines)
+
+
+def _calendar_of(lg: Sealed) -> Calendar | None:
+    """The view's calendar, ``None`` when it has none: a read-only view whose runs seal their events needs
+    none (the rule reads it only to place a late answer's event, and says so in that row when it is missing)."""
+    return getattr(lg, "calendar", None)
+
+
+def _session_rows(lg: Sealed, session: str, horizon: str, runs: list[dict[str, Any]], roles: dict[str, str],
+                  answers: list[dict[str, Any]], notes: list[dict[str, Any]],
+                  ) -> tuple[Config | None, Calendar | None, _Rows]:
     counted = [a for a in answers if roles[a["run_id"]] == COUNTED]
     chosen = _counted_choice(counted)
     events: dict[str, Event] = {}
@@ -134,8 +188,8 @@ def session_rows(lg: Sealed, session: str, horizon: str) -> tuple[list[dict[str,
         rows += _answer_rows(lg, session, horizon, a, role, events)
     expected = _expected_seats(runs)
     for seat in sorted(expected - set(chosen)):
-        rows += _missing_rows(lg, session, horizon, seat, runs)
-    return rows, events
+        rows += _missing_rows(lg, session, horizon, seat, runs, notes)
+    return getattr(lg, "config", None), _calendar_of(lg), (rows, events)
 
 
 def _expected_seats(runs: list[dict[str, Any]]) -> set[str]:
@@ -149,16 +203,18 @@ def market_specs(lg: Sealed, horizon: str) -> list[MarketSpec]:
 def _answer_rows(lg: Sealed, session: str, horizon: str, a: dict[str, Any], role: str,
                  events: dict[str, Event]) -> list[dict[str, Any]]:
     out = []
+    sealed = sealed_time(a)
+    sealed_at = iso_seconds(sealed)
     for m in market_specs(lg, horizon):
         cell = a.get("items", {}).get(m.code, {}).get(horizon)
-        row = _base_row(session, horizon, a["seat"], m.code, a, role)
+        row = _base_row(session, horizon, a["seat"], m.code, a, role, sealed_at)
         if a["status"] != "answered":
             row.update(status="refused_shape" if role == "counted" else "not_counted",
                        why_missing=a.get("parse_failure", ""))
             out.append(row)
             continue
         row.update(_cell_fields(cell))
-        ev, why = _event_for(lg, session, horizon, m, a)
+        ev, why = _event_for(lg, session, horizon, m, a, sealed)
         if ev is not None:
             events.setdefault(ev.contract.event_id_v2, ev)
             row.update(event_id=ev.contract.event_id, event_id_v2=ev.contract.event_id_v2, late_ref=ev.late_ref)
@@ -187,17 +243,20 @@ def _cell_fields(cell: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def _base_row(session: str, horizon: str, seat: str, market: str, a: Mapping[str, Any] | None,
-              role: str) -> dict[str, Any]:
+              role: str, sealed_at: str | None = None) -> dict[str, Any]:
+    """``sealed_at``: the answer's sealed time as text when the caller has it already (else computed)."""
     a = a or {}
+    if sealed_at is None:
+        sealed_at = iso_seconds(sealed_time(a)) if a else ""
     return {"session": session, "horizon": horizon, "seat": seat, "market": market, "run_id": a.get("run_id", ""),
             "line": a.get("n"), "model": a.get("model", ""), "mode": a.get("mode", ""),
             "version": a.get("version", ""), "attempt": a.get("attempt"), "run_role": role,
-            "sealed_at": iso_seconds(sealed_time(a)) if a else ""}
+            "sealed_at": sealed_at}
 
 
-def _missing_rows(lg: Sealed, session: str, horizon: str, seat: str,
-                  runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    why = _why_silent(lg, session, seat)
+def _missing_rows(lg: Sealed, session: str, horizon: str, seat: str, runs: list[dict[str, Any]],
+                  notes: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    why = _why_silent(lg, session, seat, notes)
     out = []
     for m in market_specs(lg, horizon):
         row = _base_row(session, horizon, seat, m.code, None, "counted")
@@ -206,8 +265,11 @@ def _missing_rows(lg: Sealed, session: str, horizon: str, seat: str,
     return out
 
 
-def _why_silent(lg: Sealed, session: str, seat: str) -> str:
-    notes = [x for k in ("incident", "silence") for x in lg.index.of_kind(k, session) if x.get("seat") == seat]
+def _why_silent(lg: Sealed, session: str, seat: str, notes: list[dict[str, Any]] | None = None) -> str:
+    """``notes``: the session's incident and silence lines (in that order) when the caller has read them."""
+    if notes is None:
+        notes = [x for k in ("incident", "silence") for x in lg.index.of_kind(k, session)]
+    notes = [x for x in notes if x.get("seat") == seat]
     if not notes:
         return "no reply by the close"
     return "; ".join(f"attempt {x.get('attempt')}: {x.get('failure')}" for x in notes)
@@ -223,13 +285,31 @@ def sealed_contract(lg: Sealed, run_id: str, market: str, horizon: str,
     ev = ((run or {}).get("events") or {}).get(market, {}).get(horizon)
     if not isinstance(ev, dict):
         return None
-    return EventContract.from_mapping(ev)
+    return contract_of(ev)
+
+
+def contract_of(sealed: Mapping[str, Any]) -> EventContract:
+    """``EventContract.from_mapping(sealed)``, remembered: a session's few dozen sealed contracts are read
+    back once per cell, and a contract is immutable (its checks parse and format both times each time).
+    A mapping that cannot be keyed (an unhashable value: not a valid contract) takes the direct path,
+    which raises as before; so does any failure (an exception is never remembered)."""
+    try:
+        values = tuple(sealed[k] for k in CONTRACT_KEYS)
+        hash(values)
+    except (KeyError, TypeError):
+        return EventContract.from_mapping(sealed)
+    return _contract(values)
+
+
+@lru_cache(maxsize=4096)
+def _contract(values: tuple[Any, ...]) -> EventContract:
+    return EventContract.from_mapping(dict(zip(CONTRACT_KEYS, values, strict=True)))
 
 
 def _event_for(lg: Sealed, session: str, horizon: str, m: MarketSpec,
-               a: Mapping[str, Any]) -> tuple[Event | None, str]:
+               a: Mapping[str, Any], sealed: datetime | None = None) -> tuple[Event | None, str]:
     day = date.fromisoformat(session)
-    sealed = sealed_time(a)
+    sealed = sealed_time(a) if sealed is None else sealed
     seal_based = not m.daily  # bitcoin's price is the close of the bar at/after its reference
     try:
         common = sealed_contract(lg, a["run_id"], m.code, horizon, session) or common_contract(lg, m, day, horizon)

@@ -285,6 +285,40 @@ def compact(body: Body) -> Body:
 
 
 def _compact(value: Any) -> Any:
+    """One value compacted: plain dicts, lists and scalars (all a sealed body holds) in one loop without a
+    call per scalar; anything else (a subclass) by :func:`_compact_any`, the general rule. Same result."""
+    kind = type(value)
+    if kind is dict:
+        out = {}
+        for k, v in value.items():
+            t = type(v)
+            if t is str:
+                if len(v) <= SHORT_TEXT:
+                    v = _intern(v)
+            elif t not in _KEPT:
+                v = _compact(v)
+            out[_intern(k) if type(k) is str else (sys.intern(k) if isinstance(k, str) else k)] = v
+        return out
+    if kind is list:
+        items = []
+        for v in value:
+            t = type(v)
+            if t is str:
+                if len(v) <= SHORT_TEXT:
+                    v = _intern(v)
+            elif t not in _KEPT:
+                v = _compact(v)
+            items.append(v)
+        return items
+    return _compact_any(value)
+
+
+_intern = sys.intern
+_KEPT = frozenset({int, float, bool, type(None)})
+
+
+def _compact_any(value: Any) -> Any:
+    """The general rule (what :func:`_compact` gives for every value): keys and short strings interned."""
     if isinstance(value, dict):
         return {sys.intern(k) if isinstance(k, str) else k: _compact(v) for k, v in value.items()}
     if isinstance(value, list):

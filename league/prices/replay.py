@@ -34,11 +34,12 @@ import math
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -525,9 +526,51 @@ def minute_starts(seconds: list[int]) -> list[datetime]:
 
 
 def _bars(m: _Minutes, keep: npt.NDArray[np.intp]) -> list[Bar]:
-    rows = zip(minute_starts(m.t[keep].tolist()), m.o[keep].tolist(), m.h[keep].tolist(), m.low[keep].tolist(),
-               m.c[keep].tolist(), m.v[keep].tolist(), strict=True)
-    return [Bar(*row) for row in rows]
+    """The provider bars of the kept minutes. When every one of them passes :class:`Bar`'s check (checked
+    here on the arrays at once) they are made without running it once per bar (a third of the cost);
+    otherwise through ``Bar(...)``, which raises its own error for the first one that fails."""
+    o, h, low, c, v = (x[keep] for x in (m.o, m.h, m.low, m.c, m.v))
+    rows = zip(minute_starts(m.t[keep].tolist()), o.tolist(), h.tolist(), low.tolist(), c.tolist(), v.tolist(),
+               strict=True)
+    if not _bar_checks(o, h, low, c, v):
+        return [Bar(*row) for row in rows]
+    return _checked_bars(rows)
+
+
+def _bar_checks(o: Arr, h: Arr, low: Arr, c: Arr, v: Arr) -> bool:
+    """Does every minute pass ``Bar.__post_init__``'s check (positive, finite, high/low bracketing open and
+    close, volume finite and not negative)? The same comparisons, element-wise (NaN fails each)."""
+    ok = (0.0 < low) & (low <= o) & (o <= h) & (h < np.inf) & (low <= c) & (c <= h) & (0.0 <= v) & (v < np.inf)
+    return bool(ok.all())
+
+
+_NEW = object.__new__
+
+
+def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
+    """The setters of a slotted class's fields (what a frozen dataclass's own ``__init__`` reaches through
+    ``object.__setattr__``), to fill objects already known to be valid without calling it."""
+    return tuple(getattr(cls, name).__set__ for name in names)
+
+
+_SET_START, _SET_OPEN, _SET_HIGH, _SET_LOW, _SET_CLOSE, _SET_VOLUME = slot_setters(
+    Bar, "start", "open", "high", "low", "close", "volume")
+
+
+def _checked_bars(rows: Iterable[tuple[datetime, float, float, float, float, float]]) -> list[Bar]:
+    """Bars of rows already known to pass the check, with UTC starts (:func:`minute_starts`): the six slots
+    set directly, as the frozen dataclass's own ``__init__`` sets them."""
+    out: list[Bar] = []
+    for start, o, h, low, c, v in rows:
+        bar = _NEW(Bar)
+        _SET_START(bar, start)
+        _SET_OPEN(bar, o)
+        _SET_HIGH(bar, h)
+        _SET_LOW(bar, low)
+        _SET_CLOSE(bar, c)
+        _SET_VOLUME(bar, v)
+        out.append(bar)
+    return out
 
 
 class RecordedProvider:
