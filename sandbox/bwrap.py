@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
@@ -135,16 +136,15 @@ class _Capture:
 
 @dataclass
 class _Run:
-    """Mutable bookkeeping of one run, shared by the reader threads and the waiting thread."""
+    """Mutable bookkeeping of one run (one thread serves it: :func:`_serve_io`)."""
 
     proc: subprocess.Popen[bytes]
     ended_by: EndedBy | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def kill(self, reason: EndedBy) -> None:
-        with self.lock:
-            if self.ended_by is None:
-                self.ended_by = reason
+        """Kill the run's process group; the first reason given is the one reported."""
+        if self.ended_by is None:
+            self.ended_by = reason
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -356,17 +356,12 @@ class BwrapSandbox:
             os.close(status_w)  # only bubblewrap may hold the write end, so EOF means it is gone
         run = _Run(proc)
         out, err = _Capture(prof.stdout_cap, True), _Capture(prof.stderr_cap, False)
-        threads = _start_io(run, start.stdin_bytes, out, err)
-        threads[0].join(timeout=max(0.0, timeout - (time.monotonic() - t0)))
-        if threads[0].is_alive():
-            run.kill(EndedBy.TIMEOUT)
+        _serve_io(run, start.stdin_bytes, out, err, deadline=t0 + timeout)
         try:
             proc.wait(timeout=max(0.0, timeout - (time.monotonic() - t0)) + 0.01)
         except subprocess.TimeoutExpired:
             run.kill(EndedBy.TIMEOUT)
             proc.wait()
-        for th in threads:
-            th.join()
         elapsed = time.monotonic() - t0
         status = _read_status(status_r)
         report = start.cgroup.report() if start.cgroup is not None else CgroupReport()
@@ -461,45 +456,92 @@ def _memfd(rel: str, content: bytes) -> int:
     return fd
 
 
-def _start_io(run: _Run, stdin: bytes | None, out: _Capture, err: _Capture) -> list[threading.Thread]:
+def _serve_io(run: _Run, stdin: bytes | None, out: _Capture, err: _Capture, *, deadline: float) -> None:
+    """Feed stdin and drain stdout and stderr in the calling thread (one ``poll`` loop, no thread per pipe:
+    a season makes ~12 runs a session), until both outputs are closed. At ``deadline`` (monotonic) the run
+    is killed for its timeout and the pipes are drained to their end, as they are after an output-cap kill.
+    Returns with every pipe of the run closed."""
     proc = run.proc
     assert proc.stdout is not None and proc.stderr is not None
-    threads = [
-        threading.Thread(target=_pump, args=(proc.stdout, out, run), daemon=True),
-        threading.Thread(target=_pump, args=(proc.stderr, err, run), daemon=True),
-    ]
-    if stdin is not None:
-        threads.append(threading.Thread(target=_feed, args=(proc, stdin), daemon=True))
-    for th in threads:
-        th.start()
-    return threads
+    readers = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    feed = _Feed(proc, stdin)
+    with selectors.PollSelector() as sel:
+        for fd in readers:
+            sel.register(fd, selectors.EVENT_READ)
+        if feed.fd is not None:
+            sel.register(feed.fd, selectors.EVENT_WRITE)
+        reading = set(readers)
+        while reading:
+            wait = None if run.ended_by is not None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                run.kill(EndedBy.TIMEOUT)
+                continue
+            for key, _ in sel.select(wait):
+                if key.fd in reading:
+                    if not _take(os.read(key.fd, 65536), readers[key.fd], run):
+                        sel.unregister(key.fd)
+                        reading.discard(key.fd)
+                elif not feed.write():
+                    sel.unregister(key.fd)
+                    feed.close()
+    feed.close()
+    proc.stdout.close()
+    proc.stderr.close()
 
 
-def _pump(pipe: object, cap: _Capture, run: _Run) -> None:
-    """Read a pipe to its end, keeping at most ``cap.cap`` bytes; keep draining so nothing blocks."""
-    reader = pipe.read1 if hasattr(pipe, "read1") else pipe.read  # type: ignore[attr-defined]
-    while chunk := reader(65536):
-        room = cap.cap - cap.size
-        if len(chunk) > room:
-            cap.truncated = True
-            if room > 0:
-                cap.chunks.append(chunk[:room])
-                cap.size += room
-            if cap.kill_on_cap:
-                run.kill(EndedBy.OUTPUT_CAP)
-            continue
-        cap.chunks.append(chunk)
-        cap.size += len(chunk)
-    pipe.close()  # type: ignore[attr-defined]
+def _take(chunk: bytes, cap: _Capture, run: _Run) -> bool:
+    """Keep at most ``cap.cap`` bytes of a pipe (and end the run on overflow of a ``kill_on_cap`` pipe);
+    False at the pipe's end. Past the cap it keeps draining, so nothing inside blocks on a full pipe."""
+    if not chunk:
+        return False
+    room = cap.cap - cap.size
+    if len(chunk) > room:
+        cap.truncated = True
+        if room > 0:
+            cap.chunks.append(chunk[:room])
+            cap.size += room
+        if cap.kill_on_cap:
+            run.kill(EndedBy.OUTPUT_CAP)
+        return True
+    cap.chunks.append(chunk)
+    cap.size += len(chunk)
+    return True
 
 
-def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
-    assert proc.stdin is not None
-    try:
-        proc.stdin.write(data)
-        proc.stdin.close()
-    except (BrokenPipeError, OSError):
-        pass
+class _Feed:
+    """The run's stdin, written without blocking as the pipe takes it, then closed (its EOF ends the seat's
+    input); a reader that is gone (EPIPE) ends the feeding, as it ended the blocking write of old."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], data: bytes | None) -> None:
+        self.pipe = proc.stdin
+        self.rest = memoryview(data or b"")
+        self.fd: int | None = None
+        if self.pipe is not None and self.rest:
+            self.fd = self.pipe.fileno()
+            os.set_blocking(self.fd, False)
+        else:
+            self.close()
+
+    def write(self) -> bool:
+        """Write what the pipe takes now; False once nothing is left to write (or nobody reads it)."""
+        assert self.fd is not None
+        try:
+            while self.rest:
+                self.rest = self.rest[os.write(self.fd, self.rest) :]
+        except BlockingIOError:
+            return True
+        except OSError:  # EPIPE: the seat closed its stdin or ended; what it did not read is dropped
+            return False
+        return False
+
+    def close(self) -> None:
+        self.fd = None
+        if self.pipe is not None:
+            try:
+                self.pipe.close()
+            except OSError:
+                pass
+            self.pipe = None
 
 
 def _read_status(fd: int) -> dict[str, int]:
