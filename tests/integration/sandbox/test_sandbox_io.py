@@ -1,4 +1,5 @@
-"""A run's pipes are served by one poll loop in the calling thread (``sandbox.bwrap._serve_io``), not by a
+"""A run's limits are set on its waiting launcher (``prlimit(2)``, no ``prlimit`` executable): they hold inside,
+soft and hard, with and without a cgroup. A run's pipes are served by one poll loop in the calling thread (``sandbox.bwrap._serve_io``), not by a
 thread per pipe: held to ``Popen.communicate`` (the standard library's own loop, an independent reference)
 on generated sizes, and in the real sandbox to the behaviours the threads had: stdin larger than a pipe
 while both outputs fill theirs, a seat that never reads its stdin, output caps (stdout kills, stderr only
@@ -7,6 +8,7 @@ truncates), a timeout while stdin is still pending or after the outputs were clo
 from __future__ import annotations
 
 import dataclasses
+import pathlib
 import subprocess
 import threading
 import time
@@ -15,9 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sandbox import bwrap
 from sandbox.bwrap import BwrapSandbox, _Capture, _Run, _serve_io
-from sandbox.interface import EndedBy
-from sandbox.profiles import get_profile
+from sandbox.interface import EndedBy, SandboxError
+from sandbox.profiles import MIB, get_profile
 
 # stdin to stdout, and a second copy of it to stderr, written as it is read (both pipes fill while stdin is fed)
 TEE = ["/usr/bin/python3", "-I", "-S", "-c",
@@ -120,3 +123,43 @@ def test_runs_in_many_threads_keep_their_own_streams(box: BwrapSandbox) -> None:
     for th in threads:
         th.join()
     assert all(results[i] != b"wrong" for i in range(12)) and len(results) == 12
+
+
+# ------------------------------------------------------------------------- limits, set before the go
+def limits_inside(box: BwrapSandbox, profile: str = "scripted") -> dict[str, tuple[str, str]]:
+    res = box.exec(["/bin/cat", "/proc/self/limits"], timeout=30, profile=profile, owner="limits-seat")
+    assert res.ok, res.detail
+    rows = {}
+    for row in res.text.splitlines()[1:]:
+        parts = row[26:].split()
+        rows[row[:26].strip()] = (parts[0], parts[1])
+    return rows
+
+
+@pytest.mark.parametrize("cgroup", ["auto", "off"])
+def test_the_profile_limits_hold_inside_as_prlimit_set_them(cgroup: str) -> None:
+    """Soft and hard, as ``prlimit --nproc=N --fsize=N --nofile=N [--as=N]`` set them when it was a wrapper."""
+    if not BwrapSandbox.available():
+        pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
+    box = BwrapSandbox(cgroup=cgroup)
+    prof = get_profile("scripted")
+    rows = limits_inside(box)
+    nproc = str(prof.nproc * (2 if box.cgroups is not None else 1))
+    assert rows["Max processes"] == (nproc, nproc)
+    assert rows["Max file size"] == (str(prof.fsize_mb * MIB),) * 2
+    assert rows["Max open files"] == (str(prof.nofile),) * 2
+    memory = (str(prof.memory_mb * MIB),) * 2 if box.cgroups is None else ("unlimited", "unlimited")
+    assert rows["Max address space"] == memory
+
+
+def test_a_limit_that_cannot_be_set_is_a_sandbox_error(box: BwrapSandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[int] = []
+
+    def refuse(pid: int, which: int, limits: tuple[int, int]) -> None:
+        started.append(pid)
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(bwrap.resource, "prlimit", refuse)
+    with pytest.raises(SandboxError, match="cannot set the run's limit RLIMIT_NPROC"):
+        box.exec(["/bin/echo", "ran"], timeout=10, profile="scripted")
+    assert started and not pathlib.Path(f"/proc/{started[0]}").exists()
