@@ -172,3 +172,21 @@ def test_symlinked_credential_refused_by_league_sandbox_exec(tmp_path: Path, san
     assert res.exit_code == 2
     assert "SECRET-HASH" not in res.output
     assert "symbolic link" in res.output and "fix:" in res.output
+
+
+def test_no_run_cgroup_is_left_once_the_deferred_ones_are_drained(sandbox: BwrapSandbox) -> None:
+    """Runs no longer wait for the host to reap bubblewrap's namespace init: the removal of a cgroup still
+    holding it is retried by later closes and at exit, and nothing of the runs stays behind."""
+    from sandbox import cgroups
+
+    assert sandbox.cgroups is not None
+    threads = [threading.Thread(target=sandbox.exec, args=(["/bin/true"],), kwargs={"timeout": 20, "owner": f"dr{i}"})
+               for i in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    cgroups.drain_deferred()
+    mine = [p for parent in sandbox.cgroups.parents() for p in parent.iterdir()
+            if p.is_dir() and p.name.startswith("dr") and f"-{os.getpid()}-" in p.name]
+    assert mine == []
