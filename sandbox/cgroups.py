@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import atexit
 import errno
-import functools
 import os
 import re
 import signal
@@ -233,8 +232,13 @@ def _empty_and_remove(dirs: list[Path], kill_file: Path | None = None, *, wait: 
 _deferred: deque[tuple[list[Path], Path | None]] = deque()
 
 
+_drain_registered_in = 0  # the pid of the process whose exit drains them (a forked child registers anew)
+
+
 def _defer(dirs: list[Path], kill_file: Path | None) -> None:
-    if not _deferred:
+    global _drain_registered_in
+    if _drain_registered_in != os.getpid():
+        _drain_registered_in = os.getpid()
         _register_drain()
     _deferred.append((dirs, kill_file))
 
@@ -262,9 +266,13 @@ def drain_deferred(timeout: float = _REMOVE_WAIT_S) -> None:
         _empty_and_remove(dirs, kill_file, deadline=deadline)
 
 
-@functools.cache
 def _register_drain() -> None:
+    """Drain at this process's exit: ``atexit``, and multiprocessing's exit finalizers for a forked child
+    (the demo's season), which leaves through ``os._exit`` without running ``atexit``."""
+    from multiprocessing import util
+
     atexit.register(drain_deferred)
+    util.Finalize(None, drain_deferred, exitpriority=0)
 
 
 # --------------------------------------------------------------------------- /proc parsing

@@ -1,9 +1,10 @@
-"""A run's limits are set on its waiting launcher (``prlimit(2)``, no ``prlimit`` executable): they hold inside,
-soft and hard, with and without a cgroup. A run's pipes are served by one poll loop in the calling thread (``sandbox.bwrap._serve_io``), not by a
-thread per pipe: held to ``Popen.communicate`` (the standard library's own loop, an independent reference)
-on generated sizes, and in the real sandbox to the behaviours the threads had: stdin larger than a pipe
-while both outputs fill theirs, a seat that never reads its stdin, output caps (stdout kills, stderr only
-truncates), a timeout while stdin is still pending or after the outputs were closed."""
+"""A run's limits are set on its waiting launcher (``prlimit(2)``, no ``prlimit`` executable): they hold
+inside, soft and hard, with and without a cgroup. A run's pipes are served by one poll loop in the calling
+thread (``sandbox.bwrap._serve_io``), not by a thread per pipe: held to ``Popen.communicate`` (the standard
+library's own loop, an independent reference) on generated sizes, and in the real sandbox to the behaviours
+the threads had: stdin larger than a pipe while both outputs fill theirs, a seat that never reads its stdin,
+output caps (stdout kills, stderr only truncates), a timeout while stdin is still pending or after the
+outputs were closed."""
 
 from __future__ import annotations
 

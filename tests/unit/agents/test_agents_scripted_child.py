@@ -90,7 +90,8 @@ def test_dumps_writes_what_json_dumps_writes(doc: Any) -> None:
 
 
 @pytest.mark.parametrize("doc", [
-    {}, [], (), "", {"a": {}}, {"a": []}, [[[]]], {1: "int", 3: 4}, {2.5: "float"}, {None: "none"}, {True: 1}, {False: 0},
+    {}, [], (), "", {"a": {}}, {"a": []}, [[[]]], {1: "int", 3: 4}, {2.5: "float"}, {None: "none"}, {True: 1},
+    {False: 0},
     float("nan"), float("inf"), -float("inf"), -0.0, 10**30, True, None, "\u2028\ud800\"\\/\x7f",
     {"forecast": {"SPX": {"1d": {"prob_up": 61.3, "action": "buy_dips"}, "years": "none"}}},
 ])
