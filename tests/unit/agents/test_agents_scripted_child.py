@@ -20,9 +20,9 @@ from agents_helpers import make_ask
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league_agents import scripted_child
+from league_agents import scripted, scripted_child
 from league_agents.base import SeatSpec
-from league_agents.scripted import CHILD_FLAGS, MODES, SYSTEM_PYTHON, ScriptedSeat, child_source
+from league_agents.scripted import CHILD_FLAGS, MODES, SYSTEM_PYTHON, ScriptedSeat, child_program, child_source
 
 OLD_CHILD = Path(__file__).resolve().parents[2] / "assets" / "scripted" / "scripted_child_c4016aa.py"
 CODES = ("SPX", "NDX", "RUT", "TNX", "DXY", "GLD", "OIL", "BTC", "VIX", "EUR", "JPY", "HYG")
@@ -182,9 +182,10 @@ def demo_requests() -> list[bytes]:
     return out
 
 
-def run_child(script: bytes, request: bytes, tmp_path: Path, *, block: tuple[str, ...] = ()) -> tuple[bytes, int]:
+def run_child(script: bytes, request: bytes, tmp_path: Path, *, block: tuple[str, ...] = (),
+              name: str = "child.py") -> tuple[bytes, int]:
     """The child as the sandbox runs it; ``block`` makes those modules unimportable first."""
-    path = tmp_path / "child.py"
+    path = tmp_path / name
     path.write_bytes(script)
     if block:
         code = f"import sys; sys.modules.update(dict.fromkeys({block!r})); sys.argv = [{str(path)!r}]; " \
@@ -217,3 +218,33 @@ def test_the_child_imports_neither_typing_nor_json_nor_openssl(tmp_path: Path) -
     loaded = set(proc.stderr.decode().split())
     assert proc.stdout.startswith(b"Scripted seat")
     assert not loaded & {"typing", "json", "hashlib", "_hashlib", "re", "enum"}, loaded
+
+
+# ------------------------------------------------------------------------------ the compiled child
+@pytest.mark.skipif(not Path(SYSTEM_PYTHON).exists(), reason="the system python compiles and runs the child")
+def test_the_compiled_child_prints_what_its_source_prints(tmp_path: Path) -> None:
+    name, program = child_program()
+    assert name == "scripted_child.pyc" and program != child_source()
+    for request in demo_requests():
+        assert run_child(program, request, tmp_path, name=name) == run_child(child_source(), request, tmp_path)
+
+
+def test_without_the_system_python_the_source_is_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(scripted, "SYSTEM_PYTHON", str(tmp_path / "no-python"))
+    assert child_program() == ("scripted_child.py", child_source())
+    (tmp_path / "no-python").write_text("#!/bin/sh\nexit 3\n")
+    (tmp_path / "no-python").chmod(0o755)
+    assert child_program() == ("scripted_child.py", child_source())  # it exists but cannot compile
+
+
+@pytest.mark.skipif(not Path(SYSTEM_PYTHON).exists(), reason="the system python compiles the child")
+def test_compiled_once_per_system_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[bytes] = []
+    real = scripted._compile
+    monkeypatch.setattr(scripted, "_compiled", {})
+    monkeypatch.setattr(scripted, "_compile", lambda source: calls.append(source) or real(source))
+    first = child_program()
+    assert child_program() is first and len(calls) == 1
+    monkeypatch.setattr(scripted, "_compiled", {(0, 0, 0): first})  # another interpreter's: compiled anew
+    again = child_program()
+    assert again is not first and again[0] == "scripted_child.pyc" and len(calls) == 2
