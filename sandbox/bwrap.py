@@ -1,12 +1,12 @@
 """The bubblewrap sandbox: a fresh tmpfs home, read-only system, nothing of the operator.
 
 How a run is built (and why):
-- Each run gets its own cgroup (:mod:`sandbox.cgroups`): a memory cap and a task cap for the whole
-  sandbox, however many processes it starts. The run's first process is a tiny ``sh`` that waits for
-  one line on stdin; the league moves it into the cgroup first and only then lets it ``exec`` the
-  rest, so nothing of the run is ever outside its cgroup.
-- ``prlimit`` sets per-process limits (processes, file size, open files) before ``bwrap`` starts, so
-  they are inherited by everything inside; no ``preexec_fn`` (unsafe with threads). There is no
+- The run's first process is a tiny ``sh`` that waits for one line on stdin. Before sending it, the
+  league moves it into the run's own cgroup (:mod:`sandbox.cgroups`: a memory cap and a task cap for
+  the whole sandbox, however many processes it starts) and sets its per-process limits (processes,
+  file size, open files) with ``prlimit(2)``; only then may it ``exec`` the rest. So nothing of the run
+  is ever outside its cgroup or its limits, everything inside inherits them, and no ``preexec_fn``
+  (unsafe with threads) nor ``prlimit`` executable (one exec less per run) is needed. There is no
   address-space limit when a cgroup caps memory: ``RLIMIT_AS`` breaks the Node-based vendor CLIs.
 - When the league may switch uids (root, or ``CAP_SETUID``/``CAP_SETGID``), each run drops
   (``setpriv``, capabilities cleared) to its SEAT's own unprivileged uid (:mod:`sandbox.identity`):
@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import selectors
 import shutil
 import signal
 import subprocess
@@ -73,10 +75,12 @@ ETC_FILES = (
 MEMORY_MARKERS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"std::bad_alloc")
 _SIGXFSZ_EXIT = 128 + signal.SIGXFSZ
 # The run's first process: wait for the league's go (one line on stdin, sent once the process is in
-# its cgroup), then become the sandbox. dash reads a pipe one byte at a time, so the seat's own
-# stdin that follows is untouched.
+# its cgroup and has its limits), then become the sandbox. dash reads a pipe one byte at a time, so
+# the seat's own stdin that follows is untouched.
 _LAUNCH = ["/bin/sh", "-c", 'read -r _ && exec "$@"', "sh"]
 _CAP_SETGID, _CAP_SETUID = 6, 7
+_LIMIT_NAMES = {resource.RLIMIT_AS: "RLIMIT_AS", resource.RLIMIT_NPROC: "RLIMIT_NPROC",
+                resource.RLIMIT_FSIZE: "RLIMIT_FSIZE", resource.RLIMIT_NOFILE: "RLIMIT_NOFILE"}
 _run_counter = iter(range(1, 2**62))
 _run_lock = threading.Lock()
 
@@ -135,16 +139,15 @@ class _Capture:
 
 @dataclass
 class _Run:
-    """Mutable bookkeeping of one run, shared by the reader threads and the waiting thread."""
+    """Mutable bookkeeping of one run (one thread serves it: :func:`_serve_io`)."""
 
     proc: subprocess.Popen[bytes]
     ended_by: EndedBy | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def kill(self, reason: EndedBy) -> None:
-        with self.lock:
-            if self.ended_by is None:
-                self.ended_by = reason
+        """Kill the run's process group; the first reason given is the one reported."""
+        if self.ended_by is None:
+            self.ended_by = reason
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -164,11 +167,6 @@ class BwrapSandbox:
         cgroup: str | None = None,
     ) -> None:
         self.bwrap = find_bwrap(bwrap)
-        prlimit = shutil.which("prlimit")
-        if not prlimit:
-            fix = "apt-get install -y util-linux"
-            raise SandboxError("prlimit (util-linux) is missing; limits cannot be set", fix=fix)
-        self.prlimit = prlimit
         setpriv = shutil.which("setpriv")
         self.switch_uid = can_switch_uid()
         if self.switch_uid and not setpriv:
@@ -221,14 +219,8 @@ class BwrapSandbox:
         file_fds: Sequence[tuple[str, int, bool]],
         status_fd: int,
     ) -> list[str]:
-        """The full command line: prlimit, then bwrap with namespaces, mounts and home files, then argv."""
-        limits = [self.prlimit]
-        nproc = profile.nproc
-        if self.cgroups is None:  # the operator's opt-out: only the per-process address-space limit is left
-            limits.append(f"--as={profile.memory_mb * MIB}")
-        else:  # the cgroup's task cap is the cap; the uid's RLIMIT_NPROC stays as a looser second fence
-            nproc *= 2
-        limits += [f"--nproc={nproc}", f"--fsize={profile.fsize_mb * MIB}", f"--nofile={profile.nofile}", "--"]
+        """The sandbox's command line: bwrap with namespaces, mounts and home files, then argv (the launcher and
+        ``setpriv`` go in front of it; the limits are :meth:`limits`)."""
         ns = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
         ns += ["--unshare-net"]  # always: the only way out is the egress proxy's socket (sandbox/netpolicy.py)
         ns += ["--die-with-parent", "--new-session", "--json-status-fd", str(status_fd), "--hostname", "seat"]
@@ -245,7 +237,20 @@ class BwrapSandbox:
             mounts += ["--perms", perms, "--file" if writable else "--ro-bind-data", str(fd), f"{SANDBOX_HOME}/{rel}"]
         # last: the root and /dev tmpfs (unsized, owned by the seat) become read-only; the sized mounts stay writable
         mounts += ["--remount-ro", "/dev", "--remount-ro", "/"]
-        return [*limits, self.bwrap, *ns, *mounts, "--chdir", SANDBOX_HOME, "--", *argv]
+        return [self.bwrap, *ns, *mounts, "--chdir", SANDBOX_HOME, "--", *argv]
+
+    def limits(self, profile: Profile) -> tuple[tuple[int, int], ...]:
+        """The run's per-process limits, (resource, value): each set as soft and hard limit on the launcher
+        before its go (what ``prlimit --nproc=N …`` did as an exec'd wrapper), inherited by all inside."""
+        nproc = profile.nproc
+        out: list[tuple[int, int]] = []
+        if self.cgroups is None:  # the operator's opt-out: only the per-process address-space limit is left
+            out.append((resource.RLIMIT_AS, profile.memory_mb * MIB))
+        else:  # the cgroup's task cap is the cap; the uid's RLIMIT_NPROC stays as a looser second fence
+            nproc *= 2
+        out += [(resource.RLIMIT_NPROC, nproc), (resource.RLIMIT_FSIZE, profile.fsize_mb * MIB),
+                (resource.RLIMIT_NOFILE, profile.nofile)]
+        return tuple(out)
 
     # -- running ----------------------------------------------------------------------------------
     def exec(
@@ -307,7 +312,8 @@ class BwrapSandbox:
             try:
                 run_env = self.env_for(prof, env) | (proxy_env() if proxy is not None else {})
                 cmd = self.build_argv(argv, prof, proxy.directory if proxy else None, fds, status_w)
-                start = _Start(cmd, run_env, (status_w, *(fd for _, fd, _ in fds)), stdin, uid, cgroup)
+                start = _Start(cmd, run_env, (status_w, *(fd for _, fd, _ in fds)), stdin, uid, cgroup,
+                               self.limits(prof))
                 return self._run(start, tuple(argv), prof, timeout, status_r, status_w)
             finally:
                 os.close(status_r)  # status_w is closed by _run right after the start, exactly once
@@ -322,12 +328,10 @@ class BwrapSandbox:
         if start.uid is not None:  # drop root via setpriv: Popen(user=...) would forbid the fast vfork path
             cmd = [self.setpriv, f"--reuid={start.uid}", f"--regid={start.uid}", "--clear-groups",
                    "--inh-caps=-all", "--ambient-caps=-all", "--", *cmd]
-        if start.cgroup is not None:
-            cmd = [*_LAUNCH, *cmd]
         try:
             proc = subprocess.Popen(  # noqa: S603 - argv is built above, never through a shell
-                cmd,
-                stdin=subprocess.PIPE if start.piped_stdin else subprocess.DEVNULL,
+                [*_LAUNCH, *cmd],
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env=start.env,
@@ -337,13 +341,12 @@ class BwrapSandbox:
             )
         except OSError as exc:
             raise SandboxError(f"could not start the sandbox: {exc}", fix=INSTALL_FIX) from exc
-        if start.cgroup is not None:
-            try:
-                start.cgroup.attach(proc.pid)  # before the go: nothing of the run is ever outside its cgroup
-            except SandboxError:
-                proc.kill()
-                proc.communicate()
-                raise
+        try:
+            _confine(proc.pid, start)
+        except SandboxError:
+            proc.kill()
+            proc.communicate()
+            raise
         return proc
 
     def _run(
@@ -356,17 +359,12 @@ class BwrapSandbox:
             os.close(status_w)  # only bubblewrap may hold the write end, so EOF means it is gone
         run = _Run(proc)
         out, err = _Capture(prof.stdout_cap, True), _Capture(prof.stderr_cap, False)
-        threads = _start_io(run, start.stdin_bytes, out, err)
-        threads[0].join(timeout=max(0.0, timeout - (time.monotonic() - t0)))
-        if threads[0].is_alive():
-            run.kill(EndedBy.TIMEOUT)
+        _serve_io(run, start.stdin_bytes, out, err, deadline=t0 + timeout)
         try:
             proc.wait(timeout=max(0.0, timeout - (time.monotonic() - t0)) + 0.01)
         except subprocess.TimeoutExpired:
             run.kill(EndedBy.TIMEOUT)
             proc.wait()
-        for th in threads:
-            th.join()
         elapsed = time.monotonic() - t0
         status = _read_status(status_r)
         report = start.cgroup.report() if start.cgroup is not None else CgroupReport()
@@ -419,17 +417,25 @@ class _Start:
     stdin: bytes | None
     uid: int | None
     cgroup: RunCgroup | None
+    limits: tuple[tuple[int, int], ...] = ()
 
     @property
-    def piped_stdin(self) -> bool:
-        return self.stdin is not None or self.cgroup is not None
-
-    @property
-    def stdin_bytes(self) -> bytes | None:
-        """What is written to stdin: with a cgroup, first the launcher's go line."""
-        if self.cgroup is None:
-            return self.stdin
+    def stdin_bytes(self) -> bytes:
+        """What is written to stdin: first the launcher's go line, then the seat's input (if any)."""
         return b"\n" + (self.stdin or b"")
+
+
+def _confine(pid: int, start: _Start) -> None:
+    """Put the waiting launcher into the run's cgroup and give it the run's limits, before its go."""
+    if start.cgroup is not None:
+        start.cgroup.attach(pid)
+    for which, value in start.limits:
+        try:
+            resource.prlimit(pid, which, (value, value))
+        except (OSError, ValueError) as exc:
+            name = _LIMIT_NAMES.get(which, str(which))
+            raise SandboxError(f"cannot set the run's limit {name}={value}: {exc}",
+                               fix="the league's own hard limits must be at least the profile's") from exc
 
 
 @dataclass(frozen=True)
@@ -461,45 +467,92 @@ def _memfd(rel: str, content: bytes) -> int:
     return fd
 
 
-def _start_io(run: _Run, stdin: bytes | None, out: _Capture, err: _Capture) -> list[threading.Thread]:
+def _serve_io(run: _Run, stdin: bytes | None, out: _Capture, err: _Capture, *, deadline: float) -> None:
+    """Feed stdin and drain stdout and stderr in the calling thread (one ``poll`` loop, no thread per pipe:
+    a season makes ~12 runs a session), until both outputs are closed. At ``deadline`` (monotonic) the run
+    is killed for its timeout and the pipes are drained to their end, as they are after an output-cap kill.
+    Returns with every pipe of the run closed."""
     proc = run.proc
     assert proc.stdout is not None and proc.stderr is not None
-    threads = [
-        threading.Thread(target=_pump, args=(proc.stdout, out, run), daemon=True),
-        threading.Thread(target=_pump, args=(proc.stderr, err, run), daemon=True),
-    ]
-    if stdin is not None:
-        threads.append(threading.Thread(target=_feed, args=(proc, stdin), daemon=True))
-    for th in threads:
-        th.start()
-    return threads
+    readers = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    feed = _Feed(proc, stdin)
+    with selectors.PollSelector() as sel:
+        for fd in readers:
+            sel.register(fd, selectors.EVENT_READ)
+        if feed.fd is not None:
+            sel.register(feed.fd, selectors.EVENT_WRITE)
+        reading = set(readers)
+        while reading:
+            wait = None if run.ended_by is not None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                run.kill(EndedBy.TIMEOUT)
+                continue
+            for key, _ in sel.select(wait):
+                if key.fd in reading:
+                    if not _take(os.read(key.fd, 65536), readers[key.fd], run):
+                        sel.unregister(key.fd)
+                        reading.discard(key.fd)
+                elif not feed.write():
+                    sel.unregister(key.fd)
+                    feed.close()
+    feed.close()
+    proc.stdout.close()
+    proc.stderr.close()
 
 
-def _pump(pipe: object, cap: _Capture, run: _Run) -> None:
-    """Read a pipe to its end, keeping at most ``cap.cap`` bytes; keep draining so nothing blocks."""
-    reader = pipe.read1 if hasattr(pipe, "read1") else pipe.read  # type: ignore[attr-defined]
-    while chunk := reader(65536):
-        room = cap.cap - cap.size
-        if len(chunk) > room:
-            cap.truncated = True
-            if room > 0:
-                cap.chunks.append(chunk[:room])
-                cap.size += room
-            if cap.kill_on_cap:
-                run.kill(EndedBy.OUTPUT_CAP)
-            continue
-        cap.chunks.append(chunk)
-        cap.size += len(chunk)
-    pipe.close()  # type: ignore[attr-defined]
+def _take(chunk: bytes, cap: _Capture, run: _Run) -> bool:
+    """Keep at most ``cap.cap`` bytes of a pipe (and end the run on overflow of a ``kill_on_cap`` pipe);
+    False at the pipe's end. Past the cap it keeps draining, so nothing inside blocks on a full pipe."""
+    if not chunk:
+        return False
+    room = cap.cap - cap.size
+    if len(chunk) > room:
+        cap.truncated = True
+        if room > 0:
+            cap.chunks.append(chunk[:room])
+            cap.size += room
+        if cap.kill_on_cap:
+            run.kill(EndedBy.OUTPUT_CAP)
+        return True
+    cap.chunks.append(chunk)
+    cap.size += len(chunk)
+    return True
 
 
-def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
-    assert proc.stdin is not None
-    try:
-        proc.stdin.write(data)
-        proc.stdin.close()
-    except (BrokenPipeError, OSError):
-        pass
+class _Feed:
+    """The run's stdin, written without blocking as the pipe takes it, then closed (its EOF ends the seat's
+    input); a reader that is gone (EPIPE) ends the feeding, as it ended the blocking write of old."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], data: bytes | None) -> None:
+        self.pipe = proc.stdin
+        self.rest = memoryview(data or b"")
+        self.fd: int | None = None
+        if self.pipe is not None and self.rest:
+            self.fd = self.pipe.fileno()
+            os.set_blocking(self.fd, False)
+        else:
+            self.close()
+
+    def write(self) -> bool:
+        """Write what the pipe takes now; False once nothing is left to write (or nobody reads it)."""
+        assert self.fd is not None
+        try:
+            while self.rest:
+                self.rest = self.rest[os.write(self.fd, self.rest) :]
+        except BlockingIOError:
+            return True
+        except OSError:  # EPIPE: the seat closed its stdin or ended; what it did not read is dropped
+            return False
+        return False
+
+    def close(self) -> None:
+        self.fd = None
+        if self.pipe is not None:
+            try:
+                self.pipe.close()
+            except OSError:
+                pass
+            self.pipe = None
 
 
 def _read_status(fd: int) -> dict[str, int]:

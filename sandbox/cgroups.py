@@ -29,6 +29,7 @@ No cgroup, no run: if neither can be used, :func:`detect` raises :class:`CgroupE
 
 from __future__ import annotations
 
+import atexit
 import errno
 import os
 import re
@@ -36,6 +37,7 @@ import signal
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,7 +91,8 @@ class RunCgroup(ABC):
 
     @abstractmethod
     def close(self) -> None:
-        """Kill whatever is left inside and remove the cgroup; never raises."""
+        """Kill whatever is left inside and remove the cgroup (or, while a killed process has not left it
+        yet, have the removal retried later: :func:`drain_deferred`); never raises."""
 
 
 class Cgroups(ABC):
@@ -185,14 +188,18 @@ def _mkdir(path: Path) -> None:
         raise CgroupError(f"cannot create cgroup {path}: {exc.strerror or exc}", fix=_FIX) from exc
 
 
-def _empty_and_remove(dirs: list[Path], kill_file: Path | None = None) -> None:
-    """Kill every process left in ``dirs`` and remove them (children first); never raises."""
+def _empty_and_remove(dirs: list[Path], kill_file: Path | None = None, *, wait: bool = True,
+                      deadline: float | None = None) -> list[Path]:
+    """Kill every process left in ``dirs`` and remove them (children first); never raises. With ``wait``
+    off, a directory whose killed processes have not left yet (EBUSY) is not waited for: it is returned,
+    to be tried again later (:func:`_defer`)."""
     if kill_file is not None and kill_file.exists():
         try:
             kill_file.write_text("1", encoding="ascii")
         except OSError:
             pass
-    deadline = time.monotonic() + _REMOVE_WAIT_S
+    deadline = time.monotonic() + _REMOVE_WAIT_S if deadline is None else deadline
+    busy: list[Path] = []
     for directory in dirs:
         while True:
             left = _pids(directory / "cgroup.procs")
@@ -207,10 +214,65 @@ def _empty_and_remove(dirs: list[Path], kill_file: Path | None = None) -> None:
             except FileNotFoundError:
                 break
             except OSError as exc:
+                if exc.errno == errno.EBUSY and not wait:
+                    busy.append(directory)
+                    break
                 if exc.errno not in (errno.EBUSY, errno.ENOTEMPTY) or time.monotonic() > deadline:
                     log.warning("sandbox.cgroup_left", path=str(directory), error=str(exc))
                     break
                 time.sleep(0.01)
+    return busy
+
+
+#: Cgroups of ended runs still holding a killed process that has not left yet: a run's first process is
+#: bubblewrap, which exits as soon as its command has; the namespace's init, then orphaned, lingers as a
+#: zombie until the host's PID 1 reaps it (~10 ms here, and runs waited for it). Every later close kills
+#: what is left in them again and retries their removal; the process's exit waits for the rest. Appends
+#: and pops of a deque are atomic, so no lock (which a fork could leave held).
+_deferred: deque[tuple[list[Path], Path | None]] = deque()
+
+
+_drain_registered_in = 0  # the pid of the process whose exit drains them (a forked child registers anew)
+
+
+def _defer(dirs: list[Path], kill_file: Path | None) -> None:
+    global _drain_registered_in
+    if _drain_registered_in != os.getpid():
+        _drain_registered_in = os.getpid()
+        _register_drain()
+    _deferred.append((dirs, kill_file))
+
+
+def _retry_deferred() -> None:
+    """One more kill-and-remove of each deferred cgroup, without waiting; those still busy stay deferred."""
+    for _ in range(len(_deferred)):
+        try:
+            dirs, kill_file = _deferred.popleft()
+        except IndexError:
+            return
+        busy = _empty_and_remove(dirs, kill_file, wait=False)
+        if busy:
+            _deferred.append((busy, kill_file))
+
+
+def drain_deferred(timeout: float = _REMOVE_WAIT_S) -> None:
+    """Remove every deferred cgroup, waiting up to ``timeout`` seconds in all (at exit, and for tests)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            dirs, kill_file = _deferred.popleft()
+        except IndexError:
+            return
+        _empty_and_remove(dirs, kill_file, deadline=deadline)
+
+
+def _register_drain() -> None:
+    """Drain at this process's exit: ``atexit``, and multiprocessing's exit finalizers for a forked child
+    (the demo's season), which leaves through ``os._exit`` without running ``atexit``."""
+    from multiprocessing import util
+
+    atexit.register(drain_deferred)
+    util.Finalize(None, drain_deferred, exitpriority=0)
 
 
 # --------------------------------------------------------------------------- /proc parsing
@@ -349,7 +411,11 @@ class _Run(RunCgroup):
                             memory_peak=_number(self.peak))
 
     def close(self) -> None:
-        _empty_and_remove(self.dirs, kill_file=self.kill)
+        """Kill what is left and remove the cgroup; a zombie not yet reaped defers the removal (never waited)."""
+        _retry_deferred()
+        busy = _empty_and_remove(self.dirs, kill_file=self.kill, wait=False)
+        if busy:
+            _defer(busy, self.kill)
 
 
 def _v2_run(path: Path) -> _Run:

@@ -9,6 +9,7 @@ from the same counter, and a symlinked credential was copied.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import subprocess
 import sys
@@ -172,3 +173,50 @@ def test_symlinked_credential_refused_by_league_sandbox_exec(tmp_path: Path, san
     assert res.exit_code == 2
     assert "SECRET-HASH" not in res.output
     assert "symbolic link" in res.output and "fix:" in res.output
+
+
+def test_no_run_cgroup_is_left_once_the_deferred_ones_are_drained(sandbox: BwrapSandbox) -> None:
+    """Runs no longer wait for the host to reap bubblewrap's namespace init: the removal of a cgroup still
+    holding it is retried by later closes and at exit, and nothing of the runs stays behind."""
+    from sandbox import cgroups
+
+    assert sandbox.cgroups is not None
+    threads = [threading.Thread(target=sandbox.exec, args=(["/bin/true"],), kwargs={"timeout": 20, "owner": f"dr{i}"})
+               for i in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    cgroups.drain_deferred()
+    mine = [p for parent in sandbox.cgroups.parents() for p in parent.iterdir()
+            if p.is_dir() and p.name.startswith("dr") and f"-{os.getpid()}-" in p.name]
+    assert mine == []
+
+
+def test_a_forked_season_leaves_no_run_cgroup_behind(sandbox: BwrapSandbox) -> None:
+    """The demo's season is a multiprocessing child, which exits without ``atexit``: its deferred cgroups are
+    drained by multiprocessing's exit finalizers."""
+    import multiprocessing
+
+    assert sandbox.cgroups is not None
+    real = Path.rmdir
+    tried: set[Path] = set()
+
+    def rmdir(path: Path) -> None:  # the first removal of each run directory finds the zombie still there
+        if path.name.startswith("fk-") and path not in tried:
+            tried.add(path)
+            raise OSError(errno.EBUSY, "Device or resource busy")
+        real(path)
+
+    def season() -> None:
+        Path.rmdir = rmdir  # type: ignore[method-assign]  # in the forked child only
+        sandbox.exec(["/bin/true"], timeout=20, owner="fk")
+
+    ctx = multiprocessing.get_context("fork")
+    child = ctx.Process(target=season)
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
+    left = [p for parent in sandbox.cgroups.parents() for p in parent.iterdir()
+            if p.is_dir() and p.name.startswith(f"fk-{child.pid}-")]
+    assert left == []

@@ -6,7 +6,9 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,8 +41,11 @@ class PlainProcess:
     def exec(self, argv: Any, *, stdin: bytes | None = None, timeout: float, env: Any = None, egress: Any = None,
              profile: Any = "default", files_in_home: Any = None, owner: str | None = None) -> ExecResult:
         started = system_now()
-        proc = subprocess.run([sys.executable, "-c", files_in_home["scripted_child.py"].decode()], input=stdin,
-                              capture_output=True, timeout=timeout, check=False)
+        (name, program), = files_in_home.items()  # the child's source, or the system python's .pyc of it
+        with tempfile.TemporaryDirectory() as home:
+            Path(home, name).write_bytes(program)
+            proc = subprocess.run([sys.executable, Path(home, name)], input=stdin, capture_output=True,
+                                  timeout=timeout, check=False)
         return ExecResult(tuple(argv), proc.stdout, proc.stderr, proc.returncode, started, system_now(),
                           EndedBy.EXIT, 0.0)
 

@@ -9,6 +9,7 @@ tests/integration/sandbox/test_sandbox_caps.py.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -110,3 +111,60 @@ def test_sweep_removes_only_empty_cgroups_of_dead_league_processes(tmp_path: Pat
     assert removed == 2
     assert sorted(p.name for p in memory.iterdir()) == sorted([f"claude-{os.getpid()}-4", "not-a-run",
                                                                f"busy-{dead}-1"])
+
+
+def busy_dirs(monkeypatch: pytest.MonkeyPatch, busy: dict[Path, int]) -> None:
+    """``Path.rmdir`` answering EBUSY (a cgroup a killed process has not left yet) so many times per path."""
+    real = Path.rmdir
+
+    def rmdir(path: Path) -> None:
+        if busy.get(path, 0) > 0:
+            busy[path] -= 1
+            raise OSError(errno.EBUSY, "Device or resource busy")
+        real(path)
+
+    monkeypatch.setattr(Path, "rmdir", rmdir)
+
+
+def run_dirs(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    memory, pids = tmp_path / "memory" / name, tmp_path / "pids" / name
+    memory.mkdir(parents=True)
+    pids.mkdir(parents=True)
+    return memory, pids
+
+
+def test_a_busy_run_cgroup_is_not_waited_for_and_is_removed_by_a_later_close(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The close a run waits for no longer sleeps until the host reaps bubblewrap's namespace init."""
+    monkeypatch.setattr(cgroups, "_deferred", cgroups.deque())
+    monkeypatch.setattr(cgroups.time, "sleep", lambda s: pytest.fail("a run's close waited"))
+    first, second = run_dirs(tmp_path, "a-1-1"), run_dirs(tmp_path, "a-1-2")
+    busy_dirs(monkeypatch, {first[1]: 2, first[0]: 1})
+    cgroups._v1_run(*first).close()
+    assert first[1].exists() and first[0].exists() and len(cgroups._deferred) == 1
+    cgroups._v1_run(*second).close()  # retries the first once more: its pids directory is still busy
+    assert not second[0].exists() and not second[1].exists()
+    assert first[1].exists() and not first[0].exists() and len(cgroups._deferred) == 1
+    cgroups._v1_run(*run_dirs(tmp_path, "a-1-3")).close()
+    assert not first[1].exists() and not cgroups._deferred
+
+
+def test_drain_waits_for_deferred_cgroups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cgroups, "_deferred", cgroups.deque())
+    dirs = run_dirs(tmp_path, "b-1-1")
+    busy_dirs(monkeypatch, {dirs[1]: 5, dirs[0]: 5})
+    cgroups._v1_run(*dirs).close()
+    assert len(cgroups._deferred) == 1
+    cgroups.drain_deferred()
+    assert not dirs[0].exists() and not dirs[1].exists() and not cgroups._deferred
+
+
+def test_a_directory_that_is_not_empty_is_still_waited_for_as_before(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only EBUSY (a task inside) defers; anything else is logged and left, as before."""
+    monkeypatch.setattr(cgroups, "_deferred", cgroups.deque())
+    monkeypatch.setattr(cgroups, "_REMOVE_WAIT_S", 0.0)
+    memory, pids = run_dirs(tmp_path, "c-1-1")
+    (pids / "stray").mkdir()
+    cgroups._v1_run(memory, pids).close()
+    assert pids.exists() and not memory.exists() and not cgroups._deferred

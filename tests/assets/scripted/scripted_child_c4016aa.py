@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""The scripted seat's child process: a stand-alone, stdlib-only script run inside the sandbox.
+
+It reads one JSON request on stdin and prints a reply in the answer format
+(docs/answer-format.md). Every probability is a pure function of
+(seed, seat, session, market, horizon) through SHA-256, so runs are reproducible anywhere; with a
+``skill`` above 0 it leans toward the demo's hint for that cell. Modes: normal, silent (prints
+nothing), malformed (prose and broken JSON), late (a normal answer; the parent reports it late).
+A normal answer also carries a ``targets`` block for the pro league (its action mapping from an empty
+account could never open a 100% gross book); the long-only league keeps the action mapping.
+"""
+
+import hashlib
+import json
+import sys
+from typing import Any
+
+Request = dict[str, Any]
+
+ACTIONS = ("sell", "trim", "hold", "buy_dips", "buy_strong")
+#: The pro league's target book (docs/portfolio.md, rule set pro-1: each weight 5-30%, gross 100-200%):
+#: the PRO_SIZE markets with the strongest one-day view, PRO_WEIGHT percent each, long or short.
+PRO_LEAGUE, PRO_SIZE, PRO_WEIGHT = "pro-1", 5, 25.0
+#: A yield up is its bond fund down (TNX trades IEF): the sign flips.
+INVERSE = ("TNX",)
+
+
+def unit(*parts: object) -> float:
+    """A number in [0, 1) from the parts, identical on every machine and Python version."""
+    digest = hashlib.sha256("|".join(str(p) for p in parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2.0**64
+
+
+def probability(req: Request, code: str, horizon: str) -> float:
+    base = 30.0 + 40.0 * unit(req["seed"], req["seat"], req["session"], code, horizon)
+    hint = ((req.get("hint") or {}).get(code) or {}).get(horizon)
+    skill = min(1.0, max(0.0, float(req.get("skill", 0.0))))
+    if isinstance(hint, (int, float)):
+        base = (1.0 - skill) * base + skill * float(hint)
+    return round(min(99.0, max(1.0, base)), 1)
+
+
+def action(p: float) -> str:
+    return ACTIONS[min(4, int(p // 20))] if p != 50 else "hold"
+
+
+def cell(req: Request, code: str, horizon: str, market: dict[str, Any]) -> dict[str, Any]:
+    p = probability(req, code, horizon)
+    out: dict[str, Any] = {"prob_up": p, "action": action(p)}
+    price = market.get("price")
+    if isinstance(price, (int, float)) and price > 0:
+        out["target"] = round(price * (1 + (p - 50) / 1000.0), 4)
+        out["invalidation"] = round(price * (1 - abs(p - 50) / 1000.0 - 0.01), 4)
+        if out["action"] == "buy_dips":
+            out["entry"] = round(price * 0.99, 4)
+    if horizon == "1d" and market.get("crowd"):
+        out["crowd_up"] = p  # a crowd contract is listed for this market: its own probability, unseen price
+    out["risk"] = "scripted seat: no view beyond its seed"
+    return out
+
+
+def answer(req: Request) -> dict[str, Any]:
+    forecast: dict[str, Any] = {}
+    for code, market in sorted((req.get("markets") or {}).items()):
+        row: dict[str, Any] = {h: cell(req, code, h, market) for h in market.get("horizons", [])}
+        row["years"] = "A scripted seat has no view of the years."
+        forecast[code] = row
+    return forecast
+
+
+def pro_targets(forecast: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """``{"pro-1": {market: percent}}`` within pro-1's rules, or nothing when too few markets are asked."""
+    views = [(abs(row["1d"]["prob_up"] - 50.0), code, row["1d"]["prob_up"] > 50.0)
+             for code, row in forecast.items() if isinstance(row.get("1d"), dict)]
+    chosen = sorted(views, reverse=True)[:PRO_SIZE]
+    if len(chosen) * PRO_WEIGHT < 100.0:
+        return {}
+    book = {code: PRO_WEIGHT if up != (code in INVERSE) else -PRO_WEIGHT for _, code, up in chosen}
+    return {PRO_LEAGUE: dict(sorted(book.items()))}
+
+
+def main() -> None:
+    req = json.loads(sys.stdin.read())
+    mode = req.get("mode", "normal")
+    if mode == "silent":
+        return
+    if mode == "malformed":
+        sys.stdout.write('I think markets will mostly rise.\n{"forecast": {"SPX": {"1d": {"prob_up": 6')
+        return
+    forecast = answer(req)
+    reply: dict[str, Any] = {"forecast": forecast}
+    targets = pro_targets(forecast)
+    if targets:
+        reply["targets"] = targets
+    body = json.dumps(reply, indent=1, sort_keys=True)
+    text = f"Scripted seat {req['seat']}, session {req['session']}.\n\n```json\n{body}\n```\n"
+    sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()
