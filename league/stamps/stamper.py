@@ -283,11 +283,19 @@ class Stamper:
         if ots is None:
             return done
         today = self.clock.now().astimezone(UTC).date()
-        for status_file in self._status_files(today if backoff else None):
-            result = self._upgrade_one(ots, status_file)
+        files = list(self._status_files(today if backoff else None))
+        for result in self._upgrade_all(ots, files):
             if result is not None:
                 done.append(result)
         return done
+
+    def _upgrade_all(self, ots: Any, files: Sequence[Path]) -> list[tuple[Path, bool] | None]:
+        """Each stamp's upgrade, in ``files`` order, up to :data:`UPGRADE_THREADS` asked side by side: each
+        rewrites only its own proof and status file, so none waits for another's round trip to the calendar."""
+        if len(files) < 2:
+            return [self._upgrade_one(ots, f) for f in files]
+        with ThreadPoolExecutor(min(UPGRADE_THREADS, len(files)), thread_name_prefix="stamp-upgrade") as pool:
+            return list(pool.map(lambda f: self._upgrade_one(ots, f), files))
 
     def _status_files(self, due_on: date | None) -> Iterator[Path]:
         """Every ``<day>/*.status.json`` in path order, as ``sorted(glob("*/*.status.json"))`` lists them;
@@ -324,6 +332,8 @@ class Stamper:
         return status_file.with_name(record["list"]), complete
 
 
+#: Pending proofs asked about side by side by one upgrade (a few requests at a time to each calendar).
+UPGRADE_THREADS = 4
 #: A pending proof is asked for every night while younger than this many days, then at 7·2^k days.
 UPGRADE_NIGHTLY_DAYS = 7
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -101,3 +101,46 @@ def test_local_authorities_side_by_side_give_the_outcomes_of_one_by_one(tmp_path
         outcomes.append([o.as_json() for o in result.outcomes])
     assert outcomes[0] == outcomes[1]
     assert [o["name"] for o in outcomes[0]] == ["a", "b"] and all(o["verified"] for o in outcomes[0])
+
+
+class SomeComplete:
+    """An OpenTimestamps backend whose calendar completes about half of the proofs (by their bytes), slowly."""
+
+    kind: BackendKind = "ots"
+    name = "ots"
+
+    def __init__(self) -> None:
+        self.threads: set[str] = set()
+
+    def stamp(self, data: bytes) -> Artifact:
+        return Artifact(kind="ots", name="ots", suffix=".ots", data=b"pending " + data[-40:], complete=False)
+
+    def upgrade(self, raw: bytes) -> tuple[bytes, bool]:
+        self.threads.add(threading.current_thread().name)
+        threading.Event().wait(0.01)  # a calendar's round trip
+        if raw.startswith(b"pending ") and sum(raw) % 2:
+            return b"complete " + raw[8:], True
+        return raw, False
+
+
+def _upgraded(folder: Path, book: Path, *, one_by_one: bool) -> tuple[list[tuple[str, bool]], dict[str, bytes], int]:
+    clock, ots = SimulatedClock(START), SomeComplete()
+    st = Stamper(StampConfig(), folder, clock, backends=[ots])
+    for k in range(9):
+        with Book(book, clock) as b:
+            b.append("answer", {"run_id": "r1", "seat": f"s{k}"})  # a new head: a different list each time
+        assert st.stamp_books([("council-book.jsonl", book)], note=f"stamp {k}") is not None
+        clock.advance(timedelta(hours=1))
+    if one_by_one:  # the path it replaces
+        st._upgrade_all = lambda ots, files: [st._upgrade_one(ots, f) for f in files]  # type: ignore[method-assign]
+    done = [(p.name, complete) for p, complete in st.upgrade(backoff=True)]
+    files = {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return done, files, len(ots.threads)
+
+
+def test_upgrades_side_by_side_give_the_results_and_files_of_one_by_one(tmp_path: Path) -> None:
+    together = _upgraded(tmp_path / "together", tmp_path / "b1" / "council-book.jsonl", one_by_one=False)
+    alone = _upgraded(tmp_path / "alone", tmp_path / "b2" / "council-book.jsonl", one_by_one=True)
+    assert together[:2] == alone[:2]
+    assert len(together[0]) == 9 and {c for _, c in together[0]} == {True, False}  # some completed, some not
+    assert together[2] > 1 and alone[2] == 1  # really side by side
