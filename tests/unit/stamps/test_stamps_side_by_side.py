@@ -90,8 +90,9 @@ def test_local_authorities_side_by_side_give_the_outcomes_of_one_by_one(tmp_path
     outcomes = []
     for one_by_one in (False, True):
         auth = [create_authority(tmp_path / f"auth{one_by_one}" / n, n) for n in ("a", "b")]
-        st = Stamper(StampConfig(), tmp_path / f"s{one_by_one}", SimulatedClock(START),
-                     backends=[LocalTsa(f.directory.name, f) for f in auth],
+        clock = SimulatedClock(START)  # the authorities sign at the league's time, not the machine's
+        st = Stamper(StampConfig(), tmp_path / f"s{one_by_one}", clock,
+                     backends=[LocalTsa(f.directory.name, f, clock) for f in auth],
                      certs={f.directory.name: CertFiles(f.ca_pem, f.tsa_crt) for f in auth})
         if one_by_one:
             st._run_backends = lambda chosen, path, data, st=st: tuple(  # type: ignore[method-assign,misc]
