@@ -259,4 +259,58 @@ def account_block(seat: str, account: Mapping[str, Any] | None) -> str:
     """The per-seat part of the ask: that seat's own paper account, and nothing of anyone else's."""
     if not account:
         return f"\n## Your paper account ({seat})\n\nNo positions yet: $100,000 in cash.\n"
-    return f"\n## Your paper account ({seat})\n\n```json\n{json.dumps(account, sort_keys=True, indent=1)}\n```\n"
+    return f"\n## Your paper account ({seat})\n\n```json\n{indented_json(account)}\n```\n"
+
+
+def indented_json(value: Any) -> str:
+    """``json.dumps(value, sort_keys=True, indent=1)``, character for character, about twice as fast.
+
+    With ``indent`` set the standard library encodes in pure Python, through one generator per container
+    and a check per value; here strings go to the C string encoder and numbers to their ``repr`` (what
+    json.dumps writes), the layout in plain string joins. Anything else (a key that is not a string, a
+    subclass or another type, NaN and the infinities) goes to ``json.dumps`` as a whole."""
+    try:
+        return _indented(value, "\n")
+    except _Fallback:
+        return json.dumps(value, sort_keys=True, indent=1)
+
+
+class _Fallback(Exception):
+    """A value :func:`indented_json` leaves to ``json.dumps``."""
+
+
+def _indented(value: Any, newline: str) -> str:
+    kind = type(value)
+    if kind is str:
+        return _STRING(value)
+    if kind is dict:
+        if not value:
+            return "{}"
+        inner = newline + " "
+        if not all(type(k) is str for k in value):
+            raise _Fallback
+        items = [f"{_STRING(k)}: {_indented(value[k], inner)}" for k in sorted(value)]
+        return "{" + inner + ("," + inner).join(items) + newline + "}"
+    if kind is list or kind is tuple:
+        if not value:
+            return "[]"
+        inner = newline + " "
+        return "[" + inner + ("," + inner).join([_indented(v, inner) for v in value]) + newline + "]"
+    if kind is float:
+        if value != value or value in _INFINITE:
+            raise _Fallback
+        return float.__repr__(value)
+    if kind is int:
+        return int.__repr__(value)
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    raise _Fallback  # subclasses and other types: json.dumps' own rules
+
+
+#: The C encoder of one string, with json.dumps' default ``ensure_ascii``.
+_STRING = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_INFINITE = (float("inf"), float("-inf"))

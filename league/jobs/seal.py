@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from collections.abc import Mapping
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -108,12 +108,13 @@ def pump(lg: League, until: datetime) -> int:
     due = sorted((p for p in lg.pending if p.future.result().finished_at <= until),
                  key=lambda p: (p.future.result().finished_at, p.seat))
     sealed, failed = 0, []
-    with lg.indexing_batch():  # the replies sealed here reach the database index in one transaction
-        for p in due:
+    with lg.indexing_batch(), _RawAhead(lg, [p.future.result() for p in due]) as ahead:
+        for k, p in enumerate(due):  # the index gets the replies sealed here in one transaction
             reply = p.future.result()
             assert isinstance(lg.clock, SimulatedClock)
             lg.clock.set(max(reply.finished_at, lg.clock.now()))
             try:
+                ahead.wait(k)
                 seal_reply(lg, p, reply)
             except Exception as exc:  # noqa: BLE001 - this one and the later ones stay pending; reported below
                 log.exception("seal.failed", seat=p.seat, run_id=p.run_id)
@@ -127,6 +128,47 @@ def pump(lg: League, until: datetime) -> int:
     if isinstance(lg.clock, SimulatedClock) and until > lg.clock.now():
         lg.clock.set(until)
     return sealed
+
+
+#: Threads that store the raw replies of one pump ahead of their seals (each mostly waits on its fsync).
+RAW_AHEAD_THREADS = 4
+
+
+class _RawAhead:
+    """Store the raw replies of a pump's due replies concurrently, ahead of sealing them in order.
+
+    Each file is written, fsync'd and renamed exactly as :func:`_store_raw` does when sealing; a reply's
+    seal waits for its own file (:meth:`wait`) and then finds it in place (``_store_raw``'s "already
+    stored" path), so each raw reply is on disk before its answer line, as before. What changes is only
+    that the fsyncs of a batch overlap each other and the book's: the main thread no longer waits for
+    them one after the other. A file that could not be stored ahead is simply stored (or its problem
+    named) by the seal itself: the sealed bytes are those of the one-by-one path."""
+
+    def __init__(self, lg: League, replies: list[SeatReply]) -> None:
+        raws = [r.raw if not r.silent and r.raw else "" for r in replies]
+        self._pool: ThreadPoolExecutor | None = None
+        self._done: list[Future[Any] | None] = [None] * len(raws)
+        if sum(1 for raw in raws if raw) < 2:  # nothing to overlap
+            return
+        self._pool = ThreadPoolExecutor(min(RAW_AHEAD_THREADS, len(raws)), thread_name_prefix="raw-ahead")
+        seen: set[str] = set()
+        for k, raw in enumerate(raws):
+            if raw and raw not in seen:  # the same text twice is one file: stored once, ahead of the first
+                seen.add(raw)
+                self._done[k] = self._pool.submit(_store_raw, lg, raw)
+
+    def wait(self, k: int) -> None:
+        """Return once the k-th reply's file is stored (or failed to be: its seal then tries itself)."""
+        done = self._done[k]
+        if done is not None:
+            done.exception()  # waited for; a failure is left to the seal's own _store_raw
+
+    def __enter__(self) -> _RawAhead:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
 
 
 class SealFailed(BookError):
