@@ -29,15 +29,15 @@ from league.contest.embargo import released_bytes
 from league.publish import documents as docs
 from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
-from league.publish.bookread import checked_copy, file_state, shared_reads
+from league.publish.bookread import KeptLines, checked_copy, file_state, forget_kept, kept_lines, shared_reads
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.errors import PublishError
-from league.publish.memory import release_memory
+from league.publish.memory import fork_frozen, release_memory
 from league.publish.producers import Producer
 from league.publish.rebuild import sealed_inputs, write_roster
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
-from league.verify.linecheck import check_lines
+from league.verify.linecheck import check_lines, check_table, line_entry
 
 log = structlog.get_logger(__name__)
 
@@ -102,6 +102,7 @@ class _Run:
     workers: int = 1
     book_state: tuple[int, int, int] | None = None  # the live book's state when ``facts`` were read, if unchanged
     line_check: str = ""
+    kept_parsed: frozenset[str] = frozenset()  # the kinds the books step keeps parsed for the readers after it
     skipped: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     #: The running step's place in the plan: entries are reported in plan order even when a step's part
@@ -167,6 +168,7 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
                 if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
                     run.book_bytes = b""
                     if run.side is None:
+                        forget_kept()  # the readers after the statistics parse their kinds from the copy
                         release_memory()
                 if run.side is not None and step in _beside():
                     continue  # the child's
@@ -174,6 +176,12 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
                     _join_side(run)
                 step(run)
                 if step is _stats:  # the table's frames are gone: give their pages back before the book readers
+                    release_memory()
+                if step is _crowd:  # the last reader of the parsed kept lines: the portfolio's are bytes
+                    forget_kept(run.kept_parsed)
+                    release_memory()
+                if step is _portfolio:  # the last reader of the kept lines
+                    forget_kept()
                     release_memory()
         finally:
             _abandon(run)
@@ -203,11 +211,13 @@ def _books(run: _Run) -> None:
         raise PublishError(f"{book}: no book to publish", fix="run a league day (or `league demo`) first")
     state = file_state(book)
     data = complete_lines(book)
-    run.facts = read_facts(book, data)
+    kept = _kept()
+    run.kept_parsed = kept.parsed
+    run.facts = read_facts(book, data, kept.add)
     run.book_bytes, run.book_sha256 = data, hashlib.sha256(data).hexdigest()
     write_bytes(run.out / "council-book.jsonl", data)
     if file_state(book) == state:  # the readers after the statistics take these checked bytes (bookread.py)
-        checked_copy(book, state, run.out / "council-book.jsonl", run.book_sha256)
+        checked_copy(book, state, run.out / "council-book.jsonl", run.book_sha256, kept)
         run.book_state = state
     asks_book = run.data_dir / "books" / "asks.jsonl"
     if asks_book.is_file():
@@ -217,6 +227,17 @@ def _books(run: _Run) -> None:
         run.skip("asks.jsonl", f"{asks_book} not found")
     for ask in sorted((run.data_dir / "asks").glob("*.md")):
         copy_file(ask, run.out / "asks" / ask.name)
+
+
+def _kept() -> KeptLines:
+    """What the books step keeps of its parse for the readers after it (league.publish.bookread): the kinds the
+    CSV writer's view holds anyway (parsed once here instead of again by it, the line check, the points track
+    and the crowd comparison), the crowd quotes, and the portfolio's trade and mark lines as bytes (most of a
+    season's lines: parsed only when the portfolio step reads them)."""
+    from league.publish.crowd import COMPARED_KINDS
+    from league.publish.forecast_cache import ROW_KINDS
+
+    return KeptLines(parsed=frozenset(ROW_KINDS | set(COMPARED_KINDS)), raw=frozenset(("trade", "mark")))
 
 
 def _commitments(run: _Run) -> None:
@@ -287,7 +308,7 @@ def _fork_side(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]]) -> _S
     for stream in (sys.stdout, sys.stderr):
         stream.flush()  # nothing buffered here is written twice
     read, write = os.pipe()
-    pid = os.fork()
+    pid = fork_frozen()
     if pid == 0:
         os.close(read)
         _side_child(run, steps, write)
@@ -383,8 +404,15 @@ def _forecasts(run: _Run) -> None:
     if PRODUCERS.get("forecasts") is None and target.is_file():
         log.info("publish.forecasts_kept", file=str(target))
         return
-    shared = {"workers": run.workers} if run.workers > 1 and PRODUCERS.get("forecasts") is producers.forecasts else {}
-    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, run.book_bytes, **shared)
+    from league.publish.forecast_cache import ROW_KINDS
+
+    shipped = PRODUCERS.get("forecasts") is producers.forecasts
+    options: dict[str, Any] = {"workers": run.workers} if run.workers > 1 and shipped else {}
+    kept = kept_lines(run.book_sha256, ROW_KINDS) if shipped else None
+    if kept is not None:  # the books step's parse stands for the bytes: not held beside it from here on
+        run.book_bytes = b""
+        options["kept"] = kept
+    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, run.book_bytes or None, **options)
 
 
 def _line_check(run: _Run) -> None:
@@ -392,8 +420,14 @@ def _line_check(run: _Run) -> None:
     forecasts = run.out / "council-forecasts.csv"
     if not forecasts.is_file():
         return
+    kept = kept_lines(run.book_sha256, ("answer", "correction"))
     with open(forecasts, encoding="utf-8", newline="") as fh:
-        result = check_lines(run.book_bytes or _published_book(run), fh)
+        if kept is not None:  # the books step's parse: every line's kind, the answers and corrections
+            table = dict(enumerate(((kind, None) for kind in kept.kinds), 1))
+            table.update((line.n, line_entry(line.content)) for line in kept.of(("answer", "correction")))
+            result = check_table(table, fh)
+        else:
+            result = check_lines(run.book_bytes or _published_book(run), fh)
     run.line_check = result.summary()
     if not result.ok:
         run.fail("council-forecasts.csv", PublishError(result.summary()))
