@@ -110,6 +110,7 @@ class _Run:
     rank: int = 0
     ranks: dict[str, list[int]] = field(default_factory=lambda: {"skipped": [], "failed": []})
     side: _Side | None = None  # the statistics' process, while it runs
+    early: _Side | None = None  # the proof pages' process (forked before the books step), while it runs
     later: list[tuple[int, Callable[[], None]]] = field(default_factory=list)  # merges into the statistics' files
 
     def skip(self, name: str, reason: str) -> None:
@@ -140,8 +141,9 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
 
     ``workers`` 2 (where the system can fork, in a process running no other thread, with the shipped
     producers; else one worker): the CSV writer shares the sessions
-    it builds with a forked child (league.publish.forecast_cache); once the CSV is written, a forked
-    child process runs the statistics and the proof pages (:func:`_beside`) while this one checks the CSV's
+    it builds with a forked child (league.publish.forecast_cache); a forked child writes the proof pages from
+    the start (beside the books step, which runs on one core); once the CSV is written, another forked
+    child process runs the statistics (:func:`_beside`) while this one checks the CSV's
     lines and computes the point track, the crowd comparison, the portfolio files and the CSV's digest and
     index; the blocks these merge into the statistics' files are written once the child is done, so every
     file has the same bytes as with one worker (tests/unit/publish/test_publish_workers.py)."""
@@ -157,6 +159,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     run.workers = workers
     with shared_reads():  # the book is verified once, then each producer parses its kinds only (bookread.py)
         try:
+            if beside:  # the proof pages read DATA/stamps and the live books only: beside the books step already
+                run.early = _fork_side(run, [(i, s) for i, s in enumerate(plan) if s is _proof])
             for done, step in enumerate(plan):
                 run.rank = done
                 if progress is not None:
@@ -164,15 +168,15 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
                 if beside and step is _line_check:  # the CSV is written: the child's steps can start
                     run.book_bytes = b""  # not mapped into the child (the line check reads the published copy)
                     release_memory()
-                    run.side = _fork_side(run, [(i, s) for i, s in enumerate(plan) if s in _beside()])
+                    run.side = _fork_side(run, [(i, s) for i, s in enumerate(plan) if s is _stats])
                 if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
                     run.book_bytes = b""
                     if run.side is None:
                         forget_kept()  # the readers after the statistics parse their kinds from the copy
                         release_memory()
-                if run.side is not None and step in _beside():
-                    continue  # the child's
-                if step is _compliance and run.side is not None:  # the steps from here read the child's files
+                if (run.side is not None and step is _stats) or (run.early is not None and step is _proof):
+                    continue  # a child's
+                if step is _compliance and (run.side or run.early):  # the steps from here read the children's files
                     _join_side(run)
                 step(run)
                 if step is _stats:  # the table's frames are gone: give their pages back before the book readers
@@ -284,7 +288,9 @@ _SPLIT = ("stats", "points", "crowd", "portfolio_tables")
 
 def _beside() -> dict[Callable[[_Run], None], tuple[str, ...]]:
     """The steps a forked child runs beside the others (with the files each writes): no other step reads
-    what they write before :func:`_compliance`, and they read nothing the others write meanwhile."""
+    what they write before :func:`_compliance`, and they read nothing the others write meanwhile. The proof
+    pages (DATA/stamps and the live books) start before the books step, in a child of their own, on the core
+    the books step leaves idle; the statistics once the CSV is written."""
     return {_stats: STATS_FILES, _proof: ("proof/",)}
 
 
@@ -333,14 +339,26 @@ def _side_child(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]], fd: 
 
 
 def _join_side(run: _Run) -> None:
-    """Wait for the child, record its entries at its steps' places, then write the blocks that merge into the
-    statistics' files, each at its own step's place."""
-    side, run.side = run.side, None
-    assert side is not None
+    """Wait for the children, record their entries at their steps' places, then write the blocks that merge into
+    the statistics' files, each at its own step's place."""
+    sides = [side for side in (run.early, run.side) if side is not None]
+    run.early = run.side = None
+    here = run.rank
+    for side in sides:
+        _collect(run, side)
+    for place, merge in run.later:
+        run.rank = place
+        merge()
+    run.later.clear()
+    run.rank = here
+    run.settle()
+
+
+def _collect(run: _Run, side: _Side) -> None:
+    """Wait for one child and record its skipped and failed entries (all its files failed if it died)."""
     with os.fdopen(side.fd, "rb") as fh:
         data = fh.read()
     code = os.waitstatus_to_exitcode(os.waitpid(side.pid, 0)[1])
-    here = run.rank
     if code == 0 and data:
         skipped, failed, ranks = pickle.loads(data)
         run.skipped += skipped
@@ -352,25 +370,19 @@ def _join_side(run: _Run) -> None:
             run.rank = rank
             for name in _beside()[step]:
                 run.fail(name, f"failed: the publishing child process ended with status {code}")
-    for place, merge in run.later:
-        run.rank = place
-        merge()
-    run.later.clear()
-    run.rank = here
-    run.settle()
 
 
 def _abandon(run: _Run) -> None:
-    """A run stopped by an exception: end the child, if one is still running."""
-    side, run.side = run.side, None
-    if side is None:
-        return
-    try:
-        os.kill(side.pid, 9)
-        os.waitpid(side.pid, 0)
-    except (ProcessLookupError, ChildProcessError):
-        pass
-    os.close(side.fd)
+    """A run stopped by an exception: end the children still running."""
+    sides = [side for side in (run.early, run.side) if side is not None]
+    run.early = run.side = None
+    for side in sides:
+        try:
+            os.kill(side.pid, 9)
+            os.waitpid(side.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(side.fd)
 
 
 def _after_stats(run: _Run, names: tuple[str, ...], compute: Callable[[], Any],

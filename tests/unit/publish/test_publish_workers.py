@@ -105,3 +105,29 @@ def test_a_statistics_child_that_dies_is_a_failure_not_a_hang(season: Season, tm
     failed = dict(report.failed)
     assert failed["council-stats.json"] == "failed: the publishing child process ended with status 3"
     assert "council-points.json" in files and "release-manifest.json" in files
+
+
+def test_a_proof_pages_child_that_dies_is_a_failure_in_plan_order(season: Season, tmp_path: Path,
+                                                                  no_forecasts: None,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The proof pages run in a child of their own from the start: one that dies fails proof/ at its step's
+    place (after the statistics' entries, before the later steps'), and every other file is written."""
+    import os
+
+    from league.publish import proof_pages
+
+    def die(*args: object, **kwargs: object) -> None:
+        os._exit(5)
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise ValueError("no stamps")
+
+    import league.scoring
+
+    monkeypatch.setattr(league.scoring, "write_stats", boom)
+    monkeypatch.setattr(proof_pages, "write_proof_pages", die)
+    report, files = _published(season, tmp_path, 2)
+    assert [name for name, _ in report.failed] == [*publish_files.STATS_FILES, "proof/"]
+    assert dict(report.failed)["proof/"] == "failed: the publishing child process ended with status 5"
+    assert dict(report.failed)["council-stats.json"] == "failed: ValueError: no stamps"  # its own child lived on
+    assert "council-points.json" in files and "release-manifest.json" in files and "arena-trades.csv" in files
