@@ -109,8 +109,7 @@ class _Run:
     #: finished later (the statistics in their own process, the merges that wait for them).
     rank: int = 0
     ranks: dict[str, list[int]] = field(default_factory=lambda: {"skipped": [], "failed": []})
-    side: _Side | None = None  # the statistics' process, while it runs
-    early: _Side | None = None  # the proof pages' process (forked before the books step), while it runs
+    side: _Side | None = None  # the statistics' and proof pages' process, while it runs
     later: list[tuple[int, Callable[[], None]]] = field(default_factory=list)  # merges into the statistics' files
 
     def skip(self, name: str, reason: str) -> None:
@@ -141,9 +140,9 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
 
     ``workers`` 2 (where the system can fork, in a process running no other thread, with the shipped
     producers; else one worker): the CSV writer shares the sessions
-    it builds with a forked child (league.publish.forecast_cache); a forked child writes the proof pages from
-    the start (beside the books step, which runs on one core); once the CSV is written, another forked
-    child process runs the statistics (:func:`_beside`) while this one checks the CSV's
+    it builds with a forked child (league.publish.forecast_cache); a child forked at the start writes the proof
+    pages (beside the books step, which runs on one core), then, once the CSV is written, the statistics
+    (:func:`_beside`) while this one checks the CSV's
     lines and computes the point track, the crowd comparison, the portfolio files and the CSV's digest and
     index; the blocks these merge into the statistics' files are written once the child is done, so every
     file has the same bytes as with one worker (tests/unit/publish/test_publish_workers.py)."""
@@ -159,24 +158,24 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     run.workers = workers
     with shared_reads():  # the book is verified once, then each producer parses its kinds only (bookread.py)
         try:
-            if beside:  # the proof pages read DATA/stamps and the live books only: beside the books step already
-                run.early = _fork_side(run, [(i, s) for i, s in enumerate(plan) if s is _proof])
+            if beside:  # forked now, while this process holds nothing of the book (the child's peak is its own)
+                run.side = _fork_side(run, [(i, s) for i, s in enumerate(plan) if s in _beside()])
             for done, step in enumerate(plan):
                 run.rank = done
                 if progress is not None:
                     progress(step.__name__.strip("_"), done, len(plan))
-                if beside and step is _line_check:  # the CSV is written: the child's steps can start
-                    run.book_bytes = b""  # not mapped into the child (the line check reads the published copy)
+                if run.side is not None and step is _line_check:  # the CSV is written: the statistics can start
+                    run.book_bytes = b""  # (the line check reads the published copy if it must)
                     release_memory()
-                    run.side = _fork_side(run, [(i, s) for i, s in enumerate(plan) if s is _stats])
+                    _go(run.side, run)
                 if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
                     run.book_bytes = b""
                     if run.side is None:
                         forget_kept()  # the readers after the statistics parse their kinds from the copy
                         release_memory()
-                if (run.side is not None and step is _stats) or (run.early is not None and step is _proof):
-                    continue  # a child's
-                if step is _compliance and (run.side or run.early):  # the steps from here read the children's files
+                if run.side is not None and step in _beside():
+                    continue  # the child's
+                if step is _compliance and run.side is not None:  # the steps from here read the child's files
                     _join_side(run)
                 step(run)
                 if step is _stats:  # the table's frames are gone: give their pages back before the book readers
@@ -289,8 +288,8 @@ _SPLIT = ("stats", "points", "crowd", "portfolio_tables")
 def _beside() -> dict[Callable[[_Run], None], tuple[str, ...]]:
     """The steps a forked child runs beside the others (with the files each writes): no other step reads
     what they write before :func:`_compliance`, and they read nothing the others write meanwhile. The proof
-    pages (DATA/stamps and the live books) start before the books step, in a child of their own, on the core
-    the books step leaves idle; the statistics once the CSV is written."""
+    pages (DATA/stamps and the live books) start before the books step, on the core the books step leaves idle;
+    the statistics, in the same child, once the CSV is written (:func:`_fork_side`)."""
     return {_stats: STATS_FILES, _proof: ("proof/",)}
 
 
@@ -301,6 +300,7 @@ class _Side:
     pid: int
     fd: int
     steps: list[tuple[int, Callable[[_Run], None]]]
+    go: int = -1  # the pipe that tells it the statistics can start (-1 once told)
 
 
 def _can_fork() -> bool:
@@ -310,23 +310,49 @@ def _can_fork() -> bool:
 
 
 def _fork_side(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]]) -> _Side:
-    """Start ``steps`` (the statistics first) in a forked child; this process goes on with the other steps."""
+    """Start ``steps`` in a forked child (the proof pages at once, the statistics once :func:`_go` says the CSV
+    is written); this process goes on with the other steps.
+
+    Why at the start: a forked child's resident size counts every page it shares with its parent, so a child
+    forked once the books step had kept its parse (league.publish.bookread.KeptLines) would show that parse
+    plus the statistics' frames (650 MiB at the 126-session demo against the season's 565); and the proof pages
+    need nothing the other steps write, so they run beside the books step, on the core it leaves idle."""
     for stream in (sys.stdout, sys.stderr):
         stream.flush()  # nothing buffered here is written twice
     read, write = os.pipe()
+    go_read, go_write = os.pipe()
     pid = fork_frozen()
     if pid == 0:
         os.close(read)
-        _side_child(run, steps, write)
+        os.close(go_write)
+        _side_child(run, steps, write, go_read)
     os.close(write)
-    return _Side(pid, read, steps)
+    os.close(go_read)
+    return _Side(pid, read, steps, go_write)
 
 
-def _side_child(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]], fd: int) -> NoReturn:
+def _go(side: _Side, run: _Run) -> None:
+    """Tell the child the statistics can start, with what the books step read (its facts and the book's state)."""
+    fh = os.fdopen(side.go, "wb")
+    side.go = -1
+    try:
+        with fh:
+            pickle.dump((run.facts, run.book_state), fh)
+    except BrokenPipeError:  # the child has ended already: its files are reported failed when it is joined
+        pass
+
+
+def _side_child(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]], fd: int, go: int) -> NoReturn:
     code = 1
     try:
         mine = _Run(run.data_dir, run.out, run.generated_at, run.config, run.facts, book_state=run.book_state)
-        for rank, step in steps:
+        for rank, step in sorted(steps, key=lambda s: s[1] is _stats):  # what needs the CSV last
+            if step is _stats:
+                with os.fdopen(go, "rb") as fh:
+                    told = fh.read()
+                if not told:
+                    raise SystemExit(1)  # the parent stopped before the CSV (and ends this process)
+                mine.facts, mine.book_state = pickle.loads(told)
             mine.rank = rank
             step(mine)
         with os.fdopen(fd, "wb") as fh:
@@ -341,11 +367,10 @@ def _side_child(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]], fd: 
 def _join_side(run: _Run) -> None:
     """Wait for the children, record their entries at their steps' places, then write the blocks that merge into
     the statistics' files, each at its own step's place."""
-    sides = [side for side in (run.early, run.side) if side is not None]
-    run.early = run.side = None
+    side, run.side = run.side, None
+    assert side is not None
     here = run.rank
-    for side in sides:
-        _collect(run, side)
+    _collect(run, side)
     for place, merge in run.later:
         run.rank = place
         merge()
@@ -373,16 +398,18 @@ def _collect(run: _Run, side: _Side) -> None:
 
 
 def _abandon(run: _Run) -> None:
-    """A run stopped by an exception: end the children still running."""
-    sides = [side for side in (run.early, run.side) if side is not None]
-    run.early = run.side = None
-    for side in sides:
-        try:
-            os.kill(side.pid, 9)
-            os.waitpid(side.pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(side.fd)
+    """A run stopped by an exception: end the child, if one is still running."""
+    side, run.side = run.side, None
+    if side is None:
+        return
+    try:
+        os.kill(side.pid, 9)
+        os.waitpid(side.pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+    os.close(side.fd)
+    if side.go >= 0:
+        os.close(side.go)
 
 
 def _after_stats(run: _Run, names: tuple[str, ...], compute: Callable[[], Any],
