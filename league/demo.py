@@ -144,11 +144,9 @@ def fork_safe() -> bool:
 def preload_publishing() -> None:
     """Import the publish step's modules (the numerical stack the season's baselines and climatology also use)
     before the season's child is forked: both processes then share one import of them, where the child and
-    this process would otherwise each pay it (~1.5 CPU s). With them, what the release stamp imports after the
-    season (the local authorities' signers and httpx's transport, which the season's own stamps import in the
-    child anyway: ~0.2 CPU s, seconds of wall on a busy machine) and the publish step's smaller modules."""
-    import httpcore  # noqa: F401 - httpx imports its transport at its first request
-
+    this process would otherwise each pay it (~1.5 CPU s). With them the publish step's smaller modules. Not
+    what the release stamp imports after the season (httpx's transport and its HTTP/2 and async stacks, the local
+    signers: ~0.2 CPU s): imported here they made the season's child, the largest process, ~10 MiB larger."""
     import league.evals.points
     import league.publish.commitments
     import league.publish.crowd
@@ -156,9 +154,7 @@ def preload_publishing() -> None:
     import league.publish.forecasts_index
     import league.publish.portfolio
     import league.publish.proof_pages
-    import league.scoring
-    import league.stamps.local_tsa
-    import league.stamps.tsa_sign  # noqa: F401 - imported for the side effect of loading
+    import league.scoring  # noqa: F401 - imported for the side effect of loading
 
 
 def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None) -> Season:
