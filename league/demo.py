@@ -144,11 +144,16 @@ def fork_safe() -> bool:
 def preload_publishing() -> None:
     """Import the publish step's modules (the numerical stack the season's baselines and climatology also use)
     before the season's child is forked: both processes then share one import of them, where the child and
-    this process would otherwise each pay it (~1.5 CPU s)."""
+    this process would otherwise each pay it (~1.5 CPU s). With them the publish step's smaller modules. Not
+    what the release stamp imports after the season (httpx's transport and its HTTP/2 and async stacks, the local
+    signers: ~0.2 CPU s): imported here they made the season's child, the largest process, ~10 MiB larger."""
     import league.evals.points
+    import league.publish.commitments
     import league.publish.crowd
     import league.publish.forecast_cache
+    import league.publish.forecasts_index
     import league.publish.portfolio
+    import league.publish.proof_pages
     import league.scoring  # noqa: F401 - imported for the side effect of loading
 
 

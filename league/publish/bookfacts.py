@@ -8,6 +8,7 @@ so they can never claim a change the book does not show.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,22 +98,36 @@ def _on_shadow(facts: BookFacts, line: _Line) -> None:
 _HANDLERS = {"run": _on_run, "answer": _on_answer, "correction": _on_correction, "shadow_weights": _on_shadow}
 
 
-def read_facts(book: Path, data: bytes | None = None) -> BookFacts:
+def _complete(data: bytes) -> Iterator[bytes]:
+    """The complete lines of ``data`` without their LF, one at a time: ``data.split(b"\\n")[:-1]`` without a list
+    of every line beside the bytes (a second copy of the book while the publisher keeps its parse)."""
+    start = 0
+    while (end := data.find(b"\n", start)) >= 0:
+        yield data[start:end]
+        start = end + 1
+
+
+def read_facts(book: Path, data: bytes | None = None,
+               keep: Callable[[dict[str, Any], dict[str, Any], bytes], None] | None = None) -> BookFacts:
     """Gather facts from ``book`` (or its bytes), validating every seal and link on the way.
 
     Only complete lines count: the daemon may be writing the next line while we read, and a
     line without its LF is not part of the book yet (docs/protocol.md section 3).
+    ``keep(line, content, raw)`` is told each checked line as parsed here (the publisher keeps some for
+    its later readers: league.publish.bookread.KeptLines), ``content`` being it without the bookkeeping.
     """
     facts = BookFacts()
     if data is None:
         data = book.read_bytes() if book.is_file() else b""
     prev = ""
-    for i, raw in enumerate(data.split(b"\n")[:-1], 1):
+    for i, raw in enumerate(_complete(data), 1):
         problem, obj = check_line(raw, i, prev)
         if problem or obj is None:
             raise ChainBroken(f"{book} line {i}: {problem}", line=i, reason=str(problem),
                               fix="run `league verify` and restore the book from its last good copy")
         content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
         facts.add(_Line(n=obj["n"], content=content))
+        if keep is not None:
+            keep(obj, content, raw)
         prev = obj["link"]
     return facts

@@ -16,13 +16,17 @@ the noted state; otherwise (a line sealed meanwhile, the copy changed) it reads 
 as before. A book appended to during a publish (a live daemon sealing meanwhile) is read again, so every
 producer still sees the book as it was when it asked.
 
-Nothing parsed is kept between readers (issue 15): the whole book's parsed lines used to be kept for the
-four readers after the statistics — about 3.6 times the book's bytes in memory (570 MB at one year ×
-14 seats, measured), growing with the season. Each reader now holds only its own kinds (the points track
-its score lines, the portfolio its trade and mark lines, the crowd comparison its crowd, run, answer and
-score lines) and lets them go when done; the bytes are read and hashed once per reader, which costs far less
-than the parse that was shared. Readers get line objects (``BookLine`` or ``CheckedLine``) and must not
-modify their content (none does: they build their own rows from it).
+Nothing parsed is kept between readers by default (issue 15): the whole book's parsed lines used to be kept
+for the four readers after the statistics — about 3.6 times the book's bytes in memory (570 MB at one year ×
+14 seats, measured), growing with the season. Each reader holds only its own kinds (the points track its
+score lines, the portfolio its trade and mark lines, the crowd comparison its crowd, run, answer and score
+lines) and lets them go when done. The publisher can hand over the lines its own verified read parsed
+(:class:`KeptLines`, noted with :func:`checked_copy`): only the kinds the CSV writer holds at its peak anyway
+(its rows' kinds, plus the crowd quotes), the trade and mark lines as their bytes (parsed when read), and each
+line's kind. Readers asking only for those kinds then get them without any read, hash or parse; the
+publisher forgets them (:func:`forget_kept`) before anything that needs the memory (the statistics in the same
+process) and once the last reader is done. Readers get line objects (``BookLine`` or ``CheckedLine``) and must
+not modify their content (none does: they build their own rows from it).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import os
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -74,13 +78,74 @@ class SealedLine(Protocol):
 
 
 @dataclass(frozen=True)
+class _RawLine:
+    """A checked line of a kind kept as its bytes: parsed (as :func:`_parsed` parses) when a reader asks."""
+
+    n: int
+    kind: str
+    raw: bytes
+
+
+@dataclass
+class KeptLines:
+    """What the publisher's verified read (league.publish.bookfacts.read_facts) keeps for the readers after it:
+    the lines of ``parsed`` kinds as :class:`CheckedLine` (their content the very dict that read made), those of
+    ``raw`` kinds as their bytes, and every line's kind (``kinds[n - 1]``, for the CSV's line check).
+
+    Why: each reader used to read the published copy back, hash all of it and parse its kinds again — the
+    CSV writer, the line check, the points track, the crowd comparison and the portfolio: five more parses of
+    most of the book per publish (about 5 s of the demo's 126-session publish)."""
+
+    parsed: frozenset[str]
+    raw: frozenset[str] = frozenset()
+    kinds: list[str] = field(default_factory=list)
+    lines: list[CheckedLine | _RawLine] = field(default_factory=list)
+    _names: dict[str, str] = field(default_factory=dict)
+
+    def add(self, obj: dict[str, Any], content: dict[str, Any], raw: bytes) -> None:
+        """Keep checked line ``obj`` (``content``: it without the bookkeeping fields; ``raw``: its bytes)."""
+        kind = obj.get("kind")
+        name = str(content.get("kind", ""))
+        self.kinds.append(self._names.setdefault(name, name))
+        if kind in self.parsed:
+            self.lines.append(CheckedLine(obj["n"], obj["prev"], obj["seal"], obj["link"], content))
+        elif kind in self.raw:
+            self.lines.append(_RawLine(obj["n"], self._names[name], raw))
+
+    def covers(self, kinds: Collection[str] | None) -> bool:
+        return kinds is not None and all(k in self.parsed or k in self.raw for k in kinds)
+
+    def without(self, kinds: Collection[str]) -> KeptLines:
+        """These kept lines but those of ``kinds`` (their kinds no longer covered)."""
+        gone = frozenset(kinds)
+        return KeptLines(self.parsed - gone, self.raw - gone, self.kinds,
+                         [line for line in self.lines if line.kind not in gone], self._names)
+
+    def of(self, kinds: Collection[str]) -> list[SealedLine]:
+        """The kept lines of ``kinds`` in book order (only call when :meth:`covers` them)."""
+        out: list[SealedLine] = []
+        for line in self.lines:
+            if line.kind in kinds:
+                out.append(_parse_raw(line.raw) if isinstance(line, _RawLine) else line)
+        return out
+
+
+def _parse_raw(raw: bytes) -> CheckedLine:
+    obj = json.loads(raw.decode("utf-8"))
+    content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
+    return CheckedLine(obj["n"], obj["prev"], obj["seal"], obj["link"], content)
+
+
+@dataclass(frozen=True)
 class _Checked:
     """Bytes whose every seal and link has been checked (by the publisher, or by the first verified read of this
-    block): read back, matched to their SHA-256 and parsed, kind by kind, when a reader asks."""
+    block): read back, matched to their SHA-256 and parsed, kind by kind, when a reader asks — or, for the kinds
+    ``kept`` holds, served from the publisher's own parse."""
 
     state: tuple[int, int, int]
     copy: Path
     sha256: str
+    kept: KeptLines | None = None
 
 
 _READS: ContextVar[dict[str, _Checked] | None] = ContextVar("league_publish_book_reads", default=None)
@@ -101,13 +166,34 @@ def file_state(path: Path) -> tuple[int, int, int]:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def checked_copy(path: Path, state: tuple[int, int, int], copy: Path, sha256: str) -> None:
+def checked_copy(path: Path, state: tuple[int, int, int], copy: Path, sha256: str,
+                 kept: KeptLines | None = None) -> None:
     """Note that the complete lines of ``path`` at ``state`` were checked (seal and link) and written to ``copy``
     with SHA-256 ``sha256``: a reader asking for ``path`` while it is still at that state gets them parsed from
-    the copy (matched to that digest) instead of a second verified read. Outside a block: nothing."""
+    the copy (matched to that digest) instead of a second verified read, or, for kinds ``kept`` holds (the
+    lines of those bytes as the check parsed them), those lines. Outside a block: nothing."""
     reads = _READS.get()
     if reads is not None:
-        reads[os.path.abspath(path)] = _Checked(state, copy, sha256)
+        reads[os.path.abspath(path)] = _Checked(state, copy, sha256, kept)
+
+
+def kept_lines(sha256: str, kinds: Collection[str]) -> KeptLines | None:
+    """The kept lines of the checked bytes with SHA-256 ``sha256``, when they hold every one of ``kinds``."""
+    reads = _READS.get()
+    for note in (reads or {}).values():
+        if note.sha256 == sha256 and note.kept is not None and note.kept.covers(kinds):
+            return note.kept
+    return None
+
+
+def forget_kept(kinds: Collection[str] | None = None) -> None:
+    """Let the kept lines go (readers after this parse from the checked copy, as without them); only those of
+    ``kinds`` when given (the rest stays kept)."""
+    reads = _READS.get()
+    if reads is not None:
+        for key, note in list(reads.items()):
+            if note.kept is not None:
+                reads[key] = replace(note, kept=None if kinds is None else note.kept.without(kinds))
 
 
 def _wanted(kinds: Collection[str] | None) -> Callable[[bytes], bool]:
@@ -165,7 +251,9 @@ def _read(path: Path, kinds: Collection[str] | None) -> list[SealedLine] | None:
     key = os.path.abspath(path)
     note = reads.get(key)
     if note is not None and note.state == state:
-        lines = _parsed(note, kinds)
+        kept = note.kept
+        found = kept.of(kinds) if kept is not None and kinds is not None and kept.covers(kinds) else None
+        lines = found if found is not None else _parsed(note, kinds)
         if lines is not None:
             return lines
     lines, sha256 = _verified(path, kinds)

@@ -41,7 +41,8 @@ def write_snapshots(data_dir: Path, out: Path) -> list[str]:
 
 def write_config(book_bytes: bytes, out: Path) -> bool:
     """``config.json`` from the opening line (line 1 of the council book); False for a book without one."""
-    first = book_bytes.split(b"\n", 1)[0]
+    end = book_bytes.find(b"\n")  # not split(b"\n", 1): that copies the rest of the book
+    first = book_bytes if end < 0 else book_bytes[:end]
     opening = json.loads(first) if first else {}
     if not isinstance(opening, dict) or opening.get("kind") != "opening" or "config_sha256" not in opening:
         return False

@@ -29,15 +29,15 @@ from league.contest.embargo import released_bytes
 from league.publish import documents as docs
 from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
-from league.publish.bookread import checked_copy, file_state, shared_reads
+from league.publish.bookread import KeptLines, checked_copy, file_state, forget_kept, kept_lines, shared_reads
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.errors import PublishError
-from league.publish.memory import release_memory
+from league.publish.memory import fork_frozen, release_memory
 from league.publish.producers import Producer
 from league.publish.rebuild import sealed_inputs, write_roster
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
-from league.verify.linecheck import check_lines
+from league.verify.linecheck import check_lines, check_table, line_entry
 
 log = structlog.get_logger(__name__)
 
@@ -102,13 +102,14 @@ class _Run:
     workers: int = 1
     book_state: tuple[int, int, int] | None = None  # the live book's state when ``facts`` were read, if unchanged
     line_check: str = ""
+    kept_parsed: frozenset[str] = frozenset()  # the kinds the books step keeps parsed for the readers after it
     skipped: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     #: The running step's place in the plan: entries are reported in plan order even when a step's part
     #: finished later (the statistics in their own process, the merges that wait for them).
     rank: int = 0
     ranks: dict[str, list[int]] = field(default_factory=lambda: {"skipped": [], "failed": []})
-    side: _Side | None = None  # the statistics' process, while it runs
+    side: _Side | None = None  # the statistics' and proof pages' process, while it runs
     later: list[tuple[int, Callable[[], None]]] = field(default_factory=list)  # merges into the statistics' files
 
     def skip(self, name: str, reason: str) -> None:
@@ -139,8 +140,9 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
 
     ``workers`` 2 (where the system can fork, in a process running no other thread, with the shipped
     producers; else one worker): the CSV writer shares the sessions
-    it builds with a forked child (league.publish.forecast_cache); once the CSV is written, a forked
-    child process runs the statistics and the proof pages (:func:`_beside`) while this one checks the CSV's
+    it builds with a forked child (league.publish.forecast_cache); a child forked at the start writes the proof
+    pages (beside the books step, which runs on one core), then, once the CSV is written, the statistics
+    (:func:`_beside`) while this one checks the CSV's
     lines and computes the point track, the crowd comparison, the portfolio files and the CSV's digest and
     index; the blocks these merge into the statistics' files are written once the child is done, so every
     file has the same bytes as with one worker (tests/unit/publish/test_publish_workers.py)."""
@@ -156,17 +158,20 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     run.workers = workers
     with shared_reads():  # the book is verified once, then each producer parses its kinds only (bookread.py)
         try:
+            if beside:  # forked now, while this process holds nothing of the book (the child's peak is its own)
+                run.side = _fork_side(run, [(i, s) for i, s in enumerate(plan) if s in _beside()])
             for done, step in enumerate(plan):
                 run.rank = done
                 if progress is not None:
                     progress(step.__name__.strip("_"), done, len(plan))
-                if beside and step is _line_check:  # the CSV is written: the child's steps can start
-                    run.book_bytes = b""  # not mapped into the child (the line check reads the published copy)
+                if run.side is not None and step is _line_check:  # the CSV is written: the statistics can start
+                    run.book_bytes = b""  # (the line check reads the published copy if it must)
                     release_memory()
-                    run.side = _fork_side(run, [(i, s) for i, s in enumerate(plan) if s in _beside()])
+                    _go(run.side, run)
                 if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
                     run.book_bytes = b""
                     if run.side is None:
+                        forget_kept()  # the readers after the statistics parse their kinds from the copy
                         release_memory()
                 if run.side is not None and step in _beside():
                     continue  # the child's
@@ -174,6 +179,12 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
                     _join_side(run)
                 step(run)
                 if step is _stats:  # the table's frames are gone: give their pages back before the book readers
+                    release_memory()
+                if step is _crowd:  # the last reader of the parsed kept lines: the portfolio's are bytes
+                    forget_kept(run.kept_parsed)
+                    release_memory()
+                if step is _portfolio:  # the last reader of the kept lines
+                    forget_kept()
                     release_memory()
         finally:
             _abandon(run)
@@ -203,11 +214,13 @@ def _books(run: _Run) -> None:
         raise PublishError(f"{book}: no book to publish", fix="run a league day (or `league demo`) first")
     state = file_state(book)
     data = complete_lines(book)
-    run.facts = read_facts(book, data)
+    kept = _kept()
+    run.kept_parsed = kept.parsed
+    run.facts = read_facts(book, data, kept.add)
     run.book_bytes, run.book_sha256 = data, hashlib.sha256(data).hexdigest()
     write_bytes(run.out / "council-book.jsonl", data)
     if file_state(book) == state:  # the readers after the statistics take these checked bytes (bookread.py)
-        checked_copy(book, state, run.out / "council-book.jsonl", run.book_sha256)
+        checked_copy(book, state, run.out / "council-book.jsonl", run.book_sha256, kept)
         run.book_state = state
     asks_book = run.data_dir / "books" / "asks.jsonl"
     if asks_book.is_file():
@@ -217,6 +230,17 @@ def _books(run: _Run) -> None:
         run.skip("asks.jsonl", f"{asks_book} not found")
     for ask in sorted((run.data_dir / "asks").glob("*.md")):
         copy_file(ask, run.out / "asks" / ask.name)
+
+
+def _kept() -> KeptLines:
+    """What the books step keeps of its parse for the readers after it (league.publish.bookread): the kinds the
+    CSV writer's view holds anyway (parsed once here instead of again by it, the line check, the points track
+    and the crowd comparison), the crowd quotes, and the portfolio's trade and mark lines as bytes (most of a
+    season's lines: parsed only when the portfolio step reads them)."""
+    from league.publish.crowd import COMPARED_KINDS
+    from league.publish.forecast_cache import ROW_KINDS
+
+    return KeptLines(parsed=frozenset(ROW_KINDS | set(COMPARED_KINDS)), raw=frozenset(("trade", "mark")))
 
 
 def _commitments(run: _Run) -> None:
@@ -263,7 +287,9 @@ _SPLIT = ("stats", "points", "crowd", "portfolio_tables")
 
 def _beside() -> dict[Callable[[_Run], None], tuple[str, ...]]:
     """The steps a forked child runs beside the others (with the files each writes): no other step reads
-    what they write before :func:`_compliance`, and they read nothing the others write meanwhile."""
+    what they write before :func:`_compliance`, and they read nothing the others write meanwhile. The proof
+    pages (DATA/stamps and the live books) start before the books step, on the core the books step leaves idle;
+    the statistics, in the same child, once the CSV is written (:func:`_fork_side`)."""
     return {_stats: STATS_FILES, _proof: ("proof/",)}
 
 
@@ -274,6 +300,7 @@ class _Side:
     pid: int
     fd: int
     steps: list[tuple[int, Callable[[_Run], None]]]
+    go: int = -1  # the pipe that tells it the statistics can start (-1 once told)
 
 
 def _can_fork() -> bool:
@@ -283,23 +310,49 @@ def _can_fork() -> bool:
 
 
 def _fork_side(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]]) -> _Side:
-    """Start ``steps`` (the statistics first) in a forked child; this process goes on with the other steps."""
+    """Start ``steps`` in a forked child (the proof pages at once, the statistics once :func:`_go` says the CSV
+    is written); this process goes on with the other steps.
+
+    Why at the start: a forked child's resident size counts every page it shares with its parent, so a child
+    forked once the books step had kept its parse (league.publish.bookread.KeptLines) would show that parse
+    plus the statistics' frames (650 MiB at the 126-session demo against the season's 565); and the proof pages
+    need nothing the other steps write, so they run beside the books step, on the core it leaves idle."""
     for stream in (sys.stdout, sys.stderr):
         stream.flush()  # nothing buffered here is written twice
     read, write = os.pipe()
-    pid = os.fork()
+    go_read, go_write = os.pipe()
+    pid = fork_frozen()
     if pid == 0:
         os.close(read)
-        _side_child(run, steps, write)
+        os.close(go_write)
+        _side_child(run, steps, write, go_read)
     os.close(write)
-    return _Side(pid, read, steps)
+    os.close(go_read)
+    return _Side(pid, read, steps, go_write)
 
 
-def _side_child(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]], fd: int) -> NoReturn:
+def _go(side: _Side, run: _Run) -> None:
+    """Tell the child the statistics can start, with what the books step read (its facts and the book's state)."""
+    fh = os.fdopen(side.go, "wb")
+    side.go = -1
+    try:
+        with fh:
+            pickle.dump((run.facts, run.book_state), fh)
+    except BrokenPipeError:  # the child has ended already: its files are reported failed when it is joined
+        pass
+
+
+def _side_child(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]], fd: int, go: int) -> NoReturn:
     code = 1
     try:
         mine = _Run(run.data_dir, run.out, run.generated_at, run.config, run.facts, book_state=run.book_state)
-        for rank, step in steps:
+        for rank, step in sorted(steps, key=lambda s: s[1] is _stats):  # what needs the CSV last
+            if step is _stats:
+                with os.fdopen(go, "rb") as fh:
+                    told = fh.read()
+                if not told:
+                    raise SystemExit(1)  # the parent stopped before the CSV (and ends this process)
+                mine.facts, mine.book_state = pickle.loads(told)
             mine.rank = rank
             step(mine)
         with os.fdopen(fd, "wb") as fh:
@@ -312,14 +365,25 @@ def _side_child(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]], fd: 
 
 
 def _join_side(run: _Run) -> None:
-    """Wait for the child, record its entries at its steps' places, then write the blocks that merge into the
-    statistics' files, each at its own step's place."""
+    """Wait for the children, record their entries at their steps' places, then write the blocks that merge into
+    the statistics' files, each at its own step's place."""
     side, run.side = run.side, None
     assert side is not None
+    here = run.rank
+    _collect(run, side)
+    for place, merge in run.later:
+        run.rank = place
+        merge()
+    run.later.clear()
+    run.rank = here
+    run.settle()
+
+
+def _collect(run: _Run, side: _Side) -> None:
+    """Wait for one child and record its skipped and failed entries (all its files failed if it died)."""
     with os.fdopen(side.fd, "rb") as fh:
         data = fh.read()
     code = os.waitstatus_to_exitcode(os.waitpid(side.pid, 0)[1])
-    here = run.rank
     if code == 0 and data:
         skipped, failed, ranks = pickle.loads(data)
         run.skipped += skipped
@@ -331,12 +395,6 @@ def _join_side(run: _Run) -> None:
             run.rank = rank
             for name in _beside()[step]:
                 run.fail(name, f"failed: the publishing child process ended with status {code}")
-    for place, merge in run.later:
-        run.rank = place
-        merge()
-    run.later.clear()
-    run.rank = here
-    run.settle()
 
 
 def _abandon(run: _Run) -> None:
@@ -350,6 +408,8 @@ def _abandon(run: _Run) -> None:
     except (ProcessLookupError, ChildProcessError):
         pass
     os.close(side.fd)
+    if side.go >= 0:
+        os.close(side.go)
 
 
 def _after_stats(run: _Run, names: tuple[str, ...], compute: Callable[[], Any],
@@ -383,8 +443,15 @@ def _forecasts(run: _Run) -> None:
     if PRODUCERS.get("forecasts") is None and target.is_file():
         log.info("publish.forecasts_kept", file=str(target))
         return
-    shared = {"workers": run.workers} if run.workers > 1 and PRODUCERS.get("forecasts") is producers.forecasts else {}
-    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, run.book_bytes, **shared)
+    from league.publish.forecast_cache import ROW_KINDS
+
+    shipped = PRODUCERS.get("forecasts") is producers.forecasts
+    options: dict[str, Any] = {"workers": run.workers} if run.workers > 1 and shipped else {}
+    kept = kept_lines(run.book_sha256, ROW_KINDS) if shipped else None
+    if kept is not None:  # the books step's parse stands for the bytes: not held beside it from here on
+        run.book_bytes = b""
+        options["kept"] = kept
+    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, run.book_bytes or None, **options)
 
 
 def _line_check(run: _Run) -> None:
@@ -392,8 +459,14 @@ def _line_check(run: _Run) -> None:
     forecasts = run.out / "council-forecasts.csv"
     if not forecasts.is_file():
         return
+    kept = kept_lines(run.book_sha256, ("answer", "correction"))
     with open(forecasts, encoding="utf-8", newline="") as fh:
-        result = check_lines(run.book_bytes or _published_book(run), fh)
+        if kept is not None:  # the books step's parse: every line's kind, the answers and corrections
+            table = dict(enumerate(((kind, None) for kind in kept.kinds), 1))
+            table.update((line.n, line_entry(line.content)) for line in kept.of(("answer", "correction")))
+            result = check_table(table, fh)
+        else:
+            result = check_lines(run.book_bytes or _published_book(run), fh)
     run.line_check = result.summary()
     if not result.ok:
         run.fail("council-forecasts.csv", PublishError(result.summary()))

@@ -41,7 +41,9 @@ import structlog
 
 from league.book.view import BookView
 from league.counting import Sealed
+from league.publish.bookread import KeptLines
 from league.publish.forecasts import COLUMNS, RowContext, session_rows_of
+from league.publish.memory import fork_frozen
 
 log = structlog.get_logger(__name__)
 
@@ -98,7 +100,7 @@ def _build_shared(lg: Sealed, ctx: RowContext, cache: Path, missing: list[tuple[
         return
     for stream in (sys.stdout, sys.stderr):
         stream.flush()  # nothing buffered here is written twice
-    pid = os.fork()
+    pid = fork_frozen()
     if pid == 0:
         code = 1
         try:
@@ -201,7 +203,8 @@ def _keep(cache: Path, session: str, key: str, rows: int, block: bytes) -> None:
             old.unlink(missing_ok=True)
 
 
-def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None, *, workers: int = 1) -> int:
+def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None, *, workers: int = 1,
+                     kept: KeptLines | None = None) -> int:
     """The publisher's producer: write the CSV from the sealed book of DATA (read-only on the book: safe
     while the daemon writes), reusing the rows of every session whose lines did not change since the last
     publish (league.publish.forecast_cache, under DATA/publish-cache; deleting it is safe).
@@ -209,9 +212,13 @@ def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None, *,
     ``book``: the book's complete lines as the publisher already read and verified them (every seal and
     link, league.publish.bookfacts.read_facts) and publishes as council-book.jsonl; they are only parsed
     here, not hashed again, and the CSV describes exactly that copy. Without it the book is read and
-    verified from DATA, as before."""
+    verified from DATA, as before. ``kept``: those lines as the publisher's verified read parsed them (it holds
+    the :data:`ROW_KINDS`), taken as they are instead of ``book``."""
     data_dir = Path(data_dir)
-    view: Sealed = BookView.open(data_dir) if book is None else verified_view(data_dir, book)
+    if kept is not None:
+        view: Sealed = kept_view(data_dir, kept)
+    else:
+        view = BookView.open(data_dir) if book is None else verified_view(data_dir, book)
     return write_forecasts_cached(view, Path(target), data_dir / CACHE_DIR, workers)
 
 
@@ -235,6 +242,19 @@ def verified_view(data_dir: Path, book: bytes) -> Sealed:
             continue
         body = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
         index.add_body({**body, "n": obj["n"], "seal": obj["seal"], "link": obj["link"]})
+    return _View(index, load_config(Path(data_dir).parent / "config"), default_calendar())
+
+
+def kept_view(data_dir: Path, kept: KeptLines) -> Sealed:
+    """:func:`verified_view` over the lines the publisher's verified read kept (league.publish.bookread): the
+    same index entries (content, then n, seal and link), without parsing the bytes again."""
+    from league.book.index import BookIndex
+    from league.calendar import default_calendar
+    from league.config import load_config
+
+    index = BookIndex()
+    for line in kept.of(ROW_KINDS):
+        index.add_body({**line.content, "n": line.n, "seal": line.seal, "link": line.link})
     return _View(index, load_config(Path(data_dir).parent / "config"), default_calendar())
 
 

@@ -55,8 +55,18 @@ def records(data: bytes) -> Iterator[tuple[int, int]]:
 
 
 def _row(data: bytes, start: int, end: int, header: list[str]) -> dict[str, str]:
-    values = next(csv.reader(io.StringIO(data[start:end].decode("utf-8"))), [])
-    return dict(zip(header, values, strict=False))
+    return dict(zip(header, _values(data[start:end]), strict=False))
+
+
+def _values(record: bytes) -> list[str]:
+    """The fields of one record, as ``csv.reader`` reads them. A record without quotes, CR or NUL (most rows)
+    is its text split at the commas (what the reader does with such a line; an empty line is no fields), without
+    a reader and a text stream made for each of the CSV's rows; any other takes the reader."""
+    if b'"' in record or b"\r" in record or b"\0" in record:
+        return next(csv.reader(io.StringIO(record.decode("utf-8"))), [])
+    text = record.decode("utf-8")
+    text = text[:-1] if text.endswith("\n") else text
+    return text.split(",") if text else []
 
 
 def _extend(slices: list[_Slice], key: str, n: int, start: int, end: int, fields: dict[str, str]) -> None:

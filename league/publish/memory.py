@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+import os
 from functools import cache
 from typing import Any
 
@@ -34,3 +35,15 @@ def release_memory() -> None:
     lib = _libc()
     if lib is not None:
         lib.malloc_trim(0)
+
+
+def fork_frozen() -> int:
+    """``os.fork()`` with every object the caller holds moved out of the collector's reach for the child
+    (``gc.freeze``; the caller's own collector gets them back at once): a collection in the child would
+    otherwise write to each of them, copying the pages it shares with the caller — the publisher forks while
+    holding its parse of the book (league.publish.bookread.KeptLines), hundreds of MB at a season's end."""
+    gc.freeze()
+    pid = os.fork()
+    if pid != 0:
+        gc.unfreeze()
+    return pid

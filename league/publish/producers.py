@@ -15,10 +15,10 @@ from typing import Any
 Producer = Callable[..., Any]
 
 
-def forecasts(data_dir: Path, target: Path, book: bytes | None = None, *, workers: int = 1) -> int:
+def forecasts(data_dir: Path, target: Path, book: bytes | None = None, *, workers: int = 1, kept: Any = None) -> int:
     from league.publish.forecast_cache import export_forecasts
 
-    return export_forecasts(data_dir, target, book, workers=workers)
+    return export_forecasts(data_dir, target, book, workers=workers, kept=kept)
 
 
 def stats(*args: Any, **kwargs: Any) -> Any:

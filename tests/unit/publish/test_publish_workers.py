@@ -105,3 +105,51 @@ def test_a_statistics_child_that_dies_is_a_failure_not_a_hang(season: Season, tm
     failed = dict(report.failed)
     assert failed["council-stats.json"] == "failed: the publishing child process ended with status 3"
     assert "council-points.json" in files and "release-manifest.json" in files
+
+
+def test_a_proof_pages_child_that_dies_is_a_failure_in_plan_order(season: Season, tmp_path: Path,
+                                                                  no_forecasts: None,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child forked at the start writes the proof pages first, then waits for the CSV to run the statistics:
+    one that dies in the proof pages fails both its steps' files, in plan order (the statistics' before proof/,
+    though it ran them first), and every other file is written."""
+    import os
+
+    from league.publish import proof_pages
+
+    def die(*args: object, **kwargs: object) -> None:
+        os._exit(5)
+
+    monkeypatch.setattr(proof_pages, "write_proof_pages", die)
+    report, files = _published(season, tmp_path, 2)
+    assert [name for name, _ in report.failed] == [*publish_files.STATS_FILES, "proof/"]
+    assert set(dict(report.failed).values()) == {"failed: the publishing child process ended with status 5"}
+    assert "council-points.json" in files and "release-manifest.json" in files and "arena-trades.csv" in files
+
+
+def test_a_run_stopped_before_the_csv_ends_the_waiting_child(season: Season, tmp_path: Path, no_forecasts: None,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step failing before the statistics could start (here the config commitment) stops the run; the child
+    waiting for the CSV is ended, not left behind."""
+    import os
+
+    from league.publish import commitments
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(commitments, "write_snapshots", boom)
+    forked: list[int] = []
+    real = publish_files._fork_side
+
+    def spy(*args: object) -> object:
+        side = real(*args)  # type: ignore[arg-type]
+        forked.append(side.pid)
+        return side
+
+    monkeypatch.setattr(publish_files, "_fork_side", spy)
+    with pytest.raises(KeyboardInterrupt):
+        _published(season, tmp_path, 2)
+    assert len(forked) == 1
+    with pytest.raises(ChildProcessError):
+        os.waitpid(forked[0], os.WNOHANG)  # already reaped: ended by the run
