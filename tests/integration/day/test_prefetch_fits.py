@@ -16,13 +16,15 @@ from league.config import load_config
 from league.jobs.ask import history_context, prefetch_fits
 from league.jobs.context import BARE
 from league_agents import ets_fit
-from league_agents.base import Ask
+from league_agents.base import Ask, SeatBase
 from league_agents.baselines import EtsSeat
 
 DAY = date(2026, 6, 2)
 
 
-class Recording:
+class Recording(SeatBase):
+    """A seat with the prefetch hook (league_agents.base.SeatBase): what the stage hands it is kept."""
+
     def __init__(self) -> None:
         self.seen: list[Any] = []
 
