@@ -15,3 +15,17 @@ from season_fixture import Season, write_season  # noqa: E402
 @pytest.fixture(scope="module")
 def season(tmp_path_factory: pytest.TempPathFactory) -> Season:
     return write_season(tmp_path_factory.mktemp("season") / "data")
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A synthetic league (benchmarks/synth_league.py: 5 sessions x 2 seats, seed 3), written once per module."""
+    benchmarks = str(Path(__file__).resolve().parents[3] / "benchmarks")
+    sys.path.insert(0, benchmarks)
+    try:
+        import synth_league
+    finally:
+        sys.path.remove(benchmarks)
+    out = tmp_path_factory.mktemp("synth") / "league"
+    synth_league.write_league(out, synth_league.Size.of(sessions=5, seats=2, seed=3))
+    return out

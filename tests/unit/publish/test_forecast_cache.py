@@ -6,7 +6,6 @@ step 11 (the rebuild from the published folder) holds on the result."""
 from __future__ import annotations
 
 import shutil
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,20 +19,12 @@ from league.publish import publish
 from league.publish.forecast_cache import CACHE_DIR
 from league.publish.rebuild import rebuild_step
 
-BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
 AT = datetime(2026, 3, 2, 23, 0, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
-def league(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import synth_league
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    out = tmp_path_factory.mktemp("synth") / "league"
-    synth_league.write_league(out, synth_league.Size.of(sessions=5, seats=2, seed=3))
-    return out
+def league(synth: Path) -> Path:
+    return synth
 
 
 def _folder(files: Path) -> dict[str, bytes]:

@@ -14,7 +14,6 @@ import json
 import os
 import random
 import shutil
-import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,21 +33,14 @@ from league.publish.memory import fork_frozen
 from league.publish.writing import complete_lines
 from league.verify.linecheck import LineCheck, check_lines, check_table, line_entry
 
-BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
 AT = datetime(2026, 3, 2, 23, 0, tzinfo=UTC)
 CLOCK = SimulatedClock(datetime(2026, 3, 2, 14, 0, tzinfo=UTC))
 
 
 @pytest.fixture(scope="module")
-def league(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A synthetic league (benchmarks/synth_league.py) with a cell correction sealed after its last session."""
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import synth_league
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    out = tmp_path_factory.mktemp("synth") / "league"
-    synth_league.write_league(out, synth_league.Size.of(sessions=5, seats=2, seed=3))
+def league(synth: Path) -> Path:
+    """The synthetic league (conftest's ``synth``) with a cell correction sealed after its last session."""
+    out = synth
     book = out / "data" / "books" / "council-book.jsonl"
     answer = next(ln for ln in iter_lines(book) if ln.kind == "answer" and ln.content.get("items"))
     market = next(iter(answer.content["items"]))

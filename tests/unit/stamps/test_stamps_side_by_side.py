@@ -8,8 +8,6 @@ import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
-
 from league.book import Book
 from league.clock import SimulatedClock
 from league.stamps.interface import Artifact, BackendKind, StampConfig, StampError
@@ -41,15 +39,6 @@ class Gated:
                             complete=False)
         finally:
             self.gates[self.name].set()
-
-
-@pytest.fixture
-def book(tmp_path: Path) -> Path:
-    path = tmp_path / "books" / "council-book.jsonl"
-    with Book(path, SimulatedClock(START)) as b:
-        b.append("run", {"run_id": "r1", "session": "2026-03-02"})
-        b.append("answer", {"run_id": "r1", "seat": "a"})
-    return path
 
 
 def _stamp(folder: Path, backends: list[object], book: Path, *, one_by_one: bool = False) -> dict[str, bytes]:

@@ -6,9 +6,6 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
-
-from league.book import Book
 from league.clock import SimulatedClock
 from league.stamps.interface import Artifact, BackendKind, StampConfig, StampError
 from league.stamps.local_tsa import LocalTsa, create_authority
@@ -34,15 +31,6 @@ class Flaky:
         if self.calls <= self.fails:
             raise StampError(f"calendar down (call {self.calls})")
         return Artifact(kind="ots", name="ots", suffix=".ots", data=b"proof", complete=False)
-
-
-@pytest.fixture
-def book(tmp_path: Path) -> Path:
-    path = tmp_path / "books" / "council-book.jsonl"
-    with Book(path, SimulatedClock(START)) as b:
-        b.append("run", {"run_id": "r1", "session": "2026-03-02"})
-        b.append("answer", {"run_id": "r1", "seat": "a"})
-    return path
 
 
 def test_retries_are_bounded_and_failures_recorded(tmp_path: Path, book: Path) -> None:
