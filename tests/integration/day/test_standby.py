@@ -17,8 +17,10 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import IO
 
 import pytest
 from day_helpers import hostile_seat, roster, seat
@@ -45,11 +47,24 @@ def _league(tmp_path: Path) -> Path:
     return config_dir
 
 
-def _daemon(config_dir: Path, at: datetime) -> subprocess.Popen[bytes]:
+def _daemon(config_dir: Path, at: datetime, err: IO[bytes] | None = None) -> subprocess.Popen[bytes]:
+    """A daemon whose stderr goes to a pipe, or to ``err`` (a file the test can read while it runs)."""
     env = {**os.environ, "PYTHONPATH": str(HERE.parents[2]), "LEAGUE_OPS_LISTEN": "off",
            "LEAGUE_STANDBY_POLL_S": "0.5"}
     return subprocess.Popen([sys.executable, str(HERE / "shifted_daemon.py"), at.isoformat(), "--config",
-                             str(config_dir)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             str(config_dir)], env=env, stdout=subprocess.PIPE,
+                            stderr=err if err is not None else subprocess.PIPE)
+
+
+def _until(predicate: Callable[[], bool], proc: subprocess.Popen[bytes], log: Path, seconds: float) -> None:
+    """Wait for ``predicate`` (polled, no fixed sleep: the machine may be loaded); a daemon that ends or a
+    deadline that passes fails the test with the end of its log."""
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"daemon ended ({proc.poll()}) or timed out: {log.read_text()[-3000:]}")
+        time.sleep(0.1)
 
 
 def _events(err: bytes) -> list[dict[str, object]]:
@@ -65,19 +80,23 @@ def test_the_standby_finishes_the_day_when_the_leader_is_killed_mid_ask(tmp_path
     data = tmp_path / "data"
     leader = _daemon(config_dir, LEADER_AT)
     _wait_for(lambda: _slow_asked(data), leader)
-    standby = _daemon(config_dir, STANDBY_AT)
+    log = tmp_path / "standby.err"
+    with log.open("wb") as err_file:
+        standby = _daemon(config_dir, STANDBY_AT, err_file)
     try:
-        time.sleep(2.0)  # the standby is up and waiting for the lock
+        # the standby has said it waits for the lock (not a fixed sleep: under load it starts slowly)
+        _until(lambda: '"leader.standby"' in log.read_text(), standby, log, seconds=120)
         assert standby.poll() is None and "slow" not in _answers(data)
         leader.send_signal(signal.SIGKILL)
         leader.wait(30)
-        _wait_for(lambda: any(x["kind"] == "score" for x in _book(data)), standby, seconds=240)
+        _until(lambda: any(x["kind"] == "score" for x in _book(data)), standby, log, seconds=240)
         standby.send_signal(signal.SIGTERM)
-        _, err = standby.communicate(timeout=90)
+        standby.communicate(timeout=90)
     finally:
         for proc in (leader, standby):
             if proc.poll() is None:
                 proc.kill()
+    err = log.read_bytes()
     assert standby.returncode == 0, err.decode()[-3000:]
     events = [e.get("event") for e in _events(err)]
     assert events.index("leader.standby") < events.index("leader.acquired")
