@@ -55,6 +55,7 @@ from league.publish.memory import release_memory
 from league.stamps.stamper import Stamper, config_from_settings
 from league.stamps.standins import LocalCalendar, LocalRekor
 from league.store import open_store
+from league.store.follow import IndexFollower
 
 log = structlog.get_logger(__name__)
 DEFAULT_START = date(2026, 6, 1)
@@ -113,9 +114,12 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
     return DemoResult(season.data_dir, public, [d.isoformat() for d in days], season.book_lines, count)
 
 
-def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None) -> Season:
+def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None, *,
+               index_elsewhere: bool = False) -> Season:
     """The season itself: the league folder, every day's jobs under the simulated clock, the replies still
-    due sealed, the books closed (and the closed League dropped from module-level tables)."""
+    due sealed, the books closed (and the closed League dropped from module-level tables).
+    ``index_elsewhere``: the calling process indexes the books into the database (:func:`season_in_child`'s
+    parent, after each ``progress`` call), not this season's League."""
     clock = SimulatedClock(session_start(days[0]))
     config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)
     config = load_config(config_dir)
@@ -125,6 +129,8 @@ def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str],
         with build_league(config, clock, stages=DEMO_STAGES, store=store, anchor=days[0]) as lg:
             add_stand_ins(lg, seed)
             use_services(lg, **services)
+            if index_elsewhere:
+                lg.index_elsewhere()
             record_bill_rates(lg, days[0] - timedelta(days=10), days[-1])
             for day in days:
                 run_session(lg, day, ledger=store)
@@ -165,9 +171,11 @@ def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[
     child = ctx.Process(target=_season_child, args=(send, out, days, seed), name="league-demo-season")
     child.start()
     send.close()  # the child's copy is the only writer left: its exit ends recv() with EOFError
+    follower = _Follower(out)
     try:
-        return _follow(receive, progress, child)
+        return _follow(receive, progress, child, follower)
     finally:
+        follower.close()
         receive.close()
         child.join(timeout=30)  # its books are closed before it sends its season: let it exit by itself
         if child.is_alive():
@@ -175,8 +183,10 @@ def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[
             child.join()
 
 
-def _follow(receive: Connection, progress: Callable[[str], None] | None, child: BaseProcess) -> Season:
-    """Relay the child's sessions to ``progress`` until its season (or its failure) arrives."""
+def _follow(receive: Connection, progress: Callable[[str], None] | None, child: BaseProcess,
+            follower: _Follower) -> Season:
+    """Relay the child's sessions to ``progress`` until its season (or its failure) arrives; after each
+    session (and once the books are closed), index what the books gained into the database."""
     while True:
         try:
             what, value = receive.recv()
@@ -187,15 +197,41 @@ def _follow(receive: Connection, progress: Callable[[str], None] | None, child: 
         if what == "session":
             if progress:
                 progress(value)
+            follower.step()
         elif what == "season":
+            follower.step()
             return cast(Season, value)
         else:
             raise value if isinstance(value, BaseException) else LeagueError(str(value))
 
 
+class _Follower:
+    """The parent's share of the season while it runs: the database index of the books the child writes
+    (league.store.follow), so the season's own thread, the critical path, spends nothing on it. Opened at
+    the first step (the child makes the folder and its database first)."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.indexer: IndexFollower | None = None
+
+    def step(self) -> None:
+        if self.indexer is None:
+            try:
+                config = load_config(self.out / "config")
+                self.indexer = IndexFollower(open_store(config.database_url), config.data_dir / "books")
+            except (LeagueError, OSError) as exc:  # the index is rebuildable: the next open indexes the books
+                log.warning("store.follow_failed", error=str(exc), fix="the next open of the league indexes the books")
+                self.indexer = IndexFollower(None, self.out)
+        self.indexer.step()
+
+    def close(self) -> None:
+        if self.indexer is not None:
+            self.indexer.close()
+
+
 def _season_child(send: Connection, out: Path, days: list[date], seed: int) -> None:
     try:
-        season = run_season(out, days, seed, lambda day: send.send(("session", day)))
+        season = run_season(out, days, seed, lambda day: send.send(("session", day)), index_elsewhere=True)
     except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
         send.send(("failed", _portable(exc)))
         send.close()

@@ -116,6 +116,7 @@ class League:
         self._index_lock = threading.Lock()  # database index writes, in book order (taken before _lock)
         self._unindexed: list[BookLine] = []  # sealed, not yet in the database index (see indexing_batch)
         self._batching = 0
+        self._indexed_elsewhere = False  # another process writes the database index (see index_elsewhere)
         self.book, self.asks, opened = open_books(config, clock)
         try:
             self.index, self.opened = self._open_index()
@@ -167,7 +168,7 @@ class League:
         with self._lock:
             sealed = self.book.append(line.kind, line.content(), at=at)
             self.index.add_body(compact(body_of(sealed)))
-            if self.store is None:
+            if self.store is None or self._indexed_elsewhere:
                 return sealed
             self._unindexed.append(sealed)
             batching = self._batching > 0
@@ -190,6 +191,17 @@ class League:
                 self._batching -= 1
             self.flush_index()
 
+    def index_elsewhere(self) -> None:
+        """From now on another process brings the database index of both books up to date by reading them
+        (:func:`league.store.index_book`, as ``league rebuild`` does): the demo's parent, which idles while its
+        forked season runs, so the season's own thread spends nothing on index rows. Only for a League whose
+        jobs read no index row back while it runs: the in-memory window covers everything they read (the demo's
+        seasons), and the job ledger lives in other tables. Lines the other process has not indexed when this
+        one stops are indexed by the next open (league.book.startup), as after a crash."""
+        self.flush_index()
+        with self._lock:
+            self._indexed_elsewhere = True
+
     def flush_index(self) -> int:
         """Write the sealed lines the database index lacks, in book order, in one transaction; returns how
         many were written. A failure is logged and the lines are left to the next open's catch-up (the
@@ -211,7 +223,7 @@ class League:
 
     def index_asks(self) -> None:
         """Bring the database index of asks.jsonl up to date (incremental; the book is the truth)."""
-        if self.store is None:
+        if self.store is None or self._indexed_elsewhere:
             return
         from league.store import index_book
 

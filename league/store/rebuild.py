@@ -74,7 +74,7 @@ def _broken_fix(path: Path, bad_line: int, reason: str) -> str:
             "hold) — a broken book is never indexed")
 
 
-def lines_after(path: Path, name: str, last_n: int, last_link: str) -> Iterator[BookLine]:
+def lines_after(path: Path, name: str, last_n: int, last_link: str, *, growing: bool = False) -> Iterator[BookLine]:
     """Validated lines after ``last_n``, checking the file still holds the line the index ends at.
 
     Within one process the file is not read again from line 1 each time: where the previous call
@@ -85,12 +85,16 @@ def lines_after(path: Path, name: str, last_n: int, last_link: str) -> Iterator[
     indexing asks.jsonl after every job read the whole chain each time: quadratic over a season.
     The lines before the resume point were verified when they were first read; a tampered prefix
     is for ``league verify`` (and the full check) to find, not for this incremental step.
+
+    ``growing``: the book is being written by another process right now, so a last line without its LF is
+    one still being written (a single write may become visible in pieces): the read ends before it instead
+    of reporting a torn line. A line with its LF is whole, since the writer writes each line with its LF.
     """
     resume = _RESUME.get(str(path))
     if resume is not None and resume.fits(path, last_n, last_link):
-        yield from _scan(path, name, resume.start, last_n, last_link, after=last_n, resuming=True)
+        yield from _scan(path, name, resume.start, last_n, last_link, after=last_n, resuming=True, growing=growing)
     else:
-        yield from _scan(path, name, 0, 1, "", after=last_n, last_link=last_link)
+        yield from _scan(path, name, 0, 1, "", after=last_n, last_link=last_link, growing=growing)
 
 
 @dataclass(frozen=True)
@@ -125,7 +129,7 @@ _RESUME: dict[str, _Resume] = {}
 
 
 def _scan(path: Path, name: str, offset: int, first: int, prev: str, *, after: int,
-          last_link: str = "", resuming: bool = False) -> Iterator[BookLine]:
+          last_link: str = "", resuming: bool = False, growing: bool = False) -> Iterator[BookLine]:
     """Read lines from byte ``offset``: line ``first``, whose predecessor's link is ``prev``; or, when
     ``resuming``, line ``first`` itself (already checked by :meth:`_Resume.fits`, its link ``prev``).
     Verify each and yield those after ``after``. A full read also checks that line ``after`` carries
@@ -140,6 +144,8 @@ def _scan(path: Path, name: str, offset: int, first: int, prev: str, *, after: i
             start += len(raw)
             n, seen = first, first
         while raw := fh.readline(MAX_LINE_BYTES + 1):
+            if growing and not raw.endswith(b"\n") and len(raw) <= MAX_LINE_BYTES:
+                break  # the line the writer is writing now: the next read takes it
             line = _checked_line(raw, n + 1, link)
             n, link, seen = line.n, line.link, line.n
             if not resuming and n == after and link != last_link:
@@ -170,14 +176,16 @@ def _checked_line(raw: bytes, i: int, prev: str) -> BookLine:
     return BookLine.checked(obj)
 
 
-def index_book(store: Store, book_path: str | os.PathLike[str], name: str | None = None) -> int:
-    """Index only the lines after the highest one already stored; returns how many were added."""
+def index_book(store: Store, book_path: str | os.PathLike[str], name: str | None = None, *,
+               growing: bool = False) -> int:
+    """Index only the lines after the highest one already stored; returns how many were added.
+    ``growing``: another process is appending to the book now (see :func:`lines_after`)."""
     path = Path(book_path)
     name = name or book_name(path)
     if _unchanged_since_indexed(store, path, name):
         return 0
     last_n, last_link = store.last_indexed(name)
-    added = store.index_lines(name, lines_after(path, name, last_n, last_link))
+    added = store.index_lines(name, lines_after(path, name, last_n, last_link, growing=growing))
     if added:
         log.info("store.book_indexed", book=name, added=added, last=last_n + added)
     _remember_indexed(store, path, name)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,23 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def index_rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every table of a league database, its rows sorted, without the surrogate ``id`` column (the order in
+    which two writers inserted the same rows may differ) and the job ledger's ``owner`` (the claiming
+    process's host and pid)."""
+    con = sqlite3.connect(db)
+    try:
+        tables = [name for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        out = {}
+        for table in tables:
+            columns = [row[1] for row in con.execute(f"PRAGMA table_info({table})") if row[1] not in ("id", "owner")]
+            listed = ", ".join(f'"{c}"' for c in columns)
+            out[table] = sorted(con.execute(f"SELECT {listed} FROM {table}").fetchall(), key=repr)
+        return out
+    finally:
+        con.close()
 
 
 @pytest.mark.sandbox
@@ -39,6 +57,9 @@ def test_the_split_demo_writes_what_one_process_writes(tmp_path: Path) -> None:
     compare = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "demo_compare.py"), str(tmp_path / "whole"),
                               str(tmp_path / "split")], capture_output=True, text=True, timeout=300, check=False)
     assert compare.returncode == 0, compare.stdout[-3000:]
+    # the database index the parent wrote while the child sealed (League.index_elsewhere) is the one the
+    # single process wrote line by line: every table's rows, row ids aside
+    assert index_rows(tmp_path / "split" / "data" / "league.db") == index_rows(whole.data_dir / "league.db")
     stamps = sorted((split.data_dir / "stamps").glob("*/*.status.json"))
     release = json.loads(stamps[-1].read_text(encoding="utf-8"))  # the last stamp: the release manifest's
     assert release["trust_level"] and all(b["ok"] for b in release["backends"])
