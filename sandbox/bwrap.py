@@ -25,6 +25,7 @@ How a run is built (and why):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -44,6 +45,7 @@ import structlog
 from sandbox.cgroups import Caps, CgroupReport, Cgroups, RunCgroup, detect
 from sandbox.identity import ANONYMOUS, table_for, uid_range
 from sandbox.interface import BwrapMissing, EndedBy, ExecResult, Now, SandboxError, system_now
+from sandbox.netns import SeatNetns
 from sandbox.netpolicy import INSIDE_DIR, EgressProxy, EgressRules, find_socat, inside_command, proxy_env
 from sandbox.profiles import (
     DEFAULT_PATH,
@@ -155,6 +157,7 @@ class BwrapSandbox:
         now: Now = system_now,
         uids: str | None = None,
         cgroup: str | None = None,
+        seat_netns: bool = True,
     ) -> None:
         self.bwrap = find_bwrap(bwrap)
         setpriv = shutil.which("setpriv")
@@ -166,6 +169,8 @@ class BwrapSandbox:
         self.now = now
         self.uids = table_for(*uid_range(uids))
         self.cgroups: Cgroups | None = detect(cgroup)
+        # the seats' empty network namespaces for profiles without fresh_netns (root only; else None)
+        self.netns: SeatNetns | None = SeatNetns.here() if seat_netns else None
 
     @staticmethod
     def available() -> bool:
@@ -208,11 +213,15 @@ class BwrapSandbox:
         egress_dir: Path | None,
         file_fds: Sequence[tuple[str, int, bool]],
         status_fd: int,
+        *,
+        seat_netns: bool = False,
     ) -> list[str]:
         """The sandbox's command line: bwrap with namespaces, mounts and home files, then argv (the launcher and
-        ``setpriv`` go in front of it; the limits are :meth:`limits`)."""
+        ``setpriv`` go in front of it; the limits are :meth:`limits`). ``seat_netns``: the run starts in its
+        seat's empty network namespace (sandbox/netns.py), so bubblewrap makes none."""
         ns = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-        ns += ["--unshare-net"]  # always: the only way out is the egress proxy's socket (sandbox/netpolicy.py)
+        if not seat_netns or egress_dir is not None:
+            ns += ["--unshare-net"]  # the only way out is the egress proxy's socket (sandbox/netpolicy.py)
         ns += ["--die-with-parent", "--new-session", "--json-status-fd", str(status_fd), "--hostname", "seat"]
         if not profile.reaper and egress_dir is None:  # (under egress the forwarder is a second process to reap)
             ns.append("--as-pid-1")
@@ -305,9 +314,11 @@ class BwrapSandbox:
             status_r, status_w = os.pipe()
             try:
                 run_env = self.env_for(prof, env) | (proxy_env() if proxy is not None else {})
-                cmd = self.build_argv(argv, prof, proxy.directory if proxy else None, fds, status_w)
+                netns = who if self.netns is not None and not prof.fresh_netns and proxy is None else None
+                cmd = self.build_argv(argv, prof, proxy.directory if proxy else None, fds, status_w,
+                                      seat_netns=netns is not None)
                 start = _Start(cmd, run_env, (status_w, *(fd for _, fd, _ in fds)), stdin, uid, cgroup,
-                               self.limits(prof))
+                               self.limits(prof), netns)
                 return self._run(start, tuple(argv), prof, timeout, status_r, status_w)
             finally:
                 os.close(status_r)  # status_w is closed by _run right after the start, exactly once
@@ -322,17 +333,12 @@ class BwrapSandbox:
         if start.uid is not None:  # drop root via setpriv: Popen(user=...) would forbid the fast vfork path
             cmd = [self.setpriv, f"--reuid={start.uid}", f"--regid={start.uid}", "--clear-groups",
                    "--inh-caps=-all", "--ambient-caps=-all", "--", *cmd]
+        entered: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+        if self.netns is not None and start.netns is not None:
+            entered = self.netns.entered(start.netns)
         try:
-            proc = subprocess.Popen(  # noqa: S603 - argv is built above, never through a shell
-                [*_LAUNCH, *cmd],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=start.env,
-                cwd="/",
-                pass_fds=start.pass_fds,
-                start_new_session=True,
-            )
+            with entered:  # (the launcher inherits this thread's network namespace; the thread goes back at once)
+                proc = self._spawn([*_LAUNCH, *cmd], start)
         except OSError as exc:
             raise SandboxError(f"could not start the sandbox: {exc}", fix=INSTALL_FIX) from exc
         try:
@@ -342,6 +348,19 @@ class BwrapSandbox:
             proc.communicate()
             raise
         return proc
+
+    @staticmethod
+    def _spawn(cmd: list[str], start: _Start) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(  # noqa: S603 - argv is built by build_argv, never through a shell
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=start.env,
+            cwd="/",
+            pass_fds=start.pass_fds,
+            start_new_session=True,
+        )
 
     def _run(
         self, start: _Start, argv: tuple[str, ...], prof: Profile, timeout: float, status_r: int, status_w: int
@@ -412,6 +431,7 @@ class _Start:
     uid: int | None
     cgroup: RunCgroup | None
     limits: tuple[tuple[int, int], ...] = ()
+    netns: str | None = None  # the seat whose empty network namespace the run starts in (None: its own)
 
     @property
     def stdin_bytes(self) -> bytes:
