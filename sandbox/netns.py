@@ -1,9 +1,9 @@
 """One empty network namespace per seat, for the runs that need no network at all.
 
-Why: a fresh network namespace per run (``bwrap --unshare-net``) is the most expensive part of a small run
-after the command itself. bubblewrap creates it, brings its loopback up, and the kernel tears it down in a
-kworker afterwards (no cgroup is charged for that): ~5 ms of CPU a run on the test VM, a fifth of what a
-scripted seat's whole run costs (docs/costs.md, session 12).
+Why: a fresh network namespace per run (``bwrap --unshare-net``) costs every run its creation, bubblewrap's
+loopback set-up and a teardown in a kworker afterwards, which no cgroup is charged for: ~1.1 ms in the run's
+tree and ~0.8 ms in kernel threads on the test VM, about 7 % of a scripted seat's whole run once its other
+mounts are gone (docs/costs.md, session 12).
 
 What instead: the league process makes ONE network namespace per seat, the first time that seat runs, and
 keeps only a descriptor of it. A run of a profile with ``fresh_netns=False`` (the scripted child) and no
