@@ -7,8 +7,8 @@ the sandbox hides). Latency is SIMULATED: ``finished_at = started_at + latency_s
 A seat always runs in the sandbox it is given (tests may pass their own); by default, bubblewrap, with the
 profile ``scripted-child`` (CHILD_PROFILE): the scripted profile's uid, caps, limits, fresh home and no network,
 without the mounts the child never uses (/etc, /proc, /dev, /tmp), with the child itself as the pid
-namespace's pid 1 (it starts no process) and, as root, in its seat's empty network namespace rather than a new
-one per run: about a fifth less CPU a run (docs/sandbox.md "The scripted child's profile", docs/costs.md).
+namespace's pid 1 (it starts no process): about a fifth less CPU a run (docs/sandbox.md "The scripted child's
+profile", docs/costs.md).
 """
 
 from __future__ import annotations

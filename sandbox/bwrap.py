@@ -22,15 +22,13 @@ How a run is built (and why):
   process inside with it (and ``--die-with-parent`` covers the league dying); closing the run's
   cgroup kills anything left.
 - A profile says which mounts besides ``/usr`` and the home a run gets (/etc files, /proc, /dev, /tmp,
-  /dev/shm), whether a reaper runs as pid 1, and whether a run without egress may start in its seat's
-  empty network namespace (:mod:`sandbox.netns`) rather than a fresh one. The scripted child's profile
-  takes none of those extras: they were a fifth of its run's CPU (docs/sandbox.md, "The scripted child's
-  profile").
+  /dev/shm) and whether a reaper runs as pid 1. The scripted child's profile takes none of those extras:
+  they were a fifth of its run's CPU (docs/sandbox.md, "The scripted child's profile"). Every run, of
+  every profile, has its own fresh network namespace.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import resource
@@ -50,7 +48,6 @@ import structlog
 from sandbox.cgroups import Caps, CgroupReport, Cgroups, RunCgroup, detect
 from sandbox.identity import ANONYMOUS, table_for, uid_range
 from sandbox.interface import BwrapMissing, EndedBy, ExecResult, Now, SandboxError, system_now
-from sandbox.netns import SeatNetns
 from sandbox.netpolicy import INSIDE_DIR, EgressProxy, EgressRules, find_socat, inside_command, proxy_env
 from sandbox.profiles import (
     DEFAULT_PATH,
@@ -162,7 +159,6 @@ class BwrapSandbox:
         now: Now = system_now,
         uids: str | None = None,
         cgroup: str | None = None,
-        seat_netns: bool = True,
     ) -> None:
         self.bwrap = find_bwrap(bwrap)
         setpriv = shutil.which("setpriv")
@@ -174,8 +170,6 @@ class BwrapSandbox:
         self.now = now
         self.uids = table_for(*uid_range(uids))
         self.cgroups: Cgroups | None = detect(cgroup)
-        # the seats' empty network namespaces for profiles without fresh_netns (root only; else None)
-        self.netns: SeatNetns | None = SeatNetns.here() if seat_netns else None
 
     @staticmethod
     def available() -> bool:
@@ -218,15 +212,11 @@ class BwrapSandbox:
         egress_dir: Path | None,
         file_fds: Sequence[tuple[str, int, bool]],
         status_fd: int,
-        *,
-        seat_netns: bool = False,
     ) -> list[str]:
         """The sandbox's command line: bwrap with namespaces, mounts and home files, then argv (the launcher and
-        ``setpriv`` go in front of it; the limits are :meth:`limits`). ``seat_netns``: the run starts in its
-        seat's empty network namespace (sandbox/netns.py), so bubblewrap makes none."""
+        ``setpriv`` go in front of it; the limits are :meth:`limits`)."""
         ns = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-        if not seat_netns or egress_dir is not None:
-            ns += ["--unshare-net"]  # the only way out is the egress proxy's socket (sandbox/netpolicy.py)
+        ns += ["--unshare-net"]  # always: the only way out is the egress proxy's socket (sandbox/netpolicy.py)
         ns += ["--die-with-parent", "--new-session", "--json-status-fd", str(status_fd), "--hostname", "seat"]
         if not profile.reaper and egress_dir is None:  # (under egress the forwarder is a second process to reap)
             ns.append("--as-pid-1")
@@ -319,11 +309,9 @@ class BwrapSandbox:
             status_r, status_w = os.pipe()
             try:
                 run_env = self.env_for(prof, env) | (proxy_env() if proxy is not None else {})
-                netns = who if self.netns is not None and not prof.fresh_netns and proxy is None else None
-                cmd = self.build_argv(argv, prof, proxy.directory if proxy else None, fds, status_w,
-                                      seat_netns=netns is not None)
+                cmd = self.build_argv(argv, prof, proxy.directory if proxy else None, fds, status_w)
                 start = _Start(cmd, run_env, (status_w, *(fd for _, fd, _ in fds)), stdin, uid, cgroup,
-                               self.limits(prof), netns)
+                               self.limits(prof))
                 return self._run(start, tuple(argv), prof, timeout, status_r, status_w)
             finally:
                 os.close(status_r)  # status_w is closed by _run right after the start, exactly once
@@ -338,12 +326,17 @@ class BwrapSandbox:
         if start.uid is not None:  # drop root via setpriv: Popen(user=...) would forbid the fast vfork path
             cmd = [self.setpriv, f"--reuid={start.uid}", f"--regid={start.uid}", "--clear-groups",
                    "--inh-caps=-all", "--ambient-caps=-all", "--", *cmd]
-        entered: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-        if self.netns is not None and start.netns is not None:
-            entered = self.netns.entered(start.netns)
         try:
-            with entered:  # (the launcher inherits this thread's network namespace; the thread goes back at once)
-                proc = self._spawn([*_LAUNCH, *cmd], start)
+            proc = subprocess.Popen(  # noqa: S603 - argv is built above, never through a shell
+                [*_LAUNCH, *cmd],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=start.env,
+                cwd="/",
+                pass_fds=start.pass_fds,
+                start_new_session=True,
+            )
         except OSError as exc:
             raise SandboxError(f"could not start the sandbox: {exc}", fix=INSTALL_FIX) from exc
         try:
@@ -353,19 +346,6 @@ class BwrapSandbox:
             proc.communicate()
             raise
         return proc
-
-    @staticmethod
-    def _spawn(cmd: list[str], start: _Start) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(  # noqa: S603 - argv is built by build_argv, never through a shell
-            cmd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=start.env,
-            cwd="/",
-            pass_fds=start.pass_fds,
-            start_new_session=True,
-        )
 
     def _run(
         self, start: _Start, argv: tuple[str, ...], prof: Profile, timeout: float, status_r: int, status_w: int
@@ -436,7 +416,6 @@ class _Start:
     uid: int | None
     cgroup: RunCgroup | None
     limits: tuple[tuple[int, int], ...] = ()
-    netns: str | None = None  # the seat whose empty network namespace the run starts in (None: its own)
 
     @property
     def stdin_bytes(self) -> bytes:

@@ -99,10 +99,6 @@ class Profile:
     # reaper process beside it. Only for a command that starts no processes of its own (nothing would reap
     # them); when it exits, the kernel kills whatever is left in the namespace.
     reaper: bool = True
-    # False: a run without egress may start in its seat's own empty network namespace, kept by the league
-    # process (loopback down; sandbox/netns.py) instead of a fresh one per run. Only where the league can make
-    # namespaces (root); otherwise, and always under egress, the run gets its own (``--unshare-net``).
-    fresh_netns: bool = True
 
     def __post_init__(self) -> None:
         bad = [k for k in (*self.env_keys, *self.config_env) if not _ENV_NAME.match(k) or k in BASE_ENV]
@@ -141,11 +137,10 @@ PROFILES: dict[str, Profile] = {
     "default": Profile("default"),
     "scripted": Profile("scripted", allow_net=False, memory_mb=512, nproc=64),
     # The scripted seat's child: the system python on one stdlib-only .pyc in the home, reading stdin and
-    # writing stdout. Everything of "scripted" (uid, cgroup caps, limits, fresh home, no network) but none of
-    # the mounts it does not use (no /etc, /proc, /dev, /tmp, /dev/shm), no reaper process, and its seat's
-    # empty network namespace rather than a new one per run.
+    # writing stdout. Everything of "scripted" (namespaces, uid, cgroup caps, limits, fresh home) but none of
+    # the mounts it does not use: no /etc, /proc, /dev, /tmp, /dev/shm, and no reaper process.
     "scripted-child": Profile("scripted-child", allow_net=False, memory_mb=512, nproc=64, tmp_mb=0, shm_mb=0,
-                              etc_files=(), proc=False, dev=False, reaper=False, fresh_netns=False),
+                              etc_files=(), proc=False, dev=False, reaper=False),
     "claude": Profile(
         "claude",
         credentials=(

@@ -13,7 +13,6 @@ import json
 import os
 import socket
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -177,84 +176,3 @@ def test_a_networked_profile_without_reaper_keeps_one(sandbox: BwrapSandbox) -> 
     argv = sandbox.build_argv(["cmd"], prof, Path("/tmp/league-egress-x"), [], 9)
     assert "--as-pid-1" not in argv
     assert "--as-pid-1" in sandbox.build_argv(["cmd"], prof, None, [], 9)
-
-
-# ------------------------------------------------------------------ the seat's empty network namespace
-NETNS = ("import os, socket, fcntl, struct, errno\n"
-         "ifreq = fcntl.ioctl(socket.socket(), 0x8913, struct.pack('16sH', b'lo', 0))  # SIOCGIFFLAGS\n"
-         "flags = struct.unpack('16sH', ifreq)[1]\n"
-         "try:\n"
-         "    fcntl.ioctl(socket.socket(), 0x8914, struct.pack('16sH', b'lo', flags | 1)); up = 'UP'  # SIOCSIFFLAGS\n"
-         "except OSError as e: up = errno.errorcode[e.errno]\n"
-         "print(os.readlink('/proc/self/ns/net'), socket.if_nameindex(), flags & 1, up)\n")
-
-
-def netns_of(box: BwrapSandbox, owner: str) -> tuple[str, str]:
-    """(namespace, what the probe saw) of one run of ``owner`` (the lean profile plus /proc, to read it)."""
-    res = box.exec([PY, "-c", NETNS], timeout=20, profile=dataclasses.replace(LEAN, proc=True), owner=owner)
-    assert res.ok, res.err_text
-    ns, rest = res.text.split(" ", 1)
-    return ns, rest.strip()
-
-
-def test_a_seat_keeps_one_empty_namespace_its_own(sandbox: BwrapSandbox) -> None:
-    """Runs of one seat share its namespace; another seat has another; neither is the host's. Only a loopback,
-    down, which the seat cannot bring up (it has no capability over a namespace of the host's user namespace)."""
-    if sandbox.netns is None:
-        pytest.skip("the league cannot make network namespaces here (not root)")
-    first, seen = netns_of(sandbox, "ns-a")
-    again, _ = netns_of(sandbox, "ns-a")
-    other, _ = netns_of(sandbox, "ns-b")
-    assert first == again and other != first and os.readlink("/proc/self/ns/net") not in (first, other)
-    assert seen == "[(1, 'lo')] 0 EPERM"
-
-
-def test_without_the_pool_each_run_has_its_own_namespace() -> None:
-    if not BwrapSandbox.available():
-        pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
-    box = BwrapSandbox(seat_netns=False)
-    assert box.netns is None
-    first, seen = netns_of(box, "ns-a")
-    second, _ = netns_of(box, "ns-a")
-    assert first != second and seen == "[(1, 'lo')] 1 EPERM"  # bubblewrap's own: loopback up (caps dropped)
-
-
-def test_the_starting_thread_returns_to_its_own_namespace(sandbox: BwrapSandbox) -> None:
-    before = os.readlink("/proc/thread-self/ns/net")
-    py(sandbox, "print(1)", owner="ns-back")
-    with pytest.raises(Exception, match="not installed|execvp"):
-        sandbox.exec(["/no/such/command"], timeout=10, profile=LEAN, owner="ns-back")
-    assert os.readlink("/proc/thread-self/ns/net") == before
-
-
-def test_host_and_other_seats_abstract_sockets_are_out_of_reach(sandbox: BwrapSandbox) -> None:
-    """Abstract Unix names belong to a network namespace: the host's and another seat's are not there, while
-    a second run of the same seat does reach its own (which shows the listener was up when the other looked)."""
-    name = f"lean-probe-{uuid.uuid4().hex}"
-    host = socket.socket(socket.AF_UNIX)
-    host.bind("\0" + name)
-    host.listen(1)
-    hold = ("import socket, sys, time\ns = socket.socket(socket.AF_UNIX); s.bind('\\0' + sys.argv[1])\n"
-            "s.listen(8); time.sleep(12)")
-    probe = ("import socket, sys\nfor n in sys.argv[1:]:\n    s = socket.socket(socket.AF_UNIX)\n"
-             "    try: s.connect('\\0' + n); print('REACHED', n)\n    except OSError as e: print('refused', e.errno)")
-    holder = threading.Thread(target=py, args=(sandbox, hold, name + "-c"), kwargs={"owner": "ns-c", "timeout": 30})
-    holder.start()
-    try:
-        deadline, own = time.monotonic() + 10, ""
-        while "REACHED" not in own and time.monotonic() < deadline:
-            time.sleep(0.3)
-            _, own = py(sandbox, probe, name + "-c", owner="ns-c")
-        assert "REACHED" in own, own
-        code, out = py(sandbox, probe, name, name + "-c", owner="ns-d")
-        assert code == 0 and "REACHED" not in out and out.count("refused") == 2, out
-    finally:
-        holder.join()
-        host.close()
-
-
-def test_no_descriptor_of_the_league_is_open_inside(sandbox: BwrapSandbox) -> None:
-    """Not the seat's namespace descriptor, not the status pipe, not the child's memfd."""
-    code, out = py(sandbox, "import os\nopen_fds = []\nfor fd in range(3, 1024):\n    try: os.fstat(fd)\n"
-                            "    except OSError: continue\n    open_fds.append(fd)\nprint(open_fds)")
-    assert code == 0 and out.strip() == "[]", out

@@ -177,15 +177,3 @@ def test_the_scripted_childs_profile_leaves_out_only_mounts(monkeypatch: pytest.
     box = bwrap.BwrapSandbox.__new__(bwrap.BwrapSandbox)
     box.cgroups = object()  # type: ignore[assignment]  # limits() only asks whether there is a cgroup
     assert box.limits(lean) == box.limits(full)
-
-
-def test_in_its_seats_namespace_a_run_only_leaves_out_the_net_unshare(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sandbox import bwrap
-
-    monkeypatch.setattr(bwrap.shutil, "which", lambda name, **_: f"/usr/bin/{Path(name).name}")
-    box, lean = bwrap.BwrapSandbox(seat_netns=False), get_profile("scripted-child")
-    own = box.build_argv(["cmd"], lean, None, [], 9)
-    shared = box.build_argv(["cmd"], lean, None, [], 9, seat_netns=True)
-    assert [a for a in own if a != "--unshare-net"] == shared and "--unshare-net" in own
-    proxied = box.build_argv(["cmd"], lean, Path("/tmp/league-egress-x"), [], 9, seat_netns=True)
-    assert "--unshare-net" in proxied  # under egress a run always has its own namespace
