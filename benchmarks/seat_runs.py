@@ -13,6 +13,11 @@ times do feel the load, so compare wall only between runs of similar load.
 
 1. Sequential: RUNS asks one after the other, taking turns over SEATS seats (their own uids and cgroups).
 2. Concurrent: SEATS threads ask at once, ROUNDS times (the season's fan-out of one session).
+
+Beside the cgroup's figure, two that no cgroup is charged with: the CPU of the kernel's own threads (the
+kworkers that tear a network namespace down, RCU, softirq threads: the children of kthreadd, summed from
+/proc/PID/stat over the phase, after a settling pause) and the machine-wide busy time from /proc/stat
+(everything on the machine, other users' work included: meaningful on an idle machine only).
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from league_agents.scripted import ScriptedSeat
 from sandbox.interface import system_now
 
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+HZ = os.sysconf("SC_CLK_TCK")
+SETTLE_S = 1.0  # deferred kernel work (a network namespace's cleanup) finishes within this after a phase
 CODES = ("SPX", "NDX", "RUT", "TNX", "DXY", "GLD", "OIL", "BTC", "VIX", "EUR", "JPY", "HYG")
 
 
@@ -53,6 +60,42 @@ def cpu_seconds(group: Path | None) -> float:
     return int((group / "cpuacct.usage").read_text(encoding="ascii")) / 1e9
 
 
+def kernel_threads() -> dict[int, float]:
+    """CPU seconds of every kernel thread (a child of kthreadd, pid 2) by pid."""
+    out: dict[int, float] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[1] == "2":
+            out[int(pid)] = (int(fields[11]) + int(fields[12])) / HZ
+    return out
+
+
+def machine_busy() -> float:
+    """Busy CPU seconds of the whole machine since boot (/proc/stat: all but idle and iowait)."""
+    values = [int(v) for v in Path("/proc/stat").read_text(encoding="ascii").split("\n", 1)[0].split()[1:9]]
+    return (sum(values) - values[3] - values[4]) / HZ
+
+
+class Meter:
+    """The three CPU figures of one phase: the tree's cgroup, the kernel threads, the machine."""
+
+    def __init__(self, group: Path | None) -> None:
+        self.group = group
+        self.cpu0, self.k0, self.m0 = cpu_seconds(group), kernel_threads(), machine_busy()
+
+    def stop(self, n: int) -> tuple[float, float, float]:
+        """(tree, kernel threads, machine) CPU seconds per unit over ``n`` units."""
+        cpu = cpu_seconds(self.group) - self.cpu0
+        time.sleep(SETTLE_S)
+        k1, m1 = kernel_threads(), machine_busy()
+        kernel = sum(v - self.k0.get(pid, 0.0) for pid, v in k1.items())
+        return cpu / n, kernel / n, (m1 - self.m0) / n
+
+
 def seats(n: int) -> list[ScriptedSeat]:
     return [ScriptedSeat(SeatSpec(name=f"bench{i}", adapter="scripted", options={"seed": i, "skill": 0.3}))
             for i in range(n)]
@@ -72,24 +115,32 @@ def one(seat: ScriptedSeat, question: Ask) -> None:
         raise SystemExit(f"seat {seat.spec.name} failed: {reply.failure} {reply.detail}")
 
 
-def sequential(pool: list[ScriptedSeat], runs: int, group: Path | None) -> tuple[float, float]:
+def sequential(pool: list[ScriptedSeat], runs: int, group: Path | None) -> tuple[float, float, float, float]:
+    """(wall, tree CPU, kernel-thread CPU, machine CPU) per run."""
     question = ask()
-    c0, t0 = cpu_seconds(group), time.perf_counter()
+    meter, t0 = Meter(group), time.perf_counter()
     for i in range(runs):
         one(pool[i % len(pool)], question)
-    return (time.perf_counter() - t0) / runs, (cpu_seconds(group) - c0) / runs
+    wall = (time.perf_counter() - t0) / runs
+    return (wall, *meter.stop(runs))
 
 
-def concurrent(pool: list[ScriptedSeat], rounds: int, group: Path | None) -> tuple[float, float]:
+def concurrent(pool: list[ScriptedSeat], rounds: int, group: Path | None) -> tuple[float, float, float, float]:
+    """(wall, tree CPU, kernel-thread CPU, machine CPU) per round of one run per seat at once."""
     question = ask()
-    c0, t0 = cpu_seconds(group), time.perf_counter()
+    meter, t0 = Meter(group), time.perf_counter()
     for _ in range(rounds):
         threads = [threading.Thread(target=one, args=(seat, question)) for seat in pool]
         for th in threads:
             th.start()
         for th in threads:
             th.join()
-    return (time.perf_counter() - t0) / rounds, (cpu_seconds(group) - c0) / rounds
+    wall = (time.perf_counter() - t0) / rounds
+    return (wall, *meter.stop(rounds))
+
+
+def _ms(rows: list[tuple[float, float, float, float]], i: int) -> str:
+    return f"{statistics.median(r[i] for r in rows) * 1e3:.1f}"
 
 
 def main() -> None:
@@ -107,11 +158,10 @@ def main() -> None:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     meter = "cpuacct cgroup, whole tree" if group is not None else "rusage (self + waited children only)"
     print(f"machine: {platform.machine()} {os.cpu_count()} cores, {platform.platform()}, load average {load}")
-    print(f"sequential, {args.runs} runs x {args.repeats}: wall {statistics.median(w for w, _ in seq) * 1e3:.1f} "
-          f"ms/run, CPU {statistics.median(c for _, c in seq) * 1e3:.1f} ms/run ({meter})")
-    print(f"{args.seats} concurrent, {args.rounds} rounds x {args.repeats}: wall "
-          f"{statistics.median(w for w, _ in con) * 1e3:.1f} ms/round, CPU "
-          f"{statistics.median(c for _, c in con) * 1e3:.1f} ms/round")
+    print(f"sequential, {args.runs} runs x {args.repeats}: wall {_ms(seq, 0)} ms/run, CPU {_ms(seq, 1)} ms/run "
+          f"({meter}); kernel threads {_ms(seq, 2)} ms/run; machine {_ms(seq, 3)} ms/run")
+    print(f"{args.seats} concurrent, {args.rounds} rounds x {args.repeats}: wall {_ms(con, 0)} ms/round, CPU "
+          f"{_ms(con, 1)} ms/round; kernel threads {_ms(con, 2)} ms/round; machine {_ms(con, 3)} ms/round")
     if group is not None:
         (CPUACCT / "cgroup.procs").write_text(str(os.getpid()), encoding="ascii")
         group.rmdir()

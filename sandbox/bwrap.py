@@ -21,6 +21,10 @@ How a run is built (and why):
 - The deadline kills the whole process group; killing bubblewrap's pid-namespace init takes every
   process inside with it (and ``--die-with-parent`` covers the league dying); closing the run's
   cgroup kills anything left.
+- A profile says which mounts besides ``/usr`` and the home a run gets (/etc files, /proc, /dev, /tmp,
+  /dev/shm) and whether a reaper runs as pid 1. The scripted child's profile takes none of those extras:
+  they were a fifth of its run's CPU (docs/sandbox.md, "The scripted child's profile"). Every run, of
+  every profile, has its own fresh network namespace.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from sandbox.interface import BwrapMissing, EndedBy, ExecResult, Now, SandboxErr
 from sandbox.netpolicy import INSIDE_DIR, EgressProxy, EgressRules, find_socat, inside_command, proxy_env
 from sandbox.profiles import (
     DEFAULT_PATH,
+    ETC_FILES,
     MIB,
     SANDBOX_HOME,
     Profile,
@@ -59,19 +64,6 @@ from sandbox.profiles import (
 log = structlog.get_logger(__name__)
 
 INSTALL_FIX = "apt-get install -y bubblewrap"
-# Only what name resolution, TLS and the dynamic linker need; every bind costs start-up time.
-ETC_FILES = (
-    "/etc/resolv.conf",
-    "/etc/hosts",
-    "/etc/nsswitch.conf",
-    "/etc/passwd",
-    "/etc/group",
-    "/etc/localtime",
-    "/etc/ld.so.cache",
-    "/etc/ssl",
-    "/etc/ca-certificates",
-    "/etc/alternatives",
-)
 MEMORY_MARKERS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"std::bad_alloc")
 _SIGXFSZ_EXIT = 128 + signal.SIGXFSZ
 # The run's first process: wait for the league's go (one line on stdin, sent once the process is in
@@ -109,16 +101,18 @@ def _run_name(owner: str) -> str:
     return f"{owner}-{os.getpid()}-{n}"
 
 
-def _system_args() -> list[str]:
-    """Read-only system dirs, mirroring the host's /bin, /lib… symlinks (merged-/usr) when present."""
+def _system_args(etc_files: Sequence[str] = ETC_FILES) -> list[str]:
+    """Read-only system dirs, mirroring the host's /bin, /lib… symlinks (merged-/usr) when present, and the
+    profile's /etc files (no /etc at all for a profile that names none)."""
     args = ["--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
-    args += ["--perms", "0755", "--dir", "/etc"]
-    for etc in ETC_FILES:
+    if etc_files:
+        args += ["--perms", "0755", "--dir", "/etc"]
+    for etc in etc_files:
         args += ["--ro-bind-try", etc, etc]
     return args
 
@@ -186,9 +180,9 @@ class BwrapSandbox:
     def home_files(self, profile: Profile, files_in_home: Mapping[str, bytes] | None) -> list[tuple[str, bytes, bool]]:
         """(relative path, content, writable) for the profile's present credentials and extra files;
         an extra file replaces a credential file of the same path (e.g. a merged settings file)."""
-        root = self.creds_home or credentials_home()
         extra = {str(safe_home_path(rel)) for rel in files_in_home or {}}
         out: list[tuple[str, bytes, bool]] = []
+        root = (self.creds_home or credentials_home()) if profile.credentials else Path("/")
         for cred in profile.credentials:
             if str(safe_home_path(cred.rel)) in extra:
                 continue
@@ -224,9 +218,13 @@ class BwrapSandbox:
         ns = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
         ns += ["--unshare-net"]  # always: the only way out is the egress proxy's socket (sandbox/netpolicy.py)
         ns += ["--die-with-parent", "--new-session", "--json-status-fd", str(status_fd), "--hostname", "seat"]
-        mounts = _system_args() + ["--proc", "/proc", "--dev", "/dev"]
+        if not profile.reaper and egress_dir is None:  # (under egress the forwarder is a second process to reap)
+            ns.append("--as-pid-1")
+        mounts = _system_args(profile.etc_files)
+        mounts += (["--proc", "/proc"] if profile.proc else []) + (["--dev", "/dev"] if profile.dev else [])
         for size_mb, where in ((profile.shm_mb, "/dev/shm"), (profile.tmp_mb, "/tmp"), (profile.home_mb, SANDBOX_HOME)):
-            mounts += ["--size", str(size_mb * MIB), "--tmpfs", where]
+            if size_mb:
+                mounts += ["--size", str(size_mb * MIB), "--tmpfs", where]
         for extra in profile.ro_binds:
             mounts += ["--ro-bind-try", extra, extra]
         if egress_dir is not None:
@@ -236,7 +234,7 @@ class BwrapSandbox:
             perms = "0755" if rel.startswith("bin/") else ("0644" if writable else "0444")
             mounts += ["--perms", perms, "--file" if writable else "--ro-bind-data", str(fd), f"{SANDBOX_HOME}/{rel}"]
         # last: the root and /dev tmpfs (unsized, owned by the seat) become read-only; the sized mounts stay writable
-        mounts += ["--remount-ro", "/dev", "--remount-ro", "/"]
+        mounts += (["--remount-ro", "/dev"] if profile.dev else []) + ["--remount-ro", "/"]
         return [self.bwrap, *ns, *mounts, "--chdir", SANDBOX_HOME, "--", *argv]
 
     def limits(self, profile: Profile) -> tuple[tuple[int, int], ...]:

@@ -143,19 +143,42 @@ def _alive(pid: int) -> bool:
 
 
 # ----------------------------------------------------------------------------- file helpers
-def _write(path: Path, value: str) -> None:
+# A run makes about a dozen of these reads and writes (create, attach, report, close), so they go straight to
+# os.open/os.read/os.write: no buffered text file object per access (open(..., "w") semantics are kept:
+# created if missing, truncated).
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+
+
+def _write(path: Path | str, value: str) -> None:
     try:
-        with open(path, "w", encoding="ascii") as fh:
-            fh.write(value)
+        fd = os.open(path, _WRITE_FLAGS, 0o666)
+        try:
+            data = memoryview(value.encode("ascii"))
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise CgroupError(f"cannot write {value!r} to {path}: {exc.strerror or exc}", fix=_FIX) from exc
 
 
-def _keyed(path: Path, key: str) -> int:
+def _read(path: Path | str) -> str:
+    """The whole file as text; raises OSError (and UnicodeDecodeError for bytes that are not ASCII)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("ascii")
+
+
+def _keyed(path: Path | str, key: str) -> int:
     """``key N`` from a flat-keyed cgroup file (memory.events, pids.events, memory.oom_control)."""
     try:
-        text = path.read_text(encoding="ascii")
-    except OSError:
+        text = _read(path)
+    except (OSError, ValueError):
         return 0
     for row in text.splitlines():
         name, _, value = row.partition(" ")
@@ -164,17 +187,17 @@ def _keyed(path: Path, key: str) -> int:
     return 0
 
 
-def _number(path: Path) -> int | None:
+def _number(path: Path | str) -> int | None:
     try:
-        text = path.read_text(encoding="ascii").strip()
-    except OSError:
+        text = _read(path).strip()
+    except (OSError, ValueError):
         return None
     return int(text) if text.isdigit() else None
 
 
-def _pids(path: Path) -> list[int]:
+def _pids(path: Path | str) -> list[int]:
     try:
-        return [int(x) for x in path.read_text(encoding="ascii").split()]
+        return [int(x) for x in _read(path).split()]
     except (OSError, ValueError):
         return []
 

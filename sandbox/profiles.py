@@ -25,6 +25,20 @@ DEFAULT_PATH = f"{SANDBOX_HOME}/bin:/usr/local/bin:/usr/bin:/bin"
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 MIB = 1024 * 1024
 MAX_CREDENTIAL_BYTES = 1 * MIB  # a login file is a few KB; anything bigger is not one
+# What a CLI needs of the host's /etc (read-only): name resolution, TLS, the dynamic linker. Every bind costs
+# start-up time (bubblewrap rereads the mount table for each), so nothing else.
+ETC_FILES = (
+    "/etc/resolv.conf",
+    "/etc/hosts",
+    "/etc/nsswitch.conf",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/localtime",
+    "/etc/ld.so.cache",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/alternatives",
+)
 
 
 def safe_home_path(rel: str) -> PurePosixPath:
@@ -70,22 +84,37 @@ class Profile:
     stderr_cap: int = 1 * MIB
     ro_binds: tuple[str, ...] = field(default=())
     # Sizes of the writable tmpfs mounts; ``/`` and ``/dev`` are read-only, so these bound the disk a
-    # run can fill (and their pages count against the run's memory cap as well).
+    # run can fill (and their pages count against the run's memory cap as well). A ``tmp_mb`` or
+    # ``shm_mb`` of 0 leaves that mount out (nothing can be written there then: ``/`` is read-only).
     home_mb: int = 512
     tmp_mb: int = 256
     shm_mb: int = 64
+    # The system view besides ``/usr``: the host's /etc files bound read-only, a ``/proc`` of the sandbox's
+    # own pid namespace, a minimal ``/dev``. Each is a mount (or several) that bubblewrap sets up and the
+    # kernel tears down per run; a profile that runs one stdlib python needs none of them.
+    etc_files: tuple[str, ...] = ETC_FILES
+    proc: bool = True
+    dev: bool = True
+    # False: the command itself is pid 1 of the sandbox's pid namespace (``bwrap --as-pid-1``), with no
+    # reaper process beside it. Only for a command that starts no processes of its own (nothing would reap
+    # them); when it exits, the kernel kills whatever is left in the namespace.
+    reaper: bool = True
 
     def __post_init__(self) -> None:
         bad = [k for k in (*self.env_keys, *self.config_env) if not _ENV_NAME.match(k) or k in BASE_ENV]
         if bad:
             raise SandboxError(f"profile {self.name!r}: bad env key names {bad}")
         limits = (self.memory_mb, self.nproc, self.fsize_mb, self.nofile, self.stdout_cap, self.stderr_cap,
-                  self.home_mb, self.tmp_mb, self.shm_mb)
-        if min(limits) <= 0:
+                  self.home_mb)
+        if min(limits) <= 0 or min(self.tmp_mb, self.shm_mb) < 0:
             raise SandboxError(f"profile {self.name!r}: limits must be positive")
-        for path in self.ro_binds:
+        if self.shm_mb and not self.dev:
+            raise SandboxError(f"profile {self.name!r}: /dev/shm needs /dev (set shm_mb=0 without dev)")
+        for path in (*self.ro_binds, *self.etc_files):
             if not path.startswith("/") or path.rstrip("/") in ("", "/root", "/home") or ".." in path:
                 raise SandboxError(f"profile {self.name!r}: extra read-only bind {path!r} is not allowed")
+        if any(not path.startswith("/etc/") for path in self.etc_files):
+            raise SandboxError(f"profile {self.name!r}: etc_files must lie under /etc/")
 
     def with_credentials(self, rels: Iterable[str]) -> Profile:
         """The same profile copying exactly ``rels`` (a seat's own ``credentials`` list) instead.
@@ -107,6 +136,11 @@ def _cred(*rels: str, writable: bool = False) -> tuple[CredentialFile, ...]:
 PROFILES: dict[str, Profile] = {
     "default": Profile("default"),
     "scripted": Profile("scripted", allow_net=False, memory_mb=512, nproc=64),
+    # The scripted seat's child: the system python on one stdlib-only .pyc in the home, reading stdin and
+    # writing stdout. Everything of "scripted" (namespaces, uid, cgroup caps, limits, fresh home) but none of
+    # the mounts it does not use: no /etc, /proc, /dev, /tmp, /dev/shm, and no reaper process.
+    "scripted-child": Profile("scripted-child", allow_net=False, memory_mb=512, nproc=64, tmp_mb=0, shm_mb=0,
+                              etc_files=(), proc=False, dev=False, reaper=False),
     "claude": Profile(
         "claude",
         credentials=(

@@ -43,6 +43,11 @@ def test_roster_tilde_paths_become_relative() -> None:
         {"ro_binds": ("/root",)},
         {"ro_binds": ("relative",)},
         {"ro_binds": ("/home/",)},
+        {"tmp_mb": -1},
+        {"home_mb": 0},
+        {"dev": False},  # /dev/shm (shm_mb 64) needs /dev
+        {"etc_files": ("/usr/lib/os-release",)},
+        {"etc_files": ("/etc/../root/x",)},
     ],
 )
 def test_bad_profiles_refused(change: dict[str, object]) -> None:
@@ -113,3 +118,62 @@ def test_profile_is_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         get_profile("default").nproc = 1  # type: ignore[misc]
     assert isinstance(get_profile("default"), Profile)
+
+
+def _host_system() -> list[str]:
+    """The system part of the argv before the profile's system view became a setting, written out."""
+    import os
+
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    return args
+
+
+@pytest.mark.parametrize("name", [n for n in PROFILES if n != "scripted-child"])
+def test_every_other_profile_keeps_the_argv_it_had(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The vendor, default and scripted profiles: exactly the command line of session 11 (67508d7)."""
+    from sandbox import bwrap
+
+    monkeypatch.setattr(bwrap.shutil, "which", lambda name, **_: f"/usr/bin/{Path(name).name}")
+    files = [(".claude.json", 7, True), (".claude/settings.json", 8, False), ("bin/x", 10, True)]
+    argv = bwrap.BwrapSandbox().build_argv(["cmd"], get_profile(name), None, files, 9)
+    etc = ["resolv.conf", "hosts", "nsswitch.conf", "passwd", "group", "localtime", "ld.so.cache", "ssl",
+           "ca-certificates", "alternatives"]
+    expected = [
+        "/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
+        "--die-with-parent", "--new-session", "--json-status-fd", "9", "--hostname", "seat", *_host_system(),
+        "--perms", "0755", "--dir", "/etc", *[a for e in etc for a in ("--ro-bind-try", f"/etc/{e}", f"/etc/{e}")],
+        "--proc", "/proc", "--dev", "/dev", "--size", "67108864", "--tmpfs", "/dev/shm",
+        "--size", "268435456", "--tmpfs", "/tmp", "--size", "536870912", "--tmpfs", "/home/seat",
+        "--perms", "0644", "--file", "7", "/home/seat/.claude.json",
+        "--perms", "0444", "--ro-bind-data", "8", "/home/seat/.claude/settings.json",
+        "--perms", "0755", "--file", "10", "/home/seat/bin/x",
+        "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/home/seat", "--", "cmd",
+    ]
+    assert argv == expected
+
+
+def test_the_scripted_childs_profile_leaves_out_only_mounts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same namespaces, session, status fd and home as the scripted profile; no /etc, /proc, /dev, /tmp,
+    /dev/shm; the command is pid 1 (no reaper). Caps and limits are the scripted profile's."""
+    from sandbox import bwrap
+
+    monkeypatch.setattr(bwrap.shutil, "which", lambda name, **_: f"/usr/bin/{Path(name).name}")
+    lean, full = get_profile("scripted-child"), get_profile("scripted")
+    argv = bwrap.BwrapSandbox().build_argv(["cmd"], lean, None, [("c.pyc", 7, True)], 9)
+    assert argv == [
+        "/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
+        "--die-with-parent", "--new-session", "--json-status-fd", "9", "--hostname", "seat", "--as-pid-1",
+        *_host_system(), "--size", "536870912", "--tmpfs", "/home/seat", "--perms", "0644", "--file", "7",
+        "/home/seat/c.pyc", "--remount-ro", "/", "--chdir", "/home/seat", "--", "cmd",
+    ]
+    same = ("allow_net", "memory_mb", "nproc", "fsize_mb", "nofile", "stdout_cap", "stderr_cap", "home_mb",
+            "credentials", "env_keys", "config_env", "ro_binds")
+    assert all(getattr(lean, f) == getattr(full, f) for f in same)
+    box = bwrap.BwrapSandbox.__new__(bwrap.BwrapSandbox)
+    box.cgroups = object()  # type: ignore[assignment]  # limits() only asks whether there is a cgroup
+    assert box.limits(lean) == box.limits(full)
