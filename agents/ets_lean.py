@@ -11,8 +11,9 @@ recursion and scipy's own L-BFGS-B core (``_lbfgsb.setulb``), and replaces only 
 code that does the same arithmetic in the same order: the same objective floats (:class:`Objective`), the
 same forward-difference gradient and memoisation and the same evaluation count for the ``maxfun`` check
 (:class:`Memo`, :func:`minimize_lbfgsb`), and the winner's forecast path from its parameters and smoothing
-(:func:`path`). ~2.8x less CPU per fit (docs/costs.md, session 12); tests/unit/evals/test_evals_ets_lean.py
-holds every piece and the whole path to statsmodels' and scipy's own code, byte for byte.
+(:func:`path`): about a third of the CPU per fit (docs/costs.md, session 12). The tests
+(tests/unit/evals/test_evals_ets_lean.py) hold every piece and the whole path to statsmodels' and scipy's
+own code, byte for byte.
 
 It mirrors PRIVATE code (statsmodels 0.15.0's ``ETSModel.fit``, ``_loglike_internal``, ``ETSResults`` and its
 ``simulate``; scipy 1.17.1's ``fmin_l_bfgs_b`` → ``_minimize_lbfgsb``, ``ScalarFunction`` and
