@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from typing import IO, Any
 
+from league_agents import ets_lean
+
 CANDIDATES = ((None, False), ("add", False), ("add", True))
 #: A fit's input: the closes it reads (oldest first) and how many steps ahead its path goes.
 Key = tuple[tuple[float, ...], int]
@@ -46,45 +48,78 @@ def fit(closes: Sequence[float]) -> Any:
     """The chosen candidate's statsmodels results for these closes (None when every candidate fails).
 
     Same choice and same numbers as fitting each candidate with ``ETSModel.fit`` and keeping the lowest
-    ``res.aic``, for ~15 % less CPU: each candidate is fitted with ``return_params=True`` and
-    its AIC computed exactly as ``ETSResults`` does (``aic(model.loglike(params), nobs, df_model)``), so
-    only the winner builds a results object (whose constructor also computes a complex-step Hessian
-    that a prediction never reads). If the winner's results cannot be built, the plain loop
-    (:func:`fit_plain`) decides, as it always did."""
+    ``res.aic`` (:func:`fit_plain`), for less CPU: the candidates are compared on parameters alone
+    (:func:`choose`), so only the winner builds a results object (whose constructor also computes a
+    complex-step Hessian that a prediction never reads). If the winner's results cannot be built, the plain
+    loop decides, as it always did."""
+    chosen = choose(closes)
+    return None if chosen is None else results(closes, chosen[0], chosen[1])
+
+
+def results(closes: Sequence[float], model: Any, params: Any) -> Any:
+    """The chosen candidate's results object; if it cannot be built, :func:`fit_plain`'s choice."""
+    import pandas as pd
+
+    try:
+        return model.smooth(params)
+    except (ValueError, ArithmeticError):
+        return fit_plain(pd.Series(list(closes), dtype=float))
+
+
+def choose(closes: Sequence[float]) -> tuple[Any, Any, Any] | None:
+    """The candidate of lowest finite AIC for these closes: (model, params, its smoothing or None), None if
+    every candidate fails. Each is fitted to its parameters only (:func:`fit_params`) and scored as its
+    results object would be (:func:`candidate_score`); a candidate whose fit raises (numpy's LinAlgError is
+    a ValueError) is skipped."""
     import warnings
 
     import pandas as pd
     from statsmodels.tsa.exponential_smoothing.ets import ETSModel
 
     series = pd.Series(list(closes), dtype=float)
-    best: tuple[float, Any, Any] | None = None  # (aic, model, params)
+    best: tuple[float, Any, Any, Any] | None = None  # (aic, model, params, smoothing)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # convergence chatter; a fit that fails is skipped below
         for trend, damped in CANDIDATES:
             try:
                 model = ETSModel(series, error="add", trend=trend, damped_trend=damped)
-                params = model.fit(disp=False, return_params=True)
-                score = candidate_aic(model, params)
-            except (ValueError, ArithmeticError):  # numpy's LinAlgError is a ValueError
+                lean = ets_lean.available() and ets_lean.covered(model)  # before the fit sets model.bounds
+                params = fit_params(model, lean)
+                score, smoothing = candidate_score(model, params, lean)
+            except (ValueError, ArithmeticError):
                 continue
             if math.isfinite(score) and (best is None or score < best[0]):
-                best = (score, model, params)
-        if best is None:
-            return None
-        try:
-            return best[1].smooth(best[2])
-        except (ValueError, ArithmeticError):
-            return fit_plain(series)
+                best = (score, model, params, smoothing)
+    return None if best is None else best[1:]
+
+
+def fit_params(model: Any, lean: bool) -> Any:
+    """``model.fit(disp=False, return_params=True)``: by league_agents.ets_lean's mirror of it (the same
+    floats, for a fraction of the CPU) when ``lean`` (that mirror is verified for these library versions
+    and covers the model), else by statsmodels itself."""
+    if lean:
+        return ets_lean.fit_params(model)
+    return model.fit(disp=False, return_params=True)
+
+
+def candidate_score(model: Any, params: Any, lean: bool = False) -> tuple[float, Any]:
+    """``model.smooth(params).aic`` without the results object, and the smoothing behind it when ``lean``
+    (league_agents.ets_lean.loglike computed it; else None). ETSResults takes llf =
+    ``model.loglike(params)``, df_model = free parameters + 1 and nobs_effective = nobs, and its ``aic`` is
+    statsmodels' ``eval_measures.aic(llf, nobs, df_model)`` (statsmodels 0.14-0.15)."""
+    from statsmodels.tools.eval_measures import aic
+
+    if lean:
+        llf, smoothing = ets_lean.loglike(model, params)
+    else:
+        llf, smoothing = model.loglike(params), None
+    fixed = model._fixed_params if model._has_fixed_params else {}  # as ETSResults reads them
+    return float(aic(llf, model.nobs, model.k_params - len(fixed) + 1)), smoothing
 
 
 def candidate_aic(model: Any, params: Any) -> float:
-    """``model.smooth(params).aic`` without the results object: ETSResults takes llf =
-    ``model.loglike(params)``, df_model = free parameters + 1 and nobs_effective = nobs, and its ``aic``
-    is statsmodels' ``eval_measures.aic(llf, nobs, df_model)`` (statsmodels 0.14-0.15)."""
-    from statsmodels.tools.eval_measures import aic
-
-    fixed = model._fixed_params if model._has_fixed_params else {}  # as ETSResults reads them
-    return float(aic(model.loglike(params), model.nobs, model.k_params - len(fixed) + 1))
+    """The AIC of :func:`candidate_score` (statsmodels' own log-likelihood)."""
+    return candidate_score(model, params)[0]
 
 
 def fit_plain(series: Any) -> Any:
@@ -116,10 +151,23 @@ def prediction_path(model: Any, steps: int) -> Path:
 
 
 def forecast_path(key: Key) -> Path | None:
-    """The fit of ``key``'s closes and its path ``key[1]`` steps ahead; None when no candidate fits."""
+    """The fit of ``key``'s closes and its path ``key[1]`` steps ahead; None when no candidate fits.
+
+    With the lean fit (league_agents.ets_lean) the path comes from the winner's parameters and smoothing
+    directly; otherwise from the winner's results object and its prediction (:func:`prediction_path`). The
+    same numbers either way (tests/unit/evals/test_evals_ets_lean.py). The lean path skips :func:`fit`'s
+    fallback for a results object that cannot be built because the winner's always can: its log-likelihood
+    is finite (the AIC that chose it is), and what else the constructor computes raises nothing but the
+    LinAlgError of a singular Hessian, which it catches itself."""
     closes, steps = key
-    model = fit(closes)
-    return None if model is None else prediction_path(model, steps)
+    chosen = choose(closes)
+    if chosen is None:
+        return None
+    model, params, smoothing = chosen
+    if smoothing is not None and steps >= 1:  # fewer steps: statsmodels' prediction raises its ValueError
+        return ets_lean.path(model, params, smoothing, steps)
+    fitted = results(closes, model, params)
+    return None if fitted is None else prediction_path(fitted, steps)
 
 
 # ------------------------------------------------------------------------------------------- the worker

@@ -78,17 +78,19 @@ def test_the_fits_cover_every_candidate_and_no_model() -> None:
 @pytest.mark.parametrize("failing", [(None, False), ("add", False), ("add", True)])
 def test_a_failing_candidate_is_skipped_the_same_way(monkeypatch: pytest.MonkeyPatch,
                                                      failing: tuple[Any, bool]) -> None:
-    """A candidate whose fit raises (numpy's LinAlgError is a ValueError) is skipped by both paths."""
+    """A candidate whose fit raises (numpy's LinAlgError is a ValueError) is skipped by both paths. The
+    failure is raised in ``_setup_bounds``, which statsmodels' ``fit`` and the lean fit (league_agents.ets_lean)
+    both call."""
     from statsmodels.tsa.exponential_smoothing.ets import ETSModel
 
-    real = ETSModel.fit
+    real = ETSModel._setup_bounds
 
-    def fit(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def setup_bounds(self: Any) -> Any:
         if (self.trend, self.damped_trend) == failing:
             raise np.linalg.LinAlgError("singular")
-        return real(self, *args, **kwargs)
+        return real(self)
 
-    monkeypatch.setattr(ETSModel, "fit", fit)
+    monkeypatch.setattr(ETSModel, "_setup_bounds", setup_bounds)
     s = seat()
     for name in ("trend9", "walk140-3", "straight"):
         fast = s.fit(SERIES[name])
