@@ -27,8 +27,6 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from typing import IO, Any
 
-from league_agents import ets_lean
-
 CANDIDATES = ((None, False), ("add", False), ("add", True))
 #: A fit's input: the closes it reads (oldest first) and how many steps ahead its path goes.
 Key = tuple[tuple[float, ...], int]
@@ -76,6 +74,8 @@ def choose(closes: Sequence[float]) -> tuple[Any, Any, Any] | None:
     import pandas as pd
     from statsmodels.tsa.exponential_smoothing.ets import ETSModel
 
+    from league_agents import ets_lean  # numpy: imported with the fit, never by a lean install's baselines
+
     series = pd.Series(list(closes), dtype=float)
     best: tuple[float, Any, Any, Any] | None = None  # (aic, model, params, smoothing)
     with warnings.catch_warnings():
@@ -98,6 +98,8 @@ def fit_params(model: Any, lean: bool) -> Any:
     floats, for a fraction of the CPU) when ``lean`` (that mirror is verified for these library versions
     and covers the model), else by statsmodels itself."""
     if lean:
+        from league_agents import ets_lean
+
         return ets_lean.fit_params(model)
     return model.fit(disp=False, return_params=True)
 
@@ -110,6 +112,8 @@ def candidate_score(model: Any, params: Any, lean: bool = False) -> tuple[float,
     from statsmodels.tools.eval_measures import aic
 
     if lean:
+        from league_agents import ets_lean
+
         llf, smoothing = ets_lean.loglike(model, params)
     else:
         llf, smoothing = model.loglike(params), None
@@ -165,6 +169,8 @@ def forecast_path(key: Key) -> Path | None:
         return None
     model, params, smoothing = chosen
     if smoothing is not None and steps >= 1:  # fewer steps: statsmodels' prediction raises its ValueError
+        from league_agents import ets_lean
+
         return ets_lean.path(model, params, smoothing, steps)
     fitted = results(closes, model, params)
     return None if fitted is None else prediction_path(fitted, steps)

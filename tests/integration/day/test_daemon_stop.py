@@ -125,8 +125,12 @@ def test_sigterm_mid_ask_seals_the_slow_reply_and_exits_0(tmp_path: Path) -> Non
     code, body = _get(f"http://127.0.0.1:{port}/healthz")
     assert code == 200 and json.loads(body)["status"] == "ok", body
     assert json.loads(body)["last_job"] == {"job": "ask", "session": "2026-11-25", "result": "done"}
+    # the line is on disk before the seal returns; the counter moves after the database index is written,
+    # so the scrape is read again until it counts the reply (or the wait times out)
+    counted = 'league_replies_sealed_total{seat="quick",status="answered"} 1.0'
+    _wait_for(lambda: counted in _get(f"http://127.0.0.1:{port}/metrics")[1], proc, seconds=30)
     code, scrape = _get(f"http://127.0.0.1:{port}/metrics")
-    assert code == 200 and 'league_replies_sealed_total{seat="quick",status="answered"} 1.0' in scrape
+    assert code == 200 and counted in scrape
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err.decode()[-3000:]

@@ -52,3 +52,21 @@ def test_a_missing_library_of_an_extra_names_the_extra(module: str, extra: str) 
 def test_any_other_missing_module_stays_a_bug() -> None:
     assert explain(ModuleNotFoundError("No module named 'league.nothing'", name="league.nothing")) is None
     assert explain(ModuleNotFoundError("no name")) is None
+
+
+ADAPTERS = """
+import json, sys
+from league_agents.registry import SEATS, load_adapter
+loaded = [name for name in SEATS.names() if not SEATS.entry_point(name).extras and load_adapter(name)]
+print(json.dumps({"loaded": loaded, "modules": sorted(sys.modules)}))
+"""
+
+
+def test_the_adapters_without_an_extra_import_no_scientific_package() -> None:
+    """A lean install checks a roster by importing each seat's adapter: the baselines' module must not pull
+    numpy in at import (the ETS fit's lean mirror is imported with the fit, in the fit worker)."""
+    done = subprocess.run([sys.executable, "-c", ADAPTERS], capture_output=True, text=True, timeout=120, check=True)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert {"coin", "ets", "scripted", "claude_code"} <= set(report["loaded"])
+    heavy = {m.split(".")[0] for m in report["modules"]} & set(STATS + DAEMON)
+    assert heavy == set(), f"imported with the adapters: {sorted(heavy)}"
