@@ -280,8 +280,9 @@ def _read_last_line(fd: int, size: int) -> bytes:
     return buf
 
 
-def _count_lines(fd: int, size: int) -> int:
-    count, offset = 0, 0
+def _count_lines(fd: int, size: int, offset: int = 0) -> int:
+    """The LFs of the file's bytes ``offset..size``."""
+    count = 0
     while offset < size:
         block = os.pread(fd, min(1 << 20, size - offset), offset)
         count += block.count(b"\n")
@@ -299,9 +300,15 @@ def _holder_text(lock_path: Path) -> str:
 class Book:
     """The single writer of one book file. Use as a context manager or call :meth:`close`."""
 
-    def __init__(self, path: str | os.PathLike[str], clock: Clock) -> None:
+    def __init__(self, path: str | os.PathLike[str], clock: Clock, *, counted: tuple[int, int] | None = None) -> None:
+        """``counted`` ``(offset, lines)``: a prefix of the file said to hold that many lines (a sealed startup
+        checkpoint, league.book.checkpoint), so the open counts only the LFs after it instead of reading the
+        whole file, whose length grows with the league's history (0.7 s at five years of fourteen seats). A
+        hint that does not fit (no LF before ``offset``, or a count that disagrees with the last line) is
+        ignored and the whole file is counted: a wrong hint costs time, never a false error or a wrong line."""
         self.path = Path(path)
         self.clock = clock
+        self._counted = counted
         self.recovery: Recovery | None = None
         self._lock_fd = -1
         self._fd = -1
@@ -369,7 +376,7 @@ class Book:
         self._n, self._link = 0, ""
         if size:
             last = self._parse_last_line(size)
-            count = _count_lines(self._fd, size)
+            count = self._counted_lines(size, last.n)
             if last.n != count:  # appending n+1 after it would write a line no reader accepts
                 raise BookError(
                     f"book {self.path}: its last line says n = {last.n} but it is line {count} of the file; "
@@ -377,6 +384,17 @@ class Book:
                     fix=f"run `league verify {self.path}` to find the first bad line; a book is never repaired",
                 )
             self._n, self._link = last.n, last.link
+
+    def _counted_lines(self, size: int, last_n: int) -> int:
+        """The file's line count: from the ``counted`` prefix when it fits, else by reading every byte."""
+        if self._counted is not None:
+            offset, lines = self._counted
+            if 0 < offset <= size and os.pread(self._fd, 1, offset - 1) == b"\n":
+                count = lines + _count_lines(self._fd, size, offset)
+                if count == last_n:
+                    return count
+            log.info("book.count_hint_unused", book=str(self.path), offset=offset, lines=lines)
+        return _count_lines(self._fd, size)
 
     def _parse_last_line(self, size: int) -> BookLine:
         """The last complete line says where the chain stands; a damaged one means: write nothing."""

@@ -117,7 +117,7 @@ class League:
         self._unindexed: list[BookLine] = []  # sealed, not yet in the database index (see indexing_batch)
         self._batching = 0
         self._indexed_elsewhere = False  # another process writes the database index (see index_elsewhere)
-        self.book, self.asks, opened = open_books(config, clock)
+        self.book, self.asks, opened = open_books(config, clock, counted=self._checkpointed())
         try:
             self.index, self.opened = self._open_index()
         except BaseException:
@@ -127,6 +127,19 @@ class League:
         if opened is not None and not self.opened.indexed and self.store is not None:
             self._unindexed.append(opened)
             self.flush_index()
+
+    def _checkpointed(self) -> tuple[int, int] | None:
+        """``(offset, lines)`` of the council book's sealed checkpoint, for the writer's line count at open
+        (league.book.chain.Book ``counted``); None without a database or when it cannot be read (the writer
+        then counts the whole file, as before checkpoints)."""
+        store = self.store if self.store is not None and is_line_store(self.store) else None
+        if store is None:
+            return None
+        try:
+            cp = cast(LineStore, store).checkpoint(COUNCIL_BOOK)
+        except StoreError:
+            return None
+        return None if cp is None else (cp.offset, cp.lines)
 
     def window_cutoff(self) -> str:
         """The first session the in-memory index keeps today (league.jobs.window)."""
@@ -372,14 +385,15 @@ def opening_content(config: Config) -> dict[str, Any]:
     return content
 
 
-def open_books(config: Config, clock: Clock) -> tuple[Book, AskChain, BookLine | None]:
+def open_books(config: Config, clock: Clock, *, counted: tuple[int, int] | None = None
+               ) -> tuple[Book, AskChain, BookLine | None]:
     """Open (and on first use create) the council book and the ask chain; a new book is sealed with
     its opening line (returned, else ``None``). The seats' sandbox uids are fixed from the roster
-    first (docs/sandbox.md)."""
+    first (docs/sandbox.md). ``counted``: the council book's checkpointed prefix (:class:`Book`)."""
     _reserve_seat_uids(config)
     books = config.data_dir / "books"
     books.mkdir(parents=True, exist_ok=True)
-    book = Book(books / "council-book.jsonl", clock)
+    book = Book(books / "council-book.jsonl", clock, counted=counted)
     try:
         asks = AskChain(books / "asks.jsonl", clock, config.roster.counting_rule)
     except BaseException:
