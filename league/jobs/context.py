@@ -128,15 +128,17 @@ class League:
             self._unindexed.append(opened)
             self.flush_index()
 
+    def _line_store(self) -> LineStore | None:
+        """The database as the book's line store (league.book.startup), None without one that can be."""
+        return cast(LineStore, self.store) if self.store is not None and is_line_store(self.store) else None
+
     def _checkpointed(self) -> tuple[int, int] | None:
         """``(offset, lines)`` of the council book's sealed checkpoint, for the writer's line count at open
         (league.book.chain.Book ``counted``); None without a database or when it cannot be read (the writer
         then counts the whole file, as before checkpoints)."""
-        store = self.store if self.store is not None and is_line_store(self.store) else None
-        if store is None:
-            return None
+        store = self._line_store()
         try:
-            cp = cast(LineStore, store).checkpoint(COUNCIL_BOOK)
+            cp = None if store is None else store.checkpoint(COUNCIL_BOOK)
         except StoreError:
             return None
         return None if cp is None else (cp.offset, cp.lines)
@@ -151,10 +153,10 @@ class League:
     def _open_index(self) -> tuple[BookIndex, Opened]:
         """The council book's index: from the sealed checkpoint when it matches, else verified in full
         (league.book.startup); with a database, only the window stays in memory."""
-        store = self.store if self.store is not None and is_line_store(self.store) else None
+        store = self._line_store()
         now, where = self.clock.now(), self.book.path
         try:
-            return open_index(where, cutoff=self.window_cutoff(), store=cast(LineStore | None, store),
+            return open_index(where, cutoff=self.window_cutoff(), store=store,
                               book=COUNCIL_BOOK, now=now)
         except StoreError as exc:  # the database is an index: the book alone opens the league
             log.warning("store.open_index_failed", error=exc.message)
