@@ -492,7 +492,11 @@ class Book:
         return Head(str(self.path), self._n, prefix_digest(self.path, self._n), self._link)
 
     def close(self) -> None:
+        """Unlock the book's inode before closing it: a flock belongs to the open file description, which a
+        process forked meanwhile shares, so a close alone would keep the book locked while such a child
+        lives, and the next writer would be refused ("under another name")."""
         if self._fd >= 0:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = -1
         self._release_lock()

@@ -74,6 +74,31 @@ def test_hard_link_alias_shares_the_lock(tmp_path: Path) -> None:
             Book(tmp_path / "other-name.jsonl", CLOCK)
 
 
+def test_a_closed_book_is_free_to_reopen_while_a_forked_child_still_holds_its_descriptor(tmp_path: Path) -> None:
+    """flock belongs to the open file description, which a forked child shares: a close that only closed the
+    descriptor left the book locked for as long as such a child lived (a second open in the same process then
+    failed with "under another name"). The writer unlocks before it closes."""
+    if not hasattr(os, "fork"):
+        pytest.skip("needs os.fork")
+    path = tmp_path / "council-book.jsonl"
+    book = Book(path, CLOCK)
+    book.append("opening", {"league": "council"})
+    release_r, release_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child holds every descriptor the parent had, the book's included, until told to go
+        os.close(release_w)
+        os.read(release_r, 1)
+        os._exit(0)
+    os.close(release_r)
+    try:
+        book.close()
+        with Book(path, CLOCK) as again:
+            assert again.append("note", {"text": "reopened"}).n == 2
+    finally:
+        os.close(release_w)
+        os.waitpid(pid, 0)
+
+
 def test_last_line_number_must_match_the_line_count(tmp_path: Path) -> None:
     path = tmp_path / "council-book.jsonl"
     with Book(path, CLOCK) as b:
