@@ -53,13 +53,11 @@ venv:
 demo: deps venv
 	$(PIP_INSTALL) -e '.[demo]' && rm -rf demo-out && $(BIN)/league demo --out demo-out
 
-# The suite in two runs: everything but the remote-seat tests on 3 pytest-xdist workers (most tests wait
-# on sandboxes, subprocesses and I/O, so 3 workers beat 2 cores), then the remote-seat tests alone,
-# serially: they share one RabbitMQ broker, and one of them stops it for seconds.
+# The suite: ruff, mypy and the import contracts, then tests/suite.sh (three pytest runs, the remote-seat
+# tests beside the others; the script says why).
 test: deps-test venv clis
 	$(PIP_INSTALL) -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/lint-imports \
-	  && $(BIN)/pytest -q -n 3 --ignore=tests/integration/workers -m 'not fork' \
-	  && LEAGUE_TEST_REQUIRE_FORK=1 $(BIN)/pytest -q -m fork tests/unit && $(BIN)/pytest -q tests/integration/workers
+	  && BIN=$(BIN) tests/suite.sh
 
 # Regenerate the lock from pyproject.toml's dependencies and every extra (`[dev]` pulls them all): the pins
 # already there are kept unless LOCK_FLAGS=--upgrade (or --upgrade-package NAME) asks for newer ones.

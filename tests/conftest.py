@@ -33,3 +33,18 @@ def fork_ready() -> None:
     if os.environ.get("LEAGUE_TEST_REQUIRE_FORK") == "1":
         pytest.fail(why)
     pytest.skip(why + "; `make test` runs the fork tests in a call of their own")
+
+
+#: Where the tests marked ``fork`` live: tests/suite.sh collects only this folder for its fork run.
+FORK_TESTS_FOLDER = "tests/unit/publish"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A fork test elsewhere would be deselected from the xdist run and never collected by the fork run:
+    it would silently not run at all, so its collection is an error instead."""
+    root = config.rootpath
+    astray = [item.nodeid for item in items if item.get_closest_marker("fork") is not None
+              and not item.path.is_relative_to(root / FORK_TESTS_FOLDER)]
+    if astray:
+        raise pytest.UsageError(f"tests marked fork must live under {FORK_TESTS_FOLDER} (tests/suite.sh runs only "
+                                f"that folder's): {', '.join(astray)}")
