@@ -295,7 +295,7 @@ def mark_session(lg: League, session: str) -> int:
         done = [x["kind"] for kind in SESSION_KINDS for x in lg.index.of_kind(kind, session) if x.get("league") == name]
         if done and sorted(done) != sorted(kind for kind, _ in lines[: len(done)]):
             log.error("portfolio.sealed_prefix_differs", league=name, session=session, sealed=len(done))
-        for kind, content in lines[len(done):]:
-            lg.seal(typed_line({"kind": kind, "league": name, "session": session, **content}))
-            sealed += 1
+        # One fsync for the league's lines of the session (Book.append_all): computed lines, not replies.
+        sealed += len(lg.seal_all([typed_line({"kind": kind, "league": name, "session": session, **content})
+                                   for kind, content in lines[len(done):]]))
     return sealed

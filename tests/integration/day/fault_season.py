@@ -252,12 +252,14 @@ class _FullDisk:
 
 
 def _arm_writer(plan: Plan) -> None:
-    """Count this process's book appends; SIGKILL at the planned one, ENOSPC on another."""
+    """Count this process's book appends; SIGKILL at the planned one, ENOSPC on another. The count is of
+    lines put (``Book._put``), so a batch of lines written with one fsync (``Book.append_all``) is killed in
+    too: before a line, in its middle or after it, before the batch's fsync."""
     import league.book.chain as chain
 
     disk = _FullDisk()
     chain.os = disk  # type: ignore[assignment]
-    original = chain.Book._write
+    original = chain.Book._put
     count = {"n": 0}
 
     def write(self: Any, line: Any) -> None:
@@ -276,7 +278,7 @@ def _arm_writer(plan: Plan) -> None:
         if n == plan.kill_at_append:
             os.kill(os.getpid(), signal.SIGKILL)
 
-    chain.Book._write = write  # type: ignore[method-assign]
+    chain.Book._put = write  # type: ignore[method-assign]
 
 
 # ------------------------------------------------------------------------------- the parent
