@@ -87,6 +87,15 @@ class AskChain:
         return self._seal(AskLine(run_id=run_id, session=session, seat=seat, attempt=attempt,
                                   ask_sha256=sha256_text(text), common_sha256=common_sha256))
 
+    def seal_asks(self, run_id: str, session: str, attempt: int, texts: Sequence[tuple[str, str]],
+                  common_sha256: str) -> list[BookLine]:
+        """:meth:`seal_ask` for several seats ``(seat, text)`` with one fsync (``Book.append_all``): a run's
+        asks are all sealed before the first is sent, so nothing is sent between them that a shared fsync
+        could get ahead of; a crash in the middle leaves a sealed prefix and nothing sent, as before."""
+        lines = [AskLine(run_id=run_id, session=session, seat=seat, attempt=attempt, ask_sha256=sha256_text(text),
+                         common_sha256=common_sha256) for seat, text in texts]
+        return self.book.append_all([(line.kind, line.content()) for line in lines])
+
     def _seal(self, line: Line) -> BookLine:
         return self.book.append(line.kind, line.content())
 

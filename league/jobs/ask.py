@@ -239,12 +239,10 @@ def stopped_reply(lg: League, seat: str, reason: str, clock: Now | None = None) 
 def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], common: str, common_sha: str,
              attempt: int, asked: dict[str, list[str]], context: Mapping[str, Any]) -> None:
     """Hash each seat's exact text into the ask chain, then send all asks at once through the runner."""
-    prepared = []
-    for spec in specs:
-        text = common + account_block(spec.name, seat_accounts(lg.index, spec.name))
-        lg.asks.seal_ask(run_id, session, spec.name, attempt, text, common_sha)
-        prepared.append(SeatAsk(spec, Ask(text=text, sha256=sha256_text(text), session=session, attempt=attempt,
-                                          context=context)))
+    texts = [(spec.name, common + account_block(spec.name, seat_accounts(lg.index, spec.name))) for spec in specs]
+    lg.asks.seal_asks(run_id, session, attempt, texts, common_sha)  # one fsync for the run's asks
+    prepared = [SeatAsk(spec, Ask(text=text, sha256=sha256_text(text), session=session, attempt=attempt,
+                                  context=context)) for spec, (_, text) in zip(specs, texts, strict=True)]
     send(lg, run_id, session, prepared, common_sha, asked)
 
 

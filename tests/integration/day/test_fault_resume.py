@@ -23,7 +23,7 @@ from day_helpers import league_dir as make_league_dir
 from day_helpers import roster, seat
 from fault_helpers import books_stopped_at, raw_lines
 
-from league.asks import AskChain
+from league.book.chain import Book, BookLine
 from league.calendar import et_time
 from league.clock import SimulatedClock
 from league.compose import build_league
@@ -112,22 +112,23 @@ def test_killed_in_the_fan_out_the_restart_asks_the_rest(tmp_path: Path, monkeyp
     calm = _uninterrupted(tmp_path)
     config_dir = _league(tmp_path, "torn")
     config = load_config(config_dir)
-    sealed = AskChain.seal_ask
+    put = Book._put  # the run's asks are sealed with one fsync: die between the first line and the second
     count = {"n": 0}
 
-    def seal_then_die(self: AskChain, *args: object, **kwargs: object) -> object:
-        if count["n"] == 1:
-            raise _Died
-        count["n"] += 1
-        return sealed(self, *args, **kwargs)  # type: ignore[arg-type]
+    def put_then_die(self: Book, line: BookLine) -> None:
+        if self.path.name == "asks.jsonl" and line.content.get("kind") == "ask":
+            if count["n"] == 1:
+                raise _Died
+            count["n"] += 1
+        put(self, line)
 
-    monkeypatch.setattr(AskChain, "seal_ask", seal_then_die)
+    monkeypatch.setattr(Book, "_put", put_then_die)
     lg = build_league(config, SimulatedClock(et_time(SESSION, time(8, 0))), stages=BARE)
     with pytest.raises(_Died):
         _day(lg, ledger=False)
     lg.pending.clear()  # its memory dies with it
     lg.close()
-    monkeypatch.setattr(AskChain, "seal_ask", sealed)
+    monkeypatch.setattr(Book, "_put", put)
     asks = [json.loads(x) for x in raw_lines(config.data_dir / "books" / "asks.jsonl")]
     assert [x["kind"] for x in asks].count("ask") == 1
     _restart(config_dir)

@@ -22,6 +22,24 @@ def lines(path: Path) -> list[dict[str, object]]:
     return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
 
 
+def test_a_runs_asks_sealed_together_are_the_lines_sealed_one_by_one(tmp_path: Path) -> None:
+    seats = [SeatSpec(name="aurora", adapter="scripted"), SeatSpec(name="_coin", adapter="coin")]
+    texts = [("aurora", "common ✓\n\n## Your paper account (aurora)\n"), ("_coin", "common ✓\n")]
+    books = []
+    for name, together in (("one.jsonl", False), ("all.jsonl", True)):
+        chain = AskChain(tmp_path / name, SimulatedClock(T0), "the 08:30 run counts")
+        chain.seal_roster("2026-11-24-r1", "2026-11-24", seats, {"SPX": ["1d"]}, T0, T0, "one re-ask", "counted")
+        if together:
+            sealed = chain.seal_asks("2026-11-24-r1", "2026-11-24", 1, texts, "c" * 64)
+            assert [x.n for x in sealed] == [3, 4]
+        else:
+            for seat, text in texts:
+                chain.seal_ask("2026-11-24-r1", "2026-11-24", seat, 1, text, "c" * 64)
+        chain.close()
+        books.append((tmp_path / name).read_bytes())
+    assert books[0] == books[1] and verify(tmp_path / "all.jsonl").ok
+
+
 def test_chain_order_and_hashes(tmp_path: Path) -> None:
     path = tmp_path / "asks.jsonl"
     chain = AskChain(path, SimulatedClock(T0), "the 08:30 run counts")
