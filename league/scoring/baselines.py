@@ -46,7 +46,7 @@ def yesterday_direction(df: pd.DataFrame,
     baseline states nothing that day (the ``_momentum`` seat does the same from the book). Its one-day
     event (reference to close) is the latest move known at ask time. A missing or zero move gives 0.
     """
-    day = df.loc[(df["horizon"] == "1d") & df["resolved"] & df["common"]]
+    day = df.loc[(df["horizon"] == "1d") & df["resolved"] & df["common"], ["asset", "session", "close_f", "ref_f"]]
     moves = day.groupby(["asset", "session"])[["close_f", "ref_f"]].first()
     sign = np.sign(moves["close_f"] - moves["ref_f"]).rename("direction").reset_index()
     sessions = pd.DataFrame({"session": sorted(df["session"].unique())})

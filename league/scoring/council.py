@@ -50,7 +50,7 @@ def error_indicator(p: pd.Series, outcome: pd.Series) -> pd.Series:
 
 def n_eff_table(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float] | None = None) -> list[dict[str, Any]]:
     """Per run and horizon: n, rho, N_eff and every companion of scoring.md §6."""
-    rows = dedupe(rows).copy()
+    rows = dedupe(rows).copy(deep=False)  # new columns only: no column is copied (copy-on-write)
     rows["dev50"] = rows["p"] - 50.0
     rows["err"] = error_indicator(rows["p"], rows["outcome"])
     if clim is not None:
@@ -103,8 +103,8 @@ def shared_errors(rows: pd.DataFrame, cons: pd.DataFrame) -> dict[str, Any]:
     erred independently (F6) sums, over the same rows, the product of the answering seats' own error
     rates, each rate taken on those rows.
     """
-    r = dedupe(rows).copy()
-    r = r.loc[r["outcome"].notna()]
+    r = dedupe(rows)
+    r = r.loc[r["outcome"].notna()]  # a new frame: the columns added below never reach ``rows``
     err = error_indicator(r["p"], r["outcome"])
     r["answering"] = err.notna()
     r["wrong"] = err == 1.0
@@ -145,7 +145,7 @@ def _expected_all_wrong(r: pd.DataFrame, g: pd.DataFrame) -> pd.Series:
 
 def distinctiveness(rows: pd.DataFrame) -> list[dict[str, Any]]:
     """Per seat and horizon: mean correlation with the others; share agreeing with the others' majority."""
-    r = dedupe(rows).copy()
+    r = dedupe(rows)
     out: list[dict[str, Any]] = []
     for horizon, sub in r.groupby("horizon", sort=True):
         cube, _, _, seats = _cube(sub, "p")
@@ -338,8 +338,13 @@ def _gaps(y: npt.NDArray[np.float64], member: npt.NDArray[np.bool_]) -> npt.NDAr
     y0 = np.nan_to_num(y)
     a = member.astype(float).T
     b = (~member).astype(float).T
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray((y0 @ a) / (mask @ a) - (y0 @ b) / (mask @ b), dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):  # in place: the same operations, fewer (cells, splits) arrays
+        gap = y0 @ a
+        gap /= mask @ a
+        other = y0 @ b
+        other /= mask @ b
+        gap -= other
+    return np.asarray(gap, dtype=float)
 
 
 def _split_stats(y: npt.NDArray[np.float64], size_a: int) -> npt.NDArray[np.float64]:
@@ -355,7 +360,8 @@ def _split_stats(y: npt.NDArray[np.float64], size_a: int) -> npt.NDArray[np.floa
     out = []
     for chunk in np.array_split(member, max(1, len(combos) // 500)):
         g = _gaps(y, chunk)
-        out.append(np.nanmax(np.abs(np.where(np.isfinite(g), g, np.nan)), axis=0))
+        g[~np.isfinite(g)] = np.nan  # in place, as np.where(np.isfinite(g), g, nan) then np.abs would do anew
+        out.append(np.nanmax(np.abs(g, out=g), axis=0))
     return np.concatenate(out) if out else np.array([])
 
 
