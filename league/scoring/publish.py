@@ -289,11 +289,14 @@ def build_all(df: pd.DataFrame, clim_table: Mapping[str, Any], families: Mapping
     """
     if df.empty:
         raise ForecastsInputError("the forecasts table has no rows", fix="publish council-forecasts.csv after a run")
-    seasons = [Season(part, clim_table, families, sides, (sealed_shadow or {}).get(version, shadow_weights),
-                      Segment.of(version, (methodologies or {}).get(version)))
-               for version, part in _segments(df)]
-    built = [{"council-stats.json": stats_json(s), "council-calibration.json": calibration_json(s),
-              "council-league.json": league_json(s)} for s in seasons]
+    try:
+        seasons = [Season(part, clim_table, families, sides, (sealed_shadow or {}).get(version, shadow_weights),
+                          Segment.of(version, (methodologies or {}).get(version)))
+                   for version, part in _segments(df)]
+        built = [{"council-stats.json": stats_json(s), "council-calibration.json": calibration_json(s),
+                  "council-league.json": league_json(s)} for s in seasons]
+    finally:
+        intervals.forget_draws()  # the draws grow with the season; nothing after the statistics needs them
     out = {name: segments.merge([(s.segment.version, b[name]) for s, b in zip(seasons, built, strict=True)])
            for name in ("council-stats.json", "council-calibration.json", "council-league.json")}
     out["council-stats.json"]["source"] = _source_all(df)
