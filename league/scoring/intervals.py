@@ -108,7 +108,7 @@ def block_indices(n: int, block: int, reps: int = BOOTSTRAP_REPS, seed: int = BO
     """Moving-block bootstrap draws (reps x n): ``arch``'s MovingBlockBootstrap, fixed seed.
 
     The draws are those of ``MovingBlockBootstrap(block, ..., seed=default_rng(seed)).update_indices()``
-    called ``reps`` times (test_intervals checks them against ``arch`` itself): per resample one call of
+    called ``reps`` times (test_intervals_draws checks them against ``arch`` itself): per resample one call of
     the generator for the block starts, in the same order, so the random stream is the same; the blocks
     are laid out for all resamples at once instead of one Python call of ``arch`` per resample.
     """

@@ -124,3 +124,31 @@ def test_the_side_gaps_in_place_are_the_gaps_of_the_expression() -> None:
     g = _plain_gaps(y, full)
     expected = np.nanmax(np.abs(np.where(np.isfinite(g), g, np.nan)), axis=0)
     np.testing.assert_array_equal(council._split_stats(y, 5), expected)
+
+
+def _plain_spreads(g: pd.DataFrame) -> np.ndarray:
+    """run_horizon_table's spread terms as they were: a pandas group-by per run and horizon."""
+    sd = g.groupby("event_key")["p"].agg(lambda x: float(np.std(x.to_numpy(dtype=float))) if len(x) > 1 else np.nan)
+    return np.asarray(sd.to_numpy(dtype=float), dtype=float)
+
+
+def test_the_event_spreads_are_those_of_the_group_by(awkward: pd.DataFrame) -> None:
+    rows = dedupe(council_rows(awkward, counted_only=False, common_only=True, columns=COUNCIL_COLUMNS))
+    groups = list(rows.groupby(["unit", "horizon"], sort=True))
+    assert any(g["event_key"].duplicated().any() for _, g in groups)  # events with several answers
+    for _, g in groups:
+        got = council._event_spreads(g["event_key"].to_numpy(dtype=object), g["p"].to_numpy(dtype=float))
+        np.testing.assert_array_equal(got, _plain_spreads(g))
+    lone = council._event_spreads(np.array(["b", "a", "b"], dtype=object), np.array([10.0, 20.0, 70.0]))
+    np.testing.assert_array_equal(lone, [np.nan, np.std([10.0, 70.0])])
+    assert council._event_spreads(np.array([], dtype=object), np.array([])).size == 0
+
+
+def test_the_climatology_per_row_is_the_lookup_per_row(awkward: pd.DataFrame) -> None:
+    from league.scoring.baselines import clim_per_row
+
+    clim = {("SPX", "1d"): 53.2, ("VIX", "1w"): 47}  # an int, and most pairs missing: the default
+    rows = awkward.iloc[::7]
+    expected = np.array([clim.get(k, 50.0) for k in zip(rows["asset"], rows["horizon"], strict=True)], dtype=float)
+    np.testing.assert_array_equal(clim_per_row(rows, clim, 50.0), expected)
+    assert clim_per_row(rows.iloc[:0], clim, 50.0).size == 0
