@@ -128,9 +128,11 @@ def stats(
 
     from league.cli._progress import steps
     from league.scoring import league_table, load_forecasts
+    from league.scoring.frame import STATS_COLUMNS
 
     public = published_folder(data)
-    Console().print(league_table(load_forecasts(public / "council-forecasts.csv")))
+    # the table reads what the statistics read: not the free text of every row (issue 15)
+    Console().print(league_table(load_forecasts(public / "council-forecasts.csv", STATS_COLUMNS)))
     if not write:
         return
     target = out or public

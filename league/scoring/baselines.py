@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from datetime import date
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from league.scoring.constants import COIN_P, MOMENTUM_P
@@ -22,8 +23,15 @@ def coin(rows: pd.DataFrame) -> pd.Series:
 
 def climatology(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float]) -> pd.Series:
     """The sealed table's probability for the row's market and horizon (50 where it has none)."""
-    keys = zip(rows["asset"], rows["horizon"], strict=True)
-    return pd.Series([clim.get(k, COIN_P) for k in keys], index=rows.index, name="climatology", dtype=float)
+    return pd.Series(clim_per_row(rows, clim, COIN_P), index=rows.index, name="climatology", dtype=float)
+
+
+def clim_per_row(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float], default: float) -> npt.NDArray[np.float64]:
+    """``clim.get((asset, horizon), default)`` of every row as a float, looked up once per distinct pair
+    (issue 15: a season has a few dozen pairs and hundreds of thousands of rows)."""
+    codes, pairs = pd.MultiIndex.from_arrays([rows["asset"], rows["horizon"]]).factorize()
+    values = np.array([float(clim.get((str(a), str(h)), default)) for a, h in pairs], dtype=float)
+    return np.asarray(values[codes], dtype=float)
 
 
 def previous_nyse_session(session: str) -> str | None:
@@ -46,7 +54,7 @@ def yesterday_direction(df: pd.DataFrame,
     baseline states nothing that day (the ``_momentum`` seat does the same from the book). Its one-day
     event (reference to close) is the latest move known at ask time. A missing or zero move gives 0.
     """
-    day = df.loc[(df["horizon"] == "1d") & df["resolved"] & df["common"]]
+    day = df.loc[(df["horizon"] == "1d") & df["resolved"] & df["common"], ["asset", "session", "close_f", "ref_f"]]
     moves = day.groupby(["asset", "session"])[["close_f", "ref_f"]].first()
     sign = np.sign(moves["close_f"] - moves["ref_f"]).rename("direction").reset_index()
     sessions = pd.DataFrame({"session": sorted(df["session"].unique())})

@@ -17,6 +17,7 @@ import pandas as pd
 
 from league.scoring import intervals
 from league.scoring import similarity as simmod
+from league.scoring.baselines import clim_per_row
 from league.scoring.climatology import seal, sha256_ok
 from league.scoring.consensus import DEFAULT_RULES, Rules, consensus, dedupe
 from league.scoring.constants import ALL_WRONG_MIN, BOOTSTRAP_SEED, GROUP_DUPLICATES, SHADOW_FLOOR
@@ -50,12 +51,11 @@ def error_indicator(p: pd.Series, outcome: pd.Series) -> pd.Series:
 
 def n_eff_table(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float] | None = None) -> list[dict[str, Any]]:
     """Per run and horizon: n, rho, N_eff and every companion of scoring.md §6."""
-    rows = dedupe(rows).copy()
+    rows = dedupe(rows).copy(deep=False)  # new columns only: no column is copied (copy-on-write)
     rows["dev50"] = rows["p"] - 50.0
     rows["err"] = error_indicator(rows["p"], rows["outcome"])
     if clim is not None:
-        keys = list(zip(rows["asset"], rows["horizon"], strict=True))
-        rows["devclim"] = rows["p"] - np.array([clim.get(k, 50.0) for k in keys])
+        rows["devclim"] = rows["p"] - clim_per_row(rows, clim, 50.0)
     out: list[dict[str, Any]] = []
     for horizon, sub in rows.groupby("horizon", sort=True):
         out.extend(_n_eff_horizon(sub, str(horizon), clim is not None))
@@ -103,8 +103,8 @@ def shared_errors(rows: pd.DataFrame, cons: pd.DataFrame) -> dict[str, Any]:
     erred independently (F6) sums, over the same rows, the product of the answering seats' own error
     rates, each rate taken on those rows.
     """
-    r = dedupe(rows).copy()
-    r = r.loc[r["outcome"].notna()]
+    r = dedupe(rows)
+    r = r.loc[r["outcome"].notna()]  # a new frame: the columns added below never reach ``rows``
     err = error_indicator(r["p"], r["outcome"])
     r["answering"] = err.notna()
     r["wrong"] = err == 1.0
@@ -145,7 +145,7 @@ def _expected_all_wrong(r: pd.DataFrame, g: pd.DataFrame) -> pd.Series:
 
 def distinctiveness(rows: pd.DataFrame) -> list[dict[str, Any]]:
     """Per seat and horizon: mean correlation with the others; share agreeing with the others' majority."""
-    r = dedupe(rows).copy()
+    r = dedupe(rows)
     out: list[dict[str, Any]] = []
     for horizon, sub in r.groupby("horizon", sort=True):
         cube, _, _, seats = _cube(sub, "p")
@@ -338,8 +338,13 @@ def _gaps(y: npt.NDArray[np.float64], member: npt.NDArray[np.bool_]) -> npt.NDAr
     y0 = np.nan_to_num(y)
     a = member.astype(float).T
     b = (~member).astype(float).T
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray((y0 @ a) / (mask @ a) - (y0 @ b) / (mask @ b), dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):  # in place: the same operations, fewer (cells, splits) arrays
+        gap = y0 @ a
+        gap /= mask @ a
+        other = y0 @ b
+        other /= mask @ b
+        gap -= other
+    return np.asarray(gap, dtype=float)
 
 
 def _split_stats(y: npt.NDArray[np.float64], size_a: int) -> npt.NDArray[np.float64]:
@@ -355,7 +360,8 @@ def _split_stats(y: npt.NDArray[np.float64], size_a: int) -> npt.NDArray[np.floa
     out = []
     for chunk in np.array_split(member, max(1, len(combos) // 500)):
         g = _gaps(y, chunk)
-        out.append(np.nanmax(np.abs(np.where(np.isfinite(g), g, np.nan)), axis=0))
+        g[~np.isfinite(g)] = np.nan  # in place, as np.where(np.isfinite(g), g, nan) then np.abs would do anew
+        out.append(np.nanmax(np.abs(g, out=g), axis=0))
     return np.concatenate(out) if out else np.array([])
 
 
@@ -383,12 +389,28 @@ def run_horizon_table(rows: pd.DataFrame, n_eff_rows: list[dict[str, Any]]) -> l
     out = []
     for (unit, horizon), g in r.groupby(["unit", "horizon"], sort=True):
         p = g["p"].to_numpy(dtype=float)
-        sd = g.groupby("event_key")["p"].agg(lambda x: float(np.std(x.to_numpy(dtype=float))) if len(x) > 1 else np.nan)
+        sd = _event_spreads(g["event_key"].to_numpy(dtype=object), p)
         rec = ne.get((unit, horizon), {})
         out.append({"session": str(g["session"].iloc[0]), "run_id": rec.get("run_id", str(g["run_id"].iloc[0])),
                     "horizon": str(horizon), "n": int(g["seat"].nunique()), "cells": int(p.size),
                     "rho": rec.get("rho"), "n_eff": rec.get("n_eff"),
                     "K": float(2.0 * np.abs(p - 50.0).mean()),
                     "share_40_60": float(((p >= 40.0) & (p <= 60.0)).mean()),
-                    "spread": _f(_nanmean(sd.to_numpy(dtype=float)))})
+                    "spread": _f(_nanmean(sd))})
     return out
+
+
+def _event_spreads(events: npt.NDArray[np.object_], p: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Per event in sorted event order: the population SD of its probabilities, NaN for a lone answer.
+
+    What ``groupby("event_key")["p"].agg(np.std)`` gave (issue 15: without a pandas group-by per run and
+    horizon): a stable sort keeps each event's probabilities in row order, so ``np.std`` sums the same
+    values in the same order, and the events come in the group-by's sorted order."""
+    if not events.size:
+        return np.array([], dtype=float)
+    order = np.argsort(events, kind="stable")
+    keys = events[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    ends = np.r_[starts[1:], keys.size]
+    return np.array([float(np.std(p[order[a:b]])) if b - a > 1 else np.nan for a, b in zip(starts, ends, strict=True)],
+                    dtype=float)

@@ -8,7 +8,7 @@ columns they use (:data:`STATS_COLUMNS`), other callers every column, so nothing
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +32,19 @@ STATS_COLUMNS: tuple[str, ...] = (
     "run_id", "session", "seat", "sealed_at", "status", "asset", "horizon", "prob_up", "ref", "close", "actual_pct",
     "draw", "run_role", "line_kind", "reference_at", "same_event", "cell_status", "event_id", "event_id_v2",
     "event_reference_at", "methodology_version",
+)
+
+#: The columns of the scored rows (:func:`scored_rows`) the seat scores, references, grid, calibration and draw
+#: band read; :func:`league.scoring.scores.with_references` adds the references' columns. A statistic asking for
+#: another fails loudly (``KeyError``), never silently.
+SCORED_COLUMNS: tuple[str, ...] = (
+    "session", "seat", "asset", "horizon", "event_key", "p", "outcome", "draw_flag", "is_baseline", "h_sessions",
+)
+
+#: The columns of the council rows (:func:`council_rows`) the consensus and the council statistics read
+#: (``unit`` and ``ev`` are added); the same rule as :data:`SCORED_COLUMNS`.
+COUNCIL_COLUMNS: tuple[str, ...] = (
+    "run_id", "session", "seat", "sealed_at", "asset", "horizon", "event_key", "p", "outcome", "h_sessions",
 )
 
 
@@ -152,25 +165,37 @@ def _event_key(df: pd.DataFrame) -> pd.Series:
     return key.where(key != "", fallback)
 
 
-def scored_rows(df: pd.DataFrame) -> pd.DataFrame:
+def _kept(df: pd.DataFrame, columns: Sequence[str] | None) -> pd.DataFrame:
+    """``df`` itself, or only ``columns`` of it: a lazy selection (copy-on-write), so that the row filter
+    that follows copies those columns only, not every column of the table (issue 15)."""
+    return df if columns is None else df[list(columns)]
+
+
+def scored_rows(df: pd.DataFrame, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Rows that enter a seat's stated-probability score: the session's counted run, stated, resolved,
-    the common event, the cell as sealed (a correction row, sealed after the reference, never does)."""
+    the common event, the cell as sealed (a correction row, sealed after the reference, never does).
+    ``columns``: keep only these (e.g. :data:`SCORED_COLUMNS`); every column by default."""
     mask = df["counted_run"] & df["stated"] & df["resolved"] & df["common"] & df["issue"]
-    return df.loc[mask]
+    return _kept(df, columns).loc[mask]
 
 
-def council_rows(df: pd.DataFrame, *, counted_only: bool = True) -> pd.DataFrame:
+def council_rows(df: pd.DataFrame, *, counted_only: bool = True, common_only: bool = False,
+                 columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Rows eligible for council statistics: council seats, stated, sealed before the reference.
 
     Adds ``unit``, the set of answers pooled together: for the counted series the session (a seat
     silent in the first run may be counted from the second-wave run of the same session), for the
-    descriptive all-runs series the run itself.
+    descriptive all-runs series the run itself. ``common_only`` keeps the common event's rows only
+    (the same rows, in the same order, as filtering the result on ``common``); ``columns`` keeps only
+    these columns (e.g. :data:`COUNCIL_COLUMNS`), every column by default.
     """
     mask = ~df["is_baseline"] & df["stated"] & df["pre_ref"] & df["issue"]
     if counted_only:
         mask &= df["counted_run"]
     else:
         mask &= df["run_role"] != "asked_again"
-    out = df.loc[mask].copy()
+    if common_only:
+        mask &= df["common"]
+    out = _kept(df, columns).loc[mask]  # a new frame: adding ``unit`` never reaches ``df`` (copy-on-write)
     out["unit"] = out["session"] if counted_only else out["run_id"]
     return out

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import statsmodels.api as sm
-from arch.bootstrap import MovingBlockBootstrap
 from scipy import stats
 
 from league.scoring.constants import (
@@ -27,7 +26,10 @@ from league.scoring.constants import (
     POWER_FACTOR,
 )
 
-IntArray = npt.NDArray[np.int64]
+#: Bootstrap draws are stored as int32 (issue 15: half the memory of int64): the values are drawn as int64, exactly
+#: as before, and every one is a position below the number of sessions, so indexing with them gives the same
+#: numbers. A season of more than 2**31 sessions is not a concern.
+IndexArray = npt.NDArray[np.int32]
 
 
 def design_effect(k: int, rho: float) -> float:
@@ -92,23 +94,43 @@ def hac_interval(session_means: npt.ArrayLike, lag: int, level: float = 0.95) ->
 
 
 @lru_cache(maxsize=64)
-def iid_indices(n: int, reps: int = BOOTSTRAP_REPS, seed: int = BOOTSTRAP_SEED) -> IntArray:
+def iid_indices(n: int, reps: int = BOOTSTRAP_REPS, seed: int = BOOTSTRAP_SEED) -> IndexArray:
     """Session-cluster bootstrap draws (reps x n), fixed seed so that published intervals repeat."""
     rng = np.random.default_rng(seed)
-    out: IntArray = rng.integers(0, n, size=(reps, n), dtype=np.int64)
+    drawn = rng.integers(0, n, size=(reps, n), dtype=np.int64)  # int64 draws: the registered stream
+    out: IndexArray = drawn.astype(np.int32)
     out.flags.writeable = False
     return out
 
 
 @lru_cache(maxsize=64)
-def block_indices(n: int, block: int, reps: int = BOOTSTRAP_REPS, seed: int = BOOTSTRAP_SEED) -> IntArray:
-    """Moving-block bootstrap draws (reps x n) from ``arch``'s MovingBlockBootstrap, fixed seed."""
-    bs = MovingBlockBootstrap(block, np.zeros(n), seed=np.random.default_rng(seed))
-    out = np.empty((reps, n), dtype=np.int64)
+def block_indices(n: int, block: int, reps: int = BOOTSTRAP_REPS, seed: int = BOOTSTRAP_SEED) -> IndexArray:
+    """Moving-block bootstrap draws (reps x n): ``arch``'s MovingBlockBootstrap, fixed seed.
+
+    The draws are those of ``MovingBlockBootstrap(block, ..., seed=default_rng(seed)).update_indices()``
+    called ``reps`` times (test_intervals_draws checks them against ``arch`` itself): per resample one call of
+    the generator for the block starts, in the same order, so the random stream is the same; the blocks
+    are laid out for all resamples at once instead of one Python call of ``arch`` per resample.
+    """
+    blocks = -(-n // block)
+    rng = np.random.default_rng(seed)
+    starts = np.empty((reps, blocks), dtype=np.int64)
     for r in range(reps):
-        out[r] = bs.update_indices()
+        starts[r] = rng.integers(n - block + 1, size=blocks, dtype=np.int64)  # arch's _get_random_integers
+    layout = starts.astype(np.int32)[:, :, None] + np.arange(block, dtype=np.int32)[None, None, :]
+    out: IndexArray = np.ascontiguousarray(layout.reshape(reps, -1)[:, :n], dtype=np.int32)
     out.flags.writeable = False
     return out
+
+
+def forget_draws() -> None:
+    """Release the cached bootstrap draws (:func:`iid_indices`, :func:`block_indices`).
+
+    They are reused seat after seat within one computation of the statistics and cost little to draw
+    again, but held they grow with the season (reps x sessions each); the steps after the statistics
+    (``league stats``'s points, crowd and portfolio tables) should not carry them."""
+    iid_indices.cache_clear()
+    block_indices.cache_clear()
 
 
 def cluster_bootstrap_interval(

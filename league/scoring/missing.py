@@ -23,9 +23,14 @@ def expected_cells(df: pd.DataFrame) -> pd.DataFrame:
     return r.drop_duplicates(["session", "seat", "asset", "horizon"], keep="first")
 
 
+#: The columns :func:`three_outcomes` reads of the expected cells (the rest is never looked at there).
+CELL_COLUMNS = ["counted_run", "common", "stated", "sealed_at", "session", "seat", "asset", "horizon", "p",
+                "resolved", "outcome"]
+
+
 def three_outcomes(df: pd.DataFrame) -> list[dict[str, Any]]:
     """Per seat and horizon: stated Brier, coverage, service score, each with its own rank."""
-    cells = expected_cells(df).copy()
+    cells = expected_cells(df[CELL_COLUMNS])  # a lazy selection: the filter and sort copy these columns only
     cells["answered"] = cells["stated"]
     cells["p_service"] = cells["p"].where(cells["stated"], 50.0)
     cells["b_service"] = np.where(cells["resolved"], (cells["p_service"] / 100 - cells["outcome"]) ** 2, np.nan)

@@ -33,7 +33,14 @@ from league.scoring.constants import (
     RANK_MIN_SESSIONS,
 )
 from league.scoring.errors import ForecastsInputError
-from league.scoring.frame import STATS_COLUMNS, council_rows, load_forecasts, scored_rows
+from league.scoring.frame import (
+    COUNCIL_COLUMNS,
+    SCORED_COLUMNS,
+    STATS_COLUMNS,
+    council_rows,
+    load_forecasts,
+    scored_rows,
+)
 
 log = structlog.get_logger(__name__)
 CROWD_METHOD = ("crowd prices are sealed in run lines, not in council-forecasts.csv; the crowd comparison is "
@@ -98,10 +105,11 @@ class Season:
         self.families = dict(families or {})
         self.sides = dict(sides or {})
         self.sessions = sorted(df["session"].unique())
-        self.scored = scores.with_references(scored_rows(df), df, self.clim,
+        # The three row sets keep only the columns their statistics read (issue 15): each is a copy of its rows.
+        self.scored = scores.with_references(scored_rows(df, SCORED_COLUMNS), df, self.clim,
                                              climmod.clim_probabilities(clim_table, ex_draw=True))
-        self.council = dedupe(council_rows(df).loc[lambda x: x["common"]])
-        self.council_all = dedupe(council_rows(df, counted_only=False).loc[lambda x: x["common"]])
+        self.council = dedupe(council_rows(df, common_only=True, columns=COUNCIL_COLUMNS))
+        self.council_all = dedupe(council_rows(df, counted_only=False, common_only=True, columns=COUNCIL_COLUMNS))
         self.cons = consensus(self.council, self.families, self.rules)
         self.n_eff_counted = council.n_eff_table(self.council, self.clim)
         self.seat_scores = scores.seat_scores(self.scored, self.segment.seed)
@@ -281,11 +289,14 @@ def build_all(df: pd.DataFrame, clim_table: Mapping[str, Any], families: Mapping
     """
     if df.empty:
         raise ForecastsInputError("the forecasts table has no rows", fix="publish council-forecasts.csv after a run")
-    seasons = [Season(part, clim_table, families, sides, (sealed_shadow or {}).get(version, shadow_weights),
-                      Segment.of(version, (methodologies or {}).get(version)))
-               for version, part in _segments(df)]
-    built = [{"council-stats.json": stats_json(s), "council-calibration.json": calibration_json(s),
-              "council-league.json": league_json(s)} for s in seasons]
+    try:
+        seasons = [Season(part, clim_table, families, sides, (sealed_shadow or {}).get(version, shadow_weights),
+                          Segment.of(version, (methodologies or {}).get(version)))
+                   for version, part in _segments(df)]
+        built = [{"council-stats.json": stats_json(s), "council-calibration.json": calibration_json(s),
+                  "council-league.json": league_json(s)} for s in seasons]
+    finally:
+        intervals.forget_draws()  # the draws grow with the season; nothing after the statistics needs them
     out = {name: segments.merge([(s.segment.version, b[name]) for s, b in zip(seasons, built, strict=True)])
            for name in ("council-stats.json", "council-calibration.json", "council-league.json")}
     out["council-stats.json"]["source"] = _source_all(df)

@@ -19,8 +19,9 @@ from league.scoring.constants import BOOTSTRAP_SEED, CALIB_MIN, EQUIV_MARGIN, RA
 
 def with_references(rows: pd.DataFrame, df: pd.DataFrame, clim: Mapping[tuple[str, str], float],
                     clim_ex_draw: Mapping[tuple[str, str], float] | None = None) -> pd.DataFrame:
-    """Attach each reference's probability and every per-row Brier to the scored rows."""
-    r = rows.copy()
+    """Attach each reference's probability and every per-row Brier to the scored rows (a shallow copy:
+    copy-on-write keeps the new columns off ``rows``, and no column of it is copied)."""
+    r = rows.copy(deep=False)
     r["q_coin"] = baselines.coin(r)
     r["q_clim"] = baselines.climatology(r, clim)
     r["q_clim_ex"] = baselines.climatology(r, clim_ex_draw if clim_ex_draw is not None else clim)
