@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -101,6 +101,14 @@ class KeptLines:
     kinds: list[str] = field(default_factory=list)
     lines: list[CheckedLine | _RawLine] = field(default_factory=list)
     _names: dict[str, str] = field(default_factory=dict)
+    #: Kinds kept as a few fields only (:data:`SLIM_FIELDS`, with ``n`` and ``link``), in ``slims``: what the
+    #: CSV writer's cache keys are made of (league.publish.forecast_cache), without the bodies (issue 15).
+    slim: frozenset[str] = frozenset()
+    slims: list[dict[str, Any]] = field(default_factory=list)
+    #: Kinds whose line-check entry is kept (``checked(content)``, in ``checks`` by line number).
+    check: frozenset[str] = frozenset()
+    checked: Callable[[dict[str, Any]], Any] | None = None
+    checks: dict[int, Any] = field(default_factory=dict)
 
     def add(self, obj: dict[str, Any], content: dict[str, Any], raw: bytes) -> None:
         """Keep checked line ``obj`` (``content``: it without the bookkeeping fields; ``raw``: its bytes)."""
@@ -111,6 +119,10 @@ class KeptLines:
             self.lines.append(CheckedLine(obj["n"], obj["prev"], obj["seal"], obj["link"], content))
         elif kind in self.raw:
             self.lines.append(_RawLine(obj["n"], self._names[name], raw))
+        if kind in self.slim:
+            self.slims.append(slim_of(obj))
+        if kind in self.check and self.checked is not None:
+            self.checks[int(obj["n"])] = self.checked(content)
 
     def covers(self, kinds: Collection[str] | None) -> bool:
         return kinds is not None and all(k in self.parsed or k in self.raw for k in kinds)
@@ -118,8 +130,8 @@ class KeptLines:
     def without(self, kinds: Collection[str]) -> KeptLines:
         """These kept lines but those of ``kinds`` (their kinds no longer covered)."""
         gone = frozenset(kinds)
-        return KeptLines(self.parsed - gone, self.raw - gone, self.kinds,
-                         [line for line in self.lines if line.kind not in gone], self._names)
+        return replace(self, parsed=self.parsed - gone, raw=self.raw - gone,
+                       lines=[line for line in self.lines if line.kind not in gone])
 
     def of(self, kinds: Collection[str]) -> list[SealedLine]:
         """The kept lines of ``kinds`` in book order (only call when :meth:`covers` them)."""
@@ -128,6 +140,19 @@ class KeptLines:
             if line.kind in kinds:
                 out.append(_parse_raw(line.raw) if isinstance(line, _RawLine) else line)
         return out
+
+
+#: The fields of a line that say which session's rows it feeds (league.publish.forecast_cache.session_keys: its
+#: own session, its run's, or for a cell correction its answer's), kept with ``n`` and ``link`` by :func:`slim_of`.
+SLIM_FIELDS = ("kind", "session", "run_id", "target", "of")
+
+
+def slim_of(obj: dict[str, Any]) -> dict[str, Any]:
+    """A checked line cut to :data:`SLIM_FIELDS` (those it has), its ``n`` and its ``link``: a session's cache key
+    needs no more of it, and a body is tens of times larger (a score line carries every seat's rows)."""
+    slim = {k: obj[k] for k in SLIM_FIELDS if k in obj}
+    slim["n"], slim["link"] = obj["n"], obj["link"]
+    return slim
 
 
 def _parse_raw(raw: bytes) -> CheckedLine:
@@ -184,6 +209,52 @@ def kept_lines(sha256: str, kinds: Collection[str]) -> KeptLines | None:
         if note.sha256 == sha256 and note.kept is not None and note.kept.covers(kinds):
             return note.kept
     return None
+
+
+def slim_lines(sha256: str, kinds: Collection[str]) -> KeptLines | None:
+    """The kept lines of the checked bytes with SHA-256 ``sha256`` when they hold every one of ``kinds`` cut to
+    their key fields (``KeptLines.slims``)."""
+    reads = _READS.get()
+    for note in (reads or {}).values():
+        if note.sha256 == sha256 and note.kept is not None and set(kinds) <= note.kept.slim:
+            return note.kept
+    return None
+
+
+def checked_entries(sha256: str, kinds: Collection[str]) -> KeptLines | None:
+    """The kept lines of the checked bytes with SHA-256 ``sha256`` when they hold the line-check entry of every
+    line of ``kinds`` (``KeptLines.checks``) and every line's kind."""
+    reads = _READS.get()
+    for note in (reads or {}).values():
+        kept = note.kept
+        if note.sha256 == sha256 and kept is not None and kept.checked is not None and set(kinds) <= kept.check:
+            return kept
+    return None
+
+
+class EntryTable(Mapping[int, tuple[str, Any]]):
+    """Line number -> (kind, entry) of every line of a book, from each line's kind and the entries kept for some
+    (league.verify.linecheck.check_table's table): a line without an entry is ``(kind, None)``. Built on demand
+    instead of a dict of every line (one tuple per line of the book, held for the whole check)."""
+
+    def __init__(self, kinds: Sequence[str], entries: Mapping[int, Any]) -> None:
+        self._kinds = kinds
+        self._entries = entries
+
+    def __getitem__(self, n: int) -> tuple[str, Any]:
+        if not isinstance(n, int) or not 1 <= n <= len(self._kinds):
+            raise KeyError(n)
+        entry = self._entries.get(n)
+        return entry if entry is not None else (self._kinds[n - 1], None)
+
+    def __contains__(self, n: object) -> bool:
+        return isinstance(n, int) and 1 <= n <= len(self._kinds)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(1, len(self._kinds) + 1))
+
+    def __len__(self) -> int:
+        return len(self._kinds)
 
 
 def forget_kept(kinds: Collection[str] | None = None) -> None:

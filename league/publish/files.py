@@ -29,7 +29,17 @@ from league.contest.embargo import released_bytes
 from league.publish import documents as docs
 from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
-from league.publish.bookread import KeptLines, checked_copy, file_state, forget_kept, kept_lines, shared_reads
+from league.publish.bookread import (
+    EntryTable,
+    KeptLines,
+    checked_copy,
+    checked_entries,
+    file_state,
+    forget_kept,
+    kept_lines,
+    shared_reads,
+    slim_lines,
+)
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.errors import PublishError
@@ -214,7 +224,7 @@ def _books(run: _Run) -> None:
         raise PublishError(f"{book}: no book to publish", fix="run a league day (or `league demo`) first")
     state = file_state(book)
     data = complete_lines(book)
-    kept = _kept()
+    kept = _kept(run.side is not None)
     run.kept_parsed = kept.parsed
     run.facts = read_facts(book, data, kept.add)
     run.book_bytes, run.book_sha256 = data, hashlib.sha256(data).hexdigest()
@@ -232,15 +242,27 @@ def _books(run: _Run) -> None:
         copy_file(ask, run.out / "asks" / ask.name)
 
 
-def _kept() -> KeptLines:
-    """What the books step keeps of its parse for the readers after it (league.publish.bookread): the kinds the
-    CSV writer's view holds anyway (parsed once here instead of again by it, the line check, the points track
-    and the crowd comparison), the crowd quotes, and the portfolio's trade and mark lines as bytes (most of a
-    season's lines: parsed only when the portfolio step reads them)."""
+def _kept(beside: bool) -> KeptLines:
+    """What the books step keeps of its parse for the readers after it (league.publish.bookread).
+
+    With the statistics ``beside`` (two workers) the readers before :func:`forget_kept` are the CSV writer, the
+    line check, the points track, the crowd comparison and the portfolio: the kinds the CSV writer's view holds
+    (parsed once here instead of again by each), the crowd quotes, and the portfolio's trade and mark lines as
+    bytes (most of a season's lines: parsed only when the portfolio step reads them).
+
+    With one worker everything kept is let go before the statistics, so only the CSV writer and the line check
+    read it, and they need little of it (issue 15: the bodies were the publish's peak, growing with the
+    season): the CSV writer's lines cut to their cache keys' fields (it parses the bodies of the sessions it
+    rebuilds from the published copy, league.publish.forecast_cache.write_forecasts_streamed), and the line
+    check's entries of the answers and corrections cut to their probabilities."""
     from league.publish.crowd import COMPARED_KINDS
     from league.publish.forecast_cache import ROW_KINDS
+    from league.verify.linecheck import prob_entry
 
-    return KeptLines(parsed=frozenset(ROW_KINDS | set(COMPARED_KINDS)), raw=frozenset(("trade", "mark")))
+    if beside:
+        return KeptLines(parsed=frozenset(ROW_KINDS | set(COMPARED_KINDS)), raw=frozenset(("trade", "mark")))
+    return KeptLines(parsed=frozenset(), slim=ROW_KINDS, check=frozenset(("answer", "correction")),
+                     checked=prob_entry)
 
 
 def _commitments(run: _Run) -> None:
@@ -448,9 +470,13 @@ def _forecasts(run: _Run) -> None:
     shipped = PRODUCERS.get("forecasts") is producers.forecasts
     options: dict[str, Any] = {"workers": run.workers} if run.workers > 1 and shipped else {}
     kept = kept_lines(run.book_sha256, ROW_KINDS) if shipped else None
+    slim = slim_lines(run.book_sha256, ROW_KINDS) if shipped and kept is None else None
     if kept is not None:  # the books step's parse stands for the bytes: not held beside it from here on
         run.book_bytes = b""
         options["kept"] = kept
+    elif slim is not None:  # the keys from the cut lines, the bodies of the sessions to build from the copy
+        run.book_bytes = b""
+        options.update(kept=slim, copy=(run.out / "council-book.jsonl", run.book_sha256))
     _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, run.book_bytes or None, **options)
 
 
@@ -460,11 +486,14 @@ def _line_check(run: _Run) -> None:
     if not forecasts.is_file():
         return
     kept = kept_lines(run.book_sha256, ("answer", "correction"))
+    cut = checked_entries(run.book_sha256, ("answer", "correction")) if kept is None else None
     with open(forecasts, encoding="utf-8", newline="") as fh:
         if kept is not None:  # the books step's parse: every line's kind, the answers and corrections
             table = dict(enumerate(((kind, None) for kind in kept.kinds), 1))
             table.update((line.n, line_entry(line.content)) for line in kept.of(("answer", "correction")))
             result = check_table(table, fh)
+        elif cut is not None:  # every line's kind, the answers' and corrections' probabilities (books step)
+            result = check_table(EntryTable(cut.kinds, cut.checks), fh)
         else:
             result = check_lines(run.book_bytes or _published_book(run), fh)
     run.line_check = result.summary()

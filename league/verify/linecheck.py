@@ -61,6 +61,23 @@ def line_entry(line: Mapping[str, Any]) -> tuple[str, Any]:
     return kind, items
 
 
+def prob_entry(line: Mapping[str, Any]) -> tuple[str, Any]:
+    """:func:`line_entry` cut to what :func:`check_table` reads of it: each cell's ``prob_up`` (where the cell is
+    a mapping that has one), in the same nesting, so the check finds the same value, or none, for every
+    (asset, horizon). Why: an answer's items are most of its line; a publisher keeping the entries of a whole
+    book for the check keeps a few numbers per cell instead."""
+    kind, items = line_entry(line)
+    if not isinstance(items, Mapping):
+        return kind, items if items is None else {}
+    cut: dict[Any, dict[Any, dict[str, Any]]] = {}
+    for asset, cells in items.items():
+        if isinstance(cells, Mapping):
+            kept = {h: {"prob_up": c["prob_up"]} for h, c in cells.items() if isinstance(c, Mapping) and "prob_up" in c}
+            if kept:
+                cut[asset] = kept
+    return kind, cut
+
+
 def _cell_prob(items: Any, asset: str, horizon: str) -> Any:
     try:
         return items[asset][horizon]["prob_up"]

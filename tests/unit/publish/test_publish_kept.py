@@ -26,12 +26,20 @@ from league.clock import SimulatedClock
 from league.contracts.columns import BOOK_KIND
 from league.publish import bookread, files, publish
 from league.publish.bookfacts import _complete, read_facts
-from league.publish.bookread import KeptLines, book_lines, checked_copy, file_state, forget_kept, shared_reads
+from league.publish.bookread import (
+    EntryTable,
+    KeptLines,
+    book_lines,
+    checked_copy,
+    file_state,
+    forget_kept,
+    shared_reads,
+)
 from league.publish.forecast_cache import ROW_KINDS, export_forecasts, kept_view, verified_view
 from league.publish.forecasts_index import _values, forecasts_index, records
 from league.publish.memory import fork_frozen
 from league.publish.writing import complete_lines
-from league.verify.linecheck import LineCheck, check_lines, check_table, line_entry
+from league.verify.linecheck import LineCheck, check_lines, check_table, line_entry, prob_entry
 
 AT = datetime(2026, 3, 2, 23, 0, tzinfo=UTC)
 CLOCK = SimulatedClock(datetime(2026, 3, 2, 14, 0, tzinfo=UTC))
@@ -155,7 +163,7 @@ def _published(league: Path, out: Path, workers: int = 1) -> dict[str, bytes]:
 
 def _nothing_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     """The old path: the books step keeps nothing, so every reader parses the published copy again."""
-    monkeypatch.setattr(files, "_kept", lambda: KeptLines(parsed=frozenset()))
+    monkeypatch.setattr(files, "_kept", lambda beside: KeptLines(parsed=frozenset()))
 
 
 def _counting_copy_reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
@@ -278,6 +286,12 @@ def test_the_line_check_from_the_kept_parse_is_the_old_check(league: Path, tmp_p
         kept = _kept(book, tmp_path / "copy.jsonl", parsed=ROW_KINDS)
     table: dict[int, tuple[str, Any]] = dict(enumerate(((kind, None) for kind in kept.kinds), 1))
     table.update((line.n, line_entry(line.content)) for line in kept.of(("answer", "correction")))
+    cut = KeptLines(parsed=frozenset(), check=frozenset(("answer", "correction")), checked=prob_entry)
+    read_facts(book, raw, cut.add)  # what the one-worker publish keeps: kinds and probabilities only
+    assert cut.checks and all(isinstance(entry, tuple) for entry in cut.checks.values())
+    entries = EntryTable(cut.kinds, cut.checks)
+    assert dict(entries) != table  # cut entries, not the whole items
+    assert {n: kind for n, (kind, _) in entries.items()} == {n: kind for n, (kind, _) in table.items()}
     export_forecasts(data, tmp_path / "f.csv", raw)
     text = (tmp_path / "f.csv").read_text(encoding="utf-8")
     assert "correction" in text  # the fixture's cell correction has its row
@@ -285,6 +299,7 @@ def test_the_line_check_from_the_kept_parse_is_the_old_check(league: Path, tmp_p
     for variant in _variants(text, rng):
         want = _reference_check(raw, io.StringIO(variant, newline=""))
         for got in (check_table(table, io.StringIO(variant, newline="")),
+                    check_table(entries, io.StringIO(variant, newline="")),
                     check_lines(raw, io.StringIO(variant, newline=""))):
             assert (got.rows, got.checked_cells, got.problem_count, got.problems) == \
                 (want.rows, want.checked_cells, want.problem_count, want.problems)
