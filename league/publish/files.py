@@ -15,9 +15,10 @@ import json
 import os
 import pickle
 import sys
+import tempfile
 import threading
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -107,8 +108,8 @@ class _Run:
     generated_at: str
     config: Any
     facts: BookFacts = field(default_factory=BookFacts)
-    book_bytes: bytes = b""
-    book_sha256: str = ""  # of ``book_bytes``, as published in council-book.jsonl
+    book_sha256: str = ""  # of the book's complete lines the books step verified, as published in council-book.jsonl
+    book_head: bytes = b""  # their first line (the opening, for config.json)
     workers: int = 1
     book_state: tuple[int, int, int] | None = None  # the live book's state when ``facts`` were read, if unchanged
     line_check: str = ""
@@ -175,11 +176,9 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
                 if progress is not None:
                     progress(step.__name__.strip("_"), done, len(plan))
                 if run.side is not None and step is _line_check:  # the CSV is written: the statistics can start
-                    run.book_bytes = b""  # (the line check reads the published copy if it must)
                     release_memory()
                     _go(run.side, run)
                 if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
-                    run.book_bytes = b""
                     if run.side is None:
                         forget_kept()  # the readers after the statistics parse their kinds from the copy
                         release_memory()
@@ -223,12 +222,9 @@ def _books(run: _Run) -> None:
     if not book.is_file():
         raise PublishError(f"{book}: no book to publish", fix="run a league day (or `league demo`) first")
     state = file_state(book)
-    data = complete_lines(book)
     kept = _kept(run.side is not None)
     run.kept_parsed = kept.parsed
-    run.facts = read_facts(book, data, kept.add)
-    run.book_bytes, run.book_sha256 = data, hashlib.sha256(data).hexdigest()
-    write_bytes(run.out / "council-book.jsonl", data)
+    run.facts, run.book_sha256, run.book_head = _copy_checked(book, run.out / "council-book.jsonl", kept.add)
     if file_state(book) == state:  # the readers after the statistics take these checked bytes (bookread.py)
         checked_copy(book, state, run.out / "council-book.jsonl", run.book_sha256, kept)
         run.book_state = state
@@ -240,6 +236,52 @@ def _books(run: _Run) -> None:
         run.skip("asks.jsonl", f"{asks_book} not found")
     for ask in sorted((run.data_dir / "asks").glob("*.md")):
         copy_file(ask, run.out / "asks" / ask.name)
+
+
+def _copy_checked(book: Path, target: Path, keep: Callable[[dict[str, Any], dict[str, Any], bytes], None]
+                  ) -> tuple[BookFacts, str, bytes]:
+    """Verify the book's complete lines (``read_facts``: every seal and link; raises ``ChainBroken`` at the first
+    bad one, the published copy then left as it was) while writing them to ``target``; returns the facts, the
+    SHA-256 of the lines copied and the first line.
+
+    Why streamed: the whole book's bytes were held from here to the forecasts step and the line check (the
+    publish's peak with the CSV writer's index, growing with the season: issue 15); every later reader now
+    reads the copy back line by line. The copy is written to a temporary file and renamed, and an identical
+    copy already there is kept (as ``write_bytes`` does)."""
+    digest, head, size = hashlib.sha256(), [b""], [0]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with open(book, "rb") as src, os.fdopen(fd, "wb") as out:
+
+            def lines() -> Iterator[bytes]:
+                for raw in src:
+                    if not raw.endswith(b"\n"):
+                        return  # a line still being written is not part of the book yet
+                    out.write(raw)
+                    digest.update(raw)
+                    size[0] += len(raw)
+                    head[0] = head[0] or raw
+                    yield raw[:-1]
+
+            facts = read_facts(book, keep=keep, lines=lines())
+        sha = digest.hexdigest()
+        if _same_copy(target, size[0], sha):
+            Path(tmp).unlink()
+        else:
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return facts, sha, head[0]
+
+
+def _same_copy(target: Path, size: int, sha256: str) -> bool:
+    try:
+        return target.stat().st_size == size and sha256_file(target) == sha256
+    except OSError:
+        return False
 
 
 def _kept(beside: bool) -> KeptLines:
@@ -272,7 +314,7 @@ def _commitments(run: _Run) -> None:
     for session in commitments.write_snapshots(run.data_dir, run.out):
         run.fail(f"snapshots/{session}.json", PublishError("the kept snapshot no longer hashes to its sealed value"))
     try:
-        if not commitments.write_config(run.book_bytes, run.out):
+        if not commitments.write_config(run.book_head, run.out):
             run.skip("config.json", "the council book has no opening line sealing config_sha256")
     except (PublishError, ValueError) as exc:
         run.fail("config.json", exc)
@@ -471,13 +513,16 @@ def _forecasts(run: _Run) -> None:
     options: dict[str, Any] = {"workers": run.workers} if run.workers > 1 and shipped else {}
     kept = kept_lines(run.book_sha256, ROW_KINDS) if shipped else None
     slim = slim_lines(run.book_sha256, ROW_KINDS) if shipped and kept is None else None
-    if kept is not None:  # the books step's parse stands for the bytes: not held beside it from here on
-        run.book_bytes = b""
+    if kept is not None:  # the books step's parse stands for the bytes
         options["kept"] = kept
     elif slim is not None:  # the keys from the cut lines, the bodies of the sessions to build from the copy
-        run.book_bytes = b""
         options.update(kept=slim, copy=(run.out / "council-book.jsonl", run.book_sha256))
-    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, run.book_bytes or None, **options)
+    try:  # no parse to stand for the checked bytes: they are read back from the copy
+        book = None if "kept" in options or PRODUCERS.get("forecasts") is None else _published_book(run)
+    except PublishError as exc:
+        run.fail("council-forecasts.csv", exc)
+        return
+    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, book, **options)
 
 
 def _line_check(run: _Run) -> None:
@@ -495,15 +540,16 @@ def _line_check(run: _Run) -> None:
         elif cut is not None:  # every line's kind, the answers' and corrections' probabilities (books step)
             result = check_table(EntryTable(cut.kinds, cut.checks), fh)
         else:
-            result = check_lines(run.book_bytes or _published_book(run), fh)
+            result = check_lines(_published_book(run), fh)
     run.line_check = result.summary()
     if not result.ok:
         run.fail("council-forecasts.csv", PublishError(result.summary()))
 
 
 def _published_book(run: _Run) -> bytes:
-    """The book's bytes read back from the published copy (``book_bytes`` dropped before the statistics' child
-    was forked), matched to the digest of the bytes the books step verified and wrote."""
+    """The book's bytes read back from the published copy (the books step streams them there), matched to the
+    digest of the bytes it verified and wrote: for a reader the books step kept nothing for (a book sealed to
+    meanwhile, or a producer that is not the shipped one)."""
     data = (run.out / "council-book.jsonl").read_bytes()
     if hashlib.sha256(data).hexdigest() != run.book_sha256:
         raise PublishError("public/council-book.jsonl changed while publishing", fix="publish again")

@@ -186,3 +186,31 @@ def test_a_copy_that_is_not_the_checked_bytes_fails_and_keeps_nothing(league: Pa
     with pytest.raises(PublishError):
         _streamed(data, tmp_path / "out.csv", copy)
     assert not list((data / fc.CACHE_DIR).glob("*.csv"))
+
+
+def test_the_books_step_streams_the_complete_lines_to_the_copy(league: Path, tmp_path: Path) -> None:
+    """league.publish.files._copy_checked: the copy is ``complete_lines`` of the book (a line still being written
+    left out), with the same facts and digest; an identical copy is kept as it is; a broken chain raises and
+    leaves the old copy."""
+    from league.errors import LeagueError
+    from league.publish import files
+
+    book = tmp_path / "book.jsonl"
+    raw = complete_lines(league / "data" / "books" / "council-book.jsonl")
+    book.write_bytes(raw + b'{"n": 99999, "kind": "ans')  # the daemon halfway through its next line
+    copy = tmp_path / "public" / "council-book.jsonl"
+    seen: list[int] = []
+    facts, sha, head = files._copy_checked(book, copy, lambda obj, content, line: seen.append(obj["n"]))
+    assert copy.read_bytes() == raw and sha == hashlib.sha256(raw).hexdigest()
+    assert head == raw[: raw.index(b"\n") + 1]
+    assert facts == read_facts(book, raw) and seen == list(range(1, raw.count(b"\n") + 1))
+    before = copy.stat().st_mtime_ns, copy.stat().st_ino
+    files._copy_checked(book, copy, lambda *a: None)
+    assert (copy.stat().st_mtime_ns, copy.stat().st_ino) == before  # unchanged: not rewritten
+    lines = raw.splitlines(keepends=True)
+    lines[3] = lines[3].replace(b'"n":4', b'"n":5').replace(b'"n": 4', b'"n": 5')
+    book.write_bytes(b"".join(lines))
+    with pytest.raises(LeagueError):
+        files._copy_checked(book, copy, lambda *a: None)
+    assert copy.read_bytes() == raw
+    assert [p.name for p in copy.parent.iterdir()] == ["council-book.jsonl"]  # no temporary file left
