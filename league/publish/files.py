@@ -10,6 +10,7 @@ recorded as failed, never hidden.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -304,7 +305,7 @@ def _kept(beside: bool) -> KeptLines:
     if beside:
         return KeptLines(parsed=frozenset(ROW_KINDS | set(COMPARED_KINDS)), raw=frozenset(("trade", "mark")))
     return KeptLines(parsed=frozenset(), slim=ROW_KINDS, check=frozenset(("answer", "correction")),
-                     checked=prob_entry)
+                     checked=functools.partial(prob_entry, shared={}))
 
 
 def _commitments(run: _Run) -> None:

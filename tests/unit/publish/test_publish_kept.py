@@ -355,3 +355,31 @@ def test_a_frozen_fork_gives_the_collector_back_to_the_parent(fork_ready: None) 
     os.waitpid(pid, 0)
     assert gc.get_freeze_count() == 0
     assert said == b"True" + str(sum(range(1000))).encode()
+
+
+def test_the_cut_entries_find_what_the_items_hold() -> None:
+    """prob_entry (what the one-worker publish keeps for the line check) answers every (asset, horizon) lookup of
+    the check as the whole items do, odd shapes included; equal cells are shared through the caller's pool."""
+    from league.verify.linecheck import _cell_prob
+
+    odd: list[Any] = [
+        {"spx": {"1d": {"prob_up": 55.0, "action": "buy"}, "1w": {"prob_up": -0.0}, "1m": {"action": "hold"},
+                 "6m": {"prob_up": 1}}, "vix": {"1d": {"prob_up": 1.0}, "1w": [1, 2], "1m": "x"},
+         "gold": [], "oil": None, "btc": {"1d": {"prob_up": [55]}, "1w": {"prob_up": None}}},
+        [], "text", None, {}, {"spx": "flat"},
+    ]
+    pool: dict[Any, Any] = {}
+    for items in odd:
+        for kind, content in (("answer", {"kind": "answer", "items": items}),
+                              ("correction", {"kind": "correction", "target": "cell", "market": "spx",
+                                              "horizon": "1d", "cell": items})):
+            whole, cut = line_entry(content), prob_entry(content, pool)
+            assert cut[0] == whole[0] == kind
+            for asset in ("spx", "vix", "gold", "oil", "btc", "nope"):
+                for horizon in ("1d", "1w", "1m", "6m", "3y"):
+                    got, want = _cell_prob(cut[1], asset, horizon), _cell_prob(whole[1], asset, horizon)
+                    assert repr(got) == repr(want), (items, asset, horizon)
+    assert prob_entry({"kind": "run"}) == ("run", None)
+    a = prob_entry({"kind": "answer", "items": {"spx": {"1d": {"prob_up": 40.0}}}}, pool)[1]
+    b = prob_entry({"kind": "answer", "items": {"spx": {"1d": {"prob_up": 40.0, "why": "x"}}}}, pool)[1]
+    assert a == b and a["spx"]["1d"] is b["spx"]["1d"]
