@@ -277,12 +277,16 @@ def _wanted(kinds: Collection[str] | None) -> Callable[[bytes], bool]:
     return lambda raw: any(t in raw for t in tokens)
 
 
-def _parsed(checked: _Checked, kinds: Collection[str] | None) -> list[SealedLine] | None:
-    """The checked lines of ``kinds`` read back from their copy (all bytes hashed, only those lines parsed);
-    None when the copy no longer has the checked bytes."""
+#: What a reader keeps of each line it reads (:func:`book_contents`); None: the line itself.
+Cut = Callable[[dict[str, Any]], Any] | None
+
+
+def _parsed(checked: _Checked, kinds: Collection[str] | None, cut: Cut = None) -> list[Any] | None:
+    """The checked lines of ``kinds`` read back from their copy (all bytes hashed, only those lines parsed; each
+    kept as ``cut(content)`` when given); None when the copy no longer has the checked bytes."""
     digest = hashlib.sha256()
     wanted = _wanted(kinds)
-    lines: list[SealedLine] = []
+    lines: list[Any] = []
     try:
         with open(checked.copy, "rb") as fh:  # line by line: the whole copy is never in memory at once
             for raw in fh:
@@ -293,25 +297,27 @@ def _parsed(checked: _Checked, kinds: Collection[str] | None) -> list[SealedLine
                 if kinds is not None and obj.get("kind") not in kinds:
                     continue
                 content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
-                lines.append(CheckedLine(obj["n"], obj["prev"], obj["seal"], obj["link"], content))
+                lines.append(CheckedLine(obj["n"], obj["prev"], obj["seal"], obj["link"], content) if cut is None
+                             else cut(content))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return lines if digest.hexdigest() == checked.sha256 else None
 
 
-def _verified(path: Path, kinds: Collection[str] | None) -> tuple[list[SealedLine], str]:
+def _verified(path: Path, kinds: Collection[str] | None, cut: Cut = None) -> tuple[list[Any], str]:
     """Every line verified (``iter_lines``: raises ``ChainBroken`` at the first bad one), those of ``kinds``
-    kept, and the SHA-256 of the lines verified (so the next reader can parse instead of verify)."""
-    lines: list[SealedLine] = []
+    kept (as ``cut(content)`` when given), and the SHA-256 of the lines verified (so the next reader can parse
+    instead of verify)."""
+    lines: list[Any] = []
     count = 0
     for line in iter_lines(path):
         count += 1
         if kinds is None or line.kind in kinds:
-            lines.append(line)
+            lines.append(line if cut is None else cut(line.content))
     return lines, prefix_digest(path, count)  # the book only grows: its first ``count`` lines are those read
 
 
-def _read(path: Path, kinds: Collection[str] | None) -> list[SealedLine] | None:
+def _read(path: Path, kinds: Collection[str] | None, cut: Cut = None) -> list[Any] | None:
     """The lines of ``kinds`` for the book's current state; None outside a block. Parsed from checked bytes when
     a note matches the state, else verified (and noted: the next reader parses the live book's bytes, matched
     to this read's digest, instead of verifying them again)."""
@@ -324,10 +330,12 @@ def _read(path: Path, kinds: Collection[str] | None) -> list[SealedLine] | None:
     if note is not None and note.state == state:
         kept = note.kept
         found = kept.of(kinds) if kept is not None and kinds is not None and kept.covers(kinds) else None
-        lines = found if found is not None else _parsed(note, kinds)
+        if found is not None and cut is not None:
+            return [cut(line.content) for line in found]
+        lines = found if found is not None else _parsed(note, kinds, cut)
         if lines is not None:
             return lines
-    lines, sha256 = _verified(path, kinds)
+    lines, sha256 = _verified(path, kinds, cut)
     if file_state(path) == state:
         reads[key] = _Checked(state, Path(path), sha256)
     return lines
@@ -341,6 +349,17 @@ def book_lines(path: Path, kinds: Collection[str] | None = None) -> Sequence[Sea
         return lines
     every = iter_lines(path)
     return every if kinds is None else (line for line in every if line.kind in kinds)
+
+
+def book_contents(path: Path, kinds: Collection[str], cut: Callable[[dict[str, Any]], Any]) -> list[Any]:
+    """``cut(content)`` of every line of ``kinds``, in book order, read as :func:`book_lines` reads them (verified,
+    or parsed from checked bytes): each line's whole parse is let go as soon as it is cut. Why: a reader that
+    needs a few fields of many large lines (the point track's score lines, each with every seat's rows) held
+    them whole, the publish's peak after the statistics (issue 15)."""
+    lines = _read(path, kinds, cut)
+    if lines is not None:
+        return lines
+    return [cut(line.content) for line in iter_lines(path) if line.kind in kinds]
 
 
 def book_index(path: Path, kinds: Collection[str] | None = None) -> BookIndex:

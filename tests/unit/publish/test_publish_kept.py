@@ -383,3 +383,27 @@ def test_the_cut_entries_find_what_the_items_hold() -> None:
     a = prob_entry({"kind": "answer", "items": {"spx": {"1d": {"prob_up": 40.0}}}}, pool)[1]
     b = prob_entry({"kind": "answer", "items": {"spx": {"1d": {"prob_up": 40.0, "why": "x"}}}}, pool)[1]
     assert a == b and a["spx"]["1d"] is b["spx"]["1d"]
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_the_point_track_from_cut_score_lines_is_the_whole_lines_report(league: Path, shared: bool,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """league.evals.points reads its score lines cut to the fields it uses (bookread.book_contents): the same
+    report as from the whole lines, read verified (no block) or parsed from checked bytes (inside a block)."""
+    from contextlib import nullcontext
+
+    from league.evals import points
+
+    def report() -> dict[str, Any]:
+        with shared_reads() if shared else nullcontext():
+            if shared:
+                points.points_report(league / "data", min_history=1)  # the first read verifies and notes
+            return points.points_report(league / "data", min_history=1)
+
+    cut = report()
+    lines = [ln.content for ln in iter_lines(league / "data" / "books" / "council-book.jsonl") if ln.kind == "score"]
+    assert points.score_fields(lines[0]) != lines[0]  # cut, not whole
+    monkeypatch.setattr(points, "score_fields", lambda content: content)
+    whole = report()
+    assert cut == whole
+    assert sum(s["windows"] for s in whole["seats"].values()) > 0  # something was scored, so it can differ
