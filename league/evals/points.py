@@ -211,7 +211,7 @@ def points_report(data: Path, *, season: int = 1, min_history: int = 5) -> dict[
     """The MASE table of every seat of the council book under ``data``."""
     book = find_book(Path(data))
     # a score line not in the protocol's shape (lists of events and rows) has nothing to score here
-    lines = [c for c in book_contents(book, ("score", "score_h"), score_fields)
+    lines = [c for c in book_contents(book, ("score", "score_h"), lambda line: score_fields(line.content))
              if isinstance(c.get("markets", []), list) and isinstance(c.get("seats", []), list)]
     reader = _Reader(daily_closes(lines), season, min_history)
     for line in lines:

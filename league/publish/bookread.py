@@ -278,12 +278,12 @@ def _wanted(kinds: Collection[str] | None) -> Callable[[bytes], bool]:
 
 
 #: What a reader keeps of each line it reads (:func:`book_contents`); None: the line itself.
-Cut = Callable[[dict[str, Any]], Any] | None
+Cut = Callable[[SealedLine], Any] | None
 
 
 def _parsed(checked: _Checked, kinds: Collection[str] | None, cut: Cut = None) -> list[Any] | None:
     """The checked lines of ``kinds`` read back from their copy (all bytes hashed, only those lines parsed; each
-    kept as ``cut(content)`` when given); None when the copy no longer has the checked bytes."""
+    kept as ``cut(line)`` when given); None when the copy no longer has the checked bytes."""
     digest = hashlib.sha256()
     wanted = _wanted(kinds)
     lines: list[Any] = []
@@ -297,8 +297,8 @@ def _parsed(checked: _Checked, kinds: Collection[str] | None, cut: Cut = None) -
                 if kinds is not None and obj.get("kind") not in kinds:
                     continue
                 content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
-                lines.append(CheckedLine(obj["n"], obj["prev"], obj["seal"], obj["link"], content) if cut is None
-                             else cut(content))
+                line = CheckedLine(obj["n"], obj["prev"], obj["seal"], obj["link"], content)
+                lines.append(line if cut is None else cut(line))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return lines if digest.hexdigest() == checked.sha256 else None
@@ -306,14 +306,14 @@ def _parsed(checked: _Checked, kinds: Collection[str] | None, cut: Cut = None) -
 
 def _verified(path: Path, kinds: Collection[str] | None, cut: Cut = None) -> tuple[list[Any], str]:
     """Every line verified (``iter_lines``: raises ``ChainBroken`` at the first bad one), those of ``kinds``
-    kept (as ``cut(content)`` when given), and the SHA-256 of the lines verified (so the next reader can parse
+    kept (as ``cut(line)`` when given), and the SHA-256 of the lines verified (so the next reader can parse
     instead of verify)."""
     lines: list[Any] = []
     count = 0
     for line in iter_lines(path):
         count += 1
         if kinds is None or line.kind in kinds:
-            lines.append(line if cut is None else cut(line.content))
+            lines.append(line if cut is None else cut(line))
     return lines, prefix_digest(path, count)  # the book only grows: its first ``count`` lines are those read
 
 
@@ -331,7 +331,7 @@ def _read(path: Path, kinds: Collection[str] | None, cut: Cut = None) -> list[An
         kept = note.kept
         found = kept.of(kinds) if kept is not None and kinds is not None and kept.covers(kinds) else None
         if found is not None and cut is not None:
-            return [cut(line.content) for line in found]
+            return [cut(line) for line in found]
         lines = found if found is not None else _parsed(note, kinds, cut)
         if lines is not None:
             return lines
@@ -351,21 +351,32 @@ def book_lines(path: Path, kinds: Collection[str] | None = None) -> Sequence[Sea
     return every if kinds is None else (line for line in every if line.kind in kinds)
 
 
-def book_contents(path: Path, kinds: Collection[str], cut: Callable[[dict[str, Any]], Any]) -> list[Any]:
-    """``cut(content)`` of every line of ``kinds``, in book order, read as :func:`book_lines` reads them (verified,
+def book_contents(path: Path, kinds: Collection[str], cut: Callable[[SealedLine], Any]) -> list[Any]:
+    """``cut(line)`` of every line of ``kinds``, in book order, read as :func:`book_lines` reads them (verified,
     or parsed from checked bytes): each line's whole parse is let go as soon as it is cut. Why: a reader that
     needs a few fields of many large lines (the point track's score lines, each with every seat's rows) held
     them whole, the publish's peak after the statistics (issue 15)."""
     lines = _read(path, kinds, cut)
     if lines is not None:
         return lines
-    return [cut(line.content) for line in iter_lines(path) if line.kind in kinds]
+    return [cut(line) for line in iter_lines(path) if line.kind in kinds]
 
 
-def book_index(path: Path, kinds: Collection[str] | None = None) -> BookIndex:
+def book_index(path: Path, kinds: Collection[str] | None = None,
+               cut: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> BookIndex:
     """The book's index by kind and session (as ``BookIndex.of_book``) over the lines of ``kinds`` (all when None).
-    It is not kept: its per-line dictionaries would sit in memory for the rest of the run."""
+    It is not kept: its per-line dictionaries would sit in memory for the rest of the run. ``cut``: each line's
+    content is cut by it as the line is read (the index's entries are then ``cut(content)`` with n, seal and
+    link), so a reader of a few fields never holds the whole lines; it must keep ``kind``, ``session`` and
+    ``run_id``, which the index is keyed by."""
     index = BookIndex()
-    for line in book_lines(path, kinds):
-        index.add_body({**line.content, "n": line.n, "seal": line.seal, "link": line.link})  # as body_of
+    if cut is None:
+        for line in book_lines(path, kinds):
+            index.add_body({**line.content, "n": line.n, "seal": line.seal, "link": line.link})  # as body_of
+        return index
+    if kinds is None:
+        raise ValueError("a cut index names its kinds")
+    for body in book_contents(path, kinds, lambda line: {**cut(line.content), "n": line.n, "seal": line.seal,
+                                                         "link": line.link}):
+        index.add_body(body)
     return index

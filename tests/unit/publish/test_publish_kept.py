@@ -170,9 +170,9 @@ def _counting_copy_reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...
     asked: list[tuple[str, ...]] = []
     real = bookread._parsed
 
-    def counted(checked: Any, kinds: Any) -> Any:
+    def counted(checked: Any, kinds: Any, cut: Any = None) -> Any:
         asked.append(tuple(sorted(kinds or ())))
-        return real(checked, kinds)
+        return real(checked, kinds, cut)
 
     monkeypatch.setattr(bookread, "_parsed", counted)
     return asked
@@ -407,3 +407,46 @@ def test_the_point_track_from_cut_score_lines_is_the_whole_lines_report(league: 
     whole = report()
     assert cut == whole
     assert sum(s["windows"] for s in whole["seats"].values()) > 0  # something was scored, so it can differ
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_the_crowd_comparison_from_cut_lines_is_the_whole_lines_comparison(league: Path, shared: bool,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """league.publish.crowd reads its kinds cut to the fields it uses (crowd.compared_fields, bookread.book_index's
+    cut): the same blocks as from the whole lines, read verified (no block) or parsed from checked bytes."""
+    from contextlib import nullcontext
+
+    from league.publish import crowd
+
+    def blocks() -> Any:
+        with shared_reads() if shared else nullcontext():
+            if shared:
+                crowd.crowd_blocks(league / "data")  # the first read verifies and notes
+            return crowd.crowd_blocks(league / "data")
+
+    cut = blocks()
+    answer = next(ln.content for ln in iter_lines(league / "data" / "books" / "council-book.jsonl")
+                  if ln.kind == "answer" and ln.content.get("items"))
+    assert crowd.compared_fields(answer) != answer  # cut, not whole
+    monkeypatch.setattr(crowd, "compared_fields", lambda content: content)
+    whole = blocks()
+    assert cut == whole
+    assert whole[0]["rows"] > 0 and whole[1]["seats"]  # questions were compared, so it can differ
+
+
+def test_the_crowd_cut_reads_odd_answers_as_the_whole_lines() -> None:
+    """The cut keeps the crowd_up _cell finds (or the error it fails with) for odd items."""
+    from league.publish import crowd
+
+    odd: list[Any] = [{"spx": {"1d": {"crowd_up": 60, "prob_up": 55}, "1w": {}}, "vix": {"1w": {"crowd_up": 1}},
+                       "gold": {"1d": [1]}, "oil": {}, "btc": None, "eth": {"1d": {"prob_up": 3}}}, None, {}]
+    for items in odd:
+        whole = {"kind": "answer", "seat": "a", "run_id": "r", "session": "2026-03-02", "items": items}
+        cut = crowd.compared_fields(whole)
+        for market in ("spx", "vix", "gold", "oil", "btc", "eth", "nope"):
+            assert crowd._cell(cut, market).get("crowd_up") == crowd._cell(whole, market).get("crowd_up")
+    for items in ([1], {"spx": [1]}, "x"):
+        whole = {"kind": "answer", "items": items}
+        for content in (whole, crowd.compared_fields(whole)):
+            with pytest.raises(AttributeError):
+                crowd._cell(content, "spx")
