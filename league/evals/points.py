@@ -31,7 +31,7 @@ from typing import Any
 from league.evals.errors import EvalError
 from league.evals.files import write_atomic, write_json
 from league.evals.mase import Stated, Window, compliance, relative_mase, seasonal_naive
-from league.publish.bookread import book_lines
+from league.publish.bookread import book_contents
 
 HORIZON_STEPS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
 BUCKETS = {"1d": "short", "1w": "medium", "1m": "long", "6m": "long"}
@@ -184,12 +184,35 @@ def _seat_report(seat: _Seat) -> dict[str, Any]:
             "unscaled": seat.unscaled, "unresolved": seat.unresolved}
 
 
+#: What the report reads of a score line, of each of its events and of each of its rows.
+LINE_FIELDS = ("session", "horizon")
+EVENT_FIELDS = ("market", "event_id_v2", "reference", "close", "late_ref")
+ROW_FIELDS = ("status", "seat", "market", "event_id_v2", "prob_up", "target")
+
+
+def score_fields(content: dict[str, Any]) -> dict[str, Any]:
+    """A score line cut to what :func:`points_report` reads (:data:`LINE_FIELDS`, its events' and rows'
+    fields; a field a line lacks stays absent, a value not in the protocol's shape is kept as it is, so the
+    report reads the same and fails the same). Why: the rows' other fields (the action, the reasons, the
+    sources, the event contracts) are most of a season's score lines, and the report held them all."""
+    out = {k: content[k] for k in LINE_FIELDS if k in content}
+    for key, fields in (("markets", EVENT_FIELDS), ("seats", ROW_FIELDS)):
+        if key in content:
+            value = content[key]
+            out[key] = [_cut(x, fields) for x in value] if isinstance(value, list) else value
+    return out
+
+
+def _cut(item: Any, fields: tuple[str, ...]) -> Any:
+    return {k: item[k] for k in fields if k in item} if isinstance(item, dict) else item
+
+
 def points_report(data: Path, *, season: int = 1, min_history: int = 5) -> dict[str, Any]:
     """The MASE table of every seat of the council book under ``data``."""
     book = find_book(Path(data))
     # a score line not in the protocol's shape (lists of events and rows) has nothing to score here
-    lines = [ln.content for ln in book_lines(book, ("score", "score_h"))
-             if isinstance(ln.content.get("markets", []), list) and isinstance(ln.content.get("seats", []), list)]
+    lines = [c for c in book_contents(book, ("score", "score_h"), lambda line: score_fields(line.content))
+             if isinstance(c.get("markets", []), list) and isinstance(c.get("seats", []), list)]
     reader = _Reader(daily_closes(lines), season, min_history)
     for line in lines:
         events = {str(e.get("event_id_v2")): e for e in line.get("markets", [])}

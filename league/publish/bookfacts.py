@@ -8,7 +8,7 @@ so they can never claim a change the book does not show.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,19 +108,24 @@ def _complete(data: bytes) -> Iterator[bytes]:
 
 
 def read_facts(book: Path, data: bytes | None = None,
-               keep: Callable[[dict[str, Any], dict[str, Any], bytes], None] | None = None) -> BookFacts:
+               keep: Callable[[dict[str, Any], dict[str, Any], bytes], None] | None = None,
+               lines: Iterable[bytes] | None = None) -> BookFacts:
     """Gather facts from ``book`` (or its bytes), validating every seal and link on the way.
 
     Only complete lines count: the daemon may be writing the next line while we read, and a
     line without its LF is not part of the book yet (docs/protocol.md section 3).
     ``keep(line, content, raw)`` is told each checked line as parsed here (the publisher keeps some for
     its later readers: league.publish.bookread.KeptLines), ``content`` being it without the bookkeeping.
+    ``lines``: the complete lines without their LF, one at a time, instead of ``data`` (the publisher streams the
+    book to its published copy through here, never holding all of it).
     """
     facts = BookFacts()
-    if data is None:
-        data = book.read_bytes() if book.is_file() else b""
+    if lines is None:
+        if data is None:
+            data = book.read_bytes() if book.is_file() else b""
+        lines = _complete(data)
     prev = ""
-    for i, raw in enumerate(_complete(data), 1):
+    for i, raw in enumerate(lines, 1):
         problem, obj = check_line(raw, i, prev)
         if problem or obj is None:
             raise ChainBroken(f"{book} line {i}: {problem}", line=i, reason=str(problem),

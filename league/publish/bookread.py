@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -101,6 +101,14 @@ class KeptLines:
     kinds: list[str] = field(default_factory=list)
     lines: list[CheckedLine | _RawLine] = field(default_factory=list)
     _names: dict[str, str] = field(default_factory=dict)
+    #: Kinds kept as a few fields only (:data:`SLIM_FIELDS`, with ``n`` and ``link``), in ``slims``: what the
+    #: CSV writer's cache keys are made of (league.publish.forecast_cache), without the bodies (issue 15).
+    slim: frozenset[str] = frozenset()
+    slims: list[dict[str, Any]] = field(default_factory=list)
+    #: Kinds whose line-check entry is kept (``checked(content)``, in ``checks`` by line number).
+    check: frozenset[str] = frozenset()
+    checked: Callable[[dict[str, Any]], Any] | None = None
+    checks: dict[int, Any] = field(default_factory=dict)
 
     def add(self, obj: dict[str, Any], content: dict[str, Any], raw: bytes) -> None:
         """Keep checked line ``obj`` (``content``: it without the bookkeeping fields; ``raw``: its bytes)."""
@@ -111,6 +119,10 @@ class KeptLines:
             self.lines.append(CheckedLine(obj["n"], obj["prev"], obj["seal"], obj["link"], content))
         elif kind in self.raw:
             self.lines.append(_RawLine(obj["n"], self._names[name], raw))
+        if kind in self.slim:
+            self.slims.append(slim_of(obj))
+        if kind in self.check and self.checked is not None:
+            self.checks[int(obj["n"])] = self.checked(content)
 
     def covers(self, kinds: Collection[str] | None) -> bool:
         return kinds is not None and all(k in self.parsed or k in self.raw for k in kinds)
@@ -118,8 +130,8 @@ class KeptLines:
     def without(self, kinds: Collection[str]) -> KeptLines:
         """These kept lines but those of ``kinds`` (their kinds no longer covered)."""
         gone = frozenset(kinds)
-        return KeptLines(self.parsed - gone, self.raw - gone, self.kinds,
-                         [line for line in self.lines if line.kind not in gone], self._names)
+        return replace(self, parsed=self.parsed - gone, raw=self.raw - gone,
+                       lines=[line for line in self.lines if line.kind not in gone])
 
     def of(self, kinds: Collection[str]) -> list[SealedLine]:
         """The kept lines of ``kinds`` in book order (only call when :meth:`covers` them)."""
@@ -128,6 +140,19 @@ class KeptLines:
             if line.kind in kinds:
                 out.append(_parse_raw(line.raw) if isinstance(line, _RawLine) else line)
         return out
+
+
+#: The fields of a line that say which session's rows it feeds (league.publish.forecast_cache.session_keys: its
+#: own session, its run's, or for a cell correction its answer's), kept with ``n`` and ``link`` by :func:`slim_of`.
+SLIM_FIELDS = ("kind", "session", "run_id", "target", "of")
+
+
+def slim_of(obj: dict[str, Any]) -> dict[str, Any]:
+    """A checked line cut to :data:`SLIM_FIELDS` (those it has), its ``n`` and its ``link``: a session's cache key
+    needs no more of it, and a body is tens of times larger (a score line carries every seat's rows)."""
+    slim = {k: obj[k] for k in SLIM_FIELDS if k in obj}
+    slim["n"], slim["link"] = obj["n"], obj["link"]
+    return slim
 
 
 def _parse_raw(raw: bytes) -> CheckedLine:
@@ -186,6 +211,52 @@ def kept_lines(sha256: str, kinds: Collection[str]) -> KeptLines | None:
     return None
 
 
+def slim_lines(sha256: str, kinds: Collection[str]) -> KeptLines | None:
+    """The kept lines of the checked bytes with SHA-256 ``sha256`` when they hold every one of ``kinds`` cut to
+    their key fields (``KeptLines.slims``)."""
+    reads = _READS.get()
+    for note in (reads or {}).values():
+        if note.sha256 == sha256 and note.kept is not None and set(kinds) <= note.kept.slim:
+            return note.kept
+    return None
+
+
+def checked_entries(sha256: str, kinds: Collection[str]) -> KeptLines | None:
+    """The kept lines of the checked bytes with SHA-256 ``sha256`` when they hold the line-check entry of every
+    line of ``kinds`` (``KeptLines.checks``) and every line's kind."""
+    reads = _READS.get()
+    for note in (reads or {}).values():
+        kept = note.kept
+        if note.sha256 == sha256 and kept is not None and kept.checked is not None and set(kinds) <= kept.check:
+            return kept
+    return None
+
+
+class EntryTable(Mapping[int, tuple[str, Any]]):
+    """Line number -> (kind, entry) of every line of a book, from each line's kind and the entries kept for some
+    (league.verify.linecheck.check_table's table): a line without an entry is ``(kind, None)``. Built on demand
+    instead of a dict of every line (one tuple per line of the book, held for the whole check)."""
+
+    def __init__(self, kinds: Sequence[str], entries: Mapping[int, Any]) -> None:
+        self._kinds = kinds
+        self._entries = entries
+
+    def __getitem__(self, n: int) -> tuple[str, Any]:
+        if not isinstance(n, int) or not 1 <= n <= len(self._kinds):
+            raise KeyError(n)
+        entry = self._entries.get(n)
+        return entry if entry is not None else (self._kinds[n - 1], None)
+
+    def __contains__(self, n: object) -> bool:
+        return isinstance(n, int) and 1 <= n <= len(self._kinds)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(1, len(self._kinds) + 1))
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+
 def forget_kept(kinds: Collection[str] | None = None) -> None:
     """Let the kept lines go (readers after this parse from the checked copy, as without them); only those of
     ``kinds`` when given (the rest stays kept)."""
@@ -206,12 +277,16 @@ def _wanted(kinds: Collection[str] | None) -> Callable[[bytes], bool]:
     return lambda raw: any(t in raw for t in tokens)
 
 
-def _parsed(checked: _Checked, kinds: Collection[str] | None) -> list[SealedLine] | None:
-    """The checked lines of ``kinds`` read back from their copy (all bytes hashed, only those lines parsed);
-    None when the copy no longer has the checked bytes."""
+#: What a reader keeps of each line it reads (:func:`book_contents`); None: the line itself.
+Cut = Callable[[SealedLine], Any] | None
+
+
+def _parsed(checked: _Checked, kinds: Collection[str] | None, cut: Cut = None) -> list[Any] | None:
+    """The checked lines of ``kinds`` read back from their copy (all bytes hashed, only those lines parsed; each
+    kept as ``cut(line)`` when given); None when the copy no longer has the checked bytes."""
     digest = hashlib.sha256()
     wanted = _wanted(kinds)
-    lines: list[SealedLine] = []
+    lines: list[Any] = []
     try:
         with open(checked.copy, "rb") as fh:  # line by line: the whole copy is never in memory at once
             for raw in fh:
@@ -222,25 +297,27 @@ def _parsed(checked: _Checked, kinds: Collection[str] | None) -> list[SealedLine
                 if kinds is not None and obj.get("kind") not in kinds:
                     continue
                 content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
-                lines.append(CheckedLine(obj["n"], obj["prev"], obj["seal"], obj["link"], content))
+                line = CheckedLine(obj["n"], obj["prev"], obj["seal"], obj["link"], content)
+                lines.append(line if cut is None else cut(line))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return lines if digest.hexdigest() == checked.sha256 else None
 
 
-def _verified(path: Path, kinds: Collection[str] | None) -> tuple[list[SealedLine], str]:
+def _verified(path: Path, kinds: Collection[str] | None, cut: Cut = None) -> tuple[list[Any], str]:
     """Every line verified (``iter_lines``: raises ``ChainBroken`` at the first bad one), those of ``kinds``
-    kept, and the SHA-256 of the lines verified (so the next reader can parse instead of verify)."""
-    lines: list[SealedLine] = []
+    kept (as ``cut(line)`` when given), and the SHA-256 of the lines verified (so the next reader can parse
+    instead of verify)."""
+    lines: list[Any] = []
     count = 0
     for line in iter_lines(path):
         count += 1
         if kinds is None or line.kind in kinds:
-            lines.append(line)
+            lines.append(line if cut is None else cut(line))
     return lines, prefix_digest(path, count)  # the book only grows: its first ``count`` lines are those read
 
 
-def _read(path: Path, kinds: Collection[str] | None) -> list[SealedLine] | None:
+def _read(path: Path, kinds: Collection[str] | None, cut: Cut = None) -> list[Any] | None:
     """The lines of ``kinds`` for the book's current state; None outside a block. Parsed from checked bytes when
     a note matches the state, else verified (and noted: the next reader parses the live book's bytes, matched
     to this read's digest, instead of verifying them again)."""
@@ -253,10 +330,12 @@ def _read(path: Path, kinds: Collection[str] | None) -> list[SealedLine] | None:
     if note is not None and note.state == state:
         kept = note.kept
         found = kept.of(kinds) if kept is not None and kinds is not None and kept.covers(kinds) else None
-        lines = found if found is not None else _parsed(note, kinds)
+        if found is not None and cut is not None:
+            return [cut(line) for line in found]
+        lines = found if found is not None else _parsed(note, kinds, cut)
         if lines is not None:
             return lines
-    lines, sha256 = _verified(path, kinds)
+    lines, sha256 = _verified(path, kinds, cut)
     if file_state(path) == state:
         reads[key] = _Checked(state, Path(path), sha256)
     return lines
@@ -272,10 +351,32 @@ def book_lines(path: Path, kinds: Collection[str] | None = None) -> Sequence[Sea
     return every if kinds is None else (line for line in every if line.kind in kinds)
 
 
-def book_index(path: Path, kinds: Collection[str] | None = None) -> BookIndex:
+def book_contents(path: Path, kinds: Collection[str], cut: Callable[[SealedLine], Any]) -> list[Any]:
+    """``cut(line)`` of every line of ``kinds``, in book order, read as :func:`book_lines` reads them (verified,
+    or parsed from checked bytes): each line's whole parse is let go as soon as it is cut. Why: a reader that
+    needs a few fields of many large lines (the point track's score lines, each with every seat's rows) held
+    them whole, the publish's peak after the statistics (issue 15)."""
+    lines = _read(path, kinds, cut)
+    if lines is not None:
+        return lines
+    return [cut(line) for line in iter_lines(path) if line.kind in kinds]
+
+
+def book_index(path: Path, kinds: Collection[str] | None = None,
+               cut: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> BookIndex:
     """The book's index by kind and session (as ``BookIndex.of_book``) over the lines of ``kinds`` (all when None).
-    It is not kept: its per-line dictionaries would sit in memory for the rest of the run."""
+    It is not kept: its per-line dictionaries would sit in memory for the rest of the run. ``cut``: each line's
+    content is cut by it as the line is read (the index's entries are then ``cut(content)`` with n, seal and
+    link), so a reader of a few fields never holds the whole lines; it must keep ``kind``, ``session`` and
+    ``run_id``, which the index is keyed by."""
     index = BookIndex()
-    for line in book_lines(path, kinds):
-        index.add_body({**line.content, "n": line.n, "seal": line.seal, "link": line.link})  # as body_of
+    if cut is None:
+        for line in book_lines(path, kinds):
+            index.add_body({**line.content, "n": line.n, "seal": line.seal, "link": line.link})  # as body_of
+        return index
+    if kinds is None:
+        raise ValueError("a cut index names its kinds")
+    for body in book_contents(path, kinds, lambda line: {**cut(line.content), "n": line.n, "seal": line.seal,
+                                                         "link": line.link}):
+        index.add_body(body)
     return index

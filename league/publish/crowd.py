@@ -22,6 +22,47 @@ from league.crowd.compare import CrowdRow, at_answer_minute, compare, question, 
 COMPARED_KINDS = ("crowd", "run", "answer", "score")
 
 
+#: What the index is keyed by (league.book.index.BookIndex.add_body): kept in every cut line.
+_KEYS = ("kind", "session", "run_id")
+
+
+def compared_fields(content: dict[str, Any]) -> dict[str, Any]:
+    """A line cut to what the comparison reads of it (:func:`comparison_rows`, :func:`comparison`): a run's
+    role and crowd quotes, an answer's seat, status and each market's one-day cell's ``crowd_up``, a score
+    line's one-day events' market, late flag, horizon and outcome; a crowd line whole. A field a line lacks stays
+    absent and a value not in the expected shape is kept as it is, so the comparison reads the same and fails
+    the same. Why: the answers' and score lines' other fields are most of what the step held (issue 15)."""
+    kind = content.get("kind")
+    if kind not in ("run", "answer", "score"):
+        return content
+    fields = {"run": ("role", "crowd"), "answer": ("seat", "status"), "score": ()}[str(kind)]
+    out = {k: content[k] for k in (*_KEYS, *fields) if k in content}
+    if kind == "answer" and "items" in content:
+        out["items"] = _day_cells(content["items"])
+    if kind == "score" and "markets" in content:
+        markets = content["markets"]
+        out["markets"] = [{k: m[k] for k in ("market", "late_ref", "horizon", "up") if k in m}
+                          if isinstance(m, dict) else m for m in markets] if isinstance(markets, list) else markets
+    return out
+
+
+def _day_cells(items: Any) -> Any:
+    """An answer's items cut to what :func:`_cell` reads: each market's ``1d`` cell's ``crowd_up``."""
+    if not isinstance(items, dict):
+        return items
+    out: dict[Any, Any] = {}
+    for market, cells in items.items():
+        if not isinstance(cells, dict) or not cells:
+            out[market] = cells
+            continue
+        cell = cells.get("1d")
+        if isinstance(cell, dict):
+            out[market] = {"1d": {"crowd_up": cell["crowd_up"]} if "crowd_up" in cell else {}}
+        else:
+            out[market] = {"1d": cell} if "1d" in cells else {}
+    return out
+
+
 def comparison_rows(index: BookIndex) -> list[CrowdRow]:
     """One row per seat × crowd contract: its sealed crowd_up, the sealed price, both outcomes."""
     lines = {(x.get("venue"), x.get("contract_id")): x for x in index.of_kind("crowd")}
@@ -96,7 +137,7 @@ def crowd_blocks(data_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     from the sealed book alone (so they can be computed while the statistics write those files)."""
     from league.publish.bookread import book_index
 
-    index = book_index(Path(data_dir) / "books" / "council-book.jsonl", COMPARED_KINDS)
+    index = book_index(Path(data_dir) / "books" / "council-book.jsonl", COMPARED_KINDS, cut=compared_fields)
     at_answer = {
         "method": "each seat's crowd_up against the crowd's price at the minute its answer was sealed (the "
                   "crowd line's at_answer), both scored on the crowd's resolution (paper §4.9)",

@@ -10,14 +10,16 @@ recorded as failed, never hidden.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import pickle
 import sys
+import tempfile
 import threading
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -29,7 +31,17 @@ from league.contest.embargo import released_bytes
 from league.publish import documents as docs
 from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
-from league.publish.bookread import KeptLines, checked_copy, file_state, forget_kept, kept_lines, shared_reads
+from league.publish.bookread import (
+    EntryTable,
+    KeptLines,
+    checked_copy,
+    checked_entries,
+    file_state,
+    forget_kept,
+    kept_lines,
+    shared_reads,
+    slim_lines,
+)
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.errors import PublishError
@@ -97,8 +109,8 @@ class _Run:
     generated_at: str
     config: Any
     facts: BookFacts = field(default_factory=BookFacts)
-    book_bytes: bytes = b""
-    book_sha256: str = ""  # of ``book_bytes``, as published in council-book.jsonl
+    book_sha256: str = ""  # of the book's complete lines the books step verified, as published in council-book.jsonl
+    book_head: bytes = b""  # their first line (the opening, for config.json)
     workers: int = 1
     book_state: tuple[int, int, int] | None = None  # the live book's state when ``facts`` were read, if unchanged
     line_check: str = ""
@@ -165,11 +177,9 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
                 if progress is not None:
                     progress(step.__name__.strip("_"), done, len(plan))
                 if run.side is not None and step is _line_check:  # the CSV is written: the statistics can start
-                    run.book_bytes = b""  # (the line check reads the published copy if it must)
                     release_memory()
                     _go(run.side, run)
                 if step is _stats:  # the statistics hold the whole table in pandas: not the book beside it
-                    run.book_bytes = b""
                     if run.side is None:
                         forget_kept()  # the readers after the statistics parse their kinds from the copy
                         release_memory()
@@ -213,12 +223,9 @@ def _books(run: _Run) -> None:
     if not book.is_file():
         raise PublishError(f"{book}: no book to publish", fix="run a league day (or `league demo`) first")
     state = file_state(book)
-    data = complete_lines(book)
-    kept = _kept()
+    kept = _kept(run.side is not None)
     run.kept_parsed = kept.parsed
-    run.facts = read_facts(book, data, kept.add)
-    run.book_bytes, run.book_sha256 = data, hashlib.sha256(data).hexdigest()
-    write_bytes(run.out / "council-book.jsonl", data)
+    run.facts, run.book_sha256, run.book_head = _copy_checked(book, run.out / "council-book.jsonl", kept.add)
     if file_state(book) == state:  # the readers after the statistics take these checked bytes (bookread.py)
         checked_copy(book, state, run.out / "council-book.jsonl", run.book_sha256, kept)
         run.book_state = state
@@ -232,15 +239,73 @@ def _books(run: _Run) -> None:
         copy_file(ask, run.out / "asks" / ask.name)
 
 
-def _kept() -> KeptLines:
-    """What the books step keeps of its parse for the readers after it (league.publish.bookread): the kinds the
-    CSV writer's view holds anyway (parsed once here instead of again by it, the line check, the points track
-    and the crowd comparison), the crowd quotes, and the portfolio's trade and mark lines as bytes (most of a
-    season's lines: parsed only when the portfolio step reads them)."""
+def _copy_checked(book: Path, target: Path, keep: Callable[[dict[str, Any], dict[str, Any], bytes], None]
+                  ) -> tuple[BookFacts, str, bytes]:
+    """Verify the book's complete lines (``read_facts``: every seal and link; raises ``ChainBroken`` at the first
+    bad one, the published copy then left as it was) while writing them to ``target``; returns the facts, the
+    SHA-256 of the lines copied and the first line.
+
+    Why streamed: the whole book's bytes were held from here to the forecasts step and the line check (the
+    publish's peak with the CSV writer's index, growing with the season: issue 15); every later reader now
+    reads the copy back line by line. The copy is written to a temporary file and renamed, and an identical
+    copy already there is kept (as ``write_bytes`` does)."""
+    digest, head, size = hashlib.sha256(), [b""], [0]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with open(book, "rb") as src, os.fdopen(fd, "wb") as out:
+
+            def lines() -> Iterator[bytes]:
+                for raw in src:
+                    if not raw.endswith(b"\n"):
+                        return  # a line still being written is not part of the book yet
+                    out.write(raw)
+                    digest.update(raw)
+                    size[0] += len(raw)
+                    head[0] = head[0] or raw
+                    yield raw[:-1]
+
+            facts = read_facts(book, keep=keep, lines=lines())
+        sha = digest.hexdigest()
+        if _same_copy(target, size[0], sha):
+            Path(tmp).unlink()
+        else:
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return facts, sha, head[0]
+
+
+def _same_copy(target: Path, size: int, sha256: str) -> bool:
+    try:
+        return target.stat().st_size == size and sha256_file(target) == sha256
+    except OSError:
+        return False
+
+
+def _kept(beside: bool) -> KeptLines:
+    """What the books step keeps of its parse for the readers after it (league.publish.bookread).
+
+    With the statistics ``beside`` (two workers) the readers before :func:`forget_kept` are the CSV writer, the
+    line check, the points track, the crowd comparison and the portfolio: the kinds the CSV writer's view holds
+    (parsed once here instead of again by each), the crowd quotes, and the portfolio's trade and mark lines as
+    bytes (most of a season's lines: parsed only when the portfolio step reads them).
+
+    With one worker everything kept is let go before the statistics, so only the CSV writer and the line check
+    read it, and they need little of it (issue 15: the bodies were the publish's peak, growing with the
+    season): the CSV writer's lines cut to their cache keys' fields (it parses the bodies of the sessions it
+    rebuilds from the published copy, league.publish.forecast_cache.write_forecasts_streamed), and the line
+    check's entries of the answers and corrections cut to their probabilities."""
     from league.publish.crowd import COMPARED_KINDS
     from league.publish.forecast_cache import ROW_KINDS
+    from league.verify.linecheck import prob_entry
 
-    return KeptLines(parsed=frozenset(ROW_KINDS | set(COMPARED_KINDS)), raw=frozenset(("trade", "mark")))
+    if beside:
+        return KeptLines(parsed=frozenset(ROW_KINDS | set(COMPARED_KINDS)), raw=frozenset(("trade", "mark")))
+    return KeptLines(parsed=frozenset(), slim=ROW_KINDS, check=frozenset(("answer", "correction")),
+                     checked=functools.partial(prob_entry, shared={}))
 
 
 def _commitments(run: _Run) -> None:
@@ -250,7 +315,7 @@ def _commitments(run: _Run) -> None:
     for session in commitments.write_snapshots(run.data_dir, run.out):
         run.fail(f"snapshots/{session}.json", PublishError("the kept snapshot no longer hashes to its sealed value"))
     try:
-        if not commitments.write_config(run.book_bytes, run.out):
+        if not commitments.write_config(run.book_head, run.out):
             run.skip("config.json", "the council book has no opening line sealing config_sha256")
     except (PublishError, ValueError) as exc:
         run.fail("config.json", exc)
@@ -448,10 +513,17 @@ def _forecasts(run: _Run) -> None:
     shipped = PRODUCERS.get("forecasts") is producers.forecasts
     options: dict[str, Any] = {"workers": run.workers} if run.workers > 1 and shipped else {}
     kept = kept_lines(run.book_sha256, ROW_KINDS) if shipped else None
-    if kept is not None:  # the books step's parse stands for the bytes: not held beside it from here on
-        run.book_bytes = b""
+    slim = slim_lines(run.book_sha256, ROW_KINDS) if shipped and kept is None else None
+    if kept is not None:  # the books step's parse stands for the bytes
         options["kept"] = kept
-    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, run.book_bytes or None, **options)
+    elif slim is not None:  # the keys from the cut lines, the bodies of the sessions to build from the copy
+        options.update(kept=slim, copy=(run.out / "council-book.jsonl", run.book_sha256))
+    try:  # no parse to stand for the checked bytes: they are read back from the copy
+        book = None if "kept" in options or PRODUCERS.get("forecasts") is None else _published_book(run)
+    except PublishError as exc:
+        run.fail("council-forecasts.csv", exc)
+        return
+    _call(run, "forecasts", ("council-forecasts.csv",), run.data_dir, target, book, **options)
 
 
 def _line_check(run: _Run) -> None:
@@ -460,21 +532,25 @@ def _line_check(run: _Run) -> None:
     if not forecasts.is_file():
         return
     kept = kept_lines(run.book_sha256, ("answer", "correction"))
+    cut = checked_entries(run.book_sha256, ("answer", "correction")) if kept is None else None
     with open(forecasts, encoding="utf-8", newline="") as fh:
         if kept is not None:  # the books step's parse: every line's kind, the answers and corrections
             table = dict(enumerate(((kind, None) for kind in kept.kinds), 1))
             table.update((line.n, line_entry(line.content)) for line in kept.of(("answer", "correction")))
             result = check_table(table, fh)
+        elif cut is not None:  # every line's kind, the answers' and corrections' probabilities (books step)
+            result = check_table(EntryTable(cut.kinds, cut.checks), fh)
         else:
-            result = check_lines(run.book_bytes or _published_book(run), fh)
+            result = check_lines(_published_book(run), fh)
     run.line_check = result.summary()
     if not result.ok:
         run.fail("council-forecasts.csv", PublishError(result.summary()))
 
 
 def _published_book(run: _Run) -> bytes:
-    """The book's bytes read back from the published copy (``book_bytes`` dropped before the statistics' child
-    was forked), matched to the digest of the bytes the books step verified and wrote."""
+    """The book's bytes read back from the published copy (the books step streams them there), matched to the
+    digest of the bytes it verified and wrote: for a reader the books step kept nothing for (a book sealed to
+    meanwhile, or a producer that is not the shipped one)."""
     data = (run.out / "council-book.jsonl").read_bytes()
     if hashlib.sha256(data).hexdigest() != run.book_sha256:
         raise PublishError("public/council-book.jsonl changed while publishing", fix="publish again")

@@ -30,7 +30,7 @@ import json
 import os
 import sys
 import threading
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from operator import itemgetter
@@ -39,9 +39,11 @@ from typing import Any
 
 import structlog
 
+from league.book.index import BookIndex
 from league.book.view import BookView
 from league.counting import Sealed
 from league.publish.bookread import KeptLines
+from league.publish.errors import PublishError
 from league.publish.forecasts import COLUMNS, RowContext, session_rows_of
 from league.publish.memory import fork_frozen
 
@@ -119,17 +121,37 @@ def _build_shared(lg: Sealed, ctx: RowContext, cache: Path, missing: list[tuple[
 def session_keys(lg: Sealed, sessions: Iterable[str], common: str) -> dict[str, str]:
     """Each session's key: the common digest and the (n, link) of every line its rows are made of."""
     index: Any = lg.index
+    return _keys(index.lines, session_lines(index), sessions, common)
+
+
+def _keys(lines: dict[int, dict[str, Any]], groups: dict[str, list[int]], sessions: Iterable[str],
+          common: str) -> dict[str, str]:
+    parts = {s: [f"{n}:{lines[n].get('link', '')}" for n in ns] for s, ns in groups.items()}
+    return {s: hashlib.sha256("\n".join([common, s, *parts.get(s, [])]).encode()).hexdigest() for s in sessions}
+
+
+def session_lines(index: Any) -> dict[str, list[int]]:
+    """The numbers of the lines each session's rows are made of (the :data:`ROW_KINDS` lines that name it, its
+    runs or one of its answers), in book order. Reads only ``kind``, ``session``, ``run_id``, ``target``, ``of``
+    (league.publish.bookread.SLIM_FIELDS) of each line: an index of lines cut to those fields gives the same."""
     lines: dict[int, dict[str, Any]] = index.lines
     run_session = {str(r["run_id"]): str(r["session"]) for r in index.of_kind("run")}
-    parts: dict[str, list[str]] = defaultdict(list)
+    groups: dict[str, list[int]] = defaultdict(list)
     for n in sorted(lines):
         body = lines[n]
         if body.get("kind") not in ROW_KINDS:
             continue
         session = _session_of(body, lines, run_session)
         if session:
-            parts[session].append(f"{n}:{body.get('link', '')}")
-    return {s: hashlib.sha256("\n".join([common, s, *parts.get(s, [])]).encode()).hexdigest() for s in sessions}
+            groups[session].append(n)
+    return groups
+
+
+def row_sessions(index: Any) -> list[str]:
+    """The sessions the CSV has rows for, as :meth:`RowContext.sessions` lists them (the session of each run id's
+    last run line), from the run lines' ``run_id`` and ``session`` only."""
+    runs = {r["run_id"]: r for r in index.of_kind("run")}
+    return sorted({r["session"] for r in runs.values()})
 
 
 def _session_of(body: dict[str, Any], lines: dict[int, dict[str, Any]], run_session: dict[str, str]) -> str:
@@ -192,8 +214,8 @@ def _cached(cache: Path, session: str, key: str) -> tuple[bytes | None, int]:
     return None, 0
 
 
-def _keep(cache: Path, session: str, key: str, rows: int, block: bytes) -> None:
-    """Write the block (atomically), then drop the session's blocks under other keys."""
+def _keep(cache: Path, session: str, key: str, rows: int, block: bytes) -> Path:
+    """Write the block (atomically), then drop the session's blocks under other keys; returns its path."""
     target = cache / _name(session, key, rows, block)
     tmp = target.with_suffix(f".tmp{os.getpid()}")
     tmp.write_bytes(block)
@@ -201,10 +223,101 @@ def _keep(cache: Path, session: str, key: str, rows: int, block: bytes) -> None:
     for old in cache.glob(f"{session}.*.csv"):
         if old != target:
             old.unlink(missing_ok=True)
+    return target
+
+
+def write_forecasts_streamed(view: Sealed, book: Path, sha256: str, path: Path, cache: Path) -> int:
+    """Write the CSV at ``path`` as :func:`write_forecasts_cached` does, from an index of the :data:`ROW_KINDS`
+    lines cut to their key fields (``view``: :func:`slim_view`) and the checked bytes of the book at ``book``
+    (their SHA-256 ``sha256``); returns its rows.
+
+    Why: the whole book's bodies in an index were the publisher's peak (issue 15), though a night rebuilds a
+    handful of sessions. The keys come from the cut lines; only the lines of the sessions whose key has no
+    block are parsed, in one pass over the copy (:func:`_build_streamed`), each session built and let go as soon
+    as its last line is read. A session's rows read nothing but its own lines (the lines its key names, pinned
+    by tests/unit/publish/test_forecast_stream.py), the config and the calendar."""
+    index: Any = view.index
+    sessions = row_sessions(index)
+    groups = session_lines(index)
+    keys = _keys(index.lines, groups, sessions, _common_digest(view))
+    cache.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    missing = {s: k for s, k in keys.items() if _cached(cache, s, k)[0] is None}
+    _build_streamed(view, book, sha256, cache, missing, groups)
+    tmp = path.with_suffix(".csv.tmp")
+    count = 0
+    with open(tmp, "wb") as fh:
+        fh.write(_render([dict(zip(COLUMNS, COLUMNS, strict=True))]))
+        for session, key in keys.items():
+            block, rows = _cached(cache, session, key)
+            if block is None:
+                raise PublishError(f"{cache}: the block of session {session} just built cannot be read back",
+                                   fix="check the disk holding DATA/publish-cache, then publish again")
+            fh.write(block)
+            count += rows
+    tmp.replace(path)
+    log.info("publish.forecasts_cached", sessions=len(keys), built=len(missing), reused=len(keys) - len(missing),
+             rows=count)
+    return count
+
+
+def _build_streamed(view: Sealed, book: Path, sha256: str, cache: Path, missing: dict[str, str],
+                    groups: dict[str, list[int]]) -> None:
+    """Build the ``missing`` sessions' blocks into the cache from one pass over the checked copy ``book``: only the
+    lines of those sessions are parsed (line ``n`` of a checked book is its ``n``-th line), and a session is built
+    and dropped once its last line is read, so at most the sessions still awaiting a later line are held (their
+    long horizons' score lines: half a year of sessions). Every byte is hashed; if the copy is not the checked
+    bytes, the blocks written from it are removed and the step fails."""
+    owner = {n: s for s in missing for n in groups.get(s, [])}
+    ends = deque(sorted((groups[s][-1], s) for s in missing if groups.get(s)))
+    index: Any = view.index
+    links: dict[int, dict[str, Any]] = index.lines
+    held: dict[str, BookIndex] = {}
+    written: list[Path] = []
+    digest = hashlib.sha256()
+    try:
+        with open(book, "rb") as fh:
+            for n, raw in enumerate(fh, 1):
+                digest.update(raw)
+                session = owner.get(n)
+                if session is None:
+                    continue
+                held.setdefault(session, BookIndex()).add_body(_body(raw, n, links[n]["link"]))
+                while ends and ends[0][0] <= n:
+                    done = ends.popleft()[1]
+                    written.append(_build_one(view, held.pop(done, BookIndex()), cache, done, missing[done]))
+        if digest.hexdigest() != sha256 or ends:
+            raise PublishError(f"{book} is not the book checked by this publish (changed while publishing)",
+                               fix="publish again")
+    except BaseException:
+        for block in written:  # never kept from bytes that were not the checked ones
+            block.unlink(missing_ok=True)
+        raise
+    for session in missing.keys() - {s for s in missing if groups.get(s)}:  # a session without a line of its own
+        _build_one(view, BookIndex(), cache, session, missing[session])
+
+
+def _body(raw: bytes, n: int, link: str) -> dict[str, Any]:
+    """Line ``n`` of the checked copy as the index keeps it (content, then n, seal and link), checked to be the
+    line whose link the cut index holds."""
+    from league.book import BOOKKEEPING
+
+    obj = json.loads(raw.decode("utf-8"))
+    if obj.get("n") != n or obj.get("link") != link:
+        raise PublishError(f"line {n} of the published copy is not the line checked as {n}", fix="publish again")
+    body = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
+    return {**body, "n": obj["n"], "seal": obj["seal"], "link": obj["link"]}
+
+
+def _build_one(view: Sealed, index: BookIndex, cache: Path, session: str, key: str) -> Path:
+    """One session's block from an index of its own lines only, kept in the cache."""
+    own = _View(index, view.config, view.calendar)
+    data = session_rows_of(own, RowContext.of(own), session)
+    return _keep(cache, session, key, len(data), _render(data))
 
 
 def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None, *, workers: int = 1,
-                     kept: KeptLines | None = None) -> int:
+                     kept: KeptLines | None = None, copy: tuple[Path, str] | None = None) -> int:
     """The publisher's producer: write the CSV from the sealed book of DATA (read-only on the book: safe
     while the daemon writes), reusing the rows of every session whose lines did not change since the last
     publish (league.publish.forecast_cache, under DATA/publish-cache; deleting it is safe).
@@ -213,8 +326,13 @@ def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None, *,
     link, league.publish.bookfacts.read_facts) and publishes as council-book.jsonl; they are only parsed
     here, not hashed again, and the CSV describes exactly that copy. Without it the book is read and
     verified from DATA, as before. ``kept``: those lines as the publisher's verified read parsed them (it holds
-    the :data:`ROW_KINDS`), taken as they are instead of ``book``."""
+    the :data:`ROW_KINDS`), taken as they are instead of ``book``; when it holds those kinds cut to their key
+    fields only (``kept.slim``), ``copy`` (the checked copy's path and SHA-256) is where the bodies of the
+    sessions to build are read (:func:`write_forecasts_streamed`)."""
     data_dir = Path(data_dir)
+    if kept is not None and copy is not None and ROW_KINDS <= kept.slim:
+        return write_forecasts_streamed(slim_view(data_dir, kept), Path(copy[0]), copy[1], Path(target),
+                                        data_dir / CACHE_DIR)
     if kept is not None:
         view: Sealed = kept_view(data_dir, kept)
     else:
@@ -255,6 +373,19 @@ def kept_view(data_dir: Path, kept: KeptLines) -> Sealed:
     index = BookIndex()
     for line in kept.of(ROW_KINDS):
         index.add_body({**line.content, "n": line.n, "seal": line.seal, "link": line.link})
+    return _View(index, load_config(Path(data_dir).parent / "config"), default_calendar())
+
+
+def slim_view(data_dir: Path, kept: KeptLines) -> Sealed:
+    """A view over the :data:`ROW_KINDS` lines the publisher's verified read kept cut to their key fields
+    (league.publish.bookread.slim_of): enough for the sessions and their keys, not for rows."""
+    from league.calendar import default_calendar
+    from league.config import load_config
+
+    index = BookIndex()
+    for slim in kept.slims:
+        if slim.get("kind") in ROW_KINDS:
+            index.add_body(slim)
     return _View(index, load_config(Path(data_dir).parent / "config"), default_calendar())
 
 

@@ -15,10 +15,11 @@ from typing import Any
 Producer = Callable[..., Any]
 
 
-def forecasts(data_dir: Path, target: Path, book: bytes | None = None, *, workers: int = 1, kept: Any = None) -> int:
+def forecasts(data_dir: Path, target: Path, book: bytes | None = None, *, workers: int = 1, kept: Any = None,
+              copy: tuple[Path, str] | None = None) -> int:
     from league.publish.forecast_cache import export_forecasts
 
-    return export_forecasts(data_dir, target, book, workers=workers, kept=kept)
+    return export_forecasts(data_dir, target, book, workers=workers, kept=kept, copy=copy)
 
 
 def stats(*args: Any, **kwargs: Any) -> Any:

@@ -61,6 +61,70 @@ def line_entry(line: Mapping[str, Any]) -> tuple[str, Any]:
     return kind, items
 
 
+def prob_entry(line: Mapping[str, Any], shared: dict[Any, Any] | None = None) -> tuple[str, Any]:
+    """:func:`line_entry` cut to what :func:`check_table` reads of it: each cell's ``prob_up`` (where the cell is
+    a mapping that has one), found by the same ``items[asset][horizon]["prob_up"]``, so the check finds the same
+    value, or none, for every (asset, horizon). Why: an answer's items are most of its line, and a publisher
+    keeping the entries of a whole book for the check (league.publish.files) held ~12 KB per answer; this keeps
+    one small table per answer (:class:`ProbTable`). ``shared``: a dict the caller keeps across lines, through
+    which the (asset, horizon) keys and equal cells are one object each (the entries are only read)."""
+    kind, items = line_entry(line)
+    if not isinstance(items, Mapping):
+        return kind, items if items is None else {}
+    pool: dict[Any, Any] = {} if shared is None else shared
+    cells: dict[tuple[Any, Any], dict[str, Any]] = {}
+    for asset, row in items.items():
+        if isinstance(row, Mapping):
+            for horizon, cell in row.items():
+                if isinstance(cell, Mapping) and "prob_up" in cell:
+                    where = (asset, horizon)
+                    cells[pool.setdefault(where, where)] = _shared_cell(pool, cell["prob_up"])
+    return kind, ProbTable(cells)
+
+
+class ProbTable:
+    """An answer's probabilities by (asset, horizon), read as ``table[asset][horizon]["prob_up"]`` (what
+    :func:`_cell_prob` reads of the items); a missing asset or horizon raises ``KeyError`` as the items do."""
+
+    __slots__ = ("_cells",)
+
+    def __init__(self, cells: dict[tuple[Any, Any], dict[str, Any]]) -> None:
+        self._cells = cells
+
+    def __getitem__(self, asset: Any) -> _ProbRow:
+        return _ProbRow(self._cells, asset)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ProbTable) and other._cells == self._cells
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _ProbRow:
+    __slots__ = ("_asset", "_cells")
+
+    def __init__(self, cells: dict[tuple[Any, Any], dict[str, Any]], asset: Any) -> None:
+        self._cells, self._asset = cells, asset
+
+    def __getitem__(self, horizon: Any) -> dict[str, Any]:
+        try:
+            return self._cells[(self._asset, horizon)]
+        except TypeError:  # an unhashable key finds nothing, as in the items
+            raise KeyError(horizon) from None
+
+
+def _shared_cell(pool: dict[Any, Any], prob: Any) -> dict[str, Any]:
+    """``{"prob_up": prob}``, one object per distinct value (by type and, for a float, its repr: 0.0 and -0.0,
+    1 and 1.0 stay apart, so a problem's message shows the value as sealed)."""
+    try:
+        key = ("cell", type(prob), repr(prob) if type(prob) is float else prob)
+        hash(key)
+    except TypeError:  # an unhashable value (not a number: the check reports it) is kept as it is
+        return {"prob_up": prob}
+    cell: dict[str, Any] = pool.setdefault(key, {"prob_up": prob})
+    return cell
+
+
 def _cell_prob(items: Any, asset: str, horizon: str) -> Any:
     try:
         return items[asset][horizon]["prob_up"]

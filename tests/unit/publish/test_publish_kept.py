@@ -26,12 +26,20 @@ from league.clock import SimulatedClock
 from league.contracts.columns import BOOK_KIND
 from league.publish import bookread, files, publish
 from league.publish.bookfacts import _complete, read_facts
-from league.publish.bookread import KeptLines, book_lines, checked_copy, file_state, forget_kept, shared_reads
+from league.publish.bookread import (
+    EntryTable,
+    KeptLines,
+    book_lines,
+    checked_copy,
+    file_state,
+    forget_kept,
+    shared_reads,
+)
 from league.publish.forecast_cache import ROW_KINDS, export_forecasts, kept_view, verified_view
 from league.publish.forecasts_index import _values, forecasts_index, records
 from league.publish.memory import fork_frozen
 from league.publish.writing import complete_lines
-from league.verify.linecheck import LineCheck, check_lines, check_table, line_entry
+from league.verify.linecheck import LineCheck, check_lines, check_table, line_entry, prob_entry
 
 AT = datetime(2026, 3, 2, 23, 0, tzinfo=UTC)
 CLOCK = SimulatedClock(datetime(2026, 3, 2, 14, 0, tzinfo=UTC))
@@ -155,16 +163,16 @@ def _published(league: Path, out: Path, workers: int = 1) -> dict[str, bytes]:
 
 def _nothing_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     """The old path: the books step keeps nothing, so every reader parses the published copy again."""
-    monkeypatch.setattr(files, "_kept", lambda: KeptLines(parsed=frozenset()))
+    monkeypatch.setattr(files, "_kept", lambda beside: KeptLines(parsed=frozenset()))
 
 
 def _counting_copy_reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
     asked: list[tuple[str, ...]] = []
     real = bookread._parsed
 
-    def counted(checked: Any, kinds: Any) -> Any:
+    def counted(checked: Any, kinds: Any, cut: Any = None) -> Any:
         asked.append(tuple(sorted(kinds or ())))
-        return real(checked, kinds)
+        return real(checked, kinds, cut)
 
     monkeypatch.setattr(bookread, "_parsed", counted)
     return asked
@@ -278,6 +286,12 @@ def test_the_line_check_from_the_kept_parse_is_the_old_check(league: Path, tmp_p
         kept = _kept(book, tmp_path / "copy.jsonl", parsed=ROW_KINDS)
     table: dict[int, tuple[str, Any]] = dict(enumerate(((kind, None) for kind in kept.kinds), 1))
     table.update((line.n, line_entry(line.content)) for line in kept.of(("answer", "correction")))
+    cut = KeptLines(parsed=frozenset(), check=frozenset(("answer", "correction")), checked=prob_entry)
+    read_facts(book, raw, cut.add)  # what the one-worker publish keeps: kinds and probabilities only
+    assert cut.checks and all(isinstance(entry, tuple) for entry in cut.checks.values())
+    entries = EntryTable(cut.kinds, cut.checks)
+    assert dict(entries) != table  # cut entries, not the whole items
+    assert {n: kind for n, (kind, _) in entries.items()} == {n: kind for n, (kind, _) in table.items()}
     export_forecasts(data, tmp_path / "f.csv", raw)
     text = (tmp_path / "f.csv").read_text(encoding="utf-8")
     assert "correction" in text  # the fixture's cell correction has its row
@@ -285,6 +299,7 @@ def test_the_line_check_from_the_kept_parse_is_the_old_check(league: Path, tmp_p
     for variant in _variants(text, rng):
         want = _reference_check(raw, io.StringIO(variant, newline=""))
         for got in (check_table(table, io.StringIO(variant, newline="")),
+                    check_table(entries, io.StringIO(variant, newline="")),
                     check_lines(raw, io.StringIO(variant, newline=""))):
             assert (got.rows, got.checked_cells, got.problem_count, got.problems) == \
                 (want.rows, want.checked_cells, want.problem_count, want.problems)
@@ -340,3 +355,98 @@ def test_a_frozen_fork_gives_the_collector_back_to_the_parent(fork_ready: None) 
     os.waitpid(pid, 0)
     assert gc.get_freeze_count() == 0
     assert said == b"True" + str(sum(range(1000))).encode()
+
+
+def test_the_cut_entries_find_what_the_items_hold() -> None:
+    """prob_entry (what the one-worker publish keeps for the line check) answers every (asset, horizon) lookup of
+    the check as the whole items do, odd shapes included; equal cells are shared through the caller's pool."""
+    from league.verify.linecheck import _cell_prob
+
+    odd: list[Any] = [
+        {"spx": {"1d": {"prob_up": 55.0, "action": "buy"}, "1w": {"prob_up": -0.0}, "1m": {"action": "hold"},
+                 "6m": {"prob_up": 1}}, "vix": {"1d": {"prob_up": 1.0}, "1w": [1, 2], "1m": "x"},
+         "gold": [], "oil": None, "btc": {"1d": {"prob_up": [55]}, "1w": {"prob_up": None}}},
+        [], "text", None, {}, {"spx": "flat"},
+    ]
+    pool: dict[Any, Any] = {}
+    for items in odd:
+        for kind, content in (("answer", {"kind": "answer", "items": items}),
+                              ("correction", {"kind": "correction", "target": "cell", "market": "spx",
+                                              "horizon": "1d", "cell": items})):
+            whole, cut = line_entry(content), prob_entry(content, pool)
+            assert cut[0] == whole[0] == kind
+            for asset in ("spx", "vix", "gold", "oil", "btc", "nope"):
+                for horizon in ("1d", "1w", "1m", "6m", "3y"):
+                    got, want = _cell_prob(cut[1], asset, horizon), _cell_prob(whole[1], asset, horizon)
+                    assert repr(got) == repr(want), (items, asset, horizon)
+    assert prob_entry({"kind": "run"}) == ("run", None)
+    a = prob_entry({"kind": "answer", "items": {"spx": {"1d": {"prob_up": 40.0}}}}, pool)[1]
+    b = prob_entry({"kind": "answer", "items": {"spx": {"1d": {"prob_up": 40.0, "why": "x"}}}}, pool)[1]
+    assert a == b and a["spx"]["1d"] is b["spx"]["1d"]
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_the_point_track_from_cut_score_lines_is_the_whole_lines_report(league: Path, shared: bool,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """league.evals.points reads its score lines cut to the fields it uses (bookread.book_contents): the same
+    report as from the whole lines, read verified (no block) or parsed from checked bytes (inside a block)."""
+    from contextlib import nullcontext
+
+    from league.evals import points
+
+    def report() -> dict[str, Any]:
+        with shared_reads() if shared else nullcontext():
+            if shared:
+                points.points_report(league / "data", min_history=1)  # the first read verifies and notes
+            return points.points_report(league / "data", min_history=1)
+
+    cut = report()
+    lines = [ln.content for ln in iter_lines(league / "data" / "books" / "council-book.jsonl") if ln.kind == "score"]
+    assert points.score_fields(lines[0]) != lines[0]  # cut, not whole
+    monkeypatch.setattr(points, "score_fields", lambda content: content)
+    whole = report()
+    assert cut == whole
+    assert sum(s["windows"] for s in whole["seats"].values()) > 0  # something was scored, so it can differ
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_the_crowd_comparison_from_cut_lines_is_the_whole_lines_comparison(league: Path, shared: bool,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """league.publish.crowd reads its kinds cut to the fields it uses (crowd.compared_fields, bookread.book_index's
+    cut): the same blocks as from the whole lines, read verified (no block) or parsed from checked bytes."""
+    from contextlib import nullcontext
+
+    from league.publish import crowd
+
+    def blocks() -> Any:
+        with shared_reads() if shared else nullcontext():
+            if shared:
+                crowd.crowd_blocks(league / "data")  # the first read verifies and notes
+            return crowd.crowd_blocks(league / "data")
+
+    cut = blocks()
+    answer = next(ln.content for ln in iter_lines(league / "data" / "books" / "council-book.jsonl")
+                  if ln.kind == "answer" and ln.content.get("items"))
+    assert crowd.compared_fields(answer) != answer  # cut, not whole
+    monkeypatch.setattr(crowd, "compared_fields", lambda content: content)
+    whole = blocks()
+    assert cut == whole
+    assert whole[0]["rows"] > 0 and whole[1]["seats"]  # questions were compared, so it can differ
+
+
+def test_the_crowd_cut_reads_odd_answers_as_the_whole_lines() -> None:
+    """The cut keeps the crowd_up _cell finds (or the error it fails with) for odd items."""
+    from league.publish import crowd
+
+    odd: list[Any] = [{"spx": {"1d": {"crowd_up": 60, "prob_up": 55}, "1w": {}}, "vix": {"1w": {"crowd_up": 1}},
+                       "gold": {"1d": [1]}, "oil": {}, "btc": None, "eth": {"1d": {"prob_up": 3}}}, None, {}]
+    for items in odd:
+        whole = {"kind": "answer", "seat": "a", "run_id": "r", "session": "2026-03-02", "items": items}
+        cut = crowd.compared_fields(whole)
+        for market in ("spx", "vix", "gold", "oil", "btc", "eth", "nope"):
+            assert crowd._cell(cut, market).get("crowd_up") == crowd._cell(whole, market).get("crowd_up")
+    for items in ([1], {"spx": [1]}, "x"):
+        whole = {"kind": "answer", "items": items}
+        for content in (whole, crowd.compared_fields(whole)):
+            with pytest.raises(AttributeError):
+                crowd._cell(content, "spx")
