@@ -32,6 +32,7 @@ from league.publish import producers
 from league.publish import roster as rostermod
 from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.bookread import shared_reads
+from league.publish.memory import release_memory
 from league.verify.compare import FORECAST_KEY, diff_csv_bytes, diff_csv_order, diff_json_bytes
 from league.verify.reader import Status
 
@@ -104,6 +105,7 @@ def _write_statistics(books: Path, forecasts: Path, out: Path, inputs: StatsInpu
                       tell: Callable[[str, int, int], None]) -> None:
     tell("statistics", 0, 4)
     inputs.call(forecasts, out)
+    release_memory()  # the statistics' frames, freed, are handed back before the book readers (as publish does)
     tell("points", 1, 4)
     if (books / "books" / BOOK).is_file():
         producers.points(books, out)
