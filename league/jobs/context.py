@@ -180,23 +180,19 @@ class League:
         """Seal one typed line (validated when it was built) as the book's next line: on disk and in the
         in-memory index before this returns; in the database index (best effort) before this returns, or,
         inside :meth:`indexing_batch`, when the batch ends."""
-        with self._lock:
-            sealed = self.book.append(line.kind, line.content(), at=at)
-            self.index.add_body(compact(body_of(sealed)))
-            if self.store is None or self._indexed_elsewhere:
-                return sealed
-            self._unindexed.append(sealed)
-            batching = self._batching > 0
-        if not batching:
-            self.flush_index()
-        return sealed
+        return self._sealed(lambda: [self.book.append(line.kind, line.content(), at=at)])[0]
 
     def seal_all(self, lines: Sequence[Line], *, at: datetime | None = None) -> list[BookLine]:
         """Seal several typed lines in order with one fsync (:meth:`Book.append_all`: all on disk before this
         returns, none if the disk refuses one); indexed as :meth:`seal` indexes one. For the lines a stage
         computes, never for a reply sealed on arrival."""
+        return self._sealed(lambda: self.book.append_all([(line.kind, line.content()) for line in lines], at=at))
+
+    def _sealed(self, write: Callable[[], list[BookLine]]) -> list[BookLine]:
+        """Run ``write`` under the league's lock and index what it sealed: the in-memory index at once, the
+        database index now or when the enclosing :meth:`indexing_batch` ends."""
         with self._lock:
-            sealed = self.book.append_all([(line.kind, line.content()) for line in lines], at=at)
+            sealed = write()
             for one in sealed:
                 self.index.add_body(compact(body_of(one)))
             if self.store is None or self._indexed_elsewhere:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import statsmodels.api as sm
+from arch.bootstrap import MovingBlockBootstrap
 from scipy import stats
 
 from league.scoring.constants import (
@@ -105,20 +106,12 @@ def iid_indices(n: int, reps: int = BOOTSTRAP_REPS, seed: int = BOOTSTRAP_SEED) 
 
 @lru_cache(maxsize=64)
 def block_indices(n: int, block: int, reps: int = BOOTSTRAP_REPS, seed: int = BOOTSTRAP_SEED) -> IndexArray:
-    """Moving-block bootstrap draws (reps x n): ``arch``'s MovingBlockBootstrap, fixed seed.
-
-    The draws are those of ``MovingBlockBootstrap(block, ..., seed=default_rng(seed)).update_indices()``
-    called ``reps`` times (test_intervals_draws checks them against ``arch`` itself): per resample one call of
-    the generator for the block starts, in the same order, so the random stream is the same; the blocks
-    are laid out for all resamples at once instead of one Python call of ``arch`` per resample.
-    """
-    blocks = -(-n // block)
-    rng = np.random.default_rng(seed)
-    starts = np.empty((reps, blocks), dtype=np.int64)
+    """Moving-block bootstrap draws (reps x n) from ``arch``'s MovingBlockBootstrap, fixed seed, stored as
+    int32 (see :data:`IndexArray`)."""
+    bs = MovingBlockBootstrap(block, np.zeros(n), seed=np.random.default_rng(seed))
+    out: IndexArray = np.empty((reps, n), dtype=np.int32)
     for r in range(reps):
-        starts[r] = rng.integers(n - block + 1, size=blocks, dtype=np.int64)  # arch's _get_random_integers
-    layout = starts.astype(np.int32)[:, :, None] + np.arange(block, dtype=np.int32)[None, None, :]
-    out: IndexArray = np.ascontiguousarray(layout.reshape(reps, -1)[:, :n], dtype=np.int32)
+        out[r] = bs.update_indices()
     out.flags.writeable = False
     return out
 
