@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from league.calendar import Calendar, et_date, et_to_utc
+from league.calendar import DEFAULT_END, GROW_BY, Calendar, et_date, et_to_utc
 from league.config import Config, MarketSpec
 from league.prices.cache import BarCache, FolderBarCache, day_path, read_day_file, utc_days
 from league.prices.interface import Bar, PriceError, PriceSource, check_window
@@ -308,7 +308,7 @@ class SyntheticMarket:
         self.calendar = calendar
         self.anchor = calendar.session_on_or_after(anchor)
         first = max(calendar.first_session, _safe_offset(calendar, self.anchor, -before))
-        last = calendar.last_session if after is None else min(
+        last = _default_last(calendar, self.anchor) if after is None else min(
             calendar.last_session, _safe_offset(calendar, self.anchor, after))
         self.sessions = calendar.sessions_in_range(first, last)
         self.markets: dict[str, MarketSpec] = {m.code: m for m in markets}
@@ -496,6 +496,17 @@ class SyntheticMarket:
         idx = [i for i, d in enumerate(daily.days) if start <= d <= end]
         closes = self._apply(tg, daily.c[idx]) if idx else np.zeros(0)
         return [(daily.days[i], float(x)) for i, x in zip(idx, closes, strict=True)]
+
+
+def _default_last(calendar: Calendar, anchor: date) -> date:
+    """The default span's last session: a fixed day (the calendar's default end, or two years past a later
+    anchor), never the calendar's current last session. A shared growing calendar moves that whenever
+    anything in the process asks about a later day (one test asked about 2099), and the replay of a seed
+    must not depend on what else the process did: its paths would change length, hence values."""
+    end = max(DEFAULT_END, anchor + GROW_BY)
+    if end > calendar.end and not calendar.growing:
+        return calendar.last_session
+    return calendar.session_on_or_before(end)
 
 
 def _safe_offset(calendar: Calendar, session: date, n: int) -> date:

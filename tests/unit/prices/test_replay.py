@@ -166,3 +166,17 @@ def test_bridge_hits_any_valid_daily_row(o: float, c: float, up: float, down: fl
     bo, bh, bl, bc = bars_from_points(rng, points, h, low, 2)
     assert bo[0] == o and bc[-1] == c and bh.max() == h and bl.min() == low
     assert (bh >= np.maximum(bo, bc)).all() and (bl <= np.minimum(bo, bc)).all()
+
+
+def test_the_default_span_does_not_follow_a_grown_calendar(markets: tuple[MarketSpec, ...]) -> None:
+    """A growing calendar grows whenever anything in the process asks about a later day (a test once asked
+    about 2099, and the next demo in that process failed: BRENT's monthly history was too short for a span
+    to 2101). The default span must be the same before and after, and so must the prices."""
+    cal = Calendar()  # its own: growing the shared default calendar would leak into other tests
+    before = SyntheticMarket(5, markets, cal, anchor=date(2026, 6, 1))
+    cal.is_session(date(2099, 1, 5))
+    assert cal.last_session.year > 2100  # the calendar did grow
+    after = SyntheticMarket(5, markets, cal, anchor=date(2026, 6, 1))
+    assert after.sessions == before.sessions and after.sessions[-1].year == 2028
+    for symbol in ("^GSPC", "BZ=F"):
+        assert _dump(after.bars(symbol, *NOV25)) == _dump(before.bars(symbol, *NOV25))

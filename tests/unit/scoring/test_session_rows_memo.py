@@ -31,6 +31,16 @@ def config() -> Any:
     return load_config(shipped_config_dir())
 
 
+@pytest.fixture(autouse=True)
+def _empty_memo() -> Any:
+    """Each test starts with nothing remembered: the memo is process-wide, and an earlier test in the same
+    worker (a demo whose first session is this test's day) may have left rows for this session; CI once
+    failed on exactly that. Emptied again after, so these tests leave nothing either."""
+    counting._ROWS.clear()
+    yield
+    counting._ROWS.clear()
+
+
 def _answer(config: Any, run_id: str, seat: str, k: int, *, status: str = "answered") -> dict[str, Any]:
     items = {m.code: {h: {"prob_up": 40 + (k * 7 + i) % 30, "action": "hold"} for h in m.horizons}
              for i, m in enumerate(config.markets.markets) if (k + i) % 4}  # some cells left empty
