@@ -22,6 +22,7 @@ FOLDER PLAN.json``; :func:`season` runs both seasons and returns the figures.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -335,33 +336,108 @@ def default_world(sessions: int) -> World:
                  authority_outages=(w(days[0], dtime(9, 25), dtime(9, 45)),))
 
 
-def run_child(folder: Path, plan: Plan, *, kill_after_s: float | None = None) -> tuple[int, str]:
-    """Run one child daemon; with ``kill_after_s``, SIGKILL it that long after it said READY (its league
-    open, its asks resumed: the timer then lands in its work, not in its start-up)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(ROOT)]), "LEAGUE_OPS_LISTEN": "off"}
-    proc = subprocess.Popen([sys.executable, str(Path(__file__)), "child", str(folder), json.dumps(_plan_json(plan))],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert proc.stderr is not None
-    lines: list[bytes] = []
-    ready = threading.Event()
+#: What every child daemon imports before its league opens: the zygote imports them once, and each child it forks
+#: starts with them loaded (about 1.5 CPU s a child otherwise, 17 children a season).
+PRELOADED = ("league.compose", "league.demo", "league.jobs.scheduler", "league.jobs.publish", "league.jobs.seal",
+             "league.jobs.stamp", "league.store", "league.publish", "league.scoring", "fault_helpers")
 
-    def read(stream: Any) -> None:
-        for raw in iter(stream.readline, b""):
-            lines.append(raw)
-            if raw.startswith(b"READY"):
-                ready.set()
-        ready.set()  # the child ended before it was ready
 
-    reader = threading.Thread(target=read, args=(proc.stderr,), daemon=True)
-    reader.start()
-    if kill_after_s is not None and ready.wait(300) and proc.poll() is None:
-        try:
-            proc.wait(timeout=kill_after_s)
-        except subprocess.TimeoutExpired:
-            proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    reader.join()
-    return proc.returncode, b"".join(lines).decode("utf-8", "replace")
+class Zygote:
+    """One process that imports :data:`PRELOADED` and then forks each child daemon on request, so a restart
+    costs what a daemon's own work costs, not an interpreter's start-up and imports again.
+
+    A forked child is a daemon process like one started from scratch for what this season tests: it holds no
+    file, lock, socket or thread of the zygote's (the zygote opens none before it forks), reseeds ``random``,
+    and recovers only from what is on disk. What it shares is the zygote's modules and string-hash seed.
+    Each request is one line of JSON on the zygote's stdin; it answers ``PID n``, then each line the child
+    writes to stderr as ``ERR ...``, then ``EXIT code`` (negative: killed by that signal) once the child's
+    stderr has closed and it has been reaped."""
+
+    def __init__(self) -> None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(ROOT)]), "LEAGUE_OPS_LISTEN": "off"}
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__)), "zygote"], env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def run(self, folder: Path, plan: Plan, *, kill_after_s: float | None = None) -> tuple[int, str]:
+        """One child daemon; with ``kill_after_s``, SIGKILL it that long after it said READY (its league
+        open, its asks resumed: the timer then lands in its work, not in its start-up)."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps({"folder": str(folder), "plan": _plan_json(plan)}).encode() + b"\n")
+        self.proc.stdin.flush()
+        first = self.proc.stdout.readline()
+        if not first.startswith(b"PID "):
+            raise RuntimeError(f"the zygote did not fork a child: {first!r}")
+        pid, lines, ready, ended = int(first.split()[1]), [], threading.Event(), threading.Event()
+        code: list[int] = []
+
+        def read(stream: Any) -> None:
+            for raw in iter(stream.readline, b""):
+                if raw.startswith(b"EXIT "):
+                    code.append(int(raw.split()[1]))
+                    break
+                lines.append(raw[4:])
+                if raw.startswith(b"ERR READY"):
+                    ready.set()
+            ready.set()  # the child ended before it was ready
+            ended.set()
+
+        reader = threading.Thread(target=read, args=(self.proc.stdout,), daemon=True)
+        reader.start()
+        if kill_after_s is not None and ready.wait(300) and not ended.is_set() \
+                and not ended.wait(timeout=kill_after_s):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        reader.join()
+        if not code:
+            raise RuntimeError(f"the zygote ended (exit {self.proc.poll()}) before child {pid} did")
+        return code[0], b"".join(lines).decode("utf-8", "replace")
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def zygote() -> int:
+    """The zygote's side of :class:`Zygote` (run as ``fault_season.py zygote``)."""
+    import importlib
+
+    for name in PRELOADED:
+        importlib.import_module(name)
+    if threading.active_count() != 1:  # a lock another thread holds at a fork stays held in the child
+        raise SystemExit(f"an import started a thread: {threading.enumerate()}")
+    out = sys.stdout.buffer
+    for line in sys.stdin.buffer:
+        request = json.loads(line)
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_end)
+            _become_child(write_end)
+            sys.exit(child(Path(request["folder"]), _plan_of(request["plan"])))  # exits as a fresh process does
+        os.close(write_end)
+        out.write(f"PID {pid}\n".encode())
+        out.flush()
+        with os.fdopen(read_end, "rb") as err:
+            for raw in err:
+                out.write(b"ERR " + raw)
+                out.flush()
+        _, status = os.waitpid(pid, 0)
+        out.write(f"EXIT {os.waitstatus_to_exitcode(status)}\n".encode())
+        out.flush()
+    return 0
+
+
+def _become_child(stderr_fd: int) -> None:
+    """In the forked child: stdin and stdout on /dev/null (the zygote's pipes are its own), stderr to the
+    zygote's pipe, and ``random`` reseeded as a new interpreter seeds it."""
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.dup2(stderr_fd, 2)
+    os.close(null)
+    os.close(stderr_fd)
+    random.seed()
 
 
 def _plan_json(plan: Plan) -> dict[str, Any]:
@@ -381,8 +457,18 @@ def season(work: Path, *, sessions: int, kills: int, seed: int, world: World | N
     world = world or default_world(sessions)
     figures = Figures(sessions=sessions)
     calm, faulted = make_folder(work / "calm"), make_folder(work / "faulted")
+    forks = Zygote()
+    try:
+        return _season(forks, calm, faulted, figures, sessions=sessions, kills=kills, seed=seed, world=world,
+                       max_restarts=max_restarts)
+    finally:
+        forks.close()
+
+
+def _season(forks: Zygote, calm: Path, faulted: Path, figures: Figures, *, sessions: int, kills: int, seed: int,
+            world: World, max_restarts: int | None) -> Figures:
     t0 = time.perf_counter()
-    code, err = run_child(calm, Plan(sessions, world))
+    code, err = forks.run(calm, Plan(sessions, world))
     if code != 0:
         raise RuntimeError(f"the uninterrupted season failed ({code}): {err[-3000:]}")
     figures.calm_s = time.perf_counter() - t0
@@ -397,7 +483,7 @@ def season(work: Path, *, sessions: int, kills: int, seed: int, world: World | N
         sealed = _count(books / "council-book.jsonl") + _count(books / "asks.jsonl")
         room = _to_next_kill(figures.kills, kills, total, sealed)
         plan, timer = _next_plan(rng, sessions, world, room, figures, kills)
-        code, err = run_child(faulted, plan, kill_after_s=timer)
+        code, err = forks.run(faulted, plan, kill_after_s=timer)
         after = _count(books / "council-book.jsonl") + _count(books / "asks.jsonl")
         progressed = after > sealed
         last = err.strip().splitlines()[-1][:300] if err.strip() else ""
@@ -484,6 +570,6 @@ def duplicates(folder: Path) -> list[str]:
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "child":
-        sys.exit(child(Path(sys.argv[2]), _plan_of(json.loads(sys.argv[3]))))
-    raise SystemExit("usage: fault_season.py child FOLDER PLAN_JSON (the season itself: benchmarks/fault_season.py)")
+    if sys.argv[1:2] == ["zygote"]:
+        sys.exit(zygote())
+    raise SystemExit("usage: fault_season.py zygote (the season itself: benchmarks/fault_season.py)")
