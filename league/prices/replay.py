@@ -499,14 +499,13 @@ class SyntheticMarket:
 
 
 def _default_last(calendar: Calendar, anchor: date) -> date:
-    """The default span's last session: a fixed day (the calendar's default end, or two years past a later
-    anchor), never the calendar's current last session. A shared growing calendar moves that whenever
-    anything in the process asks about a later day (one test asked about 2099), and the replay of a seed
-    must not depend on what else the process did: its paths would change length, hence values."""
-    end = max(DEFAULT_END, anchor + GROW_BY)
-    if end > calendar.end and not calendar.growing:
+    """The default span's last session. A calendar built with an end keeps it: its last session. A growing
+    one moves its end whenever anything in the process asks about a later day (one test asked about 2099),
+    and the replay of a seed must not depend on what else the process did (its paths would change length,
+    hence values): its span ends on a fixed day, the calendar's default end or two years past a later anchor."""
+    if not calendar.growing:
         return calendar.last_session
-    return calendar.session_on_or_before(end)
+    return calendar.session_on_or_before(max(DEFAULT_END, anchor + GROW_BY))
 
 
 def _safe_offset(calendar: Calendar, session: date, n: int) -> date:

@@ -16,8 +16,8 @@ Two kinds of fault, kept apart on purpose:
   clock jumps forward inside a quiet period: before the next fire and the next reply's arrival).
 
 A restarted simulated daemon resumes its clock where its books stopped (the latest ``at`` of the two
-books' last lines): what it knows of when it died. The child is ``python fault_season.py child
-FOLDER PLAN.json``; :func:`season` runs both seasons and returns the figures.
+books' last lines): what it knows of when it died. Each child is forked by a :class:`Zygote`
+(``python fault_season.py zygote``); :func:`season` runs both seasons and returns the figures.
 """
 
 from __future__ import annotations
@@ -383,8 +383,7 @@ class Zygote:
 
         reader = threading.Thread(target=read, args=(self.proc.stdout,), daemon=True)
         reader.start()
-        if kill_after_s is not None and ready.wait(300) and not ended.is_set() \
-                and not ended.wait(timeout=kill_after_s):
+        if kill_after_s is not None and ready.wait(300) and not ended.wait(timeout=kill_after_s):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         reader.join()

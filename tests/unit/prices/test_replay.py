@@ -180,3 +180,8 @@ def test_the_default_span_does_not_follow_a_grown_calendar(markets: tuple[Market
     assert after.sessions == before.sessions and after.sessions[-1].year == 2028
     for symbol in ("^GSPC", "BZ=F"):
         assert _dump(after.bars(symbol, *NOV25)) == _dump(before.bars(symbol, *NOV25))
+
+
+def test_a_calendar_built_with_an_end_spans_the_replay_to_it(markets: tuple[MarketSpec, ...]) -> None:
+    wide = Calendar(end=date(2030, 6, 28))  # an end of its own never moves: the replay may use all of it
+    assert SyntheticMarket(5, markets, wide, anchor=date(2026, 6, 1)).sessions[-1] == wide.last_session

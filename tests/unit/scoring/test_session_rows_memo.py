@@ -6,6 +6,7 @@ never be served an old answer."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -32,7 +33,7 @@ def config() -> Any:
 
 
 @pytest.fixture(autouse=True)
-def _empty_memo() -> Any:
+def _empty_memo() -> Iterator[None]:
     """Each test starts with nothing remembered: the memo is process-wide, and an earlier test in the same
     worker (a demo whose first session is this test's day) may have left rows for this session; CI once
     failed on exactly that. Emptied again after, so these tests leave nothing either."""
