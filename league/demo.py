@@ -22,8 +22,8 @@ import os
 import pickle
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -47,11 +47,12 @@ from league.jobs.preflight import require
 from league.jobs.scheduler import run_session, session_start
 from league.jobs.score import Bars, event_outcome
 from league.jobs.seal import pump
-from league.jobs.stamp import release_stamp, use_services
+from league.jobs.stamp import release_stamp, use_services, use_stamper
 from league.prices.reference import terminal_price
 from league.publish.compliance import MANIFEST
 from league.publish.files import PublishReport, publish, refresh_proof
 from league.publish.memory import release_memory
+from league.stamps.relay import RelayStamper, StampDesk, StampRequest
 from league.stamps.stamper import Stamper, config_from_settings
 from league.stamps.standins import LocalCalendar, LocalRekor
 from league.store import open_store
@@ -115,20 +116,27 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
 
 
 def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None, *,
-               index_elsewhere: bool = False) -> Season:
+               index_elsewhere: bool = False, stamps: Callable[[StampRequest], object] | None = None) -> Season:
     """The season itself: the league folder, every day's jobs under the simulated clock, the replies still
     due sealed, the books closed (and the closed League dropped from module-level tables).
     ``index_elsewhere``: the calling process indexes the books into the database (:func:`season_in_child`'s
-    parent, after each ``progress`` call), not this season's League."""
+    parent, after each ``progress`` call), not this season's League. ``stamps``: the calling process takes
+    the stamps too (league.stamps.relay), sent the heads and times through this; the Season then holds no
+    Rekor entries (the caller's log has them)."""
     clock = SimulatedClock(session_start(days[0]))
     config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)
     config = load_config(config_dir)
     store = open_store(config.database_url)
     rekor = LocalRekor(clock.now)
-    with local_stamp_services(clock, rekor) as services:
+    serving: AbstractContextManager[dict[str, Any]] = (
+        nullcontext({}) if stamps is not None else local_stamp_services(clock, rekor))
+    with serving as services:
         with build_league(config, clock, stages=DEMO_STAGES, store=store, anchor=days[0]) as lg:
             add_stand_ins(lg, seed)
-            use_services(lg, **services)
+            if stamps is not None:
+                use_stamper(lg, RelayStamper(clock, stamps))
+            else:
+                use_services(lg, **services)
             if index_elsewhere:
                 lg.index_elsewhere()
             record_bill_rates(lg, days[0] - timedelta(days=10), days[-1])
@@ -164,16 +172,23 @@ def preload_publishing() -> None:
 
 
 def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None) -> Season:
-    """:func:`run_season` in a forked child process; its progress and its :class:`Season` come back through a
-    pipe. The child exits before this returns, so none of its memory outlives the season."""
+    """:func:`run_season` in a forked child process; its progress, its stamps and its :class:`Season` come back
+    through a pipe. This process indexes the books and takes the stamps (league.stamps.relay) while the child
+    goes on: the local stand-ins serve here, started after the fork. The child exits before this returns, so
+    none of its memory outlives the season."""
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_season_child, args=(send, out, days, seed), name="league-demo-season")
     child.start()
     send.close()  # the child's copy is the only writer left: its exit ends recv() with EOFError
     follower = _Follower(out)
+    clock = SimulatedClock(session_start(days[0] if days else DEFAULT_START))  # set to each stamp's time
+    rekor = LocalRekor(clock.now)
     try:
-        return _follow(receive, progress, child, follower)
+        with local_stamp_services(clock, rekor) as services:
+            desk = StampDesk(clock, lambda at: demo_stamper(load_config(out / "config"), at, **services))
+            season = _follow(receive, progress, child, follower, desk)
+        return replace(season, rekor_leaves=tuple(rekor.leaves))
     finally:
         follower.close()
         receive.close()
@@ -184,9 +199,10 @@ def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[
 
 
 def _follow(receive: Connection, progress: Callable[[str], None] | None, child: BaseProcess,
-            follower: _Follower) -> Season:
+            follower: _Follower, desk: StampDesk) -> Season:
     """Relay the child's sessions to ``progress`` until its season (or its failure) arrives; after each
-    session (and once the books are closed), index what the books gained into the database."""
+    session (and once the books are closed), index what the books gained into the database; take each stamp
+    the child relays, in order."""
     while True:
         try:
             what, value = receive.recv()
@@ -194,7 +210,9 @@ def _follow(receive: Connection, progress: Callable[[str], None] | None, child: 
             child.join()
             raise LeagueError(f"the demo season's process ended without a result (exit code {child.exitcode})",
                               fix="see the messages above; run again with an empty --out folder") from None
-        if what == "session":
+        if what == "stamp":
+            desk.take(value)
+        elif what == "session":
             if progress:
                 progress(value)
             follower.step()
@@ -231,7 +249,8 @@ class _Follower:
 
 def _season_child(send: Connection, out: Path, days: list[date], seed: int) -> None:
     try:
-        season = run_season(out, days, seed, lambda day: send.send(("session", day)), index_elsewhere=True)
+        season = run_season(out, days, seed, lambda day: send.send(("session", day)), index_elsewhere=True,
+                            stamps=lambda request: send.send(("stamp", request)))
     except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
         send.send(("failed", _portable(exc)))
         send.close()

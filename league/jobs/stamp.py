@@ -13,17 +13,17 @@ from pathlib import Path
 from weakref import WeakKeyDictionary
 
 from league.jobs.context import League
-from league.stamps.stamper import Stamper, StampResult, config_from_settings
+from league.stamps.stamper import Stamper, StampResult, Stamps, config_from_settings
 
 BOOKS = ("council-book.jsonl", "asks.jsonl")
 #: The CLI contest's book (DATA/books) and its published name (the contest's files sit in public/contest/).
 CONTEST_BOOK = "contest-book.jsonl"
 CONTEST_PUBLISHED = "contest/contest-book.jsonl"
 #: One stamper per open league (its authorities are created at first use, not when the league opens).
-_STAMPERS: WeakKeyDictionary[League, Stamper] = WeakKeyDictionary()
+_STAMPERS: WeakKeyDictionary[League, Stamps] = WeakKeyDictionary()
 
 
-def stamper_for(lg: League) -> Stamper:
+def stamper_for(lg: League) -> Stamps:
     """The league's stamper: the configured authorities, calendars and log (DATA/stamps)."""
     if lg not in _STAMPERS:
         config = config_from_settings(lg.config.settings.stamps, lg.data_dir)
@@ -47,8 +47,15 @@ def use_services(lg: League, *, calendars: tuple[str, ...] = (), rekor_url: str 
     config = config_from_settings(lg.config.settings.stamps, lg.data_dir)
     config = config.model_copy(update={"ots_calendars": calendars or config.ots_calendars,
                                        "rekor_url": rekor_url or config.rekor_url})
-    _STAMPERS[lg] = Stamper(config, lg.data_dir / "stamps", lg.clock)
-    return _STAMPERS[lg]
+    stamper = Stamper(config, lg.data_dir / "stamps", lg.clock)
+    _STAMPERS[lg] = stamper
+    return stamper
+
+
+def use_stamper(lg: League, stamper: Stamps) -> None:
+    """Stamp this league through ``stamper``: a relay whose stamps another process takes (league.stamps.relay:
+    the demo's season, whose parent stamps while the season goes on)."""
+    _STAMPERS[lg] = stamper
 
 
 def stamp(lg: League, session: str) -> StampResult | None:
@@ -70,7 +77,7 @@ def stamp_release(lg: League, public: Path, manifest: str) -> StampResult | None
     return release_stamp(stamper_for(lg), public, manifest)
 
 
-def release_stamp(stamper: Stamper, public: Path, manifest: str) -> StampResult | None:
+def release_stamp(stamper: Stamps, public: Path, manifest: str) -> StampResult | None:
     """The release manifest's SHA-256 in a stamped list (requirement 11), beside the heads of the books as
     published with it (the published copies, so the list never names lines the release does not hold)."""
     path = public / manifest

@@ -26,13 +26,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 from cryptography.hazmat.primitives import serialization
 from tenacity import Retrying
 
-from league.book import stamped_list
+from league.book import Head, stamped_list
 from league.clock import Clock, iso_seconds
 from league.errors import LeagueError
 from league.ops import metrics
@@ -123,6 +123,16 @@ def make_backends(config: StampConfig, clock: Clock) -> tuple[list[StampBackend]
 
 
 # ---------------------------------------------------------------------------- the stamper
+class Stamps(Protocol):
+    """What the jobs ask of a league's stamper: a :class:`Stamper`, or a ``league.stamps.relay.RelayStamper``
+    that reads the heads where the lines were sealed and has another process stamp them."""
+
+    def stamp_books(self, books: Sequence[tuple[str, Path]], *, note: str = "",
+                    only: Collection[BackendKind] | None = None) -> StampResult | None: ...
+
+    def upgrade(self, *, backoff: bool = False) -> list[tuple[Path, bool]]: ...
+
+
 class Stamper:
     """Stamps lists into ``stamps_dir``; every public method logs and returns instead of raising."""
 
@@ -148,10 +158,20 @@ class Stamper:
         ``only`` limits the backends, e.g. ``{"rfc3161"}`` for the quick per-answer-seal tokens a
         league may configure between the full stamps of each run.
         """
-        now = self.clock.now()
         try:
             heads = [(name, self._heads.head(path)) for name, path in books]
-            path = self._write_list(stamped_list(heads, taken_at=now, note=note), now)
+        except (LeagueError, OSError, ValueError) as exc:
+            log.error("stamp.list_failed", error=str(exc))
+            return None
+        return self.stamp_heads(heads, note=note, only=only)
+
+    def stamp_heads(self, heads: Sequence[tuple[str, Head]], *, note: str = "",
+                    only: Collection[BackendKind] | None = None) -> StampResult | None:
+        """:meth:`stamp_books` for heads already read, at the clock's now (league.stamps.relay: read by the
+        process that sealed the lines, stamped by another)."""
+        now = self.clock.now()
+        try:
+            path = self._write_list(stamped_list(list(heads), taken_at=now, note=note), now)
         except (LeagueError, OSError, ValueError) as exc:
             log.error("stamp.list_failed", error=str(exc))
             return None

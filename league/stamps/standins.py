@@ -19,9 +19,11 @@ Both are the operator's own services: they prove nothing to an outsider, and the
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -46,16 +48,48 @@ LOCAL_LOG_ID = hashlib.sha256(b"forecast-league local Rekor stand-in (demo, not 
 TREE_ID = "0000000000000de0"
 
 
+class _Server(ThreadingHTTPServer):
+    """A threading server whose connections' threads are joined when it stops (a connection a client still
+    holds open is ended first), so none outlives the stand-in: the demo's parent serves them during the season
+    and forks again to publish, which it does only while it runs no other thread (league.demo.fork_safe)."""
+
+    daemon_threads = False
+    block_on_close = True
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(("127.0.0.1", 0), handler)
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def end_connections(self) -> None:
+        with self._open_lock:
+            open_now = list(self._open)
+        for sock in open_now:
+            with contextlib.suppress(OSError):  # already closed by its client
+                sock.shutdown(socket.SHUT_RDWR)
+
+
 @contextmanager
 def _serving(handler: type[BaseHTTPRequestHandler], name: str) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _Server(handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name=name, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
-        server.server_close()
+        server.end_connections()
+        server.server_close()  # joins the connections' threads
         thread.join(timeout=5)
 
 
@@ -170,10 +204,11 @@ class LocalRekor:
 
         class Handler(_Handler):
             def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+                body = self._body()  # read first: the connection's next request starts after it
                 try:
                     if self.path != ENTRIES_PATH:
                         raise ValueError(f"unknown path {self.path}")
-                    answer = log.log(json.loads(self._body()))
+                    answer = log.log(json.loads(body))
                 except (ValueError, KeyError, TypeError) as exc:
                     self._send(400, json.dumps({"code": 400, "message": str(exc)}).encode(), "application/json")
                     return

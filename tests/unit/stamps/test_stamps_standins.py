@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import socket
+import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -52,3 +55,21 @@ def test_calendar_stand_in_gives_pending_proofs_for_the_digest() -> None:
         art = OtsBackend((url,)).stamp(DATA)
     result = verify_ots(art.data, DATA, {})
     assert not result.complete and cal.submitted
+
+
+def test_a_stopped_stand_in_leaves_no_thread_behind() -> None:
+    """A client still connected (here one that never sends its request) does not keep a thread alive after the
+    stand-in stops: the demo's parent forks to publish only while it runs no other thread."""
+    before = set(threading.enumerate())
+    with LocalCalendar().serve() as url:
+        host, port = url.removeprefix("http://").split(":")
+        idle = socket.create_connection((host, int(port)))
+        for _ in range(500):  # until the server's loop and the connection's thread both run
+            if len(set(threading.enumerate()) - before) >= 2:
+                break
+            time.sleep(0.01)
+        assert len(set(threading.enumerate()) - before) == 2
+    try:
+        assert set(threading.enumerate()) - before == set()
+    finally:
+        idle.close()
