@@ -20,6 +20,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -28,7 +29,7 @@ from datetime import date, datetime, time, timedelta
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import structlog
 
@@ -174,21 +175,17 @@ def preload_publishing() -> None:
 def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None) -> Season:
     """:func:`run_season` in a forked child process; its progress, its stamps and its :class:`Season` come back
     through a pipe. This process indexes the books and takes the stamps (league.stamps.relay) while the child
-    goes on: the local stand-ins serve here, started after the fork. The child exits before this returns, so
-    none of its memory outlives the season."""
+    goes on, on a thread of lower priority (:func:`_lowered`) that also serves the local stand-ins, started
+    after the fork. The child exits before this returns, so none of its memory outlives the season."""
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_season_child, args=(send, out, days, seed), name="league-demo-season")
     child.start()
     send.close()  # the child's copy is the only writer left: its exit ends recv() with EOFError
     follower = _Follower(out)
-    clock = SimulatedClock(session_start(days[0] if days else DEFAULT_START))  # set to each stamp's time
-    rekor = LocalRekor(clock.now)
     try:
-        with local_stamp_services(clock, rekor) as services:
-            desk = StampDesk(clock, lambda at: demo_stamper(load_config(out / "config"), at, **services))
-            season = _follow(receive, progress, child, follower, desk)
-        return replace(season, rekor_leaves=tuple(rekor.leaves))
+        season = _lowered(lambda: _serve_and_follow(out, days, receive, progress, child, follower),
+                          stop=child.terminate)
     finally:
         follower.close()
         receive.close()
@@ -196,6 +193,68 @@ def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[
         if child.is_alive():
             child.terminate()
             child.join()
+    return season
+
+
+def _serve_and_follow(out: Path, days: list[date], receive: Connection, progress: Callable[[str], None] | None,
+                      child: BaseProcess, follower: _Follower) -> Season:
+    """This process's share of the season: the stamp stand-ins served, the child's stamps taken and its books
+    indexed as they come (:func:`_follow`); the Season returned with this side's Rekor log."""
+    clock = SimulatedClock(session_start(days[0] if days else DEFAULT_START))  # set to each stamp's time
+    rekor = LocalRekor(clock.now)
+    with local_stamp_services(clock, rekor) as services:
+        desk = StampDesk(clock, lambda at: demo_stamper(load_config(out / "config"), at, **services))
+        season = _follow(receive, progress, child, follower, desk)
+    return replace(season, rekor_leaves=tuple(rekor.leaves))
+
+
+#: How much lower (in nice steps) this process's share of the season runs than the season itself.
+BACKGROUND_NICE = 10
+_T = TypeVar("_T")
+
+
+def _lowered(work: Callable[[], _T], *, stop: Callable[[], object]) -> _T:
+    """``work()`` on a thread of its own whose priority is :data:`BACKGROUND_NICE` steps lower, joined; its
+    exception raised here. ``stop`` (the child's terminate) is called if this thread is interrupted while
+    waiting, so that the work sees the pipe end and finishes.
+
+    Why: during the season the critical path is the child's main thread and the seats' sandboxed runs; this
+    process's work (the stamps, the index) is not, yet at the same priority it took the second core from the
+    first wave's runs (3 % of the demo's wall, docs/costs.md "Session 16"). Linux keeps a nice value per thread
+    and a thread's new threads inherit it (the stand-ins' servers and the stamp pools are started inside
+    ``work``); a thread may lower its own priority without privileges, and it ends with the season, so the
+    publish step after it runs at the process's own priority. Elsewhere the work runs unchanged."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            _lower_this_thread(BACKGROUND_NICE)
+            box["value"] = work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread, which raises it
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name="league-demo-parent")
+    thread.start()
+    try:
+        thread.join()
+    except BaseException:
+        stop()
+        thread.join()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return cast(_T, box["value"])
+
+
+def _lower_this_thread(steps: int) -> None:
+    """Lower the calling thread's priority (Linux: ``setpriority`` on its thread id); nowhere else."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + steps))
+    except OSError as exc:  # a policy that forbids it: the same work at the same priority
+        log.info("demo.priority_unchanged", error=str(exc))
 
 
 def _follow(receive: Connection, progress: Callable[[str], None] | None, child: BaseProcess,
