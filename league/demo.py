@@ -203,7 +203,7 @@ def _serve_and_follow(out: Path, days: list[date], receive: Connection, progress
     clock = SimulatedClock(session_start(days[0] if days else DEFAULT_START))  # set to each stamp's time
     rekor = LocalRekor(clock.now)
     with local_stamp_services(clock, rekor) as services:
-        desk = StampDesk(clock, lambda at: demo_stamper(load_config(out / "config"), at, **services))
+        desk = StampDesk(clock, lambda on: demo_stamper(load_config(out / "config"), on, **services))
         season = _follow(receive, progress, child, follower, desk)
     return replace(season, rekor_leaves=tuple(rekor.leaves))
 
