@@ -106,7 +106,6 @@ def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFA
     require(load_roster(shipped_config_dir() / "roster.demo.toml").seat, what="the demo")
     days = demo_sessions(default_calendar(), start, sessions)
     if split if split is not None else fork_safe():
-        preload_publishing()
         season = season_in_child(out, days, seed, progress)
     else:
         season = run_season(out, days, seed, progress)
@@ -157,11 +156,12 @@ def fork_safe() -> bool:
 
 
 def preload_publishing() -> None:
-    """Import the publish step's modules (the numerical stack the season's baselines and climatology also use)
-    before the season's child is forked: both processes then share one import of them, where the child and
-    this process would otherwise each pay it (~1.5 CPU s). With them the publish step's smaller modules. Not
-    what the release stamp imports after the season (httpx's transport and its HTTP/2 and async stacks, the local
-    signers: ~0.2 CPU s): imported here they made the season's child, the largest process, ~10 MiB larger."""
+    """Import the publish step's modules, the statistics' numerical stack among them (scipy.stats, statsmodels,
+    arch: ~1.1 s), while the season's child runs: :func:`season_in_child`'s lowered thread calls it first.
+    The season needs none of them (``league.scoring`` loads its modules on first use, and a day's jobs read only
+    the climatology table and the score functions), so the import is off the season's path, and the child,
+    the largest process, never holds them. Before session 16 they were imported before the fork, on the
+    season's path, because the package's ``__init__`` pulled them into the child anyway."""
     import league.evals.points
     import league.publish.commitments
     import league.publish.crowd
@@ -169,7 +169,8 @@ def preload_publishing() -> None:
     import league.publish.forecasts_index
     import league.publish.portfolio
     import league.publish.proof_pages
-    import league.scoring  # noqa: F401 - imported for the side effect of loading
+    import league.scoring.intervals
+    import league.scoring.publish  # noqa: F401 - imported for the side effect of loading
 
 
 def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None) -> Season:
@@ -199,7 +200,9 @@ def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[
 def _serve_and_follow(out: Path, days: list[date], receive: Connection, progress: Callable[[str], None] | None,
                       child: BaseProcess, follower: _Follower) -> Season:
     """This process's share of the season: the stamp stand-ins served, the child's stamps taken and its books
-    indexed as they come (:func:`_follow`); the Season returned with this side's Rekor log."""
+    indexed as they come (:func:`_follow`); the Season returned with this side's Rekor log. The publish step's
+    imports first (:func:`preload_publishing`): the child's first messages wait in the pipe meanwhile."""
+    preload_publishing()
     clock = SimulatedClock(session_start(days[0] if days else DEFAULT_START))  # set to each stamp's time
     rekor = LocalRekor(clock.now)
     with local_stamp_services(clock, rekor) as services:
