@@ -15,8 +15,7 @@ stamps its own: the same lists, the same signed and integrated times, the same p
 no difference). The nightly upgrade is relayed the same way, after the stamps before it.
 
 The relay never raises into sealing, as the Stamper does not: a request that cannot be sent (the parent
-gone) is logged and the season goes on; the stamps it would have taken are missing, which ``league verify``
-and ``league status`` report as such.
+gone) is logged (``stamp.relay_failed``) and the season goes on without that stamp.
 """
 
 from __future__ import annotations
@@ -52,8 +51,8 @@ class StampRequest:
     def __post_init__(self) -> None:
         if self.at.tzinfo is None:
             raise ValueError("a stamp request's time must be timezone-aware")
-        if self.upgrade == bool(self.heads):
-            raise ValueError("a stamp request names heads to stamp, or is an upgrade: exactly one")
+        if self.upgrade and self.heads:
+            raise ValueError("an upgrade request names no heads: it is a stamp or an upgrade, not both")
 
 
 class RelayStamper:
@@ -75,8 +74,7 @@ class RelayStamper:
         except (LeagueError, OSError, ValueError) as exc:
             log.error("stamp.list_failed", error=str(exc))
             return None
-        if heads:
-            self._relay(StampRequest(now, heads, note, frozenset(only) if only is not None else None))
+        self._relay(StampRequest(now, heads, note, frozenset(only) if only is not None else None))
         return None
 
     def upgrade(self, *, backoff: bool = False) -> list[tuple[Path, bool]]:

@@ -204,11 +204,10 @@ class LocalRekor:
 
         class Handler(_Handler):
             def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
-                body = self._body()  # read first: the connection's next request starts after it
                 try:
                     if self.path != ENTRIES_PATH:
                         raise ValueError(f"unknown path {self.path}")
-                    answer = log.log(json.loads(body))
+                    answer = log.log(json.loads(self._body()))
                 except (ValueError, KeyError, TypeError) as exc:
                     self._send(400, json.dumps({"code": 400, "message": str(exc)}).encode(), "application/json")
                     return
