@@ -12,7 +12,7 @@ fit — and a session already marked is never marked again.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -29,7 +29,7 @@ from league.jobs.seal import read_reply
 from league.portfolio.bills import BillRates
 from league.portfolio.decisions import Decision, decision_from_reply
 from league.portfolio.engine import PriceBook
-from league.portfolio.interface import Bar
+from league.portfolio.interface import Bar, SessionBars
 from league.portfolio.rules import rule_set
 from league.portfolio.season import Season
 from league.prices.replay import minute_starts, slot_setters
@@ -53,7 +53,7 @@ class ProviderBars:
         # Weakly: the stage keeps its seasons (which hold this) in a WeakKeyDictionary keyed by the League;
         # a value that refers to its own key keeps the key alive, so a closed League was never freed.
         self._lg = weakref.ref(lg)
-        self.cache: dict[tuple[str, date], list[Bar]] = {}  # the session being marked only (both leagues read it)
+        self.cache: dict[tuple[str, date], Sequence[Bar]] = {}  # the session being marked only (both leagues read it)
 
     @property
     def lg(self) -> League:
@@ -76,7 +76,7 @@ class ProviderBars:
         self.cache[key] = got
         return got
 
-    def _fetch(self, symbol: str, session: date) -> list[Bar] | None:
+    def _fetch(self, symbol: str, session: date) -> Sequence[Bar] | None:
         cal = self.lg.calendar
         start, end = cal.session_open(session), cal.session_close(session)
         try:
@@ -110,28 +110,15 @@ _NEW = object.__new__
 _SET_START, _SET_OPEN, _SET_HIGH, _SET_LOW, _SET_CLOSE = slot_setters(Bar, "start", "open", "high", "low", "close")
 
 
-def _engine_bars(rows: Iterable[tuple[datetime, float, float, float, float]]) -> list[Bar]:
-    """:func:`engine_bar` of each row, in one loop (no call per minute)."""
-    out: list[Bar] = []
-    for start, open_, high, low, close in rows:
-        bar = _NEW(Bar)
-        _SET_START(bar, start)
-        _SET_OPEN(bar, open_)
-        _SET_HIGH(bar, high)
-        _SET_LOW(bar, low)
-        _SET_CLOSE(bar, close)
-        out.append(bar)
-    return out
-
-
-def bars_from_arrays(prices: object, symbol: str, start: datetime, end: datetime) -> list[Bar] | None:
-    """The bars ``prices.bars(symbol, start, end)`` gives, made straight from a replay's minute arrays.
+def bars_from_arrays(prices: object, symbol: str, start: datetime, end: datetime) -> SessionBars | None:
+    """The bars ``prices.bars(symbol, start, end)`` gives, as the columns of a replay's minute arrays.
 
     The replay (:meth:`league.prices.replay.SyntheticMarket.minute_arrays`, reached through the day
     memo) keeps each day's minutes as arrays; its ``bars`` makes a provider Bar of every minute of the
-    whole UTC day, which the memo keeps and this stage would copy once more. Here only the session's
-    minutes become engine bars. ``None`` (take the ordinary path) for a provider without arrays, or when
-    a minute of the UTC day would fail the provider Bar's check (the ordinary path then raises as before).
+    whole UTC day, which the memo keeps and this stage would copy once more. Here the session's minutes
+    stay columns (:class:`league.portfolio.interface.SessionBars`) and the engine makes a Bar of the few it
+    reads. ``None`` (take the ordinary path) for a provider without arrays, or when a minute of the UTC day
+    would fail the provider Bar's check (the ordinary path then raises as before).
     """
     arrays = getattr(prices, "minute_arrays", None)
     if arrays is None:
@@ -139,15 +126,15 @@ def bars_from_arrays(prices: object, symbol: str, start: datetime, end: datetime
     lo, hi = int(start.timestamp()), int(end.timestamp())
     first = start.astimezone(UTC)
     day = int(datetime(first.year, first.month, first.day, tzinfo=UTC).timestamp())  # the memo's UTC day
-    out: list[Bar] = []
+    columns: tuple[list[Any], ...] = ([], [], [], [], [])
     for m in arrays(symbol, start, end):
         if not _provider_checks(m, (m.t >= day) & (m.t < day + 86_400)):
             return None
         keep = np.nonzero((m.t >= lo) & (m.t < hi))[0]
-        rows = zip(minute_starts(m.t[keep].tolist()), m.o[keep].tolist(), m.h[keep].tolist(),
-                   m.low[keep].tolist(), m.c[keep].tolist(), strict=True)
-        out.extend(_engine_bars(rows))
-    return out
+        columns[0].extend(minute_starts(m.t[keep].tolist()))
+        for column, values in zip(columns[1:], (m.o, m.h, m.low, m.c), strict=True):
+            column.extend(values[keep].tolist())
+    return SessionBars(*columns)
 
 
 def _provider_checks(m: Any, day: npt.NDArray[np.bool_]) -> bool:

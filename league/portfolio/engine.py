@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo
 
 from league.portfolio.bills import BillRates
 from league.portfolio.decisions import Decision, DipLeg, Plan, RuleBreach, as_weights, plan_decision
-from league.portfolio.interface import Bar, BarSource, PortfolioError
+from league.portfolio.interface import Bar, BarSource, PortfolioError, SessionBars
 from league.portfolio.money import ZERO, cents, fee_of, interest_of, price_of, qty_toward_zero, settle
 from league.portfolio.rules import RuleSet
 
@@ -149,13 +149,13 @@ class PriceBook:
 
     def __init__(self, source: BarSource) -> None:
         self._source = source
-        self._bars: dict[tuple[str, date], tuple[Sequence[Bar], list[datetime]]] = {}
+        self._bars: dict[tuple[str, date], tuple[Sequence[Bar], Sequence[datetime]]] = {}
 
-    def _get(self, symbol: str, session: date) -> tuple[Sequence[Bar], list[datetime]]:
+    def _get(self, symbol: str, session: date) -> tuple[Sequence[Bar], Sequence[datetime]]:
         key = (symbol, session)
         if key not in self._bars:
             bars = self._source.bars(symbol, session)
-            self._bars[key] = (bars, [b.start for b in bars])
+            self._bars[key] = (bars, bars.starts if isinstance(bars, SessionBars) else [b.start for b in bars])
         return self._bars[key]
 
     def first_at_or_after(self, symbol: str, session: date, t0: datetime, until: datetime) -> Bar | None:
@@ -178,7 +178,15 @@ class PriceBook:
         """The first bar from ``t0`` to the close whose low reaches ``level``."""
         bars, starts = self._get(symbol, session)
         end = _et(session, CLOSE_ET)
-        for bar in bars[bisect.bisect_left(starts, t0):]:
+        first = bisect.bisect_left(starts, t0)
+        if isinstance(bars, SessionBars):  # the lows searched as numbers: only the touching minute is made a Bar
+            for j in range(first, len(bars)):
+                if starts[j] >= end:
+                    return None
+                if bars.lows[j] <= level:
+                    return bars[j]
+            return None
+        for bar in bars[first:]:
             if bar.start >= end:
                 return None
             if bar.low <= level:

@@ -28,8 +28,9 @@ from league.contracts import EventContract
 from league.counting import contract_of
 from league.errors import InvalidRecord
 from league.jobs.context import SHORT_TEXT, compact
-from league.jobs.portfolio import _engine_bars, engine_bar
+from league.jobs.portfolio import engine_bar
 from league.portfolio.interface import Bar as EngineBar
+from league.portfolio.interface import SessionBars
 from league.prices.interface import Bar, PriceError
 from league.prices.replay import SyntheticMarket, _bars, _Minutes, minute_starts
 
@@ -102,12 +103,13 @@ def test_generated_minutes_give_the_checked_bars(n: int, seed: int) -> None:
     _same(_bars(m, keep), _reference_bars(m, keep))
 
 
-def test_engine_bars_in_one_loop_are_the_checked_engine_bars(replay: SyntheticMarket) -> None:
+def test_session_bars_columns_give_the_checked_engine_bars(replay: SyntheticMarket) -> None:
     start = datetime(2026, 11, 2, tzinfo=UTC)
     raw = replay.bars("SPY", start, start + timedelta(days=1))
     rows = [(b.start, b.open, b.high, b.low, b.close) for b in raw]
-    made = _engine_bars(rows)
-    assert made == [EngineBar(*row) for row in rows] == [engine_bar(*row) for row in rows]
+    made = SessionBars(*(list(column) for column in zip(*rows, strict=True)))
+    assert list(made) == [EngineBar(*row) for row in rows] == [engine_bar(*row) for row in rows]
+    assert made[-1] == EngineBar(*rows[-1]) and made[3:5] == [EngineBar(*row) for row in rows[3:5]]
     assert all(type(b) is EngineBar for b in made) and len(made) > 300
 
 
