@@ -32,7 +32,8 @@ from league.portfolio.engine import PriceBook
 from league.portfolio.interface import Bar, SessionBars
 from league.portfolio.rules import rule_set
 from league.portfolio.season import Season
-from league.prices.replay import minute_starts, slot_setters
+from league.prices.columns import bar_checks, minute_starts
+from league.prices.replay import slot_setters
 
 log = structlog.get_logger(__name__)
 RULE_SETS = ("arena-3", "pro-1")
@@ -140,8 +141,7 @@ def bars_from_arrays(prices: object, symbol: str, start: datetime, end: datetime
 def _provider_checks(m: Any, day: npt.NDArray[np.bool_]) -> bool:
     """Every minute of the UTC day passes :class:`league.prices.interface.Bar`'s check (NaN fails it)."""
     o, h, low, c, v = (x[day] for x in (m.o, m.h, m.low, m.c, m.v))
-    ok = (0.0 < low) & (low <= o) & (o <= h) & (h < np.inf) & (low <= c) & (c <= h) & (0.0 <= v) & (v < np.inf)
-    return bool(ok.all())
+    return bar_checks(o, h, low, c, v)
 
 
 def bill_rates(lg: League) -> BillRates:

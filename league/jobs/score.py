@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import operator
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -24,6 +24,7 @@ from league.contracts import EventContract
 from league.counting import LONG_HORIZONS, Event, Sealed, market_specs, session_rows
 from league.jobs.context import League
 from league.jobs.window import DRAW_BAND_SESSIONS, cutoff
+from league.prices.columns import BarColumns
 from league.prices.interface import Bar
 from league.prices.reference import (
     DrawBand,
@@ -48,7 +49,7 @@ class Bars:
 
     def __init__(self, lg: League) -> None:
         self.lg = lg
-        self.days: dict[tuple[str, date], list[Bar] | None] = {}
+        self.days: dict[tuple[str, date], Sequence[Bar] | None] = {}
         self.starts: dict[tuple[str, date], list[datetime] | None] = {}  # a sorted day's bar starts, else None
         self.bands: dict[tuple[str, date], DrawBand | None] = {}
         self.errors: list[str] = []
@@ -60,25 +61,43 @@ class Bars:
             self.bands[key] = compute()
         return self.bands[key]
 
-    def _day(self, symbol: str, day: date) -> list[Bar] | None:
+    def _day(self, symbol: str, day: date) -> Sequence[Bar] | None:
         key = (symbol, day)
         if key not in self.days:
-            start = datetime(day.year, day.month, day.day, tzinfo=UTC)
             try:
-                self.days[key] = list(self.lg.prices.bars(symbol, start, start + timedelta(days=1)))
+                self.days[key] = self._fetch(symbol, day)
             except Exception as exc:  # noqa: BLE001 - leaves the cell unresolved, reported in the line
                 self.errors.append(f"{symbol} {day.isoformat()}: {exc}")
                 log.warning("prices.unavailable", symbol=symbol, day=day.isoformat(), error=str(exc))
                 self.days[key] = None
             got = self.days[key]
-            starts = [b.start for b in got] if got else []
-            self.starts[key] = starts if all(map(operator.le, starts, starts[1:])) else None
+            if isinstance(got, BarColumns):  # in time order by construction
+                self.starts[key] = got.starts_all
+            else:
+                starts = [b.start for b in got] if got else []
+                self.starts[key] = starts if all(map(operator.le, starts, starts[1:])) else None
         return self.days[key]
 
-    def get(self, symbol: str, start: datetime, end: datetime) -> list[Bar] | None:
-        """Bars with start in [start, end); ``None`` when any day of the window could not be read."""
-        out: list[Bar] = []
+    def _fetch(self, symbol: str, day: date) -> Sequence[Bar]:
+        """The UTC day's bars: as the day memo keeps them (league.prices.memo, the replay's columns), else a
+        copy of the provider's list."""
+        kept = getattr(self.lg.prices, "day_bars", None)
+        if kept is not None:
+            got: Sequence[Bar] = kept(symbol, day)
+            return got
+        start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+        return list(self.lg.prices.bars(symbol, start, start + timedelta(days=1)))
+
+    def get(self, symbol: str, start: datetime, end: datetime) -> Sequence[Bar] | None:
+        """Bars with start in [start, end); ``None`` when any day of the window could not be read. A window
+        inside one day kept as columns is a view of them (no bar is made until one is read)."""
         day = start.astimezone(UTC).date()
+        if datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(days=1) >= end:
+            got = self._day(symbol, day)
+            if isinstance(got, BarColumns):
+                column = got.starts_all
+                return got[bisect.bisect_left(column, start):bisect.bisect_left(column, end)]
+        out: list[Bar] = []
         while datetime(day.year, day.month, day.day, tzinfo=UTC) < end:
             got = self._day(symbol, day)
             if got is None:
@@ -172,7 +191,7 @@ def _band_days(lg: League, ref_at: datetime) -> list[date]:
     return lg.calendar.sessions_before(lg.calendar.session_on_or_after(day), DRAW_BAND_SESSIONS)
 
 
-def _band_sessions(lg: League, symbol: str, ref_at: datetime, bars: Bars) -> list[list[Bar]]:
+def _band_sessions(lg: League, symbol: str, ref_at: datetime, bars: Bars) -> list[Sequence[Bar]]:
     """The regular-session bars of the four sessions before the reference's day."""
     return [bars.get(symbol, lg.calendar.session_open(s), lg.calendar.session_close(s)) or []
             for s in _band_days(lg, ref_at)]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
+from league.prices.columns import BarColumns
 from league.prices.interface import Bar
 
 ONE_MINUTE = timedelta(minutes=1)
@@ -69,7 +70,8 @@ UNRESOLVED = Resolution(None, None, None)
 
 
 def _starts(bars: Sequence[Bar]) -> list[datetime]:
-    return [b.start for b in bars]
+    """The bars' starts; read off columns (league.prices.columns) without making their bars."""
+    return bars.starts if isinstance(bars, BarColumns) else [b.start for b in bars]
 
 
 def first_bar_at_or_after(bars: Sequence[Bar], moment: datetime) -> Bar | None:
@@ -125,26 +127,28 @@ def within(bars: Sequence[Bar], start: datetime, end: datetime) -> list[Bar]:
     return list(bars[bisect.bisect_left(starts, start) : bisect.bisect_left(starts, end)])
 
 
-def _straddles(prev: Bar, cur: Bar, rolls: Sequence[datetime]) -> bool:
-    """A return runs from prev's close (prev.start+1m) to cur's close (cur.start+1m)."""
-    lo, hi = prev.start + ONE_MINUTE, cur.start + ONE_MINUTE
+def _straddles(prev: datetime, cur: datetime, rolls: Sequence[datetime]) -> bool:
+    """A return runs from the previous bar's close (its start + 1m) to this bar's close (start + 1m)."""
+    lo, hi = prev + ONE_MINUTE, cur + ONE_MINUTE
     return any(lo < r <= hi for r in rolls)
 
 
 def _session_returns(bars: Sequence[Bar], rolls: Sequence[datetime]) -> tuple[list[float], int]:
     """Absolute close-to-close percent returns of bars exactly one minute apart."""
-    if rolls and bars:  # only a roll inside the bars' span can straddle one of their minutes
-        first, last = min(b.start for b in bars), max(b.start for b in bars)
+    starts = _starts(bars)
+    closes = bars.closes if isinstance(bars, BarColumns) else [b.close for b in bars]
+    if rolls and starts:  # only a roll inside the bars' span can straddle one of their minutes
+        first, last = min(starts), max(starts)
         rolls = [r for r in rolls if first + ONE_MINUTE < r <= last + ONE_MINUTE]
     out: list[float] = []
     excluded = 0
-    for prev, cur in zip(bars, bars[1:], strict=False):
-        if cur.start - prev.start != ONE_MINUTE:
+    for i in range(1, len(starts)):
+        if starts[i] - starts[i - 1] != ONE_MINUTE:
             continue
-        if rolls and _straddles(prev, cur, rolls):
+        if rolls and _straddles(starts[i - 1], starts[i], rolls):
             excluded += 1
             continue
-        out.append(abs(cur.close / prev.close - 1.0) * 100.0)
+        out.append(abs(closes[i] / closes[i - 1] - 1.0) * 100.0)
     return out, excluded
 
 

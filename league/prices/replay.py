@@ -47,6 +47,7 @@ import numpy.typing as npt
 from league.calendar import DEFAULT_END, GROW_BY, Calendar, et_date, et_to_utc
 from league.config import Config, MarketSpec
 from league.prices.cache import BarCache, FolderBarCache, day_path, read_day_file, utc_days
+from league.prices.columns import BarColumns, bar_checks, minute_starts
 from league.prices.interface import Bar, PriceError, PriceSource, check_window
 
 Arr = npt.NDArray[np.float64]
@@ -476,6 +477,18 @@ class SyntheticMarket:
             out.extend(_bars(m, keep))
         return out
 
+    def bar_columns(self, symbol: str, start: datetime, end: datetime) -> BarColumns | None:
+        """What :meth:`bars` gives for ``[start, end)``, as columns (league.prices.columns); ``None`` when its
+        minutes could not be (one fails ``Bar``'s check, or they are out of order): read them with ``bars``."""
+        lo, hi = int(check_window(start, end)[0].timestamp()), int(end.timestamp())
+        parts = [(m, np.nonzero((m.t >= lo) & (m.t < hi))[0]) for m in self.minute_arrays(symbol, start, end)]
+        t, o, h, low, c, v = (np.concatenate([getattr(m, f)[keep] for m, keep in parts] or [np.zeros(0)])
+                              for f in ("t", "o", "h", "low", "c", "v"))
+        try:
+            return BarColumns(t.astype(np.int64), o, h, low, c, v)
+        except PriceError:
+            return None
+
     def daily_ohlc(self, symbol: str, day: date) -> tuple[float, float, float, float] | None:
         """The (transformed) daily row the minutes of ``day`` are pinned to."""
         tg = self.target(symbol)
@@ -520,21 +533,6 @@ def _concat(a: _Minutes, b: _Minutes) -> _Minutes:
         (a.t, a.o, a.h, a.low, a.c, a.v), (b.t, b.o, b.h, b.low, b.c, b.v), strict=True)))
 
 
-#: Bar starts already made, by epoch second: every symbol's bar of a minute shares one (equal) datetime,
-#: which saves making it again and the memory of the copies. Emptied when it reaches the bound
-#: (2**18 minutes: half a year of round-the-clock minutes, ~15 MB).
-_STARTS: dict[int, datetime] = {}
-_MAX_STARTS = 1 << 18
-
-
-def minute_starts(seconds: list[int]) -> list[datetime]:
-    """The UTC datetimes of these epoch seconds (one shared object per minute)."""
-    if len(_STARTS) > _MAX_STARTS:
-        _STARTS.clear()
-    made = _STARTS
-    return [made.get(t) or made.setdefault(t, datetime.fromtimestamp(t, UTC)) for t in seconds]
-
-
 def _bars(m: _Minutes, keep: npt.NDArray[np.intp]) -> list[Bar]:
     """The provider bars of the kept minutes. When every one of them passes :class:`Bar`'s check (checked
     here on the arrays at once) they are made without running it once per bar (a third of the cost);
@@ -542,16 +540,9 @@ def _bars(m: _Minutes, keep: npt.NDArray[np.intp]) -> list[Bar]:
     o, h, low, c, v = (x[keep] for x in (m.o, m.h, m.low, m.c, m.v))
     rows = zip(minute_starts(m.t[keep].tolist()), o.tolist(), h.tolist(), low.tolist(), c.tolist(), v.tolist(),
                strict=True)
-    if not _bar_checks(o, h, low, c, v):
+    if not bar_checks(o, h, low, c, v):
         return [Bar(*row) for row in rows]
     return _checked_bars(rows)
-
-
-def _bar_checks(o: Arr, h: Arr, low: Arr, c: Arr, v: Arr) -> bool:
-    """Does every minute pass ``Bar.__post_init__``'s check (positive, finite, high/low bracketing open and
-    close, volume finite and not negative)? The same comparisons, element-wise (NaN fails each)."""
-    ok = (0.0 < low) & (low <= o) & (o <= h) & (h < np.inf) & (low <= c) & (c <= h) & (0.0 <= v) & (v < np.inf)
-    return bool(ok.all())
 
 
 _NEW = object.__new__

@@ -72,6 +72,10 @@ def test_a_price_source_put_in_later_is_read_afresh(tmp_path: Path) -> None:
                 calls.append(args)
                 return inner.bars(*args)
 
+            def day_bars(self, *args: Any) -> Any:  # the score job's Bars read whole days of the memo so
+                calls.append(args)
+                return inner.day_bars(*args)
+
             def __getattr__(self, item: str) -> Any:
                 return getattr(inner, item)
 
