@@ -12,9 +12,9 @@ other reader sees an ordinary ``Sequence[Bar]``, every bar equal to the one the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any, overload
+from typing import overload
 
 import numpy as np
 import numpy.typing as npt
@@ -23,13 +23,14 @@ from league.prices.interface import Bar, PriceError
 
 Arr = npt.NDArray[np.float64]
 _NEW = object.__new__
-_SETTERS = tuple(getattr(Bar, name).__set__ for name in ("start", "open", "high", "low", "close", "volume"))
+_SET_START, _SET_OPEN, _SET_HIGH, _SET_LOW, _SET_CLOSE, _SET_VOLUME = (
+    getattr(Bar, name).__set__ for name in ("start", "open", "high", "low", "close", "volume"))
 
 
 class BarColumns(Sequence[Bar]):
     """Bars ``lo`` to ``hi`` of one set of columns (the whole set when made, a window when sliced)."""
 
-    __slots__ = ("_rows", "hi", "lo", "starts_all")
+    __slots__ = ("_made", "_rows", "hi", "lo", "starts_all")
 
     def __init__(self, t: npt.NDArray[np.int64], o: Arr, h: Arr, low: Arr, c: Arr, v: Arr) -> None:
         """``t``: each row's start in epoch seconds, strictly increasing."""
@@ -41,6 +42,7 @@ class BarColumns(Sequence[Bar]):
                              fix="read these bars one by one (the provider's bars()) to see which")
         self.starts_all = minute_starts(t.tolist())
         self._rows: tuple[list[float], ...] = tuple(x.tolist() for x in (o, h, low, c, v))
+        self._made: list[Bar | None] = [None] * n  # each bar made once, shared by every view of the columns
         self.lo, self.hi = 0, n
 
     @property
@@ -77,18 +79,37 @@ class BarColumns(Sequence[Bar]):
 
     __hash__ = None  # type: ignore[assignment]  # equal to a list, which has none
 
+    def __iter__(self) -> Iterator[Bar]:
+        made, make = self._made, self._make
+        for j in range(self.lo, self.hi):
+            bar = made[j]
+            if bar is None:
+                bar = made[j] = make(j)
+            yield bar
+
     def _window(self, lo: int, hi: int) -> BarColumns:
         view: BarColumns = _NEW(BarColumns)
-        view.starts_all, view._rows, view.lo, view.hi = self.starts_all, self._rows, lo, hi
+        view.starts_all, view._rows, view._made, view.lo, view.hi = self.starts_all, self._rows, self._made, lo, hi
         return view
 
     def _bar(self, j: int) -> Bar:
-        """Row ``j`` as a Bar, its slots set as the frozen dataclass's ``__init__`` sets them: the row was
-        checked with the columns."""
+        """Row ``j`` as a Bar, made the first time it is read (a reader that lists a window, as the memo's
+        ``bars`` does for the snapshot, gets the same objects the next time)."""
+        bar = self._made[j]
+        if bar is None:
+            bar = self._made[j] = self._make(j)
+        return bar
+
+    def _make(self, j: int) -> Bar:
+        """Its slots set as the frozen dataclass's ``__init__`` sets them: the row was checked with the columns."""
         bar = _NEW(Bar)
-        values: tuple[Any, ...] = (self.starts_all[j], *(row[j] for row in self._rows))
-        for setter, value in zip(_SETTERS, values, strict=True):
-            setter(bar, value)
+        o, h, low, c, v = self._rows
+        _SET_START(bar, self.starts_all[j])
+        _SET_OPEN(bar, o[j])
+        _SET_HIGH(bar, h[j])
+        _SET_LOW(bar, low[j])
+        _SET_CLOSE(bar, c[j])
+        _SET_VOLUME(bar, v[j])
         return bar
 
 
