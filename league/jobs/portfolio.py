@@ -32,8 +32,7 @@ from league.portfolio.engine import PriceBook
 from league.portfolio.interface import Bar, SessionBars
 from league.portfolio.rules import rule_set
 from league.portfolio.season import Season
-from league.prices.columns import bar_checks, minute_starts
-from league.prices.replay import slot_setters
+from league.prices.columns import bar_checks, minute_starts, slot_setters
 
 log = structlog.get_logger(__name__)
 RULE_SETS = ("arena-3", "pro-1")

@@ -178,19 +178,12 @@ class PriceBook:
         """The first bar from ``t0`` to the close whose low reaches ``level``."""
         bars, starts = self._get(symbol, session)
         end = _et(session, CLOSE_ET)
-        first = bisect.bisect_left(starts, t0)
-        if isinstance(bars, SessionBars):  # the lows searched as numbers: only the touching minute is made a Bar
-            for j in range(first, len(bars)):
-                if starts[j] >= end:
-                    return None
-                if bars.lows[j] <= level:
-                    return bars[j]
-            return None
-        for bar in bars[first:]:
-            if bar.start >= end:
+        lows = bars.lows if isinstance(bars, SessionBars) else [b.low for b in bars]  # columns: no bar made
+        for j in range(bisect.bisect_left(starts, t0), len(bars)):
+            if starts[j] >= end:
                 return None
-            if bar.low <= level:
-                return bar
+            if lows[j] <= level:
+                return bars[j]
         return None
 
 

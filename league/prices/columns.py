@@ -12,9 +12,9 @@ other reader sees an ordinary ``Sequence[Bar]``, every bar equal to the one the 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -23,8 +23,16 @@ from league.prices.interface import Bar, PriceError
 
 Arr = npt.NDArray[np.float64]
 _NEW = object.__new__
-_SET_START, _SET_OPEN, _SET_HIGH, _SET_LOW, _SET_CLOSE, _SET_VOLUME = (
-    getattr(Bar, name).__set__ for name in ("start", "open", "high", "low", "close", "volume"))
+
+
+def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
+    """The setters of a slotted class's fields (what a frozen dataclass's own ``__init__`` reaches through
+    ``object.__setattr__``), to fill objects already known to be valid without calling it."""
+    return tuple(getattr(cls, name).__set__ for name in names)
+
+
+SET_START, SET_OPEN, SET_HIGH, SET_LOW, SET_CLOSE, SET_VOLUME = slot_setters(
+    Bar, "start", "open", "high", "low", "close", "volume")
 
 
 class BarColumns(Sequence[Bar]):
@@ -80,12 +88,7 @@ class BarColumns(Sequence[Bar]):
     __hash__ = None  # type: ignore[assignment]  # equal to a list, which has none
 
     def __iter__(self) -> Iterator[Bar]:
-        made, make = self._made, self._make
-        for j in range(self.lo, self.hi):
-            bar = made[j]
-            if bar is None:
-                bar = made[j] = make(j)
-            yield bar
+        return map(self._bar, range(self.lo, self.hi))  # not the Sequence mixin's index loop
 
     def _window(self, lo: int, hi: int) -> BarColumns:
         view: BarColumns = _NEW(BarColumns)
@@ -104,12 +107,12 @@ class BarColumns(Sequence[Bar]):
         """Its slots set as the frozen dataclass's ``__init__`` sets them: the row was checked with the columns."""
         bar = _NEW(Bar)
         o, h, low, c, v = self._rows
-        _SET_START(bar, self.starts_all[j])
-        _SET_OPEN(bar, o[j])
-        _SET_HIGH(bar, h[j])
-        _SET_LOW(bar, low[j])
-        _SET_CLOSE(bar, c[j])
-        _SET_VOLUME(bar, v[j])
+        SET_START(bar, self.starts_all[j])
+        SET_OPEN(bar, o[j])
+        SET_HIGH(bar, h[j])
+        SET_LOW(bar, low[j])
+        SET_CLOSE(bar, c[j])
+        SET_VOLUME(bar, v[j])
         return bar
 
 

@@ -34,12 +34,11 @@ import math
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -47,7 +46,17 @@ import numpy.typing as npt
 from league.calendar import DEFAULT_END, GROW_BY, Calendar, et_date, et_to_utc
 from league.config import Config, MarketSpec
 from league.prices.cache import BarCache, FolderBarCache, day_path, read_day_file, utc_days
-from league.prices.columns import BarColumns, bar_checks, minute_starts
+from league.prices.columns import (
+    SET_CLOSE,
+    SET_HIGH,
+    SET_LOW,
+    SET_OPEN,
+    SET_START,
+    SET_VOLUME,
+    BarColumns,
+    bar_checks,
+    minute_starts,
+)
 from league.prices.interface import Bar, PriceError, PriceSource, check_window
 
 Arr = npt.NDArray[np.float64]
@@ -548,28 +557,18 @@ def _bars(m: _Minutes, keep: npt.NDArray[np.intp]) -> list[Bar]:
 _NEW = object.__new__
 
 
-def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
-    """The setters of a slotted class's fields (what a frozen dataclass's own ``__init__`` reaches through
-    ``object.__setattr__``), to fill objects already known to be valid without calling it."""
-    return tuple(getattr(cls, name).__set__ for name in names)
-
-
-_SET_START, _SET_OPEN, _SET_HIGH, _SET_LOW, _SET_CLOSE, _SET_VOLUME = slot_setters(
-    Bar, "start", "open", "high", "low", "close", "volume")
-
-
 def _checked_bars(rows: Iterable[tuple[datetime, float, float, float, float, float]]) -> list[Bar]:
     """Bars of rows already known to pass the check, with UTC starts (:func:`minute_starts`): the six slots
     set directly, as the frozen dataclass's own ``__init__`` sets them."""
     out: list[Bar] = []
     for start, o, h, low, c, v in rows:
         bar = _NEW(Bar)
-        _SET_START(bar, start)
-        _SET_OPEN(bar, o)
-        _SET_HIGH(bar, h)
-        _SET_LOW(bar, low)
-        _SET_CLOSE(bar, c)
-        _SET_VOLUME(bar, v)
+        SET_START(bar, start)
+        SET_OPEN(bar, o)
+        SET_HIGH(bar, h)
+        SET_LOW(bar, low)
+        SET_CLOSE(bar, c)
+        SET_VOLUME(bar, v)
         out.append(bar)
     return out
 

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from league.calendar import ET, Calendar
-from league.config import load_markets, shipped_config_dir
 from league.jobs.context import League
 from league.jobs.score import Bars
 from league.prices.columns import BarColumns
@@ -24,17 +23,6 @@ from league.prices.replay import SyntheticMarket
 
 SYMBOLS = ("SPY", "IEF", "^GSPC", "^VIX", "CL=F", "BTC-USD", "GLD")
 DAYS = (date(2026, 11, 2), date(2026, 11, 26), date(2026, 11, 27), date(2026, 3, 9), date(2026, 3, 8))
-
-
-@pytest.fixture(scope="module")
-def cal() -> Calendar:
-    return Calendar()
-
-
-@pytest.fixture(scope="module")
-def replay(cal: Calendar) -> SyntheticMarket:
-    markets = load_markets(shipped_config_dir() / "markets.toml").markets
-    return SyntheticMarket(11, markets, cal, anchor=date(2026, 11, 2), before=280, after=150)
 
 
 def _utc_day(day: date) -> tuple[datetime, datetime]:
