@@ -125,9 +125,19 @@ class PostgresLeaderLock:
         return f"backend pid {row[1]} from {row[0] or 'local socket'} since {row[2]}" if row else "unknown"
 
     def release(self) -> None:
-        if self._conn is not None:
-            self._conn.close()  # the session ends, and its advisory locks with it
-            self._conn = None
+        """Unlock before closing: closing alone frees the lock only once the server's backend has exited,
+        which is after ``close()`` returns, so a standby polling at that moment would still see it held."""
+        import psycopg
+
+        if self._conn is None:
+            return
+        conn, self._conn = self._conn, None
+        try:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (self.key,))
+        except psycopg.Error:  # a broken session holds nothing: closing is all that is left
+            log.warning("leader.unlock_failed", key=self.key)
+        finally:
+            conn.close()
 
 
 def leader_lock(database_url: str, data_dir: Path) -> LeaderLock:

@@ -81,11 +81,31 @@ def test_the_advisory_lock_has_one_holder_across_connections(pg: str) -> None:
         assert not second.try_acquire()
         assert other_league.try_acquire()  # another league's key does not exclude this one
         assert second.holder().startswith("backend pid ")
-        first.release()  # the leader's session ends (as when its process dies)
+        first.release()  # unlocked on the server before release() returns: no window for the standby
         assert second.try_acquire()
     finally:
         for lock in (first, second, other_league):
             lock.release()
+
+
+def test_the_advisory_lock_goes_with_a_killed_holder(pg: str) -> None:
+    key = 2**61 + 4242
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import time; from league.ops.leader import PostgresLeaderLock; "
+        f"lock = PostgresLeaderLock({pg!r}, {key}); assert lock.try_acquire(); "
+        "print('held', flush=True); time.sleep(600)")],
+        stdout=subprocess.PIPE, text=True)
+    waiting = PostgresLeaderLock(pg, key)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert not waiting.try_acquire()
+        holder.kill()
+        holder.wait(10)
+        polls: list[int] = []  # the server frees a dead session's locks when it notices: the standby polls
+        assert wait_to_lead(waiting, poll_s=0.05, stop=lambda: len(polls) >= 400, on_wait=lambda: polls.append(1))
+    finally:
+        holder.kill()
+        waiting.release()
 
 
 def test_an_unreachable_database_is_a_leader_error_with_a_fix() -> None:
