@@ -261,6 +261,12 @@ def run_child(argv: Sequence[str], max_rss_mb: float, timeout_s: float) -> dict[
     return out
 
 
+def _league_command() -> str:
+    """The ``league`` script of this interpreter's environment (a virtual environment not on PATH), else PATH's."""
+    beside = Path(sys.executable).with_name("league")
+    return str(beside) if beside.is_file() else shutil.which("league") or "league"
+
+
 def measure_size(folder: Path, runs: int, scratch: Path, max_rss_mb: float, timeout_s: float,
                  log: Callable[[str], None], ops: Sequence[str] = OPS,
                  saved: Callable[[dict[str, list[dict[str, Any]]]], object] = lambda _r: None,
@@ -268,7 +274,7 @@ def measure_size(folder: Path, runs: int, scratch: Path, max_rss_mb: float, time
     """Every op of ``ops`` ``runs`` times on one league; the morning and score runs each on a fresh copy."""
     session = next_session(league_info(folder)["last"])
     me = [sys.executable, str(Path(__file__).resolve()), "--child"]
-    league_cli = shutil.which("league") or "league"
+    league_cli = _league_command()
     results: dict[str, list[dict[str, Any]]] = {op: [] for op in OPS}
     commands = {
         "start": [*me, "start", str(folder), session.isoformat()],
