@@ -107,6 +107,20 @@ def _complete(data: bytes) -> Iterator[bytes]:
         start = end + 1
 
 
+def _file_lines(book: Path) -> Iterator[bytes]:
+    """The complete lines of the file ``book`` without their LF, read one at a time (none if it is missing).
+
+    Why not ``read_bytes``: the whole book in memory at once is its size again (956 MB at one year × 100 seats,
+    issue 15), only to be checked line by line; a line still being written (no LF yet) ends the read."""
+    if not book.is_file():
+        return
+    with open(book, "rb") as fh:
+        for raw in fh:
+            if not raw.endswith(b"\n"):
+                return
+            yield raw[:-1]
+
+
 def read_facts(book: Path, data: bytes | None = None,
                keep: Callable[[dict[str, Any], dict[str, Any], bytes], None] | None = None,
                lines: Iterable[bytes] | None = None) -> BookFacts:
@@ -121,9 +135,7 @@ def read_facts(book: Path, data: bytes | None = None,
     """
     facts = BookFacts()
     if lines is None:
-        if data is None:
-            data = book.read_bytes() if book.is_file() else b""
-        lines = _complete(data)
+        lines = _file_lines(book) if data is None else _complete(data)
     prev = ""
     for i, raw in enumerate(lines, 1):
         problem, obj = check_line(raw, i, prev)
