@@ -35,10 +35,41 @@ def _cube(rows: pd.DataFrame, value: str) -> tuple[np.ndarray, list[str], list[s
     return cube, [str(x) for x in runs], [str(x) for x in assets], [str(x) for x in seats]
 
 
-def _rho_neff(cube: np.ndarray, centred: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    sim, _ = simmod.pairwise(cube, centred=centred)
-    rho = simmod.off_diagonal_mean(sim)
-    return rho, simmod.n_eff_from(simmod.seats_present(cube), rho), sim
+#: The pairwise arrays are (runs, seats, seats) and :func:`league.scoring.similarity.pairwise` keeps about ten alive:
+#: at 100 seats 80 kB a run each, 100 MB at five years (issue 15). They are built a block of runs at a time, each
+#: array near 32 MB however long the season. Every run's similarities are computed on its own and the sums over
+#: runs are taken in the same order, so the blocks change no figure by a bit.
+BLOCK_CELLS = 4_000_000
+
+
+def _blocks(cube: np.ndarray) -> list[slice]:
+    """Consecutive slices of the cube's runs, each about :data:`BLOCK_CELLS` (seat, seat) cells."""
+    step = max(1, BLOCK_CELLS // max(1, cube.shape[2] ** 2))
+    return [slice(i, i + step) for i in range(0, cube.shape[0], step)]
+
+
+def _per_run(cube: np.ndarray, centred: bool = True,
+             spectrum: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per run: the mean pairwise similarity, and (``spectrum``) the participation ratio and top-eigen share."""
+    present = ~np.isnan(cube).all(axis=1)
+    rho, pr, top = [], [], []
+    for block in _blocks(cube):
+        sim, _ = simmod.pairwise(cube[block], centred=centred)
+        rho.append(simmod.off_diagonal_mean(sim))
+        if spectrum:
+            pr_b, top_b = simmod.spectrum(sim, present[block])
+            pr.append(pr_b)
+            top.append(top_b)
+    return _joined(rho), _joined(pr), _joined(top)
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.empty(0)
+
+
+def _rho_neff(cube: np.ndarray, centred: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    rho = _per_run(cube, centred)[0]
+    return rho, simmod.n_eff_from(simmod.seats_present(cube), rho)
 
 
 def error_indicator(p: pd.Series, outcome: pd.Series) -> pd.Series:
@@ -63,18 +94,17 @@ def n_eff_table(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float] | None
 
 def _n_eff_horizon(sub: pd.DataFrame, horizon: str, with_clim: bool) -> list[dict[str, Any]]:
     cube, runs, assets, _ = _cube(sub, "p")
-    rho, neff, sim = _rho_neff(cube)
-    present = ~np.isnan(cube).all(axis=1)
-    pr, top = simmod.spectrum(sim, present)
+    rho, pr, top = _per_run(cube, spectrum=True)
+    neff = simmod.n_eff_from(simmod.seats_present(cube), rho)
     keep = [i for i, a in enumerate(assets) if a not in GROUP_DUPLICATES]
-    rho_g, neff_g, _ = _rho_neff(cube[:, keep, :])
-    rho_u, neff_u, _ = _rho_neff(_cube(sub, "dev50")[0], centred=False)
-    rho_e, neff_e, _ = _rho_neff(_cube(sub, "err")[0])
+    rho_g, neff_g = _rho_neff(cube[:, keep, :])
+    rho_u, neff_u = _rho_neff(_cube(sub, "dev50")[0], centred=False)
+    rho_e, neff_e = _rho_neff(_cube(sub, "err")[0])
     cols = {"rho_one_per_group": rho_g, "n_eff_one_per_group": neff_g, "rho_uncentred": rho_u,
             "n_eff_uncentred": neff_u, "participation_ratio": pr, "top_eigen_share": top,
             "rho_errors": rho_e, "n_eff_errors": neff_e}
     if with_clim:
-        cols["rho_clim_dev"], cols["n_eff_clim_dev"], _ = _rho_neff(_cube(sub, "devclim")[0], centred=False)
+        cols["rho_clim_dev"], cols["n_eff_clim_dev"] = _rho_neff(_cube(sub, "devclim")[0], centred=False)
     sessions = sub.groupby("unit")["session"].first()
     run_ids = sub.groupby("unit")["run_id"].agg(lambda x: sorted(set(x)))
     n = simmod.seats_present(cube)
@@ -148,8 +178,7 @@ def distinctiveness(rows: pd.DataFrame) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for horizon, sub in r.groupby("horizon", sort=True):
         cube, _, _, seats = _cube(sub, "p")
-        sim, _ = simmod.pairwise(cube)
-        mean_corr = _mean_with_others(sim)
+        mean_corr = _mean_with_others(cube)
         agree = _majority_agreement(sub)
         for i, seat in enumerate(seats):
             a = agree.get(seat, (0, 0))
@@ -239,18 +268,26 @@ def applied_weights(weights: Mapping[str, float], seats: list[str]) -> dict[str,
 def _pooled_mean_corr(rows: pd.DataFrame) -> dict[str, float]:
     """Each seat's mean pairwise correlation with the others, over every run of ``rows``."""
     cube, _, _, seats = _cube(rows, "p")
-    sim, _ = simmod.pairwise(cube)
-    per = _mean_with_others(sim)
+    per = _mean_with_others(cube)
     return {seat: float(per[i]) for i, seat in enumerate(seats)}
 
 
-def _mean_with_others(sim: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Per seat: mean of its finite similarities with the other seats over all runs."""
-    s = sim.shape[1]
-    vals = np.where(np.eye(s, dtype=bool)[None], np.nan, sim).reshape(-1, s)
-    finite = np.isfinite(vals)
-    count = finite.sum(axis=0)
-    total = np.where(finite, vals, 0.0).sum(axis=0)
+def _mean_with_others(cube: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Per seat: mean of its finite correlations with the other seats over all runs of the cube.
+
+    The similarities come a block of runs at a time (:func:`_blocks`); the totals go on adding row after row,
+    block after block, the order of one sum over every run (numpy sums down an axis row by row)."""
+    s = cube.shape[2]
+    off = np.eye(s, dtype=bool)[None]
+    count, total = np.zeros(s, dtype=np.int64), None
+    for block in _blocks(cube):
+        vals = np.where(off, np.nan, simmod.pairwise(cube[block])[0]).reshape(-1, s)
+        finite = np.isfinite(vals)
+        count += finite.sum(axis=0)
+        rows = np.where(finite, vals, 0.0)
+        total = rows.sum(axis=0) if total is None else np.concatenate([total[None], rows]).sum(axis=0)
+    if total is None:
+        total = np.zeros(s)
     return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 

@@ -152,3 +152,23 @@ def test_the_climatology_per_row_is_the_lookup_per_row(awkward: pd.DataFrame) ->
     expected = np.array([clim.get(k, 50.0) for k in zip(rows["asset"], rows["horizon"], strict=True)], dtype=float)
     np.testing.assert_array_equal(clim_per_row(rows, clim, 50.0), expected)
     assert clim_per_row(rows.iloc[:0], clim, 50.0).size == 0
+
+
+@pytest.mark.parametrize("cells", [1, 3 * 14 * 14 + 5])
+def test_pairwise_blocks_of_runs_give_the_statistics_of_one_block(awkward: pd.DataFrame, cells: int,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 15 (session 18): the (runs, seats, seats) arrays built a few runs at a time, the N_eff family, the
+    seats' correlation with the others and the shadow weights' pooled correlation are the figures of one block."""
+    clim = climmod.default_table(pd.Timestamp(str(awkward["session"].min())).date())
+    args = (awkward, clim, synthetic_families(), synthetic_sides())
+    rows = council_rows(awkward)
+
+    def figures() -> tuple[object, ...]:
+        return _dumped(pubmod.build_all(*args)), council._pooled_mean_corr(rows), council.distinctiveness(rows)
+
+    monkeypatch.setattr(council, "BLOCK_CELLS", 10**12)  # one block: every run at once, as before the change
+    assert len(council._blocks(council._cube(rows, "p")[0])) == 1
+    whole = figures()
+    monkeypatch.setattr(council, "BLOCK_CELLS", cells)  # one run a block, or three and a bit
+    assert len(council._blocks(council._cube(rows, "p")[0])) > 3
+    assert figures() == whole
