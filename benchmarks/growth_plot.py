@@ -1,0 +1,130 @@
+"""Draw the growth curve of issue 15 as an SVG from growth_bench.py's JSON records (no plotting library)::
+
+    python benchmarks/growth_plot.py growth.json other.json ... --out docs/costs-growth.svg
+
+One panel per figure, seconds on the top row and peak resident MB below, each against the league's sessions:
+the 14-seat leagues as a line, the 100-seat ones as squares. Later files win where two give the same size and
+figure, so a re-run of a few figures can be laid over an older full pass. The publish panels show the first
+publish (cold cache: growth_bench's first run) and the nightly one (its last run, the cache warm) apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+Record = dict[str, Any]
+#: (title, unit, value of one size's record): seconds first, then memory
+Figure = tuple[str, str, Callable[[Record], float | None]]
+W, H, PAD = 190, 150, 34
+
+
+def _raw(op: str, pick: int, key: str) -> Callable[[Record], float | None]:
+    """One run's figure: the first (``pick`` 0) or, when there are two or more, the last (``pick`` -1)."""
+    def value(rec: Record) -> float | None:
+        rows = [r for r in rec.get("raw", {}).get(op, []) if "error" not in r]
+        return float(rows[pick][key]) if len(rows) >= (1 if pick == 0 else 2) else None
+    return value
+
+
+def _median(op: str, key: str) -> Callable[[Record], float | None]:
+    def value(rec: Record) -> float | None:
+        got = rec.get(op, {}).get(key)
+        return float(got) if isinstance(got, int | float) else None
+    return value
+
+
+TIME: list[Figure] = [
+    ("daemon start", "s", _median("start", "s")), ("morning jobs", "s", _median("morning", "s")),
+    ("score job", "s", _median("score", "s")), ("publish, first", "CPU s", _raw("publish", 0, "child_cpu_s")),
+    ("publish, nightly", "CPU s", _raw("publish", -1, "child_cpu_s")), ("league stats", "CPU s",
+                                                                         _median("stats", "cpu_s")),
+    ("API session p99", "ms", _median("api", "session_p99_ms")),
+]
+MEMORY: list[Figure] = [
+    ("daemon start", "MB", _median("start", "peak_mb")), ("morning jobs", "MB", _median("morning", "peak_mb")),
+    ("score job", "MB", _median("score", "peak_mb")), ("publish, first", "MB", _raw("publish", 0, "maxrss_mb")),
+    ("publish, nightly", "MB", _raw("publish", -1, "maxrss_mb")), ("league stats", "MB",
+                                                                   _median("stats", "peak_mb")),
+    ("API process", "MB", _median("api", "peak_mb")),
+]
+
+
+def load(paths: list[Path]) -> dict[str, Record]:
+    """Size key -> record, the later files' figures laid over the earlier ones, figure by figure."""
+    out: dict[str, Record] = {}
+    for path in paths:
+        for key, rec in json.loads(path.read_text(encoding="utf-8"))["sizes"].items():
+            merged = out.setdefault(key, {"label": rec["label"], "raw": {}})
+            for op, runs in rec.get("raw", {}).items():
+                if runs:
+                    merged["raw"][op] = runs
+                    merged[op] = rec[op]
+    return out
+
+
+def _shape(key: str) -> tuple[int, int]:
+    """(sessions, seats) from a cache key such as ``s1260-w100-seed7``."""
+    match = re.match(r"s(\d+)-w(\d+)", key)
+    return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
+
+
+def _panel(x0: float, y0: float, fig: Figure, recs: dict[str, Record], max_x: int) -> list[str]:
+    title, unit, value = fig
+    points = [(*_shape(k), v) for k, r in recs.items() if (v := value(r)) is not None]
+    top = max([v for *_, v in points] + [1e-9]) * 1.15
+
+    def sx(sessions: float) -> float:
+        return x0 + PAD + (W - PAD - 8) * sessions / max_x
+
+    def sy(v: float) -> float:
+        return y0 + H - 18 - (H - 40) * v / top
+
+    out = [f'<rect x="{x0 + PAD}" y="{y0 + 22}" width="{W - PAD - 8}" height="{H - 40}" fill="none" stroke="#bbb"/>',
+           f'<text x="{x0 + W / 2}" y="{y0 + 14}" text-anchor="middle" font-size="11">{title} ({unit})</text>',
+           f'<text x="{x0 + PAD - 3}" y="{y0 + 26}" text-anchor="end" font-size="9">{_tick(top / 1.15)}</text>',
+           f'<text x="{x0 + PAD - 3}" y="{y0 + H - 18}" text-anchor="end" font-size="9">0</text>']
+    narrow = sorted((s, v) for s, seats, v in points if seats < 100)
+    if narrow:
+        out.append('<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" points="'
+                   + " ".join(f"{sx(s):.1f},{sy(v):.1f}" for s, v in narrow) + '"/>')
+        out += [f'<circle cx="{sx(s):.1f}" cy="{sy(v):.1f}" r="3" fill="#1f77b4"/>' for s, v in narrow]
+    out += [f'<rect x="{sx(s) - 3.5:.1f}" y="{sy(v) - 3.5:.1f}" width="7" height="7" fill="#d62728"/>'
+            for s, seats, v in points if seats >= 100]
+    return out
+
+
+def _tick(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def svg(recs: dict[str, Record]) -> str:
+    max_x = max([_shape(k)[0] for k in recs] + [1])
+    cols = len(TIME)
+    width, height = cols * W + 10, 2 * H + 40
+    body = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif">',
+            '<rect width="100%" height="100%" fill="white"/>']
+    for row, figs in enumerate((TIME, MEMORY)):
+        for col, fig in enumerate(figs):
+            body += _panel(5 + col * W, 5 + row * H, fig, recs, max_x)
+    body.append(f'<text x="10" y="{height - 12}" font-size="10">x: sessions (0 to {max_x}); '
+                '<tspan fill="#1f77b4">● 14 seats</tspan>  <tspan fill="#d62728">■ 100 seats</tspan>; '
+                'medians of growth_bench runs (benchmarks/growth_bench.py, docs/costs.md)</text>')
+    body.append("</svg>")
+    return "\n".join(body) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("records", type=Path, nargs="+", help="growth_bench.py --json-out files")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    args.out.write_text(svg(load(args.records)), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
