@@ -52,7 +52,7 @@ from league.jobs.stamp import release_stamp, use_services, use_stamper
 from league.prices.reference import terminal_price
 from league.publish.compliance import MANIFEST
 from league.publish.files import PublishReport, publish, refresh_proof
-from league.publish.memory import release_memory
+from league.publish.memory import release_memory, settle_heap
 from league.stamps.relay import RelayStamper, StampDesk, StampRequest
 from league.stamps.stamper import Stamper, config_from_settings
 from league.stamps.standins import LocalCalendar, LocalRekor
@@ -203,6 +203,7 @@ def _serve_and_follow(out: Path, days: list[date], receive: Connection, progress
     indexed as they come (:func:`_follow`); the Season returned with this side's Rekor log. The publish step's
     imports first (:func:`preload_publishing`): the child's first messages wait in the pipe meanwhile."""
     preload_publishing()
+    settle_heap()  # the imports are this process's for good: its full collections need not walk them
     clock = SimulatedClock(session_start(days[0] if days else DEFAULT_START))  # set to each stamp's time
     rekor = LocalRekor(clock.now)
     with local_stamp_services(clock, rekor) as services:
@@ -310,8 +311,12 @@ class _Follower:
 
 
 def _season_child(send: Connection, out: Path, days: list[date], seed: int) -> None:
+    def done(day: str) -> None:
+        send.send(("session", day))
+        settle_heap()  # the season's index only grows, and this process ends with the season
+
     try:
-        season = run_season(out, days, seed, lambda day: send.send(("session", day)), index_elsewhere=True,
+        season = run_season(out, days, seed, done, index_elsewhere=True,
                             stamps=lambda request: send.send(("stamp", request)))
     except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
         send.send(("failed", _portable(exc)))

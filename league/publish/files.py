@@ -45,7 +45,7 @@ from league.publish.bookread import (
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.errors import PublishError
-from league.publish.memory import fork_frozen, release_memory
+from league.publish.memory import collector_paused, fork_frozen, release_memory
 from league.publish.producers import Producer
 from league.publish.rebuild import sealed_inputs, write_roster
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
@@ -225,7 +225,8 @@ def _books(run: _Run) -> None:
     state = file_state(book)
     kept = _kept(run.side is not None)
     run.kept_parsed = kept.parsed
-    run.facts, run.book_sha256, run.book_head = _copy_checked(book, run.out / "council-book.jsonl", kept.add)
+    with collector_paused():  # what it keeps of each line is long-lived and free of cycles
+        run.facts, run.book_sha256, run.book_head = _copy_checked(book, run.out / "council-book.jsonl", kept.add)
     if file_state(book) == state:  # the readers after the statistics take these checked bytes (bookread.py)
         checked_copy(book, state, run.out / "council-book.jsonl", run.book_sha256, kept)
         run.book_state = state
