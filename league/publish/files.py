@@ -11,6 +11,7 @@ recorded as failed, never hidden.
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import json
 import os
@@ -45,7 +46,7 @@ from league.publish.bookread import (
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.errors import PublishError
-from league.publish.memory import collector_paused, fork_frozen, release_memory
+from league.publish.memory import collector_paused, fork_frozen, release_memory, settle_heap
 from league.publish.producers import Producer
 from league.publish.rebuild import sealed_inputs, write_roster
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
@@ -188,6 +189,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
                 if step is _compliance and run.side is not None:  # the steps from here read the child's files
                     _join_side(run)
                 step(run)
+                if step is _books:  # what it kept lives to the last reader: no full collection need walk it
+                    settle_heap()
                 if step is _stats:  # the table's frames are gone: give their pages back before the book readers
                     release_memory()
                 if step is _crowd:  # the last reader of the parsed kept lines: the portfolio's are bytes
@@ -198,6 +201,7 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
                     release_memory()
         finally:
             _abandon(run)
+            gc.unfreeze()  # the caller's objects are the collector's again
     if progress is not None:
         progress("done", len(plan), len(plan))
     return _report(run)

@@ -63,7 +63,8 @@ def settle_heap() -> None:
     the season in its index; its parent: the statistics' imports) pays a full collection each time the heap grows
     by a quarter, each walking every object: 17 of them, 3.1 s of the 126-session season's child (docs/costs.md,
     "Session 18"). Frozen objects are still freed when their last reference goes; only a reference cycle already
-    garbage when frozen stays until the process ends, so this is for processes that end with their work."""
+    garbage when frozen stays until ``gc.unfreeze`` (the publisher's end) or the process's end: this is for work
+    that ends, not for a daemon's life."""
     gc.freeze()
 
 
@@ -71,9 +72,12 @@ def fork_frozen() -> int:
     """``os.fork()`` with every object the caller holds moved out of the collector's reach for the child
     (``gc.freeze``; the caller's own collector gets them back at once): a collection in the child would
     otherwise write to each of them, copying the pages it shares with the caller — the publisher forks while
-    holding its parse of the book (league.publish.bookread.KeptLines), hundreds of MB at a season's end."""
+    holding its parse of the book (league.publish.bookread.KeptLines), hundreds of MB at a season's end.
+    A caller that had settled its heap (:func:`settle_heap`: the publisher, until it ends) keeps it settled,
+    with what this froze besides; any other gets its objects back at once."""
+    settled = gc.get_freeze_count() > 0
     gc.freeze()
     pid = os.fork()
-    if pid != 0:
+    if pid != 0 and not settled:
         gc.unfreeze()
     return pid

@@ -4,12 +4,14 @@ was, a settled heap is out of the collector's walks and still freed by reference
 from __future__ import annotations
 
 import gc
+import os
 import weakref
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from league.publish.memory import collector_paused, settle_heap
+from league.publish.memory import collector_paused, fork_frozen, settle_heap
 
 
 @pytest.fixture
@@ -59,3 +61,26 @@ def test_a_settled_heap_is_frozen_and_its_objects_still_freed_by_their_last_refe
     assert not any(obj is held for obj in gc.get_objects())  # no longer walked by the collector
     del held
     assert gone() is None
+
+
+@pytest.mark.fork
+@pytest.mark.usefixtures("fork_ready")
+@pytest.mark.parametrize("settled", [False, True])
+def test_a_fork_keeps_the_callers_heap_as_settled_as_it_was(settled: bool, unfrozen: None) -> None:
+    gc.unfreeze()
+    if settled:
+        settle_heap()
+    pid = fork_frozen()
+    if pid == 0:
+        os._exit(0 if gc.get_freeze_count() > 0 else 1)  # the child: everything frozen
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert (gc.get_freeze_count() > 0) is settled
+
+
+def test_the_publisher_gives_its_settled_heap_back(synth: Path, tmp_path: Path, unfrozen: None) -> None:
+    from league.publish import publish
+
+    gc.unfreeze()
+    report = publish(synth / "data", tmp_path / "public")
+    assert report.ok and (tmp_path / "public" / "council-forecasts.csv").is_file()
+    assert gc.get_freeze_count() == 0  # settled after its books step, given back at its end
