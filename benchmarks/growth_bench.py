@@ -110,11 +110,13 @@ def op_start(folder: Path, session: date) -> dict[str, Any]:
     from league.clock import SimulatedClock
     from league.compose import LIVE, build_league
     from league.config import load_config
+    from league.heap import settle_heap
     from league.store import open_store
 
     config = load_config(folder / "config")
     clock = SimulatedClock(et_time(session, dtime(6, 0)))
     lg = build_league(config, clock, stages=LIVE, store=open_store(config.database_url))
+    settle_heap()  # as open_live does once the league is open
     out = {"s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0, "lines": lg.book.lines}
     lg.close()
     return out
@@ -126,6 +128,7 @@ def _open_sim(folder: Path, session: date, at: dtime) -> tuple[Any, Any]:
     from league.compose import build_league
     from league.config import load_config
     from league.demo import add_stand_ins
+    from league.heap import settle_heap
     from league.jobs.context import Stages
     from league.store import open_store
 
@@ -134,6 +137,7 @@ def _open_sim(folder: Path, session: date, at: dtime) -> tuple[Any, Any]:
     lg = build_league(config, SimulatedClock(et_time(session, at)), stages=Stages(stamps=False, publish=False),
                       store=store, seats=synth_league.stand_in_seats(config), anchor=session)
     add_stand_ins(lg, config.settings.prices.seed)
+    settle_heap()  # as open_live (`league daemon`, `league run`) does once the league is open
     return lg, store
 
 

@@ -20,6 +20,7 @@ from league.clock import Clock, SimulatedClock, SystemClock
 from league.config import Config, load_config
 from league.crowd.interface import CrowdProvider
 from league.errors import ConfigError, LeagueError
+from league.heap import collector_paused, settle_heap
 from league.jobs.ask import default_context
 from league.jobs.context import EVERY, AskContext, League, Stages
 from league.jobs.inflight import remote_state_file
@@ -60,8 +61,9 @@ def build_league(config: Config, clock: Clock, *, stages: Stages = EVERY, store:
     if ask_context is None and stages.climatology:
         ask_context = default_context
     runner = runner or make_runner(config, clock, seats)
-    league = League(config, clock, prices=prices, seats=seats, runner=runner, calendar=calendar, store=store,
-                    crowd=crowd, stages=stages, ask_context=ask_context)
+    with collector_paused():  # the memory window's lines are loaded: long-lived, no cycles (league/heap.py)
+        league = League(config, clock, prices=prices, seats=seats, runner=runner, calendar=calendar, store=store,
+                        crowd=crowd, stages=stages, ask_context=ask_context)
     runner.on_record(partial(seal_record, league))
     return league
 
@@ -145,7 +147,9 @@ def open_live(config_dir: Path) -> League:
     require(here, what="the daemon")
     sandbox_ready(config)
     store = open_store(config.database_url)
-    return build_league(config, SystemClock(), stages=LIVE, store=store)
+    league = build_league(config, SystemClock(), stages=LIVE, store=store)
+    settle_heap()  # once, the window just loaded: later full collections walk only the day's new objects
+    return league
 
 
 def sandbox_ready(config: Config) -> None:

@@ -42,6 +42,7 @@ from league.counting import run_events
 from league.crowd.recorded import SyntheticCrowd
 from league.errors import LeagueError
 from league.folder import init_folder
+from league.heap import settle_heap
 from league.jobs.ask import default_context
 from league.jobs.context import League, Stages
 from league.jobs.portfolio import record_bill_rates
@@ -53,7 +54,7 @@ from league.jobs.stamp import release_stamp, use_services, use_stamper
 from league.prices.reference import terminal_price
 from league.publish.compliance import MANIFEST
 from league.publish.files import PublishReport, publish, refresh_proof
-from league.publish.memory import release_memory, settle_heap
+from league.publish.memory import release_memory
 from league.stamps.relay import RelayStamper, StampDesk, StampRequest
 from league.stamps.stamper import Stamper, config_from_settings
 from league.stamps.standins import LocalCalendar, LocalRekor

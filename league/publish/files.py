@@ -29,6 +29,7 @@ import structlog
 
 from league.clock import Clock, SystemClock, iso_seconds
 from league.contest.embargo import released_bytes
+from league.heap import collector_paused, settle_heap
 from league.publish import documents as docs
 from league.publish import producers
 from league.publish.bookfacts import BookFacts, read_facts
@@ -46,7 +47,7 @@ from league.publish.bookread import (
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.errors import PublishError
-from league.publish.memory import collector_paused, fork_frozen, release_memory, settle_heap
+from league.publish.memory import fork_frozen, release_memory
 from league.publish.producers import Producer
 from league.publish.rebuild import sealed_inputs, write_roster
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json

@@ -13,8 +13,6 @@ import ctypes
 import ctypes.util
 import gc
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -37,35 +35,6 @@ def release_memory() -> None:
     lib = _libc()
     if lib is not None:
         lib.malloc_trim(0)
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic collector's automatic runs paused inside the block (an explicit ``gc.collect`` still runs).
-
-    Why: a step that builds many long-lived objects and no reference cycles (the publisher's books step keeps a
-    few fields of every line) sets off full collections as it grows, each walking the whole heap again: three in
-    the 126-session demo's books step, 0.7 s (docs/costs.md, "Session 18"). Nothing it frees needs the collector."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
-def settle_heap() -> None:
-    """Move every object alive now out of the cyclic collector's reach (``gc.freeze``): its full collections then
-    walk only what came after.
-
-    Why: a process that keeps growing a large heap of long-lived objects (the demo's season child: every line of
-    the season in its index; its parent: the statistics' imports) pays a full collection each time the heap grows
-    by a quarter, each walking every object: 17 of them, 3.1 s of the 126-session season's child (docs/costs.md,
-    "Session 18"). Frozen objects are still freed when their last reference goes; only a reference cycle already
-    garbage when frozen stays until ``gc.unfreeze`` (the publisher's end) or the process's end: this is for work
-    that ends, not for a daemon's life."""
-    gc.freeze()
 
 
 def fork_frozen() -> int:
