@@ -189,7 +189,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
                     continue  # the child's
                 if step is _compliance and run.side is not None:  # the steps from here read the child's files
                     _join_side(run)
-                step(run)
+                with collector_paused():  # each step's tables live on; memory is handed back by release_memory
+                    step(run)
                 if step is _books:  # what it kept lives to the last reader: no full collection need walk it
                     settle_heap()
                 if step is _stats:  # the table's frames are gone: give their pages back before the book readers
@@ -230,8 +231,7 @@ def _books(run: _Run) -> None:
     state = file_state(book)
     kept = _kept(run.side is not None)
     run.kept_parsed = kept.parsed
-    with collector_paused():  # what it keeps of each line is long-lived and free of cycles
-        run.facts, run.book_sha256, run.book_head = _copy_checked(book, run.out / "council-book.jsonl", kept.add)
+    run.facts, run.book_sha256, run.book_head = _copy_checked(book, run.out / "council-book.jsonl", kept.add)
     if file_state(book) == state:  # the readers after the statistics take these checked bytes (bookread.py)
         checked_copy(book, state, run.out / "council-book.jsonl", run.book_sha256, kept)
         run.book_state = state

@@ -28,6 +28,7 @@ from league.book.index import BookIndex
 from league.calendar import Calendar, default_calendar
 from league.clock import parse_iso
 from league.config import HORIZON_SESSIONS, Config, MarketSpec
+from league.heap import collector_paused
 from league.publish import producers
 from league.publish import roster as rostermod
 from league.publish.bookfacts import BookFacts, read_facts
@@ -97,7 +98,9 @@ def write_statistics(books: Path, forecasts: Path, out: Path, inputs: StatsInput
     """The statistics files with the point-forecast block, then the crowd and portfolio tables merged into
     council-league.json, in the publisher's order (``books``: a data folder holding ``books/council-book.jsonl``;
     ``progress(step, done, total)``, when given, is told before each of the four producers)."""
-    with shared_reads():  # one verified read of the book for the three steps below (bookread.py)
+    # one verified read of the book for the three steps below (bookread.py); the collector's automatic runs paused
+    # (league/heap.py): what each builds lives on, and release_memory collects after the statistics
+    with shared_reads(), collector_paused():
         _write_statistics(books, forecasts, out, inputs, progress or (lambda step, done, total: None))
 
 

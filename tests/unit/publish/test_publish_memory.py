@@ -35,10 +35,22 @@ def test_a_fork_keeps_the_callers_heap_as_settled_as_it_was(settled: bool, unfro
     assert (gc.get_freeze_count() > 0) is settled
 
 
-def test_the_publisher_gives_its_settled_heap_back(synth: Path, tmp_path: Path, unfrozen: None) -> None:
-    from league.publish import publish
+def test_the_publisher_gives_its_settled_heap_back(synth: Path, tmp_path: Path, unfrozen: None,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from league.publish import files, publish
 
+    seen: list[bool] = []
+    digest = files._digest
+
+    def watched(run: files._Run) -> None:
+        seen.append(gc.isenabled())
+        digest(run)
+
+    monkeypatch.setattr(files, "_digest", watched)
     gc.unfreeze()
+    assert gc.isenabled()
     report = publish(synth / "data", tmp_path / "public")
     assert report.ok and (tmp_path / "public" / "council-forecasts.csv").is_file()
+    assert seen == [False]  # a step runs with the collector's automatic runs paused
+    assert gc.isenabled()  # and they are back afterwards
     assert gc.get_freeze_count() == 0  # settled after its books step, given back at its end
