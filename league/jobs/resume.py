@@ -25,14 +25,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import structlog
 
 from league.asks import account_block, sha256_text
-from league.book.chain import iter_lines
+from league.book.chain import BookLine
 from league.book.lines import SilenceLine
+from league.book.tail import recent_lines
 from league.clock import iso_seconds, parse_iso
 from league.jobs.ask import deadline, markets_asked, seat_accounts, send, structured_context
 from league.jobs.context import League
@@ -67,13 +68,14 @@ def resume_in_flight(lg: League) -> list[Resumed]:
         return []
     lg.resumed = True
     sweep_temporary(lg.data_dir)
-    chain = [line for line in iter_lines(lg.asks.path) if line.kind in ("roster", "ask")]
+    runs = lg.index.of_kind("run")
+    chain = [line for line in _recent_asks(lg, runs) if line.kind in ("roster", "ask")]
     rosters = {str(x.content["run_id"]): x.content for x in chain if x.kind == "roster"}
     sealed = {_key(x.content): (x.content, parse_iso(x.at)) for x in chain if x.kind == "ask"}
     replied = {_key(x) for kind in REPLY_KINDS for x in lg.index.of_kind(kind)}
     busy = _in_process(lg)
     out: list[Resumed] = []
-    for run in lg.index.of_kind("run"):
+    for run in runs:
         todo = []
         for seat in run.get("roster", []):
             key = (str(run["run_id"]), str(seat), int(run["attempt"]))
@@ -86,6 +88,28 @@ def resume_in_flight(lg: League) -> list[Resumed]:
     if out:
         log.warning("resume.in_flight", asks=[f"{r.run_id} {r.seat} #{r.attempt}: {r.action}" for r in out])
     return out
+
+
+#: How long before a run's line its roster and asks may have been sealed (they come first, minutes before).
+ASKED_BEFORE_RUN = timedelta(days=1)
+
+
+def _recent_asks(lg: League, runs: Sequence[Mapping[str, Any]]) -> list[BookLine]:
+    """The ask chain's lines sealed since the day before the earliest run in memory, read back from the end
+    of the file and verified (league.book.tail): only those runs can have asks in flight. The whole chain,
+    read from line 1, made every new process's first catch-up grow with the league's age (issue 15)."""
+    if not runs:
+        return []
+    since = min(parse_iso(str(run["at"])) for run in runs) - ASKED_BEFORE_RUN
+    return recent_lines(lg.asks.path, lambda obj: _sealed_at(obj) >= since)
+
+
+def _sealed_at(obj: Mapping[str, Any]) -> datetime:
+    """A line's ``at`` (the writer's clock, in the file's order); a line without one ends the read."""
+    try:
+        return parse_iso(str(obj["at"]))
+    except (KeyError, ValueError):
+        return datetime.min.replace(tzinfo=UTC)
 
 
 def _key(line: Mapping[str, Any]) -> Key:

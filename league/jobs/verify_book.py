@@ -1,4 +1,4 @@
-"""The nightly full verification of the council book, on a background thread (docs/book.md).
+"""The nightly full verification of the council book and the ask chain, on a background thread (docs/book.md).
 
 At open only the lines after the sealed checkpoint are re-hashed; this check re-hashes every line up
 to the one sealed when it starts (the writer keeps appending meanwhile: lines are never rewritten, so
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 from typing import cast
 
 import structlog
@@ -28,10 +29,13 @@ _RUNNING = threading.Lock()
 
 
 def verify_book_now(lg: League, *, by: str) -> Checkpoint | None:
-    """Verify the council book in full up to its current head; with a database, move the checkpoint
-    there (returned). Raises :class:`ChainBroken` (or another LeagueError) on the first bad line."""
-    with lg._lock:  # the head as sealed right now; later appends are not part of this check
+    """Verify the ask chain, then the council book, in full up to their current heads; with a database,
+    move the council book's checkpoint there (returned). Raises :class:`ChainBroken` (or another
+    LeagueError) on the first bad line; a bad ask chain leaves the checkpoint where it was."""
+    with lg._lock:  # the heads as sealed right now; later appends are not part of this check
         upto, link = lg.book.lines, lg.book.last_link
+        asks_upto, asks_link = lg.asks.book.lines, lg.asks.book.last_link
+    verify_asks(lg.asks.path, asks_upto, asks_link)
     if lg.store is None or not is_line_store(lg.store):
         scan = full_scan(lg.book.path, upto=upto)
         if scan.last_link != link:
@@ -40,6 +44,21 @@ def verify_book_now(lg: League, *, by: str) -> Checkpoint | None:
         return None
     return nightly_check(lg.book.path, upto=upto, link=link, store=cast(LineStore, lg.store), book=COUNCIL_BOOK,
                          now=lg.clock.now, by=by)
+
+
+def verify_asks(path: Path, upto: int, link: str) -> None:
+    """asks.jsonl in full up to line ``upto``, which must carry ``link``: the ask chain's daily check.
+
+    Why here: the jobs index the ask chain from where its database index ends, found from the end of the
+    file (league.store.rebuild.lines_after), so no job re-hashes its older lines; this check and
+    `league verify` do."""
+    try:
+        scan = full_scan(path, upto=upto)
+    except ChainBroken as exc:
+        raise ChainBroken(f"{path}: {exc.message}", line=exc.line, reason=exc.reason) from exc
+    if scan.last_link != link:
+        raise ChainBroken(f"{path}: line {upto}: its link is not the one the writer sealed", line=upto,
+                          reason="last link differs from the writer's")
 
 
 def nightly(lg: League, health: ops_health.Health | None = None, *, by: str = "nightly full verification") -> bool:

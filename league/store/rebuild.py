@@ -23,6 +23,7 @@ from weakref import WeakKeyDictionary
 import structlog
 
 from league.book import BookLine, iter_lines
+from league.book.tail import raw_lines_back
 from league.clock import parse_iso
 from league.errors import ChainBroken
 from league.store.interface import CachedDay, Store, StoreError
@@ -83,18 +84,62 @@ def lines_after(path: Path, name: str, last_n: int, last_link: str, *, growing: 
     the link the index holds; anything else (another inode, a shorter file, another line at that
     offset) falls back to the full read from line 1, which names what changed. Without this,
     indexing asks.jsonl after every job read the whole chain each time: quadratic over a season.
-    The lines before the resume point were verified when they were first read; a tampered prefix
-    is for ``league verify`` (and the full check) to find, not for this incremental step.
+    A process's first read finds that line by reading back from the end of the file instead
+    (:func:`_resume_at_end`), under the same check. The lines before the resume point were verified
+    when they were first read; a tampered prefix is for ``league verify`` and the daemon's nightly
+    full check (league.jobs.verify_book, both books) to find, not for this incremental step.
 
     ``growing``: the book is being written by another process right now, so a last line without its LF is
     one still being written (a single write may become visible in pieces): the read ends before it instead
     of reporting a torn line. A line with its LF is whole, since the writer writes each line with its LF.
     """
     resume = _RESUME.get(str(path))
-    if resume is not None and resume.fits(path, last_n, last_link):
+    if resume is None or not resume.fits(path, last_n, last_link):
+        resume = _resume_at_end(path, last_n, last_link)
+    if resume is not None:
         yield from _scan(path, name, resume.start, last_n, last_link, after=last_n, resuming=True, growing=growing)
     else:
         yield from _scan(path, name, 0, 1, "", after=last_n, last_link=last_link, growing=growing)
+
+
+#: How far back from the end of a book a process's first read looks for the line the index ends at: a book
+#: that grew by more since it was last indexed is read from its first line, as before.
+TAIL_BYTES = 64 << 20
+_BACK_BLOCK = 1 << 16
+
+
+def _resume_at_end(path: Path, last_n: int, last_link: str) -> _Resume | None:
+    """The line the index ends at, found by reading back from the end of the file (a process's first read).
+
+    Why: each new process (every `league run` job, the daemon's first morning after a start) read asks.jsonl
+    from its first line to find where the index ends, re-hashing the whole chain: at 5 years × 14 seats two
+    thirds of a morning's jobs (issue 15, docs/costs.md "Session 18"). The lines sealed since the last index
+    are few, so the line is near the end. It must carry the number and link the index holds, as a resumed
+    read within a process checks (:meth:`_Resume.fits`); a torn tail is skipped. ``None`` (read from line 1,
+    which names what changed) when the line is not there, is another, or lies more than ``TAIL_BYTES`` back."""
+    if last_n <= 0:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            inode = os.fstat(fh.fileno()).st_ino
+            for start, raw in raw_lines_back(fh, TAIL_BYTES, _BACK_BLOCK):
+                n, link = _number_and_link(raw)
+                if n is None or n < last_n:
+                    return None
+                if n == last_n:
+                    return _Resume(inode, n, last_link, start, start + len(raw)) if link == last_link else None
+    except OSError:
+        return None
+    return None
+
+
+def _number_and_link(raw: bytes) -> tuple[int | None, object]:
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return None, None
+    n = obj.get("n") if isinstance(obj, dict) else None
+    return (n, obj.get("link")) if isinstance(n, int) and not isinstance(n, bool) else (None, None)
 
 
 @dataclass(frozen=True)

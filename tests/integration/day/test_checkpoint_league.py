@@ -109,6 +109,27 @@ def test_a_line_tampered_before_the_checkpoint_is_caught_by_the_nightly_check_an
         assert result.exit_code != 0 and "line 4" in f"{result.output} {result.exception}", argv
 
 
+def test_a_tampered_ask_line_is_caught_by_the_nightly_check_and_verify(tmp_path: Path) -> None:
+    """No job reads the ask chain from line 1 any more (its index resumes from the end of the file, the
+    asks in flight are read back from the end: tests/unit/book/test_book_tail.py): the nightly check
+    verifies it in full, and a bad line there leaves the council book's checkpoint where it was."""
+    config, _ = _league(tmp_path, DAYS[:1])
+    asks = config.data_dir / "books" / "asks.jsonl"
+    store = open_store(config.database_url)
+    before = store.checkpoint(COUNCIL_BOOK)
+    store.close()
+    _tamper(asks, 2)
+    health = Health()
+    clock = SimulatedClock(et_time(DAYS[1], time(7, 0)))
+    with build_league(config, clock, stages=BARE, store=open_store(config.database_url)) as lg:
+        assert not nightly(lg, health)
+        assert lg.store is not None
+        assert lg.store.checkpoint(COUNCIL_BOOK) == before  # not moved
+    assert "asks.jsonl: line 2" in health.degraded[HEALTH_KEY]
+    result = CliRunner().invoke(app, ["verify", str(asks)])
+    assert result.exit_code != 0 and "line 2" in f"{result.output} {result.exception}"
+
+
 def test_an_old_session_leaves_memory_but_its_six_month_score_still_reads_it(tmp_path: Path) -> None:
     config, _ = _league(tmp_path, DAYS[:1])
     day0 = DAYS[0].isoformat()

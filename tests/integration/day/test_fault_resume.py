@@ -213,8 +213,8 @@ def test_one_opened_league_resumes_once_not_at_every_catch_up(tmp_path: Path,
     import league.jobs.resume as resume
 
     reads: list[Path] = []
-    real = resume.iter_lines
-    monkeypatch.setattr(resume, "iter_lines", lambda path: reads.append(Path(path)) or real(path))
+    real = resume._recent_asks
+    monkeypatch.setattr(resume, "_recent_asks", lambda lg, runs: reads.append(lg.asks.path) or real(lg, runs))
     config = load_config(_league(tmp_path, "twice"))
     with build_league(config, SimulatedClock(et_time(SESSION, time(8, 0))), stages=BARE) as lg:
         _day(lg, ledger=False)

@@ -106,3 +106,83 @@ def test_a_book_that_did_not_grow_is_not_read_and_the_index_not_asked(store: Sql
     copy.replace(path)  # same bytes, another inode: the ordinary path
     assert index_book(store, path, "asks") == 0 and len(asked) == 3
     assert store.last_indexed("asks")[0] == 5
+
+
+def _new_process(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, bool]]:
+    """Forget what this process read (as a new `league run` job starts), and record each read's start:
+    (byte offset, resuming)."""
+    from weakref import WeakKeyDictionary
+
+    monkeypatch.setattr(rebuild_mod, "_RESUME", {})
+    monkeypatch.setattr(rebuild_mod, "_INDEXED", WeakKeyDictionary())
+    reads: list[tuple[int, bool]] = []
+    real = rebuild_mod._scan
+
+    def counted(path: Path, name: str, offset: int, *args: object, **kw: object) -> object:
+        reads.append((offset, bool(kw.get("resuming"))))
+        return real(path, name, offset, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rebuild_mod, "_scan", counted)
+    return reads
+
+
+@pytest.mark.parametrize("block", [64, 1 << 16])
+def test_a_new_process_finds_the_index_end_from_the_end_of_the_file(
+        store: SqlStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+    path = tmp_path / "asks.jsonl"
+    _append(path, 40)
+    assert index_book(store, path, "asks") == 40
+    _append(path, 3, start=100)
+    with path.open("ab") as fh:
+        fh.write(b'{"being written')  # the writer's next line, not whole yet (another process writes it)
+    monkeypatch.setattr(rebuild_mod, "_BACK_BLOCK", block)  # lines cut across blocks, or all in one
+    reads = _new_process(monkeypatch)
+    assert index_book(store, path, "asks", growing=True) == 3
+    line_40 = sum(len(raw) for raw in path.read_bytes().splitlines(keepends=True)[:39])
+    assert reads == [(line_40, True)]  # read from line 40, where the index ended: not from line 1
+    assert [row["n"] for row in store.book_lines("asks")][-4:] == [40, 41, 42, 43]
+
+
+def test_a_new_process_still_refuses_a_replaced_book(store: SqlStore, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    path, other = tmp_path / "asks.jsonl", tmp_path / "other.jsonl"
+    _append(path, 5)
+    index_book(store, path, "asks")
+    _append(other, 6, start=100)  # its line 5 has another link
+    shutil.copy(other, path)
+    reads = _new_process(monkeypatch)
+    with pytest.raises(StoreError, match="differs from the index at line 5"):
+        index_book(store, path, "asks")
+    assert reads == [(0, False)]  # the full read from line 1 names what changed
+
+
+def test_a_new_process_reads_from_line_1_when_the_index_end_is_far_back(
+        store: SqlStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "asks.jsonl"
+    _append(path, 4)
+    index_book(store, path, "asks")
+    _append(path, 30, start=10)
+    monkeypatch.setattr(rebuild_mod, "TAIL_BYTES", 200)  # the index's last line lies further back
+    monkeypatch.setattr(rebuild_mod, "_BACK_BLOCK", 64)
+    reads = _new_process(monkeypatch)
+    assert index_book(store, path, "asks") == 30
+    assert reads == [(0, False)]
+    assert store.last_indexed("asks")[0] == 34
+
+
+def test_a_new_process_refuses_a_torn_tail_and_a_bad_new_line(store: SqlStore, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "asks.jsonl"
+    _append(path, 3)
+    index_book(store, path, "asks")
+    _append(path, 2, start=10)
+    good = path.read_bytes()
+    path.write_bytes(good + b'{"torn')
+    _new_process(monkeypatch)
+    with pytest.raises(ChainBroken, match="torn line"):
+        index_book(store, path, "asks")
+    path.write_bytes(good.replace(b'"i":11', b'"i":12'))
+    _new_process(monkeypatch)
+    with pytest.raises(ChainBroken) as info:
+        index_book(store, path, "asks")
+    assert info.value.line == 5 and store.last_indexed("asks")[0] == 3
