@@ -184,14 +184,30 @@ class SqlStore:
 
     def book_window(self, book: str, *, cutoff: str, sticky: Iterable[str], upto: int) -> Iterator[dict[str, Any]]:
         """Lines 1..``upto`` that a window from ``cutoff`` keeps in memory: sessions on or after it, lines
-        without a session, and the sticky kinds; streamed in book order."""
+        without a session, and the sticky kinds; streamed in book order.
+
+        Why kind by kind: one query over lines 1..``upto`` filtered by session walked the primary key over
+        the whole book and read every row to test it (at 5 years × 100 seats 1.65 s of the daemon's start
+        with the 9 GB file in the page cache, and all of it from disk on a cold one). The window's line
+        numbers are found through the (book, kind, session) index, each kind's own range, and the lines are
+        then read by number."""
         bl = metadata.tables["book_lines"]
-        keep = or_(bl.c.session.is_(None), bl.c.session >= date.fromisoformat(cutoff), bl.c.kind.in_(sorted(sticky)))
-        stmt = (select(bl.c.n, bl.c.seal, bl.c.link, bl.c.body).where(and_(bl.c.book == book, bl.c.n <= upto, keep))
-                .order_by(bl.c.n).execution_options(yield_per=2000))
+        since, kept = date.fromisoformat(cutoff), frozenset(sticky)
         with self._tx(f"reading the window of {book}") as conn:
-            for row in conn.execute(stmt):
-                yield _body(row)
+            numbers: set[int] = set()
+            for kind in _kinds(conn, book):
+                where = [bl.c.book == book, bl.c.kind == kind, bl.c.n <= upto]
+                if kind not in kept:
+                    where.append(or_(bl.c.session.is_(None), bl.c.session >= since))
+                numbers.update(n for (n,) in conn.execute(select(bl.c.n).where(and_(*where))))
+            ordered = sorted(numbers)
+            for i in range(0, len(ordered), WINDOW_BATCH):
+                chunk = ordered[i:i + WINDOW_BATCH]
+                stmt = (select(bl.c.n, bl.c.seal, bl.c.link, bl.c.body)
+                        .where(and_(bl.c.book == book, bl.c.n >= chunk[0], bl.c.n <= chunk[-1], bl.c.n.in_(chunk)))
+                        .order_by(bl.c.n))
+                for row in conn.execute(stmt):
+                    yield _body(row)
 
     def book_sessions(self, book: str, kind: str, since: str | None = None) -> list[str]:
         """The sessions that have an indexed line of ``kind`` (from ``since`` on), sorted."""
@@ -499,6 +515,25 @@ def _sqlite_insert(conn: Connection, table: Any, keys: tuple[str, ...]) -> Inser
             plan = (compiled.string, names, tuple(procs.get(name) for name in names))
         _SQLITE_INSERTS[cache_key] = plan
     return _SQLITE_INSERTS[cache_key]
+
+
+#: Lines read a query at a time by :meth:`SqlStore.book_window` (a bound parameter each).
+WINDOW_BATCH = 900
+
+
+def _kinds(conn: Connection, book: str) -> list[str]:
+    """The kinds of ``book``'s indexed lines, one index seek each (the next kind after the last one found):
+    a DISTINCT would visit every line's index entry."""
+    bl = metadata.tables["book_lines"]
+    kinds: list[str] = []
+    while True:
+        stmt = select(func.min(bl.c.kind)).where(bl.c.book == book)
+        if kinds:
+            stmt = stmt.where(bl.c.kind > kinds[-1])
+        kind = conn.execute(stmt).scalar()
+        if kind is None:
+            return kinds
+        kinds.append(str(kind))
 
 
 def _body(row: Any) -> dict[str, Any]:

@@ -284,3 +284,29 @@ def test_last_run_per_session_and_last_answer_per_seat(store: SqlStore, tmp_path
 def test_empty_store_has_no_status(store: SqlStore) -> None:
     assert store.last_runs() == [] and store.last_answers() == [] and store.job_history() == []
     assert store.last_indexed("council-book") == (0, "")
+
+
+#: (kind, session) of each line of the window test's book, in book order: old sessions sealed late (as a
+#: six-month score line is), lines without a session, a sticky kind ("memo") in old and new sessions.
+WINDOW_BOOK = [("note", "2026-01-05"), ("memo", "2026-01-05"), ("note", None), ("zeta", "2026-02-02"),
+               ("note", "2026-03-02"), ("zeta", "2026-01-05"), ("memo", "2026-03-03"), ("note", "2026-01-06"),
+               ("zeta", None), ("note", "2026-03-04"), ("memo", "2026-01-07"), ("zeta", "2026-03-05"),
+               ("note", "2026-03-05")]
+
+
+@pytest.mark.parametrize(("cutoff", "upto"), [("2026-03-01", 13), ("2026-03-01", 11), ("2026-01-06", 12),
+                                              ("2027-01-01", 13)])
+def test_the_window_is_its_sessions_the_sessionless_and_the_sticky_in_book_order(
+        store: SqlStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cutoff: str, upto: int) -> None:
+    import league.store.sql as sql
+
+    monkeypatch.setattr(sql, "WINDOW_BATCH", 2)  # lines read a few at a time: the batches keep book order
+    path = tmp_path / "council-book.jsonl"
+    with Book(path, SimulatedClock(datetime(2026, 3, 6, 14, 0, tzinfo=UTC))) as book:
+        for i, (kind, session) in enumerate(WINDOW_BOOK):
+            book.append(kind, {"i": i} | ({"session": session} if session else {}))
+    index_book(store, path)
+    got = [(b["n"], b["i"]) for b in store.book_window("council-book", cutoff=cutoff, sticky={"memo"}, upto=upto)]
+    expected = [(n, n - 1) for n, (kind, session) in enumerate(WINDOW_BOOK, 1)
+                if n <= upto and (session is None or session >= cutoff or kind == "memo")]
+    assert got == expected
