@@ -15,10 +15,11 @@ from league.errors import ChainBroken
 BACK_BLOCK = 1 << 16
 
 
-def raw_lines_back(fh: IO[bytes], limit: int | None = None, block: int = BACK_BLOCK) -> Iterator[tuple[int, bytes]]:
+def raw_lines_back(fh: IO[bytes], limit: int | None = None) -> Iterator[tuple[int, bytes]]:
     """The file's complete lines (with their LF) from the last one back, with their offsets, within about
-    ``limit`` bytes of the end (whole blocks; ``None``: the whole file). Bytes after the last LF (a line
-    being written, or torn) are not a line."""
+    ``limit`` bytes of the end (whole blocks of ``BACK_BLOCK``; ``None``: the whole file). Bytes after the
+    last LF (a line being written, or torn) are not a line."""
+    block = BACK_BLOCK
     size = fh.seek(0, os.SEEK_END)
     pos, buf, ended = size, b"", False  # buf: the bytes from pos up to the end of the last line not yet given
     while pos > 0 and (limit is None or size - pos < limit):
@@ -50,7 +51,10 @@ def recent_lines(path: Path, keep: Callable[[dict[str, Any]], bool]) -> list[Boo
     n, prev = 0, ""
     with open(path, "rb") as fh:
         for _start, raw in raw_lines_back(fh):
-            obj = _object(raw, path, len(kept))
+            obj = line_object(raw)
+            if obj is None:
+                raise ChainBroken(f"{path}: the line {len(kept) + 1} from the end is not a book line (run "
+                                  f"`league verify {path}`)", line=0, reason="not a book line")
             if not keep(obj):
                 n, prev = obj["n"], obj["link"]
                 break
@@ -64,14 +68,11 @@ def recent_lines(path: Path, keep: Callable[[dict[str, Any]], bool]) -> list[Boo
     return out
 
 
-def _object(raw: bytes, path: Path, after: int) -> dict[str, Any]:
-    """A line's JSON object, with an int ``n`` and a str ``link``; else the chain is broken here (its number
-    is not known yet: ``after`` lines from the end)."""
+def line_object(raw: bytes) -> dict[str, Any] | None:
+    """A raw line's JSON object when it has an int ``n`` and a str ``link`` (not checked further), else None."""
     try:
         obj = json.loads(raw)
     except ValueError:
-        obj = None
-    if isinstance(obj, dict) and isinstance(obj.get("n"), int) and isinstance(obj.get("link"), str):
-        return obj
-    raise ChainBroken(f"{path}: the line {after + 1} from the end is not a book line (run `league verify {path}`)",
-                      line=0, reason="not a book line")
+        return None
+    ok = isinstance(obj, dict) and type(obj.get("n")) is int and isinstance(obj.get("link"), str)
+    return obj if ok else None

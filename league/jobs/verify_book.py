@@ -37,27 +37,29 @@ def verify_book_now(lg: League, *, by: str) -> Checkpoint | None:
         asks_upto, asks_link = lg.asks.book.lines, lg.asks.book.last_link
     verify_asks(lg.asks.path, asks_upto, asks_link)
     if lg.store is None or not is_line_store(lg.store):
-        scan = full_scan(lg.book.path, upto=upto)
-        if scan.last_link != link:
-            raise ChainBroken(f"line {upto}: its link is not the one the writer sealed", line=upto,
-                              reason="last link differs from the writer's")
+        _verify_to(lg.book.path, upto, link)
         return None
     return nightly_check(lg.book.path, upto=upto, link=link, store=cast(LineStore, lg.store), book=COUNCIL_BOOK,
                          now=lg.clock.now, by=by)
 
 
 def verify_asks(path: Path, upto: int, link: str) -> None:
-    """asks.jsonl in full up to line ``upto``, which must carry ``link``: the ask chain's daily check.
+    """asks.jsonl in full up to line ``upto``, which must carry ``link``: the ask chain's daily check,
+    its messages naming the file.
 
     Why here: the jobs index the ask chain from where its database index ends, found from the end of the
     file (league.store.rebuild.lines_after), so no job re-hashes its older lines; this check and
     `league verify` do."""
     try:
-        scan = full_scan(path, upto=upto)
+        _verify_to(path, upto, link)
     except ChainBroken as exc:
         raise ChainBroken(f"{path}: {exc.message}", line=exc.line, reason=exc.reason) from exc
-    if scan.last_link != link:
-        raise ChainBroken(f"{path}: line {upto}: its link is not the one the writer sealed", line=upto,
+
+
+def _verify_to(path: Path, upto: int, link: str) -> None:
+    """Lines 1..``upto`` of the book at ``path`` verified from scratch, line ``upto`` carrying ``link``."""
+    if full_scan(path, upto=upto).last_link != link:
+        raise ChainBroken(f"line {upto}: its link is not the one the writer sealed", line=upto,
                           reason="last link differs from the writer's")
 
 

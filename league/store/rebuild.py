@@ -23,7 +23,7 @@ from weakref import WeakKeyDictionary
 import structlog
 
 from league.book import BookLine, iter_lines
-from league.book.tail import raw_lines_back
+from league.book.tail import line_object, raw_lines_back
 from league.clock import parse_iso
 from league.errors import ChainBroken
 from league.store.interface import CachedDay, Store, StoreError
@@ -105,7 +105,6 @@ def lines_after(path: Path, name: str, last_n: int, last_link: str, *, growing: 
 #: How far back from the end of a book a process's first read looks for the line the index ends at: a book
 #: that grew by more since it was last indexed is read from its first line, as before.
 TAIL_BYTES = 64 << 20
-_BACK_BLOCK = 1 << 16
 
 
 def _resume_at_end(path: Path, last_n: int, last_link: str) -> _Resume | None:
@@ -122,24 +121,16 @@ def _resume_at_end(path: Path, last_n: int, last_link: str) -> _Resume | None:
     try:
         with open(path, "rb") as fh:
             inode = os.fstat(fh.fileno()).st_ino
-            for start, raw in raw_lines_back(fh, TAIL_BYTES, _BACK_BLOCK):
-                n, link = _number_and_link(raw)
-                if n is None or n < last_n:
+            for start, raw in raw_lines_back(fh, TAIL_BYTES):
+                obj = line_object(raw)
+                if obj is None or obj["n"] < last_n:
                     return None
-                if n == last_n:
-                    return _Resume(inode, n, last_link, start, start + len(raw)) if link == last_link else None
+                if obj["n"] == last_n:
+                    found = obj["link"] == last_link
+                    return _Resume(inode, last_n, last_link, start, start + len(raw)) if found else None
     except OSError:
         return None
     return None
-
-
-def _number_and_link(raw: bytes) -> tuple[int | None, object]:
-    try:
-        obj = json.loads(raw)
-    except ValueError:
-        return None, None
-    n = obj.get("n") if isinstance(obj, dict) else None
-    return (n, obj.get("link")) if isinstance(n, int) and not isinstance(n, bool) else (None, None)
 
 
 @dataclass(frozen=True)

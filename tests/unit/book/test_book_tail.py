@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import league.book.tail as tail
 from league.book import Book
 from league.book.tail import raw_lines_back, recent_lines
 from league.clock import SimulatedClock
@@ -29,13 +30,15 @@ def _since(minutes: int):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("block", [7, 64, 1 << 16])
-def test_lines_back_are_the_file_lines_reversed_without_a_torn_tail(tmp_path: Path, block: int) -> None:
+def test_lines_back_are_the_file_lines_reversed_without_a_torn_tail(tmp_path: Path, block: int,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "b.jsonl"
     _book(path, 30)
     whole = path.read_bytes()
     path.write_bytes(whole + b'{"torn')
+    monkeypatch.setattr(tail, "BACK_BLOCK", block)
     with path.open("rb") as fh:
-        back = list(raw_lines_back(fh, block=block))
+        back = list(raw_lines_back(fh))
     lines = whole.splitlines(keepends=True)
     assert [raw for _, raw in back] == lines[::-1]
     assert [start for start, _ in back] == [sum(map(len, lines[:i])) for i in range(len(lines))][::-1]

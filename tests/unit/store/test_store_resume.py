@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import league.book.tail as tail
 from league.book import Book
 from league.clock import SimulatedClock
 from league.errors import ChainBroken
@@ -135,7 +136,7 @@ def test_a_new_process_finds_the_index_end_from_the_end_of_the_file(
     _append(path, 3, start=100)
     with path.open("ab") as fh:
         fh.write(b'{"being written')  # the writer's next line, not whole yet (another process writes it)
-    monkeypatch.setattr(rebuild_mod, "_BACK_BLOCK", block)  # lines cut across blocks, or all in one
+    monkeypatch.setattr(tail, "BACK_BLOCK", block)  # lines cut across blocks, or all in one
     reads = _new_process(monkeypatch)
     assert index_book(store, path, "asks", growing=True) == 3
     line_40 = sum(len(raw) for raw in path.read_bytes().splitlines(keepends=True)[:39])
@@ -163,7 +164,7 @@ def test_a_new_process_reads_from_line_1_when_the_index_end_is_far_back(
     index_book(store, path, "asks")
     _append(path, 30, start=10)
     monkeypatch.setattr(rebuild_mod, "TAIL_BYTES", 200)  # the index's last line lies further back
-    monkeypatch.setattr(rebuild_mod, "_BACK_BLOCK", 64)
+    monkeypatch.setattr(tail, "BACK_BLOCK", 64)
     reads = _new_process(monkeypatch)
     assert index_book(store, path, "asks") == 30
     assert reads == [(0, False)]
