@@ -158,21 +158,18 @@ def fork_safe() -> bool:
 
 
 def preload_publishing() -> None:
-    """Import the publish step's modules, the statistics' numerical stack among them (scipy.stats, statsmodels,
-    arch: ~1.1 s), while the season's child runs: :func:`season_in_child`'s lowered thread calls it first.
-    The season needs none of them (``league.scoring`` loads its modules on first use, and a day's jobs read only
-    the climatology table and the score functions), so the import is off the season's path, and the child,
-    the largest process, never holds them. Before session 16 they were imported before the fork, on the
-    season's path, because the package's ``__init__`` pulled them into the child anyway."""
+    """Import the publish step's own modules while the season's child runs: :func:`season_in_child`'s lowered
+    thread calls it first. Not the statistics' numerical stack (scipy.stats, statsmodels, arch: ~1 s, ~130 MiB):
+    the publisher's side child imports it while the books step runs (league.publish.producers.preload_stats),
+    so this process, the demo's largest since it publishes, never holds it. Before session 19 it was imported
+    here, and this process peaked at ~560 MiB against ~430 without it (docs/costs.md, "Session 19")."""
     import league.evals.points
     import league.publish.commitments
     import league.publish.crowd
     import league.publish.forecast_cache
     import league.publish.forecasts_index
     import league.publish.portfolio
-    import league.publish.proof_pages
-    import league.scoring.intervals
-    import league.scoring.publish  # noqa: F401 - imported for the side effect of loading
+    import league.publish.proof_pages  # noqa: F401 - imported for the side effect of loading
 
 
 def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None) -> Season:

@@ -417,6 +417,8 @@ def _side_child(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]], fd: 
     code = 1
     try:
         mine = _Run(run.data_dir, run.out, run.generated_at, run.config, run.facts, book_state=run.book_state)
+        if any(step is _stats for _, step in steps):
+            producers.preload_stats()  # before the proof pages: the statistics' imports while the books step runs
         for rank, step in sorted(steps, key=lambda s: s[1] is _stats):  # what needs the CSV last
             if step is _stats:
                 with os.fdopen(go, "rb") as fh:

@@ -28,6 +28,18 @@ def stats(*args: Any, **kwargs: Any) -> Any:
     return write_stats(*args, **kwargs)
 
 
+def preload_stats() -> None:
+    """Import what :func:`stats` runs on (the numerical stack: pandas, scipy.stats, statsmodels, arch; ~1 s
+    and ~130 MiB), ahead of its call. The publisher's side child calls it first, while the books step keeps the
+    other core busy and long before the statistics can start, so the import is off their path, and only the
+    child that computes them holds the stack (league.publish.files._side_child). A failing import is left
+    for :func:`stats` to raise, where the report names it."""
+    try:
+        import league.scoring.publish  # noqa: F401 - imported for the side effect of loading
+    except Exception:  # noqa: BLE001, S110 - reported by the statistics step itself
+        pass
+
+
 def portfolio(data_dir: Path, out: Path) -> list[Path]:
     from league.publish.portfolio import write_open_data
 

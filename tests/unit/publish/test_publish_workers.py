@@ -153,3 +153,34 @@ def test_a_run_stopped_before_the_csv_ends_the_waiting_child(season: Season, tmp
     assert len(forked) == 1
     with pytest.raises(ChildProcessError):
         os.waitpid(forked[0], os.WNOHANG)  # already reaped: ended by the run
+
+
+_PUBLISH_AND_LIST = """
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from league.clock import SimulatedClock
+from league.publish import files
+files.PRODUCERS["forecasts"] = None
+report = files.publish(Path(sys.argv[1]), clock=SimulatedClock(datetime(2026, 12, 1, 4, 0, tzinfo=UTC)), workers=2)
+assert report.ok, report.failed
+print("HELD", *sorted({m.split(".")[0] for m in sys.modules} & {"scipy", "statsmodels", "arch"}))
+"""
+
+
+def test_the_statistics_numerical_stack_stays_in_the_side_child(season: Season, tmp_path: Path) -> None:
+    """Two workers: the statistics' imports are the side child's (preload_stats), never the publishing process's,
+    the largest of the demo (docs/costs.md, "Session 19"); the statistics are written all the same. Run in a
+    fresh interpreter: this test process may hold the stack already."""
+    import subprocess
+    import sys
+
+    data = tmp_path / "data"
+    shutil.copytree(season.data, data)
+    done = subprocess.run([sys.executable, "-c", _PUBLISH_AND_LIST, str(data)], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    held = [line.split()[1:] for line in done.stdout.splitlines() if line.startswith("HELD")]
+    assert held == [[]]
+    assert (data / "public" / "council-stats.json").is_file()
+    assert b'"points"' in (data / "public" / "council-stats.json").read_bytes()
