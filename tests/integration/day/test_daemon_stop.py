@@ -159,5 +159,22 @@ def test_second_sigterm_exits_at_once(tmp_path: Path) -> None:
     assert proc.returncode == 128 + signal.SIGTERM
     assert "slow" not in _answers(data)  # it did not wait for the slow seat
     assert verify(data / "books" / "council-book.jsonl").ok
+    _wait_for_empty_runs(f"slow-{proc.pid}-*")  # the kernel ends the sandbox after its parent (--die-with-parent)
     cgroups = detect()  # the slow seat's run cgroup outlived the daemon; the next league process sweeps it
     assert cgroups is not None and not [p for d in cgroups.parents() for p in d.glob(f"slow-{proc.pid}-*")]
+
+
+def _wait_for_empty_runs(pattern: str, seconds: float = 10) -> None:
+    """Wait until no process is left in the run cgroups matching ``pattern``: a daemon that exits at once leaves
+    its sandboxed run to die after it (bubblewrap's parent-death signal, then its pid namespace), which takes a
+    moment the sweep must not race (seen in CI: the sweep ran while the slow seat's process was still exiting,
+    and rightly kept its cgroup). Fails if a process outlives the wait: a sandbox must not outlive its league."""
+    v1_or_v2 = detect("auto")
+    assert v1_or_v2 is not None
+    deadline = time.monotonic() + seconds
+    while True:
+        left = {p: p.joinpath("cgroup.procs").read_text().split() for d in v1_or_v2.parents() for p in d.glob(pattern)}
+        if not any(left.values()):
+            return
+        assert time.monotonic() < deadline, f"sandboxed processes outlived the daemon by {seconds} s: {left}"
+        time.sleep(0.05)
