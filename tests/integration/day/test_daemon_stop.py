@@ -169,12 +169,17 @@ def _wait_for_empty_runs(pattern: str, seconds: float = 10) -> None:
     its sandboxed run to die after it (bubblewrap's parent-death signal, then its pid namespace), which takes a
     moment the sweep must not race (seen in CI: the sweep ran while the slow seat's process was still exiting,
     and rightly kept its cgroup). Fails if a process outlives the wait: a sandbox must not outlive its league."""
-    v1_or_v2 = detect("auto")
-    assert v1_or_v2 is not None
+    cgroups = detect()
+    assert cgroups is not None
     deadline = time.monotonic() + seconds
-    while True:
-        left = {p: p.joinpath("cgroup.procs").read_text().split() for d in v1_or_v2.parents() for p in d.glob(pattern)}
-        if not any(left.values()):
-            return
+    while left := {p: _procs(p) for d in cgroups.parents() for p in d.glob(pattern) if _procs(p)}:
         assert time.monotonic() < deadline, f"sandboxed processes outlived the daemon by {seconds} s: {left}"
         time.sleep(0.05)
+
+
+def _procs(cgroup: Path) -> list[str]:
+    """The pids in a run cgroup; none once it is gone (another test process's sweep may remove it meanwhile)."""
+    try:
+        return (cgroup / "cgroup.procs").read_text().split()
+    except FileNotFoundError:
+        return []

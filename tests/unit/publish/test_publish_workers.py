@@ -5,6 +5,8 @@ what one worker gives."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -172,9 +174,6 @@ def test_the_statistics_numerical_stack_stays_in_the_side_child(season: Season, 
     """Two workers: the statistics' imports are the side child's (preload_stats), never the publishing process's,
     the largest of the demo (docs/costs.md, "Session 19"); the statistics are written all the same. Run in a
     fresh interpreter: this test process may hold the stack already."""
-    import subprocess
-    import sys
-
     data = tmp_path / "data"
     shutil.copytree(season.data, data)
     done = subprocess.run([sys.executable, "-c", _PUBLISH_AND_LIST, str(data)], capture_output=True, text=True,
