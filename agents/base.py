@@ -12,10 +12,12 @@ import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Annotated, Any, ClassVar, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
+
+from league_agents.options import SeatOptions, printable
 
 Now = Callable[[], datetime]
 
@@ -54,31 +56,47 @@ class SeatBudget(BaseModel):
     Checked before each ask: a seat whose sealed usage has reached a limit is not run, and its reply
     is a ``budget_exhausted`` silence naming the limit. A run's wall time is ``timeout_s``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    tokens_per_session: int | None = Field(default=None, ge=0)
-    usd_per_session: float | None = Field(default=None, ge=0)
-    tokens_total: int | None = Field(default=None, ge=0)
-    usd_total: float | None = Field(default=None, ge=0)
+    tokens_per_session: int | None = Field(default=None, ge=0, le=10**15)
+    usd_per_session: float | None = Field(default=None, ge=0, le=10**9)
+    tokens_total: int | None = Field(default=None, ge=0, le=10**15)
+    usd_total: float | None = Field(default=None, ge=0, le=10**9)
+
+
+#: Seat names: lower-case, digits, ``_ . -``; a leading ``_`` is reserved for the history-only baselines. At
+#: most 64 characters: a name becomes a cgroup, a file and a column name.
+SEAT_NAME = r"^_?[a-z0-9][a-z0-9_.-]{0,62}$"
+#: Longest seat timeout: a day. Nothing the league asks may run longer (the council's own window is an hour).
+MAX_TIMEOUT_S = 86_400.0
+
+
+#: A short label (model, family, effort): no control or bidirectional-override character, at most 200 characters.
+Label = Annotated[str, Field(max_length=200), AfterValidator(printable)]
 
 
 class SeatSpec(BaseModel):
-    """One roster entry (``config/roster.toml`` ``[[seat]]``), validated and frozen."""
+    """One roster entry (``config/roster.toml`` ``[[seat]]``), validated and frozen.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    Every value is bounded here, so that a value the roster accepts is one the league can run and seal
+    (an infinite ``timeout_s`` once loaded, then failed every seat's sealing at the ask). What depends on
+    the adapter (its options, the network policies it can enforce, the baseline names) is checked by
+    ``league_agents.registry.spec_problems`` when the roster loads."""
 
-    name: str = Field(pattern=r"^_?[a-z0-9][a-z0-9_.-]*$")
-    adapter: str
-    model: str = "unreported"
-    family: str = ""
-    side: str = ""  # e.g. "us" / "cn": the sides diagnostics of scoring.md §6 group seats by it
-    effort: str = ""
-    timeout_s: float = Field(default=600.0, gt=0)
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    name: str = Field(pattern=SEAT_NAME)
+    adapter: str = Field(min_length=1, max_length=64)
+    model: Label = "unreported"
+    family: Label = ""
+    side: Literal["", "us", "cn"] = ""  # the sides diagnostics of scoring.md §6 group seats by it
+    effort: Label = ""
+    timeout_s: float = Field(default=600.0, ge=1, le=MAX_TIMEOUT_S)
     network: Literal["none", "api", "web"] = "none"
-    allow: tuple[str, ...] = ()
-    profile: str = "default"
-    credentials: tuple[str, ...] = ()
-    env: tuple[str, ...] = ()
+    allow: tuple[str, ...] = Field(default=(), max_length=64)
+    profile: str = Field(default="default", max_length=64)
+    credentials: tuple[str, ...] = Field(default=(), max_length=32)
+    env: tuple[str, ...] = Field(default=(), max_length=64)
     options: Mapping[str, Any] = Field(default_factory=dict)
     budget: SeatBudget | None = None
     #: A lab's worker queue (``league worker --queue``): the seat runs on that lab's machine, through the
@@ -168,6 +186,13 @@ class SeatBase:
     :meth:`prefetch`."""
 
     spec: SeatSpec
+    #: The model of the seat's ``options`` (league_agents.options); ``None``: any small JSON table.
+    options_model: ClassVar[type[SeatOptions] | None] = None
+    #: The network policies the adapter enforces; a roster stating another is refused. ``None``: not declared
+    #: (a lab's plugin), any policy; empty: the seat runs outside the sandbox and no policy may be stated.
+    networks: ClassVar[frozenset[str] | None] = None
+    #: A history-only baseline: only a baseline's seat name may start with ``_`` (scored, never in the consensus).
+    baseline: ClassVar[bool] = False
 
     def prefetch(self, history: Mapping[str, Any]) -> int:
         """Start work for a coming ask whose context will carry ``history`` (each market's closes); returns

@@ -11,11 +11,12 @@ import json
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from league_agents import ets_fit
 from league_agents.base import Ask, Now, SeatBase, SeatReply, SeatSpec
 from league_agents.ets_fit import FitWorker
+from league_agents.options import EtsOptions, NaiveOptions, NoOptions, SeatOptions
 from sandbox.interface import Sandbox
 
 
@@ -29,6 +30,9 @@ class _Baseline(SeatBase, ABC):
     """Shared shape: ``cells(ask)`` gives {market: {horizon: prob_up}}; absent cells stay absent."""
 
     kind = "baseline"
+    options_model: ClassVar[type[SeatOptions] | None] = NoOptions
+    networks: ClassVar[frozenset[str] | None] = frozenset({"none"})
+    baseline: ClassVar[bool] = True
 
     def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
         self.spec = spec
@@ -170,6 +174,7 @@ class NaiveSeat(_PointBaseline):
     errors, Laplace-smoothed ((k + 1) / (n + 2)); 50 with fewer than two such errors."""
 
     kind = "naive"
+    options_model = NaiveOptions
 
     def forecaster(self, history: list[float], price: float | None) -> Callable[[int], Point | None]:
         m = max(1, int(self.spec.options.get("season", 1)))
@@ -203,6 +208,7 @@ class EtsSeat(_PointBaseline):
     are exactly the ones that fit read."""
 
     kind = "ets"
+    options_model = EtsOptions
 
     def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
         super().__init__(spec, sandbox=sandbox)

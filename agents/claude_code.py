@@ -14,6 +14,7 @@ from typing import Any
 
 from league_agents.base import Ask
 from league_agents.cli_seat import CliSeat, Parsed
+from league_agents.options import ClaudeCodeOptions
 from sandbox.interface import ExecResult
 
 
@@ -56,6 +57,7 @@ class ClaudeCodeSeat(CliSeat):
     its model (no telemetry, update check or title-generation call)."""
 
     binary = "claude"
+    options_model = ClaudeCodeOptions
     profile_name = "claude"
     api_hosts = ("api.anthropic.com", "console.anthropic.com", "platform.claude.com")
 

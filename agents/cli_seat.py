@@ -18,6 +18,7 @@ import structlog
 
 from league_agents.base import Ask, FailureClass, Now, SeatBase, SeatError, SeatReply, SeatSpec
 from league_agents.failures import classify_text
+from league_agents.options import CliOptions, SeatOptions
 from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError
 from sandbox.netpolicy import EgressRules, NetworkPolicy, entry_for_url
 from sandbox.profiles import DEFAULT_PATH, SANDBOX_HOME, Profile, get_profile
@@ -70,6 +71,8 @@ class CliSeat(SeatBase, ABC):
     api_hosts: ClassVar[tuple[str, ...]] = ()
     #: Node CLIs whose fetch() ignores HTTPS_PROXY get a preload that routes it through the proxy.
     node_fetch_proxy: ClassVar[bool] = False
+    options_model: ClassVar[type[SeatOptions] | None] = CliOptions
+    networks: ClassVar[frozenset[str] | None] = frozenset({"none", "api", "web"})
 
     def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
         self.spec = spec

@@ -14,6 +14,7 @@ from typing import Any
 
 from league_agents.base import Ask
 from league_agents.cli_seat import CliSeat, Parsed
+from league_agents.options import CodexOptions
 from sandbox.interface import ExecResult
 
 
@@ -59,6 +60,7 @@ class CodexSeat(CliSeat):
     SSE. Given as ``-c`` overrides, so the operator's own ``config.toml`` is left as it is."""
 
     binary = "codex"
+    options_model = CodexOptions
     profile_name = "codex"
     api_hosts = ("api.openai.com", "chatgpt.com", "auth.openai.com")
 

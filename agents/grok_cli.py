@@ -13,6 +13,7 @@ from typing import Any
 
 from league_agents.base import Ask
 from league_agents.cli_seat import CliSeat, Parsed
+from league_agents.options import GrokCliOptions
 from sandbox.interface import ExecResult
 
 #: How Grok CLI 0.0.x reports a failed model call (agent/grok-agent.js): as the assistant's message.
@@ -36,6 +37,7 @@ class GrokCliSeat(CliSeat):
     not streamed in ``-p`` mode). Its fetch() ignores HTTPS_PROXY on Node 20, hence the preload."""
 
     binary = "grok"
+    options_model = GrokCliOptions
     profile_name = "grok"
     api_hosts = ("api.x.ai",)
     node_fetch_proxy = True

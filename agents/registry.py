@@ -8,10 +8,12 @@ optional library is missing is a roster error with the install command, found wh
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from league_agents.base import FailureClass, Seat, SeatError, SeatSpec
+from league_agents.options import generic_problems, options_problems
 from league_agents.plugins import PluginError, Plugins, UnknownPlugin
 from sandbox.interface import Sandbox
 
@@ -29,24 +31,38 @@ class UnknownAdapter(SeatError):
 
 def spec_problems(spec: SeatSpec, *, files_here: bool = True) -> list[str]:
     """What is wrong with a roster entry, found when the roster is loaded rather than at the first ask
-    (where it became a sandbox incident or a traceback). Imports no adapter module.
+    (where it became a sandbox incident, a traceback or a silently ignored setting). Imports the
+    adapter's module (never a vendor SDK: those are imported when a seat first asks).
 
     ``files_here=False`` for a seat that runs on a lab's worker (``worker = "lab-a"``): its executable
     and helper files live on the lab's machine, where the worker checks them before each run."""
     if spec.adapter not in SEATS:
         return [f"unknown adapter {spec.adapter!r}; registered adapters: {', '.join(SEATS.names())}"]
     try:
-        load_adapter(spec.adapter)
+        cls = load_adapter(spec.adapter)
     except SeatError as exc:
         return [str(exc)]
-    problems = _sandbox_problems(spec)
-    if spec.adapter == "scripted":
-        problems += _scripted_problems(spec.options)
-    for key in ("executable", "bin_files") if files_here else ():
-        for src in _paths(spec.options.get(key)):
-            if not Path(src).is_file():
-                problems.append(f"options.{key}: {src!r} is not a file (a lab's own CLI and its helper files "
-                                "must exist on the league's host; they are copied into the sandbox)")
+    problems = _class_problems(spec, cls) + _sandbox_problems(spec)
+    if files_here:
+        problems += _file_problems(spec.options)
+    return problems
+
+
+def _class_problems(spec: SeatSpec, cls: type[Any]) -> list[str]:
+    """What the adapter class says of its seats: the options it takes, the network policies it can
+    enforce, and whether its seats are the history-only baselines (only they may be named with a leading ``_``)."""
+    model = getattr(cls, "options_model", None)
+    problems = options_problems(model, spec.options) if model is not None else generic_problems(spec.options)
+    networks = getattr(cls, "networks", None)
+    if networks is not None and "network" in spec.model_fields_set and spec.network not in networks:
+        allowed = (f"it enforces only {', '.join(sorted(networks))}" if networks else
+                   "it runs in the league's own process, where no sandbox policy applies; remove the key")
+        problems.append(f"network = {spec.network!r} cannot be honoured by adapter {spec.adapter!r}: {allowed} "
+                        "(a policy is never silently cut; docs/seats.md §1a)")
+    if spec.name.startswith("_") and not getattr(cls, "baseline", False):
+        problems.append(f"name {spec.name!r}: a leading '_' is reserved for the history-only baselines "
+                        f"(coin, momentum, climatology, naive, ets), which are scored but never counted in the "
+                        f"consensus; adapter {spec.adapter!r} is not one")
     return problems
 
 
@@ -67,16 +83,22 @@ def _sandbox_problems(spec: SeatSpec) -> list[str]:
     return problems
 
 
-def _scripted_problems(options: Any) -> list[str]:
-    from league_agents.scripted import MODES
-
+def _file_problems(options: Any) -> list[str]:
+    """A lab's own CLI (``executable``) is an executable regular file, its helper files regular files, and
+    ``cli_prefix`` a folder: each is copied or bound into the sandbox, where a wrong kind of file became an
+    incident at the first ask."""
     problems = []
-    if str(options.get("mode", "normal")) not in MODES:
-        problems.append(f"options.mode {options.get('mode')!r} is not one of {', '.join(MODES)}")
-    latency = options.get("latency_s", 0)
-    if isinstance(latency, bool) or not isinstance(latency, int | float) or not 0 <= latency <= 86400:
-        problems.append(f"options.latency_s {latency!r} is not a number of seconds between 0 and 86400 "
-                        "(a negative latency would book an answer before its run line)")
+    for src in _paths(options.get("executable")):
+        if not Path(src).is_file() or not os.access(src, os.X_OK):
+            problems.append(f"options.executable: {src!r} is not an executable file (a lab's own CLI must exist on "
+                            "the league's host, with its execute bit set; it is copied into the sandbox)")
+    for src in _paths(options.get("bin_files")):
+        if not Path(src).is_file():
+            problems.append(f"options.bin_files: {src!r} is not a file (a lab's helper files are copied into the "
+                            "sandbox)")
+    prefix = options.get("cli_prefix")
+    if prefix and not Path(str(prefix)).is_dir():
+        problems.append(f"options.cli_prefix: {str(prefix)!r} is not a folder (made by `npm install --prefix DIR`)")
     return problems
 
 

@@ -24,12 +24,13 @@ from typing import Any, ClassVar
 
 from league_agents.base import Ask, FailureClass, Now, SeatBase, SeatReply, SeatSpec
 from league_agents.cli_seat import default_sandbox
+from league_agents.options import SCRIPTED_MODES, ScriptedOptions, SeatOptions
 from sandbox.interface import EndedBy, Sandbox, SandboxError
 from sandbox.profiles import SANDBOX_HOME
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 #: ``second_wave``: silent when first asked (08:30), answers when asked again at the second wave.
-MODES = ("normal", "silent", "malformed", "late", "second_wave")
+MODES = SCRIPTED_MODES
 LATE_DEFAULT_S = 3 * 3600.0
 #: The child needs the standard library alone: isolated mode (no environment variables, no user site) and no
 #: ``site`` import (the system's .pth files), ~70 ms less start-up per run; its output is the same.
@@ -89,6 +90,9 @@ class ScriptedSeat(SeatBase):
     model, version, tokens (reported as ``total_tokens`` in the usage, for budget tests and demos)."""
 
     sandboxed: ClassVar[bool] = True
+    options_model: ClassVar[type[SeatOptions] | None] = ScriptedOptions
+    #: The scripted profile forbids the network (docs/sandbox.md): no other policy can be honoured.
+    networks: ClassVar[frozenset[str] | None] = frozenset({"none"})
 
     def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
         mode = str(spec.options.get("mode", "normal"))

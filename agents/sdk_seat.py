@@ -14,12 +14,13 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import structlog
 
 from league_agents.base import Ask, FailureClass, Now, SeatBase, SeatReply, SeatSpec
 from league_agents.failures import classify_text
+from league_agents.options import SdkOptions, SeatOptions
 from league_agents.retry import ATTEMPTS, call_with_retry
 from sandbox.interface import Sandbox
 
@@ -64,6 +65,10 @@ class SdkSeat(SeatBase, ABC):
     """Base of the SDK seats; subclasses implement ``make_client`` and ``call``."""
 
     key_vars: tuple[str, ...] = ()
+    options_model: ClassVar[type[SeatOptions] | None] = SdkOptions
+    #: Runs in the league's own process and reaches its endpoint directly: no sandbox policy applies, so a roster
+    #: that states one is refused rather than silently not enforced.
+    networks: ClassVar[frozenset[str] | None] = frozenset()
 
     def __init__(
         self,

@@ -20,9 +20,10 @@ from typing import Any
 
 from league.book import Book, BookLine, iter_lines
 from league.book.chain import _checked as checked_line
+from league.book.chain import sealable
 from league.book.lines import AskLine, CountingRuleLine, Line, RosterLine, RosterSeat, RunRole
 from league.clock import Clock, iso_seconds
-from league.errors import BookError, ChainBroken
+from league.errors import BookError, ChainBroken, InvalidRecord
 from league.verify.chain import MAX_LINE_BYTES, OVERLONG
 from league_agents.base import SeatSpec
 
@@ -63,12 +64,7 @@ class AskChain:
         sealed = self.roster_of(run_id)
         if sealed is not None:
             return sealed
-        roster = [
-            RosterSeat(seat=s.name, adapter=s.adapter, model=s.model, effort=s.effort, markets=sorted(markets),
-                       horizons={m: list(h) for m, h in sorted(markets.items())}, deadline=iso_seconds(deadline),
-                       timeout_s=s.timeout_s, **_lab(s))
-            for s in seats
-        ]
+        roster = [roster_seat(s, markets, deadline) for s in seats]
         return self._seal(RosterLine(run_id=run_id, session=session, role=role, seats=roster,
                                      second_wave=iso_seconds(second_wave), retry_policy=retry_policy))
 
@@ -180,6 +176,39 @@ def _roster_run_id(raw: bytes) -> str | None:
     start = at + len(RUN_ID_MARK)
     end = raw.find(b'"', start)
     return raw[start:end].decode("utf-8", "replace") if end > start else None
+
+
+def roster_seat(spec: SeatSpec, markets: Mapping[str, Sequence[str]], deadline: datetime) -> RosterSeat:
+    """One seat's entry in a run's roster line (what is expected of it)."""
+    return RosterSeat(seat=spec.name, adapter=spec.adapter, model=spec.model, effort=spec.effort,
+                      markets=sorted(markets), horizons={m: list(h) for m, h in sorted(markets.items())},
+                      deadline=iso_seconds(deadline), timeout_s=spec.timeout_s, **_lab(spec))
+
+
+def unsealable(specs: Sequence[SeatSpec], markets: Mapping[str, Sequence[str]], deadline: datetime) -> dict[str, str]:
+    """The seats whose roster entry cannot be sealed, with why (a value JSON cannot carry: an infinite
+    timeout, a lone surrogate in a name). The roster loader refuses such values; this is the last guard,
+    so that one seat's value that slipped through costs that seat its run and never every other seat's."""
+    problems: dict[str, str] = {}
+    for spec in specs:
+        try:
+            entry = roster_seat(spec, markets, deadline).dumped()
+        except ValueError as exc:  # the line model refuses a value (a ValidationError is a ValueError)
+            problems[spec.name] = f"its roster entry cannot be built: {str(exc)[:300]}"
+            continue
+        bad = [key for key, value in entry.items() if _unsealable_value(value)]
+        if bad:
+            values = ", ".join(f"{k} = {entry[k]!r:.80}" for k in bad)
+            problems[spec.name] = f"its roster entry cannot be sealed: {values}"
+    return problems
+
+
+def _unsealable_value(value: Any) -> bool:
+    try:
+        sealable({"value": value})
+    except InvalidRecord:
+        return True
+    return False
 
 
 def _lab(seat: SeatSpec) -> dict[str, str]:

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from datetime import UTC, datetime, time
-from pathlib import Path
-from typing import Any, Literal, TypeVar
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from league import inputs
 from league.errors import ConfigError
 from league.registry import CROWD, NO_CROWD, PRICES
 from league_agents.base import SeatSpec
+from league_agents.options import Text, Url, generic_problems, printable
+from league_agents.registry import spec_problems
 
 HORIZON_SESSIONS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
 HORIZON_DAYS_24X7 = {"1d": 1, "1w": 7, "1m": 30, "6m": 182}
@@ -40,23 +42,52 @@ def as_time(value: str) -> time:
 
 
 class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    """Closed (an unknown key is refused), frozen, and without NaN or infinities: a float the league
+    accepts is one it can write into a sealed line."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+#: The real daily series the offline replay can lay under a market (they ship inside the ``arch`` package).
+HistorySeries = Literal["none", "sp500", "nasdaq", "vix", "wti", "crude"]
+#: The price sources an event contract may name: the live Yahoo chart API and the offline replay's synthesizer.
+PriceSource = Literal["yahoo_finance_chart_v8_1m", "replay_synthetic_v1"]
+#: The reference rules the scoring implements (docs/protocol.md §2); a contract may name no other.
+ReferenceRule = Literal["first_1m_bar_at_or_after_reference_at__last_1m_bar_at_or_before_end_at__v1"]
+REFERENCE_RULE: ReferenceRule = "first_1m_bar_at_or_after_reference_at__last_1m_bar_at_or_before_end_at__v1"
+#: At most this many markets and seats: far above the twelve indicators and the hundred seats the league is
+#: sized for, low enough that a pasted list does not turn one morning into hours.
+MAX_MARKETS, MAX_SEATS = 64, 500
+#: A configuration file larger than this is not a configuration file.
+MAX_CONFIG_BYTES = 1024 * 1024
+_NAME = r"^[a-z0-9][a-z0-9_.-]{0,62}$"
+
+
+def _relative_inside(value: str) -> str:
+    """A path relative to the data folder that stays inside it (no absolute path, no ``..``)."""
+    path = PurePosixPath(value)
+    if not value or path.is_absolute() or ".." in path.parts:
+        raise ValueError(f"{value[:120]!r} is not a path inside the data folder (relative, without '..')")
+    return value
+
+
+InData = Annotated[str, Field(max_length=1024), AfterValidator(printable), AfterValidator(_relative_inside)]
 
 
 class MarketSpec(Frozen):
     """One indicator of docs/protocol.md §1."""
 
     code: str = Field(pattern=r"^[A-Z][A-Z0-9]{1,9}$")
-    name: str
-    symbol: str
-    fund: str = ""
+    name: Annotated[str, Field(min_length=1, max_length=100), AfterValidator(printable)]
+    symbol: str = Field(pattern=r"^[A-Za-z0-9^=._-]{1,32}$")
+    fund: str = Field(default="", pattern=r"^([A-Za-z0-9^=._-]{1,32})?$")
     fund_inverse: bool = False
     kind: Literal["index", "yield", "fx", "volatility", "future", "crypto"]
-    group: str
-    history: str = "none"
-    provider: str
-    reference_rule: str
-    horizons: tuple[str, ...]
+    group: str = Field(pattern=_NAME)
+    history: HistorySeries = "none"
+    provider: PriceSource
+    reference_rule: ReferenceRule
+    horizons: tuple[str, ...] = Field(min_length=1, max_length=len(HORIZON_SESSIONS))
     end_time: str
     trading: Literal["session", "24x7"]
 
@@ -68,6 +99,8 @@ class MarketSpec(Frozen):
         unknown = [h for h in value if h not in HORIZON_SESSIONS]
         if unknown:
             raise ValueError(f"unknown horizons {unknown}; use some of {list(HORIZON_SESSIONS)}")
+        if len(set(value)) != len(value):
+            raise ValueError(f"a horizon appears twice in {list(value)}")
         return value
 
     @property
@@ -77,7 +110,7 @@ class MarketSpec(Frozen):
 
 
 class Markets(Frozen):
-    markets: tuple[MarketSpec, ...]
+    markets: tuple[MarketSpec, ...] = Field(min_length=1, max_length=MAX_MARKETS)
 
     @model_validator(mode="after")
     def _unique(self) -> Markets:
@@ -124,12 +157,12 @@ class Schedule(Frozen):
 
 
 class Methodology(Frozen):
-    version: str = "m1"
-    draw_band_k: float = Field(default=0.1, gt=0)
+    version: str = Field(default="m1", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$")
+    draw_band_k: float = Field(default=0.1, gt=0, le=5)
     consensus_clamp: tuple[float, float] = (2.0, 98.0)
-    consensus_trim_from: int = Field(default=5, ge=3)
+    consensus_trim_from: int = Field(default=5, ge=3, le=1000)
     family_weight: float = Field(default=1 / 3, gt=0, le=1)
-    calib_min: int = Field(default=20, ge=1)
+    calib_min: int = Field(default=20, ge=1, le=100_000)
 
     @field_validator("consensus_clamp")
     @classmethod
@@ -147,17 +180,20 @@ class TsaEntry(Frozen):
     """One RFC 3161 authority; its root (``ca_file``) and signing certificate (``cert_file``) let
     every token be verified in process and published for ``openssl ts -verify``."""
 
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
-    url: str
-    ca_file: str | None = None
-    cert_file: str | None = None
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")
+    url: Url = Field(min_length=1)
+    ca_file: Text | None = None
+    cert_file: Text | None = None
 
 
 class StampSettings(Frozen):
-    tsa: tuple[TsaEntry, ...] = ()
-    ots_calendars: tuple[str, ...] = ()
-    rekor_url: str = ""
-    key: str = "keys/league-signing.pem"
+    """``[stamps]``. ``key`` (and each authority's ``ca_file``/``cert_file``) is a path relative to the data
+    folder, or absolute; when ``rekor_url`` is set the key must be a PEM private key file (checked at load)."""
+
+    tsa: tuple[TsaEntry, ...] = Field(default=(), max_length=16)
+    ots_calendars: tuple[Url, ...] = Field(default=(), max_length=16)
+    rekor_url: Url = ""
+    key: Text = Field(default="keys/league-signing.pem", min_length=1)
     local_tsa: bool = False
     per_answer: bool = False
 
@@ -167,14 +203,14 @@ class PriceSettings(Frozen):
     live, "replay" offline, or a package's own)."""
 
     provider: str = "yahoo"
-    seed: int = 7
+    seed: int = Field(default=7, ge=0, le=2**63 - 1)
     retries: int = Field(default=4, ge=0, le=10)
 
     @field_validator("provider")
     @classmethod
     def _registered(cls, value: str) -> str:
         if value not in PRICES:
-            raise ValueError(f"unknown price provider {value!r}; registered: {', '.join(PRICES.names())}")
+            raise ValueError(f"unknown price provider {shown(value)}; registered: {', '.join(PRICES.names())}")
         return value
 
 
@@ -182,8 +218,8 @@ class PortfolioSettings(Frozen):
     """Where cash's 13-week bill rate comes from: a recorded series file in DATA ({"YYYY-MM-DD": "3.60"}),
     else a stated constant (named as such on every mark)."""
 
-    bill_rates: str = "bill-rates.json"
-    bill_rate_default: str = "4.0"
+    bill_rates: InData = "bill-rates.json"
+    bill_rate_default: str = Field(default="4.0", pattern=r"^(100(\.0{1,4})?|\d{1,2}(\.\d{1,4})?)$")
 
 
 class CrowdSettings(Frozen):
@@ -196,16 +232,19 @@ class CrowdSettings(Frozen):
     @classmethod
     def _registered(cls, value: str) -> str:
         if value != NO_CROWD and value not in CROWD:
-            raise ValueError(f"unknown crowd provider {value!r}; registered: {', '.join([NO_CROWD, *CROWD.names()])}")
+            raise ValueError(f"unknown crowd provider {shown(value)}; registered: "
+                             f"{', '.join([NO_CROWD, *CROWD.names()])}")
         return value
 
 
 class Paths(Frozen):
-    data: str = "data"
+    data: Text = Field(default="data", min_length=1)
 
 
 class Database(Frozen):
-    url: str = ""
+    """``[database] url``: empty (SQLite in the data folder), ``sqlite:///PATH`` or ``postgresql…://``."""
+
+    url: Text = Field(default="", pattern=r"^(|sqlite:///.+|postgresql(\+[a-z0-9]+)?://.+)$")
 
 
 class ClockSettings(Frozen):
@@ -254,13 +293,14 @@ class LeagueSettings(Frozen):
 
 
 class Roster(Frozen):
-    counting_rule: str
+    counting_rule: Annotated[str, Field(min_length=1, max_length=2000), AfterValidator(printable)]
     deadline: str = "09:30"
     second_wave: str = "09:00"
-    retry_policy: str = "one re-ask at the second wave for a silent seat"
+    retry_policy: Annotated[str, Field(min_length=1, max_length=2000), AfterValidator(printable)] = (
+        "one re-ask at the second wave for a silent seat")
     #: a blind season (league/blind.py): identities sealed as hashes until `league reveal`
     blind: bool = False
-    seat: tuple[SeatSpec, ...]
+    seat: tuple[SeatSpec, ...] = Field(min_length=1, max_length=MAX_SEATS)
 
     @model_validator(mode="after")
     def _unique(self) -> Roster:
@@ -279,21 +319,14 @@ class Roster(Frozen):
 
 # ----------------------------------------------------------------------------- loading
 def read_toml(path: Path) -> dict[str, Any]:
+    """A configuration file, bounded (league.inputs: at most 1 MiB, nested at most 64 levels, UTF-8, a
+    regular file): whatever the file holds, the result is a table or one ConfigError with the fix."""
+    if not Path(path).exists() and not Path(path).is_symlink():
+        raise ConfigError(f"{path}: file not found", fix="run `league init DIR` to write a working config")
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found", fix="run `league init DIR` to write a working config") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a folder, not a TOML file", fix=f"replace {path} by the file") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})",
-                          fix="check the file's permissions") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})",
-                          fix="save the file as UTF-8") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})", fix="fix the syntax at the position shown") from None
+        return inputs.read_toml(path, what="configuration file", max_bytes=MAX_CONFIG_BYTES)
+    except inputs.InputError as exc:
+        raise ConfigError(exc.message, fix=exc.fix) from None
 
 
 def load_toml_model(model: type[M], path: Path, data: Mapping[str, Any] | None = None) -> M:
@@ -309,7 +342,19 @@ def _config_error(path: Path, exc: ValidationError) -> ConfigError:
     key = ".".join(str(p) for p in first["loc"]) or "(top level)"
     fix = _fix_for(first)
     more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-    return ConfigError(f"{path}: key `{key}`: {first['msg']}{more}", fix=fix)
+    value = "" if first.get("type") in ("missing", "extra_forbidden") else f" = {shown(first.get('input'))}"
+    return ConfigError(f"{path}: key `{key}`{value}: {_cut(first['msg'])}{more}", fix=fix)
+
+
+def _cut(message: str, limit: int = 400) -> str:
+    return message if len(message) <= limit else message[:limit] + "…"
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """A value as an error may quote it: its repr, cut to ``limit`` characters (a 10,000-character name is
+    named by its start and its length, not echoed whole)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
 def _fix_for(err: Any) -> str:
@@ -323,8 +368,7 @@ def _fix_for(err: Any) -> str:
                 "(docs/seats.md)")
     if kind.startswith("literal"):
         return f"use one of the allowed values: {err.get('ctx', {}).get('expected', '')}"
-    shown = repr(err.get("input"))
-    return f"set a valid value (got {shown[:120] + '…' if len(shown) > 120 else shown})"
+    return "set a valid value (docs/configuration.md gives each key's type and range)"
 
 
 class Roll(Frozen):
@@ -333,10 +377,10 @@ class Roll(Frozen):
     A one-minute return across it is a jump between two contracts, not market noise, so the draw band
     leaves it out (scoring.md §1, ``noise_rolls``)."""
 
-    market: str
-    at: str
-    from_contract: str = ""
-    to_contract: str = ""
+    market: str = Field(pattern=r"^[A-Z][A-Z0-9]{1,9}$")
+    at: str = Field(max_length=64)
+    from_contract: str = Field(default="", max_length=64)
+    to_contract: str = Field(default="", max_length=64)
 
     @field_validator("at")
     @classmethod
@@ -357,7 +401,7 @@ class Roll(Frozen):
 class Rolls(Frozen):
     """``rolls.toml``: every recorded roll (none recorded: an empty list, and no minute is excluded)."""
 
-    roll: tuple[Roll, ...] = ()
+    roll: tuple[Roll, ...] = Field(default=(), max_length=100_000)
 
     def of(self, market: str) -> tuple[datetime, ...]:
         return tuple(sorted(r.instant for r in self.roll if r.market == market))
@@ -370,11 +414,19 @@ def load_rolls(path: Path) -> Rolls:
 
 def load_markets(path: Path) -> Markets:
     raw = read_toml(path)
-    defaults = raw.get("defaults", {})
-    markets = [{**defaults, **m} for m in raw.get("market", [])]
-    if not markets:
+    defaults, tables = raw.get("defaults", {}), raw.get("market", [])
+    if not isinstance(defaults, dict):
+        raise ConfigError(f"{path}: key `defaults` is not a table", fix="write [defaults] followed by its keys")
+    if not isinstance(tables, list) or not all(isinstance(m, dict) for m in tables):
+        raise ConfigError(f"{path}: key `market` is not a list of [[market]] tables",
+                          fix="write each market as a [[market]] table")
+    if not tables:
         raise ConfigError(f"{path}: key `market`: no [[market]] tables", fix="list the twelve indicators")
-    return load_toml_model(Markets, path, {"markets": markets})
+    unknown = sorted(set(raw) - {"defaults", "market"})
+    if unknown:
+        raise ConfigError(f"{path}: key `{unknown[0]}` is not a key of markets.toml",
+                          fix="remove or rename it: the file holds [defaults] and [[market]] tables")
+    return load_toml_model(Markets, path, {"markets": [{**defaults, **m} for m in tables]})
 
 
 def load_settings(path: Path) -> LeagueSettings:
@@ -400,16 +452,23 @@ def load_roster(path: Path) -> Roster:
     """The roster, with each seat checked the way it will run (adapter, profile, credential paths,
     key variables, adapter options, a lab's executable): a mistake is a ConfigError now, not a
     traceback or a sandbox incident at the first ask."""
-    from league_agents.registry import spec_problems
-
     roster = load_toml_model(Roster, path)
     for i, spec in enumerate(roster.seat):
-        problems = spec_problems(spec, files_here=not spec.worker)
+        problems = seat_problems(spec, files_here=not spec.worker)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise ConfigError(f"{path}: seat {i + 1} ({spec.name!r}): {problems[0]}{more}",
                               fix="correct that [[seat]] entry (docs/seats.md lists what each adapter takes)")
     return roster
+
+
+def seat_problems(spec: SeatSpec, *, stand_in: str = "", files_here: bool = True) -> list[str]:
+    """What is wrong with one seat entry of any roster (the council's, the contest's, an evaluation's): the
+    registry's checks of its adapter (league_agents.registry.spec_problems), or, for a track's own offline
+    stand-in adapter ``stand_in``, the bounds every adapter's options keep."""
+    if stand_in and spec.adapter == stand_in:
+        return generic_problems(spec.options)
+    return spec_problems(spec, files_here=files_here and not spec.worker)
 
 
 class Config(Frozen):
@@ -444,6 +503,7 @@ def load_config(folder: Path, *, roster_file: str = "roster.toml") -> Config:
     )
     _cross_check(config, folder / roster_file)
     _check_rolls(config, folder / "rolls.toml")
+    _check_stamp_files(config.settings.stamps, config.data_dir, folder / "league.toml")
     return config
 
 
@@ -477,6 +537,44 @@ def _check_rolls(config: Config, path: Path) -> None:
         if roll.market not in futures:
             raise ConfigError(f"{path}: roll {i + 1}: market {roll.market!r} is not a futures market of markets.toml",
                               fix=f"use one of {', '.join(sorted(futures))}")
+
+
+#: The first line of a PEM file of each kind ``[stamps]`` names.
+PEM_PRIVATE_KEY, PEM_CERTIFICATE = "PRIVATE KEY-----", "-----BEGIN CERTIFICATE-----"
+
+
+def _check_stamp_files(stamps: StampSettings, data_dir: Path, path: Path) -> None:
+    """The files ``[stamps]`` names are of the right kind where they are used: the signing key of the
+    transparency log a PEM private key, each authority's ``ca_file``/``cert_file`` a PEM certificate (a
+    key or certificate that is not one failed only at the evening's stamp, or read a system file). A key
+    not made yet is not an error here (`league init` makes it; `league doctor` reports it missing)."""
+    wanted = [("stamps.key", stamps.key, PEM_PRIVATE_KEY)] if stamps.rekor_url else []
+    for i, tsa in enumerate(stamps.tsa):
+        wanted += [(f"stamps.tsa.{i}.{k}", v, PEM_CERTIFICATE) for k, v in (("ca_file", tsa.ca_file),
+                                                                          ("cert_file", tsa.cert_file)) if v]
+    for key, value, marker in wanted:
+        file = data_dir / value  # an absolute value stays absolute
+        if marker == PEM_PRIVATE_KEY and not file.exists() and not file.is_symlink():
+            continue  # not made yet: `league init` makes it, and `league doctor` says it is missing
+        problem = _pem_problem(file, marker)
+        if problem:
+            raise ConfigError(f"{path}: key `{key}` = {shown(value)}: {problem}",
+                              fix="name the PEM file (relative paths are read from the data folder); "
+                                  "`league init` makes the signing key")
+
+
+def _pem_problem(path: Path, marker: str) -> str:
+    kind = "private key" if marker == PEM_PRIVATE_KEY else "certificate"
+    if not path.is_file():
+        return f"{path} is not a file"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64 * 1024)
+    except OSError as exc:
+        return f"{path} cannot be read ({exc.strerror or exc})"
+    if not head.startswith(b"-----BEGIN ") or marker.encode() not in head:
+        return f"{path} is not a PEM {kind}"
+    return ""
 
 
 def shipped_config_dir() -> Path:

@@ -55,6 +55,13 @@ class ChainBroken(BookError):
         self.reason = reason
 
 
+class UsageError(LeagueError):
+    """A command-line value that is not what the option takes (a date that does not exist, a number out of
+    its range); names the option, the value and what it takes."""
+
+    exit_code = 2
+
+
 class InvalidRecord(LeagueError):
     """A record (book line, contract, answer, config value) failed validation on construction."""
 

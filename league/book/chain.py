@@ -64,6 +64,11 @@ def link_of(content: Mapping[str, Any], n: int, prev: str, seal: str) -> str:
     return sha256_hex(canonical({**content, "n": n, "prev": prev, "seal": seal}))
 
 
+def sealable(content: Mapping[str, Any]) -> dict[str, Any]:
+    """``content`` as a line would carry it, or :class:`InvalidRecord` saying why it cannot be sealed."""
+    return _normalise(content)
+
+
 def _normalise(content: Mapping[str, Any]) -> dict[str, Any]:
     """Round-trip the content through JSON so what we hash is exactly what a reader parses.
 

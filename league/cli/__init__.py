@@ -11,6 +11,8 @@ import importlib
 import os
 import pkgutil
 import sys
+import traceback
+from typing import NoReturn
 
 import typer
 
@@ -57,6 +59,39 @@ def main() -> None:
 
         error = explain(exc)
         if error is None:
-            raise
+            _internal_error(exc)
         typer.echo(f"error: {error.diagnostics()}", err=True)
         sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except OSError as exc:  # a path that cannot be used as the verb needs: the path and the system's reason
+        typer.echo(f"error: {os_problem(exc)}\n  fix: check the path: it must exist (or be creatable), be of the "
+                   "kind the option names (a folder or a regular file) and be readable and writable by the league",
+                   err=True)
+        sys.exit(1)
+    except Exception as exc:  # noqa: BLE001 - the last guard: no command ends in a bare traceback
+        _internal_error(exc)
+
+
+def os_problem(exc: OSError) -> str:
+    """``path: reason`` of an OSError (both paths of a failed rename), without Python's ``[Errno N]``."""
+    reason = exc.strerror or str(exc)
+    if exc.filename is None:
+        return reason
+    where = str(exc.filename) + (f" -> {exc.filename2}" if exc.filename2 is not None else "")
+    return f"{where[:500]}: {reason}"
+
+
+#: The exit code of an error the league did not foresee (BSD sysexits' EX_SOFTWARE).
+INTERNAL_ERROR = 70
+
+
+def _internal_error(exc: BaseException) -> NoReturn:
+    """An exception no layer turned into a LeagueError is a bug: one line saying so, the traceback only when
+    asked for (``LEAGUE_DEBUG=1``), and exit 70. The tests' fuzz of every verb fails on this exit code."""
+    if os.environ.get("LEAGUE_DEBUG") == "1":
+        traceback.print_exception(exc)
+    text = f"{type(exc).__name__}: {exc}"
+    typer.echo(f"error: internal error ({text[:300]})\n  fix: this is a bug of the league; rerun with LEAGUE_DEBUG=1 "
+               "and report the command and its output", err=True)
+    sys.exit(INTERNAL_ERROR)

@@ -2,10 +2,30 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from league.errors import UsageError
+
+#: The days a command-line date may name: the NYSE calendar and the price histories hold nothing outside them.
+EARLIEST_DAY, LATEST_DAY = date(1990, 1, 1), date(2100, 12, 31)
+
+
+def parse_day(text: str, *, option: str, earliest: date = EARLIEST_DAY, latest: date = LATEST_DAY) -> date:
+    """A ``YYYY-MM-DD`` option's day, or a UsageError naming the option, the value and the range taken
+    (``2026-02-30`` does not exist; ``9999-12-31`` overflowed the day arithmetic behind it)."""
+    shown = repr(text if len(text) <= 40 else text[:40] + "…")
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"{option} {shown} is not a day YYYY-MM-DD that exists",
+                         fix=f"give a day such as {latest.year if latest.year < 2030 else 2026}-11-24") from None
+    if not earliest <= day <= latest:
+        raise UsageError(f"{option} {day} is outside {earliest} – {latest}", fix="give a day inside that range")
+    return day
 
 ConfigDir = Annotated[
     Path,

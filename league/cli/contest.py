@@ -4,11 +4,12 @@ The contest itself runs inside `league daemon` when the config folder holds a `c
 
 from __future__ import annotations
 
-from datetime import date
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from league.cli._common import parse_day
 
 contest_app = typer.Typer(name="contest", help="The vendor-CLI contest: sealed sweeps and betting rounds.",
                           no_args_is_help=True)
@@ -47,7 +48,7 @@ def demo(
     from league.contest.demo import run_demo
     from league.contest.errors import VerifyFailed
 
-    result = run_demo(out, seed=seed, day=date.fromisoformat(day), config=load_config(config), say=typer.echo)
+    result = run_demo(out, seed=seed, day=parse_day(day, option="--day"), config=load_config(config), say=typer.echo)
     for c in result.checks:
         typer.echo(f"{c.status:<7} {c.name}" + (f": {c.detail}" if c.detail else ""))
     if not result.verified:

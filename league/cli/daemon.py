@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import threading
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import structlog
 import typer
 
+from league.cli._common import parse_day
 from league.errors import LeagueError
 from league.shutdown import DEFAULT_GRACE_S, Shutdown, exit_now
 
@@ -136,7 +137,7 @@ def _run_one(lg: League, job: str, session: str | None, force_counted: bool) -> 
     from league.jobs.scheduler import run_job
 
     day = session or _today(lg)
-    if not lg.calendar.is_session(date.fromisoformat(day)):
+    if not lg.calendar.is_session(parse_day(day, option="--session")):
         raise LeagueError(f"{day} is not an NYSE session", fix="pass --session with a trading day")
     if job == "ask" and not force_counted:
         from league.jobs.ask import job_ask

@@ -57,6 +57,26 @@ def reachable(url: str, timeout: float = 3.0) -> Check:
         return Check(f"reachable {parts.hostname}:{port}", False, f"{url}: {exc}", "check the network or the URL")
 
 
+def config_checks(config_dir: Path, roster: Path | None) -> list[Check]:
+    """The whole configuration as the daemon loads it (every file, every bound, the checks across files),
+    then the files it names that must be in place before the first evening (the transparency log's key)."""
+    from league.config import load_config
+    from league.errors import LeagueError
+
+    try:
+        config = load_config(config_dir, roster_file=roster.name if roster else "roster.toml")
+    except LeagueError as exc:
+        return [Check("configuration", False, exc.message, exc.fix or "")]
+    checks = [Check("configuration", True, f"{config_dir}: {len(config.markets.markets)} markets, "
+                    f"{len(config.roster.seat)} seats, every value within its bounds (docs/configuration.md)")]
+    stamps = config.settings.stamps
+    if stamps.rekor_url:
+        key = config.data_dir / stamps.key
+        checks.append(Check("stamps: signing key", key.is_file(), str(key),
+                            "run `league init` (it makes the key) or set [stamps] key to the league's key"))
+    return checks
+
+
 def provider_checks(settings_file: Path) -> list[Check]:
     """Prices: replay configured, or Yahoo reachable; stamps: every configured authority reachable."""
     from league.config import load_settings
@@ -124,7 +144,7 @@ def doctor(
     ] = True,
 ) -> None:
     """Check the sandbox, every seat and the providers; exit 1 if anything is broken."""
-    checks = collect(roster or config / "roster.toml", probe)
+    checks = config_checks(config, roster) + collect(roster or config / "roster.toml", probe)
     if providers:
         checks += provider_checks(config / "league.toml")
     checks += broker_checks(config, roster)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from league.cli._common import parse_day
 
 if TYPE_CHECKING:
     from league.jobs.runner import SeatRunner
@@ -113,7 +114,7 @@ def questions(
     try:
         opts = RunOptions(trials=trials or config.trials, policy=Policy(policy or config.policy),
                           concurrency=concurrency or config.concurrency, limit=limit,
-                          cutoff=date.fromisoformat(cutoff) if cutoff else None,
+                          cutoff=parse_day(cutoff, option="--cutoff") if cutoff else None,
                           probabilities=config.probabilities if probabilities is None else probabilities)
     except ValueError as exc:
         raise ConfigError(f"bad option: {exc}", fix="--policy is none, api or web; --cutoff is YYYY-MM-DD") from exc

@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from league.cli._common import parse_day
 from league.portfolio.bills import BillRates
 from league.portfolio.decisions import TRADED_ACTIONS, ActionCell, Decision
 from league.portfolio.engine import ET
@@ -81,7 +82,7 @@ def demo_cmd(
     = "2026-01-05",
 ) -> None:
     """Run both leagues over SYNTHETIC bars with scripted seats; publish the files and replay.py."""
-    days = weekday_sessions(date.fromisoformat(start), sessions)
+    days = weekday_sessions(parse_day(start, option="--start"), sessions)
     bars = SyntheticBars(days, seed=seed)
     rng = random.Random(seed)
     seasons = [Season(rules, bars, BillRates.constant(bill_rate), seed=seed) for rules in (ARENA_3, PRO_1)]

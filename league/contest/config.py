@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from importlib import resources
@@ -19,13 +18,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from league import inputs
+from league.config import MAX_CONFIG_BYTES, seat_problems
 from league.contest.errors import RulesFrozen
+from league.contest.seats import STANDIN
 from league.errors import ConfigError
 from league_agents.base import SeatSpec
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class SweepRules(_Frozen):
@@ -188,7 +190,12 @@ def parse_config(data: dict[str, Any], source: str) -> ContestConfig:
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(f"{source}: {_where(first)}: {first['msg']}",
-                          fix="see docs/contest.md for every key of the contest configuration") from exc
+                          fix="see docs/contest.md for every key of the contest configuration") from None
+    for agent in config.agents:
+        problems = seat_problems(agent.seat, stand_in=STANDIN)
+        if problems:
+            raise ConfigError(f"{source}: agent {agent.agent!r}: seat {agent.seat.name!r}: {problems[0]}",
+                              fix="correct that agent's seat (docs/seats.md lists what each adapter takes)")
     check_rules_frozen(config)
     return config
 
@@ -200,13 +207,13 @@ def load_config(path: Path | None = None) -> ContestConfig:
         source = "league/contest/default.toml"
     else:
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot read the contest configuration ({exc})",
-                              fix="pass --contest-config or set LEAGUE_CONTEST_CONFIG to a readable file") from exc
+            text = inputs.read_text(path, what="contest configuration", max_bytes=MAX_CONFIG_BYTES)
+        except inputs.InputError as exc:
+            raise ConfigError(exc.message, fix="pass --contest-config or set LEAGUE_CONTEST_CONFIG to a readable "
+                              f"TOML file ({exc.fix})") from None
         source = str(path)
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML ({exc})", fix="fix the TOML syntax at that line") from exc
+        data = inputs.parse_toml(text, where=source)
+    except inputs.InputError as exc:
+        raise ConfigError(exc.message, fix=exc.fix) from None
     return parse_config(data, source)

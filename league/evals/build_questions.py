@@ -16,11 +16,11 @@ import json
 import os
 import sqlite3
 import sys
-import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from league import inputs
 from league.evals.errors import QuestionFileError
 from league.evals.questions import COLUMNS, DEFAULT_TABLE, parse_row, read_question_file
 from league.evals.recipe import league_recipe
@@ -54,7 +54,11 @@ def data_dir() -> Path:
 def source_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
     """The TOML questions as table rows (options as a JSON array), each checked by the reader's row rules."""
     rows = []
-    for i, q in enumerate(source.get("question", []), 1):
+    questions = source.get("question", [])
+    if not isinstance(questions, list) or not all(isinstance(q, dict) for q in questions):
+        raise QuestionFileError("the source's `question` is not a list of [[question]] tables",
+                                fix="write each question as a [[question]] table")
+    for i, q in enumerate(questions, 1):
         row = {c: q.get(c) for c in COLUMNS} | {"info_cutoff": q.get("info_cutoff")}
         row["options"] = json.dumps(q.get("options"), ensure_ascii=False)
         try:
@@ -73,11 +77,29 @@ def features(source: dict[str, Any]) -> dict[str, Any]:
 
 def build(source_path: Path, out: Path) -> Path:
     """Write ``out`` from ``source_path`` (atomically); return ``out``."""
-    source = tomllib.loads(Path(source_path).read_text(encoding="utf-8"))
+    source = inputs.read_toml(Path(source_path), what="question source (TOML)")
     rows = source_rows(source)
+    missing = [k for k in ("dataset_name", "split_name", "built_at") if not isinstance(source.get(k), str)]
+    if missing:
+        raise QuestionFileError(f"{source_path}: the source names no {', '.join(missing)} (text)",
+                                fix="add them at the top of the TOML source")
     tmp = out.with_name(out.name + ".tmp")
     tmp.unlink(missing_ok=True)
-    conn = sqlite3.connect(tmp)
+    try:
+        _write(tmp, source, rows)
+    except sqlite3.Error as exc:
+        raise QuestionFileError(f"{out}: the question file cannot be written ({exc})",
+                                fix="name a writable file path with --out") from None
+    checked = read_question_file(tmp)
+    if checked.invalid or len(checked.questions) != len(rows):
+        tmp.unlink(missing_ok=True)
+        raise QuestionFileError(f"the built file does not read back cleanly: {checked.invalid}", fix="fix the source")
+    os.replace(tmp, out)
+    return out
+
+
+def _write(path: Path, source: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    conn = sqlite3.connect(path)
     try:
         conn.executescript(SCHEMA)
         conn.executemany(f'INSERT INTO "{DEFAULT_TABLE}" VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -88,12 +110,6 @@ def build(source_path: Path, out: Path) -> Path:
         conn.commit()
     finally:
         conn.close()
-    checked = read_question_file(tmp)
-    if checked.invalid or len(checked.questions) != len(rows):
-        tmp.unlink(missing_ok=True)
-        raise QuestionFileError(f"the built file does not read back cleanly: {checked.invalid}", fix="fix the source")
-    os.replace(tmp, out)
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:

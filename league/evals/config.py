@@ -10,7 +10,6 @@ cannot be applied without it.
 
 from __future__ import annotations
 
-import tomllib
 from datetime import date
 from importlib import resources
 from pathlib import Path
@@ -18,15 +17,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from league import inputs
+from league.config import MAX_CONFIG_BYTES, MAX_SEATS, seat_problems
 from league.errors import ConfigError
 from league.evals.policy import Policy
+from league.evals.seats import STANDIN
 from league_agents.base import SeatSpec
+from league_agents.options import SeatOptions
 
 CONFIG_FIX = "see docs/evals.md for every key of the evaluation configuration"
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class EvalSeat(_Frozen):
@@ -46,7 +49,7 @@ class EvalConfig(_Frozen):
     concurrency: int = Field(default=4, ge=1, le=64)
     policy: Policy = Policy.NONE
     probabilities: bool = False
-    seats: tuple[EvalSeat, ...] = ()
+    seats: tuple[EvalSeat, ...] = Field(default=(), max_length=MAX_SEATS)
 
 
 def _where(error: Any) -> str:
@@ -58,38 +61,53 @@ def _read_toml(path: Path | None, package_file: str) -> tuple[dict[str, Any], st
         text = resources.files("league.evals").joinpath(package_file).read_text(encoding="utf-8")
         source = f"league/evals/{package_file}"
     else:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot read ({exc})", fix="pass a readable TOML file") from exc
         source = str(path)
+        try:
+            text = inputs.read_text(Path(path), what="TOML file", max_bytes=MAX_CONFIG_BYTES)
+        except inputs.InputError as exc:
+            raise ConfigError(exc.message, fix=exc.fix) from None
     try:
-        return tomllib.loads(text), source
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML ({exc})", fix="fix the TOML syntax at that line") from exc
+        return inputs.parse_toml(text, where=source), source
+    except inputs.InputError as exc:
+        raise ConfigError(exc.message, fix=exc.fix) from None
 
 
 def load_config(path: Path | None = None) -> EvalConfig:
     data, source = _read_toml(path, "default.toml")
     try:
-        return EvalConfig.model_validate(data)
+        config = EvalConfig.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise ConfigError(f"{source}: {_where(first)}: {first['msg']}", fix=CONFIG_FIX) from exc
+        raise ConfigError(f"{source}: {_where(first)}: {first['msg']}", fix=CONFIG_FIX) from None
+    for seat in config.seats:
+        _check_seat(seat.seat, source)
+    return config
+
+
+def _check_seat(spec: SeatSpec, source: str) -> None:
+    problems = seat_problems(spec, stand_in=STANDIN)
+    if problems:
+        raise ConfigError(f"{source}: seat {spec.name!r}: {problems[0]}",
+                          fix="correct that seat (docs/seats.md lists what each adapter takes)")
 
 
 def _roster_seat(roster: Path, name: str) -> EvalSeat | None:
     data, source = _read_toml(roster, "")
-    for entry in data.get("seat", []):
+    entries = data.get("seat", [])
+    for entry in entries if isinstance(entries, list) else []:
         if isinstance(entry, dict) and entry.get("name") == name:
             try:
                 spec = SeatSpec.model_validate(entry)
-                opts = spec.options
-                return EvalSeat(knowledge_cutoff=opts.get("knowledge_cutoff"),
-                                max_concurrency=int(opts.get("max_concurrency", 1)), seat=spec)
-            except (ValidationError, ValueError, TypeError) as exc:
-                raise ConfigError(f"{source}: seat {name!r} is not a valid eval seat ({exc})",
-                                  fix="options.knowledge_cutoff is a date, options.max_concurrency an integer") from exc
+                opts = SeatOptions.model_validate({k: v for k, v in spec.options.items()
+                                                   if k in SeatOptions.model_fields})
+                seat = EvalSeat(knowledge_cutoff=opts.knowledge_cutoff, max_concurrency=opts.max_concurrency, seat=spec)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                raise ConfigError(f"{source}: seat {name!r} is not a valid eval seat ({_where(first)}: "
+                                  f"{first['msg']})", fix="options.knowledge_cutoff is a date, "
+                                  "options.max_concurrency an integer from 1 to 64") from None
+            _check_seat(spec, source)
+            return seat
     return None
 
 

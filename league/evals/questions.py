@@ -15,7 +15,6 @@ its reason and reported as excluded, so one typo does not hide the other questio
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import sqlite3
 from collections.abc import Mapping
@@ -25,6 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from league import inputs
 from league.evals.errors import QuestionFileError
 from league.evals.recipe import Recipe, kind_of, league_recipe, validate_recipe
 
@@ -128,10 +128,12 @@ def _metadata(conn: sqlite3.Connection, path: Path) -> tuple[Recipe, dict[str, A
         raise QuestionFileError(f"{where} has {len(rows)} rows; exactly one is expected",
                                 fix="keep the one row whose features_json holds the recipe")
     row = dict(rows[0])
+    if not isinstance(row["features_json"], str):
+        raise QuestionFileError(f"{where}.features_json is not text", fix="store a JSON object as text")
     try:
-        features = json.loads(row["features_json"])
-    except (TypeError, ValueError) as exc:
-        raise QuestionFileError(f"{where}.features_json is not JSON ({exc})", fix="store a JSON object") from exc
+        features = inputs.parse_json(row["features_json"], where=f"{where}.features_json")
+    except inputs.InputError as exc:
+        raise QuestionFileError(exc.message, fix="store a JSON object") from None
     if not isinstance(features, dict) or "prompt_reconstruction" not in features:
         raise QuestionFileError(f"{where}.features_json has no prompt_reconstruction object",
                                 fix="features_json must hold {\"prompt_reconstruction\": {...eleven keys...}}")
@@ -147,9 +149,9 @@ def _date(text: Any, name: str) -> date:
 
 
 def _options(raw: Any, question_type: str) -> tuple[str, ...]:
-    try:
-        options = json.loads(raw) if isinstance(raw, str) else None
-    except ValueError:
+    try:  # a label list: nested 50,000 deep, it is refused before the parser recurses
+        options = inputs.parse_json(raw, where="options", max_depth=2) if isinstance(raw, str) else None
+    except inputs.InputError:
         options = None
     if not isinstance(options, list) or len(options) < 2:
         raise ValueError("options is not a JSON array of at least two labels")

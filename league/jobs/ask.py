@@ -18,7 +18,7 @@ from typing import Any
 import structlog
 
 from league import budgets
-from league.asks import MarketLine, account_block, common_text, publish_ask_text, sha256_text
+from league.asks import MarketLine, account_block, common_text, publish_ask_text, sha256_text, unsealable
 from league.book.index import BookIndex
 from league.book.lines import RunLine, RunRole
 from league.calendar import et_time
@@ -27,7 +27,7 @@ from league.config import as_time
 from league.counting import COUNTED, counted_runs, run_events
 from league.jobs.context import League, Pending
 from league.jobs.runner import SeatAsk
-from league.jobs.seal import seal_on_arrival
+from league.jobs.seal import seal_fault, seal_on_arrival
 from league.jobs.snapshot import daily_closes, job_snapshot
 from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec, prefetch, prefetches
 
@@ -77,6 +77,8 @@ def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequenc
     common_sha = publish_ask_text(lg.data_dir / "asks", text)
     asked = markets_asked(lg)
     closes, second = deadline(lg, session), second_wave_time(lg, session)
+    faults = unsealable(specs, asked, closes)
+    specs = [s for s in specs if s.name not in faults]
     lg.asks.seal_roster(run_id, session, specs, asked, closes, second, lg.config.roster.retry_policy, role)
     lg.seal(RunLine.from_content({
         "run_id": run_id, "session": session, "role": role, "attempt": attempt, "parent_run": parent,
@@ -84,6 +86,8 @@ def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequenc
         "methodology": lg.config.settings.methodology.as_json(), "crowd": list(crowd),
         "events": run_events(lg, session), "deadline": iso_seconds(closes),
     }))
+    for name, problem in faults.items():
+        seal_fault(lg, run_id, session, name, attempt, f"not asked: {problem}")
     if context_extra is None and lg.ask_context is not None:
         context_extra = lg.ask_context(lg, session)
     context = structured_context(lg, record, context_extra)

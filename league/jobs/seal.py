@@ -31,7 +31,7 @@ from league.errors import BookError, InvalidRecord
 from league.jobs.context import League, Pending
 from league.jobs.runner import ReplyRecord
 from league.ops import metrics
-from league_agents.base import SeatReply
+from league_agents.base import FailureClass, SeatReply
 
 log = structlog.get_logger(__name__)
 
@@ -248,6 +248,17 @@ def sweep_temporary(data_dir: Path) -> list[Path]:
     if gone:
         log.info("sweep.temporary_removed", files=[str(p.relative_to(data_dir)) for p in gone])
     return gone
+
+
+def seal_fault(lg: League, run_id: str, session: str, seat: str, attempt: int, detail: str) -> None:
+    """A seat the run could not ask because of its own configured value (the last guard behind the roster's
+    bounds): its ``seat_fault`` silence, sealed at once, so the seat's morning is accounted for and every
+    other seat's goes on."""
+    log.error("seal.seat_fault", seat=seat, run_id=run_id, detail=detail)
+    lg.seal(SilenceLine.from_content({
+        "run_id": run_id, "session": session, "seat": seat, "attempt": attempt,
+        "failure": str(FailureClass.SEAT_FAULT), "detail": clean_text(detail[:500]),
+        "booked_at": iso_seconds(lg.clock.now())}))
 
 
 def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:

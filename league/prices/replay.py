@@ -44,7 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from league.calendar import DEFAULT_END, GROW_BY, Calendar, et_date, et_to_utc
-from league.config import Config, MarketSpec
+from league.config import REFERENCE_RULE, Config, MarketSpec
 from league.prices.cache import BarCache, FolderBarCache, day_path, read_day_file, utc_days
 from league.prices.columns import (
     SET_CLOSE,
@@ -292,9 +292,12 @@ class _Target:
 
 
 def _pseudo_market(code: str, symbol: str, kind: str = "index") -> MarketSpec:
-    return MarketSpec(
-        code=code, name=symbol, symbol=symbol, kind=kind, group=code.lower(), provider=PROVIDER_NAME,  # type: ignore[arg-type]
-        reference_rule="none", horizons=("1d",), end_time="16:00", trading="session",
+    """A path for a symbol no configured market has (a fund, the bill rate): internal to the replay, never in a
+    contract, so it is not validated as a configured market is (any symbol asked for gets one)."""
+    return MarketSpec.model_construct(
+        code=code, name=symbol, symbol=symbol, kind=kind, group=code.lower(), provider=PROVIDER_NAME,
+        reference_rule=REFERENCE_RULE, horizons=("1d",), end_time="16:00", trading="session", fund="",
+        fund_inverse=False, history="none",
     )
 
 

@@ -174,10 +174,13 @@ def _spec(code: str, by_h: dict[str, dict[str, Any]]) -> MarketSpec:
     would differ, and step 11 would name them."""
     first = next(iter(by_h.values()))
     horizons = tuple(h for h in HORIZON_SESSIONS if h in by_h)
-    return MarketSpec(code=code, name=code, symbol=str(first.get("price_symbol") or code), kind="index",
-                      group="sealed", provider=str(first.get("price_provider") or ""),
-                      reference_rule=str(first.get("reference_rule") or ""), horizons=horizons, end_time="16:00",
-                      trading="session")
+    # Not validated as a configuration file is: what a book sealed is taken as sealed (an older book's price
+    # source or rule may be one this version no longer configures; the checks compare, they do not refuse).
+    return MarketSpec.model_construct(code=code, name=code, symbol=str(first.get("price_symbol") or code),
+                                      kind="index", group="sealed", provider=str(first.get("price_provider") or ""),
+                                      reference_rule=str(first.get("reference_rule") or ""), horizons=horizons,
+                                      end_time="16:00", trading="session", fund="", fund_inverse=False,
+                                      history="none")
 
 
 def _deadline(runs: list[dict[str, Any]]) -> str:

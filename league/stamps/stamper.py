@@ -80,8 +80,8 @@ def config_from_settings(settings: Any, data_dir: Path) -> StampConfig:
     ``local_tsa = true`` adds two independent local authorities (``local-a``, ``local-b``) kept
     under ``DATA/stamps/local-tsa/`` — the offline demo's "at least two authorities".
     """
-    tsa = [TsaEndpoint(name=t.name, url=t.url, ca_file=_maybe_path(t.ca_file), cert_file=_maybe_path(t.cert_file))
-           for t in settings.tsa]
+    tsa = [TsaEndpoint(name=t.name, url=t.url, ca_file=_in_data(data_dir, t.ca_file),
+                       cert_file=_in_data(data_dir, t.cert_file)) for t in settings.tsa]
     if getattr(settings, "local_tsa", False):
         for name in ("local-a", "local-b"):
             folder = data_dir / "stamps" / "local-tsa" / name
@@ -92,8 +92,9 @@ def config_from_settings(settings: Any, data_dir: Path) -> StampConfig:
                        rekor_url=settings.rekor_url or None, key_path=key if key.is_absolute() else data_dir / key)
 
 
-def _maybe_path(value: str | None) -> Path | None:
-    return Path(value) if value else None
+def _in_data(data_dir: Path, value: str | None) -> Path | None:
+    """A file ``[stamps]`` names: relative to the data folder, as the signing key (absolute stays absolute)."""
+    return data_dir / value if value else None
 
 
 def backend_class(kind: str) -> Any:

@@ -25,6 +25,7 @@ from urllib.parse import quote, unquote, urlsplit
 import structlog
 from kombu.connection import Connection
 
+from league import inputs
 from league.workers.errors import BrokerError, WorkerConfigError
 from league.workers.topology import (
     REPLIES_QUEUE,
@@ -120,12 +121,7 @@ def parse_target(url: str, *, password_file: str | Path | None = None, ca_file: 
                                 fix="give the broker as amqps://USER@HOST:5671/league-QUEUE")
     password = unquote(parts.password or "")
     if password_file:
-        try:
-            password = Path(password_file).read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise WorkerConfigError(f"broker password file {password_file}: {exc.strerror or exc}",
-                                    fix="point --password-file (LEAGUE_BROKER_PASSWORD_FILE) at a readable file"
-                                    ) from None
+        password = _password_text(Path(password_file))
     if not password:
         raise WorkerConfigError(f"no password for broker user {unquote(parts.username)!r}",
                                 fix="give --password-file (LEAGUE_BROKER_PASSWORD_FILE)")
@@ -243,6 +239,9 @@ class Rabbitmqctl:
             raise BrokerError("rabbitmqctl is not installed here",
                               fix="run `league broker` on the broker host (apt-get install -y rabbitmq-server)"
                               ) from None
+        except OSError as exc:
+            raise BrokerError(f"{self.command[0]} cannot be run ({exc.strerror or exc})",
+                              fix="give --rabbitmqctl the path of RabbitMQ's rabbitmqctl") from None
         outs = []
         for (args, stdin), proc in zip(calls, procs, strict=True):
             try:
@@ -279,10 +278,19 @@ class Rabbitmqctl:
         return (("change_password", user) if exists else ("add_user", user)), password + "\n"
 
 
+def _password_text(path: Path) -> str:
+    """A password file's text: a small regular UTF-8 file (a FIFO or a device is refused, never read)."""
+    try:
+        return inputs.read_text(path, what="password file", max_bytes=4096).strip()
+    except inputs.InputError as exc:
+        raise WorkerConfigError(exc.message, fix="point --password-file (LEAGUE_BROKER_PASSWORD_FILE) at the "
+                                "password's file, one line") from None
+
+
 def read_or_make_password(path: Path) -> str:
     """The password in ``path``; a new random one written there (mode 0600) when the file does not exist."""
     if path.exists():
-        text = path.read_text(encoding="utf-8").strip()
+        text = _password_text(path)
         if not text:
             raise WorkerConfigError(f"password file {path} is empty", fix=f"delete {path} to have one generated")
         return text

@@ -38,7 +38,7 @@ def test_a_remote_seats_executable_lives_on_the_labs_machine_not_here(tmp_path: 
     seat = next(s for s in config.roster.seat if s.name == "lab-seat")
     assert seat.worker == "lab-a"
     local = REMOTE_SEAT.replace('worker = "lab-a"\n', "").replace("lab-seat", "here-seat")
-    with pytest.raises(ConfigError, match="is not a file"):  # the same entry on the league's host is checked
+    with pytest.raises(ConfigError, match="is not an executable file"):  # checked on the league's host
         load_config(folder_with(tmp_path / "b", local))
 
 
@@ -76,7 +76,10 @@ def test_the_composition_root_routes_worker_seats_to_the_broker_and_refuses_a_se
     assert remote.league.password == "s3cret" and remote.league.user == "league"  # never connected here
     runner.close()
 
-    secret = REMOTE_SEAT.replace("options = { ", 'options = { api_key = "sk-live", ')
+    unknown = REMOTE_SEAT.replace("options = { ", 'options = { api_key = "sk-live", ')
+    with pytest.raises(ConfigError, match="options.api_key is not an option"):  # refused as the roster loads
+        load_config(folder_with(tmp_path / "unknown", unknown, workers.replace("../", "../../")))
+    secret = REMOTE_SEAT.replace("options = { ", 'options = { base_url = "https://lab:sk-live@gateway.lab", ')
     leaky = load_config(folder_with(tmp_path / "leaky", secret, workers.replace("../", "../../")))
-    with pytest.raises(ConfigError, match="looks like a secret"):
+    with pytest.raises(ConfigError, match="secret"):  # an option the adapter takes may still carry one
         make_runner(leaky, SystemClock(), {})

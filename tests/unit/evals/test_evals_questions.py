@@ -110,7 +110,7 @@ def test_every_recipe_problem_is_an_error_naming_the_key(tmp_path: Path, recipe:
 @pytest.mark.parametrize(("features", "rows", "message"), [
     (json.dumps({"prompt_reconstruction": {}}), 0, r"dataset_metadata is empty"),
     (json.dumps({"prompt_reconstruction": league_recipe_values()}), 2, r"dataset_metadata has 2 rows"),
-    ("{not json", 1, r"features_json is not JSON"),
+    ("{not json", 1, r"features_json: not valid JSON"),
     (json.dumps({"schema_version": 1}), 1, r"features_json has no prompt_reconstruction"),
 ])
 def test_metadata_problems_are_errors(tmp_path: Path, features: str, rows: int, message: str) -> None:
@@ -176,3 +176,17 @@ def test_info_cutoff_or_created_at_column_is_read(tmp_path: Path) -> None:
     rows = [row("c", created_at="2026-01-05")]
     qs = read_question_file(make_db(tmp_path / "c.db", rows, league_recipe_values(), extra_columns=("created_at",)))
     assert qs.questions[0].info_cutoff == date(2026, 1, 5)
+
+
+def test_options_nested_fifty_thousand_deep_are_an_invalid_row_not_a_recursion_error(tmp_path: Path) -> None:
+    deep = "[" * 50_000 + "]" * 50_000
+    path = make_db(tmp_path / "deep.db", [row("q1", options=deep), row("q2")])
+    qset = read_question_file(path)
+    assert [q.id for q in qset.questions] == ["q2"]
+    assert qset.invalid and qset.invalid[0][0] == "q1" and "options" in qset.invalid[0][1]
+
+
+def test_features_json_nested_fifty_thousand_deep_is_a_question_file_error(tmp_path: Path) -> None:
+    path = make_db(tmp_path / "deep.db", [row("q1")], features="[" * 50_000 + "]" * 50_000)
+    with pytest.raises(QuestionFileError, match="nested 50000 levels deep"):
+        read_question_file(path)
