@@ -34,13 +34,59 @@ _SHOW = reprlib.Repr()
 _SHOW.maxstring, _SHOW.maxother, _SHOW.maxlevel = 80, 80, 3
 
 
-def clean_text(text: str) -> str:
-    """``text`` with lone surrogates spelled out (``\\udXXX``): what JSON and UTF-8 can carry."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
+#: Characters that change or hide how a text is shown, escaped visibly wherever a seat's text is sealed:
+#: the C0 controls (NUL, ESC that starts an ANSI sequence, CR that rewrites a terminal line...), DEL and the
+#: C1 controls; the bidirectional controls (U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069); the invisible
+#: format characters (soft hyphen, U+180E, zero-width space/joiners, U+2060-U+2064, BOM, U+FFF9-U+FFFB, the
+#: tag characters U+E0000-U+E007F); the line and paragraph separators; and lone surrogates, which UTF-8
+#: cannot carry. An explicit list, not a Unicode category, so the sealed text does not depend on the
+#: Python version's Unicode tables.
+_HIDDEN = ("\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064"
+           "\u2066-\u2069\ufeff\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f")
+#: In text that may run over lines (a cell's ``risk``, a failure's ``detail``) tab and newline are kept.
+_HIDDEN_TEXT = re.compile(f"([{_HIDDEN}])")
+#: In a one-line label (a reported model, version or mode, a worker's name) they are escaped too.
+_HIDDEN_LABEL = re.compile(f"([\t\n{_HIDDEN}])")
+LABEL_CAP = 200
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _cleaned(text: str, hidden: re.Pattern[str], cap: int | None) -> str:
+    """``text`` (its first ``cap`` characters) with each hidden character escaped, cut to ``cap`` at an
+    escape's boundary (never inside one). Text without such characters is returned as it is."""
+    head = text if cap is None else text[:cap]
+    if hidden.search(head) is None:
+        return head
+    parts = hidden.split(head)  # text, hidden character, text, ...
+    out: list[str] = []
+    size = 0
+    for k, part in enumerate(parts):
+        piece = _escape(part) if k % 2 else part
+        if cap is not None and size + len(piece) > cap:
+            if not k % 2:
+                out.append(piece[: cap - size])
+            break
+        out.append(piece)
+        size += len(piece)
+    return "".join(out)
+
+
+def clean_text(text: str, cap: int | None = None) -> str:
+    """``text`` as the book may show it: every character of :data:`_HIDDEN` spelled out as ``\\uXXXX``
+    (a lone surrogate as ``\\ud800``, U+202E as ``\\u202e``, ESC as ``\\u001b``), tab and newline kept,
+    at most ``cap`` characters as shown. Why escaped, not removed: what the seat sent stays readable, and
+    nothing it sent can reverse, hide or recolour the text around it where a line is displayed."""
+    return _cleaned(text, _HIDDEN_TEXT, cap)
+
+
+def clean_label(text: str, cap: int = LABEL_CAP) -> str:
+    """A one-line label a seat reports about itself (model, version, mode, a worker's name): as
+    :func:`clean_text`, with tab and newline escaped too, at most ``cap`` characters as shown."""
+    return _cleaned(text, _HIDDEN_LABEL, cap)
 
 
 def show(value: Any) -> str:
@@ -180,9 +226,9 @@ def _text(value: Any, cap: int = TEXT_CAP) -> str:
     if value is None:
         return ""
     if isinstance(value, str):
-        return clean_text(value[:cap])
+        return clean_text(value, cap)
     if isinstance(value, bool | int | float):
-        return clean_text(str(value)[:cap])
+        return clean_text(str(value), cap)
     return show(value)[:cap]
 
 
@@ -313,7 +359,7 @@ def json_safe(value: Any, depth: int = 12, width: int = 200, text_cap: int = 200
     container (what lies beyond is replaced by a marker string). For what seats report about
     themselves (``usage``) and objects read back from a reply."""
     if isinstance(value, str):
-        return clean_text(value[:text_cap])
+        return clean_text(value, text_cap)
     if value is None or isinstance(value, bool | int):
         return value if not isinstance(value, int) or abs(value) < 10**18 else "(integer too large)"
     if isinstance(value, float):
@@ -321,7 +367,7 @@ def json_safe(value: Any, depth: int = 12, width: int = 200, text_cap: int = 200
     if depth <= 0:
         return "(nested deeper than the book keeps)"
     if isinstance(value, Mapping):
-        out = {clean_text(str(k)[:200]): json_safe(v, depth - 1, width, text_cap)
+        out = {clean_text(str(k), 200): json_safe(v, depth - 1, width, text_cap)
                for k, v in list(value.items())[:width]}
         if len(value) > width:
             out["…"] = f"{len(value) - width} more entries dropped"
