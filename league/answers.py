@@ -175,15 +175,17 @@ class _Answers:
 
     count: int = 0
     first: dict[str, Any] | None = None
+    first_text: str = ""
     differ: bool = False
 
-    def add(self, obj: dict[str, Any]) -> None:
-        if not isinstance(obj.get("forecast"), Mapping):
-            return
+    def add(self, obj: dict[str, Any], text: str, start: int, end: int) -> None:
+        """Count the answer ``obj`` (decoded from ``text[start:end]``). The same source text is the same
+        answer, compared at C speed; only different texts are compared as values."""
         self.count += 1
+        source = text[start:end]
         if self.first is None:
-            self.first = obj
-        elif not self.differ and not same_value(obj, self.first):
+            self.first, self.first_text = obj, source
+        elif not self.differ and source != self.first_text and not same_value(obj, self.first):
             self.differ = True
 
 
@@ -285,30 +287,49 @@ def _last_object(text: str, budget: _Budget, answers: _Answers | None = None) ->
         budget.spend(end - pos)
         if isinstance(obj, dict):
             best = obj, pos, end
-            if answers is not None:
-                answers.add(obj)
+            if answers is not None and isinstance(obj.get("forecast"), dict):  # an answer object
+                answers.add(obj, text, pos, end)
         pos = text.find("{", end)
     return None if best is None else (best[0], text[best[1]:best[2]])
 
 
 class _Repeats:
     """``object_pairs_hook`` that builds each object as ``json`` does (the last value of a repeated key
-    wins) and remembers every object whose keys repeat, with every value each repeated key was given.
+    wins) and remembers every object whose keys repeat.
 
-    Keyed by ``id``; the entry holds the object and the overwritten values, so no id is reused while
-    the table lives."""
+    An object holding a key the parser could read somewhere (``readable``: ``forecast``, the asked
+    markets, their horizons, ``years``, a cell's fields) is kept with its pairs as written, keyed by
+    ``id`` (the pairs hold the overwritten values, and the object is in the tree or in an ancestor's
+    pairs, so no id is reused while the table lives). Any other object only counts its extra keys and
+    lends the names of the first few: a reply of 600,000 small objects that repeat a key costs little
+    more than ``json`` itself."""
 
-    def __init__(self) -> None:
-        self.seen: dict[int, tuple[dict[str, Any], dict[str, list[Any]]]] = {}
+    def __init__(self, readable: frozenset[str]) -> None:
+        self.readable = readable
+        self.seen: dict[int, list[tuple[str, Any]]] = {}
+        self.unread_extra = 0
+        self.unread_names: dict[str, None] = {}
+        self._named = 0
 
     def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         obj = dict(pairs)
         if len(obj) != len(pairs):
-            values: dict[str, list[Any]] = {}
-            for key, value in pairs:
-                values.setdefault(key, []).append(value)
-            self.seen[id(obj)] = (obj, {k: v for k, v in values.items() if len(v) > 1})
+            if not self.readable.isdisjoint(obj):
+                self.seen[id(obj)] = pairs
+            else:
+                self.unread_extra += len(pairs) - len(obj)
+                if self._named < _NAMED:
+                    self._named += 1
+                    self.unread_names.update(dict.fromkeys(_values_given(pairs)))
         return obj
+
+
+def _values_given(pairs: list[tuple[str, Any]]) -> dict[str, list[Any]]:
+    """Every value of each key given more than once, in order."""
+    values: dict[str, list[Any]] = {}
+    for key, value in pairs:
+        values.setdefault(key, []).append(value)
+    return {k: v for k, v in values.items() if len(v) > 1}
 
 
 def _number(value: Any) -> float | None:
@@ -403,7 +424,7 @@ def _parse(raw: str, markets: Mapping[str, Sequence[str]]) -> ParsedReply:
     found = _find(raw, count_answers=True)
     if found.obj is None:
         return ParsedReply(ok=False, failure=found.why)
-    obj, repeats = _read_again(found.source)
+    obj, repeats = _read_again(found.source, markets)
     if obj is None:
         return ParsedReply(ok=False, failure="the reply's JSON object is nested too deeply to be checked for "
                                              "repeated keys")
@@ -464,10 +485,11 @@ def _answer_count(found: _Found) -> tuple[str, list[str]]:
     return "", []
 
 
-def _read_again(source: str) -> tuple[dict[str, Any] | None, _Repeats]:
+def _read_again(source: str, markets: Mapping[str, Sequence[str]]) -> tuple[dict[str, Any] | None, _Repeats]:
     """The chosen object decoded again from its own text, this time noting every repeated key (done for
     that one object only: the search itself runs at the C decoder's speed)."""
-    repeats = _Repeats()
+    readable = frozenset({"forecast", "years", *markets, *(h for hs in markets.values() for h in hs), *CELL_KEYS})
+    repeats = _Repeats(readable)
     try:
         obj, _ = json.JSONDecoder(object_pairs_hook=repeats).raw_decode(source)
     except (ValueError, RecursionError):  # nested to the edge of the interpreter's limit
@@ -484,20 +506,24 @@ def _repeated_keys(obj: dict[str, Any], repeats: _Repeats,
                    markets: Mapping[str, Sequence[str]]) -> tuple[list[str], list[str]]:
     """``(conflicts, notes)`` for the keys given more than once. Where the parser reads (``forecast``, an
     asked market, its horizons and ``years``, a cell's fields): different values are a conflict, the same
-    value a note. Keys repeated anywhere else change nothing that is read: one note names them."""
+    value a note. Keys repeated anywhere else change nothing that is read: one note counts them (each
+    extra time a key is given) and names the first few."""
     conflicts: list[str] = []
     notes: list[str] = []
-    elsewhere: list[str] = []
+    unread: dict[str, None] = {}  # the names of keys repeated where nothing is read, in order
+    extra = 0
     checked: set[int] = set()
 
     def check(holder: Any, where: str, read: Container[str]) -> None:
-        entry = repeats.seen.get(id(holder)) if isinstance(holder, dict) else None
-        if entry is None:
+        nonlocal extra
+        pairs = repeats.seen.get(id(holder)) if isinstance(holder, dict) else None
+        if pairs is None:
             return
         checked.add(id(holder))
-        for key, values in entry[1].items():
+        for key, values in _values_given(pairs).items():
             if key not in read:
-                elsewhere.append(key)
+                unread.setdefault(key)
+                extra += len(values) - 1
             elif _all_same(values):
                 notes.append(f"{where}\"{key}\" is given {len(values)} times, each time the same ({show(values[0])}); "
                              "read once")
@@ -515,13 +541,24 @@ def _repeated_keys(obj: dict[str, Any], repeats: _Repeats,
                 check(body, f"{code} ", (*horizons, "years"))
                 for h in horizons:
                     check(body.get(h), f"{code} {h} ", CELL_KEYS)
-    for key, (_, repeated) in repeats.seen.items():
+    named = 0
+    for key, pairs in repeats.seen.items():
         if key not in checked:
-            elsewhere += repeated
-    if elsewhere:
-        listed = ", ".join(show(k) for k in elsewhere[:5]) + (", ..." if len(elsewhere) > 5 else "")
-        notes.append(f"{len(elsewhere)} keys are repeated where the parser reads nothing ({listed}); ignored")
+            extra += len(pairs) - len(dict(pairs))
+            if named < _NAMED:
+                named += 1
+                unread.update(dict.fromkeys(_values_given(pairs)))
+    extra += repeats.unread_extra
+    unread.update(repeats.unread_names)
+    if extra:
+        names = list(unread)
+        listed = ", ".join(show(k) for k in names[:_NAMED]) + (", ..." if len(names) > _NAMED else "")
+        notes.append(f"{extra} keys are repeated where the parser reads nothing ({listed}); ignored")
     return conflicts, notes
+
+
+#: How many names of keys repeated where nothing is read the note lists.
+_NAMED = 5
 
 
 def _all_same(values: Sequence[Any]) -> bool:
