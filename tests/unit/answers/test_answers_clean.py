@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from league.answers import clean_label, clean_text, parse_reply
+from league.answers import clean_label, clean_text, json_safe, parse_reply
 
 MARKETS = {"SPX": ["1d", "1w"], "BTC": ["1d"]}
 
@@ -51,3 +51,5 @@ def test_cell_text_fields_and_usage_are_escaped_too() -> None:
                     ' "years": "\\u0000"}}}', MARKETS)
     cell = p.items["SPX"]["1d"]
     assert cell.risk == "a\\u202eb\nc" and cell.action_word == "\\u001b[5m" and p.years["SPX"] == "\\u0000"
+    assert json_safe({"key\u202e": ["v\x1b[0m", {"\x00": "\u2066"}]}) == {
+        "key\\u202e": ["v\\u001b[0m", {"\\u0000": "\\u2066"}]}
