@@ -5,15 +5,19 @@ Headless call ``claude -p PROMPT --output-format json`` (vendors.md). The JSON r
 ``modelUsage`` keyed by model id; some versions print an array of events whose last
 ``type == "result"`` element is that object, and ``stream-json`` prints one event per line with a
 ``system/init`` event naming the model. All three shapes are read.
+
+A run prints one result. Output with several (or one whose ``result`` key is repeated) is read as the
+shared rule says (``cli_seat.results_text``): the last result decides whether the run failed; the texts
+of all successful ones, in order, are the raw reply, so that two different answers are refused by the
+parser instead of the last one winning silently.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from league_agents.base import Ask
-from league_agents.cli_seat import CliSeat, Parsed
+from league_agents.cli_seat import CliSeat, Parsed, loads, results_text, values_of
 from league_agents.options import ClaudeCodeOptions
 from sandbox.interface import ExecResult
 
@@ -22,8 +26,8 @@ def _events(stdout: str) -> list[dict[str, Any]]:
     """Whatever shape the CLI printed, as a list of JSON objects (non-JSON lines are skipped)."""
     text = stdout.strip()
     try:
-        doc = json.loads(text)
-    except ValueError:
+        doc = loads(text)
+    except (ValueError, RecursionError):
         doc = None
     if isinstance(doc, dict):
         return [doc]
@@ -32,8 +36,8 @@ def _events(stdout: str) -> list[dict[str, Any]]:
     events = []
     for line in text.splitlines():
         try:
-            item = json.loads(line)
-        except ValueError:
+            item = loads(line)
+        except (ValueError, RecursionError):
             continue
         if isinstance(item, dict):
             events.append(item)
@@ -80,12 +84,18 @@ class ClaudeCodeSeat(CliSeat):
 
     def parse(self, result: ExecResult) -> Parsed:
         events = _events(result.text)
-        final = next((e for e in reversed(events) if e.get("type") == "result"), None)
-        if final is None:
+        results = [e for e in events if e.get("type") == "result"]
+        if not results:
             raise self.fail_from_output(result, f"claude printed no result object (exit {result.exit_code})")
-        if final.get("is_error") or final.get("subtype") != "success":
+        final = results[-1]
+        if not _succeeded(final):
             raise self.fail_from_output(result, f"claude {final.get('subtype')}: {final.get('result', '')}")
         usage = dict(final.get("usage") or {})
         usage["total_cost_usd"] = final.get("total_cost_usd")
         usage["model_usage"] = final.get("modelUsage") or {}
-        return Parsed(text=str(final.get("result") or ""), model=_reported_model(events, final), usage=usage)
+        texts = [str(t or "") for e in results if _succeeded(e) for t in values_of(e, "result")]
+        return Parsed(text=results_text(texts), model=_reported_model(events, final), usage=usage)
+
+
+def _succeeded(event: dict[str, Any]) -> bool:
+    return not event.get("is_error") and event.get("subtype") == "success"

@@ -8,8 +8,9 @@ so the four CLIs are treated exactly alike. A seat is asked once per call: nothi
 from __future__ import annotations
 
 import hashlib
+import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -39,6 +40,56 @@ try {
     + err.message + '\\n');
 }
 """
+
+
+#: How the texts of several final results are joined into one raw reply (:func:`results_text`).
+RESULTS_SEPARATOR = "\n\n"
+
+
+class Repeated(dict[str, Any]):
+    """A JSON object of a CLI's output that gives a key more than once: read as ``json`` reads it (the
+    last value), with every value each repeated key was given in ``values_given``."""
+
+    values_given: dict[str, list[Any]]
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    repeated = Repeated(obj)
+    repeated.values_given = {}
+    for key, value in pairs:
+        repeated.values_given.setdefault(key, []).append(value)
+    return repeated
+
+
+def decoder() -> json.JSONDecoder:
+    """A JSON decoder for a CLI's output that keeps every value of a repeated key (:class:`Repeated`)."""
+    return json.JSONDecoder(object_pairs_hook=_object)
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` of a CLI's output that keeps every value of a repeated key (:class:`Repeated`)."""
+    return decoder().decode(text)
+
+
+def values_of(obj: Mapping[str, Any], key: str) -> list[Any]:
+    """Every value ``obj`` gave ``key``, in order: one, none, or several when the key is repeated."""
+    if isinstance(obj, Repeated) and key in obj.values_given:
+        return list(obj.values_given[key])
+    return [obj[key]] if key in obj else []
+
+
+def results_text(texts: Sequence[str]) -> str:
+    """The raw reply of a run from the texts of its final results, in the order printed.
+
+    A CLI prints one final result; when it prints several (two result envelopes, or one envelope that
+    gives its text twice), the raw reply is each of their texts, in order, joined by a blank line, not
+    the last one alone: nothing the CLI printed as its answer is dropped, and the parser then sees
+    every answer in it, so two different answers are refused and the same one twice is read once
+    with a note (docs/answer-format.md "Ambiguous replies"), from the sealed raw reply alone."""
+    return RESULTS_SEPARATOR.join(texts)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,11 @@ Headless call ``codex exec --json … PROMPT`` (vendors.md): JSON lines of event
 ``turn.completed`` with ``usage``, ``turn.failed``/``error`` on failure. The events do not name the
 model, so the roster's model is recorded with ``version: unreported``. ``-o FILE`` is not used: the
 home vanishes after the run, so the reply is read from the event stream instead.
+
+A turn may print several agent messages (progress before the last one): the turn's final message is
+its last. ``codex exec`` runs one turn; a stream with several completed turns, each with a final
+message (or a final message whose ``text`` key is repeated), is read as the shared rule says
+(``cli_seat.results_text``): every final text, in order, is the raw reply.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import json
 from typing import Any
 
 from league_agents.base import Ask
-from league_agents.cli_seat import CliSeat, Parsed
+from league_agents.cli_seat import CliSeat, Parsed, loads, results_text, values_of
 from league_agents.options import CodexOptions
 from sandbox.interface import ExecResult
 
@@ -22,8 +27,8 @@ def _jsonl(stdout: str) -> list[dict[str, Any]]:
     out = []
     for line in stdout.splitlines():
         try:
-            item = json.loads(line)
-        except ValueError:
+            item = loads(line)
+        except (ValueError, RecursionError):
             continue
         if isinstance(item, dict):
             out.append(item)
@@ -85,17 +90,27 @@ class CodexSeat(CliSeat):
     def parse(self, result: ExecResult) -> Parsed:
         events = _jsonl(result.text)
         errors = [m for m in map(_error_message, events) if m]
-        messages = [
-            str(ev["item"].get("text", ""))
-            for ev in events
-            if ev.get("type") == "item.completed" and (ev.get("item") or {}).get("type") == "agent_message"
-        ]
-        if errors and not messages:
+        finals = _final_messages(events)
+        if errors and not finals:
             raise self.fail_from_output(result, "codex: " + "; ".join(errors))
-        if not messages:
+        if not finals:
             raise self.fail_from_output(result, f"codex printed no agent message (exit {result.exit_code})")
         usage: dict[str, Any] = {}
         for ev in events:
             if ev.get("type") == "turn.completed":
                 usage = dict(ev.get("usage") or {})
-        return Parsed(text=messages[-1], usage=usage)
+        return Parsed(text=results_text(finals), usage=usage)
+
+
+def _final_messages(events: list[dict[str, Any]]) -> list[str]:
+    """The text of each turn's last agent message (every value of a repeated ``text`` key), in order."""
+    finals: list[str] = []
+    last: list[str] = []
+    for ev in events:
+        item = ev.get("item")
+        if ev.get("type") == "item.completed" and isinstance(item, dict) and item.get("type") == "agent_message":
+            last = [str(t) for t in values_of(item, "text")] or [""]
+        elif ev.get("type") == "turn.completed":
+            finals += last
+            last = []
+    return finals + last

@@ -5,6 +5,10 @@ Headless call ``gemini -p PROMPT -m MODEL -o json`` (vendors.md): one JSON objec
 reasoning flag: the thinking level is set in ``~/.gemini/settings.json`` under
 ``modelConfigs`` (both the current ``overrides`` and the older ``customOverrides`` keys), merged
 into the operator's own settings file, which also switches web search off for closed-book runs.
+
+A run prints one object. Objects printed one after the other (or one whose ``response`` key is repeated)
+are read as the shared rule says (``cli_seat.results_text``): the last decides whether the run failed, the
+responses of all those without an ``error`` are the raw reply, in order.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import os
 from typing import Any
 
 from league_agents.base import Ask
-from league_agents.cli_seat import CliSeat, Parsed
+from league_agents.cli_seat import CliSeat, Parsed, decoder, results_text, values_of
 from sandbox.interface import ExecResult
 from sandbox.profiles import credentials_home
 
@@ -86,12 +90,10 @@ class GeminiCliSeat(CliSeat):
         return env
 
     def parse(self, result: ExecResult) -> Parsed:
-        try:
-            doc = json.loads(result.text[result.text.find("{") :]) if "{" in result.text else None
-        except ValueError:
-            doc = None
-        if not isinstance(doc, dict):
+        docs = _objects(result.text)
+        if not docs:
             raise self.fail_from_output(result, f"gemini printed no JSON object (exit {result.exit_code})")
+        doc = docs[-1]
         if doc.get("error"):
             err = doc["error"]
             msg = err.get("message", err) if isinstance(err, dict) else err
@@ -99,4 +101,28 @@ class GeminiCliSeat(CliSeat):
         models = ((doc.get("stats") or {}).get("models") or {}) if isinstance(doc.get("stats"), dict) else {}
         model = max(models, key=lambda m: ((models[m] or {}).get("tokens") or {}).get("candidates", 0), default="")
         usage = {"models": models}
-        return Parsed(text=str(doc.get("response") or ""), model=model, mode=self.level, usage=usage)
+        texts = [str(t or "") for d in docs if not d.get("error") for t in values_of(d, "response")]
+        return Parsed(text=results_text(texts), model=model, mode=self.level, usage=usage)
+
+
+def _objects(stdout: str) -> list[dict[str, Any]]:
+    """The JSON objects printed from the first ``{`` to the end, one after the other (whitespace between);
+    none when anything else is printed there (as for one object followed by anything but whitespace).
+    Each is decoded once, so the work is linear in the output."""
+    start = stdout.find("{")
+    if start < 0:
+        return []
+    read = decoder()
+    docs: list[dict[str, Any]] = []
+    pos, end = start, len(stdout.rstrip())
+    try:
+        while pos < end:
+            doc, pos = read.raw_decode(stdout, pos)
+            if not isinstance(doc, dict):
+                return []
+            docs.append(doc)
+            while pos < end and stdout[pos].isspace():
+                pos += 1
+    except (ValueError, RecursionError):
+        return []
+    return docs

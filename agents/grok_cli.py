@@ -4,15 +4,18 @@ Headless call ``grok -p PROMPT -m MODEL --max-tool-rounds N`` (vendors.md): Open
 objects, one per line (``{"role": "assistant", "content": …}``, tool calls and tool results);
 no model id and no usage are printed, and no reasoning setting is exposed, so the roster's model
 is recorded with ``version: unreported`` and mode ``cli-default``.
+
+The assistant speaks once per tool round; its last message is the reply. A last message whose
+``content`` key is repeated is read as the shared rule says (``cli_seat.results_text``): every value of
+it, in order, is the raw reply.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from league_agents.base import Ask
-from league_agents.cli_seat import CliSeat, Parsed
+from league_agents.cli_seat import CliSeat, Parsed, loads, results_text, values_of
 from league_agents.options import GrokCliOptions
 from sandbox.interface import ExecResult
 
@@ -24,8 +27,8 @@ def _messages(stdout: str) -> list[dict[str, Any]]:
     out = []
     for line in stdout.splitlines():
         try:
-            item = json.loads(line)
-        except ValueError:
+            item = loads(line)
+        except (ValueError, RecursionError):
             continue
         if isinstance(item, dict) and "role" in item:
             out.append(item)
@@ -50,14 +53,11 @@ class GrokCliSeat(CliSeat):
         return {"GROK_BASE_URL": self.base_url} if self.base_url else {}
 
     def parse(self, result: ExecResult) -> Parsed:
-        replies = [
-            str(m.get("content") or "")
-            for m in _messages(result.text)
-            if m.get("role") == "assistant" and m.get("content")
-        ]
+        replies = [m for m in _messages(result.text) if m.get("role") == "assistant" and m.get("content")]
         if result.exit_code != 0 or not replies:
             first = result.err_text.strip() or result.text.strip()
             raise self.fail_from_output(result, f"grok failed (exit {result.exit_code}): {first[:500]}")
-        if replies[-1].startswith(ERROR_PREFIX):  # its API errors come back as an assistant line, exit 0
-            raise self.fail_from_output(result, f"grok: {replies[-1][:500]}")
-        return Parsed(text=replies[-1], mode="cli-default")
+        texts = [str(t or "") for t in values_of(replies[-1], "content")]
+        if texts[-1].startswith(ERROR_PREFIX):  # its API errors come back as an assistant line, exit 0
+            raise self.fail_from_output(result, f"grok: {texts[-1][:500]}")
+        return Parsed(text=results_text(texts), mode="cli-default")

@@ -23,7 +23,7 @@ from typing import Any
 
 import structlog
 
-from league.answers import ParsedReply, clean_text, json_safe, parse_reply
+from league.answers import ParsedReply, clean_label, clean_text, json_safe, parse_reply
 from league.book.chain import iter_lines
 from league.book.lines import AnswerLine, IncidentLine, ReplyRecordLine, SilenceLine
 from league.clock import SimulatedClock, iso_seconds
@@ -69,7 +69,7 @@ def seal_record(lg: League, record: ReplyRecord) -> None:
     content: dict[str, Any] = {
         "run_id": run_id, "session": session, "seat": record.seat, "attempt": attempt, "reason": record.reason,
         "worker": _short(record.worker), "redelivered": record.redelivered, "seat_ask_sha256": record.ask_sha256,
-        "own_sha256": own, "failure": str(reply.failure or ""), "detail": clean_text(reply.detail[:500]),
+        "own_sha256": own, "failure": str(reply.failure or ""), "detail": clean_text(reply.detail, DETAIL_CAP),
         "model": _short(reply.model), "version": _short(reply.version),
         "booked_at": iso_seconds(min(record.arrived_at, lg.clock.now())),
     }
@@ -177,6 +177,8 @@ class SealFailed(BookError):
 
 RAW_UTF8, RAW_SURROGATES = "utf-8", "utf-8-surrogatepass"
 MAX_USAGE_CHARS = 16_384
+#: A failure's ``detail`` as sealed: at most this many characters, controls escaped (tab and newline kept).
+DETAIL_CAP = 500
 
 
 def raw_bytes(raw: str) -> tuple[bytes, str]:
@@ -257,7 +259,7 @@ def seal_fault(lg: League, run_id: str, session: str, seat: str, attempt: int, d
     log.error("seal.seat_fault", seat=seat, run_id=run_id, detail=detail)
     lg.seal(SilenceLine.from_content({
         "run_id": run_id, "session": session, "seat": seat, "attempt": attempt,
-        "failure": str(FailureClass.SEAT_FAULT), "detail": clean_text(detail[:500]),
+        "failure": str(FailureClass.SEAT_FAULT), "detail": clean_text(detail, DETAIL_CAP),
         "booked_at": iso_seconds(lg.clock.now())}))
 
 
@@ -271,7 +273,7 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
         failure = str(reply.failure or "no_reply")
         lg.seal(model.from_content({
             "run_id": p.run_id, "session": p.session, "seat": p.seat, "attempt": p.attempt,
-            "failure": failure, "detail": clean_text(reply.detail[:500]),
+            "failure": failure, "detail": clean_text(reply.detail, DETAIL_CAP),
             "booked_at": iso_seconds(reply.finished_at), **json_safe(fetch_fields(reply))}))
         metrics.reply_sealed(p.seat, failure, time.perf_counter() - started)
         return
@@ -319,7 +321,10 @@ def _answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, Any]:
 
 
 def _short(text: Any) -> str:
-    return clean_text(str(text)[:200])
+    """A label the seat (or a lab's worker) reports about itself, as the book shows it: one line, at most
+    200 characters, every control, bidirectional or invisible character escaped (``\\u202e``), so that a
+    reported name cannot reverse, hide or recolour the text around it where the line is displayed."""
+    return clean_label(str(text))
 
 
 def _usage(usage: Mapping[str, Any]) -> dict[str, Any]:

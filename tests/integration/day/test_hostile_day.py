@@ -20,7 +20,8 @@ from league.jobs.seal import RAW_SURROGATES, read_reply
 from league.verify.chain import verify
 
 SESSION = date(2026, 11, 24)
-BEHAVIOURS = ("deep", "surrogate", "huge", "scale", "nan", "bytes", "memory", "fork", "normal")
+BEHAVIOURS = ("deep", "surrogate", "huge", "scale", "nan", "bytes", "memory", "fork", "repeat", "twice", "twice-same",
+              "ones", "label", "normal")
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
@@ -77,3 +78,32 @@ def test_outcome_of_each_hostile_class(day: tuple[Path, list[dict[str, object]]]
     assert "memory cap of 512 MiB" in str(memory["detail"])
     assert fork["kind"] == "silence" and fork["failure"] == "seat_fault"
     assert "process cap of 64 tasks" in str(fork["detail"])
+
+
+def test_ambiguous_replies_are_sealed_as_such(day: tuple[Path, list[dict[str, object]]]) -> None:
+    """Through the Claude Code adapter in the real sandbox: a repeated key with two values and two
+    different result envelopes are refused_shape (before: prob_up 90 answered, no note); the same
+    envelope twice and a lone prob_up 1 are answered with a note saying what was read."""
+    data_dir, lines = day
+    got = {seat: v[0] for seat, v in _replies(lines).items()}
+    repeat, twice, same, ones = got["h-repeat"], got["h-twice"], got["h-twice-same"], got["h-ones"]
+    assert repeat["status"] == "refused_shape" and repeat["items"] == {}
+    assert str(repeat["parse_failure"]).startswith('SPX 1d "prob_up" is given 2 times with different values (10, 90)')
+    assert twice["status"] == "refused_shape"
+    assert str(twice["parse_failure"]).startswith("the reply holds 2 answer objects (JSON objects with a `forecast`) "
+                                                  "that differ")
+    raw = read_reply(data_dir, twice)
+    assert raw is not None and "First." in raw and "Second." in raw  # both envelopes' texts are kept
+    assert same["status"] == "answered" and same["items"]["SPX"]["1d"]["prob_up"] == 61  # type: ignore[index]
+    assert same["parse_notes"] == ["the reply holds 2 answer objects (JSON objects with a `forecast`), all the same; "
+                                   "read once"]
+    assert ones["status"] == "answered" and ones["items"]["SPX"]["1d"]["prob_up"] == 1  # type: ignore[index]
+    assert [n for n in ones["parse_notes"] if str(n).startswith("every prob_up is 0 or 1")]  # type: ignore[attr-defined]
+
+
+def test_a_reported_model_is_sealed_escaped(day: tuple[Path, list[dict[str, object]]]) -> None:
+    """Before: ESC, U+202E and NUL were sealed verbatim in `model` and `version`."""
+    _, lines = day
+    label = {seat: v[0] for seat, v in _replies(lines).items()}["h-label"]
+    assert label["status"] == "answered"
+    assert label["model"] == label["version"] == "fable\\u001b[2J\\u202eevil\\u0000"
