@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +13,18 @@ from league.errors import UsageError
 
 #: The days a command-line date may name: the NYSE calendar and the price histories hold nothing outside them.
 EARLIEST_DAY, LATEST_DAY = date(1990, 1, 1), date(2100, 12, 31)
+
+
+def parse_rate(text: str, *, option: str) -> Decimal:
+    """A percentage option (a bill rate): a decimal number from 0 to 100."""
+    try:
+        rate = Decimal(text)
+    except InvalidOperation:
+        rate = Decimal("NaN")
+    if not rate.is_finite() or not 0 <= rate <= 100:
+        shown = repr(text if len(text) <= 40 else text[:40] + "…")
+        raise UsageError(f"{option} {shown} is not a percentage from 0 to 100", fix=f"give e.g. {option} 4.0")
+    return rate
 
 
 def parse_day(text: str, *, option: str, earliest: date = EARLIEST_DAY, latest: date = LATEST_DAY) -> date:

@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from league.cli._common import parse_day
+from league.cli._common import parse_day, parse_rate
 from league.portfolio.bills import BillRates
 from league.portfolio.decisions import TRADED_ACTIONS, ActionCell, Decision
 from league.portfolio.engine import ET
@@ -83,9 +83,10 @@ def demo_cmd(
 ) -> None:
     """Run both leagues over SYNTHETIC bars with scripted seats; publish the files and replay.py."""
     days = weekday_sessions(parse_day(start, option="--start"), sessions)
+    rate = parse_rate(bill_rate, option="--bill-rate")
     bars = SyntheticBars(days, seed=seed)
     rng = random.Random(seed)
-    seasons = [Season(rules, bars, BillRates.constant(bill_rate), seed=seed) for rules in (ARENA_3, PRO_1)]
+    seasons = [Season(rules, bars, BillRates.constant(rate), seed=seed) for rules in (ARENA_3, PRO_1)]
     for day in days:
         for season in seasons:
             season.run_session(day, _scripted_decisions(season.rules, bars, day, seats, rng))

@@ -72,10 +72,14 @@ def _read_raw(source: str | Path | pd.DataFrame | Iterable[Mapping[str, object]]
         path = Path(source)
         if not path.is_file():
             raise ForecastsInputError(f"forecasts file not found: {path}", fix="pass the path of council-forecasts.csv")
-        header = list(pd.read_csv(path, dtype=str, nrows=0).columns)
-        keep = None if columns is None else set(columns)
-        wanted = None if keep is None else [c for c in header if c in keep]
-        return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, usecols=wanted), header
+        try:
+            header = list(pd.read_csv(path, dtype=str, nrows=0).columns)
+            keep = None if columns is None else set(columns)
+            wanted = None if keep is None else [c for c in header if c in keep]
+            return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, usecols=wanted), header
+        except (ValueError, UnicodeDecodeError) as exc:  # pandas' ParserError and EmptyDataError are ValueErrors
+            raise ForecastsInputError(f"{path}: not a readable CSV table ({str(exc)[:200]})",
+                                      fix="pass council-forecasts.csv as published (UTF-8, RFC 4180)") from None
     frame = source.copy() if isinstance(source, pd.DataFrame) else pd.DataFrame(list(source))
     frame = frame.drop(columns=[c for c in DERIVED_COLUMNS if c in frame.columns])
     return frame.fillna("").astype(str), list(frame.columns)
