@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from league.answers import clean_label, clean_text
 from league.errors import ConfigError
 from league_agents.base import SeatSpec
 from sandbox.selfcheck import Check
@@ -57,14 +58,15 @@ def check(
     result = run_trivial_ask(spec, SystemClock().now)
     reply = result.reply
     typer.echo(f"seat:     {reply.seat} ({spec.adapter}, network {spec.network})")
-    typer.echo(f"model:    {reply.model}  version: {reply.version}  mode: {reply.mode}")
+    typer.echo(f"model:    {clean_label(reply.model)}  version: {clean_label(reply.version)}  "
+               f"mode: {clean_label(reply.mode)}")
     typer.echo(f"time:     {result.seconds:.2f} s")
     for f in reply.fetches or ():
         typer.echo(f"fetch:    {f['method']} {f['host']}:{f['port']} {'allowed' if f['allowed'] else 'REFUSED'}"
                    f" ({f['reason']})")
     if reply.failure is not None:
         typer.echo(f"FAILED:   {reply.failure.value}{' (incident)' if reply.failure.is_incident else ''}")
-        typer.echo(f"detail:   {reply.detail}")
+        typer.echo(f"detail:   {clean_text(reply.detail)}")
     else:
         typer.echo("answer:")
         typer.echo(reply.raw if reply.raw.strip() else "(no output: the seat was silent)")

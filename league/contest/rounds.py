@@ -24,6 +24,7 @@ from typing import Any
 
 import structlog
 
+from league.answers import clean_label, clean_text
 from league.clock import parse_iso
 from league.contest import ledger as L
 from league.contest.asks import PastResult, round_ask, sha256_text, utc
@@ -223,8 +224,10 @@ def _close_round(ctx: ContestContext, round_id: int, market_id: str, desks: dict
             late = desk.window.late_attempt
             ctx.ledger.append(L.FORFEIT, {"round_id": round_id, "agent": agent,
                                           "reason": f"late bet at {utc(late)}" if late else "no bet in time"})
-        entries.append({"agent": agent, "state": state, "model": reply.model, "version": reply.version,
-                        "failure": reply.failure.value if reply.failure else None, "detail": reply.detail[:500],
+        failure = reply.failure.value if reply.failure else None
+        entries.append({"agent": agent, "state": state, "model": clean_label(reply.model),
+                        "version": clean_label(reply.version), "failure": failure,
+                        "detail": clean_text(reply.detail, 500),
                         "raw_sha256": sha256_text(reply.raw), "finished_at": utc(reply.finished_at)})
     ctx.ledger.append(L.ROUND_CLOSED, {"round_id": round_id, "market_id": market_id, "entries": entries})
     bets = {a: (d.bet or {}).get("outcome") for a, d in desks.items()}

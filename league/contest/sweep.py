@@ -24,6 +24,7 @@ from typing import Any
 
 import structlog
 
+from league.answers import clean_label, clean_text
 from league.clock import parse_iso
 from league.contest import ledger as L
 from league.contest.asks import SweptMarket, sha256_text, sweep_ask, utc
@@ -98,8 +99,9 @@ def record_reply(ctx: ContestContext, date: str, agent: ContestAgent, reply: Sea
     parsed = parse_sweep(reply.raw, markets, ctx.config.sweep.sum_tolerance)
     status, detail = reply_status(reply, len(parsed.forecasts), deadline)
     forecasts = parsed.forecasts if status == "ok" else {}
-    line = {"date": date, "agent": agent.agent, "status": status, "detail": detail, "model": reply.model,
-            "failure": reply.failure.value if reply.failure else None, "seat_detail": reply.detail[:2000],
+    line = {"date": date, "agent": agent.agent, "status": status, "detail": detail,
+            "model": clean_label(reply.model), "failure": reply.failure.value if reply.failure else None,
+            "seat_detail": clean_text(reply.detail, 2000),
             "raw": reply.raw, "raw_sha256": sha256_text(reply.raw), "report": parsed.report(),
             "forecasts": forecasts, "finished_at": utc(reply.finished_at)}
     ctx.ledger.append(L.SWEEP_REPLY, line)

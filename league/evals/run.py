@@ -30,6 +30,7 @@ from typing import Any
 
 import structlog
 
+from league.answers import clean_label, clean_text
 from league.clock import Clock, iso_seconds
 from league.evals import ledger as L
 from league.evals.admission import admit
@@ -156,8 +157,8 @@ class _Run:
         self.book.append(L.REPLY, {
             "run_id": self.run_id, "question_id": q.id, "trial": k, "prompt_sha256": prompt_sha,
             "status": "answered" if answered else "no_reply", "raw_sha256": raw_sha,
-            "failure": reply.failure.value if reply.failure else "", "detail": reply.detail[:1000],
-            "model": reply.model, "version": reply.version, "mode": reply.mode,
+            "failure": reply.failure.value if reply.failure else "", "detail": clean_text(reply.detail, 1000),
+            "model": clean_label(reply.model), "version": clean_label(reply.version), "mode": clean_label(reply.mode),
             "started_at": iso_seconds(reply.started_at), "finished_at": iso_seconds(reply.finished_at),
             "elapsed_s": round((reply.finished_at - reply.started_at).total_seconds(), 3),
             "cost_usd": reported_cost(reply.usage), "usage": _plain(reply.usage),
