@@ -21,6 +21,9 @@ How a run is built (and why):
 - The deadline kills the whole process group; killing bubblewrap's pid-namespace init takes every
   process inside with it (and ``--die-with-parent`` covers the league dying); closing the run's
   cgroup kills anything left.
+- A system-call filter (:mod:`sandbox.seccomp`: no ptrace, no nested user namespace, no netlink, packet or
+  raw socket) is handed to bubblewrap per run (``--seccomp FD``), and ``--disable-userns`` makes the kernel
+  itself refuse a nested user namespace, filter or not.
 - A profile says which mounts besides ``/usr`` and the home a run gets (/etc files, /proc, /dev, /tmp,
   /dev/shm) and whether a reaper runs as pid 1. The scripted child's profile takes none of those extras:
   they were a fifth of its run's CPU (docs/sandbox.md, "The scripted child's profile"). Every run, of
@@ -60,6 +63,7 @@ from sandbox.profiles import (
     read_credential,
     safe_home_path,
 )
+from sandbox.seccomp import load as load_filter
 
 log = structlog.get_logger(__name__)
 
@@ -159,6 +163,7 @@ class BwrapSandbox:
         now: Now = system_now,
         uids: str | None = None,
         cgroup: str | None = None,
+        seccomp: str | None = None,
     ) -> None:
         self.bwrap = find_bwrap(bwrap)
         setpriv = shutil.which("setpriv")
@@ -170,6 +175,8 @@ class BwrapSandbox:
         self.now = now
         self.uids = table_for(*uid_range(uids))
         self.cgroups: Cgroups | None = detect(cgroup)
+        # the BPF program of sandbox.seccomp, or None for the operator's explicit opt-out (logged)
+        self.syscall_filter: bytes | None = load_filter(seccomp)
 
     @staticmethod
     def available() -> bool:
@@ -212,12 +219,19 @@ class BwrapSandbox:
         egress_dir: Path | None,
         file_fds: Sequence[tuple[str, int, bool]],
         status_fd: int,
+        *,
+        seccomp_fd: int | None = None,
     ) -> list[str]:
         """The sandbox's command line: bwrap with namespaces, mounts and home files, then argv (the launcher and
-        ``setpriv`` go in front of it; the limits are :meth:`limits`)."""
+        ``setpriv`` go in front of it; the limits are :meth:`limits`). ``seccomp_fd`` holds the system-call
+        filter's BPF program (bubblewrap reads it to its end and closes it)."""
         ns = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
         ns += ["--unshare-net"]  # always: the only way out is the egress proxy's socket (sandbox/netpolicy.py)
-        ns += ["--die-with-parent", "--new-session", "--json-status-fd", str(status_fd), "--hostname", "seat"]
+        # no nested user namespace: the kernel refuses it (ENOSPC), with or without the filter's EPERM before it
+        ns += ["--disable-userns"]
+        ns += ["--die-with-parent", "--new-session", "--json-status-fd", str(status_fd)]
+        ns += ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
+        ns += ["--hostname", "seat"]
         if not profile.reaper and egress_dir is None:  # (under egress the forwarder is a second process to reap)
             ns.append("--as-pid-1")
         mounts = _system_args(profile.etc_files)
@@ -301,6 +315,8 @@ class BwrapSandbox:
         who = owner or ANONYMOUS
         files = self.home_files(prof, files_in_home)
         fds = [(rel, _memfd(rel, content), w) for rel, content, w in files]
+        # a fresh fd per run: bubblewrap reads the program from the fd's (shared) offset to its end
+        filter_fd = _memfd("seccomp", self.syscall_filter) if self.syscall_filter is not None else None
         cgroup: RunCgroup | None = None
         try:
             uid = self.uids.uid(who) if self.switch_uid else None
@@ -309,14 +325,15 @@ class BwrapSandbox:
             status_r, status_w = os.pipe()
             try:
                 run_env = self.env_for(prof, env) | (proxy_env() if proxy is not None else {})
-                cmd = self.build_argv(argv, prof, proxy.directory if proxy else None, fds, status_w)
-                start = _Start(cmd, run_env, (status_w, *(fd for _, fd, _ in fds)), stdin, uid, cgroup,
-                               self.limits(prof))
+                cmd = self.build_argv(argv, prof, proxy.directory if proxy else None, fds, status_w,
+                                      seccomp_fd=filter_fd)
+                passed = (status_w, *(fd for _, fd, _ in fds), *([filter_fd] if filter_fd is not None else []))
+                start = _Start(cmd, run_env, passed, stdin, uid, cgroup, self.limits(prof))
                 return self._run(start, tuple(argv), prof, timeout, status_r, status_w)
             finally:
                 os.close(status_r)  # status_w is closed by _run right after the start, exactly once
         finally:
-            for _, fd, _ in fds:
+            for fd in [*(fd for _, fd, _ in fds), *([filter_fd] if filter_fd is not None else [])]:
                 os.close(fd)
             if cgroup is not None:
                 cgroup.close()
