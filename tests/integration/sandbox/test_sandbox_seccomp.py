@@ -19,6 +19,7 @@ import pytest
 
 from sandbox.bwrap import BwrapSandbox
 from sandbox.interface import EndedBy
+from sandbox.selfcheck import check_egress
 
 pytestmark = pytest.mark.sandbox
 PY = "/usr/bin/python3"
@@ -206,8 +207,6 @@ def test_the_scripted_childs_profile_gets_the_filter(sandbox: BwrapSandbox) -> N
 def test_a_networked_run_works_under_the_filter(sandbox: BwrapSandbox) -> None:
     """The egress forwarder (socat inside) and getaddrinfo (which asks netlink which families exist and
     assumes both when it cannot) still work."""
-    from sandbox.selfcheck import check_egress
-
     checks = check_egress(sandbox)
     assert all(c.ok for c in checks), checks
 
