@@ -20,7 +20,8 @@ How a run is built (and why):
   bubblewrap writes that fd, so a seat cannot fake an infrastructure incident on stderr.
 - The deadline kills the whole process group; killing bubblewrap's pid-namespace init takes every
   process inside with it (and ``--die-with-parent`` covers the league dying); closing the run's
-  cgroup kills anything left.
+  cgroup kills anything left. A run whose cgroup recorded an OOM kill ended at its memory cap, even when
+  the deadline fired too (the kernel's reclaim before the kill can outlast a short deadline under load).
 - A system-call filter (:mod:`sandbox.seccomp`: no ptrace, no nested user namespace, no netlink, packet or
   raw socket) is handed to bubblewrap per run (``--seccomp FD``), and ``--disable-userns`` makes the kernel
   itself refuse a nested user namespace, filter or not.
@@ -403,7 +404,7 @@ class BwrapSandbox:
             detail = err.data().decode("utf-8", "replace").strip()
             log.error("sandbox.setup_failed", detail=detail, code=run.proc.returncode)
             raise SandboxError(f"the sandbox failed to start: {detail or 'no detail'}", fix=_setup_fix(detail))
-        ended_by = run.ended_by or _classify_exit(exit_code, err.data(), outcome.report)
+        ended_by = ended_by_of(run.ended_by, exit_code, err.data(), outcome.report)
         return ExecResult(
             argv=argv,
             stdout=out.data(),
@@ -415,7 +416,7 @@ class BwrapSandbox:
             elapsed_s=elapsed,
             stdout_truncated=out.truncated,
             stderr_truncated=err.truncated,
-            detail=_detail(ended_by, out, exit_code, outcome),
+            detail=_detail(ended_by, out, exit_code, outcome, deadline_fired=run.ended_by is EndedBy.TIMEOUT),
             oom_kills=outcome.report.oom_kills,
             tasks_refused=outcome.report.tasks_refused,
             memory_peak_bytes=outcome.report.memory_peak,
@@ -585,6 +586,16 @@ def _read_status(fd: int) -> dict[str, int]:
     return status
 
 
+def ended_by_of(killed_for: EndedBy | None, code: int, stderr: bytes, report: CgroupReport) -> EndedBy:
+    """How a run ended: ``killed_for`` is the reason the sandbox itself killed it (deadline, output cap), if it
+    did. The kernel's OOM kill at the run's memory cap wins over the deadline: under load the kernel's reclaim
+    before the kill can take longer than a short deadline, and the deadline then fired on a run that the memory
+    cap had already ended (or was ending), which is the seat's memory, not its time."""
+    if killed_for is EndedBy.TIMEOUT and report.oom_kills:
+        return EndedBy.MEMORY
+    return killed_for or _classify_exit(code, stderr, report)
+
+
 def _classify_exit(code: int, stderr: bytes, report: CgroupReport) -> EndedBy:
     if code == _SIGXFSZ_EXIT:
         return EndedBy.FILE_SIZE
@@ -597,13 +608,14 @@ def _classify_exit(code: int, stderr: bytes, report: CgroupReport) -> EndedBy:
     return EndedBy.EXIT
 
 
-def _detail(ended_by: EndedBy, out: _Capture, code: int, outcome: _Outcome) -> str:
+def _detail(ended_by: EndedBy, out: _Capture, code: int, outcome: _Outcome, *, deadline_fired: bool = False) -> str:
     prof, report = outcome.profile, outcome.report
     if ended_by is EndedBy.OUTPUT_CAP:
         return f"stdout exceeded {out.cap} bytes; run killed and output truncated"
     if ended_by is EndedBy.MEMORY and report.oom_kills:
+        late = "; the deadline passed too and the rest of the run was killed" if deadline_fired else ""
         return (f"memory cap of {prof.memory_mb} MiB for the whole sandbox reached: the kernel killed "
-                f"{report.oom_kills} process(es) of the run (exit code {code})")
+                f"{report.oom_kills} process(es) of the run (exit code {code}){late}")
     if ended_by is EndedBy.PROCESSES:
         return (f"process cap of {prof.nproc} tasks for the whole sandbox reached: {report.tasks_refused} "
                 f"fork(s) refused (exit code {code})")
