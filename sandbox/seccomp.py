@@ -124,8 +124,8 @@ def build_filter() -> bytes:
     clone_index = 1 if lib.system_arch() in (lib.Arch.S390, lib.Arch.S390X) else 0
     try:
         flt: Any = lib.SyscallFilter(lib.ALLOW)
-        # A system call through another ABI (i386's int 0x80 on x86-64) would be checked against no rule at
-        # all: it is never a program's ordinary way in, only the classic way around a filter. Kill it.
+        # A system call through another ABI (i386's int 0x80, or x32, on x86-64) would be checked against no
+        # rule at all: it is never a program's ordinary way in, only the classic way around a filter. Kill it.
         flt.set_attr(lib.Attr.ACT_BADARCH, lib.KILL_PROCESS)
         for rule in rules(clone_index):
             args = [lib.Arg(index, _MASKED_EQ, mask, value) for index, mask, value in rule.args]
