@@ -15,21 +15,23 @@ PIP_INSTALL = $(BIN)/pip install -q -c $(LOCK)
 
 .PHONY: deps deps-test venv clis demo test bench lock
 
-# apt-get install only what is missing; refresh the package lists only when a plain install fails.
+# apt-get install only what is missing (a command looked up on PATH; a library, which has none, asked of dpkg);
+# refresh the package lists only when a plain install fails.
 define apt_missing
 	@missing=(); for p in $(1); do \
 	  case $$p in bubblewrap) c=bwrap;; chromium) c=/usr/bin/chromium;; rabbitmq-server) c=rabbitmqctl;; \
-	    iproute2) c=ip;; *) c=$$p;; esac; \
-	  command -v $$c >/dev/null || missing+=($$p); done; \
+	    iproute2) c=ip;; lib*) c=;; *) c=$$p;; esac; \
+	  if [ -n "$$c" ]; then command -v $$c >/dev/null; else dpkg -s $$p >/dev/null 2>&1; fi || missing+=($$p); done; \
 	if [ $${#missing[@]} -gt 0 ]; then \
 	  apt-get install -y "$${missing[@]}" >/dev/null 2>&1 || (apt-get update >/dev/null && apt-get install -y "$${missing[@]}"); \
 	fi
 endef
 
-# bubblewrap: the seats' sandbox; socat: the forwarder inside a networked sandbox to its egress proxy;
+# bubblewrap: the seats' sandbox; libseccomp2: the library its system-call filter is built with (through the
+# pyseccomp binding; sandbox/seccomp.py); socat: the forwarder inside a networked sandbox to its egress proxy;
 # openssl: a reader's `openssl ts -verify` of the RFC 3161 tokens (league verify step 9 runs it too).
 deps:
-	$(call apt_missing,bubblewrap socat openssl)
+	$(call apt_missing,bubblewrap libseccomp2 socat openssl)
 
 # chromium: the league page's browser test; npm (with Node.js), g++ and make: the real vendor CLIs the
 # tests run (Gemini CLI compiles node-pty); rabbitmq-server: the broker of the remote-seat tests (.ci/run

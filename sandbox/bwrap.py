@@ -20,7 +20,11 @@ How a run is built (and why):
   bubblewrap writes that fd, so a seat cannot fake an infrastructure incident on stderr.
 - The deadline kills the whole process group; killing bubblewrap's pid-namespace init takes every
   process inside with it (and ``--die-with-parent`` covers the league dying); closing the run's
-  cgroup kills anything left.
+  cgroup kills anything left. A run whose cgroup recorded an OOM kill ended at its memory cap, even when
+  the deadline fired too (the kernel's reclaim before the kill can outlast a short deadline under load).
+- A system-call filter (:mod:`sandbox.seccomp`: no ptrace, no nested user namespace, no netlink, packet or
+  raw socket) is handed to bubblewrap per run (``--seccomp FD``), and ``--disable-userns`` makes the kernel
+  itself refuse a nested user namespace, filter or not.
 - A profile says which mounts besides ``/usr`` and the home a run gets (/etc files, /proc, /dev, /tmp,
   /dev/shm) and whether a reaper runs as pid 1. The scripted child's profile takes none of those extras:
   they were a fifth of its run's CPU (docs/sandbox.md, "The scripted child's profile"). Every run, of
@@ -60,6 +64,7 @@ from sandbox.profiles import (
     read_credential,
     safe_home_path,
 )
+from sandbox.seccomp import load as load_filter
 
 log = structlog.get_logger(__name__)
 
@@ -159,6 +164,7 @@ class BwrapSandbox:
         now: Now = system_now,
         uids: str | None = None,
         cgroup: str | None = None,
+        seccomp: str | None = None,
     ) -> None:
         self.bwrap = find_bwrap(bwrap)
         setpriv = shutil.which("setpriv")
@@ -170,6 +176,8 @@ class BwrapSandbox:
         self.now = now
         self.uids = table_for(*uid_range(uids))
         self.cgroups: Cgroups | None = detect(cgroup)
+        # the BPF program of sandbox.seccomp, or None for the operator's explicit opt-out (logged)
+        self.syscall_filter: bytes | None = load_filter(seccomp)
 
     @staticmethod
     def available() -> bool:
@@ -212,12 +220,19 @@ class BwrapSandbox:
         egress_dir: Path | None,
         file_fds: Sequence[tuple[str, int, bool]],
         status_fd: int,
+        *,
+        seccomp_fd: int | None = None,
     ) -> list[str]:
         """The sandbox's command line: bwrap with namespaces, mounts and home files, then argv (the launcher and
-        ``setpriv`` go in front of it; the limits are :meth:`limits`)."""
+        ``setpriv`` go in front of it; the limits are :meth:`limits`). ``seccomp_fd`` holds the system-call
+        filter's BPF program (bubblewrap reads it to its end and closes it)."""
         ns = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
         ns += ["--unshare-net"]  # always: the only way out is the egress proxy's socket (sandbox/netpolicy.py)
-        ns += ["--die-with-parent", "--new-session", "--json-status-fd", str(status_fd), "--hostname", "seat"]
+        # no nested user namespace: the kernel refuses it (ENOSPC), with or without the filter's EPERM before it
+        ns += ["--disable-userns"]
+        ns += ["--die-with-parent", "--new-session", "--json-status-fd", str(status_fd)]
+        ns += ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
+        ns += ["--hostname", "seat"]
         if not profile.reaper and egress_dir is None:  # (under egress the forwarder is a second process to reap)
             ns.append("--as-pid-1")
         mounts = _system_args(profile.etc_files)
@@ -301,6 +316,8 @@ class BwrapSandbox:
         who = owner or ANONYMOUS
         files = self.home_files(prof, files_in_home)
         fds = [(rel, _memfd(rel, content), w) for rel, content, w in files]
+        # a fresh fd per run: bubblewrap reads the program from the fd's (shared) offset to its end
+        filter_fd = _memfd("seccomp", self.syscall_filter) if self.syscall_filter is not None else None
         cgroup: RunCgroup | None = None
         try:
             uid = self.uids.uid(who) if self.switch_uid else None
@@ -309,14 +326,15 @@ class BwrapSandbox:
             status_r, status_w = os.pipe()
             try:
                 run_env = self.env_for(prof, env) | (proxy_env() if proxy is not None else {})
-                cmd = self.build_argv(argv, prof, proxy.directory if proxy else None, fds, status_w)
-                start = _Start(cmd, run_env, (status_w, *(fd for _, fd, _ in fds)), stdin, uid, cgroup,
-                               self.limits(prof))
+                cmd = self.build_argv(argv, prof, proxy.directory if proxy else None, fds, status_w,
+                                      seccomp_fd=filter_fd)
+                passed = (status_w, *(fd for _, fd, _ in fds), *([filter_fd] if filter_fd is not None else []))
+                start = _Start(cmd, run_env, passed, stdin, uid, cgroup, self.limits(prof))
                 return self._run(start, tuple(argv), prof, timeout, status_r, status_w)
             finally:
                 os.close(status_r)  # status_w is closed by _run right after the start, exactly once
         finally:
-            for _, fd, _ in fds:
+            for fd in [*(fd for _, fd, _ in fds), *([filter_fd] if filter_fd is not None else [])]:
                 os.close(fd)
             if cgroup is not None:
                 cgroup.close()
@@ -386,7 +404,7 @@ class BwrapSandbox:
             detail = err.data().decode("utf-8", "replace").strip()
             log.error("sandbox.setup_failed", detail=detail, code=run.proc.returncode)
             raise SandboxError(f"the sandbox failed to start: {detail or 'no detail'}", fix=_setup_fix(detail))
-        ended_by = run.ended_by or _classify_exit(exit_code, err.data(), outcome.report)
+        ended_by = ended_by_of(run.ended_by, exit_code, err.data(), outcome.report)
         return ExecResult(
             argv=argv,
             stdout=out.data(),
@@ -398,7 +416,7 @@ class BwrapSandbox:
             elapsed_s=elapsed,
             stdout_truncated=out.truncated,
             stderr_truncated=err.truncated,
-            detail=_detail(ended_by, out, exit_code, outcome),
+            detail=_detail(ended_by, out, exit_code, outcome, deadline_fired=run.ended_by is EndedBy.TIMEOUT),
             oom_kills=outcome.report.oom_kills,
             tasks_refused=outcome.report.tasks_refused,
             memory_peak_bytes=outcome.report.memory_peak,
@@ -568,6 +586,16 @@ def _read_status(fd: int) -> dict[str, int]:
     return status
 
 
+def ended_by_of(killed_for: EndedBy | None, code: int, stderr: bytes, report: CgroupReport) -> EndedBy:
+    """How a run ended: ``killed_for`` is the reason the sandbox itself killed it (deadline, output cap), if it
+    did. The kernel's OOM kill at the run's memory cap wins over the deadline: under load the kernel's reclaim
+    before the kill can take longer than a short deadline, and the deadline then fired on a run that the memory
+    cap had already ended (or was ending), which is the seat's memory, not its time."""
+    if killed_for is EndedBy.TIMEOUT and report.oom_kills:
+        return EndedBy.MEMORY
+    return killed_for or _classify_exit(code, stderr, report)
+
+
 def _classify_exit(code: int, stderr: bytes, report: CgroupReport) -> EndedBy:
     if code == _SIGXFSZ_EXIT:
         return EndedBy.FILE_SIZE
@@ -580,13 +608,14 @@ def _classify_exit(code: int, stderr: bytes, report: CgroupReport) -> EndedBy:
     return EndedBy.EXIT
 
 
-def _detail(ended_by: EndedBy, out: _Capture, code: int, outcome: _Outcome) -> str:
+def _detail(ended_by: EndedBy, out: _Capture, code: int, outcome: _Outcome, *, deadline_fired: bool = False) -> str:
     prof, report = outcome.profile, outcome.report
     if ended_by is EndedBy.OUTPUT_CAP:
         return f"stdout exceeded {out.cap} bytes; run killed and output truncated"
     if ended_by is EndedBy.MEMORY and report.oom_kills:
+        late = "; the deadline passed too and the rest of the run was killed" if deadline_fired else ""
         return (f"memory cap of {prof.memory_mb} MiB for the whole sandbox reached: the kernel killed "
-                f"{report.oom_kills} process(es) of the run (exit code {code})")
+                f"{report.oom_kills} process(es) of the run (exit code {code}){late}")
     if ended_by is EndedBy.PROCESSES:
         return (f"process cap of {prof.nproc} tasks for the whole sandbox reached: {report.tasks_refused} "
                 f"fork(s) refused (exit code {code})")

@@ -12,11 +12,15 @@ from pathlib import Path
 
 from sandbox.interface import Sandbox, SandboxError
 from sandbox.profiles import DEFAULT_PATH, SANDBOX_HOME, Profile, present_credentials
+from sandbox.seccomp import ENV, build_filter, rules, seccomp_mode
 
-# A probe run inside the sandbox; each line is "name ok|LEAK".
+# A probe run inside the sandbox; each line is "name ok|LEAK". The last four try what the system-call filter
+# and bubblewrap's --disable-userns refuse (sandbox/seccomp.py), each without side effects when refused and
+# undoing itself when not: a trace of the probe's own child, a nested user namespace in a child that exits,
+# a netlink and a raw socket (closed at once).
 _PROBE = r"""
-import os, socket
-def line(name, ok): print(name, "ok" if ok else "LEAK")
+import ctypes, errno, os, socket, time
+def line(name, ok): print(name, "ok" if ok else "LEAK", flush=True)
 line("home_empty", os.listdir(os.path.expanduser("~")) == ["probe.py"])
 line("root_hidden", not os.path.exists("/root"))
 line("work_hidden", not os.path.exists("/work"))
@@ -28,6 +32,23 @@ try:
     s.connect(("1.1.1.1", 443)); line("net_cut", False)
 except OSError:
     line("net_cut", True)
+libc = ctypes.CDLL(None, use_errno=True)
+kid = os.fork()
+if kid == 0:
+    time.sleep(30); os._exit(0)
+traced = libc.ptrace(16, kid, 0, 0) == 0  # PTRACE_ATTACH
+line("filter_ptrace", not traced and ctypes.get_errno() == errno.EPERM)
+os.kill(kid, 9); os.waitpid(kid, 0)
+kid = os.fork()
+if kid == 0:
+    os._exit(0 if libc.unshare(0x10000000) == 0 else 1)  # CLONE_NEWUSER
+line("nested_userns", os.waitpid(kid, 0)[1] != 0)
+for name, family, kind in (("filter_netlink", socket.AF_NETLINK, socket.SOCK_RAW),
+                           ("filter_raw_socket", socket.AF_INET, socket.SOCK_RAW)):
+    try:
+        socket.socket(family, kind).close(); line(name, False)
+    except OSError:
+        line(name, True)
 """
 
 
@@ -49,7 +70,9 @@ def check_bwrap_installed() -> Check:
 
 
 def check_isolation(sandbox: Sandbox, python: str = "/usr/bin/python3") -> list[Check]:
-    """Run the probe inside a real sandbox; any LEAK line is a failed check."""
+    """Run the probe inside a real sandbox; any LEAK line is a failed check, except the system-call filter's
+    lines (``filter_*``) when the operator turned the filter off (``LEAGUE_SANDBOX_SECCOMP=off``): they then
+    pass and say so, since the batch must not stop for an opt-out the operator made on purpose."""
     try:
         res = sandbox.exec(
             [python, f"{SANDBOX_HOME}/probe.py"],
@@ -59,11 +82,42 @@ def check_isolation(sandbox: Sandbox, python: str = "/usr/bin/python3") -> list[
         )
     except SandboxError as exc:
         return [Check("sandbox starts", False, exc.message, exc.fix or "")]
-    checks = [Check("sandbox starts", res.ok, f"{res.elapsed_s * 1000:.0f} ms, {res.detail}")]
+    checks = [Check("sandbox starts", res.ok, f"{res.elapsed_s * 1000:.0f} ms, {res.detail}"), check_filter()]
+    filter_off = _filter_off()
     for raw in res.text.splitlines():
         name, _, verdict = raw.partition(" ")
-        checks.append(Check(f"isolation: {name}", verdict == "ok", verdict))
+        checks.append(_probe_line(name, verdict, filter_off and name.startswith("filter_")))
     return checks
+
+
+def check_filter() -> Check:
+    """Which system-call filter the seats' runs get: the rules, or the operator's opt-out."""
+    if _filter_off():
+        return Check("system-call filter", True, f"off ({ENV}=off): seats may ptrace, open netlink sockets…")
+    try:
+        build_filter()
+    except SandboxError as exc:
+        return Check("system-call filter", False, exc.message, exc.fix or "")
+    denied = sorted({rule.syscall for rule in rules()})
+    return Check("system-call filter", True, f"on: {len(rules())} rules denying " + ", ".join(denied))
+
+
+def _probe_line(name: str, verdict: str, opted_out: bool) -> Check:
+    if opted_out and verdict != "ok":
+        return Check(f"isolation: {name}", True, f"{verdict}: not denied, {ENV}=off (the operator's opt-out)")
+    ok = verdict == "ok"
+    fix = "" if ok or not name.startswith("filter_") else _FILTER_FIX
+    return Check(f"isolation: {name}", ok, verdict, fix)
+
+
+_FILTER_FIX = "the seats' system-call filter did not hold: check libseccomp2 and bwrap --seccomp (docs/sandbox.md)"
+
+
+def _filter_off() -> bool:
+    try:
+        return seccomp_mode() == "off"
+    except SandboxError:
+        return False
 
 
 def check_cli(binary: str, folder: str | None = None) -> Check:

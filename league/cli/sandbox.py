@@ -63,5 +63,27 @@ def exec_(
     raise typer.Exit(res.exit_code if 0 <= res.exit_code < 256 else 1)
 
 
+@sandbox_app.command("check")
+def check() -> None:
+    """Run the isolation probe in a real sandbox and show the system-call filter the seats get (the sandbox
+    part of `league doctor`, without the roster); exit 1 if anything is broken."""
+    from sandbox.bwrap import BwrapSandbox
+    from sandbox.interface import SandboxError
+    from sandbox.selfcheck import Check, check_bwrap_installed, check_isolation
+
+    checks = [check_bwrap_installed()]
+    try:
+        checks += check_isolation(BwrapSandbox())
+    except SandboxError as exc:
+        checks.append(Check("sandbox starts", False, exc.message, exc.fix or ""))
+    for c in checks:
+        fix = f"\n        fix: {c.fix}" if not c.ok and c.fix else ""
+        typer.echo(f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}{fix}")
+    failed = sum(not c.ok for c in checks)
+    typer.echo(f"{len(checks) - failed} ok, {failed} failed")
+    if failed:
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(sandbox_app, name="sandbox")

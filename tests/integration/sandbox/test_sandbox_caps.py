@@ -21,7 +21,8 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
-from sandbox.bwrap import BwrapSandbox
+from sandbox.bwrap import BwrapSandbox, ended_by_of
+from sandbox.cgroups import Caps, CgroupReport
 from sandbox.interface import EndedBy, SandboxError
 from sandbox.profiles import MIB, get_profile
 
@@ -52,6 +53,51 @@ def test_memory_cap_counts_every_process_of_the_sandbox(sandbox: BwrapSandbox) -
     res = sandbox.exec([PY, "-c", FOUR_HOGS], timeout=20, profile=prof, owner="hog")
     assert res.ended_by is EndedBy.MEMORY, (res.detail, res.err_text)
     assert res.oom_kills >= 1 and "memory cap of 256 MiB" in res.detail
+
+
+# A helper allocates past the cap and is OOM-killed; the seat reports how it died, then hangs past its
+# deadline. So the OOM kill comes first and the deadline fires second, every time, without relying on timing.
+OOM_THEN_HANG = (
+    "import os, time\n"
+    "kid = os.fork()\n"
+    "if kid == 0:\n"
+    "    x = bytearray(1900 * 1024 * 1024)\n"
+    "    for i in range(0, len(x), 4096): x[i] = 1\n"
+    "    os._exit(0)\n"
+    "print('helper', os.waitpid(kid, 0)[1], flush=True)\n"
+    "time.sleep(1000)\n"
+)
+
+
+def test_an_oom_kill_is_memory_even_when_the_deadline_fires_too(sandbox: BwrapSandbox) -> None:
+    """A 1.9 GB helper under a 256 MiB cap is OOM-killed; the deadline then fires on the seat. Before: `timeout`
+    (the deadline's kill was the first reason given, the cgroup's record of the OOM kill was not consulted)."""
+    prof = dataclasses.replace(get_profile("default"), memory_mb=256)
+    res = sandbox.exec([PY, "-c", OOM_THEN_HANG], timeout=8, profile=prof, owner="hog")
+    assert "helper 9" in res.text, res.text  # SIGKILL from the kernel's OOM killer, before the deadline
+    assert res.oom_kills >= 1
+    assert res.ended_by is EndedBy.MEMORY, res.detail
+    assert "memory cap of 256 MiB" in res.detail and "deadline passed too" in res.detail
+
+
+def test_the_end_of_a_run_from_a_real_cgroups_record(sandbox: BwrapSandbox) -> None:
+    """The decision itself, fed with what a real run cgroup recorded after a process in it was OOM-killed:
+    a deadline kill with that record is `memory`; the same kill with a clean record stays `timeout`."""
+    assert sandbox.cgroups is not None
+    cgroup = sandbox.cgroups.create(f"oomrec-{os.getpid()}-1", Caps(64 * MIB, 16))
+    try:
+        hog = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.readline(); x = bytearray(300 << 20)"],
+                               stdin=subprocess.PIPE)
+        cgroup.attach(hog.pid)
+        hog.communicate(b"go\n", timeout=60)
+        report = cgroup.report()
+    finally:
+        cgroup.close()
+    assert hog.returncode == -9 and report.oom_kills >= 1, (hog.returncode, report)
+    assert ended_by_of(EndedBy.TIMEOUT, -9, b"", report) is EndedBy.MEMORY
+    assert ended_by_of(EndedBy.TIMEOUT, -9, b"", CgroupReport()) is EndedBy.TIMEOUT
+    assert ended_by_of(EndedBy.OUTPUT_CAP, -9, b"", report) is EndedBy.OUTPUT_CAP  # the league's own kill stands
+    assert ended_by_of(None, 0, b"", report) is EndedBy.EXIT  # a helper's OOM kill survived: the answer stands
 
 
 def test_process_cap_counts_every_process_of_the_sandbox(sandbox: BwrapSandbox) -> None:

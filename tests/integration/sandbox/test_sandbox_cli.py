@@ -48,6 +48,26 @@ def test_sandbox_exec_unknown_profile(sandbox: object) -> None:
     assert "unknown sandbox profile" in res.stderr
 
 
+def test_sandbox_check_shows_the_filter_and_its_probe(sandbox: object) -> None:
+    res = runner.invoke(app, ["sandbox", "check"])
+    assert res.exit_code == 0, res.output
+    assert "ok    system-call filter: on: 14 rules denying clone, clone3," in res.stdout
+    for line in ("filter_ptrace: ok", "nested_userns: ok", "filter_netlink: ok", "filter_raw_socket: ok"):
+        assert f"ok    isolation: {line}" in res.stdout
+    assert "0 failed" in res.stdout
+
+
+def test_sandbox_check_with_the_filter_turned_off(sandbox: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The operator's opt-out passes (the batch must not stop for it) but says what is not denied."""
+    monkeypatch.setenv("LEAGUE_SANDBOX_SECCOMP", "off")
+    res = runner.invoke(app, ["sandbox", "check"])
+    assert res.exit_code == 0, res.output
+    assert "system-call filter: off (LEAGUE_SANDBOX_SECCOMP=off)" in res.stdout
+    assert "filter_ptrace: LEAK: not denied, LEAGUE_SANDBOX_SECCOMP=off" in res.stdout
+    assert "filter_netlink: LEAK: not denied" in res.stdout
+    assert "ok    isolation: nested_userns: ok" in res.stdout  # --disable-userns holds without the filter
+
+
 def test_seat_check_prints_answer_model_time(roster: Path) -> None:
     res = runner.invoke(app, ["seat", "check", "s1", "--roster", str(roster)])
     assert res.exit_code == 0, res.output

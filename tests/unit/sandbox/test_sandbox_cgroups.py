@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from sandbox import cgroups
-from sandbox.cgroups import Caps, CgroupError, CgroupV1, CgroupV2, cgroup_mounts, detect, own_cgroups
+from sandbox.bwrap import ended_by_of
+from sandbox.cgroups import Caps, CgroupError, CgroupReport, CgroupV1, CgroupV2, cgroup_mounts, detect, own_cgroups
+from sandbox.interface import EndedBy
 
 PROC_CGROUP_V1 = "9:name=systemd:/\n8:pids:/\n4:memory:/process_api/abc\n1:cpu,cpuacct:/x\n0::/\n"
 PROC_CGROUP_V2 = "0::/system.slice/league.service\n"
@@ -168,3 +170,18 @@ def test_a_directory_that_is_not_empty_is_still_waited_for_as_before(
     (pids / "stray").mkdir()
     cgroups._v1_run(memory, pids).close()
     assert pids.exists() and not memory.exists() and not cgroups._deferred
+
+
+@pytest.mark.parametrize(
+    ("killed_for", "code", "oom_kills", "ended"),
+    [
+        ("timeout", -9, 1, "memory"),  # the OOM kill and the deadline both: the memory cap ended it
+        ("timeout", -9, 0, "timeout"),
+        ("output_cap", -9, 1, "output_cap"),  # the league's own kill for output stands
+        (None, 137, 1, "memory"),
+        (None, 0, 1, "exit"),  # a helper was OOM-killed, the seat recovered and answered
+    ],
+)
+def test_how_a_run_ended(killed_for: str | None, code: int, oom_kills: int, ended: str) -> None:
+    killed = EndedBy(killed_for) if killed_for else None
+    assert ended_by_of(killed, code, b"", CgroupReport(oom_kills=oom_kills)) is EndedBy(ended)

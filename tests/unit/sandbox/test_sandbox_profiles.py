@@ -87,11 +87,15 @@ def test_argv_has_isolation_flags(monkeypatch: pytest.MonkeyPatch) -> None:
         "--unshare-ipc",
         "--unshare-uts",
         "--unshare-net",
+        "--disable-userns",
         "--die-with-parent",
         "--new-session",
     ):
         assert flag in argv
     assert argv[argv.index("--json-status-fd") + 1] == "9"
+    assert "--seccomp" not in argv  # only with a filter's fd
+    filtered = box.build_argv(["cmd"], get_profile("claude"), None, [], 9, seccomp_fd=11)
+    assert filtered[filtered.index("--seccomp") + 1] == "11"
     assert argv[-2:] == ["--", "cmd"]
     assert "/root" not in argv and "/home" not in argv
     assert not any(a.startswith("/work") for a in argv)
@@ -135,7 +139,8 @@ def _host_system() -> list[str]:
 
 @pytest.mark.parametrize("name", [n for n in PROFILES if n != "scripted-child"])
 def test_every_other_profile_keeps_the_argv_it_had(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The vendor, default and scripted profiles: exactly the command line of session 11 (67508d7)."""
+    """The vendor, default and scripted profiles: exactly the command line of session 11 (67508d7), plus
+    ``--disable-userns`` (and ``--seccomp FD`` when a filter's fd is given, tested above)."""
     from sandbox import bwrap
 
     monkeypatch.setattr(bwrap.shutil, "which", lambda name, **_: f"/usr/bin/{Path(name).name}")
@@ -145,7 +150,8 @@ def test_every_other_profile_keeps_the_argv_it_had(name: str, monkeypatch: pytes
            "ca-certificates", "alternatives"]
     expected = [
         "/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
-        "--die-with-parent", "--new-session", "--json-status-fd", "9", "--hostname", "seat", *_host_system(),
+        "--disable-userns", "--die-with-parent", "--new-session", "--json-status-fd", "9", "--hostname", "seat",
+        *_host_system(),
         "--perms", "0755", "--dir", "/etc", *[a for e in etc for a in ("--ro-bind-try", f"/etc/{e}", f"/etc/{e}")],
         "--proc", "/proc", "--dev", "/dev", "--size", "67108864", "--tmpfs", "/dev/shm",
         "--size", "268435456", "--tmpfs", "/tmp", "--size", "536870912", "--tmpfs", "/home/seat",
@@ -167,7 +173,8 @@ def test_the_scripted_childs_profile_leaves_out_only_mounts(monkeypatch: pytest.
     argv = bwrap.BwrapSandbox().build_argv(["cmd"], lean, None, [("c.pyc", 7, True)], 9)
     assert argv == [
         "/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
-        "--die-with-parent", "--new-session", "--json-status-fd", "9", "--hostname", "seat", "--as-pid-1",
+        "--disable-userns", "--die-with-parent", "--new-session", "--json-status-fd", "9", "--hostname", "seat",
+        "--as-pid-1",
         *_host_system(), "--size", "536870912", "--tmpfs", "/home/seat", "--perms", "0644", "--file", "7",
         "/home/seat/c.pyc", "--remount-ro", "/", "--chdir", "/home/seat", "--", "cmd",
     ]
