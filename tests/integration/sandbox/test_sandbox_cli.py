@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
+from league.config import shipped_config_dir
 
 pytestmark = pytest.mark.sandbox
 runner = CliRunner()
@@ -30,8 +32,10 @@ adapter = "coin"
 
 @pytest.fixture
 def roster(tmp_path: Path, sandbox: object) -> Path:
+    """A config folder's roster (beside the shipped markets.toml: `league doctor` loads the whole folder)."""
     path = tmp_path / "roster.toml"
     path.write_text(ROSTER)
+    shutil.copy(shipped_config_dir() / "markets.toml", tmp_path / "markets.toml")
     return path
 
 
