@@ -55,6 +55,7 @@ from league.prices.reference import terminal_price
 from league.publish.compliance import MANIFEST
 from league.publish.files import PublishReport, publish, refresh_proof
 from league.publish.memory import release_memory
+from league.shutdown import die_with_parent
 from league.stamps.relay import RelayStamper, StampDesk, StampRequest
 from league.stamps.stamper import Stamper, config_from_settings
 from league.stamps.standins import LocalCalendar, LocalRekor
@@ -179,7 +180,8 @@ def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[
     after the fork. The child exits before this returns, so none of its memory outlives the season."""
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_season_child, args=(send, out, days, seed), name="league-demo-season")
+    child = ctx.Process(target=_season_child, args=(send, receive, os.getpid(), out, days, seed),
+                        name="league-demo-season")
     child.start()
     send.close()  # the child's copy is the only writer left: its exit ends recv() with EOFError
     follower = _Follower(out)
@@ -315,7 +317,13 @@ class _Follower:
 SEASON_YOUNG_GENERATION = 20_000
 
 
-def _season_child(send: Connection, out: Path, days: list[date], seed: int) -> None:
+def _season_child(send: Connection, receive: Connection, parent: int, out: Path, days: list[date], seed: int) -> None:
+    """The season's process: it ends with its parent (a season left writing the book after ``kill -9`` of
+    ``league demo`` held the book's lock, so the restart could not open it), and it keeps no copy of the
+    pipe's reading end, so a parent gone (where the kernel cannot be asked to end this process) is a broken
+    pipe at its next message, not messages piling up in a pipe only it could read."""
+    die_with_parent(parent)
+    receive.close()
     gc.set_threshold(SEASON_YOUNG_GENERATION, *gc.get_threshold()[1:])  # this process only: it ends with the season
 
     def done(day: str) -> None:
