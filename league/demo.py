@@ -226,7 +226,7 @@ def _lock_folder(out: Path) -> int:
     except BlockingIOError:
         holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "a process"
         os.close(fd)
-        raise LeagueError(f"{out} is being written by a running `league demo` ({holder})",
+        raise LeagueError(f"{out} is being written by a running `league demo` ({holder}, or a process it forked)",
                           fix="wait for it to finish, or stop it, then run this command again") from None
     try:
         os.ftruncate(fd, 0)

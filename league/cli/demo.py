@@ -81,7 +81,8 @@ def demo(
     with Progress(TextColumn("[bold]season"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                   TimeElapsedColumn(), console=console, transient=False, auto_refresh=False) as bar:
         task = bar.add_task("", total=sessions)
-        result = run_demo(out, sessions=sessions, seed=seed, start=start, say=console.print,
+        result = run_demo(out, sessions=sessions, seed=seed, start=start,
+                          say=lambda text: console.print(text, markup=False, highlight=False, soft_wrap=True),
                           progress=lambda s: bar.update(task, advance=1, description=s, refresh=True))
     _print_tables(console, result.public_dir)
     report = verify(result.public_dir / "council-book.jsonl")
