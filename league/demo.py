@@ -17,10 +17,13 @@ imports this module (an import contract in pyproject.toml holds that).
 
 from __future__ import annotations
 
+import fcntl
 import gc
+import json
 import multiprocessing
 import os
 import pickle
+import shutil
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -43,6 +46,7 @@ from league.crowd.recorded import SyntheticCrowd
 from league.errors import LeagueError
 from league.folder import init_folder
 from league.heap import settle_heap
+from league.inputs import InputError, read_json
 from league.jobs.ask import default_context
 from league.jobs.context import League, Stages
 from league.jobs.portfolio import record_bill_rates
@@ -55,6 +59,8 @@ from league.prices.reference import terminal_price
 from league.publish.compliance import MANIFEST
 from league.publish.files import PublishReport, publish, refresh_proof
 from league.publish.memory import release_memory
+from league.scoring.climatology import WINDOW
+from league.shutdown import die_with_parent
 from league.stamps.relay import RelayStamper, StampDesk, StampRequest
 from league.stamps.stamper import Stamper, config_from_settings
 from league.stamps.standins import LocalCalendar, LocalRekor
@@ -95,26 +101,185 @@ def demo_sessions(calendar: Calendar, start: date, count: int) -> list[date]:
 
 
 def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFAULT_START,
-             progress: Callable[[str], None] | None = None, split: bool | None = None) -> DemoResult:
+             progress: Callable[[str], None] | None = None, split: bool | None = None,
+             say: Callable[[str], None] | None = None) -> DemoResult:
     """Write a demo league into OUT, run SESSIONS days, publish; nothing is sealed if a tool is missing.
 
     ``split`` runs the season in a forked child process and publishes in this one once the child has exited,
     so the peak memory is the larger of the two, not their sum: the season's index, price memo and statistical
     imports are gone before publishing's whole-book reads begin. By default only where the system can fork and
     this process runs no other thread (a lock another thread holds at the fork would stay held in the child:
-    `league demo` starts no thread before it; a test process may hold a League's threads open)."""
-    if (out / "config").exists():
-        raise LeagueError(f"{out} already holds a league", fix="choose an empty --out folder")
+    `league demo` starts no thread before it; a test process may hold a League's threads open).
+
+    OUT is held for the whole run (:func:`claim_folder`): a season left unfinished in it by a killed
+    ``league demo`` is started again from scratch; ``say`` is told so."""
+    check_arguments(start=start, sessions=sessions, seed=seed)
     require(load_roster(shipped_config_dir() / "roster.demo.toml").seat, what="the demo")
     days = demo_sessions(default_calendar(), start, sessions)
-    if split if split is not None else fork_safe():
-        season = season_in_child(out, days, seed, progress)
-    else:
-        season = run_season(out, days, seed, progress)
-        release_memory()  # the closed League's index, price memo and seats, before the publish step's own peak
-    public = publish_season(season).out_dir
-    count = _count_rows(public / "council-forecasts.csv")
+    asked = {"sessions": sessions, "seed": seed, "start": start.isoformat()}
+    lock = claim_folder(out, asked, say)
+    try:
+        if split if split is not None else fork_safe():
+            season = season_in_child(out, days, seed, progress)
+        else:
+            season = run_season(out, days, seed, progress)
+            release_memory()  # the closed League's index, price memo and seats, before the publish step's own peak
+        public = publish_season(season).out_dir
+        count = _count_rows(public / "council-forecasts.csv")
+        _write_state(out, {**asked, "state": FINISHED})
+    finally:
+        os.close(lock)  # the flock goes with it (the season's child, which shared it, has ended)
     return DemoResult(season.data_dir, public, [d.isoformat() for d in days], season.book_lines, count)
+
+
+#: The first day a demo season may start: the day after the climatology window, since the table is
+#: sealed from the 2016-2025 history before the season's first session (league.scoring.climatology).
+EARLIEST_START = WINDOW[1] + timedelta(days=1)
+#: The last: far past any use, and well inside the calendar's reach (exchange-calendars counts in pandas
+#: timestamps, which end on 2262-04-11, and the season's last six-month horizon plus the calendar's two years
+#: of growth must fit: a 400-session season from this day has its last horizon end in January 2202).
+LATEST_START = date(2199, 12, 31)
+MAX_SESSIONS = 400
+#: The seed is written into config/league.toml, whose integers are 64-bit signed; seeded generators take no
+#: negative seed.
+MAX_SEED = 2**63 - 1
+
+
+def check_arguments(*, start: date, sessions: int, seed: int) -> None:
+    """Refuse a season the demo cannot run, before anything is written, naming the accepted range (a first day
+    outside it ended in a ValueError, an OverflowError or a climatology error halfway through the season)."""
+    if not EARLIEST_START <= start <= LATEST_START:
+        raise InputError(f"--start {start.isoformat()}: the demo's first day must lie between "
+                         f"{EARLIEST_START.isoformat()} and {LATEST_START.isoformat()}",
+                         fix=f"give a first day (YYYY-MM-DD) in that range; the default is {DEFAULT_START.isoformat()}")
+    if not 1 <= sessions <= MAX_SESSIONS:
+        raise InputError(f"--sessions {sessions}: the demo runs from 1 to {MAX_SESSIONS} sessions",
+                         fix=f"give a whole number from 1 to {MAX_SESSIONS}")
+    if not 0 <= seed <= MAX_SEED:
+        raise InputError(f"--seed {seed}: a seed is a whole number from 0 to {MAX_SEED}",
+                         fix="give a seed in that range (the default is 7)")
+
+
+#: What OUT holds besides config/ and data/ while `league demo` writes it and once it is done: the run's
+#: state (its arguments, and whether its season finished), and the lock every process of the run holds.
+DEMO_STATE = ".league-demo.json"
+DEMO_LOCK = ".league-demo.lock"
+RUNNING, FINISHED = "running", "finished"
+_DEMO_PARTS = ("config", "data")
+
+
+def claim_folder(out: Path, asked: dict[str, Any], say: Callable[[str], None] | None = None) -> int:
+    """Make OUT, lock it for this run and return the lock's file descriptor (closing it ends the claim).
+
+    The lock is a flock on OUT/.league-demo.lock, shared by every process the run forks (the season's child,
+    the publisher's workers), so the kernel releases it when the last of them is gone. Under it, OUT with a
+    league in it is taken only if this verb left it there unfinished (its state file says ``running``, and
+    nobody holds the lock, so no process of that run is alive): its config/ and data/ are removed and the
+    season starts again from scratch, which gives the folder an uninterrupted run of the same arguments
+    gives. Any other league in OUT (a finished demo, a folder of ``league init``) is refused, as before."""
+    make_folder(out)
+    if _holds_league(out) and not os.path.lexists(out / DEMO_STATE):
+        raise LeagueError(f"{out} already holds a league", fix="choose an empty --out folder")
+    lock = _lock_folder(out)
+    try:
+        if _holds_league(out):
+            left = _unfinished(out)
+            for part in _DEMO_PARTS:
+                _remove(out / part)
+            if say is not None:
+                say(f"{out} held a demo season that never finished ({_described(left)}); its processes are gone: "
+                    "it is removed, and this season starts from scratch")
+        _write_state(out, {**asked, "state": RUNNING})
+    except BaseException:
+        os.close(lock)
+        raise
+    return lock
+
+
+def make_folder(out: Path) -> None:
+    """OUT created (with its parents) or found as a folder, or an InputError naming why not."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise InputError(f"--out {out}: exists and is not a folder",
+                         fix="name a new folder (it is created) or an empty one") from None
+    except OSError as exc:
+        raise InputError(f"--out {out}: the folder cannot be created ({exc.strerror or exc})",
+                         fix="name a folder in a place you can write, e.g. ./demo-out") from None
+
+
+def _holds_league(out: Path) -> bool:
+    return any(os.path.lexists(out / part) for part in _DEMO_PARTS)
+
+
+def _lock_folder(out: Path) -> int:
+    """Open and flock OUT/.league-demo.lock (never following a link), writing this process's id into it for
+    the message another run shows; the first write into OUT, so an unwritable OUT is named here."""
+    path = out / DEMO_LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        raise InputError(f"--out {out}: cannot be written ({path.name}: {exc.strerror or exc})",
+                         fix="name a folder you can write, e.g. ./demo-out") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "a process"
+        os.close(fd)
+        raise LeagueError(f"{out} is being written by a running `league demo` ({holder}, or a process it forked)",
+                          fix="wait for it to finish, or stop it, then run this command again") from None
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}\n".encode("ascii"), 0)
+    except OSError as exc:  # who holds it is for a person reading the error above: not worth failing for
+        log.warning("demo.lock_holder_unwritten", folder=str(out), error=str(exc))
+    return fd
+
+
+def _unfinished(out: Path) -> dict[str, Any]:
+    """The state of the run that left OUT's league, if that run was this verb's and it did not finish;
+    else the error that leaves OUT alone."""
+    state = read_json(out / DEMO_STATE, what="demo state file", max_bytes=4096, max_depth=2, inside=out)
+    if not isinstance(state, dict) or state.get("state") not in (RUNNING, FINISHED):
+        raise InputError(f"{out / DEMO_STATE}: not the state file `league demo` writes",
+                         fix="choose an empty --out folder")
+    if state["state"] == FINISHED:
+        raise LeagueError(f"{out} already holds a finished demo season", fix="choose an empty --out folder")
+    return state
+
+
+def _described(state: dict[str, Any]) -> str:
+    return " ".join(f"--{key} {state[key]}" for key in ("sessions", "seed", "start") if key in state)
+
+
+def _remove(path: Path) -> None:
+    """Remove a part of an unfinished demo (never through a link: the demo makes none)."""
+    try:
+        if path.is_symlink() or path.is_file():
+            raise InputError(f"{path}: not the folder `league demo` made", fix="choose an empty --out folder")
+        shutil.rmtree(path, ignore_errors=False)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InputError(f"{path}: the unfinished demo's folder cannot be removed ({exc.strerror or exc})",
+                         fix=f"remove {path} yourself, or choose an empty --out folder") from None
+
+
+def _write_state(out: Path, state: dict[str, Any]) -> None:
+    """OUT/.league-demo.json replaced whole (a temporary file renamed over it): a run killed while writing
+    it leaves the old state or the new one, never half of one."""
+    path = out / DEMO_STATE
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(state, fh, sort_keys=True)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise InputError(f"--out {out}: cannot be written ({path.name}: {exc.strerror or exc})",
+                         fix="name a folder you can write, with free space") from None
 
 
 def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None, *,
@@ -179,7 +344,8 @@ def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[
     after the fork. The child exits before this returns, so none of its memory outlives the season."""
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_season_child, args=(send, out, days, seed), name="league-demo-season")
+    child = ctx.Process(target=_season_child, args=(send, receive, os.getpid(), out, days, seed),
+                        name="league-demo-season")
     child.start()
     send.close()  # the child's copy is the only writer left: its exit ends recv() with EOFError
     follower = _Follower(out)
@@ -315,7 +481,13 @@ class _Follower:
 SEASON_YOUNG_GENERATION = 20_000
 
 
-def _season_child(send: Connection, out: Path, days: list[date], seed: int) -> None:
+def _season_child(send: Connection, receive: Connection, parent: int, out: Path, days: list[date], seed: int) -> None:
+    """The season's process: it ends with its parent (a season left writing the book after ``kill -9`` of
+    ``league demo`` held the book's lock, so the restart could not open it), and it keeps no copy of the
+    pipe's reading end, so a parent gone (where the kernel cannot be asked to end this process) is a broken
+    pipe at its next message, not messages piling up in a pipe only it could read."""
+    die_with_parent(parent)
+    receive.close()
     gc.set_threshold(SEASON_YOUNG_GENERATION, *gc.get_threshold()[1:])  # this process only: it ends with the season
 
     def done(day: str) -> None:

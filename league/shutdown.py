@@ -13,10 +13,14 @@ drain in ``League.close`` never ran, and a slow seat's reply was lost unsealed. 
 ``grace_s`` (``LEAGUE_STOP_GRACE_S``, default 45 s) must stay below ``TimeoutStopSec`` minus the
 few seconds closing takes, or systemd's SIGKILL comes first. The handler itself only sets flags: it
 never logs or takes a lock, since it runs between two bytecodes of whatever the main thread holds.
+
+A process the league forks to write (the demo's season, the publisher's side workers) must not outlive
+the process that forked it: :func:`die_with_parent`.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import sys
@@ -76,3 +80,36 @@ def exit_now(code: int = 0) -> None:
         except (OSError, ValueError):
             pass
     os._exit(code)
+
+
+#: prctl(2) option: the signal the kernel sends this process when the thread that forked it ends.
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> bool:
+    """In a child forked by process ``parent``, first thing after the fork: SIGKILL this process when the
+    parent dies. Returns False where the kernel cannot be asked (not Linux).
+
+    Why: a forked child that writes (the demo's season writing the book, a publishing worker writing the
+    open files) outlived a ``kill -9`` of its parent, reparented to init, still writing and still holding
+    the folder's locks, so a restart found the book "already open for writing". With PR_SET_PDEATHSIG the
+    kernel kills it when its parent ends; its locks are flocks, which the kernel releases with its files.
+
+    The parent may have died between the fork and the prctl call: the signal is then never sent (the
+    child already has a new parent), so the parent is checked after the request and this process ends
+    at once, the same way, if it is gone. The signal is tied to the *thread* that forked: callers fork
+    from the thread that lives as long as their process (the main thread)."""
+    asked = _ask_kernel(signal.SIGKILL)
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return asked
+
+
+def _ask_kernel(sig: int) -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False

@@ -2,34 +2,87 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from league.inputs import InputError
+
+#: What --start must look like before it is read as a day.
+ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def parse_start(value: str | date) -> date:
+    """--start as a day: a malformed or impossible date (2026-02-30) is an error naming the format, not a
+    ValueError; the range is checked by league.demo.check_arguments."""
+    if isinstance(value, date):
+        return value
+    text = str(value).strip()
+    try:
+        if not ISO_DAY.fullmatch(text):
+            raise ValueError("not YYYY-MM-DD")
+        return date.fromisoformat(text)
+    except ValueError as exc:
+        raise InputError(f"--start {value!r}: not a calendar day ({exc})",
+                         fix="give the first day as YYYY-MM-DD, e.g. 2026-06-01 (--start or LEAGUE_DEMO_START)",
+                         ) from None
+
+
+def _whole_number(option: str, env: str, value: str | int) -> int:
+    if isinstance(value, int):
+        return value
+    text = str(value).strip()
+    if not re.fullmatch(r"[+-]?\d{1,30}", text):
+        raise InputError(f"{option} {value!r}: not a whole number", fix=f"give a whole number ({option} or {env})")
+    return int(text)
+
+
+def parse_sessions(value: str | int) -> int:
+    return _whole_number("--sessions", "LEAGUE_DEMO_SESSIONS", value)
+
+
+def parse_seed(value: str | int) -> int:
+    return _whole_number("--seed", "LEAGUE_DEMO_SEED", value)
+
 
 def demo(
-    out: Annotated[Path, typer.Option("--out", envvar="LEAGUE_DEMO_OUT", help="folder to create")],
-    sessions: Annotated[int, typer.Option("--sessions", envvar="LEAGUE_DEMO_SESSIONS", min=1, max=400)] = 10,
-    seed: Annotated[int, typer.Option("--seed", envvar="LEAGUE_DEMO_SEED")] = 7,
-    start: Annotated[str, typer.Option("--start", envvar="LEAGUE_DEMO_START", help="first day (YYYY-MM-DD)")] = (
-        "2026-06-01"
+    out: Annotated[Path | None, typer.Option("--out", envvar="LEAGUE_DEMO_OUT", help="folder to create (required)",
+                                             show_default=False)] = None,
+    sessions: Annotated[int, typer.Option("--sessions", envvar="LEAGUE_DEMO_SESSIONS", parser=parse_sessions,
+                                          metavar="INTEGER", help="how many sessions, 1 to 400")] = 10,
+    seed: Annotated[int, typer.Option("--seed", envvar="LEAGUE_DEMO_SEED", parser=parse_seed,
+                                      metavar="INTEGER")] = 7,
+    start: Annotated[date, typer.Option("--start", envvar="LEAGUE_DEMO_START", parser=parse_start,
+                                        metavar="YYYY-MM-DD", help="first day, 2026-01-01 to 2199-12-31")] = (
+        date(2026, 6, 1)
     ),
 ) -> None:
-    """Run SESSIONS league days offline (replay prices, sandboxed scripted seats), publish, verify."""
+    """Run SESSIONS league days offline (replay prices, sandboxed scripted seats), publish, verify.
+
+    An --out folder left unfinished by a stopped or killed run is started again from scratch."""
+    # Every argument is checked before the bar is drawn or anything written: a bad one is one error with its fix
+    # (a day that does not exist, a year past the calendar's reach, an --out that cannot be made were tracebacks).
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from league.demo import run_demo
+    from league.demo import check_arguments, make_folder, run_demo
     from league.verify.chain import verify
 
+    if out is None:
+        raise InputError("--out is missing: the folder the demo league is written into",
+                         fix="name it: league demo --out demo-out (or set LEAGUE_DEMO_OUT)")
+    check_arguments(start=start, sessions=sessions, seed=seed)
+    make_folder(out)
     console = Console()
     # no refresh thread: the season runs in a forked child, and a process forks safely only without other threads
     with Progress(TextColumn("[bold]season"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                   TimeElapsedColumn(), console=console, transient=False, auto_refresh=False) as bar:
         task = bar.add_task("", total=sessions)
-        result = run_demo(out, sessions=sessions, seed=seed, start=date.fromisoformat(start),
+        result = run_demo(out, sessions=sessions, seed=seed, start=start,
+                          say=lambda text: console.print(text, markup=False, highlight=False, soft_wrap=True),
                           progress=lambda s: bar.update(task, advance=1, description=s, refresh=True))
     _print_tables(console, result.public_dir)
     report = verify(result.public_dir / "council-book.jsonl")

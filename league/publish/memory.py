@@ -16,6 +16,8 @@ import os
 from functools import cache
 from typing import Any
 
+from league.shutdown import die_with_parent
+
 
 @cache
 def _libc() -> Any:
@@ -43,10 +45,16 @@ def fork_frozen() -> int:
     otherwise write to each of them, copying the pages it shares with the caller — the publisher forks while
     holding its parse of the book (league.publish.bookread.KeptLines), hundreds of MB at a season's end.
     A caller that had settled its heap (:func:`settle_heap`: the publisher, until it ends) keeps it settled,
-    with what this froze besides; any other gets its objects back at once."""
+    with what this froze besides; any other gets its objects back at once.
+
+    The child ends with the caller (:func:`league.shutdown.die_with_parent`): a publishing worker left running
+    after its parent was killed would go on writing into the published folder under a restarted publisher."""
     settled = gc.get_freeze_count() > 0
     gc.freeze()
+    parent = os.getpid()
     pid = os.fork()
-    if pid != 0 and not settled:
+    if pid == 0:
+        die_with_parent(parent)
+    elif not settled:
         gc.unfreeze()
     return pid
