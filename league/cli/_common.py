@@ -27,18 +27,24 @@ def parse_rate(text: str, *, option: str) -> Decimal:
     return rate
 
 
-def parse_day(text: str, *, option: str, earliest: date = EARLIEST_DAY, latest: date = LATEST_DAY) -> date:
+def parse_day(text: str, *, option: str, earliest: date = EARLIEST_DAY, latest: date = LATEST_DAY,
+              env: str = "") -> date:
     """A ``YYYY-MM-DD`` option's day, or a UsageError naming the option, the value and the range taken
-    (``2026-02-30`` does not exist; ``9999-12-31`` overflowed the day arithmetic behind it)."""
+    (``2026-02-30`` does not exist; ``9999-12-31`` overflowed the day arithmetic behind it). ``env``: the
+    variable the option defaults from, named in the fix."""
     shown = repr(text if len(text) <= 40 else text[:40] + "…")
+    where = f" ({option} or {env})" if env else ""
     try:
-        day = date.fromisoformat(text)
+        day = date.fromisoformat(text) if len(text) == 10 else None
     except ValueError:
-        raise UsageError(f"{option} {shown} is not a day YYYY-MM-DD that exists",
-                         fix=f"give a day such as {latest.year if latest.year < 2030 else 2026}-11-24") from None
+        day = None
+    if day is None:
+        raise UsageError(f"{option} {shown} is not a calendar day (YYYY-MM-DD)",
+                         fix=f"give a day that exists, such as 2026-11-24{where}")
     if not earliest <= day <= latest:
-        raise UsageError(f"{option} {day} is outside {earliest} – {latest}", fix="give a day inside that range")
+        raise UsageError(f"{option} {day} is outside {earliest} – {latest}", fix=f"give a day inside that range{where}")
     return day
+
 
 ConfigDir = Annotated[
     Path,

@@ -9,26 +9,17 @@ from typing import Annotated
 
 import typer
 
+from league.cli._common import parse_day
 from league.inputs import InputError
-
-#: What --start must look like before it is read as a day.
-ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def parse_start(value: str | date) -> date:
     """--start as a day: a malformed or impossible date (2026-02-30) is an error naming the format, not a
-    ValueError; the range is checked by league.demo.check_arguments."""
+    ValueError; the demo's own range is checked by league.demo.check_arguments."""
     if isinstance(value, date):
         return value
-    text = str(value).strip()
-    try:
-        if not ISO_DAY.fullmatch(text):
-            raise ValueError("not YYYY-MM-DD")
-        return date.fromisoformat(text)
-    except ValueError as exc:
-        raise InputError(f"--start {value!r}: not a calendar day ({exc})",
-                         fix="give the first day as YYYY-MM-DD, e.g. 2026-06-01 (--start or LEAGUE_DEMO_START)",
-                         ) from None
+    return parse_day(str(value).strip(), option="--start", earliest=date.min, latest=date.max,
+                     env="LEAGUE_DEMO_START")
 
 
 def _whole_number(option: str, env: str, value: str | int) -> int:
