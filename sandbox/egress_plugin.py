@@ -98,15 +98,18 @@ def serve(directory: Path, idle_s: int) -> None:
             time.sleep(3600)
 
 
-def _die_with_zygote() -> None:
+def _die_with_zygote(zygote_pid: int) -> None:
     """PR_SET_PDEATHSIG: if the zygote ends (the league died and closed its pipe), so does this proxy,
-    instead of serving a socket nobody will read the record of."""
+    instead of serving a socket nobody will read the record of. A zygote that died between the fork and
+    the request is caught by the parent check after it (the signal would never come)."""
     import ctypes
 
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
     except (OSError, AttributeError):
-        pass
+        return
+    if os.getppid() != zygote_pid:
+        os._exit(0)
 
 
 def zygote() -> None:
@@ -118,12 +121,13 @@ def zygote() -> None:
     by the kernel (SIGCHLD ignored). Ends at EOF."""
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     os.nice(10)  # at 08:30 the seats' own start-up comes first; the forwarder waits for the proxy anyway
+    me = os.getpid()
     for line in sys.stdin:
         directory, _, idle = line.strip().partition(" ")
         pid = os.fork()
         if pid == 0:
             os.setsid()
-            _die_with_zygote()
+            _die_with_zygote(me)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             quiet = os.open(os.devnull, os.O_RDWR)
             errors = os.open(Path(directory) / "proxy.err", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
