@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -89,7 +90,21 @@ def _rebuild_step(rebuild: bool) -> tuple[Callable[[Path], tuple[Status, str]], 
         return _no_statistics, f"derived files not rebuilt: the stats extra is missing ({install_hint('stats')})"
     from league.publish.rebuild import rebuild_step
 
-    return rebuild_step, ""
+    return partial(_readable_then, rebuild_step), ""
+
+
+def _readable_then(rebuild: Callable[[Path], tuple[Status, str]], folder: Path) -> tuple[Status, str]:
+    """Step 11 after every published JSON file it may read has been read once with league.inputs' bounds:
+    the publisher's readers are not written for hostile files (100,000-deep JSON raised RecursionError), so
+    a file that is not bounded JSON fails the step naming it, before the rebuild reads anything."""
+    from league.inputs import read_json
+
+    for path in sorted(folder.glob("*.json")):
+        try:
+            read_json(path, what="published JSON file", inside=folder)
+        except InputError as exc:
+            return "FAILED", f"not rebuilt: {exc.message}"
+    return rebuild(folder)
 
 
 def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool, strict: bool,

@@ -223,3 +223,18 @@ def test_check_book_refuses_an_empty_council_book(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["check-book", "--data", str(tmp_path), "--no-db"])
     assert isinstance(result.exception, LeagueError) and result.exception.exit_code == 2, result.output
     assert "empty (0 lines)" in result.exception.message and not result.output.startswith("ok")
+
+
+@pytest.mark.parametrize(("content", "reason"), [("{{{", "not valid JSON"), (DEEP, "nested 100000 levels deep")])
+def test_bad_json_read_by_the_rebuild_fails_step_11_naming_the_file(tmp_path: Path, content: str,
+                                                                    reason: str) -> None:
+    """Step 11 runs the publisher's own readers, which are not written for hostile files: every published
+    JSON file is read once with league.inputs' bounds first (before: "could not run this step: RecursionError")."""
+    pytest.importorskip("numpy", reason="step 11 needs the statistics extra")
+    folder = stamped_folder(tmp_path / "public", lines=3, stamped=3)
+    (folder / "council-clim-window.json").write_text(content, encoding="utf-8")
+    code, out, exc = verify(str(folder))
+    assert exc is None and code == 1, out
+    line = next(x for x in out.splitlines() if x.startswith("step 11"))
+    assert "FAILED" in line and "council-clim-window.json" in line and reason in line, line
+    assert "could not run this step" not in out
