@@ -14,13 +14,17 @@ computed with hashlib from the book's bytes (``head -n N | sha256sum``), indepen
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import shutil
 import subprocess
+import threading
 from datetime import UTC, datetime
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -73,6 +77,27 @@ def test_a_folder_with_no_book_is_refused(tmp_path: Path) -> None:
     assert exc is None and code == 2, out  # before: exit 0, every step "skipped"
     assert "no book here" in out and "nothing to verify" in out
     assert "step  4" not in out
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_url_with_no_book_is_refused(tmp_path: Path) -> None:
+    """By URL the folder is mirrored first; a mirror that holds no book is refused like a local folder."""
+    (tmp_path / "index.html").write_text("<p>not a league</p>", encoding="utf-8")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(tmp_path)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        steps = verify_published(url)
+        code, out, exc = verify(url, "--no-rebuild")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [(s.step, s.status) for s in steps] == [(1, "FAILED")] and "no book here" in steps[0].detail
+    assert exc is None and code == 2 and "no book here" in out, out
 
 
 def test_an_empty_book_file_is_refused(tmp_path: Path) -> None:
