@@ -22,7 +22,7 @@ JSON body naming what was wrong.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from datetime import date
 from functools import partial
 from pathlib import Path
@@ -32,11 +32,12 @@ from fastapi import FastAPI, Query, Request
 from fastapi import Path as FastPath
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from league.api import views
 from league.api.contest import CONTEST_KINDS, ContestBook, contest_view
 from league.api.embargo import embargoed_file
-from league.api.errors import ApiError, BadRequest, NotFound, RangeNotSatisfiable
+from league.api.errors import ApiError, BadRequest, NotFound, RangeNotSatisfiable, error_body, shown, shown_all
 from league.api.paths import DataPaths
 from league.api.prerender import render_index
 from league.api.schemas import LineView, line_view
@@ -71,14 +72,23 @@ def create_app(data_dir: Path, *, poll_s: float = POLL_S, db_url: str | None = N
 
 
 def _handlers(app: FastAPI) -> None:
+    """Every refusal, whoever raises it, answered by :func:`league.api.errors.error_body` (capped fields):
+    the API's own errors, FastAPI's validation errors (pydantic's carry the whole ``input``: never sent)
+    and Starlette's HTTP errors (405, a route not found)."""
+
     @app.exception_handler(ApiError)
     async def api_error(_: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse({"error": exc.message, "fix": exc.fix}, status_code=exc.status)
+        return JSONResponse(error_body(exc.message, exc.fix), status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def bad_query(_: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-        return JSONResponse({"error": f"bad request: {problems}", "fix": None}, status_code=400)
+        problems = "; ".join(f"{'.'.join(shown(p) if i > 1 else str(p) for i, p in enumerate(e['loc']))}: {e['msg']}"
+                             for e in exc.errors()[:3])
+        return JSONResponse(error_body(f"bad request: {problems}"), status_code=400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse(error_body(exc.detail), status_code=exc.status_code, headers=exc.headers)
 
 
 def _json_routes(app: FastAPI, store: views.Store) -> None:
@@ -103,7 +113,8 @@ def _json_routes(app: FastAPI, store: views.Store) -> None:
         try:
             date.fromisoformat(day)
         except ValueError:
-            raise BadRequest(f"{day!r} is not a date", fix="use YYYY-MM-DD, e.g. /api/sessions/2026-11-27") from None
+            raise BadRequest(f"{shown(day)} is not a date",
+                             fix="use YYYY-MM-DD, e.g. /api/sessions/2026-11-27") from None
         return views.session(store, day)
 
     @app.get("/api/today")
@@ -118,13 +129,18 @@ def _json_routes(app: FastAPI, store: views.Store) -> None:
 def _check_kinds(store: views.Store, kinds: list[str]) -> frozenset[str]:
     unknown = sorted(set(kinds) - store.book.known_kinds())
     if unknown:
-        raise BadRequest(f"unknown kind {', '.join(unknown)}", fix=f"use one of {sorted(store.book.known_kinds())}")
+        raise BadRequest(f"unknown kind {shown_all(unknown)}", fix=_one_of(store.book.known_kinds()))
     return frozenset(kinds)
+
+
+def _one_of(kinds: Iterable[str]) -> str:
+    """The known kinds, as many as an error's fix holds (the book's own kinds: not a client's input)."""
+    return "use one of " + ", ".join(sorted(kinds))
 
 
 def _check_start(start: int, lines: int) -> None:
     if start > lines + 1:
-        raise RangeNotSatisfiable(f"from={start} is past the end: the book has {lines} lines",
+        raise RangeNotSatisfiable(f"from={shown(start)} is past the end: the book has {lines} lines",
                                   fix=f"ask from at most {lines + 1} (the next line to be sealed)")
 
 
@@ -136,13 +152,13 @@ def _book_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
         total = store.book.refresh()
         stop = total if to is None else to
         if to is not None and stop < start:
-            raise BadRequest(f"to={stop} is before from={start}", fix="ask from <= to")
+            raise BadRequest(f"to={shown(stop)} is before from={shown(start)}", fix="ask from <= to")
         if stop - start + 1 > MAX_RANGE:
-            raise BadRequest(f"range {start}..{stop} is {stop - start + 1} lines; at most {MAX_RANGE} per request",
-                             fix="ask in pages, or use /api/stream")
+            raise BadRequest(f"range {shown(start)}..{shown(stop)} is more than {MAX_RANGE} lines, the most one "
+                             "request gets", fix="ask in pages, or use /api/stream")
         _check_start(start, total)
         if stop > total:
-            raise RangeNotSatisfiable(f"to={stop} is past the end: the book has {total} lines")
+            raise RangeNotSatisfiable(f"to={shown(stop)} is past the end: the book has {total} lines")
         kinds = _check_kinds(store, kind or [])
         body = _select(store, start, stop, kinds)
         return Response(b"".join(body), media_type=NDJSON)
@@ -152,7 +168,7 @@ def _book_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
         """One sealed line, typed by its kind (redacted while its session is embargoed)."""
         total = store.book.refresh()
         if n > total:
-            raise NotFound(f"no line {n}: the book has {total} lines", fix=f"ask for a line from 1 to {total}")
+            raise NotFound(f"no line {shown(n)}: the book has {total} lines", fix=f"ask for a line from 1 to {total}")
         store.embargo.refresh()
         raw = store.embargo.public_raw(store.book.raw_lines(n, n)[0], store.book.kind(n))
         return JSONResponse(line_view(raw))
@@ -225,7 +241,7 @@ def _contest_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
                        follow: bool = False) -> StreamingResponse:
         unknown = sorted(set(kind or []) - CONTEST_KINDS)
         if unknown:
-            raise BadRequest(f"unknown kind {', '.join(unknown)}", fix=f"use one of {sorted(CONTEST_KINDS)}")
+            raise BadRequest(f"unknown kind {shown_all(unknown)}", fix=_one_of(CONTEST_KINDS))
         _check_start(start, book.refresh())
         return StreamingResponse(_follow_contest(book, request, start, frozenset(kind or []), follow, poll_s),
                                  media_type=NDJSON, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
@@ -276,7 +292,7 @@ def _file_routes(app: FastAPI, store: views.Store) -> None:
     @app.get("/page/{name}", include_in_schema=False)
     def page_asset(name: str) -> FileResponse:
         if name not in PAGE_FILES:
-            raise NotFound(f"no page file {name!r}")
+            raise NotFound(f"no page file {shown(name)}")
         return FileResponse(PAGE_DIR / name, media_type=PAGE_FILES[name])
 
     @app.api_route("/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)

@@ -16,10 +16,12 @@ from typing import Any
 import httpx
 import structlog
 
-from league.api.errors import ApiError
+from league.api.errors import MAX_ERROR_CHARS, ApiError, clip
 
 log = structlog.get_logger(__name__)
 Line = tuple[int, bytes]
+#: The most of an error response ``league tail`` reads (the API's own are a few hundred bytes).
+MAX_ERROR_BODY = 64 << 10
 
 
 class FollowError(ApiError):
@@ -92,7 +94,6 @@ def _one_connection(client: httpx.Client, base: str, start: int, kinds: frozense
     params += [("kind", k) for k in sorted(kinds)]
     with client.stream("GET", base.rstrip("/") + stream, params=params) as resp:
         if resp.status_code != 200:
-            resp.read()
             raise FollowError(f"{base} refused the stream ({resp.status_code}): {_error_text(resp)}")
         for text in resp.iter_lines():
             if not text.strip():
@@ -102,10 +103,19 @@ def _one_connection(client: httpx.Client, base: str, start: int, kinds: frozense
 
 
 def _error_text(resp: httpx.Response) -> str:
+    """The server's own message (its ``error`` field), read only to :data:`MAX_ERROR_BODY` bytes and quoted to
+    :data:`league.api.errors.MAX_ERROR_CHARS` characters: what a server sends back is not ours to print whole."""
+    body = b""
+    for chunk in resp.iter_bytes():
+        body += chunk
+        if len(body) > MAX_ERROR_BODY:
+            break
     try:
-        return str(resp.json().get("error", resp.text))
-    except ValueError:
-        return resp.text[:200]
+        doc = json.loads(body)
+    except (ValueError, RecursionError):
+        doc = None
+    text = doc.get("error") if isinstance(doc, dict) else body.decode("utf-8", errors="replace")
+    return clip(str(text), MAX_ERROR_CHARS)
 
 
 # ------------------------------------------------------------------------------ formatting

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from league.api.errors import BadRequest, DataFolderError, NotFound
+from league.api.errors import BadRequest, DataFolderError, NotFound, shown
 
 BOOK = "council-book.jsonl"
 
@@ -78,4 +78,4 @@ MAX_SEGMENTS = 32
 
 def _shown(relative: str) -> str:
     """The path as an error message quotes it: never more than 120 characters of what a client sent."""
-    return repr(relative if len(relative) <= 120 else relative[:117] + "...")
+    return shown(relative)

@@ -24,7 +24,7 @@ from typing import Any
 from league.api.bookindex import BookIndex
 from league.api.dbseed import database_url, seed_from_database
 from league.api.embargo import Embargo
-from league.api.errors import BadRequest, NotFound
+from league.api.errors import MAX_QUOTED, BadRequest, NotFound, clip, shown
 from league.api.paths import DataPaths
 from league.contracts.columns import COUNTED_RUN_ROLES, ISSUE_KINDS
 
@@ -207,7 +207,7 @@ def seat(store: Store, name: str) -> dict[str, Any]:
     rows = {h: r for h, rs in table["horizons"].items() for r in rs if r["seat"] == name}
     cells = [c for c in grid(store)["cells"] if c["seat"] == name]
     if not rows and not cells and not any(r["seat"] == name for r in store.rows()):
-        raise NotFound(f"no seat {name!r}", fix="see /api/league for the seats")
+        raise NotFound(f"no seat {shown(name)}", fix="see /api/league for the seats")
     protocol = store.json("arena-protocol.json") or {}
     versions = [v for v in protocol.get("model_versions", []) if v.get("seat") == name]
     return {"seat": name, "horizons": rows, "grid": cells, "versions": versions}
@@ -217,7 +217,7 @@ def run(store: Store, run_id: str) -> dict[str, Any]:
     store.book.refresh()
     n = store.book.run_line(run_id)
     if n is None:
-        raise NotFound(f"no run {run_id!r} in the book", fix="see /api/today or /api/sessions/<date>")
+        raise NotFound(f"no run {shown(run_id)} in the book", fix="see /api/today or /api/sessions/<date>")
     content = _strip(store.book.line(n))
     answers, others = [], []
     for i in store.book.lines_of_run(run_id):
@@ -243,12 +243,12 @@ def _strip(line: dict[str, Any]) -> dict[str, Any]:
 
 def session(store: Store, day: str) -> dict[str, Any]:
     if not SESSION.match(day):
-        raise BadRequest(f"session {day!r} is not a date YYYY-MM-DD")
+        raise BadRequest(f"session {shown(day)} is not a date YYYY-MM-DD")
     store.book.refresh()
     runs = store.book.runs_of_session(day)
     rows = store.session_rows(day)
     if not runs and not rows:
-        raise NotFound(f"no run in session {day}")
+        raise NotFound(f"no run in session {clip(day, MAX_QUOTED)}")
     markets: dict[str, Any] = {}
     for r in rows:
         if r.get("horizon") == "1d" and r.get("ref"):

@@ -27,13 +27,16 @@ def check_book(
     """Verify the council book in full against its startup checkpoint; move the checkpoint when it holds."""
     from league.book.startup import check_book as run_check
     from league.clock import SystemClock
-    from league.errors import LeagueError
+    from league.inputs import InputError
     from league.jobs.context import COUNCIL_BOOK
     from league.store import default_url, open_store
 
     path = data / "books" / "council-book.jsonl"
     if not path.is_file():
-        raise LeagueError(f"{path}: no council book here", fix="pass --data of a league made by `league init`")
+        raise InputError(f"{path}: no council book here", fix="pass --data of a league made by `league init`")
+    if path.stat().st_size == 0:  # `league init` seals the opening line: an empty book is not a league's
+        raise InputError(f"{path}: empty (0 lines): there is nothing to verify",
+                         fix="pass --data of a league made by `league init`, or restore the book from a backup")
     store = None if no_db else open_store(db or default_url(data))
     try:
         before = store.checkpoint(COUNCIL_BOOK) if store is not None else None

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from league.errors import ChainBroken, LeagueError
+from league.inputs import InputError
 
 if TYPE_CHECKING:
     from league.verify.reader import Status
@@ -27,13 +29,21 @@ def _typed(path: Path) -> None:
     typer.echo(f"typed {path}: every line fits its kind's model ({shown})")
 
 
+#: The fix when the book named holds nothing to verify.
+NOTHING_TO_VERIFY = ("name a book with its lines (council-book.jsonl) or the published open-data folder that holds "
+                     "it (DATA/public, or its URL)")
+
+
 def _verify_book(path: Path, workers: int | None) -> None:
     from league.verify.chain import verify
 
     if not path.exists():
-        raise LeagueError(f"{path}: no such file", fix="pass the path of a book (.jsonl) or a published folder")
+        raise InputError(f"{path}: no such file", fix="pass the path of a book (.jsonl) or a published folder")
     if not path.is_file():  # a FIFO would block forever, a device never ends
-        raise LeagueError(f"{path}: not a regular file", fix="pass the path of a book file (.jsonl)")
+        raise InputError(f"{path}: not a regular file", fix="pass the path of a book file (.jsonl)")
+    if path.stat().st_size == 0:
+        raise InputError(f"{path}: empty (0 lines): an empty file is not a book, there is nothing to verify",
+                         fix=NOTHING_TO_VERIFY)
     report = verify(path, workers=workers)
     if not report.ok:
         raise ChainBroken(
@@ -43,6 +53,19 @@ def _verify_book(path: Path, workers: int | None) -> None:
             fix=f"lines 1..{report.bad_line - 1} hold; line {report.bad_line} and after cannot be trusted",
         )
     typer.echo(f"ok {path}: {report.lines} lines, sha256 {report.sha256}, last link {report.last_link or '-'}")
+    typer.echo(_prefix_note(path, report.lines, report.sha256))
+
+
+def _prefix_note(path: Path, lines: int, sha256: str) -> str:
+    """What a bare book's "ok" proves: a prefix. Cutting lines off the end leaves a valid chain, so only a
+    stamped head (N lines, sha256 D, signed outside the operator) says the book was at least this long."""
+    folder = path.parent.resolve()
+    how = (f"`league verify {folder}` checks the stamps published beside it (proof/)"
+           if (folder / "proof").is_dir() else
+           "run `league verify` on the published folder it came from (its proof/ lists and tokens)")
+    return (f"  a prefix only: without its stamps these {lines} lines cannot be told from the first {lines} of a "
+            f"longer book (a book cut short is still a valid chain); {how}, or find the row "
+            f"`{path.name}: {lines} lines, sha256 {sha256}` in a stamped list")
 
 
 def _skipped_rebuild(folder: Path) -> tuple[Status, str]:
@@ -67,14 +90,28 @@ def _rebuild_step(rebuild: bool) -> tuple[Callable[[Path], tuple[Status, str]], 
         return _no_statistics, f"derived files not rebuilt: the stats extra is missing ({install_hint('stats')})"
     from league.publish.rebuild import rebuild_step
 
-    return rebuild_step, ""
+    return partial(_readable_then, rebuild_step), ""
+
+
+def _readable_then(rebuild: Callable[[Path], tuple[Status, str]], folder: Path) -> tuple[Status, str]:
+    """Step 11 after every published JSON file it may read has been read once with league.inputs' bounds:
+    the publisher's readers are not written for hostile files (100,000-deep JSON raised RecursionError), so
+    a file that is not bounded JSON fails the step naming it, before the rebuild reads anything."""
+    from league.inputs import read_json
+
+    for path in sorted(folder.glob("*.json")):
+        try:
+            read_json(path, what="published JSON file", inside=folder)
+        except InputError as exc:
+            return "FAILED", f"not rebuilt: {exc.message}"
+    return rebuild(folder)
 
 
 def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool, strict: bool,
                    rebuild: bool = True) -> None:
     from league.cli._progress import steps as progress_bar
     from league.stamps.trust import TrustStore
-    from league.verify.reader import manifest_step, verify_published
+    from league.verify.reader import FOLDER_STEP, manifest_step, verify_published
 
     failed, refused = 0, []
     step11, not_rebuilt = _rebuild_step(rebuild)
@@ -82,6 +119,8 @@ def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool
     with progress_bar("verify") as progress:
         steps = verify_published(target, extra=extra, trust=TrustStore.default(anchors),
                                  trust_folder_certs=trust_folder_certs, progress=progress)
+    if steps and steps[0].step == FOLDER_STEP[0]:  # the target itself cannot be verified: no step ran
+        raise InputError(f"{target}: cannot be verified: {steps[0].detail}", fix=steps[0].fix or None)
     for step in steps:
         typer.echo(step.line())
         failed += step.status == "FAILED"
@@ -98,8 +137,7 @@ def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool
 
 def _compliance(target: str) -> None:
     """The paper's 17 requirements as the folder states them (arena-compliance.json), when it is local."""
-    import json
-
+    from league.inputs import read_json
     from league.publish.compliance import table_lines
 
     if target.startswith(("http://", "https://")):
@@ -110,13 +148,16 @@ def _compliance(target: str) -> None:
         typer.echo("compliance: arena-compliance.json is not published")
         return
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        typer.echo(f"compliance: arena-compliance.json cannot be read ({exc})")
+        table = table_lines(read_json(path, what="compliance table", inside=Path(target)))
+    except InputError as exc:
+        typer.echo(f"compliance: arena-compliance.json cannot be read ({exc.message})")
+        return
+    except (AttributeError, TypeError, ValueError) as exc:
+        typer.echo(f"compliance: arena-compliance.json is not a compliance table ({exc})")
         return
     typer.echo("compliance with Sealed Before the Open §3.13 as the folder declares it (arena-compliance.json); "
                "run each check to see for yourself:")
-    for line in table_lines(doc):
+    for line in table:
         typer.echo(line)
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from league import inputs
 from league.contest.asks import SweptMarket
 
 KIND = "forecast sweep"
@@ -47,7 +48,8 @@ def write_json(path: Path, doc: Any) -> str:
 
 
 def read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+    """A contest file read back, bounded in size and nesting (league.inputs): one clear error, not a traceback."""
+    return inputs.read_json(path, what="contest file")
 
 
 def forecast_row(agent: str, market_id: str, model: str, probabilities: dict[str, float]) -> dict[str, Any]:

@@ -14,6 +14,11 @@ folder's top) and the reference implementation's (the same files under ``data/``
    consistency with the verdict is checked. A reference folder's figures are compared at the
    precision it publishes (±0.0001); ours exactly.
 Each failure names the file and the field.
+
+Every file is read as :mod:`league.inputs` reads what a user hands over: a regular file inside the
+folder named (a symbolic link out of it, a FIFO or a device is refused, never followed or opened),
+bounded in size and nesting. A file that cannot be read, or holds JSON of another shape, is one
+FAILED check naming it, never a traceback.
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from league.contest.files import KIND, dump_bytes, read_json, sha256_bytes
+from league.contest.files import KIND, dump_bytes, sha256_bytes
 from league.contest.metrics import Stats, betting_record, forecast_accuracy
-from league.verify.chain import check_line
+from league.inputs import InputError, parse_json, read_json, read_text
+from league.verify.chain import MAX_LINE_BYTES, OVERLONG, check_line
+from league.verify.files import bounded_lines, regular
 
 SWEEP_SEALED = "contest.sweep.sealed"  # league/contest/ledger.py's kind; not imported: no writer code here
 
@@ -59,10 +66,16 @@ def skipped(name: str, detail: str) -> Check:
     return Check(name, "skipped", detail)
 
 
+#: A published file whose JSON is not the shape this check reads (a list where an object belongs, ...).
+SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
 @dataclass(frozen=True)
 class Layout:
     root: Path
     kind: str  # "ours" or "reference"
+    #: The folder the reader named: nothing outside it is read.
+    named: Path
 
     @property
     def tolerance(self) -> float:
@@ -71,24 +84,34 @@ class Layout:
     def path(self, name: str) -> Path:
         return self.root / name
 
+    def read(self, path: Path, what: str) -> Any:
+        """A JSON file of the folder, bounded (league.inputs) and never through a link out of it."""
+        return read_json(path, what=what, inside=self.named)
+
     def resolve(self, listed: str) -> Path | None:
         """A ``file`` of sealed.json: relative to the data folder, or (reference) to the repository."""
         rel = PurePosixPath(listed)
         if rel.is_absolute() or ".." in rel.parts:
             return None
         for base in (self.root, self.root.parent):
-            if (base / rel).is_file():
+            if _present(base / rel):  # a link or a FIFO too: reading it refuses it by name
                 return base / rel
         return None
 
 
 def find_layout(folder: Path) -> Layout | None:
-    if (folder / "sealed.json").is_file():
-        return Layout(folder, "ours" if (folder / "sweeps.json").exists() or (folder / BOOK_NAME).exists()
-                      else "reference")
-    if (folder / "data" / "sealed.json").is_file():
-        return Layout(folder / "data", "reference")
+    """Ours or the reference's, by where ``sealed.json`` is (an entry of any type counts as there: it is
+    refused when read, rather than taken for "no contest here")."""
+    if _present(folder / "sealed.json"):
+        return Layout(folder, "ours" if _present(folder / "sweeps.json") or _present(folder / BOOK_NAME)
+                      else "reference", folder)
+    if _present(folder / "data" / "sealed.json"):
+        return Layout(folder / "data", "reference", folder)
     return None
+
+
+def _present(path: Path) -> bool:
+    return path.is_symlink() or path.exists()
 
 
 # ----------------------------------------------------------------------------------- sealed files
@@ -100,10 +123,19 @@ def check_entry(layout: Layout, i: int, entry: Any) -> tuple[list[Check], dict[s
     name = str(entry["file"])
     if path is None:
         return [failed(name, f"listed in {where} but missing from the folder")], None
-    data = path.read_bytes()
+    try:
+        text = read_text(path, what="sealed forecasts file", inside=layout.named)
+    except InputError as exc:
+        return [failed(name, exc.message)], None
+    data = text.encode("utf-8")  # the file's own bytes: read_text decodes strict UTF-8, which round-trips
     if sha256_bytes(data) != entry["sha256"]:
         return [failed(name, f"sha256 {sha256_bytes(data)} is not the sealed {entry['sha256']} ({where}.sha256)")], None
-    doc = read_json(path)
+    try:
+        doc = parse_json(text, where=name)
+    except InputError as exc:
+        return [failed(name, exc.message)], None
+    if not isinstance(doc, dict):
+        return [failed(name, "not a JSON object")], None
     problems = []
     if dump_bytes(doc) != data:
         problems.append("not in the exact byte form json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False)")
@@ -120,12 +152,18 @@ def check_entry(layout: Layout, i: int, entry: Any) -> tuple[list[Check], dict[s
 
 
 def check_sealed(layout: Layout) -> tuple[list[Check], list[dict[str, Any]], list[dict[str, Any]]]:
-    listed = read_json(layout.path("sealed.json"))
+    try:
+        listed = layout.read(layout.path("sealed.json"), "sealed list")
+    except InputError as exc:
+        return [failed("sealed.json", exc.message)], [], []
     if not isinstance(listed, list):
         return [failed("sealed.json", "not a JSON list")], [], []
     checks, docs = [], []
     for i, entry in enumerate(listed):
-        found, doc = check_entry(layout, i, entry)
+        try:
+            found, doc = check_entry(layout, i, entry)
+        except SHAPE_ERRORS as exc:
+            found, doc = [failed(f"sealed.json[{i}]", f"not the shape of a sealed entry ({_why(exc)})")], None
         checks += found
         if doc is not None:
             docs.append(doc)
@@ -141,14 +179,18 @@ def check_sealed(layout: Layout) -> tuple[list[Check], list[dict[str, Any]], lis
 
 def check_book(layout: Layout, listed: Sequence[Mapping[str, Any]]) -> list[Check]:
     path = layout.path(BOOK_NAME)
-    if not path.exists():
+    if not _present(path):
         return [skipped(BOOK_NAME, "no contest book in this folder")]
+    try:
+        regular(path, inside=layout.named, what="contest book")
+    except InputError as exc:
+        return [failed(BOOK_NAME, exc.message)]
     lines, problem = read_chain(path)
     if problem is not None:
         return [failed(BOOK_NAME, problem)]
-    sealed_lines = {x["date"]: x["sha256"] for x in lines if x.get("kind") == SWEEP_SEALED}
+    sealed_lines = {x.get("date"): x.get("sha256") for x in lines if x.get("kind") == SWEEP_SEALED}
     checks = []
-    for entry in listed:
+    for entry in (e for e in listed if isinstance(e, dict)):  # other entries failed in check_sealed
         in_book = sealed_lines.get(str(entry.get("date")))
         if in_book != entry.get("sha256"):
             checks.append(failed(BOOK_NAME, f"sweep {entry.get('date')}: book seals {in_book}, "
@@ -162,7 +204,9 @@ def read_chain(path: Path) -> tuple[list[dict[str, Any]], str | None]:
     lines: list[dict[str, Any]] = []
     prev = ""
     with open(path, "rb") as fh:
-        for i, raw in enumerate(fh, 1):
+        for i, raw in enumerate(bounded_lines(fh, MAX_LINE_BYTES), 1):
+            if raw is None:
+                return lines, f"line {i}: {OVERLONG}"
             if not raw.endswith(b"\n"):
                 return lines, f"line {i}: torn line (no LF at the end of the file)"
             problem, x = check_line(raw[:-1], i, prev)
@@ -175,10 +219,14 @@ def read_chain(path: Path) -> tuple[list[dict[str, Any]], str | None]:
 
 # ------------------------------------------------------------------------------------ metrics
 def load_resolutions(layout: Layout, override: Path | None) -> dict[str, str] | None:
-    path = override or layout.path("resolutions.json")
-    if not path.exists():
+    """The recorded winners: the folder's resolutions.json, or the file the reader named with --resolutions
+    (read wherever it is: the reader named it herself)."""
+    if override is not None:
+        body = read_json(override, what="resolutions file")
+    elif _present(path := layout.path("resolutions.json")):
+        body = layout.read(path, "resolutions file")
+    else:
         return None
-    body = read_json(path)
     if isinstance(body, dict):
         return {str(k): str(v) for k, v in body.items() if v is not None}
     return {str(r["market_id"]): str(r["winner"]) for r in body if r.get("winner") is not None}
@@ -239,10 +287,26 @@ def betting_problems(published: Mapping[str, Any], mine: Mapping[str, Any]) -> I
 
 
 def recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Path | None) -> list[Check]:
+    """metrics.json recomputed; a file it needs that cannot be read, or of another shape, is one FAILED check."""
+    try:
+        return _recompute(layout, docs, resolutions_path)
+    except InputError as exc:
+        return [failed("metrics.json", f"not recomputed: {exc.message}")]
+    except SHAPE_ERRORS as exc:
+        return [failed("metrics.json", f"not recomputed: metrics.json, resolutions.json, sweeps.json or rounds.json "
+                                       f"is not the shape this check reads ({_why(exc)})")]
+
+
+def _why(exc: Exception) -> str:
+    text = f"{exc.__class__.__name__}: {exc}"
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Path | None) -> list[Check]:
     path = layout.path("metrics.json")
-    if not path.exists():
+    if not _present(path):
         return [skipped("metrics.json", "no metrics.json in this folder")]
-    metrics = read_json(path)
+    metrics = layout.read(path, "metrics file")
     resolutions = load_resolutions(layout, resolutions_path)
     if resolutions is None:
         return [skipped("metrics.json", "no recorded resolutions (resolutions.json or --resolutions)")]
@@ -251,7 +315,7 @@ def recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Path
     with_ci = isinstance(boot, dict) and {"resamples", "seed"} <= set(boot)
     stats = Stats(int(boot["resamples"]), int(boot["seed"]), float(boot.get("level", 0.95))) if with_ci \
         else Stats(2000, 0)
-    sweeps = read_json(layout.path("sweeps.json")) if layout.path("sweeps.json").exists() else None
+    sweeps = layout.read(layout.path("sweeps.json"), "sweeps file") if _present(layout.path("sweeps.json")) else None
     part = {s["date"]: {r["agent"]: r["status"] for r in s["runs"]} for s in sweeps
             if "void" not in s} if sweeps else None  # a voided sweep offered nothing
     agents = [(str(r["agent"]), str(r.get("name", r["agent"]))) for r in published.get("agents", [])]
@@ -270,10 +334,10 @@ def recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Path
 def recompute_betting(layout: Layout, metrics: Mapping[str, Any]) -> list[Check]:
     published = metrics.get("betting_record")
     rounds_path = layout.path("rounds.json")
-    if not isinstance(published, dict) or "voided" not in published or not rounds_path.exists():
+    if not isinstance(published, dict) or "voided" not in published or not _present(rounds_path):
         return [skipped("metrics.json", "betting_record not recomputed (needs our rounds.json and voided list)")]
     agents = [(str(r["agent"]), str(r.get("name", r["agent"]))) for r in published.get("agents", [])]
-    mine = betting_record(read_json(rounds_path), published["voided"], agents)
+    mine = betting_record(layout.read(rounds_path, "rounds file"), published["voided"], agents)
     problems = list(betting_problems(published, mine))
     return [failed("metrics.json", p) for p in problems] or [
         ok("metrics.json", f"betting_record recomputed from rounds.json: {mine['rounds_counted']} counted rounds")]
@@ -285,5 +349,7 @@ def verify_folder(folder: Path, resolutions: Path | None = None) -> list[Check]:
         return [failed(str(folder), "no sealed.json (nor data/sealed.json): not a contest folder")]
     checks, docs, listed = check_sealed(layout)
     checks += check_book(layout, listed)
+    if any(c.failed and c.name == "sealed.json" for c in checks) and not docs:
+        return [*checks, skipped("metrics.json", "not recomputed: sealed.json cannot be read")]
     checks += recompute(layout, docs, resolutions)
     return checks

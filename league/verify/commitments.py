@@ -11,10 +11,12 @@ A problem names the published file, the book line and both hashes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
+
+from league.inputs import InputError, check_inside
+from league.verify.files import file_sha256, read_small
 
 
 def snapshot_bytes(body: Any) -> bytes:
@@ -28,15 +30,16 @@ def config_bytes(opening: dict[str, Any]) -> bytes:
     return json.dumps(body, sort_keys=True).encode()
 
 
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _file_problem(root: Path, rel: str, want: str, line: Any, field: str) -> str | None:
+    """A file the book names (a session name comes from a book line: ``../`` in it must not lead out)."""
     path = root / rel
-    if not path.is_file():
-        return f"{rel} is not published (book line {line} seals {field} {want})"
-    got = _sha(path)
+    try:
+        check_inside(path, root, what=f"the file book line {line} names")
+        if not path.is_file():
+            return f"{rel} is not published (book line {line} seals {field} {want})"
+        got = file_sha256(path, inside=root, what=rel)
+    except InputError as exc:
+        return exc.message
     return None if got == want else f"{rel} hashes to {got}, book line {line} seals {field} {want}"
 
 
@@ -61,7 +64,7 @@ def opening_problems(root: Path, lines: list[dict[str, Any]]) -> tuple[list[str]
     want = str(opening.get("config_sha256", ""))
     if (p := _file_problem(root, "config.json", want, n, "config_sha256")) is not None:
         problems.append(p)
-    elif (root / "config.json").read_bytes() != config_bytes(opening):
+    elif read_small(root / "config.json", inside=root, what="config.json") != config_bytes(opening):
         problems.append(f"config.json is not the markets and methodology of book line {n}")
     else:
         checked.append("config.json")

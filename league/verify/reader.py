@@ -5,6 +5,12 @@ folder first) and returns one :class:`StepResult` per step: ``ok``, ``FAILED`` w
 ``skipped`` with why (the step's inputs or tools are not there). It never raises on bad input: a
 corrupt token, a missing certificate or a truncated ``.ots`` is a FAILED line, and any unexpected
 error inside a step is reported as that step's FAILED line too.
+
+A folder that cannot be verified at all — no book, only empty books, a symbolic link out of it or a
+FIFO or device anywhere in it, a URL that cannot be downloaded — is one FAILED step 1 and nothing else
+runs (:func:`unverifiable`): a folder with nothing checked must not read as "ok", and no step may read
+through a link out of the folder. Every file a step reads is bounded (:mod:`league.verify.files`,
+:mod:`league.inputs`).
 """
 
 from __future__ import annotations
@@ -29,11 +35,22 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
 from league.clock import iso_seconds, parse_iso
+from league.errors import LeagueError
+from league.inputs import MAX_BYTES, InputError, parse_json
+from league.inputs import read_json as read_input_json
 from league.stamps.interface import LIST_NAME, StampError
 from league.stamps.ots import BlockHeaderFact
 from league.stamps.trust import TrustStore
-from league.verify.chain import check_line, verify
+from league.verify.chain import MAX_LINE_BYTES, check_line, verify
 from league.verify.commitments import blind_problems, opening_problems, snapshot_problems
+from league.verify.files import (
+    MAX_PROOF_BYTES,
+    bounded_lines,
+    describe,
+    file_sha256,
+    foreign_entries,
+    read_small,
+)
 from league.verify.stamped import parse_stamped_list
 
 #: ``untrusted``: the step's checks pass, but only on the operator's own word (exit 0 unless ``--strict``).
@@ -47,12 +64,19 @@ REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py", "tools/recount_consensus
 REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."],
                "tools/recount_consensus.py": ["--data", "."]}
 MAX_SHOWN = 3
+#: What a book checked without a stamped head proves, said wherever that is all that was checked.
+PREFIX_ONLY = ("each book is checked as a prefix only: a book cut short is still a valid chain, so without a "
+               "stamped head nothing tells these lines from the first lines of a longer book")
 #: What adds the statistics to a lean install (`pip install forecast-league` has no NumPy).
 STATS_EXTRA = "pip install 'forecast-league[stats]'"
 CONTEST_DIR = "contest"
 #: The contest's files a reader needs for the contest step (the forecasts files are named in sealed.json).
 CONTEST_FILES = ("sealed.json", "metrics.json", "resolutions.json", "rounds.json", "sweeps.json",
                  "contest-book.jsonl")
+#: The books a published folder may hold; a folder with none of them (or only empty ones) has nothing to verify.
+BOOKS = (COUNCIL_BOOK, "asks.jsonl", f"{CONTEST_DIR}/contest-book.jsonl", "contest-book.jsonl")
+#: The step a refusal is reported as: open-data.md step 1, getting the book and its proofs.
+FOLDER_STEP = (1, "the folder")
 #: A step this module does not own (the rebuild from the books uses the writer's producers, which
 #: verification may not import): number, name, and a function of the local folder.
 ExtraStep = tuple[int, str, Callable[[Path], tuple[Status, str]]]
@@ -70,6 +94,8 @@ class StepResult:
     detail: str
     #: Why ``league verify --strict`` refuses this step although it is not FAILED ("" = nothing).
     strict: str = ""
+    #: What to do about a FAILED step 1 (the target cannot be verified at all).
+    fix: str = ""
 
     def line(self) -> str:
         return f"step {self.step:>2} {self.name}: {self.status}" + (f" — {self.detail}" if self.detail else "")
@@ -144,13 +170,22 @@ def find_lists(root: Path) -> list[StampedList]:
     for path in sorted((root / "proof").glob("*/*.txt")):
         if not LIST_NAME.match(path.name):
             continue
-        data = path.read_bytes()
+        data = read_small(path, inside=root, what="stamped list")
         item = StampedList(path, path.relative_to(root).as_posix(), data)
         text = data.decode("utf-8", errors="replace")
         item.entries = parse_stamped_list(text)
         item.bad_rows = [r for r in text.splitlines() if " lines, sha256 " in r and not _parses(r)]
         out.append(item)
     return out
+
+
+def complete_lines(book: Path) -> int:
+    """The number of LF-terminated lines of a file (a torn last line is not one), read in blocks."""
+    count = 0
+    with open(book, "rb") as fh:
+        while block := fh.read(1 << 20):
+            count += block.count(b"\n")
+    return count
 
 
 def _parses(row: str) -> bool:
@@ -163,12 +198,14 @@ def read_lines(book: Path) -> list[dict[str, Any]]:
 
 
 def iter_book_objects(book: Path) -> Iterator[dict[str, Any]]:
-    """:func:`read_lines` one line at a time, for a reader that keeps only part of each."""
+    """:func:`read_lines` one line at a time, for a reader that keeps only part of each. A line that is
+    not JSON, nests too deeply to parse or is longer than the chain check reads is skipped here: step 4
+    names it."""
     with open(book, "rb") as fh:
-        for raw in fh:
+        for raw in bounded_lines(fh, MAX_LINE_BYTES):
             try:
-                obj = json.loads(raw)
-            except ValueError:
+                obj = json.loads(raw) if raw is not None else None
+            except (ValueError, RecursionError):
                 continue
             if isinstance(obj, dict):
                 yield obj
@@ -178,8 +215,8 @@ def prefix_facts(book: Path, n: int) -> tuple[int, str, str | None]:
     """(complete lines read up to n, sha256 of them, link of line n or None)."""
     digest, count, link = hashlib.sha256(), 0, None
     with open(book, "rb") as fh:
-        for raw in fh:
-            if count == n or not raw.endswith(b"\n"):
+        for raw in bounded_lines(fh, MAX_LINE_BYTES):
+            if count == n or raw is None or not raw.endswith(b"\n"):
                 break
             digest.update(raw)
             count += 1
@@ -193,8 +230,8 @@ def prefix_table(book: Path, ns: set[int]) -> dict[int, tuple[int, str, str | No
     digest, count, out = hashlib.sha256(), 0, {}
     last = max(ns, default=0)
     with open(book, "rb") as fh:
-        for raw in fh:
-            if count == last or not raw.endswith(b"\n"):
+        for raw in bounded_lines(fh, MAX_LINE_BYTES):
+            if count == last or raw is None or not raw.endswith(b"\n"):
                 break
             digest.update(raw)
             count += 1
@@ -216,9 +253,11 @@ def first_bad_line(book: Path, n: int) -> str:
     """Name the first line of the first ``n`` that fails the reader loop, or say none does."""
     prev: str | None = ""
     with open(book, "rb") as fh:
-        for i, raw in enumerate(fh, 1):
+        for i, raw in enumerate(bounded_lines(fh, MAX_LINE_BYTES), 1):
             if i > n:
                 break
+            if raw is None:
+                return f"first bad book line: {i} (longer than the chain check reads)"
             problem, obj = check_line(raw.rstrip(b"\n"), i, prev)
             if problem:
                 return f"first bad book line: {i} ({problem})"
@@ -245,6 +284,10 @@ class Checker:
         self._prefixes: dict[tuple[str, int], tuple[int, str, str | None]] = {}
         self._council: list[dict[str, Any]] | None = None
         self.lists = find_lists(root) if (root / "proof").is_dir() else []
+
+    def read_json(self, path: Path, *, what: str = "JSON file", max_bytes: int = MAX_BYTES) -> Any:
+        """A JSON file of the folder: a regular file inside it, bounded in size and depth (league.inputs)."""
+        return read_input_json(path, what=what, max_bytes=max_bytes, inside=self.root)
 
     def council_lines(self) -> list[dict[str, Any]]:
         """The council book's lines, parsed once for steps 5 and 9."""
@@ -293,12 +336,31 @@ class Checker:
     # step 3 ------------------------------------------------------------------------
     def step3(self) -> tuple[Status, str]:
         if not self.lists:
-            return "skipped", "no stamped lists"
+            return "skipped", f"no stamped lists: {PREFIX_ONLY}"
         self._prefixes = self._all_prefixes()
         bad = [p for s in self.lists for row, e in enumerate(s.entries, 1) if (p := self._prefix_problem(s, row, e))]
         if bad:
             return "FAILED", _join(bad)
-        return "ok", f"{sum(len(s.entries) for s in self.lists)} heads match `head -n N | sha256sum` and line N's link"
+        heads = sum(len(s.entries) for s in self.lists)
+        return "ok", f"{heads} heads match `head -n N | sha256sum` and line N's link; {'; '.join(self.coverage())}"
+
+    def coverage(self) -> list[str]:
+        """Per published book: the furthest line a stamped head covers, and the lines after it that no
+        stamp covers yet (a reader cannot tell those from lines added, or tell their absence from a cut)."""
+        out = []
+        for name in self._books():
+            total = complete_lines(_inside(self.root, name))
+            heads = [(n, s.rel) for s in self.lists for book, n, _, _ in s.entries if book == name]
+            if not heads:
+                out.append(f"{name}: no stamped head names it, so its {total} lines are checked as a prefix only")
+                continue
+            n, rel = max(heads)
+            if n >= total:
+                out.append(f"{name}: all {total} lines are under the stamped head of {rel}")
+            else:
+                out.append(f"{name}: the stamped head of {rel} covers lines 1-{n} of {total}; lines {n + 1}-{total} "
+                           "follow it unstamped (until a stamp covers them they could be cut or changed unseen)")
+        return out
 
     def _prefix_problem(self, s: StampedList, row: int, entry: tuple[str, int, str, str]) -> str | None:
         name, n, digest, link = entry
@@ -372,7 +434,7 @@ class Checker:
         path = _inside(self.root, f"asks/{sha}.md")
         if not path.is_file():
             return f"line {line}: asks/{sha}.md is not published"
-        got = hashlib.sha256(path.read_bytes()).hexdigest()
+        got = file_sha256(path, inside=self.root, what="ask text")
         return None if got == sha else f"asks/{sha}.md hashes to {got}"
 
     # step 6 ------------------------------------------------------------------------
@@ -386,8 +448,8 @@ class Checker:
         bad, verified, pending, unchecked = [], [], 0, set()
         for s, p in pairs:
             try:
-                v = verify_ots(p.read_bytes(), s.data, self.headers)
-            except StampError as exc:
+                v = verify_ots(read_small(p, inside=self.root, what="OpenTimestamps proof"), s.data, self.headers)
+            except (StampError, InputError) as exc:
                 bad.append(f"{s.rel}.ots: {exc.message}")
                 continue
             verified += [f"{s.rel} block {h} ({iso_seconds(t)})" for h, t in v.verified]
@@ -432,8 +494,10 @@ class Checker:
         if not manifest.is_file():
             return "skipped", "arena-code.json is not published"
         try:
-            entries = code_entries(json.loads(manifest.read_text(encoding="utf-8")))
-        except (ValueError, TypeError, KeyError) as exc:
+            entries = code_entries(self.read_json(manifest))
+        except InputError as exc:
+            return "FAILED", exc.message
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
             return "FAILED", f"arena-code.json cannot be read ({exc})"
         if not entries:
             return "FAILED", "arena-code.json lists no files"
@@ -446,7 +510,7 @@ class Checker:
         found = next((p for c in candidates if c and (p := _inside(self.root, c)).is_file()), None)
         if found is None:
             return f"{path}: no published copy ({candidates[0]})"
-        got = hashlib.sha256(found.read_bytes()).hexdigest()
+        got = file_sha256(found, inside=self.root, what="code copy")
         return None if got == sha else f"{found.name} hashes to {got}, arena-code.json says {sha}"
 
     # step 9 ------------------------------------------------------------------------
@@ -461,7 +525,7 @@ class Checker:
             authority = tsr.name[len(s.path.name) + 1 : -len(".tsr")]
             try:
                 when, anchor = self._check_token(s, tsr, authority)
-            except StampError as exc:
+            except (StampError, InputError) as exc:
                 bad.append(f"{s.rel[: -len(s.path.name)]}{tsr.name}: {exc.message}")
                 continue
             signed.append((s, tsr.name, when))
@@ -495,8 +559,12 @@ class Checker:
 
         folder = self.root / "proof" / "tsa" / authority
         ca, crt = folder / "ca.pem", folder / "tsa.crt"
+        token = read_small(tsr, inside=self.root, what="RFC 3161 token")
+        for cert in (ca, crt):
+            if cert.is_file():
+                read_small(cert, inside=self.root, what="certificate")  # bounded before the check reads it
         try:
-            check = check_token(tsr.read_bytes(), s.data, self.trust, folder_ca=ca if ca.is_file() else None,
+            check = check_token(token, s.data, self.trust, folder_ca=ca if ca.is_file() else None,
                                 folder_tsa=crt if crt.is_file() else None, authority=authority)
         except StampError as exc:
             missing = [c.relative_to(self.root).as_posix() for c in (ca, crt) if not c.is_file()]
@@ -563,14 +631,14 @@ class Checker:
         if not pairs:
             return "skipped", "no transparency-log entries (.rekor.json) published"
         key_file = self.root / PUBLIC_KEY
-        key = key_file.read_bytes() if key_file.is_file() else None
+        key = read_small(key_file, inside=self.root, what="public key") if key_file.is_file() else None
         bad, good, logs = [], [], set()
         for s, p in pairs:
             try:
-                entry = parse_response(json.loads(p.read_bytes()))
+                entry = parse_response(self.read_json(p, what="transparency-log entry", max_bytes=MAX_PROOF_BYTES))
                 good.append(verify_entry(entry, s.data, key))
                 logs.add(entry.log_id)
-            except (StampError, ValueError) as exc:
+            except (StampError, InputError, ValueError) as exc:
                 bad.append(f"{p.relative_to(self.root)}: {getattr(exc, 'message', exc)}")
         if bad:
             return "FAILED", _join(bad)
@@ -590,10 +658,12 @@ class Checker:
         path = self.root / MANIFEST
         if not path.is_file():
             return "skipped", f"{MANIFEST} is not published"
-        data = path.read_bytes()
+        data = read_small(path, inside=self.root, what="release manifest", max_bytes=MAX_BYTES)
         try:
-            files = json.loads(data)["files"]
+            files = parse_json(data.decode("utf-8"), where=MANIFEST)["files"]
             bad = [p for f in files if (p := self._manifest_problem(f))]
+        except InputError as exc:
+            return "FAILED", exc.message
         except (ValueError, KeyError, TypeError) as exc:
             return "FAILED", f"{MANIFEST} cannot be read ({exc})"
         if bad:
@@ -611,7 +681,7 @@ class Checker:
         path = _inside(self.root, name)
         if not path.is_file():
             return f"{MANIFEST} lists {name}, which is not published"
-        size, got = path.stat().st_size, hashlib.sha256(path.read_bytes()).hexdigest()
+        size, got = path.stat().st_size, file_sha256(path, inside=self.root, what="published file")
         if size != int(entry["bytes"]) or got != entry["sha256"]:
             return f"{name}: {size} bytes, sha256 {got}; {MANIFEST} says {entry['bytes']} bytes, {entry['sha256']}"
         return None
@@ -665,7 +735,7 @@ def code_entries(doc: Any) -> list[tuple[str, str, str]]:
 def _guarded(step: int, name: str, fn: Callable[[], tuple[Status, str]]) -> StepResult:
     try:
         status, detail = fn()
-    except StampError as exc:
+    except (StampError, InputError) as exc:
         status, detail = "FAILED", exc.message
     except Exception as exc:  # a reader's tool reports, it does not crash on bad input
         status, detail = "FAILED", f"could not run this step: {exc.__class__.__name__}: {exc}"
@@ -688,7 +758,8 @@ def mirror(url: str, dest: Path, client: httpx.Client | None = None) -> list[str
     base = url.rstrip("/") + "/"
     missing: list[str] = []
     index = _get(http, base, "proof/index.json", dest, missing)
-    names = list(json.loads(index).get("files", [])) if index else []
+    names = _listed(parse_json(index.decode("utf-8"), where=base + "proof/index.json").get("files", [])) \
+        if index else []
     names += [COUNCIL_BOOK, "asks.jsonl", "arena-code.json", *REPLAY_SCRIPTS, *DERIVED]
     names += [f"{CONTEST_DIR}/{name}" for name in CONTEST_FILES]
     for name in names:
@@ -706,21 +777,32 @@ def _second_wave(dest: Path) -> Iterator[str]:
     sealed = dest / CONTEST_DIR / "sealed.json"
     if sealed.is_file():
         try:
-            yield from sorted({f"{CONTEST_DIR}/{e['file']}" for e in json.loads(sealed.read_text()) if e.get("file")})
-        except (ValueError, TypeError, KeyError, AttributeError):
-            pass
+            yield from sorted({f"{CONTEST_DIR}/{e['file']}" for e in _fetched(sealed, dest) if e.get("file")})
+        except (LeagueError, ValueError, TypeError, KeyError, AttributeError):
+            pass  # what cannot be read here is named by the step that reads it
     manifest = dest / "arena-code.json"
     if manifest.is_file():
         try:
-            yield from sorted({p for _, p, _ in code_entries(json.loads(manifest.read_text())) if p})
-        except (ValueError, TypeError, KeyError):
+            yield from sorted({p for _, p, _ in code_entries(_fetched(manifest, dest)) if p})
+        except (LeagueError, ValueError, TypeError, KeyError, AttributeError):
             pass
     release = dest / MANIFEST
     if release.is_file():  # every file the release lists, so that step 12 can check each
         try:
-            yield from sorted({str(f["name"]) for f in json.loads(release.read_text())["files"]})
-        except (ValueError, TypeError, KeyError):
+            yield from sorted({str(f["name"]) for f in _fetched(release, dest)["files"]})
+        except (LeagueError, ValueError, TypeError, KeyError):
             return
+
+
+def _fetched(path: Path, dest: Path) -> Any:
+    return read_input_json(path, what="downloaded JSON file", inside=dest)
+
+
+def _listed(files: Any) -> list[str]:
+    """The names of proof/index.json's ``files`` (a list of paths in the folder)."""
+    if not isinstance(files, list):
+        raise InputError("proof/index.json: `files` is not a list", fix="publish the folder again")
+    return [str(f) for f in files]
 
 
 def _get(http: httpx.Client, base: str, name: str, dest: Path, missing: list[str]) -> bytes | None:
@@ -745,7 +827,7 @@ def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeade
                      trust_folder_certs: bool = False,
                      progress: Callable[[str, int, int], None] | None = None) -> list[StepResult]:
     """Run steps 2–10 (and ``extra`` steps) on a published folder or URL; one StepResult per step, never
-    an exception.
+    an exception; or only a FAILED step 1 when the target cannot be verified at all (:func:`unverifiable`).
 
     ``trust`` is the reader's trust store for step 9 (default: the system CA bundle plus the pinned
     public authorities); certificates found in the folder count only with ``trust_folder_certs``, and
@@ -755,24 +837,57 @@ def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeade
         with tempfile.TemporaryDirectory(prefix="league-verify-") as tmp:
             try:
                 mirror(text, Path(tmp))
-            except (httpx.HTTPError, StampError, ValueError, OSError) as exc:
-                return [StepResult(2, "read stamped lists", "FAILED", f"cannot download {text}: {exc}")]
+            except LeagueError as exc:
+                return [StepResult(*FOLDER_STEP, "FAILED", f"cannot download {text}: {exc.message}", fix=DOWNLOAD_FIX)]
+            except (httpx.HTTPError, ValueError, TypeError, AttributeError, OSError) as exc:
+                return [StepResult(*FOLDER_STEP, "FAILED", f"cannot download {text}: {exc}", fix=DOWNLOAD_FIX)]
             return _check(Path(tmp), block_headers, run_scripts=False, extra=extra, trust=trust,
                           trust_folder_certs=trust_folder_certs, progress=progress)
     folder = Path(root)
     if not folder.is_dir():
-        return [StepResult(2, "read stamped lists", "FAILED", f"{folder} is not a folder")]
+        return [StepResult(*FOLDER_STEP, "FAILED", f"{folder} is not a folder", fix=NO_BOOK_FIX)]
     return _check(folder, block_headers, run_scripts=True, extra=extra, trust=trust,
                   trust_folder_certs=trust_folder_certs, progress=progress)
+
+
+DOWNLOAD_FIX = "check the URL (the open-data folder's address, served with proof/index.json) and the network"
+#: The fix of a folder that holds no book, or only empty ones.
+NO_BOOK_FIX = ("name the published open-data folder that holds the books (DATA/public, or its URL), or a book "
+               "file; a contest folder without a book: `league contest verify FOLDER`")
+
+
+def unverifiable(root: Path) -> StepResult | None:
+    """Step 1 FAILED when the folder cannot be verified at all, else ``None``: an entry no check may open
+    (a symbolic link out of the folder, a FIFO, a device), or no book with a line in it. Every step after
+    this reads only regular files inside the folder; and a folder with nothing to check must not pass."""
+    foreign = foreign_entries(root)
+    if foreign:
+        return StepResult(*FOLDER_STEP, "FAILED", f"{describe(foreign)}: such an entry is never followed or read, "
+                                                  "so the folder is not verified",
+                          fix="replace each link by the file itself (inside the folder) and remove FIFOs, devices "
+                              "and sockets: a published folder holds regular files only")
+    books = [name for name in BOOKS if (root / name).is_file()]
+    if not books:
+        return StepResult(*FOLDER_STEP, "FAILED", f"no book here (none of {', '.join(BOOKS[:3])}): there is "
+                                                  "nothing to verify", fix=NO_BOOK_FIX)
+    if all((root / name).stat().st_size == 0 for name in books):
+        return StepResult(*FOLDER_STEP, "FAILED", f"{', '.join(books)}: empty (0 lines), so there is nothing to "
+                                                  "verify", fix=NO_BOOK_FIX)
+    return None
 
 
 def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool,
            extra: Sequence[ExtraStep] = (), trust: TrustStore | None = None,
            trust_folder_certs: bool = False,
            progress: Callable[[str, int, int], None] | None = None) -> list[StepResult]:
+    refusal = unverifiable(folder)
+    if refusal is not None:
+        return [refusal]
     try:
         checker = Checker(folder, headers, run_scripts=run_scripts, extra=extra, trust=trust,
                           trust_folder_certs=trust_folder_certs, progress=progress)
-    except (OSError, StampError) as exc:
+    except (StampError, InputError) as exc:
+        return [StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc.message}")]
+    except OSError as exc:
         return [StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc}")]
     return checker.run()

@@ -1,18 +1,22 @@
 """HTTP abuse (issue 11, item 11; docs/hostile-inputs.md): over-long paths are a clear 404, not a
 500; a client that never finishes its headers is disconnected; the stream's catch-up reads the
-book off the event loop."""
+book off the event loop; no error body of any route echoes more than 300 characters of what was sent."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from api_server import Running, serve, stop
+from fastapi import FastAPI
+from fastapi.routing import APIRoute
 from season_fixture import write_season
 
 from league.api.bookindex import BookIndex
@@ -97,3 +101,47 @@ def test_the_shipped_app_keeps_the_path_out_of_the_log(quick: Running, capsys: p
     resp = httpx.get(quick.base + "/" + "b" * 4000, timeout=20)
     assert resp.status_code == 404
     assert "b" * 300 not in capsys.readouterr().err
+
+
+LONG = "x" * 5000
+#: An error body's text fields, and the whole body: what docs/open-data.md promises.
+MAX_FIELD, MAX_BODY = 300, 1024
+
+
+def _hostile_requests(app: FastAPI) -> list[tuple[str, str, Any]]:
+    """Every route of the app (found from the app itself, so a route added later is covered too): each path
+    parameter and each query parameter given 5,000 characters, each number 4,000 digits, a hundred long
+    kinds at once, and a method the route does not have."""
+    out: list[tuple[str, str, Any]] = []
+    for route in app.routes:
+        if not isinstance(route, APIRoute):
+            continue
+        path = re.sub(r"\{[^}]+\}", LONG, route.path)
+        digits = re.sub(r"\{[^}]+\}", "9" * 4000, route.path)
+        out += [("GET", path, None), ("GET", digits, None), ("DELETE", path, None)]
+        for param in route.dependant.query_params:
+            out += [("GET", path, {param.alias: LONG}), ("GET", path, {param.alias: "9" * 4000})]
+            if param.alias == "kind":
+                out.append(("GET", path, [("kind", f"{i:03d}" + "k" * 100) for i in range(100)]))
+    return out
+
+
+def test_no_error_body_echoes_more_than_300_characters(quick: Running) -> None:
+    """Before: /api/seats/<5,000 x> answered a 5 KB body quoting the whole name; so did runs, sessions,
+    kinds (a hundred of them: 10 KB), page files and a 4,000-digit line number."""
+    app = quick.server.config.app
+    checked = []
+    with httpx.Client(timeout=20) as client:
+        for method, path, params in _hostile_requests(app):
+            resp = client.request(method, quick.base + path, params=params)
+            if resp.status_code < 400:
+                continue
+            where = f"{method} {path[:60]} {str(params)[:60]} -> {resp.status_code}"
+            assert len(resp.content) <= MAX_BODY, f"{where}: {len(resp.content)} bytes"
+            body = resp.json()
+            assert set(body) == {"error", "fix"}, where
+            assert len(body["error"]) <= MAX_FIELD and len(body["fix"] or "") <= MAX_FIELD, where
+            checked.append(where)
+    assert len(checked) >= 30, checked
+    assert any(w.startswith("GET /api/seats/") for w in checked)
+    assert any(w.startswith("DELETE") and w.endswith("405") for w in checked)

@@ -38,8 +38,9 @@ def test_cli_runner_good_book(name: str, tmp_path: Path) -> None:
     result = CliRunner().invoke(_app(), ["verify", str(book)])
     assert result.exit_code == 0, _everything(result)
     lines = result.output.strip().splitlines()
-    assert len(lines) == 1
-    assert "12 lines" in lines[0]
+    assert len(lines) == 2  # the verdict, then what it proves: a prefix (no stamps were given)
+    assert lines[0].startswith("ok ") and "12 lines" in lines[0]
+    assert "a prefix only" in lines[1]
 
 
 @pytest.mark.parametrize("name", BROKEN)
@@ -58,7 +59,8 @@ def _league() -> list[str]:
 def test_installed_command_good_book() -> None:
     done = subprocess.run([*_league(), "verify", str(ASSETS / "good.jsonl")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert len(done.stdout.strip().splitlines()) == 1 and "12 lines" in done.stdout
+    verdict, note = done.stdout.strip().splitlines()
+    assert "12 lines" in verdict and "a prefix only" in note
 
 
 @pytest.mark.parametrize("name", ["broken-changed-byte.jsonl", "broken-torn-tail.jsonl"])

@@ -304,8 +304,8 @@ def test_verify_by_url(season: tuple[Season, Stamper]) -> None:
 
 def test_missing_folder_and_empty_folder(tmp_path: Path) -> None:
     assert verify_published(tmp_path / "nope")[0].status == "FAILED"
-    results = verify_published(tmp_path)
-    assert {r.status for r in results} == {"skipped"}
+    results = verify_published(tmp_path)  # nothing to verify is not "ok": step 1 fails, no other step runs
+    assert [(r.step, r.status) for r in results] == [(1, "FAILED")] and "no book here" in results[0].detail
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
