@@ -164,7 +164,8 @@ def _compliance(target: str) -> None:
 def verify(
     target: Annotated[str, typer.Argument(help="a book file (.jsonl), a published folder, or its URL")],
     workers: Annotated[
-        int | None, typer.Option("--workers", envvar="LEAGUE_VERIFY_WORKERS", help="processes for a book check")
+        int | None, typer.Option("--workers", envvar="LEAGUE_VERIFY_WORKERS", min=1, max=64,
+                                 help="processes for a book check, 1 to 64")
     ] = None,
     typed: Annotated[bool, typer.Option("--typed", envvar="LEAGUE_VERIFY_TYPED",
                                         help="also check every line of a book against its kind's model")] = False,

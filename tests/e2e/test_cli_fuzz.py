@@ -116,7 +116,7 @@ def _hostile_config(folder: Path) -> Path:
 
 STRINGS = ["", " ", "-", "x", "a" * 10_000, "2026-02-30", "9999-12-31", "0001-01-01", "2026-13-01", "2026-11-24",
            "\x1b[2J", "../../etc/passwd", "nosuch", "none", "web", "api", "counted", "SPX", "1d", "_coin",
-           "evil\u202emodel", "\u0000", "%s%n", "9" * 40]
+           "evil\u202emodel", "%s%n", "9" * 40]  # no NUL: no command line or environment can carry one
 INTS = ["-1", "0", "1", "3", "2147483648", str(2**64), "-" + "9" * 30, "abc", "1e9", ""]
 FLOATS = ["nan", "inf", "-inf", "-1", "0", "1e308", "x", "0.001"]
 PATH_KEYS = ["missing", "deep.json", "brace.json", "deep.toml", "empty.txt", "nul.json", "nan.json", "list.json",
@@ -228,15 +228,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, d
 
 
 def _problem(verb: str, result: dict[str, Any], stderr: str) -> str:
+    """What is wrong with how a case ended (``stderr``: the end of its stdout, then its stderr), or ''."""
     if result["timeout"]:
         return "" if verb in LONG_RUNNING else f"still running after {TIMEOUT_S:.0f} s"
     if result["code"] == TRACEBACK_EXIT or "Traceback (most recent call last)" in stderr:
         return "ended in a traceback"
     if result["code"] == INTERNAL_ERROR:
         return "ended in the internal-error exit (a bug the league did not turn into an error with a fix)"
-    said = stderr.lower()
-    if result["code"] not in (0, None) and not any(word in said for word in ("error", "usage", "fail", "fix")):
-        return f"exit {result['code']} without saying why"
+    if result["code"] not in (0, None) and not stderr.strip():
+        return f"exit {result['code']} without a word"
     return ""
 
 

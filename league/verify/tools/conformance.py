@@ -14,9 +14,11 @@ It prints ``N rows, ok`` or one line per failure (``row K: ...``) and exits 1.
 import csv
 import hashlib
 import json
+import os
 import re
 import sys
 from datetime import datetime
+from typing import TextIO
 
 CONTRACT_KEYS = ("asset", "horizon", "reference_at", "end_at", "rule", "resolver_version",
                  "reference_rule", "price_provider", "price_symbol")
@@ -158,11 +160,22 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: python3 -I conformance.py FORECASTS.csv")
         return 2
+    if not os.path.isfile(argv[1]):  # a folder, or a FIFO or a device that would be read for ever
+        print(f"cannot open {argv[1]}: not a regular file")
+        return 2
     try:
         fh = open(argv[1], encoding="utf-8", newline="")
     except OSError as exc:
         print(f"cannot open {argv[1]}: {exc}")
         return 2
+    try:
+        return _check_file(fh)
+    except (UnicodeDecodeError, csv.Error) as exc:
+        print(f"{argv[1]}: not a UTF-8 CSV table ({exc})")
+        return 2
+
+
+def _check_file(fh: TextIO) -> int:
     with fh:
         reader = csv.DictReader(fh)
         missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
