@@ -61,6 +61,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from league import records
 from league.answers import parse_reply
 from league.asks import AskChain, MarketLine, account_block, common_text, publish_ask_text
 from league.book import Book, BookLine
@@ -393,8 +394,8 @@ def write_session(w: Writer, day: date, data_dir: Path) -> None:
     if silent:
         _run(w, day, "r2", silent, 2, f"{session}-r1", snap_sha, rows, crowd, data_dir, raws)
     close_at = et_time(day, dtime(9, 30))
-    runs = sorted(r["run_id"] for r in w.view.index.runs(session))
-    inside = [a["n"] for a in w.view.index.answers(set(runs))]
+    runs = sorted(r.run_id for r in w.view.index.runs(session))
+    inside = [a.n for a in w.view.index.answers(set(runs))]
     w.seal(IngestCloseLine(session=session, closed_at=iso_seconds(close_at), counted_runs=runs,
                            answer_lines=inside, book_lines=w.book.lines), close_at)
     rows_1d = _score(w, day)
@@ -544,13 +545,13 @@ def _score(w: Writer, day: date) -> list[dict[str, Any]]:
     """16:05 ET: the day's score, then every longer window closing today (oldest first)."""
     assert w.view is not None
     session, at = day.isoformat(), et_time(day, dtime(16, 5))
-    runs = sorted({r["run_id"] for r in w.view.index.runs(session)})
+    runs = sorted({r.run_id for r in w.view.index.runs(session)})
     rows, events = session_rows(w.view, session, "1d")
     w.seal(_score_content(w, session, "1d", rows, events, runs), at)
     for h in LONG_HORIZONS:
         rows_h, events_h = session_rows(w.view, session, h)
         for end, codes in end_groups(w.view, day, h).items():  # type: ignore[arg-type]
-            group_rows = [r for r in rows_h if r["market"] in codes]
+            group_rows = [r for r in rows_h if r.get("market") in codes]
             group_events = [{"market": ev.market, "horizon": ev.horizon, "contract": ev.contract.as_dict(),
                              "late_ref": ev.late_ref, "seal_based": ev.seal_based}
                             for ev in events_h.values() if ev.market in codes]
@@ -574,15 +575,15 @@ def _crowd(w: Writer, day: date) -> None:
     from league.book.lines import CrowdLine
 
     for run in w.view.index.runs(day.isoformat()):
-        if run["run_id"].endswith("-r2"):
+        if run.run_id.endswith("-r2"):
             continue
-        for obj in sealed_quotes(run):
+        for obj in sealed_quotes(run.crowd):
             quote = CrowdQuote.from_json(obj)
             spec = w.config.markets.by_code()[quote.market]
             up = w.prices.close(spec.symbol, day) > w.prices.level(spec.symbol, day)
             w.seal(CrowdLine(session=obj["session"], market=obj["market"], venue=obj["venue"],
-                             contract_id=obj["contract_id"], resolved_up=up, run_id=run["run_id"],
-                             at_answer=at_answer(w.view, run["run_id"], quote)), at)  # type: ignore[arg-type]
+                             contract_id=obj["contract_id"], resolved_up=up, run_id=run.run_id,
+                             at_answer=at_answer(w.view, run.run_id, quote)), at)  # type: ignore[arg-type]
 
 
 def _portfolio(w: Writer, day: date, raws: Mapping[int, str], rows: list[dict[str, Any]]) -> None:
@@ -594,17 +595,17 @@ def _portfolio(w: Writer, day: date, raws: Mapping[int, str], rows: list[dict[st
             w.seal(RulesLine.from_content(rules_content(rule_set(name))), at)
         w.rules_sealed = True
     session = day.isoformat()
-    lines = {r["line"] for r in rows if r["run_role"] == "counted" and r["status"] in ("counted", "counted_50")}
+    lines = {r["line"] for r in rows if r.get("run_role") == "counted" and r.get("status") in ("counted", "counted_50")}
     decisions = []
     from league.answers import extract_json
     from league.counting import sealed_time
 
     for n in sorted(lines):
         a = w.view.index.lines[n]
+        assert isinstance(a, records.Answer)
         obj = extract_json(raws[n]) if n in raws else None
-        decisions.append(decision_from_reply(obj or {"forecast": a.get("items", {})}, seat=a["seat"], session=day,
-                                             at=sealed_time(a), model=a.get("model"), version=a.get("version"),
-                                             answer_line=n))
+        decisions.append(decision_from_reply(obj or {"forecast": a.items}, seat=a.seat, session=day,
+                                             at=sealed_time(a), model=a.model, version=a.version, answer_line=n))
     for name, season in w.seasons.items():
         outcome = season.run_session(day, decisions)
         for kind, content in session_lines(outcome):

@@ -19,14 +19,25 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
+from league import records
 from league.book.chain import BookLine, iter_lines, iter_raw
+from league.records import Sealed, record
 
-Body = dict[str, Any]
+if TYPE_CHECKING:
+    from pydantic import JsonValue as Json
+else:
+    Json = object
+
+#: A sealed line as JSON: its content plus ``n``, ``seal`` and ``link`` (what the database's index keeps).
+Body = dict[str, Json]
 
 #: Kinds kept in memory whatever their age: few lines each, read by jobs without naming a session.
 STICKY_KINDS = frozenset({"opening", "rules", "blind", "reveal", "correction", "shadow_weights"})
+
+T = TypeVar("T")
+R = TypeVar("R", bound=Sealed)
 
 
 class OlderLines(Protocol):
@@ -39,8 +50,13 @@ class OlderLines(Protocol):
 
 
 def body_of(line: BookLine) -> Body:
-    """What the index keeps of a line: its content plus n, seal and link (not prev)."""
+    """What the database's index keeps of a line: its content plus n, seal and link (not prev)."""
     return {**line.content, "n": line.n, "seal": line.seal, "link": line.link}
+
+
+def record_of(line: BookLine) -> Sealed:
+    """The typed record of a sealed line."""
+    return record(body_of(line))
 
 
 def session_of(body: Body) -> str | None:
@@ -48,15 +64,41 @@ def session_of(body: Body) -> str | None:
     return session if isinstance(session, str) and session else None
 
 
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+@dataclass(frozen=True)
+class Keys:
+    """What the index files a line under: its number, kind, session, run and seat."""
+
+    n: int
+    kind: str
+    session: str | None
+    run_id: str | None
+    seat: str | None
+
+
+def keys_of_record(rec: Sealed) -> Keys:
+    return Keys(rec.n, rec.kind, _text(getattr(rec, "session", None)), _text(getattr(rec, "run_id", None)),
+                _text(getattr(rec, "seat", None)))
+
+
+def keys_of_body(body: Body) -> Keys:
+    n = body["n"]
+    assert isinstance(n, int)
+    return Keys(n, str(body.get("kind", "")), session_of(body), _text(body.get("run_id")), _text(body.get("seat")))
+
+
 @dataclass
-class BookIndex:
-    """What is sealed, by kind and session; rebuilt from the book at open, updated on each append.
+class _Index(Generic[T]):
+    """What is sealed, by kind and session; ``T`` is what each line is kept as (a typed record, or its body).
 
     ``cutoff`` (ISO date) and ``older`` make it windowed: a non-sticky line of a session before the
     cutoff may be absent from ``lines`` and is then read from ``older``. ``lines`` is what is in memory.
     """
 
-    lines: dict[int, Body] = field(default_factory=dict)
+    lines: dict[int, T] = field(default_factory=dict)
     by_kind: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     by_session: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     by_key: dict[tuple[str, str], list[int]] = field(default_factory=lambda: defaultdict(list))
@@ -67,27 +109,158 @@ class BookIndex:
     sticky: frozenset[str] = STICKY_KINDS
     partial: bool = False  # some line of the book is not in memory (else memory answers everything)
 
+    # ------------------------------------------------------------------ what each kind of index says
+    def keys(self, item: T) -> Keys:
+        raise NotImplementedError
+
+    def from_body(self, body: Body) -> T:
+        """An older line (a body from the database or the book) as this index keeps lines."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ building
+    def add_item(self, item: T) -> None:
+        k = self.keys(item)
+        if k.n in self.lines:
+            return
+        self.lines[k.n] = item
+        self.by_kind[k.kind].append(k.n)
+        if k.session is not None:
+            self.by_session[k.session].append(k.n)
+            self.by_key[(k.kind, k.session)].append(k.n)
+        if k.run_id is not None:
+            if k.kind == "run":
+                self.run_line.setdefault(k.run_id, k.n)
+            elif k.kind == "answer":
+                self.by_run[k.run_id].append(k.n)
+
+    def skip(self, n: int) -> None:
+        """Note that line ``n`` was left out of memory (read from ``older`` when asked for)."""
+        self.partial = True
+
+    def keeps_keys(self, k: Keys, cutoff: str | None = None) -> bool:
+        """True when a line belongs in memory under ``cutoff`` (default: this index's own)."""
+        cut = self.cutoff if cutoff is None else cutoff
+        return cut is None or k.session is None or k.session >= cut or k.kind in self.sticky
+
+    def keeps(self, body: Body, cutoff: str | None = None) -> bool:
+        return self.keeps_keys(keys_of_body(body), cutoff)
+
+    def trimmed(self, cutoff: str) -> tuple[_Index[T], int]:
+        """The index under ``cutoff`` as a NEW object when lines drop (so a reader holding this one keeps a
+        consistent view while the holder swaps the reference), else this one with its cutoff moved."""
+        if self.older is None or (self.cutoff is not None and cutoff <= self.cutoff):
+            return self, 0
+        if not any(s < cutoff and k not in self.sticky for (k, s) in self.by_key):  # nothing to drop
+            self.cutoff = cutoff
+            return self, 0
+        kept = [item for n, item in sorted(self.lines.items()) if self.keeps_keys(self.keys(item), cutoff)]
+        fresh = type(self)(cutoff=cutoff, older=self.older, sticky=self.sticky, partial=True)
+        for item in kept:
+            fresh.add_item(item)
+        return fresh, len(self.lines) - len(kept)
+
+    def trim(self, cutoff: str) -> int:
+        """Move the window forward in place: drop from memory what ``cutoff`` no longer keeps; returns
+        how many. Only a windowed index (one with ``older``) drops anything: the lines stay readable there."""
+        fresh, dropped = self.trimmed(cutoff)
+        if fresh is not self:
+            self.__dict__.update(fresh.__dict__)
+        return dropped
+
+    # ------------------------------------------------------------------ reading
+    def _complete(self, kind: str | None, session: str | None) -> bool:
+        """True when memory alone answers for (kind, session)."""
+        if not self.partial or self.older is None or self.cutoff is None or (kind is not None and kind in self.sticky):
+            return True
+        return session is not None and session >= self.cutoff
+
+    def _merged(self, mine: Iterable[int], theirs: Iterable[Body]) -> list[T]:
+        out = {k.n: item for item in map(self.from_body, theirs) for k in (self.keys(item),)}
+        out.update((n, self.lines[n]) for n in mine)
+        return [out[n] for n in sorted(out)]
+
+    def of_kind(self, kind: str, session: str | None = None) -> list[T]:
+        """Every line of ``kind`` (of ``session`` when given), in book order; O(result) in memory."""
+        mine = self.by_kind.get(kind, []) if session is None else self.by_key.get((kind, session), [])
+        if self._complete(kind, session):
+            return [self.lines[n] for n in mine]
+        assert self.older is not None
+        return self._merged(mine, self.older.find(kind=kind, session=session))
+
+    def recent(self, kind: str) -> list[T]:
+        """The lines of ``kind`` in memory only: the window's sessions (or everything, when whole)."""
+        return [self.lines[n] for n in self.by_kind.get(kind, [])]
+
+    def run_item(self, run_id: str) -> T | None:
+        """The (first) run line of ``run_id``."""
+        n = self.run_line.get(run_id)
+        if n is not None or self._complete(None, None):
+            return None if n is None else self.lines[n]
+        assert self.older is not None
+        found = self.older.find(kind="run", run_ids=[run_id])
+        return self.from_body(found[0]) if found else None
+
+    def answer_items(self, run_ids: set[str]) -> list[T]:
+        """The answer lines of these runs, in book order."""
+        mine = [n for r in run_ids for n in self.by_run.get(r, [])]
+        missing = [r for r in run_ids if not self._run_in_window(r)]
+        if not missing or self.older is None:
+            return [self.lines[n] for n in sorted(mine)]
+        return self._merged(mine, self.older.find(kind="answer", run_ids=sorted(missing)))
+
+    def _run_in_window(self, run_id: str) -> bool:
+        n = self.run_line.get(run_id)
+        if n is None:
+            return self._complete(None, None)
+        return self._complete("answer", self.keys(self.lines[n]).session)
+
+    def line(self, n: int) -> T | None:
+        """Line ``n`` wherever it is kept; ``None`` when the book has no such line."""
+        if n in self.lines or self._complete(None, None):
+            return self.lines.get(n)
+        assert self.older is not None
+        found = self.older.find(n=n)
+        return self.from_body(found[0]) if found else None
+
+    def of_seat_items(self, kind: str, seat: str) -> list[T]:
+        """Every line of ``kind`` naming ``seat`` (all sessions), in book order."""
+        mine = [n for n in self.by_kind.get(kind, []) if self.keys(self.lines[n]).seat == seat]
+        if self._complete(kind, None):
+            return [self.lines[n] for n in mine]
+        assert self.older is not None
+        return self._merged(mine, self.older.find(kind=kind, seat=seat))
+
+    def sessions(self, kind: str, since: str | None = None) -> list[str]:
+        """The sessions (ISO dates, sorted) that have a line of ``kind``, from ``since`` on."""
+        mine = {s for (k, s) in self.by_key if k == kind and (since is None or s >= since)}
+        if self.older is not None and not self._complete(kind, since):
+            mine.update(self.older.sessions(kind, since))
+        return sorted(mine)
+
+
+#: The kinds each record type is sealed as (``Score`` is both the close's ``score`` and the longer ``score_h``).
+KINDS_OF: dict[type[Sealed], tuple[str, ...]] = {}
+for _kind, _model in records.RECORDS.items():
+    KINDS_OF[_model] = (*KINDS_OF.get(_model, ()), _kind)
+
+
+@dataclass
+class BookIndex(_Index[Sealed]):
+    """The book's lines as typed records (league.records): what the league, the API and every reader
+    of sealed lines ask. ``of(records.Answer, session)`` is typed; ``of_kind("answer")`` gives the records
+    of one kind as :class:`Sealed`."""
+
+    def keys(self, item: Sealed) -> Keys:
+        return keys_of_record(item)
+
+    def from_body(self, body: Body) -> Sealed:
+        return record(body)
+
     def add(self, line: BookLine) -> None:
-        self.add_body(body_of(line))
+        self.add_item(record_of(line))
 
     def add_body(self, body: Body) -> None:
-        n = int(body["n"])
-        if n in self.lines:
-            return
-        self.lines[n] = body
-        kind = str(body.get("kind", ""))
-        self.by_kind[kind].append(n)
-        session = session_of(body)
-        if session is not None:
-            self.by_session[session].append(n)
-            self.by_key[(kind, session)].append(n)
-        run_id = body.get("run_id")
-        if isinstance(run_id, str):
-            if kind == "run":
-                self.run_line.setdefault(run_id, n)
-            elif kind == "answer":
-                self.by_run[run_id].append(n)
+        self.add_item(record(body))
 
     @classmethod
     def of_book(cls, path: Path) -> BookIndex:
@@ -104,111 +277,60 @@ class BookIndex:
             index.add_body(body)
         return index
 
-    def skip(self, n: int) -> None:
-        """Note that line ``n`` was left out of memory (read from ``older`` when asked for)."""
-        self.partial = True
-
-    def keeps(self, body: Body, cutoff: str | None = None) -> bool:
-        """True when a line belongs in memory under ``cutoff`` (default: this index's own)."""
-        cut = self.cutoff if cutoff is None else cutoff
-        session = session_of(body)
-        return cut is None or session is None or session >= cut or str(body.get("kind")) in self.sticky
-
-    def trim(self, cutoff: str) -> int:
-        """Move the window forward in place: drop from memory what ``cutoff`` no longer keeps; returns
-        how many. Only a windowed index (one with ``older``) drops anything: the lines stay readable there."""
-        fresh, dropped = self.trimmed(cutoff)
-        if fresh is not self:
-            self.__dict__.update(fresh.__dict__)
-        return dropped
-
     def trimmed(self, cutoff: str) -> tuple[BookIndex, int]:
-        """The index under ``cutoff`` as a NEW object when lines drop (so a reader holding this one keeps a
-        consistent view while the holder swaps the reference), else this one with its cutoff moved."""
-        if self.older is None or (self.cutoff is not None and cutoff <= self.cutoff):
-            return self, 0
-        if not any(s < cutoff and k not in self.sticky for (k, s) in self.by_key):  # nothing to drop
-            self.cutoff = cutoff
-            return self, 0
-        kept = [b for n, b in sorted(self.lines.items()) if self.keeps(b, cutoff)]
-        fresh = BookIndex.of_bodies(kept, cutoff=cutoff, older=self.older)
-        fresh.sticky = self.sticky
-        fresh.partial = True
-        return fresh, len(self.lines) - len(kept)
+        fresh, dropped = super().trimmed(cutoff)
+        assert isinstance(fresh, BookIndex)
+        return fresh, dropped
 
-    # ------------------------------------------------------------------ reading
-    def _complete(self, kind: str | None, session: str | None) -> bool:
-        """True when memory alone answers for (kind, session)."""
-        if not self.partial or self.older is None or self.cutoff is None or (kind is not None and kind in self.sticky):
-            return True
-        return session is not None and session >= self.cutoff
+    # ------------------------------------------------------------------ typed reading
+    def of(self, kind: type[R], session: str | None = None) -> list[R]:
+        """Every record of type ``kind`` (of ``session`` when given), in book order."""
+        found = [rec for k in KINDS_OF[kind] for rec in self.of_kind(k, session)]
+        if len(KINDS_OF[kind]) > 1:
+            found.sort(key=lambda rec: rec.n)
+        return [rec for rec in found if isinstance(rec, kind)]
 
-    def _merged(self, mine: Iterable[int], theirs: Iterable[Body]) -> list[Body]:
-        out = {int(b["n"]): b for b in theirs}
-        out.update((n, self.lines[n]) for n in mine)
-        return [out[n] for n in sorted(out)]
+    def recent_of(self, kind: type[R]) -> list[R]:
+        """The records of type ``kind`` in memory only (the window's sessions)."""
+        found = [rec for k in KINDS_OF[kind] for rec in self.recent(k)]
+        return [rec for rec in sorted(found, key=lambda rec: rec.n) if isinstance(rec, kind)]
 
-    def of_kind(self, kind: str, session: str | None = None) -> list[Body]:
-        """Every line of ``kind`` (of ``session`` when given), in book order; O(result) in memory."""
-        mine = self.by_kind.get(kind, []) if session is None else self.by_key.get((kind, session), [])
-        if self._complete(kind, session):
-            return [self.lines[n] for n in mine]
-        assert self.older is not None
-        return self._merged(mine, self.older.find(kind=kind, session=session))
+    def runs(self, session: str) -> list[records.Run]:
+        return self.of(records.Run, session)
 
-    def recent(self, kind: str) -> list[Body]:
-        """The lines of ``kind`` in memory only: the window's sessions (or everything, when whole)."""
-        return [self.lines[n] for n in self.by_kind.get(kind, [])]
-
-    def runs(self, session: str) -> list[Body]:
-        return self.of_kind("run", session)
-
-    def run(self, run_id: str) -> Body | None:
+    def run(self, run_id: str) -> records.Run | None:
         """The (first) run line of ``run_id``."""
-        n = self.run_line.get(run_id)
-        if n is not None or self._complete(None, None):
-            return None if n is None else self.lines[n]
-        assert self.older is not None
-        found = self.older.find(kind="run", run_ids=[run_id])
-        return found[0] if found else None
+        rec = self.run_item(run_id)
+        return rec if isinstance(rec, records.Run) else None
 
-    def answers(self, run_ids: set[str]) -> list[Body]:
+    def answers(self, run_ids: set[str]) -> list[records.Answer]:
         """The answer lines of these runs, in book order."""
-        mine = [n for r in run_ids for n in self.by_run.get(r, [])]
-        missing = [r for r in run_ids if not self._run_in_window(r)]
-        if not missing or self.older is None:
-            return [self.lines[n] for n in sorted(mine)]
-        return self._merged(mine, self.older.find(kind="answer", run_ids=sorted(missing)))
+        return [rec for rec in self.answer_items(run_ids) if isinstance(rec, records.Answer)]
 
-    def _run_in_window(self, run_id: str) -> bool:
-        n = self.run_line.get(run_id)
-        if n is None:
-            return self._complete(None, None)
-        session = session_of(self.lines[n])
-        return self._complete("answer", session)
+    def of_seat(self, kind: type[R], seat: str) -> list[R]:
+        """Every record of type ``kind`` naming ``seat`` (all sessions), in book order."""
+        found = [rec for k in KINDS_OF[kind] for rec in self.of_seat_items(k, seat)]
+        return [rec for rec in sorted(found, key=lambda rec: rec.n) if isinstance(rec, kind)]
 
-    def line(self, n: int) -> Body | None:
-        """Line ``n`` wherever it is kept; ``None`` when the book has no such line."""
-        if n in self.lines or self._complete(None, None):
-            return self.lines.get(n)
-        assert self.older is not None
-        found = self.older.find(n=n)
-        return found[0] if found else None
 
-    def of_seat(self, kind: str, seat: str) -> list[Body]:
-        """Every line of ``kind`` naming ``seat`` (all sessions), in book order."""
-        mine = [n for n in self.by_kind.get(kind, []) if self.lines[n].get("seat") == seat]
-        if self._complete(kind, None):
-            return [self.lines[n] for n in mine]
-        assert self.older is not None
-        return self._merged(mine, self.older.find(kind=kind, seat=seat))
+@dataclass
+class BodyIndex(_Index[Body]):
+    """The same index over raw bodies: for the publisher's readers that keep lines cut to a few fields
+    (a cut line is not a whole record), and index them only by their keys."""
 
-    def sessions(self, kind: str, since: str | None = None) -> list[str]:
-        """The sessions (ISO dates, sorted) that have a line of ``kind``, from ``since`` on."""
-        mine = {s for (k, s) in self.by_key if k == kind and (since is None or s >= since)}
-        if self.older is not None and not self._complete(kind, since):
-            mine.update(self.older.sessions(kind, since))
-        return sorted(mine)
+    def keys(self, item: Body) -> Keys:
+        return keys_of_body(item)
+
+    def from_body(self, body: Body) -> Body:
+        return body
+
+    def add_body(self, body: Body) -> None:
+        self.add_item(body)
+
+    def trimmed(self, cutoff: str) -> tuple[BodyIndex, int]:
+        fresh, dropped = super().trimmed(cutoff)
+        assert isinstance(fresh, BodyIndex)
+        return fresh, dropped
 
 
 # ---------------------------------------------------------------------------- the book as "older"

@@ -305,6 +305,19 @@ class CorrectionLine(Line):
     kind: Literal["correction"] = "correction"
     of: int
     reason: str
+    #: ``price`` (a reference or close of the score line ``of``) or ``cell`` (a cell of the answer line ``of``)
+    target: Literal["price", "cell"] | None = None
+    source: str = ""
+    session: str = ""
+    horizon: str = ""
+    market: str = ""
+    #: a price correction: which price (``reference`` or ``close``) and its corrected value
+    field: str = ""
+    value: Number | None = None
+    #: a cell correction: the seat and run of the answer line, and the values the cell should have held
+    seat: str = ""
+    run_id: str = ""
+    cell: dict[str, JsonValue] | None = None
 
 
 class RulesLine(Line):
@@ -367,7 +380,7 @@ class TradeLine(Line):
     fee: str
     cash_after: str
     position_after: str
-    leg: JsonValue
+    leg: str
 
 
 class MarkLine(Line):
@@ -481,6 +494,11 @@ CouncilLine = (OpeningLine | PreflightLine | RunLine | AnswerLine | IncidentLine
                | IngestCloseLine | ScoreLine | CrowdLine | CorrectionLine | RulesLine | DecisionLine | RejectionLine
                | TradeLine | MarkLine | ShadowWeightsLine | BlindLine | RevealLine)
 AskChainLine = CountingRuleLine | RosterLine | AskLine
+#: Every model of a sealed line, in the order league.book.gen_records writes their read records.
+RECORD_MODELS: tuple[type[Line], ...] = (
+    OpeningLine, PreflightLine, RunLine, AnswerLine, IncidentLine, SilenceLine, ReplyRecordLine, IngestCloseLine,
+    ScoreLine, CrowdLine, CorrectionLine, RulesLine, DecisionLine, RejectionLine, TradeLine, MarkLine,
+    ShadowWeightsLine, BlindLine, RevealLine, CountingRuleLine, RosterLine, AskLine)
 TypedLine = Annotated[CouncilLine | AskChainLine, Field(discriminator="kind")]
 _ADAPTER: TypeAdapter[TypedLine] = TypeAdapter(TypedLine)
 

@@ -11,12 +11,13 @@ because a gap that small could come from the questions differing rather than fro
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
 
 from league.crowd.interface import THIN_VOLUME_USD, CrowdError
+from league.jsonvalue import Json
 
 Tier = Literal["primary", "thin"]
 Advantage = Literal["seat", "crowd", "none"]
@@ -116,10 +117,10 @@ def compare(rows: Iterable[CrowdRow]) -> list[SeatVsCrowd]:
     return [_one(seat, tier, groups[(seat, tier)]) for seat, tier in order]
 
 
-def sealed_quotes(run: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The sealed quotes of a run line (anything else in `crowd` is not a quote and is passed over)."""
+def sealed_quotes(crowd: Sequence[Json] | None) -> list[dict[str, Json]]:
+    """The sealed quotes of a run line's ``crowd`` (anything else in it is not a quote and is passed over)."""
     keys = ("market", "venue", "contract_id", "price", "volume_usd")
-    return [q for q in run.get("crowd") or [] if isinstance(q, dict) and all(k in q for k in keys)]
+    return [q for q in crowd or [] if isinstance(q, dict) and all(k in q for k in keys)]
 
 
 def _right(p: float, outcome: bool) -> bool | None:

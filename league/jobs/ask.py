@@ -17,7 +17,7 @@ from typing import Any
 
 import structlog
 
-from league import budgets
+from league import budgets, records
 from league.asks import MarketLine, account_block, common_text, publish_ask_text, sha256_text, unsealable
 from league.book.index import BookIndex
 from league.book.lines import RunLine, RunRole
@@ -29,6 +29,7 @@ from league.jobs.context import League, Pending
 from league.jobs.runner import SeatAsk
 from league.jobs.seal import seal_fault, seal_on_arrival
 from league.jobs.snapshot import daily_closes, job_snapshot
+from league.jsonvalue import Json, JsonObject
 from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec, prefetch, prefetches
 
 log = structlog.get_logger(__name__)
@@ -116,14 +117,13 @@ def previous_day_changes(lg: League, session: str) -> dict[str, float]:
     session's ``score`` line): "yesterday's direction" for the momentum baseline (scoring.md §2),
     recomputable from the book. Not scored → no entry (the baseline then states nothing)."""
     prev = lg.calendar.previous_session(date.fromisoformat(session)).isoformat()
-    earlier = [x for x in lg.index.of_kind("score", prev) if x.get("horizon") == "1d"]
+    earlier = [x for x in lg.index.of(records.Score, prev) if x.kind == "score" and x.horizon == "1d"]
     if not earlier:
         return {}
-    latest = earlier[0]
     out: dict[str, float] = {}
-    for m in latest.get("markets", []):
-        if isinstance(m, dict) and not m.get("late_ref") and m.get("change_pct") is not None:
-            out.setdefault(m["market"], float(m["change_pct"]))
+    for m in earlier[0].markets:
+        if not m.late_ref and m.change_pct is not None:
+            out.setdefault(m.market, float(m.change_pct))
     return out
 
 
@@ -136,23 +136,26 @@ def second_wave_time(lg: League, session: str) -> datetime:
     return et_time(date.fromisoformat(session), as_time(lg.config.roster.second_wave))
 
 
-def seat_accounts(index: BookIndex, seat: str, *, until: datetime | None = None) -> dict[str, Any] | None:
+def seat_accounts(index: BookIndex, seat: str, *, until: datetime | None = None) -> dict[str, JsonObject] | None:
     """A seat's own paper accounts as its ask shows them (the paper's ask carries each model's account):
     ``{league: {as_of, cash, value, positions, …}}`` from its latest sealed ``mark`` per league, or
     ``None`` before its first mark. A seat sees nothing of anyone else's account. Marks are read from the
     memory window (league.jobs.window): a seat not marked for longer than that shows no account. ``until``:
     only marks sealed by then (the text of an ask re-sent after a restart is the text first sealed)."""
-    latest: dict[str, dict[str, Any]] = {}
-    for mark in index.recent("mark"):
-        if mark.get("account") != seat or (until is not None and parse_iso(mark["at"]) > until):
+    latest: dict[str, records.Mark] = {}
+    for mark in index.recent_of(records.Mark):
+        if mark.account != seat or (until is not None and parse_iso(mark.at) > until):
             continue
-        league = str(mark.get("league", ""))
-        if league not in latest or mark["n"] > latest[league]["n"]:
-            latest[league] = mark
+        if mark.league not in latest or mark.n > latest[mark.league].n:
+            latest[mark.league] = mark
     if not latest:
         return None
-    return {league: {"as_of" if k == "session" else k: m.get(k) for k in SHOWN if k in m}
+    return {league: {"as_of" if k == "session" else k: _shown(getattr(m, k)) for k in SHOWN}
             for league, m in sorted(latest.items())}
+
+
+def _shown(value: str | dict[str, str]) -> Json:
+    return dict(value) if isinstance(value, dict) else value
 
 
 #: Adapters of the history-only point baselines (`_naive`, `_ets`), which read daily closes from the context.
@@ -222,10 +225,9 @@ def budget_stops(lg: League, session: str, specs: Sequence[SeatSpec]) -> dict[st
     for spec in specs:
         if spec.budget is None:
             continue
-        answers = lg.index.of_seat("answer", spec.name)
-        reason = budgets.exhausted(spec.budget, budgets.total(a.get("usage") or {} for a in answers
-                                                              if a.get("session") == session),
-                                   budgets.total(a.get("usage") or {} for a in answers))
+        answers = lg.index.of_seat(records.Answer, spec.name)
+        reason = budgets.exhausted(spec.budget, budgets.total(a.usage for a in answers if a.session == session),
+                                   budgets.total(a.usage for a in answers))
         if reason is not None:
             stops[spec.name] = reason
     return stops

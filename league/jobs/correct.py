@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from league import records
 from league.book.chain import BookLine
 from league.book.lines import CorrectionLine
 from league.errors import InvalidRecord
@@ -23,9 +24,9 @@ from league.jobs.context import League
 PRICE_FIELDS = ("reference", "close")
 
 
-def _line(lg: League, n: int) -> dict[str, Any]:
+def _line(lg: League, n: int) -> records.Score | records.Answer:
     found = lg.index.line(n)
-    if found is None or found.get("kind") not in ("score", "score_h", "answer"):
+    if not isinstance(found, records.Score | records.Answer):
         raise InvalidRecord(f"line {n} is not a score or answer line of this book",
                             fix="name the score line (a price) or the answer line (a cell) that you correct")
     return found
@@ -35,17 +36,17 @@ def price_correction(lg: League, *, of: int, market: str, field: str, value: flo
                      reason: str) -> CorrectionLine:
     """The correction of one event's reference or close price in the score line ``of``."""
     line = _line(lg, of)
-    if line["kind"] not in ("score", "score_h"):
-        raise InvalidRecord(f"line {of} is a {line['kind']} line; a price is corrected in its score line")
+    if not isinstance(line, records.Score):
+        raise InvalidRecord(f"line {of} is a {line.kind} line; a price is corrected in its score line")
     if field not in PRICE_FIELDS:
         raise InvalidRecord(f"field {field!r} is not one of {', '.join(PRICE_FIELDS)}")
     if not value > 0:
         raise InvalidRecord(f"price {value} is not positive", fix="pass the corrected price")
-    if not any(m.get("market") == market and not m.get("late_ref") for m in line.get("markets", [])):
+    if not any(m.market == market and not m.late_ref for m in line.markets):
         raise InvalidRecord(f"line {of} has no common event of market {market!r}")
     _need(reason, source)
     return CorrectionLine.from_content({
-        "of": of, "reason": reason, "target": "price", "session": line["session"], "horizon": line["horizon"],
+        "of": of, "reason": reason, "target": "price", "session": line.session, "horizon": line.horizon,
         "market": market, "field": field, "value": float(value), "source": source})
 
 
@@ -53,8 +54,8 @@ def cell_correction(lg: League, *, of: int, market: str, horizon: str, cell: Map
                     source: str) -> CorrectionLine:
     """The correction of one cell of the answer line ``of`` (the values the cell should have held)."""
     line = _line(lg, of)
-    if line["kind"] != "answer":
-        raise InvalidRecord(f"line {of} is a {line['kind']} line; a cell is corrected in its answer line")
+    if not isinstance(line, records.Answer):
+        raise InvalidRecord(f"line {of} is a {line.kind} line; a cell is corrected in its answer line")
     if market not in {m.code for m in lg.config.markets.markets}:
         raise InvalidRecord(f"market {market!r} is not one of the league's markets")
     p = cell.get("prob_up")
@@ -62,7 +63,7 @@ def cell_correction(lg: League, *, of: int, market: str, horizon: str, cell: Map
         raise InvalidRecord(f"prob_up {p} is outside 0-100")
     _need(reason, source)
     return CorrectionLine.from_content({
-        "of": of, "reason": reason, "target": "cell", "seat": line.get("seat"), "run_id": line.get("run_id"),
+        "of": of, "reason": reason, "target": "cell", "seat": line.seat, "run_id": line.run_id,
         "market": market, "horizon": horizon, "cell": dict(cell), "source": source})
 
 

@@ -13,19 +13,21 @@ from typing import Any
 
 import structlog
 
+from league import records
 from league.book.lines import CrowdLine
 from league.clock import iso_seconds
 from league.counting import sealed_time
 from league.crowd.compare import sealed_quotes
 from league.crowd.interface import CrowdQuote
 from league.jobs.context import League
+from league.jsonvalue import text
 
 log = structlog.get_logger(__name__)
 
 
 # ------------------------------------------------------------------------- resolution
 def resolved_ids(lg: League) -> set[tuple[str, str]]:
-    return {(str(x.get("venue")), str(x.get("contract_id"))) for x in lg.index.recent("crowd")}
+    return {(x.venue, x.contract_id) for x in lg.index.recent_of(records.Crowd)}
 
 
 def resolve_crowd(lg: League, session: str) -> int:
@@ -34,19 +36,19 @@ def resolve_crowd(lg: League, session: str) -> int:
     if lg.crowd is None or not lg.stages.crowd:
         return 0
     done, sealed = resolved_ids(lg), 0
-    for run in lg.index.recent("run"):
-        if run["session"] > session:
+    for run in lg.index.recent_of(records.Run):
+        if run.session > session:
             continue
-        for obj in sealed_quotes(run):
-            if (obj["venue"], obj["contract_id"]) in done:
-                continue
+        for obj in sealed_quotes(run.crowd):
             quote = CrowdQuote.from_json(obj)
+            if (quote.venue, quote.contract_id) in done:
+                continue
             outcome = _resolution(lg, quote)
             if outcome is not None:
-                lg.seal(CrowdLine(session=obj["session"], market=obj["market"], venue=obj["venue"],
-                                  contract_id=obj["contract_id"], resolved_up=outcome, run_id=run["run_id"],
-                                  at_answer=at_answer(lg, run["run_id"], quote)))
-                done.add((obj["venue"], obj["contract_id"]))
+                lg.seal(CrowdLine(session=text(obj.get("session")), market=quote.market, venue=quote.venue,
+                                  contract_id=quote.contract_id, resolved_up=outcome, run_id=run.run_id,
+                                  at_answer=at_answer(lg, run.run_id, quote)))
+                done.add((quote.venue, quote.contract_id))
                 sealed += 1
     return sealed
 
@@ -55,12 +57,12 @@ def answer_minutes(lg: League, run_id: str, market: str) -> dict[str, datetime]:
     """seat -> the minute its first well-formed answer of the run with a ``crowd_up`` for ``market`` was
     sealed (model seats only: the baselines state no crowd_up)."""
     out: dict[str, datetime] = {}
-    for a in sorted(lg.index.answers({run_id}), key=lambda x: x["n"]):
-        cell = ((a.get("items") or {}).get(market) or {}).get("1d")
-        if a.get("status") != "answered" or a["seat"] in out or str(a["seat"]).startswith("_"):
+    for a in sorted(lg.index.answers({run_id}), key=lambda x: x.n):
+        cell = a.items.get(market, {}).get("1d")
+        if a.status != "answered" or a.seat in out or a.seat.startswith("_"):
             continue
         if isinstance(cell, dict) and cell.get("crowd_up") is not None:
-            out[a["seat"]] = sealed_time(a).replace(second=0, microsecond=0)
+            out[a.seat] = sealed_time(a).replace(second=0, microsecond=0)
     return out
 
 

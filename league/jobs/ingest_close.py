@@ -18,8 +18,8 @@ def job_ingest_close(lg: League, session: str) -> int | None:
     if lg.index.of_kind("ingest_close", session):
         return None
     close_at = deadline(lg, session)
-    runs = {r["run_id"] for r in counted_runs(lg, session)}
-    inside = [a["n"] for a in lg.index.answers(runs) if sealed_time(a) <= close_at]
+    runs = {r.run_id for r in counted_runs(lg, session)}
+    inside = [a.n for a in lg.index.answers(runs) if sealed_time(a) <= close_at]
     line = lg.seal(IngestCloseLine(session=session, closed_at=iso_seconds(close_at), counted_runs=sorted(runs),
                                    answer_lines=inside, book_lines=lg.book.lines))
     return line.n

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
+from league import records
 from league.answers import extract_json, json_safe
 from league.book.lines import RulesLine, typed_line
 from league.counting import COUNTED, sealed_time, session_rows
@@ -190,7 +191,7 @@ def _restore(lg: League, seasons: dict[str, Any], before: str) -> dict[str, str]
 
     sessions = [s for s in lg.index.sessions("mark") if s < before]
 
-    def read(kind: str, session: str) -> list[dict[str, Any]]:
+    def read(kind: str, session: str) -> list[records.Sealed]:
         return lg.index.of_kind(kind, session)
 
     last: dict[str, str] = {}
@@ -210,21 +211,20 @@ def _restore(lg: League, seasons: dict[str, Any], before: str) -> dict[str, str]
 
 def _restore_full(lg: League, name: str, season: Season, before: str) -> str | None:
     """The season from every one of its marks and trades before ``before`` (reads the whole history)."""
-    from league.portfolio.seal import fill_from_content, mark_from_content
+    from league.portfolio.seal import fill_of, mark_of
 
-    mine = [m for m in lg.index.of_kind("mark") if m.get("league") == name and str(m.get("session")) < before]
-    fills = [fill_from_content(t) for t in lg.index.of_kind("trade")
-             if t.get("league") == name and str(t.get("session")) < before]
+    mine = [m for m in lg.index.of(records.Mark) if m.league == name and m.session < before]
+    fills = [fill_of(t) for t in lg.index.of(records.Trade) if t.league == name and t.session < before]
     if not mine:
         return None
-    season.restore([mark_from_content(m) for m in mine], fills)
-    return max(str(m["session"]) for m in mine)
+    season.restore([mark_of(m) for m in mine], fills)
+    return max(m.session for m in mine)
 
 
 def _seal_rules(lg: League) -> None:
     from league.portfolio.seal import rules_content
 
-    sealed = {x.get("rules") for x in lg.index.of_kind("rules")}
+    sealed = {x.rules for x in lg.index.of(records.Rules)}
     for name in RULE_SETS:
         if name not in sealed:
             lg.seal(RulesLine.from_content(rules_content(rule_set(name))))
@@ -234,25 +234,25 @@ def counted_decisions(lg: League, session: str) -> list[Decision]:
     """One decision per seat: its counted (first well-formed, pre-close) answer of the session."""
 
     rows, _ = session_rows(lg, session, "1d")
-    lines = {r["line"] for r in rows if r["run_role"] == "counted" and r["status"] in ("counted", "counted_50")}
+    lines = {n for r in rows if r.get("run_role") == "counted" and r.get("status") in ("counted", "counted_50")
+             and (n := r.get("line")) is not None}
     out = []
     for n in sorted(lines):
         a = lg.index.line(n)
-        assert a is not None, f"counted answer line {n} is not in the book"
-        out.append(decision_from_reply(_reply_object(lg, a), seat=a["seat"], session=date.fromisoformat(session),
-                                       at=sealed_time(a), model=a.get("model"), version=a.get("version"),
-                                       answer_line=n))
+        assert isinstance(a, records.Answer), f"counted answer line {n} is not in the book"
+        out.append(decision_from_reply(_reply_object(lg, a), seat=a.seat, session=date.fromisoformat(session),
+                                       at=sealed_time(a), model=a.model, version=a.version, answer_line=n))
     return out
 
 
-def _reply_object(lg: League, answer: dict[str, Any]) -> dict[str, Any]:
+def _reply_object(lg: League, answer: records.Answer) -> dict[str, Any]:
     """The seat's own JSON object (with any ``targets`` block); the sealed cells when the raw is gone."""
-    raw = read_reply(lg.data_dir, answer)
+    raw = read_reply(lg.data_dir, answer.own_sha256, answer.raw_encoding)
     obj = extract_json(raw) if raw is not None else None
     if obj is not None:
         safe: dict[str, Any] = json_safe(obj)  # whatever the seat wrote, the portfolio lines can carry it
         return safe
-    return {"forecast": answer.get("items", {})}
+    return {"forecast": answer.items}
 
 
 def mark_session(lg: League, session: str) -> int:
@@ -262,7 +262,7 @@ def mark_session(lg: League, session: str) -> int:
     only those not yet sealed (after the sealed prefix a killed daemon left) are sealed."""
     if not lg.stages.portfolio:
         return 0
-    if not any(r.get("role") == COUNTED for r in lg.index.runs(session)):
+    if not any(r.role == COUNTED for r in lg.index.runs(session)):
         return 0
     _seal_rules(lg)
     decisions = counted_decisions(lg, session)
@@ -278,7 +278,8 @@ def mark_session(lg: League, session: str) -> int:
         from league.portfolio.seal import session_lines
 
         lines = session_lines(outcome)
-        done = [x["kind"] for kind in SESSION_KINDS for x in lg.index.of_kind(kind, session) if x.get("league") == name]
+        done = [x.kind for kind in SESSION_KINDS for x in lg.index.of_kind(kind, session)
+                if getattr(x, "league", None) == name]
         if done and sorted(done) != sorted(kind for kind, _ in lines[: len(done)]):
             log.error("portfolio.sealed_prefix_differs", league=name, session=session, sealed=len(done))
         # One fsync for the league's lines of the session (Book.append_all): computed lines, not replies.

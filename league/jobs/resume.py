@@ -30,8 +30,10 @@ from typing import Any
 
 import structlog
 
+from league import records
 from league.asks import account_block, sha256_text
 from league.book.chain import BookLine
+from league.book.index import record_of
 from league.book.lines import SilenceLine
 from league.book.tail import recent_lines
 from league.clock import iso_seconds, parse_iso
@@ -68,23 +70,24 @@ def resume_in_flight(lg: League) -> list[Resumed]:
         return []
     lg.resumed = True
     sweep_temporary(lg.data_dir)
-    runs = lg.index.of_kind("run")
-    chain = [line for line in _recent_asks(lg, runs) if line.kind in ("roster", "ask")]
-    rosters = {str(x.content["run_id"]): x.content for x in chain if x.kind == "roster"}
-    sealed = {_key(x.content): (x.content, parse_iso(x.at)) for x in chain if x.kind == "ask"}
-    replied = {_key(x) for kind in REPLY_KINDS for x in lg.index.of_kind(kind)}
+    runs = lg.index.of(records.Run)
+    chain = [record_of(line) for line in _recent_asks(lg, runs) if line.kind in ("roster", "ask")]
+    rosters = {x.run_id: x for x in chain if isinstance(x, records.Roster)}
+    sealed = {(x.run_id, x.seat, x.attempt): x for x in chain if isinstance(x, records.Ask)}
+    replied = {(x.run_id, x.seat, x.attempt) for kind in REPLY_KINDS for x in lg.index.of_kind(kind)
+               if isinstance(x, records.Answer | records.Silence | records.Incident | records.ReplyRecord)}
     busy = _in_process(lg)
     out: list[Resumed] = []
     for run in runs:
         todo = []
-        for seat in run.get("roster", []):
-            key = (str(run["run_id"]), str(seat), int(run["attempt"]))
+        for seat in run.roster:
+            key = (run.run_id, seat, run.attempt)
             if key in replied or key in busy:
                 continue
             ask = sealed.get(key)
-            todo.append((key, ask[0] if ask else None, ask[1] if ask else parse_iso(run["at"])))
+            todo.append((key, ask, parse_iso(ask.at) if ask else parse_iso(run.at)))
         if todo:
-            out += _resume_run(lg, run, rosters.get(str(run["run_id"])), todo)
+            out += _resume_run(lg, run, rosters.get(run.run_id), todo)
     if out:
         log.warning("resume.in_flight", asks=[f"{r.run_id} {r.seat} #{r.attempt}: {r.action}" for r in out])
     return out
@@ -94,13 +97,13 @@ def resume_in_flight(lg: League) -> list[Resumed]:
 ASKED_BEFORE_RUN = timedelta(days=1)
 
 
-def _recent_asks(lg: League, runs: Sequence[Mapping[str, Any]]) -> list[BookLine]:
+def _recent_asks(lg: League, runs: Sequence[records.Run]) -> list[BookLine]:
     """The ask chain's lines sealed since the day before the earliest run in memory, read back from the end
     of the file and verified (league.book.tail): only those runs can have asks in flight. The whole chain,
     read from line 1, made every new process's first catch-up grow with the league's age (issue 15)."""
     if not runs:
         return []
-    since = min(parse_iso(str(run["at"])) for run in runs) - ASKED_BEFORE_RUN
+    since = min(parse_iso(run.at) for run in runs) - ASKED_BEFORE_RUN
     return recent_lines(lg.asks.path, lambda obj: _sealed_at(obj) >= since)
 
 
@@ -112,24 +115,19 @@ def _sealed_at(obj: Mapping[str, Any]) -> datetime:
         return datetime.min.replace(tzinfo=UTC)
 
 
-def _key(line: Mapping[str, Any]) -> Key:
-    return str(line.get("run_id")), str(line.get("seat")), int(line.get("attempt") or 0)
-
-
 def _in_process(lg: League) -> set[Key]:
     """Asks this process already holds: pending (simulated) or running (live: by session and seat)."""
     busy = {(p.run_id, p.seat, p.attempt) for p in lg.pending}
     running = {key for key, fut in lg.inflight_by_seat.items() if not fut.done()}
-    for run in lg.index.of_kind("run"):
-        busy |= {(str(run["run_id"]), str(s), int(run["attempt"])) for s in run.get("roster", [])
-                 if (str(run["session"]), str(s)) in running}
+    for run in lg.index.of(records.Run):
+        busy |= {(run.run_id, s, run.attempt) for s in run.roster if (run.session, s) in running}
     return busy
 
 
-def _resume_run(lg: League, run: Mapping[str, Any], roster: Mapping[str, Any] | None,
-                todo: Sequence[tuple[Key, Mapping[str, Any] | None, datetime]]) -> list[Resumed]:
-    session, run_id, attempt = str(run["session"]), str(run["run_id"]), int(run["attempt"])
-    common_sha = str(run["ask_sha256"])
+def _resume_run(lg: League, run: records.Run, roster: records.Roster | None,
+                todo: Sequence[tuple[Key, records.Ask | None, datetime]]) -> list[Resumed]:
+    session, run_id, attempt = run.session, run.run_id, run.attempt
+    common_sha = run.ask_sha256
     common, record = _common(lg, run)
     asked = _asked(lg, roster)
     specs = {s.name: s for s in lg.config.roster.seat}
@@ -140,7 +138,7 @@ def _resume_run(lg: League, run: Mapping[str, Any], roster: Mapping[str, Any] | 
         problem = _why_not(lg, session, seat, specs, common, asked_at)
         text = "" if problem or common is None else common + account_block(
             seat, seat_accounts(lg.index, seat, until=asked_at))
-        if not problem and ask is not None and sha256_text(text) != ask["ask_sha256"]:
+        if not problem and ask is not None and sha256_text(text) != ask.ask_sha256:
             problem = "its text can no longer be re-built with the sealed hash"
         if problem:
             _seal_lost(lg, run_id, session, seat, attempt, problem)
@@ -164,29 +162,28 @@ def _at(instant: datetime) -> Now:
     return lambda: instant
 
 
-def _common(lg: League, run: Mapping[str, Any]) -> tuple[str | None, dict[str, Any]]:
+def _common(lg: League, run: records.Run) -> tuple[str | None, dict[str, Any]]:
     """The run's published common text and its snapshot record (``None`` text when either is gone)."""
     import json
 
     from league.jobs.snapshot import snapshot_path
 
-    text_path = lg.data_dir / "asks" / f"{run['ask_sha256']}.md"
-    snap_path = snapshot_path(lg, str(run["session"]))
+    text_path = lg.data_dir / "asks" / f"{run.ask_sha256}.md"
+    snap_path = snapshot_path(lg, run.session)
     try:
         text = text_path.read_bytes().decode("utf-8")
         record: dict[str, Any] = json.loads(snap_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None, {}
-    if sha256_text(text) != run["ask_sha256"] or record.get("sha256") != run.get("snapshot_sha256"):
+    if sha256_text(text) != run.ask_sha256 or record.get("sha256") != run.snapshot_sha256:
         return None, {}
     return text, record
 
 
-def _asked(lg: League, roster: Mapping[str, Any] | None) -> dict[str, list[str]]:
+def _asked(lg: League, roster: records.Roster | None) -> dict[str, list[str]]:
     """The markets and horizons the run asked (its sealed roster; the configuration without one)."""
-    seats = (roster or {}).get("seats") or []
-    if seats and isinstance(seats[0].get("horizons"), dict):
-        return {str(m): list(h) for m, h in seats[0]["horizons"].items()}
+    if roster is not None and roster.seats:
+        return {m: list(h) for m, h in roster.seats[0].horizons.items()}
     return markets_asked(lg)
 
 

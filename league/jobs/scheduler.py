@@ -208,7 +208,7 @@ def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Store | No
     done: list[tuple[Fire, str]] = []
     opened = lg.index.of_kind("opening")
     if opened:
-        start = max(start, parse_iso(opened[0]["at"]))
+        start = max(start, parse_iso(opened[0].at))
     for fire in planned(lg.config.settings.schedule, lg.calendar, start, until):
         if should_stop():
             log.info("catch_up.stopped", next_job=fire.job, session=fire.session)

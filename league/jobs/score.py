@@ -11,19 +11,21 @@ import bisect
 import operator
 from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Literal
 from weakref import WeakKeyDictionary
 
 import structlog
 
+from league import records
 from league.book.lines import ScoreLine
 from league.calendar import ET, Calendar
 from league.clock import iso_seconds, parse_iso
 from league.config import Config, MarketSpec
 from league.contracts import EventContract
-from league.counting import LONG_HORIZONS, Event, Sealed, market_specs, session_rows
+from league.counting import LONG_HORIZONS, Event, Row, Sealed, market_specs, session_rows
 from league.jobs.context import League
 from league.jobs.window import DRAW_BAND_SESSIONS, cutoff
+from league.jsonvalue import flag, text
 from league.prices.columns import BarColumns
 from league.prices.interface import Bar
 from league.prices.reference import (
@@ -121,29 +123,33 @@ def event_outcome(lg: League, market: str, horizon: str, contract: EventContract
     return None if up is None else bool(up)
 
 
-def sealed_references(lg: Sealed, session: str) -> dict[tuple[str, str], dict[str, Any]]:
+#: The sealed events of a session's ``score`` line that carry a reference, by (market, reference_at).
+Known = dict[tuple[str, str], records.ScoreEvent]
+
+
+def sealed_references(lg: Sealed, session: str) -> Known:
     """References already sealed in the session's ``score`` line, by (market, reference_at).
 
     A longer horizon shares its reference bar with the day's event; taking it from the sealed line
     (not from the provider months later, when 1-minute history is gone) keeps one reference per bar.
     """
-    out: dict[tuple[str, str], dict[str, Any]] = {}
+    out: Known = {}
     for line in lg.index.of_kind("score", session):
-        for m in line.get("markets", []):
-            if m.get("reference") is not None:
-                out[(m["market"], m["contract"]["reference_at"])] = {**m, "line": line["n"]}
+        for m in line.markets if isinstance(line, records.Score) else ():
+            if m.reference is not None:
+                out[(m.market, text(m.contract.get("reference_at")))] = m
     return out
 
 
-def _known_reference(ev: Event, known: dict[tuple[str, str], dict[str, Any]] | None) -> PricePoint | None:
+def _known_reference(ev: Event, known: Known | None) -> PricePoint | None:
     hit = (known or {}).get((ev.market, ev.contract.reference_at))
-    if hit is None or hit.get("reference_bar") is None:
+    if hit is None or hit.reference_bar is None or hit.reference is None:
         return None
-    field = "close" if ev.seal_based else "open"
-    return PricePoint(float(hit["reference"]), parse_iso(hit["reference_bar"]), field)  # type: ignore[arg-type]
+    field: Literal["open", "close"] = "close" if ev.seal_based else "open"
+    return PricePoint(float(hit.reference), parse_iso(hit.reference_bar), field)
 
 
-def event_prices(ev: Event, bars: Bars, known: dict[tuple[str, str], dict[str, Any]] | None = None) -> tuple[
+def event_prices(ev: Event, bars: Bars, known: Known | None = None) -> tuple[
         PricePoint | None, PricePoint | None]:
     """The event's reference and terminal prices (both ``None`` when no minute lies between them)."""
     symbol = ev.contract.price_symbol
@@ -161,14 +167,13 @@ def event_prices(ev: Event, bars: Bars, known: dict[tuple[str, str], dict[str, A
     return reference, terminal
 
 
-def resolve_event(lg: League, ev: Event, bars: Bars,
-                  known: dict[tuple[str, str], dict[str, Any]] | None = None) -> None:
+def resolve_event(lg: League, ev: Event, bars: Bars, known: Known | None = None) -> None:
     symbol = ev.contract.price_symbol
     ref_at = parse_iso(ev.contract.reference_at)
     reference, terminal = event_prices(ev, bars, known)
     k = lg.config.settings.methodology.draw_band_k
-    sealed = (known or {}).get((ev.market, ev.contract.reference_at), {})
-    band: Any = sealed.get("band_pct")
+    sealed = (known or {}).get((ev.market, ev.contract.reference_at))
+    band: float | int | DrawBand | None = sealed.band_pct if sealed is not None else None
     if band is None:
         rolls = lg.config.rolls.of(ev.market)
         band = bars.band(symbol, ref_at.astimezone(ET).date(),
@@ -216,7 +221,7 @@ def noise_rolls(lg: League, events: Collection[Event]) -> dict[str, list[str]]:
 
 # ------------------------------------------------------------------------------- jobs
 def _scored(lg: League, kind: str, session: str, horizon: str) -> bool:
-    return any(x.get("horizon") == horizon for x in lg.index.of_kind(kind, session))
+    return any(isinstance(x, records.Score) and x.horizon == horizon for x in lg.index.of_kind(kind, session))
 
 
 def score_line(lg: League, session: str, horizon: str, markets: Collection[str] | None = None) -> ScoreLine:
@@ -225,7 +230,7 @@ def score_line(lg: League, session: str, horizon: str, markets: Collection[str] 
     ``markets`` limits a ``score_h`` line to the markets whose events have ended (see :func:`end_groups`)."""
     rows, events = session_rows(lg, session, horizon)
     if markets is not None:
-        rows = [r for r in rows if r["market"] in markets]
+        rows = [r for r in rows if r.get("market") in markets]
         events = {k: ev for k, ev in events.items() if ev.market in markets}
     bars = Bars(lg)
     known = sealed_references(lg, session) if horizon != "1d" else None
@@ -235,19 +240,19 @@ def score_line(lg: League, session: str, horizon: str, markets: Collection[str] 
         _outcome(row, events.get(row.get("event_id_v2", "")))
     return ScoreLine.from_content({
         "kind": "score" if horizon == "1d" else "score_h", "session": session, "horizon": horizon,
-        "runs": sorted({r["run_id"] for r in lg.index.runs(session)}),
+        "runs": sorted({r.run_id for r in lg.index.runs(session)}),
         "markets": [ev.as_json() for ev in events.values()], "seats": rows,
-        "of": sorted({r["line"] for r in rows if r.get("line")}),
+        "of": sorted({line for r in rows if (line := r.get("line"))}),
         "noise": {ev.market: ev.result.get("band_pct") for ev in events.values() if not ev.late_ref},
         **({"noise_rolls": rolled} if (rolled := noise_rolls(lg, events.values())) else {}),
         "price_errors": bars.errors})
 
 
-def _outcome(row: dict[str, Any], ev: Event | None) -> None:
-    up = ev.result.get("up") if ev else None
+def _outcome(row: Row, ev: Event | None) -> None:
+    up = flag(ev.result.get("up")) if ev else None
     row["outcome"] = None if up is None else int(up)
     p = row.get("prob_up")
-    if row["status"] == "counted" and p is not None and up is not None:
+    if row.get("status") == "counted" and p is not None and up is not None:
         row["brier"] = (float(p) / 100.0 - int(up)) ** 2
     else:
         row["brier"] = None
@@ -343,20 +348,18 @@ def _scored_markets(lg: League, sessions: list[str]) -> dict[tuple[str, str], se
     """(session, horizon) -> the markets some sealed ``score_h`` line of these sessions already scored."""
     done: dict[tuple[str, str], set[str]] = {}
     known, kept = _LINE_MARKETS.get(lg, {}), {}
-    for x in (x for s in sessions for x in lg.index.of_kind("score_h", s)):
-        n = x.get("n")
-        codes = known.get(n) if n is not None else None
+    for x in (x for s in sessions for x in lg.index.of(records.Score, s) if x.kind == "score_h"):
+        codes = known.get(x.n)
         if codes is None:  # a sealed line never changes: each one's markets are read once
             codes = _line_markets(x)
-        if n is not None:
-            kept[n] = codes
-        done.setdefault((x["session"], x["horizon"]), set()).update(codes)
+        kept[x.n] = codes
+        done.setdefault((x.session, x.horizon), set()).update(codes)
     _LINE_MARKETS[lg] = kept  # the lines of these sessions only: the window moves on
     return done
 
 
-def _line_markets(line: dict[str, Any]) -> frozenset[str]:
-    return frozenset({r["market"] for r in line.get("seats", [])} | {e["market"] for e in line.get("markets", [])})
+def _line_markets(line: records.Score) -> frozenset[str]:
+    return frozenset({r.market for r in line.seats} | {e.market for e in line.markets})
 
 
 #: The markets of each sealed ``score_h`` line, by league and line number.

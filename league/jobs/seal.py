@@ -194,12 +194,13 @@ def raw_bytes(raw: str) -> tuple[bytes, str]:
         return raw.encode("utf-8", "surrogatepass"), RAW_SURROGATES
 
 
-def read_reply(data_dir: Path, answer: Mapping[str, Any]) -> str | None:
-    """The raw reply an answer line names (``None`` when its file is gone)."""
-    path = data_dir / "replies" / f"{answer.get('own_sha256')}.txt"
+def read_reply(data_dir: Path, own_sha256: str, raw_encoding: str = "") -> str | None:
+    """The raw reply an answer line names by its ``own_sha256`` and ``raw_encoding`` (``None`` when its file is
+    gone)."""
+    path = data_dir / "replies" / f"{own_sha256}.txt"
     if not path.is_file():
         return None
-    errors = "surrogatepass" if answer.get("raw_encoding") == RAW_SURROGATES else "strict"
+    errors = "surrogatepass" if raw_encoding == RAW_SURROGATES else "strict"
     return path.read_bytes().decode("utf-8", errors)
 
 

@@ -18,8 +18,8 @@ log = structlog.get_logger(__name__)
 
 
 def answered_seats(lg: League, session: str) -> set[str]:
-    runs = {r["run_id"] for r in counted_runs(lg, session)}
-    return {a["seat"] for a in lg.index.answers(runs)}
+    runs = {r.run_id for r in counted_runs(lg, session)}
+    return {a.seat for a in lg.index.answers(runs)}
 
 
 def asks_in_flight(lg: League, session: str) -> set[str]:
@@ -38,7 +38,7 @@ def asks_in_flight(lg: League, session: str) -> set[str]:
 def job_second_wave(lg: League, session: str) -> str | None:
     """Ask seats still silent at the second-wave time again, under their own run line and ask hash."""
     runs = counted_runs(lg, session)
-    if not runs or any(r.get("attempt") == 2 for r in runs):
+    if not runs or any(r.attempt == 2 for r in runs):
         return None
     in_flight = asks_in_flight(lg, session)
     silent = [s.name for s in lg.config.roster.seat
@@ -46,7 +46,7 @@ def job_second_wave(lg: League, session: str) -> str | None:
     if not silent:
         return None
     log.info("second_wave", session=session, seats=silent, still_running=sorted(in_flight))
-    return job_ask(lg, session, seats=silent, attempt=2, parent=runs[0]["run_id"])
+    return job_ask(lg, session, seats=silent, attempt=2, parent=runs[0].run_id)
 
 
 def stamp_first_wave(lg: League, session: str) -> StampResult | None:
@@ -54,7 +54,7 @@ def stamp_first_wave(lg: League, session: str) -> StampResult | None:
     in the middle of the second wave (its roster already in the ask chain) does not stamp again: the
     first wave was stamped before that roster, and the books' heads have moved on since."""
     runs = counted_runs(lg, session)
-    started = any(r.get("attempt") == 2 for r in runs) or lg.asks.roster_of(next_run_id(lg, session)) is not None
+    started = any(r.attempt == 2 for r in runs) or lg.asks.roster_of(next_run_id(lg, session)) is not None
     if runs and started:
         log.info("second_wave.first_wave_already_stamped", session=session)
         return None

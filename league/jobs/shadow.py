@@ -14,26 +14,27 @@ before the reference).
 
 from __future__ import annotations
 
-from typing import Any
-
 import structlog
 
+from league import records
 from league.book.index import STICKY_KINDS
 from league.book.lines import ShadowWeightsLine
+from league.calendar import Calendar
+from league.config import Config
 from league.counting import Sealed
 from league.jobs.context import League
+from league.jsonvalue import Json, obj, text
 
 log = structlog.get_logger(__name__)
 DESIGN_SESSIONS = 10
 
 
-def _version(run: dict[str, Any]) -> str:
-    methodology = run.get("methodology")
-    return str(methodology.get("version", "")) if isinstance(methodology, dict) else str(methodology or "")
+def _version(run: records.Run) -> str:
+    return text(run.methodology.get("version"))
 
 
 def sealed_versions(lg: Sealed) -> set[str]:
-    return {str(x.get("methodology_version")) for x in lg.index.of_kind("shadow_weights")}
+    return {x.methodology_version for x in lg.index.of_kind("shadow_weights") if isinstance(x, records.ShadowWeights)}
 
 
 def design_window(lg: Sealed, version: str) -> list[str]:
@@ -42,7 +43,8 @@ def design_window(lg: Sealed, version: str) -> list[str]:
     Read session by session from the first, stopping at the tenth (not every run of the season)."""
     sessions = getattr(lg.index, "sessions", None)
     if sessions is None:  # an index without the session list (a test's stand-in): every run
-        found = sorted({str(r["session"]) for r in lg.index.of_kind("run") if _version(r) == version})
+        found = sorted({r.session for r in lg.index.of_kind("run") if isinstance(r, records.Run)
+                        and _version(r) == version})
         return found[:DESIGN_SESSIONS]
     window: list[str] = []
     for session in sessions("run"):
@@ -54,7 +56,7 @@ def design_window(lg: Sealed, version: str) -> list[str]:
 
 
 def _scored_1d(lg: Sealed, session: str) -> bool:
-    return any(x.get("horizon") == "1d" for x in lg.index.of_kind("score", session))
+    return any(isinstance(x, records.Score) and x.horizon == "1d" for x in lg.index.of_kind("score", session))
 
 
 def due(lg: Sealed, session: str) -> tuple[str, list[str]] | None:
@@ -83,28 +85,33 @@ class _UpTo:
     def index(self) -> _UpTo:
         return self
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._lg, name)
+    @property
+    def config(self) -> Config:
+        return self._lg.config
 
-    def of_kind(self, kind: str, session: str | None = None) -> list[dict[str, Any]]:
+    @property
+    def calendar(self) -> Calendar:
+        return self._lg.calendar
+
+    def of_kind(self, kind: str, session: str | None = None) -> list[records.Sealed]:
         real = self._lg.index
         if session is not None:
             return real.of_kind(kind, session) if session <= self._last else []
         if kind in STICKY_KINDS:
             return real.of_kind(kind)
         if kind == "answer":  # by run (an answer's own session is its run's)
-            return real.answers({str(r["run_id"]) for r in self.of_kind("run")})
+            return list(real.answers({r.run_id for r in self.of_kind("run") if isinstance(r, records.Run)}))
         found = [x for s in real.sessions(kind) if s <= self._last for x in real.of_kind(kind, s)]
-        return sorted(found, key=lambda x: int(x["n"]))
+        return sorted(found, key=lambda x: x.n)
 
-    def runs(self, session: str) -> list[dict[str, Any]]:
+    def runs(self, session: str) -> list[records.Run]:
         return self._lg.index.runs(session) if session <= self._last else []
 
-    def answers(self, run_ids: set[str]) -> list[dict[str, Any]]:
+    def answers(self, run_ids: set[str]) -> list[records.Answer]:
         return self._lg.index.answers(run_ids)
 
 
-def frozen_weights(lg: League, version: str, window: list[str]) -> dict[str, Any]:
+def frozen_weights(lg: League, version: str, window: list[str]) -> dict[str, Json]:
     """The weights as the statistics compute them, on the segment's council rows of the window.
 
     The forecasts table is read through a view of the sessions up to the window's last (the same rows),
@@ -133,5 +140,5 @@ def seal_shadow_weights(lg: League, session: str) -> int | None:
     weights = frozen_weights(lg, version, window)
     line = lg.seal(ShadowWeightsLine(session=session, methodology_version=version, window=window,
                                      weights=weights))
-    log.info("shadow_weights.sealed", line=line.n, version=version, seats=len(weights.get("weights", {})))
+    log.info("shadow_weights.sealed", line=line.n, version=version, seats=len(obj(weights.get("weights"))))
     return line.n

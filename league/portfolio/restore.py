@@ -28,13 +28,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any
 
+from league import records
 from league.portfolio.engine import Mark
-from league.portfolio.seal import mark_from_content
+from league.portfolio.seal import mark_of
 
-#: One session's sealed lines of a kind (``mark`` or ``trade``), their contents, any league.
-SessionLines = Callable[[str, str], Sequence[Mapping[str, Any]]]
+#: One session's sealed lines of a kind (``mark`` or ``trade``), as records, any league.
+SessionLines = Callable[[str, str], Sequence[records.Sealed]]
 
 
 @dataclass(frozen=True)
@@ -52,31 +52,30 @@ class _Reader:
     def __init__(self, league: str, read: SessionLines) -> None:
         self.league = league
         self.read = read
-        self.cache: dict[str, dict[str, Mapping[str, Any]]] = {}
+        self.cache: dict[str, dict[str, records.Mark]] = {}
 
-    def marks(self, session: str) -> dict[str, Mapping[str, Any]]:
+    def marks(self, session: str) -> dict[str, records.Mark]:
         if session not in self.cache:
-            self.cache[session] = {str(m["account"]): m for m in self.read("mark", session)
-                                   if m.get("league") == self.league}
+            self.cache[session] = {m.account: m for m in self.read("mark", session)
+                                   if isinstance(m, records.Mark) and m.league == self.league}
         return self.cache[session]
 
-    def trades(self, session: str, account: str) -> list[Mapping[str, Any]]:
+    def trades(self, session: str, account: str) -> list[records.Trade]:
         return [t for t in self.read("trade", session)
-                if t.get("league") == self.league and t.get("account") == account]
+                if isinstance(t, records.Trade) and t.league == self.league and t.account == account]
 
 
-def _key(mark: Mapping[str, Any] | None) -> tuple[Decimal, tuple[tuple[str, str], ...]] | None:
+def _key(mark: records.Mark | None) -> tuple[Decimal, tuple[tuple[str, str], ...]] | None:
     """What every fill changes: the traded total grows (or stays, for a sub-cent fill) and a position moves."""
     if mark is None:
         return None
-    positions = tuple(sorted((str(k), str(v)) for k, v in dict(mark.get("positions", {})).items()))
-    return Decimal(str(mark["traded_total"])), positions
+    return Decimal(mark.traded_total), tuple(sorted(mark.positions.items()))
 
 
-def _fill_count(reader: _Reader, sessions: Sequence[str], account: str, last: Mapping[str, Any]) -> int | None:
+def _fill_count(reader: _Reader, sessions: Sequence[str], account: str, last: records.Mark) -> int | None:
     """The ``seq`` of the account's last trade (0 if none); ``None`` when the lines do not fit the facts."""
     final = _key(last)
-    lo = bisect_left(sessions, str(last["opened"]))
+    lo = bisect_left(sessions, last.opened)
     hi = len(sessions) - 1
     while lo < hi:  # the first session whose mark shows the final key
         mid = (lo + hi) // 2
@@ -86,8 +85,8 @@ def _fill_count(reader: _Reader, sessions: Sequence[str], account: str, last: Ma
             lo = mid + 1
     trades = reader.trades(sessions[lo], account)
     if trades:
-        return max(int(t["seq"]) for t in trades)
-    opened_here = sessions[lo] == str(last["opened"])
+        return max(t.seq for t in trades)
+    opened_here = sessions[lo] == last.opened
     return 0 if opened_here else None  # a key changed without a trade: not what the engine seals
 
 
@@ -107,5 +106,5 @@ def resume_point(league: str, sessions: Sequence[str], read: SessionLines) -> Re
         if count is None:
             return None
         fills[account] = count
-    marks = tuple(mark_from_content(m) for _, m in sorted(last.items()))
+    marks = tuple(mark_of(m) for _, m in sorted(last.items()))
     return ResumePoint(marks=marks, fills=fills, sessions=tuple(date.fromisoformat(s) for s in sessions))

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
+from league import records
 from league.portfolio.decisions import Decision, Plan
 from league.portfolio.engine import Execution, Fill, Mark, Rejection
 from league.portfolio.interface import PortfolioError
@@ -93,38 +94,55 @@ def mark_content(mark: Mark) -> dict[str, Any]:
     }
 
 
-def _decimal_map(values: Mapping[str, Any]) -> dict[str, Decimal]:
+def _decimal_map(values: Mapping[str, str]) -> dict[str, Decimal]:
     return {str(k): Decimal(str(v)) for k, v in values.items()}
 
 
-def mark_from_content(content: Mapping[str, Any]) -> Mark:
-    """A sealed ``mark`` line back into a :class:`Mark` (published files are rebuilt from the book)."""
+def mark_of(rec: records.Mark) -> Mark:
+    """A sealed ``mark`` line's record back into a :class:`Mark` (published files are rebuilt from the book)."""
     try:
         return Mark(
-            league=content["league"], account=content["account"], session=date.fromisoformat(content["session"]),
-            capital=Decimal(content["capital"]), opened=date.fromisoformat(content["opened"]),
-            bill_rate=Decimal(content["bill_rate"]), days=int(content["days"]), interest=Decimal(content["interest"]),
-            cash=Decimal(content["cash"]), value=Decimal(content["value"]),
-            positions=_decimal_map(content["positions"]), prices=_decimal_map(content["prices"]),
-            shadow_value=Decimal(content["shadow_value"]), fees_total=Decimal(content["fees_total"]),
-            traded_total=Decimal(content["traded_total"]), peak=Decimal(content["peak"]),
-            stale=tuple(content.get("stale", ())))
-    except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
-        raise PortfolioError(f"sealed mark line is incomplete or malformed: {exc!r}") from exc
+            league=rec.league, account=rec.account, session=date.fromisoformat(rec.session),
+            capital=Decimal(rec.capital), opened=date.fromisoformat(rec.opened), bill_rate=Decimal(rec.bill_rate),
+            days=rec.days, interest=Decimal(rec.interest), cash=Decimal(rec.cash), value=Decimal(rec.value),
+            positions=_decimal_map(rec.positions), prices=_decimal_map(rec.prices),
+            shadow_value=Decimal(rec.shadow_value), fees_total=Decimal(rec.fees_total),
+            traded_total=Decimal(rec.traded_total), peak=Decimal(rec.peak), stale=tuple(rec.stale))
+    except (ValueError, ArithmeticError) as exc:
+        raise PortfolioError(f"sealed mark line is malformed: {exc!r}") from exc
 
 
-def fill_from_content(content: Mapping[str, Any]) -> Fill:
-    """A sealed ``trade`` line back into a :class:`Fill`."""
+def fill_of(rec: records.Trade) -> Fill:
+    """A sealed ``trade`` line's record back into a :class:`Fill`."""
     try:
         return Fill(
-            league=content["league"], account=content["account"], session=date.fromisoformat(content["session"]),
-            time=datetime.fromisoformat(content["time"]), seq=int(content["seq"]), symbol=content["symbol"],
-            market=content["market"], side=content["side"], qty=Decimal(content["qty"]),
-            price=Decimal(content["price"]), amount=Decimal(content["amount"]), fee=Decimal(content["fee"]),
-            fee_rate=Decimal(content["fee_rate"]), cash_after=Decimal(content["cash_after"]),
-            position_after=Decimal(content["position_after"]), leg=content["leg"])
-    except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
-        raise PortfolioError(f"sealed trade line is incomplete or malformed: {exc!r}") from exc
+            league=rec.league, account=rec.account, session=date.fromisoformat(rec.session),
+            time=datetime.fromisoformat(rec.time), seq=rec.seq, symbol=rec.symbol, market=rec.market, side=rec.side,
+            qty=Decimal(rec.qty), price=Decimal(rec.price), amount=Decimal(rec.amount), fee=Decimal(rec.fee),
+            fee_rate=Decimal(rec.fee_rate), cash_after=Decimal(rec.cash_after),
+            position_after=Decimal(rec.position_after), leg=rec.leg)
+    except (ValueError, ArithmeticError) as exc:
+        raise PortfolioError(f"sealed trade line is malformed: {exc!r}") from exc
+
+
+def mark_from_content(content: Mapping[str, object]) -> Mark:
+    """A sealed ``mark`` line's content back into a :class:`Mark` (a reader of raw lines)."""
+    return mark_of(_record(content, "mark", records.Mark))
+
+
+def fill_from_content(content: Mapping[str, object]) -> Fill:
+    """A sealed ``trade`` line's content back into a :class:`Fill` (a reader of raw lines)."""
+    return fill_of(_record(content, "trade", records.Trade))
+
+
+R = TypeVar("R", bound=records.Sealed)
+
+
+def _record(content: Mapping[str, object], kind: str, model: type[R]) -> R:
+    rec = records.record({**content, "kind": kind})
+    if not isinstance(rec, model):
+        raise PortfolioError(f"sealed {kind} line is incomplete or malformed: {sorted(content)[:20]}")
+    return rec
 
 
 def retry_content(seat: str, session: str, ask_sha256: str, note: str = "asked_again") -> dict[str, Any]:

@@ -43,7 +43,7 @@ from typing import Any, Protocol
 
 from league.book import BOOKKEEPING, iter_lines
 from league.book.chain import prefix_digest
-from league.book.index import BookIndex
+from league.book.index import Body, BodyIndex, BookIndex
 
 
 @dataclass(frozen=True)
@@ -362,20 +362,21 @@ def book_contents(path: Path, kinds: Collection[str], cut: Callable[[SealedLine]
     return [cut(line) for line in iter_lines(path) if line.kind in kinds]
 
 
-def book_index(path: Path, kinds: Collection[str] | None = None,
-               cut: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> BookIndex:
-    """The book's index by kind and session (as ``BookIndex.of_book``) over the lines of ``kinds`` (all when None).
-    It is not kept: its per-line dictionaries would sit in memory for the rest of the run. ``cut``: each line's
-    content is cut by it as the line is read (the index's entries are then ``cut(content)`` with n, seal and
-    link), so a reader of a few fields never holds the whole lines; it must keep ``kind``, ``session`` and
-    ``run_id``, which the index is keyed by."""
+def book_index(path: Path, kinds: Collection[str] | None = None) -> BookIndex:
+    """The book's index by kind and session (as ``BookIndex.of_book``) over the lines of ``kinds`` (all when None),
+    as typed records. It is not kept: its records would sit in memory for the rest of the run."""
     index = BookIndex()
-    if cut is None:
-        for line in book_lines(path, kinds):
-            index.add_body({**line.content, "n": line.n, "seal": line.seal, "link": line.link})  # as body_of
-        return index
-    if kinds is None:
-        raise ValueError("a cut index names its kinds")
+    for line in book_lines(path, kinds):
+        index.add_body({**line.content, "n": line.n, "seal": line.seal, "link": line.link})  # as body_of
+    return index
+
+
+def cut_index(path: Path, kinds: Collection[str], cut: Callable[[Body], Body]) -> BodyIndex:
+    """The index of :func:`book_index` over lines CUT as they are read (each entry is ``cut(content)`` with n,
+    seal and link), so a reader of a few fields never holds the whole lines; ``cut`` must keep ``kind``,
+    ``session`` and ``run_id``, which the index is keyed by. A cut line is no whole record: its entries stay
+    JSON bodies."""
+    index = BodyIndex()
     for body in book_contents(path, kinds, lambda line: {**cut(line.content), "n": line.n, "seal": line.seal,
                                                          "link": line.link}):
         index.add_body(body)

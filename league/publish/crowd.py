@@ -15,14 +15,14 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from league.book.index import BookIndex
+from league.book.index import Body, BodyIndex
 from league.crowd.compare import CrowdRow, at_answer_minute, compare, question, sealed_quotes
 
 #: What the comparison reads of the book; the publisher parses only these lines (league.publish.bookread).
 COMPARED_KINDS = ("crowd", "run", "answer", "score")
 
 
-#: What the index is keyed by (league.book.index.BookIndex.add_body): kept in every cut line.
+#: What the index is keyed by (league.book.index.BodyIndex.add_body): kept in every cut line.
 _KEYS = ("kind", "session", "run_id")
 
 
@@ -63,17 +63,23 @@ def _day_cells(items: Any) -> Any:
     return out
 
 
-def comparison_rows(index: BookIndex) -> list[CrowdRow]:
+def _loose(body: Body) -> dict[str, Any]:
+    """A cut line as the comparison reads it: JSON of any shape, checked where it is used (a value not in the
+    expected shape reads as the league's own writer never writes it, and the comparison fails the same)."""
+    return body
+
+
+def comparison_rows(index: BodyIndex) -> list[CrowdRow]:
     """One row per seat × crowd contract: its sealed crowd_up, the sealed price, both outcomes."""
-    lines = {(x.get("venue"), x.get("contract_id")): x for x in index.of_kind("crowd")}
+    lines = {(x.get("venue"), x.get("contract_id")): x for x in map(_loose, index.of_kind("crowd"))}
     outcomes = {k: x.get("resolved_up") for k, x in lines.items()}
     league_up = _league_outcomes(index)
     rows = []
-    for run in index.of_kind("run"):
+    for run in map(_loose, index.of_kind("run")):
         if run.get("role") != "counted":
             continue
-        answers = [a for a in index.answers({run["run_id"]}) if a.get("status") == "answered"]
-        for q in sealed_quotes(run):
+        answers = [a for a in map(_loose, index.answer_items({run["run_id"]})) if a.get("status") == "answered"]
+        for q in map(_loose, sealed_quotes(run.get("crowd"))):
             for a in answers:
                 cell = _cell(a, q["market"])
                 if cell.get("crowd_up") is None or a["seat"].startswith("_"):
@@ -101,19 +107,19 @@ def _cell(answer: dict[str, Any], market: str) -> dict[str, Any]:
     return cell if isinstance(cell, dict) else {}
 
 
-def _league_outcomes(index: BookIndex) -> dict[tuple[str, str], bool | None]:
+def _league_outcomes(index: BodyIndex) -> dict[tuple[str, str], bool | None]:
     out: dict[tuple[str, str], bool | None] = {}
-    for line in index.of_kind("score"):
+    for line in map(_loose, index.of_kind("score")):
         for m in line.get("markets") or []:
             if isinstance(m, dict) and not m.get("late_ref") and m.get("horizon") == "1d":
                 out.setdefault((line["session"], m["market"]), m.get("up"))
     return out
 
 
-def comparison(index: BookIndex) -> dict[str, Any]:
+def comparison(index: BodyIndex) -> dict[str, Any]:
     """The §8 section of council-league.json: per seat and tier, its crowd_up Brier against the crowd's."""
     rows = comparison_rows(index)
-    available = any(sealed_quotes(run) for run in index.of_kind("run"))
+    available = any(sealed_quotes(_loose(run).get("crowd")) for run in index.of_kind("run"))
     return {"available": available,
             "method": "question by question on the crowd's own terms (scoring.md §8); primary = sealed volume "
                       ">= $1,000, thin reported apart; a gap <= 2d is not read as an advantage",
@@ -135,9 +141,10 @@ def add_to_league_json(data_dir: Path, out: Path) -> None:
 def crowd_blocks(data_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``crowd`` block of council-league.json and the ``crowd_at_answer`` block of council-calibration.json,
     from the sealed book alone (so they can be computed while the statistics write those files)."""
-    from league.publish.bookread import book_index
 
-    index = book_index(Path(data_dir) / "books" / "council-book.jsonl", COMPARED_KINDS, cut=compared_fields)
+    from league.publish.bookread import cut_index
+
+    index = cut_index(Path(data_dir) / "books" / "council-book.jsonl", COMPARED_KINDS, cut=compared_fields)
     at_answer = {
         "method": "each seat's crowd_up against the crowd's price at the minute its answer was sealed (the "
                   "crowd line's at_answer), both scored on the crowd's resolution (paper §4.9)",

@@ -19,9 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from league.book.lines import ScoreEvent, ScoreLine, ScoreRow
+import msgspec
+
+from league import records
 from league.contracts.columns import CORRECTION, ISSUE, NO_LINE, RUN_ROLE
 from league.counting import LONG_HORIZONS, Sealed, market_specs, session_rows
+from league.jsonvalue import Json, JsonObject, text
+from league.records import ScoreEvent, ScoreRow
 
 COLUMNS = (
     "run_id session seat model mode line sealed_at status asset horizon action action_word prob_up exp_pct "
@@ -49,12 +53,13 @@ def _fmt(value: Any) -> str:
 def _versions(lg: Sealed) -> dict[tuple[str, str], str]:
     out: dict[tuple[str, str], set[str]] = {}
     for a in lg.index.of_kind("answer"):
-        out.setdefault((a["run_id"], a["seat"]), set()).add(f"{a.get('model', '')}:{a.get('version', '')}")
+        if isinstance(a, records.Answer):
+            out.setdefault((a.run_id, a.seat), set()).add(f"{a.model}:{a.version}")
     return {k: ";".join(sorted(v)) for k, v in out.items()}
 
 
-def _run_info(lg: Sealed) -> dict[str, dict[str, Any]]:
-    return {r["run_id"]: r for r in lg.index.of_kind("run")}
+def _run_info(lg: Sealed) -> dict[str, records.Run]:
+    return {r.run_id: r for r in lg.index.of_kind("run") if isinstance(r, records.Run)}
 
 
 class Corrections:
@@ -62,28 +67,33 @@ class Corrections:
     cell: answer line, market, horizon). A later correction of the same thing wins."""
 
     def __init__(self, lg: Sealed) -> None:
-        self.prices: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
-        self.cells: dict[tuple[int, str, str], dict[str, Any]] = {}
-        for c in sorted(lg.index.of_kind("correction"), key=lambda x: x["n"]):
-            if c.get("target") == "price":
-                key = (str(c.get("session")), str(c.get("horizon")), str(c.get("market")))
-                self.prices.setdefault(key, {})[str(c.get("field"))] = c
-            elif c.get("target") == "cell":
-                self.cells[(int(c["of"]), str(c.get("market")), str(c.get("horizon")))] = c
+        self.prices: dict[tuple[str, str, str], dict[str, records.Correction]] = {}
+        self.cells: dict[tuple[int, str, str], records.Correction] = {}
+        for c in sorted(lg.index.of_kind("correction"), key=lambda x: x.n):
+            if not isinstance(c, records.Correction):
+                continue
+            if c.target == "price":
+                self.prices.setdefault((c.session, c.horizon, c.market), {})[c.field] = c
+            elif c.target == "cell":
+                self.cells[(c.of, c.market, c.horizon)] = c
 
     def event(self, session: str, horizon: str, ev: ScoreEvent | None) -> tuple[ScoreEvent | None, int | None]:
         """The event with its corrected reference or close (and the outcome they give)."""
         fixes = self.prices.get((session, horizon, ev.market)) if ev is not None else None
         if ev is None or not fixes:
             return ev, None
-        ref = float(fixes["reference"]["value"]) if "reference" in fixes else ev.reference
-        close = float(fixes["close"]["value"]) if "close" in fixes else ev.close
+        ref = _value(fixes["reference"]) if "reference" in fixes else ev.reference
+        close = _value(fixes["close"]) if "close" in fixes else ev.close
         change = (close / ref - 1.0) * 100.0 if ref and close else None
         band = ev.band_pct
-        fixed = ev.model_copy(update={"reference": ref, "close": close, "change_pct": change,
-                                      "up": None if change is None else change > 0.0,
-                                      "draw": None if change is None or band is None else abs(change) < band})
-        return fixed, max(int(f["n"]) for f in fixes.values())
+        fixed = msgspec.structs.replace(ev, reference=ref, close=close, change_pct=change,
+                                        up=None if change is None else change > 0.0,
+                                        draw=None if change is None or band is None else abs(change) < band)
+        return fixed, max(f.n for f in fixes.values())
+
+
+def _value(fix: records.Correction) -> float | None:
+    return None if fix.value is None else float(fix.value)
 
 
 @dataclass(frozen=True)
@@ -91,23 +101,24 @@ class RowContext:
     """What every session's rows read besides the session's own lines: the run lines, the seat versions
     per run, the corrections and the score lines by (session, horizon), and each run's line number."""
 
-    runs: dict[str, dict[str, Any]]
+    runs: dict[str, records.Run]
     versions: dict[tuple[str, str], str]
     fixes: Corrections
-    scored: dict[tuple[str, str], list[dict[str, Any]]]
+    scored: dict[tuple[str, str], list[records.Score]]
     order: dict[str, int]
 
     @classmethod
     def of(cls, lg: Sealed) -> RowContext:
         runs = _run_info(lg)
-        scored: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        scored: dict[tuple[str, str], list[records.Score]] = {}
         for k in ("score", "score_h"):
             for x in lg.index.of_kind(k):
-                scored.setdefault((x["session"], x["horizon"]), []).append(x)
-        return cls(runs, _versions(lg), Corrections(lg), scored, {r["run_id"]: r.get("n", 0) for r in runs.values()})
+                if isinstance(x, records.Score):
+                    scored.setdefault((x.session, x.horizon), []).append(x)
+        return cls(runs, _versions(lg), Corrections(lg), scored, {r.run_id: r.n for r in runs.values()})
 
     def sessions(self) -> list[str]:
-        return sorted({r["session"] for r in self.runs.values()})
+        return sorted({r.session for r in self.runs.values()})
 
 
 def iter_rows(lg: Sealed) -> Iterator[dict[str, str]]:
@@ -132,18 +143,17 @@ def session_rows_of(lg: Sealed, ctx: RowContext, session: str) -> list[dict[str,
             issue = first["line_kind"] == ISSUE
             cell_fix = ctx.fixes.cells.get((row.line or -1, row.market, row.horizon)) if issue else None
             if cell_fix is not None:
-                first["corrected_by"] = ";".join(x for x in (first["corrected_by"], str(cell_fix["n"])) if x)
+                first["corrected_by"] = ";".join(x for x in (first["corrected_by"], str(cell_fix.n)) if x)
                 out.append((ctx.order.get(row.run_id, 0), h_i, _corrected_cell(first, cell_fix)))
     return [csv_row for _, _, csv_row in sorted(out, key=lambda t: (t[0], t[1]))]
 
 
 def _session_horizon(lg: Sealed, session: str, horizon: str,
-                     sealed: list[dict[str, Any]]) -> Iterator[tuple[ScoreRow, ScoreEvent | None]]:
+                     sealed: list[records.Score]) -> Iterator[tuple[ScoreRow, ScoreEvent | None]]:
     """Rows with their events: from the sealed score lines (one, or one per market group when the
     groups' windows close on different days), and from the counting rule for markets not scored yet."""
     covered: set[str] = set()
-    for content in sorted(sealed, key=lambda x: x["n"]):
-        line = ScoreLine.from_content(content)
+    for line in sorted(sealed, key=lambda x: x.n):
         events = {e.event_id_v2: e for e in line.markets}
         covered |= {e.market for e in line.markets} | {r.market for r in line.seats}
         for row in line.seats:
@@ -151,9 +161,9 @@ def _session_horizon(lg: Sealed, session: str, horizon: str,
     if sealed and not _unscored_left(lg, horizon, covered):
         return
     raw_rows, evs = session_rows(lg, session, horizon)
-    events = {k: ScoreEvent.from_content(e.as_json()) for k, e in evs.items()}
+    events = {k: msgspec.convert(e.as_json(), ScoreEvent) for k, e in evs.items()}
     for raw in raw_rows:
-        row = ScoreRow.from_content(raw)
+        row = msgspec.convert(raw, ScoreRow)
         if row.market not in covered:  # a group whose window has not closed yet (bitcoin's week)
             yield row, events.get(row.event_id_v2)
 
@@ -162,28 +172,27 @@ def _unscored_left(lg: Sealed, horizon: str, covered: set[str]) -> bool:
     return any(m.code not in covered for m in market_specs(lg, horizon))
 
 
-def _corrected_cell(issue: dict[str, str], fix: Mapping[str, Any]) -> dict[str, str]:
+def _corrected_cell(issue: dict[str, str], fix: records.Correction) -> dict[str, str]:
     """The row a cell correction adds: the corrected values, sealed when the correction was."""
-    cell = fix.get("cell") or {}
+    cell = fix.cell or {}
     row = dict(issue)
-    row.update({"line": str(fix["n"]), "line_kind": CORRECTION, "sealed_at": str(fix.get("at", "")),
-                "status": "not_counted", "corrected_by": "",
-                "why_missing": f"correction of line {fix['of']}: {fix.get('reason', '')}"})
+    row.update({"line": str(fix.n), "line_kind": CORRECTION, "sealed_at": fix.at, "status": "not_counted",
+                "corrected_by": "", "why_missing": f"correction of line {fix.of}: {fix.reason}"})
     for key in ("prob_up", "cell_status", "action", "action_word", "target", "invalidation"):
         if key in cell:
             row[key] = _fmt(cell[key])
     return row
 
 
-def _csv_row(row: ScoreRow, ev: ScoreEvent | None, runs: Mapping[str, Any],
+def _csv_row(row: ScoreRow, ev: ScoreEvent | None, runs: Mapping[str, records.Run],
              versions: Mapping[tuple[str, str], str], corrected_by: int | None = None) -> dict[str, str]:
-    run = runs.get(row.run_id, {})
+    run = runs.get(row.run_id)
     contract = ev.contract if ev is not None else _common_contract(run, row)
     ref, close = (ev.reference, ev.close) if ev is not None else (None, None)
     target = row.target if isinstance(row.target, int | float) and not isinstance(row.target, bool) else None
     out = {
         "run_id": row.run_id, "session": row.session, "seat": row.seat, "model": row.model,
-        "mode": row.mode, "line": row.line if row.line else run.get("n"),
+        "mode": row.mode, "line": row.line if row.line else (run.n if run is not None else None),
         "sealed_at": row.sealed_at, "status": row.status, "asset": row.market,
         "horizon": row.horizon, "action": row.action, "action_word": row.action_word,
         "prob_up": row.prob_up, "exp_pct": (100 * (target / ref - 1)) if target and ref else None,
@@ -197,11 +206,11 @@ def _csv_row(row: ScoreRow, ev: ScoreEvent | None, runs: Mapping[str, Any],
         "reference_at": (contract or {}).get("reference_at") or _common_ref(run, row),
         "reference_price_at": ev.reference_bar if ev is not None else None, "corrected_by": corrected_by,
         "same_event": None if not contract else not (ev.late_ref if ev is not None else False),
-        "cell_status": row.cell_status, "attempt": row.attempt or run.get("attempt"),
+        "cell_status": row.cell_status, "attempt": row.attempt or (run.attempt if run is not None else None),
         "event_id": (ev.event_id if ev is not None else "") or row.event_id or _ids(contract)[0],
         "event_id_v2": (ev.event_id_v2 if ev is not None else "") or row.event_id_v2 or _ids(contract)[1],
         "event_reference_at": (contract or {}).get("reference_at"), "event_end_at": (contract or {}).get("end_at"),
-        "methodology_version": (run.get("methodology") or {}).get("version", ""),
+        "methodology_version": text(run.methodology.get("version")) if run is not None else "",
         "late_ref": ev.late_ref if ev is not None else None,
     }
     for key in ("rule", "resolver_version", "reference_rule", "price_provider", "price_symbol"):
@@ -209,21 +218,21 @@ def _csv_row(row: ScoreRow, ev: ScoreEvent | None, runs: Mapping[str, Any],
     return {k: _fmt(out.get(k)) for k in COLUMNS}
 
 
-def _common_contract(run: Mapping[str, Any], row: ScoreRow) -> dict[str, Any] | None:
+def _common_contract(run: records.Run | None, row: ScoreRow) -> JsonObject | None:
     """No-answer rows of daily markets still name the session's common event from the run line."""
-    ev = (run.get("events") or {}).get(row.market, {}).get(row.horizon)
+    ev = run.events.get(row.market, {}).get(row.horizon) if run is not None else None
     if not ev:
         return None
     return {k: ev[k] for k in ("asset", "horizon", "reference_at", "end_at", "rule", "resolver_version",
                                "reference_rule", "price_provider", "price_symbol")}
 
 
-def _common_ref(run: Mapping[str, Any], row: ScoreRow) -> str:
-    ev = (run.get("events") or {}).get(row.market, {}).get("1d")
+def _common_ref(run: records.Run | None, row: ScoreRow) -> str:
+    ev = run.events.get(row.market, {}).get("1d") if run is not None else None
     return str(ev["reference_at"]) if ev else ""
 
 
-def _ids(contract: Mapping[str, Any] | None) -> tuple[str, str]:
+def _ids(contract: Mapping[str, Json] | None) -> tuple[str, str]:
     if not contract:
         return "", ""
     from league.contracts import event_ids
@@ -249,19 +258,18 @@ def write_forecasts(lg: Sealed, path: Path) -> int:
 ROW_COLUMNS = ("row_id", *COLUMNS, "brier")
 
 
-def scored_rows(lg: Sealed, content: Mapping[str, Any]) -> Iterator[dict[str, str]]:
+def scored_rows(lg: Sealed, line: records.Score) -> Iterator[dict[str, str]]:
     """The published rows of one sealed ``score``/``score_h`` line, each with its Brier score.
 
     ``row_id`` is ``<score line n>.<row index>``: stable, increasing in book order, so a reader resumes
     after the last id it saw. The Brier is the one sealed in the score line, ``(prob_up/100 − y)²``;
     when a price correction changed the event, it is recomputed from the corrected prices (strict rise)."""
-    line = ScoreLine.from_content(dict(content))
     runs, versions, fixes = _run_info(lg), _versions(lg), Corrections(lg)
     events = {e.event_id_v2: e for e in line.markets}
     for i, row in enumerate(line.seats):
         fixed, by = fixes.event(line.session, line.horizon, events.get(row.event_id_v2))
         out = _csv_row(row, fixed, runs, versions, by)
-        yield {"row_id": f"{content['n']}.{i}", **out, "brier": _fmt(_brier(row, fixed, by))}
+        yield {"row_id": f"{line.n}.{i}", **out, "brier": _fmt(_brier(row, fixed, by))}
 
 
 def _brier(row: ScoreRow, ev: ScoreEvent | None, corrected_by: int | None) -> float | None:

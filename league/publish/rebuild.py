@@ -24,11 +24,13 @@ from pathlib import Path
 from typing import Any, cast
 from zoneinfo import ZoneInfo
 
+from league import records
 from league.book.index import BookIndex
 from league.calendar import Calendar, default_calendar
 from league.clock import parse_iso
 from league.config import HORIZON_SESSIONS, Config, MarketSpec
 from league.heap import collector_paused
+from league.jsonvalue import JsonObject, text
 from league.publish import producers
 from league.publish import roster as rostermod
 from league.publish.bookfacts import BookFacts, read_facts
@@ -134,7 +136,7 @@ class _Markets:
 class _SealedConfig:
     """The two things of a config the counting rule reads, taken from the sealed run lines."""
 
-    def __init__(self, opening: list[dict[str, Any]], runs: list[dict[str, Any]]) -> None:
+    def __init__(self, opening: list[records.Opening], runs: list[records.Run]) -> None:
         self.markets = _Markets(_opening_markets(opening) or _markets(runs))
         self.roster = _Roster(_deadline(runs))
 
@@ -145,29 +147,29 @@ class SealedView:
     def __init__(self, book: Path) -> None:
         self.index = BookIndex.of_book(book)
         self.calendar: Calendar = default_calendar()
-        self.config = cast(Config, _SealedConfig(self.index.of_kind("opening"), self.index.of_kind("run")))
+        self.config = cast(Config, _SealedConfig(self.index.of(records.Opening), self.index.of(records.Run)))
 
 
-def _opening_markets(opening: list[dict[str, Any]]) -> tuple[MarketSpec, ...]:
+def _opening_markets(opening: list[records.Opening]) -> tuple[MarketSpec, ...]:
     """The markets as the opening line sealed them (the config's, in its order); empty when it names none
     or they do not read as markets of this version."""
     try:
-        return tuple(MarketSpec.model_validate(m) for m in (opening[0].get("markets") or [])) if opening else ()
+        return tuple(MarketSpec.model_validate(m) for m in opening[0].markets) if opening else ()
     except ValueError:
         return ()
 
 
-def _markets(runs: list[dict[str, Any]]) -> tuple[MarketSpec, ...]:
+def _markets(runs: list[records.Run]) -> tuple[MarketSpec, ...]:
     """Without an opening line's markets: each market with the horizons its sealed events name (first seen
     order of the run lines)."""
-    seen: dict[str, dict[str, dict[str, Any]]] = {}
+    seen: dict[str, dict[str, JsonObject]] = {}
     for run in runs:
-        for code, by_h in (run.get("events") or {}).items():
-            seen.setdefault(code, {}).update({h: c for h, c in by_h.items() if isinstance(c, dict)})
+        for code, by_h in run.events.items():
+            seen.setdefault(code, {}).update(by_h)
     return tuple(_spec(code, by_h) for code, by_h in seen.items() if by_h)
 
 
-def _spec(code: str, by_h: dict[str, dict[str, Any]]) -> MarketSpec:
+def _spec(code: str, by_h: dict[str, JsonObject]) -> MarketSpec:
     """A market as the counting rule needs it when its events are sealed: code, horizons and the price
     source. ``trading`` only matters for the fallback contract of a run line that seals no events (books
     older than sealed events): every market reads as a session market, so such a book's bitcoin rows
@@ -176,18 +178,18 @@ def _spec(code: str, by_h: dict[str, dict[str, Any]]) -> MarketSpec:
     horizons = tuple(h for h in HORIZON_SESSIONS if h in by_h)
     # Not validated as a configuration file is: what a book sealed is taken as sealed (an older book's price
     # source or rule may be one this version no longer configures; the checks compare, they do not refuse).
-    return MarketSpec.model_construct(code=code, name=code, symbol=str(first.get("price_symbol") or code),
-                                      kind="index", group="sealed", provider=str(first.get("price_provider") or ""),
-                                      reference_rule=str(first.get("reference_rule") or ""), horizons=horizons,
+    return MarketSpec.model_construct(code=code, name=code, symbol=text(first.get("price_symbol")) or code,
+                                      kind="index", group="sealed", provider=text(first.get("price_provider")),
+                                      reference_rule=text(first.get("reference_rule")), horizons=horizons,
                                       end_time="16:00", trading="session", fund="", fund_inverse=False,
                                       history="none")
 
 
-def _deadline(runs: list[dict[str, Any]]) -> str:
+def _deadline(runs: list[records.Run]) -> str:
     """The ingest deadline (HH:MM New York) sealed in the first run line that states one."""
     for run in runs:
-        if isinstance(run.get("deadline"), str):
-            return parse_iso(run["deadline"]).astimezone(NEW_YORK).strftime("%H:%M")
+        if run.deadline:
+            return parse_iso(run.deadline).astimezone(NEW_YORK).strftime("%H:%M")
     return "09:30"
 
 

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from league import records
 from league.api.follow import follow_file
 from league.book.view import BookView
 from league.errors import LeagueError
@@ -51,7 +52,8 @@ def follow_rows(source: Path, after: str | None = None, follow: bool = False,
                               poll_s=poll_s):
         if view is None or n not in view.index.lines:
             view = BookView.open(data)  # the rows read every line before their score line
-        for row in scored_rows(view, view.index.lines[n]):
+        line = view.index.lines[n]
+        for row in scored_rows(view, line) if isinstance(line, records.Score) else ():
             if parse_row_id(row["row_id"]) > last:
                 yield row
 

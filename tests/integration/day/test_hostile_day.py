@@ -69,7 +69,7 @@ def test_outcome_of_each_hostile_class(day: tuple[Path, list[dict[str, object]]]
     surrogate = got["h-surrogate"]
     assert surrogate["status"] == "answered" and surrogate["raw_encoding"] == RAW_SURROGATES
     assert surrogate["items"]["SPX"]["1d"]["risk"] == "a\\ud800b"  # type: ignore[index]
-    raw = read_reply(data_dir, surrogate)
+    raw = read_reply(data_dir, surrogate["own_sha256"], surrogate.get("raw_encoding", ""))
     assert raw is not None and "a\ud800b" in raw  # kept losslessly, lone surrogate and all
     assert got["h-nan"]["status"] == "answered" and got["h-nan"]["usage"]["total_cost_usd"] is None  # type: ignore[index]
     assert got["h-bytes"]["status"] == "answered"
@@ -92,7 +92,7 @@ def test_ambiguous_replies_are_sealed_as_such(day: tuple[Path, list[dict[str, ob
     assert twice["status"] == "refused_shape"
     assert str(twice["parse_failure"]).startswith("the reply holds 2 answer objects (JSON objects with a `forecast`) "
                                                   "that differ")
-    raw = read_reply(data_dir, twice)
+    raw = read_reply(data_dir, twice["own_sha256"], twice.get("raw_encoding", ""))
     assert raw is not None and "First." in raw and "Second." in raw  # both envelopes' texts are kept
     assert same["status"] == "answered" and same["items"]["SPX"]["1d"]["prob_up"] == 61  # type: ignore[index]
     assert same["parse_notes"] == ["the reply holds 2 answer objects (JSON objects with a `forecast`), all the same; "

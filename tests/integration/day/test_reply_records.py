@@ -59,6 +59,6 @@ def test_a_duplicate_and_a_stray_are_records_never_answers(tmp_path: Path) -> No
     assert (dup["reason"], dup["run_id"], dup["session"], dup["attempt"]) == ("duplicate", "2026-11-24-r1",
                                                                               "2026-11-24", 1)
     assert (dup["worker"], dup["redelivered"], dup["model"]) == ("lab-a@host", True, "m2")
-    assert read_reply(data_dir, dup) == "second run of b"
+    assert read_reply(data_dir, dup["own_sha256"], dup.get("raw_encoding", "")) == "second run of b"
     assert dup["booked_at"] == "2026-11-24T13:30:00Z"  # 08:30 ET, the league's clock at its arrival
     assert (stray["reason"], stray["run_id"], stray["session"], stray["own_sha256"]) == ("stray", "", "", "")

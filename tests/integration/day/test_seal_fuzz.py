@@ -105,7 +105,8 @@ def test_fuzz_every_reply_is_one_line(league: League, raw: str, model: str, usag
     assert line["seat"] == seat
     if raw.strip():
         assert line["kind"] == "answer" and line["status"] in ("answered", "refused_shape")
-        assert read_reply(Path(league.data_dir), line) == raw  # kept losslessly
+        kept = read_reply(Path(league.data_dir), line["own_sha256"], line.get("raw_encoding", ""))
+        assert kept == raw  # kept losslessly
         _, encoding = raw_bytes(raw)
         assert (encoding == RAW_UTF8) == ("raw_encoding" not in line)
         for key in ("model", "version"):  # one line, escaped, at most 200 characters as shown

@@ -1,0 +1,70 @@
+"""How much of league/ is typed: ``Any`` per package, and the records generated from the line models.
+
+Lines come back from the book, the index and the database as typed records (league.records, generated from
+league.book.lines by league.book.gen_records); a field renamed in a model fails mypy wherever it is read.
+``Any`` is left at the JSON boundary (a file read or written as JSON) and where a library gives nothing
+better. These tests keep the figures from creeping back: each package's count of ``Any`` (every name
+``Any`` or ``typing.Any`` in the code, annotations included) may not exceed its ceiling below, and the
+whole of league/ stays at or under ``MAX_PER_1000_LINES``. Lower a ceiling when a package gets better.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+LEAGUE = ROOT / "league"
+
+#: The goal for league/ as a whole: at most this many ``Any`` per 1,000 lines of code.
+MAX_PER_1000_LINES = 5.0
+#: Each package's ceiling (packages not named: 0). Lower them as the packages get typed; never raise them.
+CEILINGS: dict[str, int] = {}
+
+
+def any_counts() -> tuple[Counter[str], Counter[str]]:
+    """(``Any`` per package, lines per package); a module directly in league/ counts as package ``(top)``."""
+    found: Counter[str] = Counter()
+    lines: Counter[str] = Counter()
+    for path in LEAGUE.rglob("*.py"):
+        rel = path.relative_to(LEAGUE).parts
+        package = rel[0] if len(rel) > 1 else "(top)"
+        source = path.read_text(encoding="utf-8")
+        lines[package] += len(source.splitlines())
+        for node in ast.walk(ast.parse(source)):
+            if (isinstance(node, ast.Name) and node.id == "Any") or (
+                    isinstance(node, ast.Attribute) and node.attr == "Any"):
+                found[package] += 1
+    return found, lines
+
+
+def test_any_stays_under_the_goal_in_league_as_a_whole() -> None:
+    found, lines = any_counts()
+    per_1000 = 1000 * sum(found.values()) / sum(lines.values())
+    worst = ", ".join(f"{p} {n}" for p, n in found.most_common(6))
+    assert per_1000 <= MAX_PER_1000_LINES, f"{per_1000:.1f} Any per 1,000 lines (most: {worst})"
+
+
+def test_no_package_has_more_any_than_its_ceiling() -> None:
+    found, _ = any_counts()
+    over = {p: (n, CEILINGS.get(p, 0)) for p, n in found.items() if n > CEILINGS.get(p, 0)}
+    assert not over, "Any over the ceiling (count, ceiling): " + ", ".join(f"{p} {v}" for p, v in sorted(over.items()))
+
+
+def test_the_records_module_is_what_the_generator_writes() -> None:
+    from league.book import gen_records
+
+    written = (ROOT / "league" / "records.py").read_text(encoding="utf-8")
+    assert written == gen_records.source(), "league/records.py is stale: run `python -m league.book.gen_records`"
+
+
+def test_a_renamed_field_fails_the_type_check(tmp_path: Path) -> None:
+    """What typed reads are for: a reader of a field the records do not have is a mypy error."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("from league import records\n\n\ndef seat_of(a: records.Answer) -> str:\n    return a.seats\n")
+    done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(probe)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode != 0 and '"Answer" has no attribute "seats"' in done.stdout, done.stdout
