@@ -1,4 +1,4 @@
-"""A synthetic council league of any length and width, written through the real writer (issue 15).
+"""A synthetic council league of any length and width, written through the real writer.
 
 Why: the growth benchmarks (benchmarks/growth_bench.py) need leagues of years × dozens of seats, and
 running years of demo is out of reach (126 sessions of 15 seats take minutes). This writes the same

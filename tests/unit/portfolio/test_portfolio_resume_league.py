@@ -1,5 +1,5 @@
 """On a synthetic league's real sealed lines (benchmarks/synth_league.py): the score job's restores read
-little and give what the whole-history reads give (issue 15).
+little and give what the whole-history reads give.
 
 * the portfolio stage's seasons, resumed from the last marked session (league.portfolio.restore), equal
   the ones restored from every mark and trade, at several points of the season;
