@@ -6,7 +6,8 @@ little and give what the whole-history reads give.
 * the shadow stage's view of the sessions up to the design window gives the same forecasts rows.
 
 The byte-for-byte check of a whole score job, old code against new, on 126-session and 1-year leagues is
-in docs/costs.md ("Score job and morning jobs").
+in benchmarks/records/measurements.jsonl (record "score-morning-jobs"; docs/costs.md, "The score job and the
+portfolio stage").
 """
 
 from __future__ import annotations
