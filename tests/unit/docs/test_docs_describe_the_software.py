@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -119,3 +121,14 @@ def test_every_record_says_when_where_and_how_it_was_taken(path: Path) -> None:
         assert not missing, f"{path.name}:{number} lacks {missing}"
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", record["date"]), f"{path.name}:{number} date {record['date']!r}"
         assert record.get("figures") or record.get("sizes"), f"{path.name}:{number} holds no figures"
+
+
+def test_the_growth_curve_in_the_docs_is_drawn_from_the_records(tmp_path: Path) -> None:
+    """docs/costs-growth.svg is what benchmarks/growth_plot.py draws from the records docs/costs.md names, byte for
+    byte: the figure and its data cannot drift apart."""
+    out = tmp_path / "growth.svg"
+    plot = ROOT / "benchmarks" / "growth_plot.py"
+    subprocess.run([sys.executable, str(plot), str(RECORDS / "growth-2026-12-05.jsonl"),
+                    "--before", str(RECORDS / "growth-2026-11-30-cda34a6.jsonl"), "--out", str(out)],
+                   check=True, capture_output=True, timeout=120)
+    assert out.read_bytes() == (ROOT / "docs" / "costs-growth.svg").read_bytes()
