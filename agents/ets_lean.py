@@ -11,7 +11,7 @@ recursion and scipy's own L-BFGS-B core (``_lbfgsb.setulb``), and replaces only 
 code that does the same arithmetic in the same order: the same objective floats (:class:`Objective`), the
 same forward-difference gradient and memoisation and the same evaluation count for the ``maxfun`` check
 (:class:`Memo`, :func:`minimize_lbfgsb`), and the winner's forecast path from its parameters and smoothing
-(:func:`path`): about a third of the CPU per fit (docs/costs.md, session 12). The tests
+(:func:`path`): about a third of the CPU per fit (docs/costs.md, "The `_ets` fits"). The tests
 (tests/unit/evals/test_evals_ets_lean.py) hold every piece and the whole path to statsmodels' and scipy's
 own code, byte for byte.
 

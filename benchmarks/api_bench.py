@@ -11,7 +11,7 @@ for:
   ``follow``), i.e. what each of many readers catching up costs.
 
 Each figure is requests per second with the median and 99th-percentile latency of single requests,
-with ``--connections`` concurrent clients (default 50, issue 19's figure).
+with ``--connections`` concurrent clients (default 50: docs/open-data.md, "50 clients, with latency").
 
 Baseline, in the same invocation: Python's standard ``http.server`` (threading) serving the same
 book file, i.e. what a plain static server on the same machine does.

@@ -6,8 +6,8 @@ written by the publisher). Each mode then runs in a fresh process that opens the
 answers ``/api/sessions/<day>`` as the view does, first once (cold: what the first reader after a
 start or a publish waits for), then ``--requests`` times over random sessions (warm):
 
-* ``whole``: the rows of the session filtered out of the whole CSV (``Store.rows()``, the view before
-  issue 15: the parsed season is kept in memory, re-parsed after every publish);
+* ``whole``: the rows of the session filtered out of the whole CSV (``Store.rows()``, the baseline:
+  the parsed season kept in memory, re-parsed after every publish);
 * ``slice``: the session's byte slices of the CSV named by the forecasts index, each checked against
   its SHA-256 (``Store.session_rows``, the view now).
 

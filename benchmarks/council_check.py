@@ -1,4 +1,4 @@
-"""The issue-13 demo check: a demo season, then every council figure recounted outside the writer.
+"""The council statistics' demo check: a demo season, then every council figure recounted outside the writer.
 
     python benchmarks/council_check.py --sessions 30 [--out DIR]
 
@@ -11,7 +11,7 @@
 4. ``league stats`` on a copy of the folder gives the same bytes; ``league verify`` passes.
 5. An independent plain-Python recount from the CSV alone (``league.scoring.reference``: loops, no
    numpy/pandas, the roster's families) equals every published consensus and N_eff value.
-5. Issue 13, part 2: every ``score_h`` line sealed at the first session on or after its events' end (a
+6. The scoring schedule: every ``score_h`` line sealed at the first session on or after its events' end (a
    week ending on a Friday that Friday); the shadow weights sealed before session 11's run line and read
    by scoring; the crowd comparison per question; every slice of ``council-forecasts-index.json``.
 Prints one line per check and exits 1 if any fails.
@@ -68,7 +68,7 @@ def check_folder(public: Path, roster: Path) -> int:
 
 
 def issue13_part2(stats: dict, public: Path) -> int:
-    """The second half of issue 13, read from the published folder: Friday weeks, sealed shadow weights,
+    """The scoring schedule's checks, read from the published folder: Friday weeks, sealed shadow weights,
     the crowd per question and the forecasts index."""
     import hashlib
     from datetime import date, datetime

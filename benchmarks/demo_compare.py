@@ -19,8 +19,8 @@ between two runs of the same season, each for a named reason:
   compared without it (same session, row count, SHA-256 and bytes).
 
 The published texts that cite the protocol now name the project's own ``docs/protocol.md`` where they
-said ``protocol.md`` (issue 12); that one rewording is undone in the second folder before comparing
-(reported as its own count).
+said ``protocol.md`` (folders published by older code); that one rewording is undone in the second folder before
+comparing (reported as its own count).
 
 ``arena-code-*.txt`` and ``arena-code.json`` publish the scoring and portfolio engine's own source:
 they change exactly when that source changes. With ``--engine-source CHECKOUT`` each copy in B is

@@ -1,4 +1,4 @@
-"""The full fault-injection season (issue 19): at least 50 SIGKILLs of a simulated daemon, with a full
+"""The full fault-injection season: at least 50 SIGKILLs of a simulated daemon, with a full
 disk on some appends and clock steps, under price-provider and authority outages; then its data
 folder is compared with an uninterrupted run's (docs/reliability.md has the figures).
 

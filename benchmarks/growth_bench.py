@@ -1,4 +1,4 @@
-"""Growth benchmark (issue 15): what the league's daily work costs as its history grows.
+"""Growth benchmark: what the league's daily work costs as its history grows.
 
 One command, re-runnable after other branches land (the leagues are generated once and cached)::
 

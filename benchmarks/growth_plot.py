@@ -1,14 +1,14 @@
-"""Draw the growth curve of issue 15 as an SVG from growth_bench.py's JSON records (no plotting library)::
+"""Draw the growth curve (docs/costs-growth.svg) as an SVG from growth_bench.py's JSON records (no plotting library)::
 
-    python benchmarks/growth_plot.py growth.json other.jsonl ... [--before docs/costs-before.jsonl] \
-        --out docs/costs-growth.svg
+    python benchmarks/growth_plot.py benchmarks/records/growth-2026-12-05.jsonl [other.jsonl ...] \
+        --before benchmarks/records/growth-2026-11-30-cda34a6.jsonl --out docs/costs-growth.svg
 
 One panel per figure, CPU seconds (ms for the API) on the top row and peak resident MB below, each against the
 league's sessions: the 14-seat leagues as a line, the 100-seat ones as squares; ``--before`` records (the code
 before a change) as a grey dashed line and hollow marks. CPU seconds, not wall: records taken on a loaded machine
 (the "before" ones ran at a load of 3 to 22) compare by CPU time. A file holds one record (``--json-out``) or one
-per line (docs/costs-*.jsonl). Later records win where two give the same size and figure, so a re-run of a few
-figures can be laid over an older full pass. The publish panels show the first publish (cold cache:
+per line (benchmarks/records/growth-*.jsonl). Later records win where two give the same size and figure, so a
+re-run of a few figures can be laid over an older full pass. The publish panels show the first publish (cold cache:
 growth_bench's first run) and the nightly one (its last run, the cache warm) apart.
 """
 

@@ -13,8 +13,8 @@ the median is reported, with the machine and the load average before and after.
 The League is opened with a simulated clock one day after the book's last line, so the window is
 the one a daemon would keep that day. Usage::
 
-    league demo --out /tmp/i15a-demo --sessions 30
-    python benchmarks/open_bench.py /tmp/i15a-demo/data [--runs 3]
+    league demo --out /tmp/demo30 --sessions 30
+    python benchmarks/open_bench.py /tmp/demo30/data [--runs 3]
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Phases, each the median CPU time of --runs runs (wall time beside it; peak memory from one extra
 run under tracemalloc):
   season   both leagues run session by session over in-memory 1-minute bars (390 a session, every
-           fund and indicator), 14 scripted seats with a model-version change at session 64;
+           fund and indicator), 14 scripted seats with a model-version change half-way (the 64th session);
   publish  arena-trades.csv + arena-accounts.csv written;
   replay   league/verify/tools/replay.py's recount of both files (in-process, the same code a reader runs);
 baselines, measured in the same run on the same data:

@@ -1,4 +1,4 @@
-"""Per-step CPU and peak resident memory of one ``publish()`` (issue 15; docs/costs.md, session 13)::
+"""Per-step CPU and peak resident memory of one ``publish()`` (docs/costs.md, "The publisher")::
 
     PYTHONPATH=CHECKOUT python benchmarks/publish_steps.py DATA [--workers 1]
 

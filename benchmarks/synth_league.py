@@ -1,4 +1,4 @@
-"""A synthetic council league of any length and width, written through the real writer (issue 15).
+"""A synthetic council league of any length and width, written through the real writer.
 
 Why: the growth benchmarks (benchmarks/growth_bench.py) need leagues of years × dozens of seats, and
 running years of demo is out of reach (126 sessions of 15 seats take minutes). This writes the same
@@ -284,7 +284,7 @@ class ContractMemo:
     100 seats it re-reads the same dozen contracts from the run line and re-hashes them (``asdict``, a
     canonical dump and a sha256) about 8 000 times a session: a third of the generator's CPU. All four
     are pure functions of a frozen value, so the memo answers the same strings (the books are byte for
-    byte the ones written without it; docs/costs.md, "100 seats"). The library's code is untouched: the
+    byte the ones written without it; docs/costs.md, "Generating a league"). The library's code is untouched: the
     class is patched only inside ``with ContractMemo()`` in this process, and put back on exit, so the
     benchmarks that measure the league (growth_bench's children) never see it. ``clear()`` after each
     session keeps the memo to one session's contracts.

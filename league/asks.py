@@ -72,7 +72,7 @@ class AskChain:
         """The roster line sealed for ``run_id``, or ``None`` (read from the chain: the file is the truth).
 
         Not a verified read of the whole chain at each call (three calls a morning, each re-hashing every
-        line sealed since the league began made the morning grow with the season, issue 15): the file's
+        line sealed since the league began made the morning grow with the season): the file's
         raw lines are scanned once per process, from where the previous call stopped, and a roster line
         is parsed and checked (its seal, and its link from the line before it) only when found. The
         whole chain is verified where it always was: at the open and by ``league verify``."""

@@ -326,8 +326,8 @@ def preload_publishing() -> None:
     """Import the publish step's own modules while the season's child runs: :func:`season_in_child`'s lowered
     thread calls it first. Not the statistics' numerical stack (scipy.stats, statsmodels, arch: ~1 s, ~130 MiB):
     the publisher's side child imports it while the books step runs (league.publish.producers.preload_stats),
-    so this process, the demo's largest since it publishes, never holds it. Before session 19 it was imported
-    here, and this process peaked at ~560 MiB against ~430 without it (docs/costs.md, "Session 19")."""
+    so this process, the demo's largest since it publishes, never holds it. Imported here, it made this process
+    peak at ~560 MiB against ~430 without it (docs/costs.md, "The demo's processes")."""
     import league.evals.points
     import league.publish.commitments
     import league.publish.crowd
@@ -389,9 +389,9 @@ def _lowered(work: Callable[[], _T], *, stop: Callable[[], object]) -> _T:
 
     Why: during the season the critical path is the child's main thread and the seats' sandboxed runs; this
     process's work (the stamps, the index) is not, yet at the same priority it took the second core from the
-    first wave's runs (3 % of the demo's wall, docs/costs.md "Session 16"). Linux keeps a nice value per thread
-    and a thread's new threads inherit it (the stand-ins' servers and the stamp pools are started inside
-    ``work``); a thread may lower its own priority without privileges, and it ends with the season, so the
+    first wave's runs (3 % of the demo's wall, docs/costs.md "The demo's processes"). Linux keeps a nice value
+    per thread and a thread's new threads inherit it (the stand-ins' servers and the stamp pools are started
+    inside ``work``); a thread may lower its own priority without privileges, and it ends with the season, so the
     publish step after it runs at the process's own priority. Elsewhere the work runs unchanged."""
     box: dict[str, Any] = {}
 
@@ -477,7 +477,8 @@ class _Follower:
 
 #: The season child's youngest generation: collected after this many new container objects, not 700. A day's jobs
 #: make and drop many (parsed lines, models, rows) that reference counting frees; fewer collections walk fewer of
-#: them (the child's young collections 0.98 -> 0.21 s over the 126-session season, docs/costs.md "Session 18").
+#: them (the child's young collections 0.98 -> 0.21 s over the 126-session season, docs/costs.md "The cyclic
+#: collector").
 SEASON_YOUNG_GENERATION = 20_000
 
 

@@ -1,4 +1,4 @@
-"""Opening the API's book index from the database index instead of parsing every line (issue 15).
+"""Opening the API's book index from the database index instead of parsing every line.
 
 The API's index (league.api.bookindex) needs, per line, its byte offset, kind and run id, the session
 of each run line, and the embargo's state (scored sessions, sessions holding content, the replies still

@@ -1,5 +1,5 @@
 """A book's last lines, read back from the end of the file: what a job needs of recent history without
-reading (and re-hashing) every line since the league began (issue 15)."""
+reading (and re-hashing) every line since the league began."""
 
 from __future__ import annotations
 

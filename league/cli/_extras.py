@@ -1,6 +1,6 @@
 """Which install extra brings which library, so that a verb run on the lean install says what to install.
 
-`pip install forecast-league` carries no scientific stack (issue 19): a lab that only runs `league seat
+`pip install forecast-league` carries no scientific stack: a lab that only runs `league seat
 check` or `league worker`, or a reader who only runs `league verify`, need neither pandas nor the daemon's
 database and web stack. A verb that does need them meets a :class:`ModuleNotFoundError` somewhere deep
 inside; the entry point turns it into one line naming the extra (:func:`explain`), and `league verify`

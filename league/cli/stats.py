@@ -131,7 +131,7 @@ def stats(
     from league.scoring.frame import STATS_COLUMNS
 
     public = published_folder(data)
-    # the table reads what the statistics read: not the free text of every row (issue 15)
+    # the table reads what the statistics read: not the free text of every row (less memory)
     Console().print(league_table(load_forecasts(public / "council-forecasts.csv", STATS_COLUMNS)))
     if not write:
         return

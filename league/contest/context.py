@@ -1,4 +1,4 @@
-"""What every contest job receives: one small context, so the scheduler (phase 2) calls them as is.
+"""What every contest job receives: one small context, so the scheduler and the CLI call them as is.
 
 A job is a plain function ``job(ctx, ...)``: the configuration, the one clock, the contest's book,
 the market source, the broker (paper by default), the public folder, the sandbox and how seats are

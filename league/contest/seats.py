@@ -5,7 +5,7 @@
   The seat never knows; a vendor CLI seat built with this sandbox gets ``bench`` for free.
 - :class:`StandInSeat` stands in for a vendor CLI (``adapter = "contest-standin"``): a stdlib
   script run by Debian's python3 in the real sandbox (see ``standin_cli.py``).
-- :func:`build_contest_seat` builds either; real CLIs come from ``league_agents.registry`` (phase 2).
+- :func:`build_contest_seat` builds either; real CLIs come from ``league_agents.registry``.
 """
 
 from __future__ import annotations

@@ -5,6 +5,6 @@ byte-stably from the file's own recipe, runs a seat N times per question in its 
 ``\\boxed{}`` and seals every prompt hash, raw-reply hash and verdict in an eval book of its own. Track B scores
 the council's sealed ``target`` levels as point forecasts with MASE against the seasonal-naive forecast.
 
-Phase 1 keeps the package self-contained: it depends only on the book, the clock, the error root, the seat
+The package is self-contained: it depends only on the book, the clock, the error root, the seat
 protocol, the seat registry and the sandbox port.
 """

@@ -89,7 +89,7 @@ class _Series:
     scale one division.
 
     Why: the scale used to be recomputed from the whole history for every seat's cell (a list filter and a
-    sum over all earlier closes per row): quadratic in the season and linear in the seats (issue 15; 31 CPU s
+    sum over all earlier closes per row): quadratic in the season and linear in the seats (31 CPU s
     at one year × 14 seats, 123 at two years). The running sum adds the same differences in the same order
     as ``sum`` over :func:`~league.evals.mase.seasonal_scale`'s list, so every scale is the same float
     (tests/unit/evals/test_evals_points.py compares them with the pure functions)."""

@@ -100,7 +100,7 @@ ASKED_BEFORE_RUN = timedelta(days=1)
 def _recent_asks(lg: League, runs: Sequence[records.Run]) -> list[BookLine]:
     """The ask chain's lines sealed since the day before the earliest run in memory, read back from the end
     of the file and verified (league.book.tail): only those runs can have asks in flight. The whole chain,
-    read from line 1, made every new process's first catch-up grow with the league's age (issue 15)."""
+    read from line 1, made every new process's first catch-up grow with the league's age."""
     if not runs:
         return []
     since = min(parse_iso(run.at) for run in runs) - ASKED_BEFORE_RUN

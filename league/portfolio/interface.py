@@ -48,11 +48,11 @@ class SessionBars(Sequence[Bar]):
 
     The engine reads a handful of a session's ~390 minutes (its opening quotes, a dip's first touch, the
     close): making a ``Bar`` of every minute of every fund in every session was most of the portfolio
-    stage's time (docs/costs.md, session 17). ``starts`` and ``lows`` are what :class:`PriceBook` searches;
-    every bar it hands out is an ordinary, checked ``Bar``, so a minute with a bad price raises the same
-    error when it is read as it would in a list. Construction checks the columns at once, column-wise (what
-    ``Bar`` checks of each minute: aware UTC starts in time order, finite positive prices, low and high
-    bracketing open and close), so no unread minute can be a bad one: a fifth of making the bars."""
+    stage's time (docs/costs.md, "A day's bars as columns"). ``starts`` and ``lows`` are what
+    :class:`PriceBook` searches; every bar it hands out is an ordinary, checked ``Bar``, so a minute with a bad
+    price raises the same error when it is read as it would in a list. Construction checks the columns at once,
+    column-wise (what ``Bar`` checks of each minute: aware UTC starts in time order, finite positive prices, low
+    and high bracketing open and close), so no unread minute can be a bad one: a fifth of making the bars."""
 
     __slots__ = ("closes", "highs", "lows", "opens", "starts")
 

@@ -1,7 +1,7 @@
 """Where a season resumes after a restart, read from a few sessions' sealed lines instead of all of them.
 
 A season restored from every ``mark`` and ``trade`` of the league (:meth:`Season.restore`) reads the
-whole history: the score job of a fresh process grew with the season (issue 15). The same state is in a
+whole history: the score job of a fresh process grew with the season. The same state is in a
 handful of sessions' lines:
 
 * every open account is marked at every session it lives through (accounts are never closed), so the

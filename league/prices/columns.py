@@ -3,7 +3,7 @@
 The replay synthesizes each (symbol, day) as arrays. The score job and the demo's oracle hints read a few
 bars of a day (the first at or after a reference time, the last at or before a close) and the closes of
 four regular sessions (a draw band), yet a whole UTC day of ``Bar`` objects was made for them: 1 440 a
-symbol-day, most of the season's price time (docs/costs.md, session 17). :class:`BarColumns` keeps the
+symbol-day, most of the season's price time (docs/costs.md, "A day's bars as columns"). :class:`BarColumns` keeps the
 day's columns, checked at once when made (what ``Bar`` checks of each minute), with the bar starts as
 datetimes for the searches; slicing it gives a view that shares them. The reference functions
 (league.prices.reference) search ``starts`` and read ``closes`` of a view without making its bars; any

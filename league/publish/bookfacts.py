@@ -110,8 +110,8 @@ def _complete(data: bytes) -> Iterator[bytes]:
 def _file_lines(book: Path) -> Iterator[bytes]:
     """The complete lines of the file ``book`` without their LF, read one at a time (none if it is missing).
 
-    Why not ``read_bytes``: the whole book in memory at once is its size again (956 MB at one year × 100 seats,
-    issue 15), only to be checked line by line; a line still being written (no LF yet) ends the read."""
+    Why not ``read_bytes``: the whole book in memory at once is its size again (956 MB at one year × 100 seats),
+    only to be checked line by line; a line still being written (no LF yet) ends the read."""
     if not book.is_file():
         return
     with open(book, "rb") as fh:

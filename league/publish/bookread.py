@@ -16,7 +16,7 @@ the noted state; otherwise (a line sealed meanwhile, the copy changed) it reads 
 as before. A book appended to during a publish (a live daemon sealing meanwhile) is read again, so every
 producer still sees the book as it was when it asked.
 
-Nothing parsed is kept between readers by default (issue 15): the whole book's parsed lines used to be kept
+Nothing parsed is kept between readers by default: the whole book's parsed lines used to be kept
 for the four readers after the statistics — about 3.6 times the book's bytes in memory (570 MB at one year ×
 14 seats, measured), growing with the season. Each reader holds only its own kinds (the points track its
 score lines, the portfolio its trade and mark lines, the crowd comparison its crowd, run, answer and score
@@ -102,7 +102,7 @@ class KeptLines:
     lines: list[CheckedLine | _RawLine] = field(default_factory=list)
     _names: dict[str, str] = field(default_factory=dict)
     #: Kinds kept as a few fields only (:data:`SLIM_FIELDS`, with ``n`` and ``link``), in ``slims``: what the
-    #: CSV writer's cache keys are made of (league.publish.forecast_cache), without the bodies (issue 15).
+    #: CSV writer's cache keys are made of (league.publish.forecast_cache), without the bodies (less memory).
     slim: frozenset[str] = frozenset()
     slims: list[dict[str, Any]] = field(default_factory=list)
     #: Kinds whose line-check entry is kept (``checked(content)``, in ``checks`` by line number).
@@ -355,7 +355,7 @@ def book_contents(path: Path, kinds: Collection[str], cut: Callable[[SealedLine]
     """``cut(line)`` of every line of ``kinds``, in book order, read as :func:`book_lines` reads them (verified,
     or parsed from checked bytes): each line's whole parse is let go as soon as it is cut. Why: a reader that
     needs a few fields of many large lines (the point track's score lines, each with every seat's rows) held
-    them whole, the publish's peak after the statistics (issue 15)."""
+    them whole, the publish's peak after the statistics."""
     lines = _read(path, kinds, cut)
     if lines is not None:
         return lines

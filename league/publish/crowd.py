@@ -31,7 +31,7 @@ def compared_fields(content: dict[str, Any]) -> dict[str, Any]:
     role and crowd quotes, an answer's seat, status and each market's one-day cell's ``crowd_up``, a score
     line's one-day events' market, late flag, horizon and outcome; a crowd line whole. A field a line lacks stays
     absent and a value not in the expected shape is kept as it is, so the comparison reads the same and fails
-    the same. Why: the answers' and score lines' other fields are most of what the step held (issue 15)."""
+    the same. Why: the answers' and score lines' other fields are most of what the step held."""
     kind = content.get("kind")
     if kind not in ("run", "answer", "score"):
         return content

@@ -252,7 +252,7 @@ def _copy_checked(book: Path, target: Path, keep: Callable[[dict[str, Any], dict
     SHA-256 of the lines copied and the first line.
 
     Why streamed: the whole book's bytes were held from here to the forecasts step and the line check (the
-    publish's peak with the CSV writer's index, growing with the season: issue 15); every later reader now
+    publish's peak with the CSV writer's index, growing with the season); every later reader now
     reads the copy back line by line. The copy is written to a temporary file and renamed, and an identical
     copy already there is kept (as ``write_bytes`` does)."""
     digest, head, size = hashlib.sha256(), [b""], [0]
@@ -300,7 +300,7 @@ def _kept(beside: bool) -> KeptLines:
     bytes (most of a season's lines: parsed only when the portfolio step reads them).
 
     With one worker everything kept is let go before the statistics, so only the CSV writer and the line check
-    read it, and they need little of it (issue 15: the bodies were the publish's peak, growing with the
+    read it, and they need little of it (the bodies were the publish's peak, growing with the
     season): the CSV writer's lines cut to their cache keys' fields (it parses the bodies of the sessions it
     rebuilds from the published copy, league.publish.forecast_cache.write_forecasts_streamed), and the line
     check's entries of the answers and corrections cut to their probabilities."""

@@ -231,7 +231,7 @@ def write_forecasts_streamed(view: Sealed, book: Path, sha256: str, path: Path, 
     lines cut to their key fields (``view``: :func:`slim_view`) and the checked bytes of the book at ``book``
     (their SHA-256 ``sha256``); returns its rows.
 
-    Why: the whole book's bodies in an index were the publisher's peak (issue 15), though a night rebuilds a
+    Why: the whole book's bodies in an index were the publisher's peak, though a night rebuilds a
     handful of sessions. The keys come from the cut lines; only the lines of the sessions whose key has no
     block are parsed, in one pass over the copy (:func:`_build_streamed`), each session built and let go as soon
     as its last line is read. A session's rows read nothing but its own lines (the lines its key names, pinned

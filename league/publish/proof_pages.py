@@ -58,7 +58,7 @@ _PAGE_KEYS = ("n", "kind", "seat", "at", "booked_at", "seal", "link", "run_id")
 
 def _page_lines(book: Path) -> list[dict[str, Any]]:
     """The council book's lines as :func:`league.verify.reader.read_lines` gives them, kept only as far as the
-    pages read them (issue 15): run lines whole, other lines naming a run cut to :data:`_PAGE_KEYS`, the rest
+    pages read them (less memory): run lines whole, other lines naming a run cut to :data:`_PAGE_KEYS`, the rest
     (the season's scores, crowd, portfolio marks) not kept. A season's whole book as dicts was the publish run's
     peak (about 2.5 times the book's bytes); what the pages show is unchanged."""
     out = []

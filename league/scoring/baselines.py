@@ -28,7 +28,7 @@ def climatology(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float]) -> pd
 
 def clim_per_row(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float], default: float) -> npt.NDArray[np.float64]:
     """``clim.get((asset, horizon), default)`` of every row as a float, looked up once per distinct pair
-    (issue 15: a season has a few dozen pairs and hundreds of thousands of rows)."""
+    (a season has a few dozen pairs and hundreds of thousands of rows)."""
     codes, pairs = pd.MultiIndex.from_arrays([rows["asset"], rows["horizon"]]).factorize()
     values = np.array([float(clim.get((str(a), str(h)), default)) for a, h in pairs], dtype=float)
     return np.asarray(values[codes], dtype=float)

@@ -36,7 +36,7 @@ def _cube(rows: pd.DataFrame, value: str) -> tuple[np.ndarray, list[str], list[s
 
 
 #: The pairwise arrays are (runs, seats, seats) and :func:`league.scoring.similarity.pairwise` keeps about ten alive:
-#: at 100 seats 80 kB a run each, 100 MB at five years (issue 15). They are built a block of runs at a time, each
+#: at 100 seats 80 kB a run each, 100 MB at five years. They are built a block of runs at a time, each
 #: array near 32 MB however long the season. Every run's similarities are computed on its own and the sums over
 #: runs are taken in the same order, so the blocks change no figure by a bit.
 BLOCK_CELLS = 4_000_000
@@ -441,7 +441,7 @@ def run_horizon_table(rows: pd.DataFrame, n_eff_rows: list[dict[str, Any]]) -> l
 def _event_spreads(events: npt.NDArray[np.object_], p: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Per event in sorted event order: the population SD of its probabilities, NaN for a lone answer.
 
-    What ``groupby("event_key")["p"].agg(np.std)`` gave (issue 15: without a pandas group-by per run and
+    What ``groupby("event_key")["p"].agg(np.std)`` gave (without a pandas group-by per run and
     horizon): a stable sort keeps each event's probabilities in row order, so ``np.std`` sums the same
     values in the same order, and the events come in the group-by's sorted order."""
     if not events.size:

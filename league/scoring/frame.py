@@ -27,7 +27,7 @@ DERIVED_COLUMNS: tuple[str, ...] = (
 
 #: The columns the statistics read (league.scoring): the rest of the CSV (free text, the answer's own words, the
 #: resolver's provenance) is never looked at by a statistic, and every column kept is one more pointer per row in
-#: every copy a statistic makes of its rows (issue 15: a season's table is over a million rows at 100 seats).
+#: every copy a statistic makes of its rows (a season's table is over a million rows at 100 seats).
 STATS_COLUMNS: tuple[str, ...] = (
     "run_id", "session", "seat", "sealed_at", "status", "asset", "horizon", "prob_up", "ref", "close", "actual_pct",
     "draw", "run_role", "line_kind", "reference_at", "same_event", "cell_status", "event_id", "event_id_v2",
@@ -171,7 +171,7 @@ def _event_key(df: pd.DataFrame) -> pd.Series:
 
 def _kept(df: pd.DataFrame, columns: Sequence[str] | None) -> pd.DataFrame:
     """``df`` itself, or only ``columns`` of it: a lazy selection (copy-on-write), so that the row filter
-    that follows copies those columns only, not every column of the table (issue 15)."""
+    that follows copies those columns only, not every column of the table."""
     return df if columns is None else df[list(columns)]
 
 

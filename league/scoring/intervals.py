@@ -27,7 +27,7 @@ from league.scoring.constants import (
     POWER_FACTOR,
 )
 
-#: Bootstrap draws are stored as int32 (issue 15: half the memory of int64): the values are drawn as int64, exactly
+#: Bootstrap draws are stored as int32 (half the memory of int64): the values are drawn as int64, exactly
 #: as before, and every one is a position below the number of sessions, so indexing with them gives the same
 #: numbers. A season of more than 2**31 sessions is not a concern.
 IndexArray = npt.NDArray[np.int32]

@@ -105,7 +105,7 @@ class Season:
         self.families = dict(families or {})
         self.sides = dict(sides or {})
         self.sessions = sorted(df["session"].unique())
-        # The three row sets keep only the columns their statistics read (issue 15): each is a copy of its rows.
+        # The three row sets keep only the columns their statistics read (less memory): each is a copy of its rows.
         self.scored = scores.with_references(scored_rows(df, SCORED_COLUMNS), df, self.clim,
                                              climmod.clim_probabilities(clim_table, ex_draw=True))
         self.council = dedupe(council_rows(df, common_only=True, columns=COUNCIL_COLUMNS))

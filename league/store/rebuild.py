@@ -112,7 +112,7 @@ def _resume_at_end(path: Path, last_n: int, last_link: str) -> _Resume | None:
 
     Why: each new process (every `league run` job, the daemon's first morning after a start) read asks.jsonl
     from its first line to find where the index ends, re-hashing the whole chain: at 5 years × 14 seats two
-    thirds of a morning's jobs (issue 15, docs/costs.md "Session 18"). The lines sealed since the last index
+    thirds of a morning's jobs (docs/costs.md, "The ask chain read from its end"). The lines sealed since the last index
     are few, so the line is near the end. It must carry the number and link the index holds, as a resumed
     read within a process checks (:meth:`_Resume.fits`); a torn tail is skipped. ``None`` (read from line 1,
     which names what changed) when the line is not there, is another, or lies more than ``TAIL_BYTES`` back."""

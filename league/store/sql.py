@@ -157,7 +157,7 @@ class SqlStore:
         _flush(conn, pending)
         return count
 
-    # ------------------------------------------------------------------ book lines read back (issue 15)
+    # ------------------------------------------------------------------ book lines read back
     def book_lines(self, book: str, *, kind: str | None = None, session: str | None = None,
                    run_ids: Iterable[str] | None = None, seat: str | None = None, n: int | None = None
                    ) -> list[dict[str, Any]]:

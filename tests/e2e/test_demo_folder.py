@@ -1,4 +1,4 @@
-"""`league serve`, `status` and `tail --rows` accept the folder `league demo --out DIR` wrote (issue 19):
+"""`league serve`, `status` and `tail --rows` accept the folder `league demo --out DIR` wrote:
 DIR holds config/ and data/, and each verb finds what it needs inside."""
 
 from __future__ import annotations

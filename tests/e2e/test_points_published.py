@@ -1,4 +1,4 @@
-"""The point-forecast track in the league (issue 17 phase 2): the demo roster's `_naive` and `_ets`
+"""The point-forecast track in the league: the demo roster's `_naive` and `_ets`
 answer from the closes history the league puts in every ask's context, the nightly publish writes
 council-points.json (the MASE table `league eval points` prints) and the same table as the `points`
 block of council-stats.json, and the page's data carries it."""

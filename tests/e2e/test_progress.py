@@ -1,4 +1,4 @@
-"""Progress bars of the long commands (issue 19): shown on stderr when LEAGUE_PROGRESS=1 (or a terminal
+"""Progress bars of the long commands: shown on stderr when LEAGUE_PROGRESS=1 (or a terminal
 watches), absent otherwise; stdout and the exit code are the same either way."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Progress bars of `league rebuild`, `league stats` and `league portfolio replay` (issue 19), as in
+"""Progress bars of `league rebuild`, `league stats` and `league portfolio replay`, as in
 test_progress.py: on stderr when LEAGUE_PROGRESS=1 (or a terminal watches), absent otherwise; stdout and
 the exit code are the same either way; the bar ends complete (N/N, "done")."""
 

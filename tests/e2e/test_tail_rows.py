@@ -1,4 +1,4 @@
-"""`league tail --rows`: a researcher follows the scored rows with their Brier (issue 19).
+"""`league tail --rows`: a researcher follows the scored rows with their Brier.
 
 The oracle is the published council-forecasts.csv of the same demo league and a hand computation of
 each Brier from that file's own prob_up, ref and close; following is shown by appending the book's

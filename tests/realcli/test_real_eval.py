@@ -1,4 +1,4 @@
-"""The question-set track with the four real vendor CLIs (issue 17): `league eval questions --roster R
+"""The question-set track with the four real vendor CLIs: `league eval questions --roster R
 --seat S --policy api` runs each pinned CLI in the real sandbox, its only way out the egress proxy to a
 stand-in of its vendor's API on 127.0.0.1; every reply is sealed in the eval book, parsed from its last
 \\boxed{} and scored; the run is labelled api-only; nothing of the operator's environment leaks."""

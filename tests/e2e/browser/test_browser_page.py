@@ -142,7 +142,7 @@ def test_screenshot_is_kept(site: tuple[str, Season], tmp_path: Path) -> None:
 
 
 def test_the_tables_read_without_javascript(site: tuple[str, Season]) -> None:
-    """Issue 19: the server writes today's run and the league table into the HTML itself."""
+    """The server writes today's run and the league table into the HTML itself."""
     url, season = site
     html = httpx.get(url, timeout=20).text
     dom = Dom()
@@ -210,7 +210,7 @@ def test_the_page_works_under_the_shipped_nginx_prefix(under_prefix: str, site: 
 
 
 def test_every_chart_has_axes_a_key_and_a_table(site: tuple[str, Season], tmp_path: Path) -> None:
-    """Issue 19: the N_eff chart has axis values and a colour key with line patterns; each calibration
+    """The N_eff chart has axis values and a colour key with line patterns; each calibration
     square has both axes; the heat map a colour key; every chart a table with its values."""
     url, _ = site
     html = chromium(tmp_path, "--dump-dom", url).stdout

@@ -1,4 +1,4 @@
-"""HTTP abuse (issue 11, item 11; docs/hostile-inputs.md): over-long paths are a clear 404, not a
+"""HTTP abuse (docs/hostile-inputs.md): over-long paths are a clear 404, not a
 500; a client that never finishes its headers is disconnected; the stream's catch-up reads the
 book off the event loop; no error body of any route echoes more than 300 characters of what was sent."""
 

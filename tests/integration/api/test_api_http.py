@@ -179,7 +179,7 @@ def test_replay_brier_runs_against_the_server(running: Running) -> None:
 
 
 def test_healthz_and_metrics_count_requests_by_route_template(client: httpx.Client, running: Running) -> None:
-    """Issue 19: a health probe for nginx/load balancers, and a Prometheus scrape of the API's requests
+    """A health probe for nginx/load balancers, and a Prometheus scrape of the API's requests
     counted by route template (a scan of random paths adds no series)."""
     health = client.get("/healthz")
     assert health.status_code == 200
@@ -204,7 +204,7 @@ def _scraped(client: httpx.Client, series: str) -> float:
 
 
 def test_the_stream_ends_at_the_last_line_unless_asked_to_follow(client: httpx.Client, running: Running) -> None:
-    """Issue 19: a client that does not ask to follow gets a response that ends (it used to be held open)."""
+    """A client that does not ask to follow gets a response that ends (it used to be held open)."""
     book_lines = running.season.data.joinpath("books", "council-book.jsonl").read_bytes().count(b"\n")
     resp = client.get("/api/stream", params={"from": 1})
     assert resp.status_code == 200

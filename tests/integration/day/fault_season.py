@@ -1,4 +1,4 @@
-"""The fault-injection season (issue 19): one simulated league run uninterrupted, and once as a child
+"""The fault-injection season: one simulated league run uninterrupted, and once as a child
 process SIGKILLed at random points and restarted each time, under the same outside world; then the two
 data folders are compared (benchmarks/demo_compare.py, modulo the declared fields, docs/reliability.md).
 

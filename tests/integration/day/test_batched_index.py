@@ -1,4 +1,4 @@
-"""The database index written once per job (issue 15): complete when a job ends, caught up after a crash.
+"""The database index written once per job: complete when a job ends, caught up after a crash.
 
 Inside a scheduled job (and a pump of replies) the League writes the lines it seals to the database
 index in one transaction at the end instead of one per line. The book stays the truth: these tests show

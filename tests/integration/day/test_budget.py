@@ -1,4 +1,4 @@
-"""A seat's hard budget stops it before its next ask, and the silence says why (issue 19).
+"""A seat's hard budget stops it before its next ask, and the silence says why.
 
 Three simulated sessions; a scripted seat reports 1,000 tokens a run and has `tokens_total = 1500`:
 it answers sessions 1 and 2 (0 and 1,000 spent before them), then its session-3 ask is sealed in the

@@ -1,4 +1,4 @@
-"""A league opened from its sealed checkpoint, with only the memory window in memory (issue 15).
+"""A league opened from its sealed checkpoint, with only the memory window in memory.
 
 Reopened from the checkpoint, a league seals the same next day, byte for byte, as a copy of it
 verified from scratch; a line tampered before the checkpoint is not re-hashed at open but the nightly

@@ -1,4 +1,4 @@
-"""SIGTERM mid-ask under the real daemon process (issue 11, item 2; docs/league-day.md "Stopping").
+"""SIGTERM mid-ask under the real daemon process (docs/league-day.md "Stopping").
 
 The daemon is `league daemon` itself (league.cli.main) in a child process whose wall clock starts at
 08:31 ET on a session, so its catch-up asks the seats at once; a seat of the real sandbox takes
@@ -108,7 +108,7 @@ def _listen(sock: socket.socket) -> list[str]:
 
 
 def test_sigterm_mid_ask_seals_the_slow_reply_and_exits_0(tmp_path: Path) -> None:
-    """Also the daemon's operations surface (issue 19): sd_notify READY / WATCHDOG / STOPPING on a real
+    """Also the daemon's operations surface: sd_notify READY / WATCHDOG / STOPPING on a real
     notify socket, /healthz alive while the catch-up's ask runs in the main thread, /metrics counting
     the sealed replies, and every log line JSON."""
     config_dir = _league(tmp_path)

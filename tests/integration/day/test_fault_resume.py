@@ -1,4 +1,4 @@
-"""Asks in flight when the daemon died are resumed at catch-up, identically and once (issue 19).
+"""Asks in flight when the daemon died are resumed at catch-up, identically and once.
 
 A simulated day is run once uninterrupted and once killed (SIGKILL, or an in-process death in the
 fan-out) and restarted with its clock where the books stopped: both books must be byte-identical

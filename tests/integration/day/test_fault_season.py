@@ -1,4 +1,4 @@
-"""A small fault-injection season (issue 19; the full one is benchmarks/fault_season.py): three simulated
+"""A small fault-injection season (the full one is benchmarks/fault_season.py): three simulated
 sessions run uninterrupted, then again with ten SIGKILLs at random points (seeded), a full disk on some
 appends and clock steps, under the same price and authority outages; both data folders must be equal
 modulo the declared fields (benchmarks/demo_compare.py), with no reply or roster sealed twice."""

@@ -1,6 +1,5 @@
-"""A simulated league day with hostile seats in the real sandbox (issue 11, items 1, 4 and 9;
-docs/hostile-inputs.md): every reply is sealed as exactly one line, the other seats answer, the
-day goes on to its close, and the chain verifies."""
+"""A simulated league day with hostile seats in the real sandbox (docs/hostile-inputs.md): every reply is
+sealed as exactly one line, the other seats answer, the day goes on to its close, and the chain verifies."""
 
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ def test_by_hand_reference_run_seals_every_reply(tmp_path: Path) -> None:
 
 
 def test_simulated_clock_setting_is_refused_by_the_live_path(tmp_path: Path) -> None:
-    """Issue 11 item 8: `[clock] mode = "simulated"` was parsed and ignored by the daemon."""
+    """`[clock] mode = "simulated"` is refused by the live path, not parsed and ignored by the daemon."""
     config_dir, _ = init_folder(tmp_path, demo=True)  # the demo folder says "simulated"
     with pytest.raises(ConfigError) as info:
         open_live(config_dir)
@@ -55,7 +55,7 @@ def test_simulated_clock_setting_is_refused_by_the_live_path(tmp_path: Path) -> 
 
 
 def test_league_run_ask_exits_non_zero_when_a_seal_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 11 item 1: `league run ask` exited 0 although no line was sealed for a reply."""
+    """`league run ask` does not exit 0 when no line could be sealed for a reply."""
     config_dir, data_dir = _live_folder(tmp_path)
     real_write = Book._write
 
@@ -72,7 +72,7 @@ def test_league_run_ask_exits_non_zero_when_a_seal_fails(tmp_path: Path, monkeyp
 
 
 def test_the_live_path_refuses_to_run_seats_uncapped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 11 item 4: without a usable cgroup the daemon does not start (a clear error with the fix)."""
+    """Without a usable cgroup the daemon does not start (a clear error with the fix)."""
     config_dir, _ = _live_folder(tmp_path)
     from sandbox import cgroups
 

@@ -49,7 +49,7 @@ def test_week_scored_with_the_sealed_reference(tmp_path: Path) -> None:
         day_line = lg.index.of_kind("score", days[0].isoformat())[0]
         week = [x for x in lg.index.of_kind("score_h", days[0].isoformat()) if x["horizon"] == "1w"]
     # the daily markets' week ends at Friday 11-20's close and is sealed at that day's run; bitcoin's
-    # seven calendar days end on Sunday 11-22, sealed at Monday 11-23's run (issue 13)
+    # seven calendar days end on Sunday 11-22, sealed at Monday 11-23's run
     week = sorted(week, key=lambda x: x["n"])
     assert [(x["at"][:10], sorted({m["market"] for m in x["markets"]}) == ["BTC"]) for x in week] == [
         ("2026-11-20", False), ("2026-11-23", True)]

@@ -1,4 +1,4 @@
-"""A pump stores its due replies' raw files ahead of sealing them, side by side (issue 15): the same book
+"""A pump stores its due replies' raw files ahead of sealing them, side by side: the same book
 and the same reply files as storing each just before its seal, and each file on disk before its line."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What happens when the disk refuses (issue 11, item 1): a raw reply that cannot be stored is named in
+"""What happens when the disk refuses: a raw reply that cannot be stored is named in
 its line; a line the book cannot write stays pending in a simulated day and is sealed once, later."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fuzz of seal_reply over arbitrary bytes, text and self-reports (issue 11, "Done means"): every
+"""Fuzz of seal_reply over arbitrary bytes, text and self-reports (docs/hostile-inputs.md): every
 reply yields exactly one sealed line, its raw bytes are kept losslessly, what the seat reports about
 itself is sealed escaped, a reply with a repeated key is never answered without a note, and the chain
 verifies."""

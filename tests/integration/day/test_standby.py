@@ -1,4 +1,4 @@
-"""A standby daemon takes over from a leader that dies mid-morning (issue 19, docs/operations.md).
+"""A standby daemon takes over from a leader that dies mid-morning (docs/operations.md).
 
 Two real `league daemon` processes on one league (SQLite index, so the leader lock is the data
 folder's flock): the leader's wall clock starts at 08:31 ET, so its catch-up asks the seats at once;

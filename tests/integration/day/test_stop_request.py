@@ -1,4 +1,4 @@
-"""What a requested stop changes inside the league (issue 11, item 2): catch-up starts no further
+"""What a requested stop changes inside the league: catch-up starts no further
 job, scheduled jobs do not start, and the drain of asks in flight is bounded by the grace period
 (without a stop it waits for every ask, as `league run ask` needs)."""
 

@@ -1,4 +1,4 @@
-"""An evaluation run anchored like the council (issue 17 phase 2): `league eval questions --stamp-config`
+"""An evaluation run anchored like the council: `league eval questions --stamp-config`
 stamps the eval book's head with a league's authorities (here the demo's local RFC 3161 authorities)
 and publishes the stamps; the list names the book's exact line count and prefix digest, and the token
 passes `openssl ts -verify` against the authority's certificate."""

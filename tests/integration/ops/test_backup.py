@@ -1,4 +1,4 @@
-"""Backup then restore onto an empty machine state: the league verifies and continues (issue 19).
+"""Backup then restore onto an empty machine state: the league verifies and continues.
 
 A real league plays a session (real sandbox, scripted seats) with its index in SQLite, and once with
 PostgreSQL; `league backup` copies it while its book holds a torn last line; `league restore` puts it

@@ -1,4 +1,4 @@
-"""The `league` command never imports a scientific package (or the daemon's stack) at start (issue 19).
+"""The `league` command never imports a scientific package (or the daemon's stack) at start.
 
 The lean install has none of them, so a verb module that imported pandas at its top would take every verb
 down; and a reader's `league verify BOOK` should not pay seconds of imports it does not use. Each verb's

@@ -1,4 +1,4 @@
-"""The lean install (issue 19): `pip install forecast-league` with its base dependencies only.
+"""The lean install: `pip install forecast-league` with its base dependencies only.
 
 A fresh virtual environment (no system site-packages) gets the project built from a copy of the checkout
 and its base dependencies from the index (pip's cache makes that seconds). Then, with nothing else

@@ -1,4 +1,4 @@
-"""Caps for the whole sandbox and one uid per seat (issue 11, items 3, 4, 5), in the real sandbox.
+"""Caps for the whole sandbox and one uid per seat, in the real sandbox.
 
 Needs bubblewrap and a writable cgroup (root on the test machine, cgroup v1). Every assertion here
 failed on the code before: per-process limits let four 100 MB processes pass a 256 MiB cap, the
@@ -153,7 +153,7 @@ def _other_league_process(owner: str) -> str:
 
 
 def test_a_seat_holding_hundreds_of_processes_does_not_stop_another() -> None:
-    """Issue 11 item 3: seat A holds ~260 processes; seat B, started by another league process, still runs.
+    """Seat A holds ~260 processes; seat B, started by another league process, still runs.
     (B's process limit is 200; under one shared uid B could not even create its namespaces.)"""
     box = BwrapSandbox()
     if not box.switch_uid:

@@ -337,7 +337,7 @@ def test_rebuild_tells_each_step_in_order(data: Path, tmp_path: Path) -> None:
 
 def test_a_bulk_index_leaves_the_planner_an_index_for_one_kind_of_one_session(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 15: without the (book, kind, session) index and planner statistics, SQLite read "the trades
+    """Without the (book, kind, session) index and planner statistics, SQLite read "the trades
     of session D" by walking the whole book through its primary key (to keep ORDER BY n)."""
     import league.store.sql as sql
 

@@ -1,4 +1,4 @@
-"""`league stats` never overwrites silently; the stand-alone recount reproduces consensus and N_eff (issue 20)."""
+"""`league stats` never overwrites silently; the stand-alone recount reproduces consensus and N_eff."""
 
 from __future__ import annotations
 

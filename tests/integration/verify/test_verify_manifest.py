@@ -1,4 +1,4 @@
-"""The stamped release manifest (requirement 11) and the compliance table (issue 20)."""
+"""The stamped release manifest (requirement 11) and the compliance table."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Forged published files fail `league verify` (issue 20): every derived file is rebuilt from the books.
+"""Forged published files fail `league verify`: every derived file is rebuilt from the books.
 
 One 2-session demo folder for the package; each tamper edits a ``cp -a`` copy and the copy is
 compared with the rebuild of the untouched books (the tampers touch no book, so one rebuild serves

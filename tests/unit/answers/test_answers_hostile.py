@@ -1,4 +1,4 @@
-"""Hostile replies (issue 11, items 1 and 9; docs/hostile-inputs.md): bounded work, no exception,
+"""Hostile replies (docs/hostile-inputs.md): bounded work, no exception,
 a reason for every refusal, and nothing the book cannot carry."""
 
 from __future__ import annotations

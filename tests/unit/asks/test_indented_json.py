@@ -1,4 +1,4 @@
-"""The account block's JSON (issue 15): ``indented_json`` writes what ``json.dumps(…, sort_keys=True, indent=1)``
+"""The account block's JSON: ``indented_json`` writes what ``json.dumps(…, sort_keys=True, indent=1)``
 writes, character for character, on generated values and on the shapes a seat's paper account takes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Book locks and guards (issue 11, item 6): a full disk at open leaves no lock behind, an alias of
+"""Book locks and guards: a full disk at open leaves no lock behind, an alias of
 the book (symlink or hard link) takes the same lock, and a last line whose ``n`` is not its line
 number stops the writer before it appends."""
 

@@ -1,4 +1,4 @@
-"""`verify` has a line-length guard (issue 11, item 10): a huge line, a huge torn tail or /dev/zero
+"""`verify` has a line-length guard: a huge line, a huge torn tail or /dev/zero
 is reported in bounded memory instead of being read whole (a 1 GB line used to end in MemoryError)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seat budgets: spend read from each vendor's usage shape, limits by hand (issue 19)."""
+"""Seat budgets: spend read from each vendor's usage shape, limits by hand."""
 
 from __future__ import annotations
 

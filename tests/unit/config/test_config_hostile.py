@@ -1,4 +1,4 @@
-"""Configuration mistakes (issue 11, item 8): each is a ConfigError naming the file and a fix,
+"""Configuration mistakes: each is a ConfigError naming the file and a fix,
 never a traceback, a silent default or an incident at the first ask."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the demo's parent imports ahead of publishing: the publish step's own modules, never the statistics'
 numerical stack, which the publisher's side child imports (the parent is the demo's largest process while it
-publishes; docs/costs.md, "Session 19")."""
+publishes; docs/costs.md, "The demo's processes")."""
 
 from __future__ import annotations
 

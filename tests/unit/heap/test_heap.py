@@ -1,4 +1,4 @@
-"""league.heap (issue 15, session 18): a paused collector comes back as it was and still collects when asked; a
+"""league.heap: a paused collector comes back as it was and still collects when asked; a
 settled heap is out of the collector's walks and still freed by reference counting."""
 
 from __future__ import annotations

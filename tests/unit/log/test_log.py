@@ -1,4 +1,4 @@
-"""Logs keep exceptions (issue 11, item 7): a JSON log line names the type, the message and the frames."""
+"""Logs keep exceptions: a JSON log line names the type, the message and the frames."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The leader lock: one holder at a time, released when the holder goes (issue 19, standby).
+"""The leader lock: one holder at a time, released when the holder goes (standby).
 
 Both implementations are exercised for real: flock on a file, and PostgreSQL's advisory lock on the
 machine's server (two connections standing for two daemons)."""

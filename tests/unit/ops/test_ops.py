@@ -1,5 +1,5 @@
 """Operations surface: sd_notify datagrams, the watchdog rule, /healthz and /metrics, JSON logs of
-libraries (issue 19). Values are read back from the wire (socket, HTTP), not from our own objects."""
+libraries. Values are read back from the wire (socket, HTTP), not from our own objects."""
 
 from __future__ import annotations
 

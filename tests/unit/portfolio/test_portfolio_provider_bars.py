@@ -1,4 +1,4 @@
-"""The portfolio stage's bar source (issue 15, session 9): the replay's minute arrays made straight into
+"""The portfolio stage's bar source: the replay's minute arrays made straight into
 engine bars must be the bars the ordinary path gives (the provider's day memo, then the engine's checked
 ``Bar``), and the stage keeps one session's bars, not the season's."""
 

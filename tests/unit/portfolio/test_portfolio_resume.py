@@ -1,4 +1,4 @@
-"""A season resumed from its last marked session equals one restored from its whole history (issue 15).
+"""A season resumed from its last marked session equals one restored from its whole history.
 
 The score job of a fresh process restores both paper leagues; reading every mark and trade made it grow
 with the season. :func:`league.portfolio.restore.resume_point` reads a few sessions instead; these

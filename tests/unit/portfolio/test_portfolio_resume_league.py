@@ -1,12 +1,13 @@
 """On a synthetic league's real sealed lines (benchmarks/synth_league.py): the score job's restores read
-little and give what the whole-history reads give (issue 15).
+little and give what the whole-history reads give.
 
 * the portfolio stage's seasons, resumed from the last marked session (league.portfolio.restore), equal
   the ones restored from every mark and trade, at several points of the season;
 * the shadow stage's view of the sessions up to the design window gives the same forecasts rows.
 
 The byte-for-byte check of a whole score job, old code against new, on 126-session and 1-year leagues is
-in docs/costs.md ("Score job and morning jobs").
+in benchmarks/records/measurements.jsonl (record "score-morning-jobs"; docs/costs.md, "The score job and the
+portfolio stage").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A session's bars as columns (issue 15, session 17): ``SessionBars`` refuses what ``Bar`` refuses, at
+"""A session's bars as columns: ``SessionBars`` refuses what ``Bar`` refuses, at
 construction, and the engine's price book gives the same bars from it as from a list of the same bars."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The portfolio stage's per-League caches must not keep a closed League alive (issue 15: a demo season's
+"""The portfolio stage's per-League caches must not keep a closed League alive (a demo season's
 whole index and price memo stayed in memory through the publish step)."""
 
 from __future__ import annotations

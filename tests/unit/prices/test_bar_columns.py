@@ -1,4 +1,4 @@
-"""A day of bars kept as columns (issue 15, session 17): the replay's columns are the bars its ``bars`` gives,
+"""A day of bars kept as columns: the replay's columns are the bars its ``bars`` gives,
 a bad minute is refused when they are made, and the score job's reads (windows, references, terminals, draw
 bands) give the same answers from columns as from the provider's list of bars."""
 

@@ -1,4 +1,4 @@
-"""``read_facts`` of a path reads the book a line at a time, with the same facts as from its bytes (issue 15)."""
+"""``read_facts`` of a path reads the book a line at a time, with the same facts as from its bytes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The CSV writer from cut lines (league.publish.forecast_cache.write_forecasts_streamed, issue 15): the keys from
+"""The CSV writer from cut lines (league.publish.forecast_cache.write_forecasts_streamed): the keys from
 the ROW_KINDS lines cut to their key fields are the keys of the whole bodies, a session's rows read nothing but
 that session's own lines (the premise of the cache and of building a session from its lines alone), the
 streamed CSV is the CSV of the whole view, cold and warm, only the sessions whose key missed are parsed and

@@ -1,4 +1,4 @@
-"""The proof pages keep only what they show of the council book (issue 15): the day pages built from the kept
+"""The proof pages keep only what they show of the council book: the day pages built from the kept
 lines are those built from every line read whole (league.verify.reader.read_lines)."""
 
 from __future__ import annotations

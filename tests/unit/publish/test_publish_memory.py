@@ -1,4 +1,4 @@
-"""The publisher and a settled heap (issue 15, session 18): a fork keeps a settled caller settled, and the
+"""The publisher and a settled heap: a fork keeps a settled caller settled, and the
 publisher, which settles its heap after the books step, gives it back at its end."""
 
 from __future__ import annotations

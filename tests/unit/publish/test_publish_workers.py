@@ -172,7 +172,7 @@ print("HELD", *sorted({m.split(".")[0] for m in sys.modules} & {"scipy", "statsm
 
 def test_the_statistics_numerical_stack_stays_in_the_side_child(season: Season, tmp_path: Path) -> None:
     """Two workers: the statistics' imports are the side child's (preload_stats), never the publishing process's,
-    the largest of the demo (docs/costs.md, "Session 19"); the statistics are written all the same. Run in a
+    the largest of the demo (docs/costs.md, "The demo's processes"); the statistics are written all the same. Run in a
     fresh interpreter: this test process may hold the stack already."""
     data = tmp_path / "data"
     shutil.copytree(season.data, data)

@@ -1,4 +1,4 @@
-"""The cgroup seam (issue 11, item 4): parsing /proc, and the v2 file writing on a stand-in tree.
+"""The cgroup seam: parsing /proc, and the v2 file writing on a stand-in tree.
 
 The v2 implementation cannot run for real on the test machine (cgroup v1 hybrid: its unified
 hierarchy offers no controllers), so its logic is exercised against a directory tree laid out like

@@ -1,4 +1,4 @@
-"""Credential files are read as plain files only (issue 11, item 5): a symlink planted in the
+"""Credential files are read as plain files only: a symlink planted in the
 credentials home must never make the league (often root) copy what it points to into a sandbox."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One uid per seat (issue 11, item 3): stable per seat name, the same in every league process."""
+"""One uid per seat: stable per seat name, the same in every league process."""
 
 from __future__ import annotations
 

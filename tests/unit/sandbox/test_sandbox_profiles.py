@@ -139,7 +139,7 @@ def _host_system() -> list[str]:
 
 @pytest.mark.parametrize("name", [n for n in PROFILES if n != "scripted-child"])
 def test_every_other_profile_keeps_the_argv_it_had(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The vendor, default and scripted profiles: exactly the command line of session 11 (67508d7), plus
+    """The vendor, default and scripted profiles: exactly the command line of commit 67508d7, plus
     ``--disable-userns`` (and ``--seccomp FD`` when a filter's fd is given, tested above)."""
     from sandbox import bwrap
 

@@ -1,4 +1,4 @@
-"""Bitcoin's common reference (paper §3.3, issue 13 point 1), by the counting rule on a hand-built book.
+"""Bitcoin's common reference (paper §3.3), by the counting rule on a hand-built book.
 
 Session Monday 2026-06-01 (EDT): ingest closes at 09:30 ET = 13:30:00Z. Seats ``a`` (sealed 12:31:05Z)
 and ``b`` (booked 13:05:40Z) answered before it: their bitcoin cells are ONE event whose reference is

@@ -1,4 +1,4 @@
-"""The statistics read only the columns they use (league.scoring.frame.STATS_COLUMNS, issue 15): every
+"""The statistics read only the columns they use (league.scoring.frame.STATS_COLUMNS): every
 published statistics file must come out exactly as from the whole table, and a statistic reaching for a
 column not read must fail loudly, never compute on something else."""
 

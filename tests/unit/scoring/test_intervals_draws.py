@@ -1,4 +1,4 @@
-"""The bootstrap draws stored as int32 (issue 15, session 13): the same values as ``arch``'s
+"""The bootstrap draws stored as int32: the same values as ``arch``'s
 MovingBlockBootstrap and the int64 stream, bit for bit, and released after the statistics."""
 
 from __future__ import annotations

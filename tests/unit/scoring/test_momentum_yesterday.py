@@ -1,4 +1,4 @@
-"""``_momentum``'s "yesterday" is the previous NYSE session (issue 13, point 9), for the scoring baseline and
+"""``_momentum``'s "yesterday" is the previous NYSE session, for the scoring baseline and
 for the baseline seat alike; never the previous session in the table or the book.
 
 The hand case, June 2026: Friday 06-19 is Juneteenth (NYSE closed), so Monday 06-22's yesterday is Thursday

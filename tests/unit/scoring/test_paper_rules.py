@@ -1,4 +1,4 @@
-"""Issue 13: the council statistics exactly as the paper defines them, each pinned to a hand computation.
+"""The council statistics exactly as the paper defines them, each pinned to a hand computation.
 
 Every expected value below is worked out by hand in the comment beside it (or taken from the paper's
 text), never computed with the code under test.

@@ -1,4 +1,4 @@
-"""Issue 13, point 9, the part-1 rules that had no test of their own: the §5.2 table per run and horizon
+"""The paper's council rules that need a test of their own: the §5.2 table per run and horizon
 (K, share of probabilities in 40-60, spread across seats), the N_eff interval from five counted runs
 (§5.1) and the best earlier single seat (§4.5). Every expected value is worked in a comment.
 """

@@ -1,4 +1,4 @@
-"""The score job's memos (issue 15, session 9) give what the computations they skip give: each
+"""The score job's memos give what the computations they skip give: each
 (session, horizon)'s end groups, each sealed ``score_h`` line's markets, and an event's direction
 without its draw band."""
 

@@ -1,4 +1,4 @@
-"""session_rows remembered by what it reads (issue 15, session 10): the score job and the portfolio stage
+"""session_rows remembered by what it reads: the score job and the portfolio stage
 read the same session's rows one after the other. The remembered rows must be the rows the computation
 gives, for each caller its own copy, and a new line the rule reads (an answer, an incident, a run) must
 never be served an old answer."""

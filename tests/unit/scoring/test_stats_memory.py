@@ -1,4 +1,4 @@
-"""The statistics' memory (issue 15, session 13): narrower row sets, one copy per de-duplication, the sides'
+"""The statistics' memory: narrower row sets, one copy per de-duplication, the sides'
 gaps in place. Every change must leave every published number as it was, bit for bit: each test here sets
 the lean path against the plain one (every column kept, the whole frame sorted and copied, the original
 expression) on tables with ties in the sort order, duplicate answers, missing values and two segments."""
@@ -157,7 +157,7 @@ def test_the_climatology_per_row_is_the_lookup_per_row(awkward: pd.DataFrame) ->
 @pytest.mark.parametrize("cells", [1, 3 * 14 * 14 + 5])
 def test_pairwise_blocks_of_runs_give_the_statistics_of_one_block(awkward: pd.DataFrame, cells: int,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 15 (session 18): the (runs, seats, seats) arrays built a few runs at a time, the N_eff family, the
+    """The (runs, seats, seats) arrays built a few runs at a time, the N_eff family, the
     seats' correlation with the others and the shadow weights' pooled correlation are the figures of one block."""
     clim = climmod.default_table(pd.Timestamp(str(awkward["session"].min())).date())
     args = (awkward, clim, synthetic_families(), synthetic_sides())

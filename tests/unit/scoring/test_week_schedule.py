@@ -1,4 +1,4 @@
-"""One-week events on the NYSE calendar: which scoring run seals which markets (issue 13, point 9).
+"""One-week events on the NYSE calendar: which scoring run seals which markets.
 
 The score job runs at 16:05 ET on every session. A week asked on Monday 2026-06-01 ends at Friday
 06-05's close for the eleven daily markets (the reference session counts as the first of five) and on

@@ -1,4 +1,4 @@
-"""The backends of one stamp run side by side (issue 15): the same outcomes, in the configured order, and
+"""The backends of one stamp run side by side: the same outcomes, in the configured order, and
 the same files as one after the other, whatever order the backends finish in."""
 
 from __future__ import annotations

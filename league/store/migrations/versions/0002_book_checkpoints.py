@@ -1,4 +1,4 @@
-"""The sealed startup checkpoint of each book (issue 15): how far the book file was last fully verified.
+"""The sealed startup checkpoint of each book: how far the book file was last fully verified.
 
 Revision ID: 0002
 Revises: 0001

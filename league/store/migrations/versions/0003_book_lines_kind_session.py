@@ -1,4 +1,4 @@
-"""One index for a session's lines of one kind (issue 15), and the planner's statistics.
+"""One index for a session's lines of one kind, and the planner's statistics.
 
 The jobs read "the score_h lines of session D"; with only single-column indexes and no statistics, SQLite
 keeps the ``ORDER BY n`` by walking the whole book through its primary key (85 ms a query at 2 years of

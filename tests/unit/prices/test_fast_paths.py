@@ -1,4 +1,4 @@
-"""The score job's fast paths of issue 15, session 10, each against the path it replaces:
+"""The score job's fast paths, each against the path it replaces:
 
 * the replay's provider bars made without ``Bar.__post_init__`` once the arrays are checked at once;
 * ``iso_seconds`` / ``parse_iso`` remembered per instant and per text;
