@@ -35,63 +35,63 @@ class Sealed(msgspec.Struct, frozen=True, kw_only=True):
 class Opening(Sealed, frozen=True, kw_only=True):
     """Line 1 of a council book: what league this is and under which rules it starts."""
 
-    league: str
-    ask_format: str
-    methodology: dict[str, Json]
-    markets: list[dict[str, Json]]
-    config_sha256: str
+    league: str = ''
+    ask_format: str = ''
+    methodology: dict[str, Json] = msgspec.field(default_factory=dict)
+    markets: list[dict[str, Json]] = msgspec.field(default_factory=list)
+    config_sha256: str = ''
     climatology_sha256: str | None = None
 
 
 class Preflight(Sealed, frozen=True, kw_only=True):
     """The sandbox and seat self-check sealed before a morning run."""
 
-    session: str
-    ok: bool
-    checks: list[PreflightCheck]
+    session: str = ''
+    ok: bool = False
+    checks: list[PreflightCheck] = msgspec.field(default_factory=list)
 
 
 class Run(Sealed, frozen=True, kw_only=True):
     """One run of a session: its role, roster, ask and snapshot hashes, crowd quotes and the common events fixed
     before the ask (docs/protocol.md §2, §5)."""
 
-    run_id: str
-    session: str
-    role: Literal['counted', 'not_counted']
-    attempt: int
-    parent_run: str | None
-    ask_sha256: str
-    snapshot_sha256: str
-    roster: list[str]
-    methodology: dict[str, Json]
-    crowd: list[Json]
-    events: dict[str, dict[str, dict[str, Json]]]
-    deadline: str
+    run_id: str = ''
+    session: str = ''
+    role: Literal['counted', 'not_counted'] = 'counted'
+    attempt: int = 0
+    parent_run: str | None = None
+    ask_sha256: str = ''
+    snapshot_sha256: str = ''
+    roster: list[str] = msgspec.field(default_factory=list)
+    methodology: dict[str, Json] = msgspec.field(default_factory=dict)
+    crowd: list[Json] = msgspec.field(default_factory=list)
+    events: dict[str, dict[str, dict[str, Json]]] = msgspec.field(default_factory=dict)
+    deadline: str = ''
 
 
 class Answer(Sealed, frozen=True, kw_only=True):
     """A reply sealed as received: parsed cells (``answered``) or the parse failure (``refused_shape``)."""
 
-    run_id: str
-    session: str
-    seat: str
-    attempt: int
-    booked_at: str
+    run_id: str = ''
+    session: str = ''
+    seat: str = ''
+    attempt: int = 0
+    booked_at: str = ''
     fetches: list[dict[str, Json]] = msgspec.field(default_factory=list)
-    model: str
-    version: str
-    mode: str
-    status: Literal['answered', 'refused_shape']
-    parse_failure: str
-    parse_notes: list[str]
-    items: dict[str, dict[str, dict[str, Json]]]
-    years: dict[str, Json]
-    own_sha256: str
-    ask_sha256: str
-    seat_ask_sha256: str
-    started_at: str
-    usage: dict[str, Json]
-    elapsed_s: int | float
+    model: str = ''
+    version: str = ''
+    mode: str = ''
+    status: Literal['refused_shape', 'answered'] = 'refused_shape'
+    parse_failure: str = ''
+    parse_notes: list[str] = msgspec.field(default_factory=list)
+    items: dict[str, dict[str, dict[str, Json]]] = msgspec.field(default_factory=dict)
+    years: dict[str, Json] = msgspec.field(default_factory=dict)
+    own_sha256: str = ''
+    ask_sha256: str = ''
+    seat_ask_sha256: str = ''
+    started_at: str = ''
+    usage: dict[str, Json] = msgspec.field(default_factory=dict)
+    elapsed_s: int | float = 0
     raw_encoding: str = ''
     raw_store_problem: str = ''
 
@@ -99,27 +99,27 @@ class Answer(Sealed, frozen=True, kw_only=True):
 class Incident(Sealed, frozen=True, kw_only=True):
     """No reply, for a reason of the infrastructure (sandbox, login, usage limit)."""
 
-    run_id: str
-    session: str
-    seat: str
-    attempt: int
-    booked_at: str
+    run_id: str = ''
+    session: str = ''
+    seat: str = ''
+    attempt: int = 0
+    booked_at: str = ''
     fetches: list[dict[str, Json]] = msgspec.field(default_factory=list)
-    failure: str
-    detail: str
+    failure: str = ''
+    detail: str = ''
 
 
 class Silence(Sealed, frozen=True, kw_only=True):
     """No reply (timeout, crash, empty output)."""
 
-    run_id: str
-    session: str
-    seat: str
-    attempt: int
-    booked_at: str
+    run_id: str = ''
+    session: str = ''
+    seat: str = ''
+    attempt: int = 0
+    booked_at: str = ''
     fetches: list[dict[str, Json]] = msgspec.field(default_factory=list)
-    failure: str
-    detail: str
+    failure: str = ''
+    detail: str = ''
 
 
 class ReplyRecord(Sealed, frozen=True, kw_only=True):
@@ -127,64 +127,64 @@ class ReplyRecord(Sealed, frozen=True, kw_only=True):
     (``duplicate``: a task redelivered after its worker died or lost the broker), or a reply for an ask no batch
     waited for any more (``stray``)."""
 
-    run_id: str
-    session: str
-    seat: str
-    attempt: int
-    reason: Literal['duplicate', 'stray']
-    worker: str
-    redelivered: bool
-    seat_ask_sha256: str
-    own_sha256: str
-    failure: str
-    detail: str
-    model: str
-    version: str
-    booked_at: str
+    run_id: str = ''
+    session: str = ''
+    seat: str = ''
+    attempt: int = 0
+    reason: Literal['duplicate', 'stray'] = 'duplicate'
+    worker: str = ''
+    redelivered: bool = False
+    seat_ask_sha256: str = ''
+    own_sha256: str = ''
+    failure: str = ''
+    detail: str = ''
+    model: str = ''
+    version: str = ''
+    booked_at: str = ''
     raw_encoding: str = ''
 
 
 class IngestClose(Sealed, frozen=True, kw_only=True):
     """Counted ingest closed: when, and which answer lines it holds."""
 
-    session: str
-    closed_at: str
-    counted_runs: list[str]
-    answer_lines: list[int]
-    book_lines: int
+    session: str = ''
+    closed_at: str = ''
+    counted_runs: list[str] = msgspec.field(default_factory=list)
+    answer_lines: list[int] = msgspec.field(default_factory=list)
+    book_lines: int = 0
 
 
 class Score(Sealed, frozen=True, kw_only=True):
     """The day's score at the close (``score``), or a longer horizon's when its window closes (``score_h``)."""
 
-    session: str
-    horizon: str
-    runs: list[str]
-    markets: list[ScoreEvent]
-    seats: list[ScoreRow]
-    of: list[int]
-    noise: dict[str, int | float | None]
+    session: str = ''
+    horizon: str = ''
+    runs: list[str] = msgspec.field(default_factory=list)
+    markets: list[ScoreEvent] = msgspec.field(default_factory=list)
+    seats: list[ScoreRow] = msgspec.field(default_factory=list)
+    of: list[int] = msgspec.field(default_factory=list)
+    noise: dict[str, int | float | None] = msgspec.field(default_factory=dict)
     noise_rolls: dict[str, list[str]] | None = None
-    price_errors: list[str]
+    price_errors: list[str] = msgspec.field(default_factory=list)
 
 
 class Crowd(Sealed, frozen=True, kw_only=True):
     """A sealed crowd quote's contract has resolved."""
 
-    session: str
-    market: str
-    venue: str
-    contract_id: str
-    resolved_up: bool
-    run_id: str
+    session: str = ''
+    market: str = ''
+    venue: str = ''
+    contract_id: str = ''
+    resolved_up: bool = False
+    run_id: str = ''
     at_answer: dict[str, dict[str, Json]] | None = None
 
 
 class Correction(Sealed, frozen=True, kw_only=True):
     """A correction names the corrected line; the old line stays untouched."""
 
-    of: int
-    reason: str
+    of: int = 0
+    reason: str = ''
     target: Literal['price', 'cell'] | None = None
     source: str = ''
     session: str = ''
@@ -200,181 +200,181 @@ class Correction(Sealed, frozen=True, kw_only=True):
 class Rules(Sealed, frozen=True, kw_only=True):
     """A portfolio rule set, sealed before it governs its first decision."""
 
-    rules: str
-    rule_set: dict[str, Json]
+    rules: str = ''
+    rule_set: dict[str, Json] = msgspec.field(default_factory=dict)
 
 
 class Decision(Sealed, frozen=True, kw_only=True):
     """An accepted portfolio decision, its plan and the equity it was sized on."""
 
-    league: str
-    account: str
-    seat: str
-    session: str
-    decided_at: str
-    source: str
-    model: str | None
-    version: str | None
-    answer_line: int | None
-    actions: dict[str, dict[str, Json]]
-    targets: dict[str, Json] | None
-    executed_at: str
-    equity: str
-    plan: dict[str, Json]
-    fills: int
-    weights_after: dict[str, int | float]
-    notes: list[str]
+    league: str = ''
+    account: str = ''
+    seat: str = ''
+    session: str = ''
+    decided_at: str = ''
+    source: str = ''
+    model: str | None = None
+    version: str | None = None
+    answer_line: int | None = None
+    actions: dict[str, dict[str, Json]] = msgspec.field(default_factory=dict)
+    targets: dict[str, Json] | None = None
+    executed_at: str = ''
+    equity: str = ''
+    plan: dict[str, Json] = msgspec.field(default_factory=dict)
+    fills: int = 0
+    weights_after: dict[str, int | float] = msgspec.field(default_factory=dict)
+    notes: list[str] = msgspec.field(default_factory=list)
 
 
 class Rejection(Sealed, frozen=True, kw_only=True):
     """A decision that broke a rule: nothing was traded."""
 
-    league: str
-    account: str
-    seat: str
-    session: str
-    decided_at: str
-    source: str
-    model: str | None
-    version: str | None
-    answer_line: int | None
-    actions: dict[str, dict[str, Json]]
-    targets: dict[str, Json] | None
-    reason: str
+    league: str = ''
+    account: str = ''
+    seat: str = ''
+    session: str = ''
+    decided_at: str = ''
+    source: str = ''
+    model: str | None = None
+    version: str | None = None
+    answer_line: int | None = None
+    actions: dict[str, dict[str, Json]] = msgspec.field(default_factory=dict)
+    targets: dict[str, Json] | None = None
+    reason: str = ''
 
 
 class Trade(Sealed, frozen=True, kw_only=True):
     """One fill, with everything the stand-alone replay needs (money as decimal text)."""
 
-    league: str
-    account: str
-    session: str
-    time: str
-    seq: int
-    symbol: str
-    market: str
-    side: str
-    qty: str
-    price: str
-    amount: str
-    fee_rate: str
-    fee: str
-    cash_after: str
-    position_after: str
-    leg: str
+    league: str = ''
+    account: str = ''
+    session: str = ''
+    time: str = ''
+    seq: int = 0
+    symbol: str = ''
+    market: str = ''
+    side: str = ''
+    qty: str = ''
+    price: str = ''
+    amount: str = ''
+    fee_rate: str = ''
+    fee: str = ''
+    cash_after: str = ''
+    position_after: str = ''
+    leg: str = ''
 
 
 class Mark(Sealed, frozen=True, kw_only=True):
     """An account at the close of a session, with its no-trade shadow (money as decimal text)."""
 
-    league: str
-    account: str
-    session: str
-    opened: str
-    capital: str
-    bill_rate: str
-    days: int
-    interest: str
-    cash: str
-    value: str
-    positions: dict[str, str]
-    prices: dict[str, str]
-    weights: dict[str, str]
-    shadow_value: str
-    fees_total: str
-    traded_total: str
-    peak: str
-    stale: list[str]
+    league: str = ''
+    account: str = ''
+    session: str = ''
+    opened: str = ''
+    capital: str = ''
+    bill_rate: str = ''
+    days: int = 0
+    interest: str = ''
+    cash: str = ''
+    value: str = ''
+    positions: dict[str, str] = msgspec.field(default_factory=dict)
+    prices: dict[str, str] = msgspec.field(default_factory=dict)
+    weights: dict[str, str] = msgspec.field(default_factory=dict)
+    shadow_value: str = ''
+    fees_total: str = ''
+    traded_total: str = ''
+    peak: str = ''
+    stale: list[str] = msgspec.field(default_factory=list)
 
 
 class ShadowWeights(Sealed, frozen=True, kw_only=True):
     """The shadow consensus's frozen seat weights (paper §5.3, §8), sealed when the segment's design window
     (sessions 1-10) is scored, before session 11 is asked; scoring reads these, never a recount."""
 
-    session: str
-    methodology_version: str
-    window: list[str]
-    weights: dict[str, Json]
+    session: str = ''
+    methodology_version: str = ''
+    window: list[str] = msgspec.field(default_factory=list)
+    weights: dict[str, Json] = msgspec.field(default_factory=dict)
 
 
 class Blind(Sealed, frozen=True, kw_only=True):
     """A blind season's commitments, sealed before the first ask: one identity hash per seat (league/blind.py)."""
 
-    rule: str
-    seats: list[BlindSeat]
+    rule: str = ''
+    seats: list[BlindSeat] = msgspec.field(default_factory=list)
 
 
 class Reveal(Sealed, frozen=True, kw_only=True):
     """The end of a blind season: each seat's salt and identity, checkable against the ``blind`` line."""
 
-    seats: list[RevealedSeat]
+    seats: list[RevealedSeat] = msgspec.field(default_factory=list)
 
 
 class CountingRule(Sealed, frozen=True, kw_only=True):
     """Line 1 of the ask chain: which run counts for each session."""
 
-    rule: str
-    version: int
+    rule: str = ''
+    version: int = 0
 
 
 class Roster(Sealed, frozen=True, kw_only=True):
     """The expected answers of one run, sealed before its first ask."""
 
-    run_id: str
-    session: str
-    role: Literal['counted', 'not_counted']
-    seats: list[RosterSeat]
-    second_wave: str
-    retry_policy: str
+    run_id: str = ''
+    session: str = ''
+    role: Literal['counted', 'not_counted'] = 'counted'
+    seats: list[RosterSeat] = msgspec.field(default_factory=list)
+    second_wave: str = ''
+    retry_policy: str = ''
 
 
 class Ask(Sealed, frozen=True, kw_only=True):
     """The SHA-256 of the exact text one seat receives, sealed before it is sent."""
 
-    run_id: str
-    session: str
-    seat: str
-    attempt: int
-    ask_sha256: str
-    common_sha256: str
+    run_id: str = ''
+    session: str = ''
+    seat: str = ''
+    attempt: int = 0
+    ask_sha256: str = ''
+    common_sha256: str = ''
 
 
 class BlindSeat(msgspec.Struct, frozen=True, kw_only=True):
     """BlindSeat."""
 
-    seat: str
-    identity_sha256: str
+    seat: str = ''
+    identity_sha256: str = ''
 
 
 class PreflightCheck(msgspec.Struct, frozen=True, kw_only=True):
     """PreflightCheck."""
 
-    name: str
-    ok: bool
-    detail: str
+    name: str = ''
+    ok: bool = False
+    detail: str = ''
 
 
 class RevealedSeat(msgspec.Struct, frozen=True, kw_only=True):
     """RevealedSeat."""
 
-    seat: str
-    salt: str
-    model: str
-    version: str
-    mode: str
+    seat: str = ''
+    salt: str = ''
+    model: str = ''
+    version: str = ''
+    mode: str = ''
 
 
 class RosterSeat(msgspec.Struct, frozen=True, kw_only=True):
     """RosterSeat."""
 
-    seat: str
-    adapter: str
-    model: str
-    effort: str
-    markets: list[str]
-    horizons: dict[str, list[str]]
-    deadline: str
-    timeout_s: int | float
+    seat: str = ''
+    adapter: str = ''
+    model: str = ''
+    effort: str = ''
+    markets: list[str] = msgspec.field(default_factory=list)
+    horizons: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    deadline: str = ''
+    timeout_s: int | float = 0
     family: str = ''
     side: str = ''
 
@@ -382,12 +382,12 @@ class RosterSeat(msgspec.Struct, frozen=True, kw_only=True):
 class ScoreEvent(msgspec.Struct, frozen=True, kw_only=True):
     """One event of a score line: its contract and how it resolved (``None`` where a price is missing)."""
 
-    market: str
-    horizon: str
-    event_id: str
-    event_id_v2: str
-    contract: dict[str, Json]
-    late_ref: bool
+    market: str = ''
+    horizon: str = ''
+    event_id: str = ''
+    event_id_v2: str = ''
+    contract: dict[str, Json] = msgspec.field(default_factory=dict)
+    late_ref: bool = False
     reference: int | float | None = None
     reference_bar: str | None = None
     close: int | float | None = None
@@ -402,18 +402,18 @@ class ScoreEvent(msgspec.Struct, frozen=True, kw_only=True):
 class ScoreRow(msgspec.Struct, frozen=True, kw_only=True):
     """One expected seat × market cell of a session at one horizon, as the counting rule decided it."""
 
-    session: str
-    horizon: str
-    seat: str
-    market: str
-    run_id: str
-    line: int | None
-    model: str
-    mode: str
-    version: str
-    attempt: int | None
-    run_role: str
-    sealed_at: str
+    session: str = ''
+    horizon: str = ''
+    seat: str = ''
+    market: str = ''
+    run_id: str = ''
+    line: int | None = None
+    model: str = ''
+    mode: str = ''
+    version: str = ''
+    attempt: int | None = None
+    run_role: str = ''
+    sealed_at: str = ''
     status: str = ''
     why_missing: str = ''
     prob_up: int | float | None = None
@@ -476,6 +476,15 @@ def record(body: Mapping[str, object]) -> Sealed:
             pass
     return Foreign(kind=_text(body, "kind"), n=_number(body, "n"), at=_text(body, "at"), seal=_text(body, "seal"),
                    link=_text(body, "link"), body=msgspec.convert(dict(body), dict[str, Json]))
+
+
+def as_json(rec: Sealed) -> dict[str, Json]:
+    """A record as JSON values (every field, defaults included: a key the sealed line left out reads as its
+    empty value, as the record does): for a JSON response, or a test comparing with a mapping."""
+    if isinstance(rec, Foreign):
+        return dict(rec.body)
+    out: dict[str, Json] = msgspec.to_builtins(rec)
+    return out
 
 
 def _text(body: Mapping[str, object], key: str) -> str:

@@ -82,6 +82,15 @@ def record(body: Mapping[str, object]) -> Sealed:
                    link=_text(body, "link"), body=msgspec.convert(dict(body), dict[str, Json]))
 
 
+def as_json(rec: Sealed) -> dict[str, Json]:
+    """A record as JSON values (every field, defaults included: a key the sealed line left out reads as its
+    empty value, as the record does): for a JSON response, or a test comparing with a mapping."""
+    if isinstance(rec, Foreign):
+        return dict(rec.body)
+    out: dict[str, Json] = msgspec.to_builtins(rec)
+    return out
+
+
 def _text(body: Mapping[str, object], key: str) -> str:
     value = body.get(key)
     return value if isinstance(value, str) else ""
@@ -125,12 +134,24 @@ def _type(annotation: object, nested: set[type[BaseModel]]) -> str:
     raise TypeError(f"no record type for {annotation!r}: extend league.book.gen_records._type")
 
 
-def _default(field: typing.Any) -> str | None:
+def _default(field: typing.Any, kind: str) -> str | None:
+    """The record's default: the model's own, or, for a field the model requires, the empty value of its type.
+
+    A reader takes a line as sealed: a field an older writer did not write yet (``family`` before sides were
+    sealed) or a hand-made line leaves out reads as its empty value, as ``line.get(key, empty)`` always read it,
+    rather than the whole line failing to read. The writer's model still requires it of every new line."""
     if field.default_factory is not None:
         return f"msgspec.field(default_factory={field.default_factory.__name__})"
-    if field.default is PydanticUndefined:
-        return None
-    return repr(field.default)
+    if field.default is not PydanticUndefined:
+        return repr(field.default)
+    first = kind.split(" | ")[0]
+    if "None" in kind.split(" | ") or first == "Json":
+        return "None"
+    if first.startswith("Literal["):
+        return first[len("Literal["):].split(",")[0].rstrip("]")
+    if first.startswith(("list[", "dict[")):
+        return f"msgspec.field(default_factory={first.split('[')[0]})"
+    return {"str": "''", "int": "0", "float": "0.0", "bool": "False"}.get(first)
 
 
 def _struct(model: type[BaseModel], base: str, nested: set[type[BaseModel]], skip: frozenset[str]) -> str:
@@ -142,7 +163,7 @@ def _struct(model: type[BaseModel], base: str, nested: set[type[BaseModel]], ski
         if name in skip:
             continue
         kind = _type(field.annotation, nested)
-        default = _default(field)
+        default = _default(field, kind)
         lines_.append(f"    {name}: {kind}" + (f" = {default}" if default is not None else ""))
     if len(lines_) == 3:
         lines_.append("    pass")

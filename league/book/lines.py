@@ -135,7 +135,7 @@ class AnswerLine(_Reply):
     model: str
     version: str
     mode: str
-    status: Literal["answered", "refused_shape"]
+    status: Literal["refused_shape", "answered"]  # the first is what a reader takes for a line without one
     parse_failure: str
     parse_notes: list[str]
     items: dict[str, dict[str, dict[str, JsonValue]]]

@@ -14,10 +14,13 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from league import records
 from league.blind import MASK, RULE, SALT_BYTES, identity_sha256
+from league.book.chain import BookLine
 from league.book.lines import BlindLine, RevealLine
 from league.config import Config
 from league.errors import LeagueError
+from league.jobs.context import League
 from league_agents.base import SeatSpec
 
 
@@ -52,7 +55,7 @@ def blind_content(config: Config) -> dict[str, Any]:
     return BlindLine.from_content({"rule": RULE, "seats": seats}).content()
 
 
-def reveal_content(config: Config, committed: list[dict[str, Any]]) -> dict[str, Any]:
+def reveal_content(config: Config, committed: list[records.BlindSeat]) -> dict[str, Any]:
     """The ``reveal`` line from the kept salts and the roster, for exactly the committed seats."""
     path = salts_path(config.data_dir)
     try:
@@ -62,9 +65,9 @@ def reveal_content(config: Config, committed: list[dict[str, Any]]) -> dict[str,
     specs = {s.name: s for s in config.roster.seat}
     seats = []
     for c in committed:
-        spec = specs.get(str(c["seat"]))
+        spec = specs.get(c.seat)
         if spec is None:
-            raise BlindError(f"seat {c['seat']} was committed but is no longer in the roster",
+            raise BlindError(f"seat {c.seat} was committed but is no longer in the roster",
                              fix="restore its roster entry as it was when the season was sealed")
         model, version, mode = identity(spec)
         seats.append({"seat": spec.name, "salt": salts[spec.name], "model": model, "version": version, "mode": mode})
@@ -76,12 +79,12 @@ def masked(content: dict[str, Any]) -> dict[str, Any]:
     return {**content, "model": MASK, "version": MASK, "mode": MASK, "usage": {}}
 
 
-def seal_reveal(lg: Any) -> Any:
+def seal_reveal(lg: League) -> BookLine:
     """Seal the reveal line of a blind season (once); returns the sealed book line."""
-    committed = lg.index.of_kind("blind")
+    committed = lg.index.of(records.Blind)
     if not committed:
         raise BlindError("this league's book has no blind line: it is not a blind season",
                          fix='a season is blind when its roster says blind = true before `league init`')
     if lg.index.of_kind("reveal"):
         raise BlindError("this blind season is already revealed", fix="nothing to do: the reveal line is sealed")
-    return lg.seal(RevealLine.from_content(reveal_content(lg.config, list(committed[0]["seats"]))))
+    return lg.seal(RevealLine.from_content(reveal_content(lg.config, list(committed[0].seats))))

@@ -15,8 +15,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from league.book.index import Body, BodyIndex
+from league.book.index import Body, BodyIndex, BookIndex
 from league.crowd.compare import CrowdRow, at_answer_minute, compare, question, sealed_quotes
+from league.records import Sealed, as_json
 
 #: What the comparison reads of the book; the publisher parses only these lines (league.publish.bookread).
 COMPARED_KINDS = ("crowd", "run", "answer", "score")
@@ -63,13 +64,13 @@ def _day_cells(items: Any) -> Any:
     return out
 
 
-def _loose(body: Body) -> dict[str, Any]:
-    """A cut line as the comparison reads it: JSON of any shape, checked where it is used (a value not in the
+def _loose(line: Body | Sealed) -> dict[str, Any]:
+    """A (cut) line as the comparison reads it: JSON of any shape, checked where it is used (a value not in the
     expected shape reads as the league's own writer never writes it, and the comparison fails the same)."""
-    return body
+    return as_json(line) if isinstance(line, Sealed) else line
 
 
-def comparison_rows(index: BodyIndex) -> list[CrowdRow]:
+def comparison_rows(index: BodyIndex | BookIndex) -> list[CrowdRow]:
     """One row per seat × crowd contract: its sealed crowd_up, the sealed price, both outcomes."""
     lines = {(x.get("venue"), x.get("contract_id")): x for x in map(_loose, index.of_kind("crowd"))}
     outcomes = {k: x.get("resolved_up") for k, x in lines.items()}
@@ -107,7 +108,7 @@ def _cell(answer: dict[str, Any], market: str) -> dict[str, Any]:
     return cell if isinstance(cell, dict) else {}
 
 
-def _league_outcomes(index: BodyIndex) -> dict[tuple[str, str], bool | None]:
+def _league_outcomes(index: BodyIndex | BookIndex) -> dict[tuple[str, str], bool | None]:
     out: dict[tuple[str, str], bool | None] = {}
     for line in map(_loose, index.of_kind("score")):
         for m in line.get("markets") or []:
@@ -116,7 +117,7 @@ def _league_outcomes(index: BodyIndex) -> dict[tuple[str, str], bool | None]:
     return out
 
 
-def comparison(index: BodyIndex) -> dict[str, Any]:
+def comparison(index: BodyIndex | BookIndex) -> dict[str, Any]:
     """The §8 section of council-league.json: per seat and tier, its crowd_up Brier against the crowd's."""
     rows = comparison_rows(index)
     available = any(sealed_quotes(_loose(run).get("crowd")) for run in index.of_kind("run"))

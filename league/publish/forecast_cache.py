@@ -31,7 +31,7 @@ import os
 import sys
 import threading
 from collections import defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
@@ -39,13 +39,15 @@ from typing import Any
 
 import structlog
 
-from league.book.index import BookIndex
+from league.book.index import Body, BodyIndex, BookIndex
 from league.book.view import BookView
 from league.counting import Sealed
+from league.jsonvalue import Json
 from league.publish.bookread import KeptLines
 from league.publish.errors import PublishError
 from league.publish.forecasts import COLUMNS, RowContext, session_rows_of
 from league.publish.memory import fork_frozen
+from league.records import Sealed as SealedRecord
 
 log = structlog.get_logger(__name__)
 
@@ -124,9 +126,21 @@ def session_keys(lg: Sealed, sessions: Iterable[str], common: str) -> dict[str, 
     return _keys(index.lines, session_lines(index), sessions, common)
 
 
-def _keys(lines: dict[int, dict[str, Any]], groups: dict[str, list[int]], sessions: Iterable[str],
+#: A line as an index keeps it: a typed record (a whole line) or a body cut to its key fields (a slim view).
+Kept = SealedRecord | Body
+
+
+def _get(item: Kept, name: str) -> Json:
+    """A field of a kept line, whichever way it is kept (``None`` when it has none)."""
+    if isinstance(item, dict):
+        return item.get(name)
+    value = getattr(item, name, None)
+    return value if isinstance(value, str | int | float | bool) or value is None else None
+
+
+def _keys(lines: Mapping[int, Kept], groups: dict[str, list[int]], sessions: Iterable[str],
           common: str) -> dict[str, str]:
-    parts = {s: [f"{n}:{lines[n].get('link', '')}" for n in ns] for s, ns in groups.items()}
+    parts = {s: [f"{n}:{_get(lines[n], 'link') or ''}" for n in ns] for s, ns in groups.items()}
     return {s: hashlib.sha256("\n".join([common, s, *parts.get(s, [])]).encode()).hexdigest() for s in sessions}
 
 
@@ -134,12 +148,12 @@ def session_lines(index: Any) -> dict[str, list[int]]:
     """The numbers of the lines each session's rows are made of (the :data:`ROW_KINDS` lines that name it, its
     runs or one of its answers), in book order. Reads only ``kind``, ``session``, ``run_id``, ``target``, ``of``
     (league.publish.bookread.SLIM_FIELDS) of each line: an index of lines cut to those fields gives the same."""
-    lines: dict[int, dict[str, Any]] = index.lines
-    run_session = {str(r["run_id"]): str(r["session"]) for r in index.of_kind("run")}
+    lines: Mapping[int, Kept] = index.lines
+    run_session = {str(_get(r, "run_id")): str(_get(r, "session")) for r in index.of_kind("run")}
     groups: dict[str, list[int]] = defaultdict(list)
     for n in sorted(lines):
         body = lines[n]
-        if body.get("kind") not in ROW_KINDS:
+        if _get(body, "kind") not in ROW_KINDS:
             continue
         session = _session_of(body, lines, run_session)
         if session:
@@ -150,19 +164,19 @@ def session_lines(index: Any) -> dict[str, list[int]]:
 def row_sessions(index: Any) -> list[str]:
     """The sessions the CSV has rows for, as :meth:`RowContext.sessions` lists them (the session of each run id's
     last run line), from the run lines' ``run_id`` and ``session`` only."""
-    runs = {r["run_id"]: r for r in index.of_kind("run")}
-    return sorted({r["session"] for r in runs.values()})
+    runs = {_get(r, "run_id"): r for r in index.of_kind("run")}
+    return sorted({str(_get(r, "session")) for r in runs.values()})
 
 
-def _session_of(body: dict[str, Any], lines: dict[int, dict[str, Any]], run_session: dict[str, str]) -> str:
+def _session_of(body: Kept, lines: Mapping[int, Kept], run_session: dict[str, str]) -> str:
     """The session whose rows a line feeds: its own, its run's, or (a cell correction) its answer's."""
-    if body.get("kind") == "correction" and body.get("target") == "cell":
-        try:
-            answer = lines.get(int(body.get("of", 0)), {})
-        except (TypeError, ValueError):
-            answer = {}
-        return str(answer.get("session") or run_session.get(str(answer.get("run_id", "")), ""))
-    return str(body.get("session") or run_session.get(str(body.get("run_id", "")), ""))
+    if _get(body, "kind") == "correction" and _get(body, "target") == "cell":
+        of = _get(body, "of")
+        answer = lines.get(of) if isinstance(of, int) else None
+        if answer is None:
+            return ""
+        return str(_get(answer, "session") or run_session.get(str(_get(answer, "run_id") or ""), ""))
+    return str(_get(body, "session") or run_session.get(str(_get(body, "run_id") or ""), ""))
 
 
 def _common_digest(lg: Sealed) -> str:
@@ -271,7 +285,7 @@ def _build_streamed(view: Sealed, book: Path, sha256: str, cache: Path, missing:
     owner = {n: s for s in missing for n in groups.get(s, [])}
     ends = deque(sorted((groups[s][-1], s) for s in missing if groups.get(s)))
     index: Any = view.index
-    links: dict[int, dict[str, Any]] = index.lines
+    links: Mapping[int, Kept] = index.lines
     held: dict[str, BookIndex] = {}
     written: list[Path] = []
     digest = hashlib.sha256()
@@ -282,7 +296,7 @@ def _build_streamed(view: Sealed, book: Path, sha256: str, cache: Path, missing:
                 session = owner.get(n)
                 if session is None:
                     continue
-                held.setdefault(session, BookIndex()).add_body(_body(raw, n, links[n]["link"]))
+                held.setdefault(session, BookIndex()).add_body(_body(raw, n, str(_get(links[n], "link"))))
                 while ends and ends[0][0] <= n:
                     done = ends.popleft()[1]
                     written.append(_build_one(view, held.pop(done, BookIndex()), cache, done, missing[done]))
@@ -297,7 +311,7 @@ def _build_streamed(view: Sealed, book: Path, sha256: str, cache: Path, missing:
         _build_one(view, BookIndex(), cache, session, missing[session])
 
 
-def _body(raw: bytes, n: int, link: str) -> dict[str, Any]:
+def _body(raw: bytes, n: int, link: str) -> Body:
     """Line ``n`` of the checked copy as the index keeps it (content, then n, seal and link), checked to be the
     line whose link the cut index holds."""
     from league.book import BOOKKEEPING
@@ -382,7 +396,7 @@ def slim_view(data_dir: Path, kept: KeptLines) -> Sealed:
     from league.calendar import default_calendar
     from league.config import load_config
 
-    index = BookIndex()
+    index = BodyIndex()
     for slim in kept.slims:
         if slim.get("kind") in ROW_KINDS:
             index.add_body(slim)

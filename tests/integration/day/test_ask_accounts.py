@@ -14,6 +14,7 @@ from league.compose import build_league
 from league.config import load_config
 from league.jobs.context import Stages
 from league.jobs.scheduler import run_session
+from league.records import as_json
 from league_agents.base import Ask, SeatReply, SeatSpec
 
 DAYS = (date(2026, 11, 23), date(2026, 11, 24))
@@ -42,7 +43,8 @@ def test_second_day_ask_shows_each_seat_its_own_accounts(tmp_path: Path) -> None
     with build_league(config, clock, seats=seats, anchor=DAYS[0], stages=Stages(publish=False)) as lg:
         for day in DAYS:
             run_session(lg, day)
-        marks = {(m["league"], m["account"]): m for m in lg.index.of_kind("mark") if m["session"] == "2026-11-23"}
+        marks = {(m["league"], m["account"]): m for m in map(as_json, lg.index.of_kind("mark"))
+                 if m["session"] == "2026-11-23"}
     first, second = seats["bull"].asks[0], seats["bull"].asks[1]
     assert "No positions yet" in first
     assert "No positions yet" not in second

@@ -18,8 +18,10 @@ from typing import Any
 
 from day_helpers import BASELINES, league_dir
 
+from league import records
 from league.book import BookLine
 from league.book.chain import iter_lines
+from league.book.index import record_of
 from league.calendar import default_calendar, et_time
 from league.clock import SimulatedClock
 from league.compose import build_league
@@ -142,9 +144,6 @@ def test_the_index_keeps_each_line_as_sealed_with_its_keys_shared(tmp_path: Path
         run_session(lg, DAYS[0])
         for line in iter_lines(data_dir / "books" / "council-book.jsonl"):
             if line.n > 1:  # the opening line was indexed at open, the others as sealed
-                assert lg.index.lines[line.n] == {**line.content, "n": line.n, "seal": line.seal, "link": line.link}
-        first, second = lg.index.of_kind("answer")[:2]
-        key_a = next(k for k in first if k == "status")
-        key_b = next(k for k in second if k == "status")
-        assert key_a is key_b  # one string object for a key every answer repeats
-        assert first["status"] is second["status"]  # and for a short value
+                assert lg.index.lines[line.n] == record_of(line)
+        first, second = lg.index.of(records.Answer)[:2]
+        assert first.status is second.status  # one string object for a short value every answer repeats

@@ -30,6 +30,7 @@ from league.jobs.score import job_score
 from league.jobs.verify_book import HEALTH_KEY, nightly, start_nightly
 from league.ops import metrics
 from league.ops.health import Health
+from league.records import as_json
 from league.store import open_store
 from league.store.models import metadata
 
@@ -139,12 +140,12 @@ def test_an_old_session_leaves_memory_but_its_six_month_score_still_reads_it(tmp
     later = SimulatedClock(et_time(closes + timedelta(days=60), time(7, 0)))
     with build_league(config, later, stages=BARE, store=open_store(config.database_url)) as lg:
         assert lg.opened.mode == "checkpoint"
-        in_memory = {b.get("session") for b in lg.index.lines.values()}
+        in_memory = {getattr(b, "session", None) for b in lg.index.lines.values()}
         assert day0 not in in_memory and lg.index.partial  # the window dropped it ...
-        day_score = lg.index.of_kind("score", day0)  # ... but the index still reads it back
+        day_score = [as_json(x) for x in lg.index.of_kind("score", day0)]  # ... but the index still reads it back
         assert len(day_score) == 1
         sealed = job_score(lg, closes.isoformat())
-        six = [x for x in lg.index.of_kind("score_h", day0) if x["horizon"] == "6m"]
+        six = [x for x in map(as_json, lg.index.of_kind("score_h", day0)) if x["horizon"] == "6m"]
     assert sealed and six
     refs = {m["market"]: m["reference"] for m in day_score[0]["markets"] if not m.get("late_ref")}
     events = {m["market"]: m for x in six for m in x["markets"]}
@@ -159,8 +160,8 @@ def test_a_league_without_database_keeps_the_window_and_streams_the_rest(tmp_pat
     db = open_store(config.database_url) if store else None
     with build_league(config, later, stages=BARE, store=db) as lg:
         assert lg.opened.mode == ("checkpoint" if store else "full")
-        assert not any(b.get("session") == DAYS[0].isoformat() for b in lg.index.lines.values())
-        assert lg.index.runs(DAYS[0].isoformat())[0]["session"] == DAYS[0].isoformat()
+        assert not any(getattr(b, "session", None) == DAYS[0].isoformat() for b in lg.index.lines.values())
+        assert lg.index.runs(DAYS[0].isoformat())[0].session == DAYS[0].isoformat()
         assert lg.index.of_kind("opening")  # sticky
 
 
@@ -175,6 +176,6 @@ def test_a_running_league_moves_its_window_as_days_pass(tmp_path: Path) -> None:
         clock.advance(timedelta(days=300))
         assert lg.refresh_window() > 0
         assert lg.index is not held and held.runs(DAYS[0].isoformat()) == runs  # a reader's old view stays whole
-        assert not any(b.get("session") == DAYS[0].isoformat() for b in lg.index.lines.values())
+        assert not any(getattr(b, "session", None) == DAYS[0].isoformat() for b in lg.index.lines.values())
         assert lg.index.runs(DAYS[0].isoformat()) == runs  # read back from the database
         assert lg.index.of_kind("opening")

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from day_helpers import BASELINES, league_dir
 
+from league import records
 from league.book import Book
 from league.compose import build_league
 from league.config import load_config
@@ -118,5 +119,5 @@ def test_a_failed_line_leaves_its_reply_pending_with_its_file_stored(tmp_path: P
             pump(lg, now + timedelta(minutes=1))
         assert [p.seat for p in lg.pending] == [f"s{k}" for k in range(1, len(RAWS))]
         assert pump(lg, now + timedelta(minutes=2)) == len(RAWS) - 1
-        assert sorted(a["seat"] for a in lg.index.of_kind("answer")) == sorted(
+        assert sorted(a.seat for a in lg.index.of(records.Answer)) == sorted(
             f"s{k}" for k, raw in enumerate(RAWS) if raw and raw.strip())

@@ -18,6 +18,7 @@ from league.jobs.context import BARE
 from league.jobs.runner import RecordSink, ReplyRecord, SeatAsk, ThreadRunner
 from league.jobs.scheduler import run_session
 from league.jobs.seal import read_reply
+from league.records import as_json
 from league_agents.base import Now, SeatReply
 
 DAY = date(2026, 11, 24)
@@ -52,8 +53,8 @@ def test_a_duplicate_and_a_stray_are_records_never_answers(tmp_path: Path) -> No
     with build_league(config, clock, anchor=DAY, stages=BARE, runner=runner) as lg:
         runner.seats = lg.seats
         run_session(lg, DAY)
-        answers = [x for x in lg.index.of_kind("answer") if x["seat"] == "b"]
-        records = lg.index.of_kind("reply_record")
+        answers = [x for x in map(as_json, lg.index.of_kind("answer")) if x["seat"] == "b"]
+        records = [as_json(x) for x in lg.index.of_kind("reply_record")]
     assert len(answers) == 1 and answers[0]["status"] == "answered"
     dup, stray = sorted(records, key=lambda x: x["reason"])
     assert (dup["reason"], dup["run_id"], dup["session"], dup["attempt"]) == ("duplicate", "2026-11-24-r1",

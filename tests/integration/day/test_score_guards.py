@@ -8,6 +8,7 @@ from pathlib import Path
 
 from day_helpers import league_dir, roster, seat
 
+from league import records
 from league.calendar import default_calendar, et_time
 from league.clock import SimulatedClock
 from league.compose import build_league
@@ -17,6 +18,7 @@ from league.jobs.context import BARE
 from league.jobs.score import job_score
 from league.jobs.seal import pump
 from league.prices.replay import SyntheticMarket
+from league.records import as_json
 
 SESSION = date(2026, 11, 24)
 
@@ -48,14 +50,14 @@ def test_scoring_uses_the_contract_sealed_before_the_ask(tmp_path: Path) -> None
         clock.set(et_time(SESSION, time(8, 30)))
         job_ask(lg, SESSION.isoformat())
         pump(lg, et_time(SESSION, time(9, 0)))
-        sealed_id = lg.index.of_kind("run")[0]["events"]["SPX"]["1d"]["event_id_v2"]
+        sealed_id = lg.index.of(records.Run)[0].events["SPX"]["1d"]["event_id_v2"]
     markets = config_dir / "markets.toml"
     markets.write_text(markets.read_text().replace('symbol = "^GSPC"', 'symbol = "^SPX"'))
     changed = load_config(config_dir)
     with build_league(changed, clock, prices=prices, stages=BARE) as lg:
         pump(lg, et_time(SESSION, time(16, 5)))
         job_score(lg, SESSION.isoformat())
-        score = lg.index.of_kind("score")[0]
+        score = as_json(lg.index.of_kind("score")[0])
     spx = [m for m in score["markets"] if m["market"] == "SPX"]
     assert [m["event_id_v2"] for m in spx] == [sealed_id]
     assert spx[0]["contract"]["price_symbol"] == "^GSPC"

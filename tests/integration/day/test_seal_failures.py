@@ -12,12 +12,14 @@ from typing import Any
 import pytest
 from day_helpers import BASELINES, league_dir
 
+from league import records
 from league.book import Book
 from league.compose import build_league
 from league.config import load_config
 from league.jobs.context import BARE, Pending
 from league.jobs.scheduler import session_start
 from league.jobs.seal import SealFailed, pump, seal_reply
+from league.records import as_json
 from league_agents.base import SeatReply
 
 SESSION = date(2026, 11, 24)
@@ -37,7 +39,7 @@ def test_unstorable_raw_reply_is_named_in_the_line(tmp_path: Path) -> None:
         (data_dir / "replies").write_text("a file where the folder should be")  # like a full or broken disk
         p = _pending(lg, "s1", ANSWER, clock.now())
         seal_reply(lg, p, p.future.result())
-        line = lg.index.lines[lg.book.lines]
+        line = as_json(lg.index.lines[lg.book.lines])
     assert line["seat"] == "s1" and line["status"] == "answered"
     assert "could not be stored" in line["raw_store_problem"]
 
@@ -61,5 +63,5 @@ def test_pump_keeps_a_failed_reply_pending_and_seals_it_once(tmp_path: Path, mon
             pump(lg, now + timedelta(minutes=1))
         assert [p.seat for p in lg.pending] == ["first", "second"]  # the later reply waits: arrival order kept
         assert pump(lg, now + timedelta(minutes=2)) == 2
-        seats = [a["seat"] for a in lg.index.of_kind("answer")]
+        seats = [a.seat for a in lg.index.of(records.Answer)]
     assert sorted(seats) == ["first", "second"]  # each exactly once

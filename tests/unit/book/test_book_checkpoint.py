@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import delete
 from structlog.testing import capture_logs
 
+from league import records
 from league.book import Book
 from league.book.checkpoint import full_scan
 from league.book.index import BookIndex, BookStream
@@ -64,7 +65,7 @@ def same_answers(a: BookIndex, b: BookIndex) -> None:
                                                                                 f"{SESSIONS[39]}-r1"})
     assert a.line(3) == b.line(3) and a.line(10_000) is None and b.line(10_000) is None
     assert a.run(f"{SESSIONS[1]}-r1") == b.run(f"{SESSIONS[1]}-r1")
-    assert a.of_seat("answer", "b") == b.of_seat("answer", "b")
+    assert a.of_seat(records.Answer, "b") == b.of_seat(records.Answer, "b")
     assert a.sessions("score") == b.sessions("score") == SESSIONS
     assert a.sessions("run", since=SESSIONS[5]) == b.sessions("run", since=SESSIONS[5])
 
@@ -81,7 +82,7 @@ def test_windowed_index_answers_like_the_whole_one(tmp_path: Path, store: SqlSto
     assert isinstance(bare.older, BookStream)
     for windowed in (first, again, bare):
         # the window keeps recent sessions and the sticky kinds only ...
-        assert all(b.get("session", CUTOFF) >= CUTOFF or b["kind"] in ("opening", "rules")
+        assert all(getattr(b, "session", CUTOFF) >= CUTOFF or b.kind in ("opening", "rules")
                    for b in windowed.lines.values())
         assert len(windowed.lines) < len(whole.lines) / 3
         # ... and still answers every question exactly as the whole index does
@@ -172,7 +173,7 @@ def test_moving_the_window_drops_old_sessions_and_still_answers(tmp_path: Path, 
     held = len(index.lines)
     assert index.trim(SESSIONS[5]) == 0  # the same cutoff: nothing moves
     assert index.trim(CUTOFF) > 0 and len(index.lines) < held
-    assert not any(b.get("session", CUTOFF) < CUTOFF for b in index.lines.values())
+    assert not any(getattr(b, "session", CUTOFF) < CUTOFF for b in index.lines.values())
     same_answers(index, whole)
     assert whole.trim(CUTOFF) == 0 and len(whole.lines) == len(BookIndex.of_book(path).lines)  # whole stays whole
 
@@ -184,7 +185,7 @@ def test_a_line_the_database_missed_is_indexed_again_at_open(tmp_path: Path, sto
     write_book(path)
     whole = BookIndex.of_book(path)
     open_index(path, cutoff=CUTOFF, store=store, book="council-book", now=T0)
-    gap = whole.of_kind("score", SESSIONS[2])[0]["n"]
+    gap = whole.of_kind("score", SESSIONS[2])[0].n
     with store.engine.begin() as conn:  # as if that line's index transaction had rolled back
         for table in metadata.sorted_tables:
             if "book" in table.c and ("line" in table.c or "n" in table.c):

@@ -9,13 +9,14 @@ next session's sealed lines are the same.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
 import pytest
 from portfolio_helpers import et
 
+from league import records
 from league.portfolio.bills import BillRates
 from league.portfolio.decisions import ActionCell, Decision
 from league.portfolio.restore import resume_point
@@ -23,6 +24,7 @@ from league.portfolio.rules import ARENA_3, PRO_1, RuleSet
 from league.portfolio.seal import fill_from_content, mark_from_content, session_lines
 from league.portfolio.season import Season
 from league.portfolio.synthetic import SyntheticBars, weekday_sessions
+from league.records import record
 
 SESSIONS = weekday_sessions(date(2026, 3, 2), 48)
 PLAYBOOK = [
@@ -65,8 +67,8 @@ def sealed() -> tuple[SyntheticBars, Lines]:
 
 
 def _reader(lines: Lines) -> Any:
-    def read(kind: str, session: str) -> Sequence[Mapping[str, Any]]:
-        return lines.get((kind, session), [])
+    def read(kind: str, session: str) -> Sequence[records.Sealed]:
+        return [record(x) for x in lines.get((kind, session), [])]
     return read
 
 

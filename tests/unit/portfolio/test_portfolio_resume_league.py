@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from league import records
 from league.book.index import BookIndex
 from league.config import load_config
 from league.jobs import portfolio as job
@@ -88,9 +89,9 @@ def test_the_shadow_view_gives_the_window_s_rows(view: Any) -> None:
 def test_the_design_window_read_session_by_session_is_the_first_ten(view: Any) -> None:
     from league.jobs.shadow import _version, design_window
 
-    runs = view.index.of_kind("run")
+    runs = view.index.of(records.Run)
     version = _version(runs[0])
-    every = sorted({str(r["session"]) for r in runs if _version(r) == version})
+    every = sorted({r.session for r in runs if _version(r) == version})
     assert len(every) == 14
     assert design_window(view, version) == every[:10]
     assert design_window(view, "no such version") == []

@@ -28,6 +28,7 @@ from league.crowd.polymarket import PolymarketConfig, PolymarketCrowd
 from league.crowd.recorded import RecordedCrowd
 from league.jobs.crowd import resolve_crowd
 from league.publish.crowd import comparison, comparison_rows
+from league.records import as_json
 
 SESSION = date(2026, 11, 25)
 READ = datetime(2026, 11, 25, 12, 30, 6, tzinfo=UTC)
@@ -79,7 +80,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             lg.index.add(book.append(kind, content))
         clock.set(datetime(2026, 11, 25, 21, 5, tzinfo=UTC))
         assert resolve_crowd(lg, SESSION.isoformat()) == 1  # type: ignore[arg-type]
-        crowd_line = lg.index.of_kind("crowd")[0]
+        crowd_line = as_json(lg.index.of_kind("crowd")[0])
         return {"crowd_line": crowd_line, "block": comparison(lg.index),
                 "at_answer": at_answer_minute(comparison_rows(lg.index))}
 

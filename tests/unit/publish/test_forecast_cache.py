@@ -131,7 +131,7 @@ def test_the_view_of_the_row_kinds_writes_what_the_whole_book_writes(league: Pat
     assert (tmp_path / "view.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
     assert b",correction," in (tmp_path / "view.csv").read_bytes()
     view = verified_view(data, book.read_bytes())
-    kinds = {str(b.get("kind")) for b in whole.index.lines.values()}
+    kinds = {b.kind for b in whole.index.lines.values()}
     assert len(view.index.lines) < len(whole.index.lines) and kinds > {"run", "answer", "score"}
     sessions = RowContext.of(whole).sessions()
     assert session_keys(view, sessions, _common_digest(whole)) == session_keys(whole, sessions, _common_digest(whole))

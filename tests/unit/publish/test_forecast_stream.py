@@ -81,7 +81,7 @@ def test_a_sessions_rows_read_only_its_own_lines(league: Path) -> None:
     for session in ctx.sessions():
         own = BookIndex()
         for n in groups[session]:
-            own.add_body(index.lines[n])
+            own.add_item(index.lines[n])
         view = fc._View(own, whole.config, whole.calendar)
         rows = session_rows_of(view, RowContext.of(view), session)
         assert rows == session_rows_of(whole, ctx, session)
@@ -95,11 +95,11 @@ def test_without_the_corrections_an_old_session_would_differ(league: Path) -> No
     whole = fc.verified_view(data, complete_lines(data / "books" / "council-book.jsonl"))
     index: Any = whole.index
     groups = fc.session_lines(index)
-    session = next(s for s, ns in groups.items() if any(index.lines[n]["kind"] == "correction" for n in ns))
+    session = next(s for s, ns in groups.items() if any(index.lines[n].kind == "correction" for n in ns))
     own = BookIndex()
     for n in groups[session]:
-        if index.lines[n]["kind"] != "correction":
-            own.add_body(index.lines[n])
+        if index.lines[n].kind != "correction":
+            own.add_item(index.lines[n])
     view = fc._View(own, whole.config, whole.calendar)
     assert session_rows_of(view, RowContext.of(view), session) != session_rows_of(whole, RowContext.of(whole), session)
 

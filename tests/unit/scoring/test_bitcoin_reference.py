@@ -12,6 +12,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+from index_of_lines import LinesIndex
+
 from league.calendar import default_calendar
 from league.config import load_config, shipped_config_dir
 from league.counting import session_rows
@@ -19,19 +21,7 @@ from league.counting import session_rows
 DAY = "2026-06-01"
 
 
-class _Index:
-    def __init__(self, lines: list[dict[str, Any]]) -> None:
-        self.lines = lines
-
-    def of_kind(self, kind: str, session: str | None = None) -> list[dict[str, Any]]:
-        return [x for x in self.lines if x["kind"] == kind and session in (None, x.get("session"))]
-
-    def runs(self, session: str) -> list[dict[str, Any]]:
-        return self.of_kind("run", session)
-
-    def answers(self, run_ids: set[str]) -> list[dict[str, Any]]:
-        return [x for x in self.of_kind("answer") if x["run_id"] in run_ids]
-
+_Index = LinesIndex
 
 def _answer(n: int, seat: str, at: str, booked: str) -> dict[str, Any]:
     cells = {"BTC": {"1d": {"prob_up": 60.0, "cell_status": "elicited"}},

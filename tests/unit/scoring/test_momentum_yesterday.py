@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from index_of_lines import LinesIndex
 
 from league.calendar import default_calendar
 from league.jobs.ask import previous_day_changes
@@ -48,13 +49,7 @@ def test_the_previous_row_is_not_yesterday() -> None:
     assert got == {"2026-06-18": 1.0, "2026-06-22": -1.0, "2026-06-24": 1.0}
 
 
-class _Index:
-    def __init__(self, lines: list[dict[str, Any]]) -> None:
-        self.lines = lines
-
-    def of_kind(self, kind: str, session: str | None = None) -> list[dict[str, Any]]:
-        return [x for x in self.lines if x["kind"] == kind and session in (None, x["session"])]
-
+_Index = LinesIndex
 
 def _score(session: str) -> dict[str, Any]:
     ref, close = MOVES[session]

@@ -9,7 +9,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from index_of_lines import LinesIndex
 
+from league import records
 from league.calendar import default_calendar
 from league.config import load_config, shipped_config_dir
 from league.counting import LONG_HORIZONS, Event, common_contract
@@ -44,13 +46,7 @@ def test_a_changed_calendar_or_config_is_not_served_an_old_answer(lg: Any) -> No
     assert before and score_job.end_groups(other, session, "1w") == {}
 
 
-class _Index:
-    def __init__(self) -> None:
-        self.lines: list[dict[str, Any]] = []
-
-    def of_kind(self, kind: str, session: str | None = None) -> list[dict[str, Any]]:
-        return [x for x in self.lines if x["kind"] == kind and session in (None, x.get("session"))]
-
+_Index = LinesIndex
 
 class _League:
     def __init__(self) -> None:
@@ -64,9 +60,9 @@ def _line(n: int, session: str, horizon: str, seats: list[str], markets: list[st
 
 def _direct(lg: _League, sessions: list[str]) -> dict[tuple[str, str], set[str]]:
     done: dict[tuple[str, str], set[str]] = {}
-    for x in (x for s in sessions for x in lg.index.of_kind("score_h", s)):
-        codes = {r["market"] for r in x["seats"]} | {e["market"] for e in x["markets"]}
-        done.setdefault((x["session"], x["horizon"]), set()).update(codes)
+    for x in (x for s in sessions for x in lg.index.of(records.Score, s)):
+        codes = {r.market for r in x.seats} | {e.market for e in x.markets}
+        done.setdefault((x.session, x.horizon), set()).update(codes)
     return done
 
 

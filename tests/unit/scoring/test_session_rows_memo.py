@@ -12,6 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import msgspec
 import pytest
 
 from league import counting
@@ -99,8 +100,8 @@ def _computed(lg: Any, horizon: str) -> tuple[list[dict[str, Any]], dict[str, An
 def _unsealed(lg: _League) -> Any:
     """The same lines without their seals: never remembered (the reference path every time)."""
     index = BookIndex()
-    for n, body in lg.index.lines.items():
-        index.add_body({k: v for k, v in body.items() if k != "seal"} | {"n": n})
+    for n, rec in lg.index.lines.items():
+        index.add_item(msgspec.structs.replace(rec, seal="", n=n))
     return SimpleNamespace(config=lg.config, calendar=lg.calendar, index=index)
 
 

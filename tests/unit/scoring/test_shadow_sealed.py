@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from index_of_lines import LinesIndex
 
 from league.calendar import default_calendar
 from league.jobs import shadow
@@ -55,16 +56,7 @@ def _rows() -> list[dict[str, str]]:
     return out
 
 
-class _Index:
-    def __init__(self) -> None:
-        self.lines: list[dict[str, Any]] = []
-
-    def of_kind(self, kind: str, session: str | None = None) -> list[dict[str, Any]]:
-        return [x for x in self.lines if x["kind"] == kind and session in (None, x.get("session"))]
-
-    def runs(self, session: str) -> list[dict[str, Any]]:
-        return self.of_kind("run", session)
-
+_Index = LinesIndex
 
 class _League:
     def __init__(self) -> None:

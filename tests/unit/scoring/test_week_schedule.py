@@ -16,6 +16,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from index_of_lines import LinesIndex
 
 from league.calendar import default_calendar, et_time
 from league.clock import SimulatedClock
@@ -26,20 +27,7 @@ DAILY = frozenset({"SPX", "NDX", "DJI", "SOX", "TNX", "DXY", "VIX", "GOLD", "WTI
 BTC = frozenset({"BTC"})
 
 
-class StandInIndex:
-    def __init__(self) -> None:
-        self.lines: list[dict[str, Any]] = []
-
-    def of_kind(self, kind: str, session: str | None = None) -> list[dict[str, Any]]:
-        return [x for x in self.lines if x["kind"] == kind and session in (None, x.get("session"))]
-
-    def runs(self, session: str) -> list[dict[str, Any]]:
-        return self.of_kind("run", session)
-
-    def sessions(self, kind: str, since: str | None = None) -> list[str]:
-        found = {x["session"] for x in self.lines if x["kind"] == kind}
-        return sorted(s for s in found if since is None or s >= since)
-
+StandInIndex = LinesIndex
 
 class StandInLeague:
     """What the score job's schedule reads: the NYSE calendar, the twelve markets, the clock, the book."""
