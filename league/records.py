@@ -81,7 +81,7 @@ class Answer(Sealed, frozen=True, kw_only=True):
     model: str = ''
     version: str = ''
     mode: str = ''
-    status: Literal['refused_shape', 'answered'] = 'refused_shape'
+    status: Literal['answered', 'refused_shape'] = 'refused_shape'
     parse_failure: str = ''
     parse_notes: list[str] = msgspec.field(default_factory=list)
     items: dict[str, dict[str, dict[str, Json]]] = msgspec.field(default_factory=dict)

@@ -144,6 +144,9 @@ def _default(field: typing.Any, kind: str) -> str | None:
         return f"msgspec.field(default_factory={field.default_factory.__name__})"
     if field.default is not PydanticUndefined:
         return repr(field.default)
+    chosen = [m.value for m in field.metadata if isinstance(m, lines.ReadDefault)]
+    if chosen:
+        return repr(chosen[0])
     first = kind.split(" | ")[0]
     if "None" in kind.split(" | ") or first == "Json":
         return "None"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
@@ -28,6 +29,14 @@ from league.errors import InvalidRecord
 from league.isotime import parse_iso
 
 Number = int | float
+
+
+@dataclass(frozen=True)
+class ReadDefault:
+    """What a reader takes for a field a sealed line leaves out, where the empty value of its type would
+    mislead (league.book.gen_records; an answer without a status is not an answer)."""
+
+    value: str
 RunRole = Literal["counted", "not_counted"]
 
 
@@ -135,7 +144,7 @@ class AnswerLine(_Reply):
     model: str
     version: str
     mode: str
-    status: Literal["refused_shape", "answered"]  # the first is what a reader takes for a line without one
+    status: Annotated[Literal["answered", "refused_shape"], ReadDefault("refused_shape")]
     parse_failure: str
     parse_notes: list[str]
     items: dict[str, dict[str, dict[str, JsonValue]]]

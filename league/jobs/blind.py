@@ -11,16 +11,17 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from league import records
 from league.blind import MASK, RULE, SALT_BYTES, identity_sha256
 from league.book.chain import BookLine
-from league.book.lines import BlindLine, RevealLine
+from league.book.index import BookIndex
+from league.book.lines import BlindLine, Line, RevealLine
 from league.config import Config
 from league.errors import LeagueError
-from league.jobs.context import League
 from league_agents.base import SeatSpec
 
 
@@ -79,7 +80,19 @@ def masked(content: dict[str, Any]) -> dict[str, Any]:
     return {**content, "model": MASK, "version": MASK, "mode": MASK, "usage": {}}
 
 
-def seal_reveal(lg: League) -> BookLine:
+class Revealing(Protocol):
+    """What sealing the reveal reads and writes of a league (league.jobs.context.League is one)."""
+
+    @property
+    def index(self) -> BookIndex: ...
+
+    @property
+    def config(self) -> Config: ...
+
+    def seal(self, line: Line, *, at: datetime | None = None) -> BookLine: ...
+
+
+def seal_reveal(lg: Revealing) -> BookLine:
     """Seal the reveal line of a blind season (once); returns the sealed book line."""
     committed = lg.index.of(records.Blind)
     if not committed:
