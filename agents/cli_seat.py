@@ -20,6 +20,7 @@ import structlog
 from league_agents.base import Ask, FailureClass, Now, SeatBase, SeatError, SeatReply, SeatSpec
 from league_agents.failures import classify_text
 from league_agents.options import CliOptions, SeatOptions
+from league_agents.registry import make_sandbox
 from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError
 from sandbox.netpolicy import EgressRules, NetworkPolicy, entry_for_url
 from sandbox.profiles import DEFAULT_PATH, SANDBOX_HOME, Profile, get_profile
@@ -102,13 +103,6 @@ class Parsed:
     usage: Mapping[str, Any] = field(default_factory=dict)
 
 
-def default_sandbox() -> Sandbox:
-    """The real bubblewrap sandbox (imported lazily; raises ``SandboxError`` if bwrap is missing)."""
-    from sandbox.bwrap import BwrapSandbox
-
-    return BwrapSandbox()
-
-
 class CliSeat(SeatBase, ABC):
     """Base of the vendor CLI seats; subclasses set ``binary``/``profile_name`` and implement parsing.
 
@@ -132,7 +126,7 @@ class CliSeat(SeatBase, ABC):
     @property
     def sandbox(self) -> Sandbox:
         if self._sandbox is None:
-            self._sandbox = default_sandbox()
+            self._sandbox = make_sandbox()
         return self._sandbox
 
     # -- what subclasses provide ------------------------------------------------------------------

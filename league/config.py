@@ -20,7 +20,7 @@ from league import inputs
 from league.errors import ConfigError
 from league.registry import CROWD, NO_CROWD, PRICES
 from league_agents.base import SeatSpec
-from league_agents.options import Text, Url, generic_problems, printable
+from league_agents.options import Text, Url, printable
 from league_agents.registry import spec_problems
 
 HORIZON_SESSIONS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
@@ -454,21 +454,12 @@ def load_roster(path: Path) -> Roster:
     traceback or a sandbox incident at the first ask."""
     roster = load_toml_model(Roster, path)
     for i, spec in enumerate(roster.seat):
-        problems = seat_problems(spec, files_here=not spec.worker)
+        problems = spec_problems(spec, track="council", files_here=not spec.worker)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise ConfigError(f"{path}: seat {i + 1} ({spec.name!r}): {problems[0]}{more}",
                               fix="correct that [[seat]] entry (docs/seats.md lists what each adapter takes)")
     return roster
-
-
-def seat_problems(spec: SeatSpec, *, stand_in: str = "", files_here: bool = True) -> list[str]:
-    """What is wrong with one seat entry of any roster (the council's, the contest's, an evaluation's): the
-    registry's checks of its adapter (league_agents.registry.spec_problems), or, for a track's own offline
-    stand-in adapter ``stand_in``, the bounds every adapter's options keep."""
-    if stand_in and spec.adapter == stand_in:
-        return generic_problems(spec.options)
-    return spec_problems(spec, files_here=files_here and not spec.worker)
 
 
 class Config(Frozen):

@@ -19,11 +19,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from league import inputs
-from league.config import MAX_CONFIG_BYTES, seat_problems
+from league.config import MAX_CONFIG_BYTES
 from league.contest.errors import RulesFrozen
-from league.contest.seats import STANDIN
 from league.errors import ConfigError
 from league_agents.base import SeatSpec
+from league_agents.registry import spec_problems
 
 
 class _Frozen(BaseModel):
@@ -192,7 +192,7 @@ def parse_config(data: dict[str, Any], source: str) -> ContestConfig:
         raise ConfigError(f"{source}: {_where(first)}: {first['msg']}",
                           fix="see docs/contest.md for every key of the contest configuration") from None
     for agent in config.agents:
-        problems = seat_problems(agent.seat, stand_in=STANDIN)
+        problems = spec_problems(agent.seat, track="contest", files_here=not agent.seat.worker)
         if problems:
             raise ConfigError(f"{source}: agent {agent.agent!r}: seat {agent.seat.name!r}: {problems[0]}",
                               fix="correct that agent's seat (docs/seats.md lists what each adapter takes)")

@@ -16,8 +16,8 @@ from league.contest.config import ContestAgent, ContestConfig
 from league.contest.ledger import Ledger
 from league.contest.markets.interface import MarketSource
 from league.contest.markets.orders import Broker, PaperBroker
-from league.contest.seats import SeatFactory, build_contest_seat, default_sandbox
 from league_agents.base import Seat
+from league_agents.registry import SeatFactory, build_seat, make_sandbox
 from sandbox.interface import Sandbox
 
 
@@ -30,7 +30,7 @@ class ContestContext:
     public: Path
     sandbox: Sandbox | None = None
     broker: Broker = field(default_factory=PaperBroker)
-    seat_factory: SeatFactory = build_contest_seat
+    seat_factory: SeatFactory = build_seat
     # Demo only: the recorded winners, handed to stand-in seats (never to a real CLI's ask text).
     hints: Mapping[str, str] = field(default_factory=dict)
     # The pre-batch self-check of every seat's sandbox (bench.md "Sandbox"): the failed checks, empty when
@@ -42,7 +42,7 @@ class ContestContext:
 
     def base_sandbox(self) -> Sandbox:
         if self.sandbox is None:
-            self.sandbox = default_sandbox()
+            self.sandbox = make_sandbox()
         return self.sandbox
 
     def seat(self, agent: ContestAgent, *, sandbox: Sandbox | None = None, timeout_s: float | None = None) -> Seat:

@@ -18,12 +18,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from league import inputs
-from league.config import MAX_CONFIG_BYTES, MAX_SEATS, seat_problems
+from league.config import MAX_CONFIG_BYTES, MAX_SEATS
 from league.errors import ConfigError
 from league.evals.policy import Policy
-from league.evals.seats import STANDIN
 from league_agents.base import SeatSpec
 from league_agents.options import SeatOptions
+from league_agents.registry import spec_problems
 
 CONFIG_FIX = "see docs/evals.md for every key of the evaluation configuration"
 
@@ -85,7 +85,7 @@ def load_config(path: Path | None = None) -> EvalConfig:
 
 
 def _check_seat(spec: SeatSpec, source: str) -> None:
-    problems = seat_problems(spec, stand_in=STANDIN)
+    problems = spec_problems(spec, track="eval", files_here=not spec.worker)
     if problems:
         raise ConfigError(f"{source}: seat {spec.name!r}: {problems[0]}",
                           fix="correct that seat (docs/seats.md lists what each adapter takes)")
