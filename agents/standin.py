@@ -17,33 +17,21 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, ClassVar
 
-from league_agents.base import Ask, FailureClass, Now, SeatBase, SeatReply, SeatSpec
+from league_agents.base import Ask, FailureClass, Now, SeatReply
 from league_agents.failures import classify_text
-from league_agents.registry import make_sandbox
-from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError
+from league_agents.sandboxed import SandboxedSeat
+from sandbox.interface import EndedBy, ExecResult, SandboxError
 from sandbox.profiles import SANDBOX_HOME, Profile
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
-class ScriptSeat(SeatBase, ABC):
+class ScriptSeat(SandboxedSeat, ABC):
     """One stdlib script per ask in the sandbox: :meth:`run_script`. A subclass names the script
     (:meth:`program`), the request it reads (:meth:`request`) and the profile it runs under."""
 
-    sandboxed: ClassVar[bool] = True
     #: The interpreter's flags (the scripted child runs isolated, without ``site``).
     flags: ClassVar[tuple[str, ...]] = ()
-
-    def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
-        self.spec = spec
-        self._sandbox = sandbox
-
-    @property
-    def sandbox(self) -> Sandbox:
-        """The sandbox given, else the registered default, made when the seat first runs."""
-        if self._sandbox is None:
-            self._sandbox = make_sandbox()
-        return self._sandbox
 
     @abstractmethod
     def program(self) -> tuple[str, bytes]:

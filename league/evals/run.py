@@ -36,14 +36,14 @@ from league.evals import ledger as L
 from league.evals.admission import admit
 from league.evals.config import EvalSeat
 from league.evals.errors import EvalError
-from league.evals.files import dump_bytes, sha256_bytes, store_text
 from league.evals.parse import parse_reply
 from league.evals.policy import Policy, retrieval
-from league.evals.prompts import PROBABILITY_BLOCK, ask_text, sha256_text
+from league.evals.prompts import PROBABILITY_BLOCK, ask_text
 from league.evals.questions import Question, QuestionSet
 from league.evals.results import build_results, publish_folder, write_run
 from league.evals.seats import policy_seat, reported_cost
 from league.jobs.runner import SeatAsk, SeatRunner
+from league.seatcore.files import dump_bytes, sha256_bytes, sha256_text, store_text
 from league_agents.base import Ask, Now, Seat, SeatReply, SeatSpec, ask_one
 from league_agents.registry import SeatFactory, build_seat, takes_hints
 from sandbox.interface import Sandbox
