@@ -199,6 +199,9 @@ class SeatBase:
     #: A stand-in whose ask may carry the recorded answer in its context (its ``skill`` leans toward it); a
     #: real seat's ask never does.
     hinted: ClassVar[bool] = False
+    #: A seat that reads each market's daily closes from its ask's context (the point baselines): the ask job
+    #: reads the history only when a roster seat's adapter says so.
+    reads_history: ClassVar[bool] = False
 
     def prefetch(self, history: Mapping[str, Any]) -> int:
         """Start work for a coming ask whose context will carry ``history`` (each market's closes); returns

@@ -110,6 +110,8 @@ class CliSeat(SandboxedSeat, ABC):
     neither ``allow`` nor ``options.base_url`` (a gateway: then only the gateway is reachable)."""
 
     binary: ClassVar[str] = ""
+    #: The npm package that installs the CLI (named in ``league seat check``'s fix when it is missing).
+    npm_package: ClassVar[str] = ""
     profile_name: ClassVar[str] = "default"
     api_hosts: ClassVar[tuple[str, ...]] = ()
     #: Node CLIs whose fetch() ignores HTTPS_PROXY get a preload that routes it through the proxy.

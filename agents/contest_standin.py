@@ -45,12 +45,15 @@ class ContestStandInSeat(StandIn):
         return self.spec.profile if self.spec.profile != "default" else "scripted"
 
     def request(self, ask: Ask) -> dict[str, Any]:
+        """The contest's ask and the seat's options; an ask that lists no contest markets (the self-check's
+        trivial ask names the council's) is answered as a sweep of none."""
         opts = dict(self.spec.options)
+        markets = ask.context.get("markets", [])
         return {
             **{k: opts[k] for k in ("rationale", "quote", "max_price") if k in opts},
             "prompt": ask.text,
             "kind": ask.context.get("kind", "sweep"),
-            "markets": list(ask.context.get("markets", [])),
+            "markets": list(markets) if isinstance(markets, list | tuple) else [],
             "hint": dict(ask.context.get("hint", {})),
             "seed": int(opts.get("seed", 0)),
             "agent": self.spec.name,

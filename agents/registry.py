@@ -161,6 +161,11 @@ def takes_hints(adapter: str) -> bool:
     return bool(getattr(load_adapter(adapter), "hinted", False))
 
 
+def reads_history(adapter: str) -> bool:
+    """Whether seats of this adapter read each market's daily closes from their ask's context."""
+    return bool(getattr(load_adapter(adapter), "reads_history", False))
+
+
 def build_seat(spec: SeatSpec, sandbox: Sandbox | None = None) -> Seat:
     """The seat for one roster entry; CLI and scripted seats share ``sandbox`` (default: :func:`make_sandbox`,
     made when the seat first runs)."""
@@ -181,3 +186,14 @@ def make_sandbox(name: str = DEFAULT_SANDBOX) -> Sandbox:
     except PluginError as exc:
         raise SandboxError(exc.message, fix=exc.fix) from None
     return cast(Callable[[], Sandbox], cls)()
+
+
+def sandbox_installed(name: str = DEFAULT_SANDBOX) -> bool:
+    """Whether the sandbox's own tools are installed here (its class's ``available()``), without making one
+    (which would also need the cgroup and the uid range)."""
+    try:
+        cls = SANDBOXES.load(name)
+    except PluginError:
+        return False
+    available = getattr(cls, "available", None)
+    return bool(available()) if callable(available) else True

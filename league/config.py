@@ -222,19 +222,39 @@ class PortfolioSettings(Frozen):
     bill_rate_default: str = Field(default="4.0", pattern=r"^(100(\.0{1,4})?|\d{1,2}(\.\d{1,4})?)$")
 
 
+#: The venue asked for the markets a provider lacks when ``[crowd] fallback`` is not given.
+DEFAULT_CROWD_FALLBACK = {"polymarket": "kalshi"}
+
+
 class CrowdSettings(Frozen):
     """Prediction-market prices recorded at ask time (scoring.md §8). "none" until the operator has
-    checked the venue's contract names (docs/crowd.md); "recorded" replays DATA/crowd/<day>.json."""
+    checked the venue's contract names (docs/crowd.md); "recorded" replays DATA/crowd/<day>.json.
+    ``fallback`` is the provider asked for the markets ``provider`` lacks ("none": no other venue);
+    unset, Polymarket falls back to Kalshi and every other provider to none."""
 
     provider: str = "none"
+    fallback: str | None = None
 
-    @field_validator("provider")
+    @field_validator("provider", "fallback")
     @classmethod
-    def _registered(cls, value: str) -> str:
-        if value != NO_CROWD and value not in CROWD:
+    def _registered(cls, value: str | None) -> str | None:
+        if value is not None and value != NO_CROWD and value not in CROWD:
             raise ValueError(f"unknown crowd provider {shown(value)}; registered: "
                              f"{', '.join([NO_CROWD, *CROWD.names()])}")
         return value
+
+    @model_validator(mode="after")
+    def _not_itself(self) -> CrowdSettings:
+        if self.fallback is not None and self.fallback != NO_CROWD and self.fallback == self.provider:
+            raise ValueError(f"fallback {shown(self.fallback)} is the provider itself; name another venue or \"none\"")
+        return self
+
+    @property
+    def fallback_provider(self) -> str:
+        """The fallback in force: the one given, else the provider's usual one, else none."""
+        if self.fallback is not None:
+            return self.fallback
+        return DEFAULT_CROWD_FALLBACK.get(self.provider, NO_CROWD)
 
 
 class Paths(Frozen):
@@ -339,7 +359,7 @@ def load_toml_model(model: type[M], path: Path, data: Mapping[str, Any] | None =
 
 def _config_error(path: Path, exc: ValidationError) -> ConfigError:
     first = exc.errors()[0]
-    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    key = _cut(".".join(str(p) for p in first["loc"]) or "(top level)", 200)  # a key may be any length
     fix = _fix_for(first)
     more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
     value = "" if first.get("type") in ("missing", "extra_forbidden") else f" = {shown(first.get('input'))}"
