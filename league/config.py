@@ -357,9 +357,14 @@ def load_toml_model(model: type[M], path: Path, data: Mapping[str, Any] | None =
         raise _config_error(path, exc) from None
 
 
+def error_key(error: Mapping[str, Any]) -> str:
+    """Where a validation error is, as a dotted key; a key may be any length, so it is cut to its start."""
+    return _cut(".".join(str(p) for p in error.get("loc", ())) or "(top level)", 200)
+
+
 def _config_error(path: Path, exc: ValidationError) -> ConfigError:
     first = exc.errors()[0]
-    key = _cut(".".join(str(p) for p in first["loc"]) or "(top level)", 200)  # a key may be any length
+    key = error_key(first)
     fix = _fix_for(first)
     more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
     value = "" if first.get("type") in ("missing", "extra_forbidden") else f" = {shown(first.get('input'))}"
