@@ -193,6 +193,15 @@ class SeatBase:
     networks: ClassVar[frozenset[str] | None] = None
     #: A history-only baseline: only a baseline's seat name may start with ``_`` (scored, never in the consensus).
     baseline: ClassVar[bool] = False
+    #: The tracks whose rosters may name the adapter (``council``, ``contest``, ``eval``); ``None``: every one.
+    #: A track's stand-in reads only that track's asks.
+    tracks: ClassVar[frozenset[str] | None] = None
+    #: A stand-in whose ask may carry the recorded answer in its context (its ``skill`` leans toward it); a
+    #: real seat's ask never does.
+    hinted: ClassVar[bool] = False
+    #: A seat that reads each market's daily closes from its ask's context (the point baselines): the ask job
+    #: reads the history only when a roster seat's adapter says so.
+    reads_history: ClassVar[bool] = False
 
     def prefetch(self, history: Mapping[str, Any]) -> int:
         """Start work for a coming ask whose context will carry ``history`` (each market's closes); returns
@@ -218,3 +227,15 @@ def close_seat(seat: object) -> None:
     """The seat's :meth:`SeatBase.close`; nothing for a seat without the hooks."""
     if isinstance(seat, SeatBase):
         seat.close()
+
+
+def ask_one(seat: Seat, ask: Ask, now: Now) -> SeatReply:
+    """The seat's reply, never an exception: an adapter bug becomes a seat-fault reply (or the failure class
+    the error carries), so one seat cannot stop a run. Every track asks its seats through this."""
+    started = now()
+    try:
+        return seat.ask(ask, now)
+    except Exception as exc:  # noqa: BLE001 - classified and sealed as an incident/fault
+        failure = getattr(exc, "failure", FailureClass.SEAT_FAULT)
+        return SeatReply(seat=seat.spec.name, raw="", model=seat.spec.model, version="unreported", mode="",
+                         started_at=started, finished_at=now(), failure=failure, detail=str(exc)[:500])

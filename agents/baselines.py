@@ -133,6 +133,8 @@ class _PointBaseline(_Baseline):
     """Shared shape: ``forecaster(history, price)`` gives, once per market, a function of the horizon's steps
     returning (target, prob_up in percent), or None where the cell stays absent."""
 
+    reads_history: ClassVar[bool] = True
+
     @abstractmethod
     def forecaster(self, history: list[float], price: float | None) -> Callable[[int], Point | None]:
         """Provided by each adapter."""

@@ -61,6 +61,7 @@ class ClaudeCodeSeat(CliSeat):
     its model (no telemetry, update check or title-generation call)."""
 
     binary = "claude"
+    npm_package = "@anthropic-ai/claude-code"
     options_model = ClaudeCodeOptions
     profile_name = "claude"
     api_hosts = ("api.anthropic.com", "console.anthropic.com", "platform.claude.com")

@@ -17,10 +17,11 @@ from typing import Any, ClassVar
 
 import structlog
 
-from league_agents.base import Ask, FailureClass, Now, SeatBase, SeatError, SeatReply, SeatSpec
+from league_agents.base import Ask, FailureClass, Now, SeatError, SeatReply
 from league_agents.failures import classify_text
 from league_agents.options import CliOptions, SeatOptions
-from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError
+from league_agents.sandboxed import SandboxedSeat
+from sandbox.interface import EndedBy, ExecResult, SandboxError
 from sandbox.netpolicy import EgressRules, NetworkPolicy, entry_for_url
 from sandbox.profiles import DEFAULT_PATH, SANDBOX_HOME, Profile, get_profile
 
@@ -102,38 +103,21 @@ class Parsed:
     usage: Mapping[str, Any] = field(default_factory=dict)
 
 
-def default_sandbox() -> Sandbox:
-    """The real bubblewrap sandbox (imported lazily; raises ``SandboxError`` if bwrap is missing)."""
-    from sandbox.bwrap import BwrapSandbox
-
-    return BwrapSandbox()
-
-
-class CliSeat(SeatBase, ABC):
+class CliSeat(SandboxedSeat, ABC):
     """Base of the vendor CLI seats; subclasses set ``binary``/``profile_name`` and implement parsing.
 
     ``api_hosts`` are the vendor's own hosts, the allow-list of policy ``api`` when the roster gives
     neither ``allow`` nor ``options.base_url`` (a gateway: then only the gateway is reachable)."""
 
-    #: Runs inside the bubblewrap sandbox (the league refuses to start where it cannot).
-    sandboxed: ClassVar[bool] = True
     binary: ClassVar[str] = ""
+    #: The npm package that installs the CLI (named in ``league seat check``'s fix when it is missing).
+    npm_package: ClassVar[str] = ""
     profile_name: ClassVar[str] = "default"
     api_hosts: ClassVar[tuple[str, ...]] = ()
     #: Node CLIs whose fetch() ignores HTTPS_PROXY get a preload that routes it through the proxy.
     node_fetch_proxy: ClassVar[bool] = False
     options_model: ClassVar[type[SeatOptions] | None] = CliOptions
     networks: ClassVar[frozenset[str] | None] = frozenset({"none", "api", "web"})
-
-    def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
-        self.spec = spec
-        self._sandbox = sandbox
-
-    @property
-    def sandbox(self) -> Sandbox:
-        if self._sandbox is None:
-            self._sandbox = default_sandbox()
-        return self._sandbox
 
     # -- what subclasses provide ------------------------------------------------------------------
     @abstractmethod

@@ -65,6 +65,7 @@ class CodexSeat(CliSeat):
     SSE. Given as ``-c`` overrides, so the operator's own ``config.toml`` is left as it is."""
 
     binary = "codex"
+    npm_package = "@openai/codex"
     options_model = CodexOptions
     profile_name = "codex"
     api_hosts = ("api.openai.com", "chatgpt.com", "auth.openai.com")

@@ -54,6 +54,7 @@ class GeminiCliSeat(CliSeat):
     ``GEMINI_CLI_TRUST_WORKSPACE=true`` (else exit 55 in the fresh home)."""
 
     binary = "gemini"
+    npm_package = "@google/gemini-cli"
     profile_name = "gemini"
     api_hosts = ("generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com",
                  "www.googleapis.com")

@@ -40,6 +40,7 @@ class GrokCliSeat(CliSeat):
     not streamed in ``-p`` mode). Its fetch() ignores HTTPS_PROXY on Node 20, hence the preload."""
 
     binary = "grok"
+    npm_package = "@vibe-kit/grok-cli"
     options_model = GrokCliOptions
     profile_name = "grok"
     api_hosts = ("api.x.ai",)

@@ -79,6 +79,34 @@ class ScriptedOptions(SeatOptions):
     tokens: int = Field(default=0, ge=0, le=10**12)
 
 
+class ContestStandInOptions(SeatOptions):
+    """The contest's stand-in for a vendor CLI (agents/contest_standin.py): deterministic by seed; ``skill``
+    leans toward the demo's hint; ``rationale``, ``quote`` and ``max_price`` are what its bets say (an empty
+    ``quote`` bets without one)."""
+
+    seed: int = Field(default=0, ge=0, le=2**63 - 1)
+    skill: float = Field(default=0.0, ge=0, le=1)
+    mode: Literal["normal", "silent", "percent", "partial", "no-bet", "usage-limit", "login"] = "normal"
+    model: Text | None = None
+    #: Any text, control characters included: the stand-in exists to carry awkward text through ``bench``.
+    rationale: str | None = Field(default=None, max_length=MAX_TEXT)
+    quote: str | None = Field(default=None, max_length=MAX_TEXT)
+    max_price: float | None = None  # any finite number: a test may try one `bench` refuses
+
+
+class EvalStandInOptions(SeatOptions):
+    """The evaluations' stand-in for a vendor CLI (agents/eval_standin.py): deterministic by seed; ``skill`` is
+    the chance it answers the recorded answer; ``cost_usd`` the cost it reports; ``think_s`` how long it waits
+    before answering, as a vendor's API would."""
+
+    seed: int = Field(default=0, ge=0, le=2**63 - 1)
+    skill: float = Field(default=0.0, ge=0, le=1)
+    mode: Literal["normal", "silent", "prose", "crash", "mixed"] = "normal"
+    model: Text | None = None
+    cost_usd: float | None = Field(default=None, ge=0, le=10**6)
+    think_s: float = Field(default=0.0, ge=0, le=600)
+
+
 class CliOptions(SeatOptions):
     """The vendor-CLI seats (docs/seats.md §1, §1b)."""
 

@@ -1,24 +1,40 @@
-"""Seat adapters, registered by entry point (group ``forecast_league.seats``) and imported lazily.
+"""Seat adapters and the sandbox they run in, registered by entry point and imported lazily.
 
-The roster names an adapter (``adapter = "claude_code"``); only when a seat is checked or built is
-its module imported, and no vendor SDK is imported until a seat that needs it asks. A lab ships its
-own adapter as a package declaring an entry point in the group (docs/seats.md). An adapter whose
-optional library is missing is a roster error with the install command, found when the roster loads.
+The roster names an adapter (``adapter = "claude_code"``, group ``forecast_league.seats``); only when a
+seat is checked or built is its module imported, and no vendor SDK is imported until a seat that needs
+it asks. A lab ships its own adapter as a package declaring an entry point in the group (docs/seats.md).
+An adapter whose optional library is missing is a roster error with the install command, found when the
+roster loads. The council, the contest and the evaluation tracks build their seats here, the tracks'
+stand-ins included: a stand-in is an adapter like any other, and says which tracks it serves.
+
+The sandbox is a port too (group ``forecast_league.sandboxes``): every seat, check and command that runs
+something sandboxed gets it from :func:`make_sandbox`, never by naming the implementation.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from league_agents.base import FailureClass, Seat, SeatError, SeatSpec
 from league_agents.options import generic_problems, options_problems
 from league_agents.plugins import PluginError, Plugins, UnknownPlugin
-from sandbox.interface import Sandbox
+from sandbox.interface import Sandbox, SandboxError
+from sandbox.profiles import get_profile, home_relative
 
 #: The seat adapters: entry-point group ``forecast_league.seats`` (this project's in pyproject.toml).
 SEATS = Plugins("forecast_league.seats", "seat adapter")
+#: The sandboxes seats run in: entry-point group ``forecast_league.sandboxes``; each is a class whose
+#: constructor takes no argument (the settings come from its ``LEAGUE_*`` variables).
+SANDBOXES = Plugins("forecast_league.sandboxes", "sandbox")
+#: The sandbox every seat runs in unless it is given another (bubblewrap, docs/sandbox.md).
+DEFAULT_SANDBOX = "bwrap"
+#: The tracks a roster entry can belong to: the daily council, the CLI contest, the offline evaluations.
+TRACKS = ("council", "contest", "eval")
+#: How the contest and the evaluations build a seat on the sandbox of their run (:func:`build_seat`).
+SeatFactory = Callable[[SeatSpec, Sandbox], Seat]
 
 
 class UnknownAdapter(SeatError):
@@ -29,10 +45,11 @@ class UnknownAdapter(SeatError):
         super().__init__(f"unknown seat adapter {name!r}; registered adapters: {known}", FailureClass.SEAT_FAULT)
 
 
-def spec_problems(spec: SeatSpec, *, files_here: bool = True) -> list[str]:
-    """What is wrong with a roster entry, found when the roster is loaded rather than at the first ask
-    (where it became a sandbox incident, a traceback or a silently ignored setting). Imports the
-    adapter's module (never a vendor SDK: those are imported when a seat first asks).
+def spec_problems(spec: SeatSpec, *, track: str = "council", files_here: bool = True) -> list[str]:
+    """What is wrong with a roster entry of ``track`` (one of :data:`TRACKS`), found when the roster is
+    loaded rather than at the first ask (where it became a sandbox incident, a traceback or a silently
+    ignored setting). Imports the adapter's module (never a vendor SDK: those are imported when a seat
+    first asks).
 
     ``files_here=False`` for a seat that runs on a lab's worker (``worker = "lab-a"``): its executable
     and helper files live on the lab's machine, where the worker checks them before each run."""
@@ -42,10 +59,20 @@ def spec_problems(spec: SeatSpec, *, files_here: bool = True) -> list[str]:
         cls = load_adapter(spec.adapter)
     except SeatError as exc:
         return [str(exc)]
-    problems = _class_problems(spec, cls) + _sandbox_problems(spec)
+    problems = _track_problems(spec, cls, track) + _class_problems(spec, cls) + _sandbox_problems(spec)
     if files_here:
         problems += _file_problems(spec.options)
     return problems
+
+
+def _track_problems(spec: SeatSpec, cls: type[Any], track: str) -> list[str]:
+    """A track's stand-in answers only that track's asks (a contest stand-in in the council's roster would
+    be asked what it cannot read): its class names the tracks it serves (``tracks``; ``None``: every one)."""
+    tracks = getattr(cls, "tracks", None)
+    if tracks is None or track in tracks:
+        return []
+    return [f"adapter {spec.adapter!r} serves only the {' and '.join(sorted(tracks))} track, not the {track} track "
+            f"(docs/seats.md lists each adapter's tracks)"]
 
 
 def _class_problems(spec: SeatSpec, cls: type[Any]) -> list[str]:
@@ -67,9 +94,6 @@ def _class_problems(spec: SeatSpec, cls: type[Any]) -> list[str]:
 
 
 def _sandbox_problems(spec: SeatSpec) -> list[str]:
-    from sandbox.interface import SandboxError
-    from sandbox.profiles import get_profile, home_relative
-
     problems = []
     try:
         get_profile(spec.profile).with_env_keys(spec.env)
@@ -131,8 +155,20 @@ def is_sandboxed(adapter: str) -> bool:
     return bool(getattr(load_adapter(adapter), "sandboxed", False))
 
 
-def build_seat(spec: SeatSpec, *, sandbox: Sandbox | None = None) -> Seat:
-    """The seat for one roster entry; CLI and scripted seats share ``sandbox`` (default: bubblewrap)."""
+def takes_hints(adapter: str) -> bool:
+    """Whether seats of this adapter may be handed the recorded answer in their ask's context (a stand-in's
+    ``skill`` leans toward it); a real seat's ask never carries it."""
+    return bool(getattr(load_adapter(adapter), "hinted", False))
+
+
+def reads_history(adapter: str) -> bool:
+    """Whether seats of this adapter read each market's daily closes from their ask's context."""
+    return bool(getattr(load_adapter(adapter), "reads_history", False))
+
+
+def build_seat(spec: SeatSpec, sandbox: Sandbox | None = None) -> Seat:
+    """The seat for one roster entry; CLI and scripted seats share ``sandbox`` (default: :func:`make_sandbox`,
+    made when the seat first runs)."""
     cls = load_adapter(spec.adapter)
     seat: Seat = cls(spec, sandbox=sandbox)
     return seat
@@ -140,3 +176,24 @@ def build_seat(spec: SeatSpec, *, sandbox: Sandbox | None = None) -> Seat:
 
 def build_roster(specs: list[SeatSpec] | tuple[SeatSpec, ...], *, sandbox: Sandbox | None = None) -> list[Seat]:
     return [build_seat(s, sandbox=sandbox) for s in specs]
+
+
+def make_sandbox(name: str = DEFAULT_SANDBOX) -> Sandbox:
+    """A new sandbox of the implementation registered as ``name`` (default: bubblewrap). A missing one is a
+    :class:`sandbox.interface.SandboxError` naming the registered sandboxes, as an uninstalled bwrap is."""
+    try:
+        cls = SANDBOXES.load(name)
+    except PluginError as exc:
+        raise SandboxError(exc.message, fix=exc.fix) from None
+    return cast(Callable[[], Sandbox], cls)()
+
+
+def sandbox_installed(name: str = DEFAULT_SANDBOX) -> bool:
+    """Whether the sandbox's own tools are installed here (its class's ``available()``), without making one
+    (which would also need the cgroup and the uid range)."""
+    try:
+        cls = SANDBOXES.load(name)
+    except PluginError:
+        return False
+    available = getattr(cls, "available", None)
+    return bool(available()) if callable(available) else True

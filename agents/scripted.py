@@ -13,7 +13,6 @@ profile", docs/costs.md).
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import threading
@@ -22,13 +21,12 @@ from functools import cache
 from importlib import resources
 from typing import Any, ClassVar
 
-from league_agents.base import Ask, FailureClass, Now, SeatBase, SeatReply, SeatSpec
-from league_agents.cli_seat import default_sandbox
+from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec
 from league_agents.options import SCRIPTED_MODES, ScriptedOptions, SeatOptions
+from league_agents.standin import SYSTEM_PYTHON, ScriptSeat
 from sandbox.interface import EndedBy, Sandbox, SandboxError
-from sandbox.profiles import SANDBOX_HOME
+from sandbox.profiles import SANDBOX_HOME, Profile
 
-SYSTEM_PYTHON = "/usr/bin/python3"
 #: ``second_wave``: silent when first asked (08:30), answers when asked again at the second wave.
 MODES = SCRIPTED_MODES
 LATE_DEFAULT_S = 3 * 3600.0
@@ -85,28 +83,33 @@ def _compile(source: bytes) -> tuple[str, bytes]:
     return "scripted_child.pyc", proc.stdout
 
 
-class ScriptedSeat(SeatBase):
+class ScriptedSeat(ScriptSeat):
     """Deterministic by (seed, seat, session, market, horizon); options: seed, skill, mode, latency_s,
     model, version, tokens (reported as ``total_tokens`` in the usage, for budget tests and demos)."""
 
-    sandboxed: ClassVar[bool] = True
     options_model: ClassVar[type[SeatOptions] | None] = ScriptedOptions
     #: The scripted profile forbids the network (docs/sandbox.md): no other policy can be honoured.
     networks: ClassVar[frozenset[str] | None] = frozenset({"none"})
+    flags: ClassVar[tuple[str, ...]] = CHILD_FLAGS
 
     def __init__(self, spec: SeatSpec, *, sandbox: Sandbox | None = None) -> None:
         mode = str(spec.options.get("mode", "normal"))
         if mode not in MODES:
             raise ValueError(f"scripted seat {spec.name}: mode {mode!r} is not one of {MODES}")
-        self.spec = spec
+        super().__init__(spec, sandbox=sandbox)
         self.mode = mode
-        self._sandbox: Sandbox | None = sandbox
 
-    @property
-    def sandbox(self) -> Sandbox:
-        if self._sandbox is None:
-            self._sandbox = default_sandbox()
-        return self._sandbox
+    def program(self) -> tuple[str, bytes]:
+        return child_program()
+
+    def profile(self) -> str | Profile:
+        return CHILD_PROFILE
+
+    def timeout_s(self) -> float:
+        return min(self.spec.timeout_s, 60.0)
+
+    def owner(self) -> str | None:
+        return self.spec.name
 
     def request(self, ask: Ask) -> dict[str, Any]:
         opts = self.spec.options
@@ -134,16 +137,8 @@ class ScriptedSeat(SeatBase):
     def ask(self, ask: Ask, now: Now) -> SeatReply:
         started = now()
         finished = started + timedelta(seconds=self.latency_s)
-        name, program = child_program()
         try:
-            res = self.sandbox.exec(
-                [SYSTEM_PYTHON, *CHILD_FLAGS, f"{SANDBOX_HOME}/{name}"],
-                stdin=json.dumps(self.request(ask)).encode(),
-                timeout=min(self.spec.timeout_s, 60.0),
-                profile=CHILD_PROFILE,
-                files_in_home={name: program},
-                owner=self.spec.name,
-            )
+            res = self.run_script(ask)
         except SandboxError as exc:
             return self._reply(started, finished, "", FailureClass.SANDBOX, exc.diagnostics())
         if not res.ok:

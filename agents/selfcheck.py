@@ -9,7 +9,7 @@ from hashlib import sha256
 
 from league_agents.base import Ask, Now, SeatReply, SeatSpec
 from league_agents.cli_seat import CliSeat
-from league_agents.registry import build_seat, is_sandboxed, load_adapter
+from league_agents.registry import build_seat, is_sandboxed, load_adapter, make_sandbox
 from sandbox.interface import Sandbox
 from sandbox.selfcheck import Check, check_cli, check_credentials
 
@@ -74,11 +74,10 @@ def preflight(
 
     box = sandbox
     if box is None and any(is_sandboxed(s.adapter) for s in specs):
-        from sandbox.bwrap import BwrapSandbox
         from sandbox.interface import SandboxError
 
         try:
-            box = BwrapSandbox()
+            box = make_sandbox()
         except SandboxError as exc:
             return [Check("sandbox starts", False, exc.message, exc.fix or "")]
     checks = check_isolation(box) if box is not None else []

@@ -9,37 +9,51 @@ configuration (replay prices, scripted seats, local authorities) and by stand-in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from league.calendar import Calendar, default_calendar
 from league.clock import Clock, SimulatedClock, SystemClock
 from league.config import Config, load_config
+from league.contest.config import load_config as load_contest
+from league.contest.context import ContestContext, broker_for, market_source
+from league.contest.ledger import Ledger
+from league.contest.schedule import ContestRuntime
+from league.crowd.combined import CombinedCrowd
 from league.crowd.interface import CrowdProvider
 from league.errors import ConfigError, LeagueError
 from league.heap import collector_paused, settle_heap
 from league.jobs.ask import default_context
-from league.jobs.context import EVERY, AskContext, League, Stages
+from league.jobs.context import BARE, EVERY, AskContext, League, Stages
 from league.jobs.inflight import remote_state_file
-from league.jobs.runner import RoutedRunner, SeatRunner, ThreadRunner
+from league.jobs.preflight import require
+from league.jobs.runner import SeatRunner
 from league.jobs.seal import seal_record
+from league.jobs.stamp import CONTEST_BOOK, stamp_note
 from league.prices.cache import BarCache
 from league.prices.interface import PriceSource
-from league.registry import CROWD, NO_CROWD, PRICES, load
+from league.registry import CROWD, NO_CROWD, PRICES, REMOTE_RUNNER, ROUTED_RUNNER, RUNNERS, THREAD_RUNNER, load
+from league.store import open_store
 from league.store.bar_cache import DbBarCache
 from league.store.interface import Store
+from league.workers import wire
+from league.workers.broker import BrokerTarget, league_target
+from league.workers.errors import WorkerError
 from league_agents.base import Seat
-
-if TYPE_CHECKING:
-    from league.contest.context import ContestContext
-    from league.contest.schedule import ContestRuntime
+from league_agents.registry import build_seat, is_sandboxed, make_sandbox
+from league_agents.selfcheck import preflight
+from sandbox.interface import SandboxError
 
 #: What the entry points of ``forecast_league.prices`` and ``forecast_league.crowd`` are.
 PriceFactory = Callable[[Config, Calendar, Sequence[BarCache], date | None], PriceSource]
 CrowdFactory = Callable[[Config, PriceSource, Calendar], CrowdProvider]
+#: What each seat runner of ``forecast_league.runners`` is built from, by name.
+LocalRunnerFactory = Callable[[Mapping[str, Seat]], SeatRunner]
+RemoteRunnerFactory = Callable[..., SeatRunner]
+RouterFactory = Callable[[SeatRunner, SeatRunner], SeatRunner]
 #: Where a live league runs: every stage, and the self-check sealed before each morning run.
 LIVE = Stages(preflight=True)
 
@@ -71,31 +85,27 @@ def build_league(config: Config, clock: Clock, *, stages: Stages = EVERY, store:
 def build_seats(config: Config) -> dict[str, Seat]:
     """One seat per roster entry that runs here, by its adapter (CLI and scripted seats share the
     bubblewrap sandbox); a seat on a lab's worker (``worker = ...``) is built there, not here."""
-    from league_agents.registry import build_seat
-
     return {s.name: build_seat(s) for s in config.roster.seat if not s.worker}
 
 
 def make_runner(config: Config, clock: Clock, seats: dict[str, Seat]) -> SeatRunner:
-    """Local threads; when the roster names lab workers, those seats go through the broker
-    (:class:`league.jobs.runner.RoutedRunner`), the others stay on local threads."""
-    local = ThreadRunner(seats)
+    """The registered seat runners (group ``forecast_league.runners``): local threads; when the roster names
+    lab workers, those seats go through the broker (``remote``) and the router (``routed``) sends each
+    roster entry to its runner."""
+    local = cast(LocalRunnerFactory, runner_factory(THREAD_RUNNER))(seats)
     if not any(s.worker for s in config.roster.seat):
         return local
-    return RoutedRunner(local, make_remote_runner(config, clock))
+    return cast(RouterFactory, runner_factory(ROUTED_RUNNER))(local, make_remote_runner(config, clock))
+
+
+def runner_factory(name: str) -> object:
+    """The seat runner registered as ``name`` (``thread``, ``remote``, ``routed``)."""
+    return load(RUNNERS, name, "seat runner")
 
 
 def make_remote_runner(config: Config, clock: Clock) -> SeatRunner:
     """The league's side of remote seats, from ``[workers]`` of league.toml (docs/workers.md). Each remote
     seat's roster entry is checked for secrets first: nothing secret may travel to a queue."""
-    try:
-        from league.workers import wire
-        from league.workers.broker import league_target
-        from league.workers.errors import WorkerError
-        from league.workers.remote import RemoteSeatRunner
-    except ImportError as exc:
-        raise ConfigError(f"the roster names lab workers but the workers extra is not installed ({exc})",
-                          fix="pip install -e '.[workers]' (Celery, kombu)") from None
     for spec in (s for s in config.roster.seat if s.worker):
         problems = wire.secret_problems(spec)
         if problems:
@@ -107,9 +117,13 @@ def make_remote_runner(config: Config, clock: Clock) -> SeatRunner:
         raise ConfigError(f"{config.folder / 'league.toml'}: [workers]: {exc.message}", fix=exc.fix) from None
     w = config.settings.workers
     simulated = isinstance(clock, SimulatedClock)
-    return RemoteSeatRunner(target, SystemClock() if simulated else clock, grace_s=w.grace_s,
-                            run_margin_s=w.run_margin_s, simulated=simulated, state_file=remote_state_file(config))
+    return remote_runner(target, SystemClock() if simulated else clock, grace_s=w.grace_s,
+                         run_margin_s=w.run_margin_s, simulated=simulated, state_file=remote_state_file(config))
 
+
+def remote_runner(target: BrokerTarget, clock: Clock, **settings: object) -> SeatRunner:
+    """The ``remote`` seat runner on the broker ``target`` (the league's, or ``league eval``'s ``--broker``)."""
+    return cast(RemoteRunnerFactory, runner_factory(REMOTE_RUNNER))(target, clock, **settings)
 
 
 def make_prices(config: Config, calendar: Calendar, *, store: Store | None = None,
@@ -122,20 +136,25 @@ def make_prices(config: Config, calendar: Calendar, *, store: Store | None = Non
 
 
 def make_crowd(config: Config, prices: PriceSource, calendar: Calendar) -> CrowdProvider | None:
-    """The crowd provider ``[crowd] provider`` names (group ``forecast_league.crowd``), or none."""
-    name = config.settings.crowd.provider
-    if name == NO_CROWD:
+    """The crowd provider ``[crowd] provider`` names (group ``forecast_league.crowd``), or none; behind it, the
+    venue ``[crowd] fallback`` names for the markets it lacks (Kalshi behind Polymarket unless set)."""
+    crowd = config.settings.crowd
+    if crowd.provider == NO_CROWD:
         return None
-    factory = load(CROWD, name, f"{config.folder / 'league.toml'}: key `crowd.provider`")
+    primary = crowd_provider(config, crowd.provider, "crowd.provider", prices, calendar)
+    if crowd.fallback_provider == NO_CROWD:
+        return primary
+    return CombinedCrowd(primary, crowd_provider(config, crowd.fallback_provider, "crowd.fallback", prices, calendar))
+
+
+def crowd_provider(config: Config, name: str, key: str, prices: PriceSource, calendar: Calendar) -> CrowdProvider:
+    factory = load(CROWD, name, f"{config.folder / 'league.toml'}: key `{key}`")
     return cast(CrowdFactory, factory)(config, prices, calendar)
 
 
 def open_live(config_dir: Path) -> League:
     """The league as the daemon and ``league run`` run it: the system clock, the configured providers,
     the store, every stage and the self-check; refused up front when it could not run as configured."""
-    from league.jobs.preflight import require
-    from league.store import open_store
-
     config = load_config(config_dir)
     if config.settings.clock.mode != "system":
         raise ConfigError(
@@ -155,15 +174,11 @@ def open_live(config_dir: Path) -> League:
 def sandbox_ready(config: Config) -> None:
     """Refuse to start when sandboxed seats could not run capped here (no bubblewrap, no cgroup):
     a clear error now, instead of an incident sealed for every such seat every morning."""
-    from league_agents.registry import is_sandboxed
-
     if not any(is_sandboxed(s.adapter) for s in config.roster.seat if not s.worker):
         return
-    from sandbox.bwrap import BwrapSandbox
-    from sandbox.interface import SandboxError
 
     try:
-        BwrapSandbox()
+        make_sandbox()
     except SandboxError as exc:
         raise LeagueError(f"the seats' sandbox cannot run on this host: {exc.message}", fix=exc.fix) from None
 
@@ -172,9 +187,6 @@ def open_for_correction(config_dir: Path) -> League:
     """The league's books for sealing a correction by hand (``league correct``): no seats, no stamps,
     no price source in use; the correction is sealed at the system clock's time, after every line it
     names."""
-    from league.jobs.context import BARE
-    from league.store import open_store
-
     config = load_config(config_dir)
     return build_league(config, SystemClock(), stages=BARE, store=open_store(config.database_url))
 
@@ -185,7 +197,6 @@ def open_contest(lg: League) -> ContestRuntime | None:
     path = lg.config.folder / "contest.toml"
     if not path.is_file():
         return None
-    from league.jobs.stamp import stamp_note
 
     return contest_runtime(path, lg.data_dir, lg.clock, lg.config.settings.schedule.contest_sweep_utc,
                            after_seal=lambda note: stamp_note(lg, note))
@@ -194,20 +205,12 @@ def open_contest(lg: League) -> ContestRuntime | None:
 def contest_runtime(path: Path, data_dir: Path, clock: Clock, sweep_utc: str,
                     after_seal: Callable[[str], object] = lambda _note: None) -> ContestRuntime:
     """The contest of ``path`` on a data folder: the contest book under DATA/books (one ledger, the
-    process's one writer), the live Gamma/CLOB source, the paper broker unless the operator enabled live
-    trading, the contest's files under DATA/contest, follower calls spooled in DATA/contest-calls, and the
-    pre-batch self-check of every seat."""
-    from league.contest.config import load_config as load_contest
-    from league.contest.context import ContestContext
-    from league.contest.ledger import Ledger
-    from league.contest.markets.clob_live import broker_for
-    from league.contest.markets.gamma import GammaSource
-    from league.contest.schedule import ContestRuntime
-    from league.jobs.stamp import CONTEST_BOOK
-
+    process's one writer), the live market source (``gamma``: Polymarket's Gamma and CLOB APIs), the paper
+    broker unless the operator enabled live trading, the contest's files under DATA/contest, follower calls
+    spooled in DATA/contest-calls, and the pre-batch self-check of every seat."""
     config = load_contest(path)
     ledger = Ledger(data_dir / "books" / CONTEST_BOOK, clock)
-    ctx = ContestContext(config, clock, ledger, GammaSource(config.venue), data_dir / "contest",
+    ctx = ContestContext(config, clock, ledger, market_source("gamma", config.venue), data_dir / "contest",
                          broker=broker_for(config.venue))
     ctx.selfcheck = lambda: contest_selfcheck(ctx)
     return ContestRuntime(ctx, sweep_utc=sweep_utc, calls=data_dir / "contest-calls", after_seal=after_seal)
@@ -216,7 +219,5 @@ def contest_runtime(path: Path, data_dir: Path, clock: Clock, sweep_utc: str,
 def contest_selfcheck(ctx: ContestContext) -> list[str]:
     """Before each contest batch: the sandbox's isolation, the egress proxy, every agent's CLI and
     credentials, and a trivial ask answered by each (league_agents.selfcheck.preflight); the failed lines."""
-    from league_agents.selfcheck import preflight
-
     checks = preflight([a.seat for a in ctx.config.agents], ctx.clock.now, sandbox=ctx.base_sandbox(), ask_each=True)
     return [f"{c.name}: {c.detail}" for c in checks if not c.ok]

@@ -20,7 +20,7 @@ from league import inputs
 from league.errors import ConfigError
 from league.registry import CROWD, NO_CROWD, PRICES
 from league_agents.base import SeatSpec
-from league_agents.options import Text, Url, generic_problems, printable
+from league_agents.options import Text, Url, printable
 from league_agents.registry import spec_problems
 
 HORIZON_SESSIONS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
@@ -222,19 +222,39 @@ class PortfolioSettings(Frozen):
     bill_rate_default: str = Field(default="4.0", pattern=r"^(100(\.0{1,4})?|\d{1,2}(\.\d{1,4})?)$")
 
 
+#: The venue asked for the markets a provider lacks when ``[crowd] fallback`` is not given.
+DEFAULT_CROWD_FALLBACK = {"polymarket": "kalshi"}
+
+
 class CrowdSettings(Frozen):
     """Prediction-market prices recorded at ask time (scoring.md §8). "none" until the operator has
-    checked the venue's contract names (docs/crowd.md); "recorded" replays DATA/crowd/<day>.json."""
+    checked the venue's contract names (docs/crowd.md); "recorded" replays DATA/crowd/<day>.json.
+    ``fallback`` is the provider asked for the markets ``provider`` lacks ("none": no other venue);
+    unset, Polymarket falls back to Kalshi and every other provider to none."""
 
     provider: str = "none"
+    fallback: str | None = None
 
-    @field_validator("provider")
+    @field_validator("provider", "fallback")
     @classmethod
-    def _registered(cls, value: str) -> str:
-        if value != NO_CROWD and value not in CROWD:
+    def _registered(cls, value: str | None) -> str | None:
+        if value is not None and value != NO_CROWD and value not in CROWD:
             raise ValueError(f"unknown crowd provider {shown(value)}; registered: "
                              f"{', '.join([NO_CROWD, *CROWD.names()])}")
         return value
+
+    @model_validator(mode="after")
+    def _not_itself(self) -> CrowdSettings:
+        if self.fallback is not None and self.fallback != NO_CROWD and self.fallback == self.provider:
+            raise ValueError(f"fallback {shown(self.fallback)} is the provider itself; name another venue or \"none\"")
+        return self
+
+    @property
+    def fallback_provider(self) -> str:
+        """The fallback in force: the one given, else the provider's usual one, else none."""
+        if self.fallback is not None:
+            return self.fallback
+        return DEFAULT_CROWD_FALLBACK.get(self.provider, NO_CROWD)
 
 
 class Paths(Frozen):
@@ -337,9 +357,14 @@ def load_toml_model(model: type[M], path: Path, data: Mapping[str, Any] | None =
         raise _config_error(path, exc) from None
 
 
+def error_key(error: Mapping[str, Any]) -> str:
+    """Where a validation error is, as a dotted key; a key may be any length, so it is cut to its start."""
+    return _cut(".".join(str(p) for p in error.get("loc", ())) or "(top level)", 200)
+
+
 def _config_error(path: Path, exc: ValidationError) -> ConfigError:
     first = exc.errors()[0]
-    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    key = error_key(first)
     fix = _fix_for(first)
     more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
     value = "" if first.get("type") in ("missing", "extra_forbidden") else f" = {shown(first.get('input'))}"
@@ -454,21 +479,12 @@ def load_roster(path: Path) -> Roster:
     traceback or a sandbox incident at the first ask."""
     roster = load_toml_model(Roster, path)
     for i, spec in enumerate(roster.seat):
-        problems = seat_problems(spec, files_here=not spec.worker)
+        problems = spec_problems(spec, track="council", files_here=not spec.worker)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise ConfigError(f"{path}: seat {i + 1} ({spec.name!r}): {problems[0]}{more}",
                               fix="correct that [[seat]] entry (docs/seats.md lists what each adapter takes)")
     return roster
-
-
-def seat_problems(spec: SeatSpec, *, stand_in: str = "", files_here: bool = True) -> list[str]:
-    """What is wrong with one seat entry of any roster (the council's, the contest's, an evaluation's): the
-    registry's checks of its adapter (league_agents.registry.spec_problems), or, for a track's own offline
-    stand-in adapter ``stand_in``, the bounds every adapter's options keep."""
-    if stand_in and spec.adapter == stand_in:
-        return generic_problems(spec.options)
-    return spec_problems(spec, files_here=files_here and not spec.worker)
 
 
 class Config(Frozen):

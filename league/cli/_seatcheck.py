@@ -13,12 +13,11 @@ import re
 from collections.abc import Sequence
 
 from league.answers import parse_reply
-from league_agents.base import FailureClass, SeatReply, SeatSpec
+from league_agents.base import FailureClass, SeatError, SeatReply, SeatSpec
+from league_agents.cli_seat import CliSeat
+from league_agents.registry import load_adapter
 from sandbox.selfcheck import Check
 
-PACKAGES = {"claude_code": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini_cli": "@google/gemini-cli",
-            "grok_cli": "@vibe-kit/grok-cli"}
-CLI_SEATS = frozenset(PACKAGES)
 _MODEL_REFUSED = re.compile(
     r"model[^\n]{0,80}(not found|does not exist|may not exist|not supported|unknown|invalid|not available)"
     r"|(unknown|invalid|unsupported) model|not_found_error|model_not_found|NOT_FOUND", re.I)
@@ -45,9 +44,19 @@ def diagnose(spec: SeatSpec, static: Sequence[Check], reply: SeatReply | None,
     return []
 
 
+def _cli_adapter(spec: SeatSpec) -> type[CliSeat] | None:
+    """The seat's adapter class when it is a vendor CLI's (its class says which npm package installs it)."""
+    try:
+        cls = load_adapter(spec.adapter)
+    except SeatError:
+        return None
+    return cls if issubclass(cls, CliSeat) else None
+
+
 def _static_fix(spec: SeatSpec, check: Check) -> Check:
-    if "cli " in check.name and spec.adapter in PACKAGES:
-        fix = (f"CLI not installed: npm install -g {PACKAGES[spec.adapter]} (under /usr), or set options.cli_prefix "
+    cli = _cli_adapter(spec)
+    if "cli " in check.name and cli is not None and cli.npm_package:
+        fix = (f"CLI not installed: npm install -g {cli.npm_package} (under /usr), or set options.cli_prefix "
                "to a folder made by `npm install --prefix DIR`")
         return Check(check.name, False, check.detail, fix)
     if "credentials" in check.name:
@@ -68,7 +77,7 @@ def _failure(spec: SeatSpec, reply: SeatReply) -> Check:
         return Check("endpoint unreachable under the policy", False, f"the egress proxy refused {hosts}",
                      f'add the host to the seat\'s `allow` list (or its exact host:port for a LAN gateway); '
                      f'policy is network = "{spec.network}"')
-    if spec.adapter in CLI_SEATS and spec.network == "none" and _UNREACHABLE.search(detail + " timeout"):
+    if _cli_adapter(spec) is not None and spec.network == "none" and _UNREACHABLE.search(detail + " timeout"):
         return Check("endpoint unreachable under the policy", False, 'network = "none": the CLI has no network',
                      'set network = "api" (its model only) or "web" for this seat')
     if _MODEL_REFUSED.search(detail):

@@ -23,9 +23,9 @@ def collect(roster: Path | None, probe: bool) -> list[Check]:
     checks: list[Check] = [check_bwrap_installed()]
     if probe:
         try:
-            from sandbox.bwrap import BwrapSandbox
+            from league_agents.registry import make_sandbox
 
-            box = BwrapSandbox()
+            box = make_sandbox()
             checks += check_isolation(box)
             checks += check_egress(box)
         except SandboxError as exc:

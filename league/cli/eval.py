@@ -54,16 +54,16 @@ def _remote_runner(queue: str, broker: str, password_file: Path | None, ca_file:
     if not queue:
         return None
     from league.clock import SystemClock
+    from league.compose import remote_runner
     from league.errors import ConfigError
     from league.workers.broker import parse_target
-    from league.workers.remote import RemoteSeatRunner
     from league.workers.topology import check_queue_name
 
     if not broker:
         raise ConfigError(f"the seat runs on lab queue {queue!r} but no broker is given",
                           fix="pass --broker and --password-file (LEAGUE_BROKER_URL, LEAGUE_BROKER_PASSWORD_FILE)")
     check_queue_name(queue)
-    return RemoteSeatRunner(parse_target(broker, password_file=password_file, ca_file=ca_file), SystemClock())
+    return remote_runner(parse_target(broker, password_file=password_file, ca_file=ca_file), SystemClock())
 
 
 @eval_app.command("questions")

@@ -33,13 +33,13 @@ def exec_(
 ) -> None:
     """Run CMD inside a fresh sandbox (league sandbox exec --profile claude -- ls -la ~); with
     --network api|web it gets the egress proxy a seat gets, and its fetch record is printed."""
-    from sandbox.bwrap import BwrapSandbox
+    from league_agents.registry import make_sandbox
     from sandbox.interface import SandboxError
     from sandbox.netpolicy import EgressRules
 
     try:
         rules = EgressRules.of(network, allow or [])
-        res = BwrapSandbox().exec(
+        res = make_sandbox().exec(
             cmd,
             timeout=timeout,
             egress=rules,
@@ -67,13 +67,13 @@ def exec_(
 def check() -> None:
     """Run the isolation probe in a real sandbox and show the system-call filter the seats get (the sandbox
     part of `league doctor`, without the roster); exit 1 if anything is broken."""
-    from sandbox.bwrap import BwrapSandbox
+    from league_agents.registry import make_sandbox
     from sandbox.interface import SandboxError
     from sandbox.selfcheck import Check, check_bwrap_installed, check_isolation
 
     checks = [check_bwrap_installed()]
     try:
-        checks += check_isolation(BwrapSandbox())
+        checks += check_isolation(make_sandbox())
     except SandboxError as exc:
         checks.append(Check("sandbox starts", False, exc.message, exc.fix or ""))
     for c in checks:

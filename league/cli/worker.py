@@ -64,11 +64,11 @@ def worker(
 def _sandbox_ready() -> None:
     """The seats run in bubblewrap here, capped by a cgroup: refuse to take asks that could not run."""
     from league.errors import LeagueError
-    from sandbox.bwrap import BwrapSandbox
+    from league_agents.registry import make_sandbox
     from sandbox.interface import SandboxError
 
     try:
-        BwrapSandbox()
+        make_sandbox()
     except SandboxError as exc:
         raise LeagueError(f"the seats' sandbox cannot run on this host: {exc.message}", fix=exc.fix) from None
 

@@ -8,7 +8,6 @@ Texts are pure functions of their inputs, so the ask's SHA-256 sealed in the boo
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -44,10 +43,6 @@ your public card) and --max-price <0-1> (otherwise the league buys up to the bes
 Quote --rationale and --quote with single quotes: the shell would otherwise expand "$" amounts.
 {memory}
 """
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def utc(value: datetime) -> str:

@@ -10,34 +10,29 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from league import inputs
-from league.config import MAX_CONFIG_BYTES, seat_problems
+from league.config import MAX_CONFIG_BYTES, Frozen, error_key
 from league.contest.errors import RulesFrozen
-from league.contest.seats import STANDIN
 from league.errors import ConfigError
 from league_agents.base import SeatSpec
+from league_agents.registry import spec_problems
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-
-class SweepRules(_Frozen):
+class SweepRules(Frozen):
     markets: int = Field(default=30, ge=1, le=200)
     time_limit_s: float = Field(default=900.0, gt=0)
     # A market's probabilities may sum to 1 ± this and still be renormalised; further off, refused.
     sum_tolerance: float = Field(default=0.05, ge=0, le=0.5)
 
 
-class EligibilityRules(_Frozen):
+class EligibilityRules(Frozen):
     max_days_to_close: float = Field(default=7.0, gt=0)
     min_minutes_left: float = Field(default=30.0, ge=0)
     max_favourite: float = Field(default=0.85, gt=0, le=1)
@@ -55,7 +50,7 @@ class EligibilityRules(_Frozen):
     rounds_at_once: int = Field(default=3, ge=1)
 
 
-class RoundRules(_Frozen):
+class RoundRules(Frozen):
     stake: float = Field(default=100.0, gt=0)
     decision_s: float = Field(default=300.0, gt=0)
     slippage: float = Field(default=0.05, ge=0, le=0.5)
@@ -65,13 +60,13 @@ class RoundRules(_Frozen):
     big_bet_stake: float = Field(default=500.0, gt=0)
 
 
-class StatsRules(_Frozen):
+class StatsRules(Frozen):
     resamples: int = Field(default=2000, ge=100)
     seed: int = Field(default=20261009, ge=0)
     level: float = Field(default=0.95, gt=0, lt=1)
 
 
-class ContestAgent(_Frozen):
+class ContestAgent(Frozen):
     """One contestant: the agent key used in every file, its display name and its seat."""
 
     agent: str = Field(pattern=r"^[a-z][a-z0-9_-]*$")
@@ -82,7 +77,7 @@ class ContestAgent(_Frozen):
     seat: SeatSpec
 
 
-class Venue(_Frozen):
+class Venue(Frozen):
     gamma_url: str = "https://gamma-api.polymarket.com"
     clob_url: str = "https://clob.polymarket.com"
     page_size: int = Field(default=500, ge=1, le=1000)
@@ -97,7 +92,7 @@ class Venue(_Frozen):
     key_env: str = "LEAGUE_CONTEST_WALLET_KEY"
 
 
-class ContestSchedule(_Frozen):
+class ContestSchedule(Frozen):
     """When the scheduler polls for new rounds and runs the nightly resolve + publish (not "the rules":
     the sweep's own time is the league's ``[schedule] contest_sweep_utc``)."""
 
@@ -106,12 +101,12 @@ class ContestSchedule(_Frozen):
     rounds_in_parallel: int = Field(default=3, ge=1)
 
 
-class ChangelogEntry(_Frozen):
+class ChangelogEntry(Frozen):
     date: date
     change: str
 
 
-class ContestConfig(_Frozen):
+class ContestConfig(Frozen):
     benchmark: str = "forecast-league CLI contest"
     methodology_version: str = "1.0"
     season: int = Field(default=1, ge=1)
@@ -179,20 +174,16 @@ def check_rules_frozen(config: ContestConfig) -> None:
         )
 
 
-def _where(error: Mapping[str, Any]) -> str:
-    return ".".join(str(p) for p in error.get("loc", ())) or "(top level)"
-
-
 def parse_config(data: dict[str, Any], source: str) -> ContestConfig:
     """Validate a mapping; a bad key becomes a ConfigError naming the file, the key and the fix."""
     try:
         config = ContestConfig.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise ConfigError(f"{source}: {_where(first)}: {first['msg']}",
+        raise ConfigError(f"{source}: {error_key(first)}: {first['msg']}",
                           fix="see docs/contest.md for every key of the contest configuration") from None
     for agent in config.agents:
-        problems = seat_problems(agent.seat, stand_in=STANDIN)
+        problems = spec_problems(agent.seat, track="contest", files_here=not agent.seat.worker)
         if problems:
             raise ConfigError(f"{source}: agent {agent.agent!r}: seat {agent.seat.name!r}: {problems[0]}",
                               fix="correct that agent's seat (docs/seats.md lists what each adapter takes)")

@@ -2,7 +2,8 @@
 
 A job is a plain function ``job(ctx, ...)``: the configuration, the one clock, the contest's book,
 the market source, the broker (paper by default), the public folder, the sandbox and how seats are
-built. Nothing else is global.
+built. Nothing else is global. The market source and the broker are registered adapters
+(``forecast_league.contest_markets``, ``forecast_league.contest_brokers``), resolved by name here.
 """
 
 from __future__ import annotations
@@ -10,15 +11,37 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from league.clock import Clock
-from league.contest.config import ContestAgent, ContestConfig
+from league.contest.config import ContestAgent, ContestConfig, Venue
 from league.contest.ledger import Ledger
 from league.contest.markets.interface import MarketSource
-from league.contest.markets.orders import Broker, PaperBroker
-from league.contest.seats import SeatFactory, build_contest_seat, default_sandbox
+from league.contest.markets.orders import Broker
+from league.registry import CONTEST_BROKERS, CONTEST_MARKETS, LIVE_BROKER, PAPER_BROKER, load
 from league_agents.base import Seat
+from league_agents.registry import SeatFactory, build_seat, make_sandbox
 from sandbox.interface import Sandbox
+
+#: What the entry points of ``forecast_league.contest_brokers`` are.
+BrokerFactory = Callable[[Venue], Broker]
+
+
+def broker_for(venue: Venue) -> Broker:
+    """The broker ``venue`` asks for: ``clob_live`` when the operator enabled live trading, else ``paper``."""
+    name = LIVE_BROKER if venue.live_trading else PAPER_BROKER
+    return cast(BrokerFactory, load(CONTEST_BROKERS, name, "contest configuration: [venue] live_trading"))(venue)
+
+
+def market_source(name: str, *args: object) -> MarketSource:
+    """The market source registered as ``name``, built from its arguments: ``gamma`` from the venue's
+    settings, ``recorded`` from a folder of recorded answers."""
+    factory = load(CONTEST_MARKETS, name, "contest market source")
+    return cast(Callable[..., MarketSource], factory)(*args)
+
+
+def paper() -> Broker:
+    return broker_for(Venue())
 
 
 @dataclass
@@ -29,8 +52,8 @@ class ContestContext:
     source: MarketSource
     public: Path
     sandbox: Sandbox | None = None
-    broker: Broker = field(default_factory=PaperBroker)
-    seat_factory: SeatFactory = build_contest_seat
+    broker: Broker = field(default_factory=paper)
+    seat_factory: SeatFactory = build_seat
     # Demo only: the recorded winners, handed to stand-in seats (never to a real CLI's ask text).
     hints: Mapping[str, str] = field(default_factory=dict)
     # The pre-batch self-check of every seat's sandbox (bench.md "Sandbox"): the failed checks, empty when
@@ -42,7 +65,7 @@ class ContestContext:
 
     def base_sandbox(self) -> Sandbox:
         if self.sandbox is None:
-            self.sandbox = default_sandbox()
+            self.sandbox = make_sandbox()
         return self.sandbox
 
     def seat(self, agent: ContestAgent, *, sandbox: Sandbox | None = None, timeout_s: float | None = None) -> Seat:

@@ -17,9 +17,8 @@ from pathlib import Path
 
 from league.clock import SimulatedClock
 from league.contest.config import ContestConfig, load_config
-from league.contest.context import ContestContext
+from league.contest.context import ContestContext, market_source
 from league.contest.ledger import Ledger
-from league.contest.markets.recorded import RecordedSource
 from league.contest.markets.synthetic import make_venue
 from league.contest.publish import publish
 from league.contest.resolve import resolve_due
@@ -67,8 +66,8 @@ def run_demo(out: Path, *, seed: int = 7, day: date = date(2026, 12, 7), config:
     clock = SimulatedClock(start)
     public = out / "public"
     with Ledger(out / "contest-book.jsonl", clock) as ledger:
-        ctx = ContestContext(config or load_config(), clock, ledger, RecordedSource(out / "venue"), public,
-                             sandbox=sandbox, hints=venue.winners())
+        ctx = ContestContext(config or load_config(), clock, ledger, market_source("recorded", out / "venue"),
+                             public, sandbox=sandbox, hints=venue.winners())
         sweep, rounds = run_day(ctx, clock, day, say)
         clock.set(start + timedelta(days=8))
         say(f"resolved {len(resolve_due(ctx))} markets")

@@ -1,55 +1,22 @@
-"""The contest's published files and their exact bytes.
+"""The contest's published files: the sweep file and ``sealed.json``.
 
-A sweep file is ``json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False)`` encoded UTF-8
-(no trailing newline), the same bytes the reference hashes, so its SHA-256 is reproducible by any
-reader with a JSON library. ``sealed.json`` is a list, newest first, of ``{date, sha256, file,
-forecasts, sealed_at}`` where ``file`` is relative to the folder holding ``sealed.json``.
+A sweep file is written in the tracks' exact bytes (league.seatcore.files: ``json.dumps(doc, indent=1,
+sort_keys=True, ensure_ascii=False)`` encoded UTF-8, no trailing newline), the same bytes the reference hashes,
+so its SHA-256 is reproducible by any reader with a JSON library. ``sealed.json`` is a list, newest first, of
+``{date, sha256, file, forecasts, sealed_at}`` where ``file`` is relative to the folder holding ``sealed.json``.
 Files are written atomically (temporary file, fsync, rename) so a reader never sees half a file.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from league import inputs
 from league.contest.asks import SweptMarket
+from league.seatcore.files import read_json, write_json
 
 KIND = "forecast sweep"
-
-
-def dump_bytes(doc: Any) -> bytes:
-    """The byte form of every contest JSON file (the sweep file's exact rule)."""
-    return json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False).encode("utf-8")
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-def write_json(path: Path, doc: Any) -> str:
-    data = dump_bytes(doc)
-    write_atomic(path, data)
-    return sha256_bytes(data)
-
-
-def read_json(path: Path) -> Any:
-    """A contest file read back, bounded in size and nesting (league.inputs): one clear error, not a traceback."""
-    return inputs.read_json(path, what="contest file")
 
 
 def forecast_row(agent: str, market_id: str, model: str, probabilities: dict[str, float]) -> dict[str, Any]:
@@ -82,7 +49,7 @@ def add_sealed(public: Path, entry: dict[str, Any]) -> list[dict[str, Any]]:
     """Insert (or keep) the day's entry in ``sealed.json``, newest first; an existing date with a
     different hash is never overwritten (the first seal stands)."""
     path = public / "sealed.json"
-    listed: list[dict[str, Any]] = read_json(path) if path.exists() else []
+    listed: list[dict[str, Any]] = read_json(path, what="contest file") if path.exists() else []
     if any(e.get("date") == entry["date"] for e in listed):
         return listed
     listed = sorted([*listed, entry], key=lambda e: str(e.get("date")), reverse=True)

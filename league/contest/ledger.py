@@ -1,8 +1,8 @@
 """The contest's own book: every ask, reply, bet, forfeit, void, seal and resolution, in order.
 
 The contest appends to a separate book file (same chain formula as the council's, docs/protocol.md §3)
-through this thin wrapper, which serialises appends from the agents' threads (a bet and a
-forfeit of different agents may arrive at once). What the contest needs to know about its past
+through the tracks' one book writer (league.seatcore.ledger), which serialises appends from the agents'
+threads (a bet and a forfeit of different agents may arrive at once). What the contest needs to know about its past
 (markets already seen or swept, rounds of the week, an agent's own results) is read back from the
 book, so the book is the only state.
 
@@ -18,14 +18,13 @@ themselves: callers read them and never mutate them.
 from __future__ import annotations
 
 import heapq
-import threading
-from collections.abc import Iterator, Mapping
-from datetime import datetime
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from league.book import Book, BookLine, iter_lines
+from league.book import BookLine, iter_lines
 from league.clock import Clock
+from league.seatcore.ledger import TrackBook
 
 SWEEP_OPEN = "contest.sweep.open"
 SWEEP_REPLY = "contest.sweep.reply"
@@ -43,40 +42,26 @@ KINDS = (SWEEP_OPEN, SWEEP_REPLY, SWEEP_SEALED, SWEEP_VOID, SEEN, REFUSED, ROUND
          ROUND_VOID, RESOLUTION)
 
 
-class Ledger:
-    """The single writer of the contest book, safe to call from several threads."""
+class Ledger(TrackBook):
+    """The single writer of the contest book, safe to call from several threads, with its index."""
 
     def __init__(self, path: Path, clock: Clock) -> None:
-        self.path = Path(path)
-        self.clock = clock
-        self._book = Book(self.path, clock)
-        self._lock = threading.Lock()
         self._all: list[BookLine] = []
         self._by_kind: dict[str, list[BookLine]] = {}
-        try:
-            self._load(self._book.lines)
-        except BaseException:
-            self._book.close()  # a book that cannot be read must not stay locked by this process
-            raise
+        super().__init__(path, clock)
 
-    def _load(self, count: int) -> None:
+    def opened(self, count: int) -> None:
         """Read and validate the book once; from now on the index grows with each append."""
         if not count:
             return
         for i, line in enumerate(iter_lines(self.path), 1):
             if i > count:
                 break
-            self._index(line)
+            self.sealed(line)
 
-    def _index(self, line: BookLine) -> None:
+    def sealed(self, line: BookLine) -> None:
         self._all.append(line)
         self._by_kind.setdefault(line.kind, []).append(line)
-
-    def append(self, kind: str, content: Mapping[str, Any], at: datetime | None = None) -> BookLine:
-        with self._lock:
-            line = self._book.append(kind, content, at=at)
-            self._index(line)
-            return line
 
     def lines(self, *kinds: str) -> Iterator[BookLine]:
         """Every line of the given kinds (all when none named), validated, in book order.
@@ -98,12 +83,3 @@ class Ledger:
         """How many lines of ``kind`` the book holds (no list is built)."""
         with self._lock:
             return len(self._by_kind.get(kind, ()))
-
-    def close(self) -> None:
-        self._book.close()
-
-    def __enter__(self) -> Ledger:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

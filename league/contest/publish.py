@@ -20,9 +20,9 @@ from league.clock import parse_iso
 from league.contest import ledger as L
 from league.contest.context import ContestContext
 from league.contest.embargo import released_bytes
-from league.contest.files import read_json, write_atomic, write_json
 from league.contest.metrics import Stats, betting_record, crowd_pick, exclusions, forecast_accuracy
 from league.contest.verify import BOOK_NAME
+from league.seatcore.files import read_json, write_atomic, write_json
 
 BET_COLUMNS = ("round_id", "market_id", "question", "state", "winner", "agent", "outcome", "avg_price",
                "shares_filled", "stake_filled", "confidence", "decided_s", "exit_reason", "model_reported",
@@ -140,8 +140,9 @@ def publish(ctx: ContestContext) -> dict[str, Any]:
         write_json(public / "cards" / f"{r['round_id']}.json", card(r))
     write_json(public / "refusals.json", [r for r in ctx.ledger.contents(L.REFUSED) if r["context"] == "rounds"])
     write_json(public / "changelog.json", [e.model_dump(mode="json") for e in cfg.changelog])
-    sealed: list[dict[str, Any]] = read_json(public / "sealed.json") if (public / "sealed.json").exists() else []
-    docs = [read_json(public / e["file"]) for e in sealed]
+    sealed: list[dict[str, Any]] = (read_json(public / "sealed.json", what="contest file")
+                                    if (public / "sealed.json").exists() else [])
+    docs = [read_json(public / e["file"], what="contest file") for e in sealed]
     agents = [(a.agent, a.name) for a in cfg.agents]
     stats = Stats(cfg.stats.resamples, cfg.stats.seed, cfg.stats.level)
     metrics = {

@@ -27,7 +27,7 @@ import structlog
 from league.answers import clean_label, clean_text
 from league.clock import parse_iso
 from league.contest import ledger as L
-from league.contest.asks import PastResult, round_ask, sha256_text, utc
+from league.contest.asks import PastResult, round_ask, utc
 from league.contest.bench_server import BenchServer
 from league.contest.config import ContestAgent
 from league.contest.context import ContestContext
@@ -35,6 +35,7 @@ from league.contest.desk import BetWindow, Desk
 from league.contest.eligibility import Candidate, RoundsState, pick_for_rounds, screen
 from league.contest.markets.interface import books_for
 from league.contest.seats import BenchSandbox
+from league.seatcore.files import sha256_text
 from league_agents.base import Ask, SeatReply
 
 log = structlog.get_logger(__name__)

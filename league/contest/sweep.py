@@ -27,13 +27,14 @@ import structlog
 from league.answers import clean_label, clean_text
 from league.clock import parse_iso
 from league.contest import ledger as L
-from league.contest.asks import SweptMarket, sha256_text, sweep_ask, utc
+from league.contest.asks import SweptMarket, sweep_ask, utc
 from league.contest.config import ContestAgent
 from league.contest.context import ContestContext
 from league.contest.eligibility import Candidate, screen, select_across_categories
-from league.contest.files import add_sealed, forecast_row, sealed_entry, sweep_document, sweep_path, write_json
+from league.contest.files import add_sealed, forecast_row, sealed_entry, sweep_document, sweep_path
 from league.contest.markets.interface import books_for
 from league.contest.parse import parse_sweep
+from league.seatcore.files import sha256_text, write_json
 from league_agents.base import Ask, FailureClass, SeatReply
 
 log = structlog.get_logger(__name__)

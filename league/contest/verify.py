@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from league.contest.files import KIND, dump_bytes, sha256_bytes
+from league.contest.files import KIND
 from league.contest.metrics import Stats, betting_record, forecast_accuracy
 from league.inputs import InputError, parse_json, read_json, read_text
+from league.seatcore.files import dump_bytes, sha256_bytes
 from league.verify.chain import MAX_LINE_BYTES, OVERLONG, check_line
 from league.verify.files import bounded_lines, regular
 

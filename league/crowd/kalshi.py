@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import partial
 from typing import Any
 
 import httpx
@@ -18,7 +19,7 @@ import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
 from league.calendar import Calendar
-from league.config import Markets
+from league.config import Config, Markets
 from league.crowd._http import get_json, with_retries
 from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, aware_utc
 from league.prices.interface import PriceSource
@@ -268,37 +269,6 @@ def _from_results(rungs: Sequence[KalshiMarket], threshold: float) -> bool:
     raise CrowdError(f"Kalshi results do not decide whether the settlement is above {threshold:g}")
 
 
-class CombinedCrowd:
-    """Prefer ``primary`` (Polymarket); ask ``fallback`` (Kalshi) only for markets the primary lacks."""
-
-    def __init__(self, primary: CrowdProvider, fallback: CrowdProvider) -> None:
-        self._primary = primary
-        self._fallback = fallback
-
-    def quotes(self, session: date, markets: Sequence[str], now: datetime) -> list[CrowdQuote]:
-        try:
-            first = self._primary.quotes(session, markets, now)
-        except CrowdError as exc:
-            log.warning("primary crowd failed; using the fallback for every market", error=exc.message)
-            first = []
-        covered = {q.market for q in first}
-        rest = [m for m in markets if m not in covered]
-        return first + (self._fallback.quotes(session, rest, now) if rest else [])
-
-    def _of(self, quote: CrowdQuote) -> CrowdProvider:
-        """The provider of the quote's venue (a provider's ``venue`` attribute names it)."""
-        for provider in (self._primary, self._fallback):
-            if getattr(provider, "venue", None) == quote.venue:
-                return provider
-        raise CrowdError(f"no provider here resolves {quote.venue} quotes ({quote.contract_id})")
-
-    def resolution(self, quote: CrowdQuote) -> bool | None:
-        return self._of(quote).resolution(quote)
-
-    def price_at(self, quote: CrowdQuote, minute: datetime) -> float | None:
-        return self._of(quote).price_at(quote, minute)
-
-
 def previous_close(markets: Markets, prices: PriceSource, calendar: Calendar, code: str, day: date) -> float:
     """The market's close on the session before ``day`` (Kalshi's buckets are priced against it)."""
     spec = markets.by_code()[code]
@@ -307,3 +277,9 @@ def previous_close(markets: Markets, prices: PriceSource, calendar: Calendar, co
     if not closes:
         raise CrowdError(f"no previous close of {code} for {day}")
     return float(closes[-1][1])
+
+
+def from_config(config: Config, prices: PriceSource, calendar: Calendar) -> CrowdProvider:
+    """The ``kalshi`` crowd provider (entry point ``forecast_league.crowd``): its strike ladders read at each
+    market's previous close. The usual fallback of ``polymarket`` (``[crowd] fallback``)."""
+    return KalshiCrowd(previous_close=partial(previous_close, config.markets, prices, calendar))

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from functools import partial
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
@@ -400,9 +399,6 @@ class PolymarketCrowd:
 
 
 def from_config(config: Config, prices: PriceSource, calendar: Calendar) -> CrowdProvider:
-    """The ``polymarket`` crowd provider (entry point ``forecast_league.crowd``): Polymarket first,
-    Kalshi for the markets Polymarket lacks (its ladders read at the previous close)."""
-    from league.crowd.kalshi import CombinedCrowd, KalshiCrowd, previous_close
-
-    kalshi = KalshiCrowd(previous_close=partial(previous_close, config.markets, prices, calendar))
-    return CombinedCrowd(PolymarketCrowd(), kalshi)
+    """The ``polymarket`` crowd provider (entry point ``forecast_league.crowd``). The venue asked for the
+    markets Polymarket lacks (``[crowd] fallback``, Kalshi by default) is composed in the composition root."""
+    return PolymarketCrowd()

@@ -15,24 +15,20 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from league import inputs
-from league.config import MAX_CONFIG_BYTES, MAX_SEATS, seat_problems
+from league.config import MAX_CONFIG_BYTES, MAX_SEATS, Frozen, error_key
 from league.errors import ConfigError
 from league.evals.policy import Policy
-from league.evals.seats import STANDIN
 from league_agents.base import SeatSpec
 from league_agents.options import SeatOptions
+from league_agents.registry import spec_problems
 
 CONFIG_FIX = "see docs/evals.md for every key of the evaluation configuration"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-
-class EvalSeat(_Frozen):
+class EvalSeat(Frozen):
     """A seat an evaluation may run: its roster entry, knowledge cutoff and concurrency limit."""
 
     knowledge_cutoff: date | None = None
@@ -44,16 +40,12 @@ class EvalSeat(_Frozen):
         return self.seat.name
 
 
-class EvalConfig(_Frozen):
+class EvalConfig(Frozen):
     trials: int = Field(default=3, ge=1, le=20)
     concurrency: int = Field(default=4, ge=1, le=64)
     policy: Policy = Policy.NONE
     probabilities: bool = False
     seats: tuple[EvalSeat, ...] = Field(default=(), max_length=MAX_SEATS)
-
-
-def _where(error: Any) -> str:
-    return ".".join(str(p) for p in error.get("loc", ())) or "(top level)"
 
 
 def _read_toml(path: Path | None, package_file: str) -> tuple[dict[str, Any], str]:
@@ -78,14 +70,14 @@ def load_config(path: Path | None = None) -> EvalConfig:
         config = EvalConfig.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise ConfigError(f"{source}: {_where(first)}: {first['msg']}", fix=CONFIG_FIX) from None
+        raise ConfigError(f"{source}: {error_key(first)}: {first['msg']}", fix=CONFIG_FIX) from None
     for seat in config.seats:
         _check_seat(seat.seat, source)
     return config
 
 
 def _check_seat(spec: SeatSpec, source: str) -> None:
-    problems = seat_problems(spec, stand_in=STANDIN)
+    problems = spec_problems(spec, track="eval", files_here=not spec.worker)
     if problems:
         raise ConfigError(f"{source}: seat {spec.name!r}: {problems[0]}",
                           fix="correct that seat (docs/seats.md lists what each adapter takes)")
@@ -103,7 +95,7 @@ def _roster_seat(roster: Path, name: str) -> EvalSeat | None:
                 seat = EvalSeat(knowledge_cutoff=opts.knowledge_cutoff, max_concurrency=opts.max_concurrency, seat=spec)
             except ValidationError as exc:
                 first = exc.errors()[0]
-                raise ConfigError(f"{source}: seat {name!r} is not a valid eval seat ({_where(first)}: "
+                raise ConfigError(f"{source}: seat {name!r} is not a valid eval seat ({error_key(first)}: "
                                   f"{first['msg']})", fix="options.knowledge_cutoff is a date, "
                                   "options.max_concurrency an integer from 1 to 64") from None
             _check_seat(spec, source)

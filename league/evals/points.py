@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from league.evals.errors import EvalError
-from league.evals.files import write_atomic, write_json
 from league.evals.mase import Stated, Window, compliance, relative_mase, seasonal_naive
 from league.publish.bookread import book_contents
+from league.seatcore.files import write_atomic, write_json
 
 HORIZON_STEPS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
 BUCKETS = {"1d": "short", "1w": "medium", "1m": "long", "6m": "long"}

@@ -10,7 +10,6 @@ invisible to the proxy) or ``unmasked`` (the open web, no time mask), in every t
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,11 +18,8 @@ from sandbox.interface import ExecResult, Sandbox
 from sandbox.netpolicy import EgressRules, NetworkPolicy
 from sandbox.profiles import Profile
 
-
-class Policy(enum.StrEnum):
-    NONE = "none"
-    API = "api"
-    WEB = "web"
+#: A run's policy is one of the sandbox's own network policies (none, api, web), imposed on every seat of the run.
+Policy = NetworkPolicy
 
 
 @dataclass(frozen=True)
@@ -63,4 +59,4 @@ class PolicySandbox:
         """The run's policy with the seat's own allow-list (none under ``none``)."""
         if self.policy is Policy.NONE:
             return None
-        return EgressRules(NetworkPolicy(self.policy.value), asked.allow if asked is not None else ())
+        return EgressRules(self.policy, asked.allow if asked is not None else ())

@@ -10,8 +10,6 @@ league's optional probability block, which is appended after the rendered prompt
 
 from __future__ import annotations
 
-import hashlib
-
 from league.evals.questions import Question, letter
 from league.evals.recipe import BINARY_PLACEHOLDERS, Recipe
 
@@ -22,10 +20,6 @@ PROBABILITY_BLOCK = (
     "sum to 1; for a multi-select question each is the probability that its option is in the correct set. "
     'Example: <probabilities>{"A": 0.7, "B": 0.3}</probabilities>'
 )
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def outcomes_block(options: tuple[str, ...]) -> str:

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from league.evals import ledger as L
-from league.evals.files import dump_bytes, read_json, write_atomic, write_json
 from league.evals.questions import Question
 from league.evals.scores import Trial, brier, exam, log_loss, summarize, tversky
+from league.seatcore.files import dump_bytes, read_json, write_atomic, write_json
 
 TRIAL_COLUMNS = ("run_id", "retrieval", "question_id", "question_type", "choice_type", "kind", "trial", "status",
                  "prompt_sha256", "raw_sha256", "letters", "payload", "parse_failure", "correct", "exam", "tversky",
@@ -132,7 +132,7 @@ def publish_folder(out: Path, public: Path, index_entry: Mapping[str, Any], ques
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(src, dst)
     index_path = public / "index.json"
-    index: list[dict[str, Any]] = read_json(index_path) if index_path.exists() else []
+    index: list[dict[str, Any]] = read_json(index_path, what="evaluation index") if index_path.exists() else []
     index = [e for e in index if e.get("run_id") != index_entry["run_id"]] + [dict(index_entry)]
     write_json(index_path, index)
     tool = resources.files("league.evals").joinpath("tools/recount_eval.py").read_bytes()

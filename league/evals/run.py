@@ -36,15 +36,16 @@ from league.evals import ledger as L
 from league.evals.admission import admit
 from league.evals.config import EvalSeat
 from league.evals.errors import EvalError
-from league.evals.files import dump_bytes, sha256_bytes, store_text
 from league.evals.parse import parse_reply
-from league.evals.policy import Policy, PolicySandbox, retrieval
-from league.evals.prompts import PROBABILITY_BLOCK, ask_text, sha256_text
+from league.evals.policy import Policy, retrieval
+from league.evals.prompts import PROBABILITY_BLOCK, ask_text
 from league.evals.questions import Question, QuestionSet
 from league.evals.results import build_results, publish_folder, write_run
-from league.evals.seats import STANDIN, SeatFactory, build_eval_seat, default_sandbox, reported_cost
+from league.evals.seats import policy_seat, reported_cost
 from league.jobs.runner import SeatAsk, SeatRunner
-from league_agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec
+from league.seatcore.files import dump_bytes, sha256_bytes, sha256_text, store_text
+from league_agents.base import Ask, Now, Seat, SeatReply, SeatSpec, ask_one
+from league_agents.registry import SeatFactory, build_seat, takes_hints
 from sandbox.interface import Sandbox
 
 log = structlog.get_logger(__name__)
@@ -91,17 +92,6 @@ def _cutoff(seat: EvalSeat, override: date | None) -> date:
     return cutoff
 
 
-def _ask_one(seat: Seat, ask: Ask, now: Now) -> SeatReply:
-    """Never raises: an adapter bug becomes a seat-fault reply, so one trial cannot stop the run."""
-    started = now()
-    try:
-        return seat.ask(ask, now)
-    except Exception as exc:  # noqa: BLE001 - classified and sealed like any failed reply
-        failure = getattr(exc, "failure", FailureClass.SEAT_FAULT)
-        return SeatReply(seat=seat.spec.name, raw="", model=seat.spec.model, version="unreported", mode="",
-                         started_at=started, finished_at=now(), failure=failure, detail=str(exc)[:500])
-
-
 def _plain(usage: Mapping[str, Any]) -> dict[str, Any]:
     """What a seat reported about its run, as JSON the book accepts: a value JSON cannot carry (a NaN, an
     object) must not keep a reply from being sealed."""
@@ -116,7 +106,7 @@ def _plain(usage: Mapping[str, Any]) -> dict[str, Any]:
 class _Run:
     run_id: str
     seat: Seat
-    standin: bool
+    hinted: bool
     book: L.EvalBook
     out: Path
     clock: Clock
@@ -126,17 +116,18 @@ class _Run:
 
     def ask_for(self, q: Question, k: int) -> Ask:
         """Trial ``k`` of question ``q``: the stored prompt text; the context names the run's policy (a
-        remote worker applies it) and, for the stand-in only, the recorded answer as its hint."""
+        remote worker applies it) and, for a stand-in only (its adapter takes hints), the recorded answer as
+        its hint."""
         text = self.texts[q.id]
         context: dict[str, Any] = {"kind": "eval", "policy": self.policy.value,
                                    "question": q.as_json() | {"answer": None}}
-        if self.standin:
+        if self.hinted:
             context["hint"] = sorted(q.answer, key=ord)
         return Ask(text=text, sha256=sha256_text(text), session=self.run_id, attempt=k, context=context)
 
     def trial(self, q: Question, k: int) -> None:
         ask = self.ask_for(q, k)
-        reply = _ask_one(self.seat, ask, self.clock.now)
+        reply = ask_one(self.seat, ask, self.clock.now)
         self.seal(q, k, ask.sha256, reply)
 
     def fan_out(self, runner: SeatRunner, jobs: Sequence[tuple[Question, int]], deadline_s: float) -> None:
@@ -184,7 +175,7 @@ def _open_line(run_id: str, seat: EvalSeat, cutoff: date, qset: QuestionSet, opt
 
 
 def run_questions(qset: QuestionSet, seat: EvalSeat, out: Path, clock: Clock, opts: RunOptions, *,
-                  sandbox: Sandbox | None = None, seat_factory: SeatFactory = build_eval_seat,
+                  sandbox: Sandbox | None = None, seat_factory: SeatFactory = build_seat,
                   say: Callable[[str], None] = lambda _: None, runner: SeatRunner | None = None) -> RunResult:
     """Run one seat on one question set; everything is sealed in ``out/eval-book.jsonl``.
 
@@ -200,15 +191,15 @@ def run_questions(qset: QuestionSet, seat: EvalSeat, out: Path, clock: Clock, op
     prompts = {qid: store_text(out / "prompts", text) for qid, text in texts.items()}
     questions_doc = qset.as_json()
     concurrency = min(opts.concurrency, seat.max_concurrency)
-    built = _RemoteSpec(seat.seat) if runner is not None else seat_factory(
-        seat.seat, PolicySandbox(sandbox or default_sandbox(), opts.policy))
+    built = _RemoteSpec(seat.seat) if runner is not None else policy_seat(
+        seat.seat, opts.policy, sandbox=sandbox, factory=seat_factory)
     with L.EvalBook(out / L.BOOK_NAME, clock) as book:
         run_id = f"e{book.runs() + 1:03d}-{seat.name}"
         book.append(L.OPEN, _open_line(run_id, seat, cutoff, qset, opts, concurrency, admitted, excluded, prompts,
                                         sha256_bytes(dump_bytes(questions_doc))))
         say(f"{run_id}: {len(admitted)} questions × {opts.trials} trials, {len(excluded)} excluded, "
             f"concurrency {concurrency}, retrieval {retrieval(opts.policy).label}")
-        run = _Run(run_id, built, seat.seat.adapter == STANDIN, book, out, clock, texts, opts.policy)
+        run = _Run(run_id, built, takes_hints(seat.seat.adapter), book, out, clock, texts, opts.policy)
         jobs = [(q, k) for q in admitted for k in range(1, opts.trials + 1)]
         if runner is not None:
             run.fan_out(runner, jobs, seat.seat.timeout_s * math.ceil(len(jobs) / concurrency))

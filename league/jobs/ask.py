@@ -31,6 +31,7 @@ from league.jobs.seal import seal_fault, seal_on_arrival
 from league.jobs.snapshot import daily_closes, job_snapshot
 from league.jsonvalue import Json, JsonObject
 from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec, prefetch, prefetches
+from league_agents.registry import reads_history
 
 log = structlog.get_logger(__name__)
 #: What a seat's ask shows of its own paper accounts (from its latest sealed ``mark`` per league).
@@ -158,15 +159,13 @@ def _shown(value: str | dict[str, str]) -> Json:
     return dict(value) if isinstance(value, dict) else value
 
 
-#: Adapters of the history-only point baselines (`_naive`, `_ets`), which read daily closes from the context.
-HISTORY_ADAPTERS = frozenset({"naive", "ets"})
 HISTORY_DAYS = 260
 
 
 def history_context(lg: League, session: str) -> dict[str, Any]:
     """Each market's daily closes up to the session before ``session`` (what was known at 08:30), for the
     point baselines; empty when no roster seat reads history (no cost for a league without them)."""
-    if not any(s.adapter in HISTORY_ADAPTERS for s in lg.config.roster.seat):
+    if not any(reads_history(s.adapter) for s in lg.config.roster.seat):
         return {}
     previous = lg.calendar.previous_session(date.fromisoformat(session))
     out: dict[str, list[float]] = {}

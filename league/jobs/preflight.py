@@ -22,7 +22,7 @@ from league.book.lines import PreflightCheck, PreflightLine
 from league.errors import LeagueError
 from league.jobs.context import League
 from league_agents.base import SeatSpec
-from league_agents.registry import is_sandboxed
+from league_agents.registry import is_sandboxed, sandbox_installed
 from league_agents.selfcheck import preflight as run_checks
 from sandbox.selfcheck import Check
 
@@ -35,11 +35,9 @@ class MissingPrerequisite(LeagueError):
 
 def missing_for(seats: Iterable[SeatSpec]) -> list[tuple[str, str]]:
     """(what is missing, install command) for this roster."""
-    from sandbox.bwrap import BwrapSandbox
-
     seats = list(seats)
     missing = []
-    if any(is_sandboxed(s.adapter) for s in seats) and not BwrapSandbox.available():
+    if any(is_sandboxed(s.adapter) for s in seats) and not sandbox_installed():
         missing.append(("bubblewrap (bwrap): the seats' sandbox", "apt-get install -y bubblewrap"))
     if any(s.network != "none" for s in seats) and shutil.which("socat") is None:
         missing.append(("socat: the forwarder to a networked seat's egress proxy", "apt-get install -y socat"))

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol, runtime_checkable
 
-from league_agents.base import Ask, FailureClass, Now, Seat, SeatReply, SeatSpec, close_seat
+from league_agents.base import Ask, Now, Seat, SeatReply, SeatSpec, ask_one, close_seat
 
 #: One pool for every league of the process (threads are made on demand and reused).
 _POOL = ThreadPoolExecutor(max_workers=max(8, (os.cpu_count() or 2) * 8), thread_name_prefix="seat")
@@ -123,17 +123,6 @@ class RoutedRunner:
     def close(self) -> None:
         self.remote.close()
         self.local.close()
-
-
-def ask_one(seat: Seat, ask: Ask, now: Now) -> SeatReply:
-    """Never raises: an adapter bug becomes a seat fault reply, so one seat cannot stop the run."""
-    started = now()
-    try:
-        return seat.ask(ask, now)
-    except Exception as exc:  # noqa: BLE001 - classified and sealed as an incident/fault
-        failure = getattr(exc, "failure", FailureClass.SEAT_FAULT)
-        return SeatReply(seat=seat.spec.name, raw="", model=seat.spec.model, version="unreported", mode="",
-                         started_at=started, finished_at=now(), failure=failure, detail=str(exc)[:500])
 
 
 def arrivals(futures: Sequence[Future[SeatReply]]) -> Iterator[SeatReply]:

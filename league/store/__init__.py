@@ -1,14 +1,16 @@
 """Storage: the database index of the books plus the league's operational state.
 
 Call :func:`open_store` with a URL (``sqlite:///…`` by default, ``postgresql+psycopg://…`` in
-production); it migrates the schema to head. :func:`rebuild` re-derives the index from the books and
-the price cache; :func:`index_book` adds only new lines. Other code depends on :class:`Store` and
-:class:`StoreError` only.
+production); it opens the store registered for the URL's scheme (entry-point group
+``forecast_league.stores``: this project's SQLAlchemy store serves ``sqlite`` and ``postgresql``) and
+migrates the schema to head. :func:`rebuild` re-derives the index from the books and the price cache;
+:func:`index_book` adds only new lines. Other code depends on :class:`Store` and :class:`StoreError` only.
 """
 
 from __future__ import annotations
 
 from league.store.bar_cache import DbBarCache
+from league.store.dispatch import open_store
 from league.store.interface import (
     AnswerSummary,
     BarLike,
@@ -20,7 +22,7 @@ from league.store.interface import (
     StoreError,
 )
 from league.store.rebuild import RebuildReport, default_url, index_book, rebuild
-from league.store.sql import SqlStore, open_store
+from league.store.sql import SqlStore
 
 
 def upgrade(url: str) -> None:

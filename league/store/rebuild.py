@@ -26,8 +26,9 @@ from league.book import BookLine, iter_lines
 from league.book.tail import line_object, raw_lines_back
 from league.clock import parse_iso
 from league.errors import ChainBroken
+from league.store.dispatch import open_store
 from league.store.interface import CachedDay, Store, StoreError
-from league.store.sql import make_bar, open_store
+from league.store.sql import make_bar
 from league.verify.chain import MAX_LINE_BYTES, OVERLONG, check_line, verify
 
 log = structlog.get_logger(__name__)

@@ -20,8 +20,9 @@ import pytest
 from sqlalchemy import create_engine, delete, text
 from sqlalchemy.engine import make_url
 
+from league.store.dispatch import open_store
 from league.store.models import metadata
-from league.store.sql import SqlStore, open_store
+from league.store.sql import SqlStore
 
 ADMIN_URL = os.environ.get("LEAGUE_TEST_PG_URL", "postgresql+psycopg://root@127.0.0.1:5432/test")
 BACKENDS = ("sqlite", "postgresql")

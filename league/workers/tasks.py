@@ -27,10 +27,13 @@ from celery import Celery
 from celery.signals import task_revoked
 
 from league.clock import SystemClock
+from league.evals.policy import Policy
+from league.evals.seats import policy_seat
 from league.workers import wire
 from league.workers.errors import WireError
 from league.workers.topology import REPLIES_EXCHANGE, TASK_NAME
 from league_agents.base import FailureClass, Seat, SeatReply
+from league_agents.registry import build_seat, spec_problems
 
 log = structlog.get_logger(__name__)
 #: A reply is worth waiting for the broker to come back: retried on connection errors without a count
@@ -143,7 +146,7 @@ def eval_policy(context: Mapping[str, Any]) -> str | None:
 def seat_for(spec: Any, context: Mapping[str, Any] | None = None) -> Seat:
     """The seat for a roster entry, built once per worker process (its sandbox is reused). An evaluation's
     ask is run as ``league eval questions`` runs it here: built by the evaluations (the eval stand-in
-    included) on a sandbox that imposes the run's network policy (league.evals.policy)."""
+    included, an adapter like any other) on a sandbox that imposes the run's network policy (league.evals.policy)."""
     policy = eval_policy(context or {})
     key = spec.model_dump_json() + ("" if policy is None else f"|eval:{policy}")
     with _SEATS_LOCK:
@@ -153,25 +156,14 @@ def seat_for(spec: Any, context: Mapping[str, Any] | None = None) -> Seat:
 
 
 def _build(spec: Any, policy: str | None) -> Seat:
-    if policy is None:
-        from league_agents.registry import build_seat
-
-        return build_seat(spec)
-    from league.evals.policy import Policy, PolicySandbox
-    from league.evals.seats import build_eval_seat, default_sandbox
-
-    return build_eval_seat(spec, PolicySandbox(default_sandbox(), Policy(policy)))
+    return build_seat(spec) if policy is None else policy_seat(spec, Policy(policy))
 
 
 def run_ask(ask: wire.AskMessage, now: Callable[[], datetime]) -> SeatReply:
     """The seat's reply; a roster entry this host cannot run, or an adapter that raises, becomes a
     classified failure reply (as on the league host: one seat never stops the others)."""
-    from league.evals.seats import STANDIN
-    from league_agents.registry import spec_problems
-
     started = now()
-    standin = eval_policy(ask.context) is not None and ask.seat.adapter == STANDIN
-    problems = [] if standin else spec_problems(ask.seat)
+    problems = spec_problems(ask.seat, track="council" if eval_policy(ask.context) is None else "eval")
     try:
         if problems:
             raise WireError("this worker cannot run the seat: " + "; ".join(problems))

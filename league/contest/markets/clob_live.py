@@ -90,9 +90,3 @@ class LiveClobBroker:
                           order_type=OrderType.FAK)
         return fill_from(resp, limit)
 
-
-def broker_for(venue: Venue) -> Any:
-    """The broker the configuration asks for: paper unless live trading is on."""
-    from league.contest.markets.orders import PaperBroker
-
-    return LiveClobBroker(venue) if venue.live_trading else PaperBroker()

@@ -86,6 +86,11 @@ class Broker(Protocol):
                 client_id: str) -> Fill: ...
 
 
+def paper_broker(venue: object) -> PaperBroker:
+    """The ``paper`` broker (entry point ``forecast_league.contest_brokers``): it needs nothing of the venue."""
+    return PaperBroker()
+
+
 class PaperBroker:
     """Paper trading: the fill is simulated against the book read when the bet was accepted."""
 

@@ -22,6 +22,8 @@ EXPECTED = {
     "anthropic_sdk",
     "openai_sdk",
     "genai_sdk",
+    "contest-standin",
+    "eval-standin",
 }
 
 

@@ -89,3 +89,13 @@ def test_a_good_roster_still_loads(tmp_path: Path) -> None:
                     '[[seat]]\nname = "c"\nadapter = "claude_code"\ncredentials = ["~/.claude.json"]\n'
                     'env = ["MY_KEY"]\n')
     assert [s.name for s in load_roster(path).seat] == ["s1", "c"]
+
+
+def test_a_key_of_any_length_is_named_by_its_start(tmp_path: Path) -> None:
+    """An unknown key is quoted in the error cut to its start: a 5,000-character key named whole made the
+    error as long."""
+    folder = config(tmp_path)
+    with open(folder / "league.toml", "a", encoding="utf-8") as fh:
+        fh.write(f"\n[clock.{'k' * 5000}]\nx = 1\n")
+    text = refused(folder, "key `clock.kkkk", "…")
+    assert len(text) < 1000

@@ -14,7 +14,8 @@ import pytest
 from contest_helpers import book, market
 
 from league.contest.config import Venue
-from league.contest.markets.clob_live import LiveClobBroker, broker_for, fill_from, import_v2
+from league.contest.context import broker_for
+from league.contest.markets.clob_live import LiveClobBroker, fill_from, import_v2
 from league.contest.markets.orders import OrderError, PaperBroker
 
 if importlib.util.find_spec("py_clob_client_v2") is None:  # importorskip would import it (and py_ecc) as is

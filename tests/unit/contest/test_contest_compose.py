@@ -6,9 +6,14 @@ from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
+import pytest
+
 from league.clock import SimulatedClock
 from league.compose import contest_runtime, open_contest
 from league.config import Schedule
+from league.contest.config import Venue
+from league.contest.context import broker_for, market_source
+from league.errors import ConfigError
 from league.jobs.scheduler import DAY_JOBS, build_scheduler
 
 LIVE = Path(str(resources.files("league.contest").joinpath("live.toml")))
@@ -47,3 +52,13 @@ def test_the_live_contest_on_a_data_folder_and_its_jobs_beside_the_councils(tmp_
                                                             "league-contest_nightly", "league-verify-book"}
     finally:
         rt.close(0)
+
+
+def test_market_sources_and_brokers_are_resolved_by_name() -> None:
+    """The contest's market sources and brokers are registered adapters: a name nobody registered is one
+    configuration error naming the registered ones."""
+    assert type(market_source("gamma", Venue())).__name__ == "GammaSource"
+    assert type(broker_for(Venue(live_trading=False))).__name__ == "PaperBroker"
+    with pytest.raises(ConfigError) as info:
+        market_source("kalshi", Venue())
+    assert "unknown contest market source 'kalshi'; registered: gamma, recorded" in info.value.diagnostics()

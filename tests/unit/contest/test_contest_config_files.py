@@ -10,9 +10,10 @@ import pytest
 from league.contest.asks import SweptMarket
 from league.contest.config import load_config, parse_config
 from league.contest.errors import RulesFrozen
-from league.contest.files import add_sealed, dump_bytes, sealed_entry, sweep_document
+from league.contest.files import add_sealed, sealed_entry, sweep_document
 from league.contest.metrics import betting_record, crowd_pick
 from league.errors import ConfigError
+from league.seatcore.files import dump_bytes
 
 
 def test_default_config_is_the_four_agent_stand_in_roster() -> None:

@@ -6,8 +6,8 @@ from importlib import resources
 from pathlib import Path
 
 from league.contest.config import load_config
-from league.contest.seats import build_contest_seat
 from league_agents.base import Ask
+from league_agents.registry import build_seat
 
 LIVE = Path(str(resources.files("league.contest").joinpath("live.toml")))
 
@@ -30,7 +30,7 @@ def test_the_live_roster_names_the_four_vendor_clis_with_the_default_rules() -> 
 
 def test_each_live_seat_builds_as_its_vendor_adapter() -> None:
     live = load_config(LIVE)
-    seats = {a.agent: build_contest_seat(a.seat, _NoSandbox()) for a in live.agents}  # type: ignore[arg-type]
+    seats = {a.agent: build_seat(a.seat, _NoSandbox()) for a in live.agents}  # type: ignore[arg-type]
     assert {k: type(s).__name__ for k, s in seats.items()} == {
         "claude": "ClaudeCodeSeat", "codex": "CodexSeat", "gemini": "GeminiCliSeat", "grok": "GrokCliSeat"}
     argv = seats["claude"].argv(Ask(text="x", sha256="0" * 64, session="s"))  # type: ignore[attr-defined]

@@ -11,8 +11,9 @@ from crowd_standin import asset
 from hypothesis import given
 from hypothesis import strategies as st
 
+from league.crowd.combined import CombinedCrowd
 from league.crowd.interface import CrowdError, CrowdQuote
-from league.crowd.kalshi import CombinedCrowd, KalshiConfig, KalshiCrowd, above_previous_close
+from league.crowd.kalshi import KalshiConfig, KalshiCrowd, above_previous_close
 
 SESSION = date(2026, 11, 25)
 NOW = datetime(2026, 11, 25, 13, 25, tzinfo=UTC)

@@ -6,7 +6,7 @@ import hashlib
 import threading
 from pathlib import Path
 
-from league.evals.files import store_text
+from league.seatcore.files import store_text
 
 
 def test_many_threads_storing_the_same_reply_all_succeed(tmp_path: Path) -> None:

@@ -61,3 +61,13 @@ def test_bad_url_is_a_store_error(url: str) -> None:
 def test_redact_hides_only_the_password() -> None:
     assert redact("postgresql+psycopg://u:p@h:5432/d") == "postgresql+psycopg://u:***@h:5432/d"
     assert redact("sqlite:////tmp/x.db") == "sqlite:////tmp/x.db"
+
+
+def test_a_database_no_store_serves_names_the_registered_stores() -> None:
+    """The store is chosen by the URL's scheme among the registered ones (group ``forecast_league.stores``); a
+    scheme none serves is one error naming them, with the password hidden."""
+    with pytest.raises(StoreError) as info:
+        open_store("mysql://league:s3cret-pw@127.0.0.1/league")
+    text = info.value.diagnostics()
+    assert "database URL mysql://league:***@127.0.0.1/league: unknown database store 'mysql'" in text
+    assert "registered: postgresql, sqlite" in text and "s3cret-pw" not in text

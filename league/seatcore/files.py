@@ -1,9 +1,10 @@
-"""The evaluation folder's files and their exact bytes.
+"""The files a track's sealed lines name by SHA-256, and their exact bytes.
 
-JSON files are ``json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False)`` in UTF-8, so their SHA-256 is
-reproducible by any reader with a JSON library. Every file is written atomically (temporary file, fsync,
-rename); a raw reply or a prompt is written under its own SHA-256 and fsync'd before the line naming it is
-sealed, so the book never names bytes that are not on disk.
+JSON files are ``json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False)`` in UTF-8 (no trailing
+newline), so their SHA-256 is reproducible by any reader with a JSON library. Every file is written
+atomically (a temporary name of the writing thread's own, fsync, rename): a reader never sees half a file,
+and a raw reply or a prompt is on disk before the line naming it is sealed. Files read back are bounded in
+size and nesting (league.inputs): one clear error, not a traceback.
 """
 
 from __future__ import annotations
@@ -15,9 +16,21 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from league import inputs
+
 
 def dump_bytes(doc: Any) -> bytes:
+    """The byte form of every JSON file a track writes."""
     return json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False).encode("utf-8")
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_text(text: str) -> str:
+    """The SHA-256 of a text's UTF-8 bytes (an ask's, a raw reply's)."""
+    return sha256_bytes(text.encode("utf-8"))
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -30,10 +43,6 @@ def write_atomic(path: Path, data: bytes) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def write_json(path: Path, doc: Any) -> str:
@@ -53,5 +62,6 @@ def store_text(folder: Path, text: str) -> str:
     return digest
 
 
-def read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+def read_json(path: Path, *, what: str) -> Any:
+    """A file the track wrote, read back."""
+    return inputs.read_json(path, what=what)
