@@ -55,7 +55,7 @@ def main() -> None:
         typer.echo(f"error: {exc.diagnostics()}", err=True)
         sys.exit(exc.exit_code)
     except ModuleNotFoundError as exc:  # the lean install: name the extra instead of a traceback
-        from league.cli._extras import explain
+        from league.extras import explain
 
         error = explain(exc)
         if error is None:

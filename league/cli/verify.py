@@ -74,7 +74,7 @@ def _skipped_rebuild(folder: Path) -> tuple[Status, str]:
 
 def _no_statistics(folder: Path) -> tuple[Status, str]:
     """Step 11 on the lean install: the rebuild runs the publisher's statistics, which need the stats extra."""
-    from league.cli._extras import STATS, install_hint, missing
+    from league.extras import STATS, install_hint, missing
 
     return "skipped", (f"the rebuild needs the statistics extra ({', '.join(missing(STATS))} not installed): "
                        f"{install_hint('stats')}, then verify again")
@@ -82,7 +82,7 @@ def _no_statistics(folder: Path) -> tuple[Status, str]:
 
 def _rebuild_step(rebuild: bool) -> tuple[Callable[[Path], tuple[Status, str]], str]:
     """Step 11's function, and why ``--strict`` refuses its result ("" = it does not)."""
-    from league.cli._extras import STATS, install_hint, missing
+    from league.extras import STATS, install_hint, missing
 
     if not rebuild:
         return _skipped_rebuild, ""
