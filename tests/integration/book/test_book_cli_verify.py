@@ -77,7 +77,7 @@ def test_verify_help_works() -> None:
 
 def test_typed_checks_every_line_against_its_kinds_model(tmp_path: Path) -> None:
     """`--typed`: a league's own books fit their models; a book of other shapes is named, chain still ok."""
-    from league.cli.init import init_folder
+    from league.folder import init_folder
     from league.scoring.climatology import SHIPPED_HISTORY
 
     _, data = init_folder(tmp_path, history=SHIPPED_HISTORY)  # offline: no yfinance fetch
