@@ -20,6 +20,7 @@ import structlog
 from league_agents.base import Ask, FailureClass, Now, SeatBase, SeatError, SeatReply, SeatSpec
 from league_agents.failures import classify_text
 from league_agents.options import CliOptions, SeatOptions
+from sandbox.bwrap import BwrapSandbox
 from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError
 from sandbox.netpolicy import EgressRules, NetworkPolicy, entry_for_url
 from sandbox.profiles import DEFAULT_PATH, SANDBOX_HOME, Profile, get_profile
@@ -104,8 +105,6 @@ class Parsed:
 
 def default_sandbox() -> Sandbox:
     """The real bubblewrap sandbox (imported lazily; raises ``SandboxError`` if bwrap is missing)."""
-    from sandbox.bwrap import BwrapSandbox
-
     return BwrapSandbox()
 
 

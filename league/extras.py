@@ -15,12 +15,14 @@ only there, the import is written inside the function that needs it, in the body
 
 The block names the extra, so a lean install stops with one line naming the install command (exit 2) instead
 of a traceback, and `tests/unit/architecture/test_function_imports.py` checks that every import inside a
-function is such a block and that what it imports really needs the extra it names.
+function is such a block and that what it imports really needs the extra it names. A library that changes the
+interpreter when imported is imported in the same block beside :func:`keeping_recursion_limit`.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -90,3 +92,16 @@ def extra(name: str) -> Iterator[None]:
         if error is None:
             raise
         raise error from exc
+
+
+@contextmanager
+def keeping_recursion_limit() -> Iterator[None]:
+    """Beside :func:`extra` around the Polymarket clients: py-clob-client and py-clob-client-v2 import py_ecc,
+    which raises ``sys.setrecursionlimit`` to 100,000 on import. The league relies on the default limit: the
+    book refuses a too-deeply nested line with a RecursionError, and with the raised limit the JSON scanner
+    overflows the C stack instead (a segmentation fault, seen in the test suite)."""
+    limit = sys.getrecursionlimit()
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)

@@ -23,6 +23,8 @@ from league.calendar import Calendar
 from league.config import Config
 from league.crowd._http import Transient, get_json, json_list, with_retries
 from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, aware_utc
+from league.crowd.kalshi import CombinedCrowd, KalshiCrowd, previous_close
+from league.extras import extra, keeping_recursion_limit
 from league.prices.interface import PriceSource
 
 log = structlog.get_logger(__name__)
@@ -246,14 +248,14 @@ class PyClobReader:
     """Read-only py-clob-client access; library exceptions become CrowdError (transport ones retried)."""
 
     def __init__(self, config: PolymarketConfig) -> None:
-        from py_clob_client.client import ClobClient  # lazy: optional extra "polymarket"
-
+        with extra("polymarket"), keeping_recursion_limit():
+            from py_clob_client.client import ClobClient
         self._client = ClobClient(config.clob_url)
         self._config = config
 
     def _call(self, name: str, token_id: str) -> Any:
-        from py_clob_client.exceptions import PolyApiException, PolyException
-
+        with extra("polymarket"), keeping_recursion_limit():
+            from py_clob_client.exceptions import PolyApiException, PolyException
         def once() -> Any:
             try:
                 return getattr(self._client, name)(token_id)
@@ -402,7 +404,5 @@ class PolymarketCrowd:
 def from_config(config: Config, prices: PriceSource, calendar: Calendar) -> CrowdProvider:
     """The ``polymarket`` crowd provider (entry point ``forecast_league.crowd``): Polymarket first,
     Kalshi for the markets Polymarket lacks (its ladders read at the previous close)."""
-    from league.crowd.kalshi import CombinedCrowd, KalshiCrowd, previous_close
-
     kalshi = KalshiCrowd(previous_close=partial(previous_close, config.markets, prices, calendar))
     return CombinedCrowd(PolymarketCrowd(), kalshi)

@@ -24,6 +24,7 @@ from league.jobs.context import League
 from league_agents.base import SeatSpec
 from league_agents.registry import is_sandboxed
 from league_agents.selfcheck import preflight as run_checks
+from sandbox.bwrap import BwrapSandbox
 from sandbox.selfcheck import Check
 
 log = structlog.get_logger(__name__)
@@ -35,8 +36,6 @@ class MissingPrerequisite(LeagueError):
 
 def missing_for(seats: Iterable[SeatSpec]) -> list[tuple[str, str]]:
     """(what is missing, install command) for this roster."""
-    from sandbox.bwrap import BwrapSandbox
-
     seats = list(seats)
     missing = []
     if any(is_sandboxed(s.adapter) for s in seats) and not BwrapSandbox.available():

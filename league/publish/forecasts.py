@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from league.book.lines import ScoreEvent, ScoreLine, ScoreRow
+from league.contracts import event_ids
 from league.contracts.columns import CORRECTION, ISSUE, NO_LINE, RUN_ROLE
 from league.counting import LONG_HORIZONS, Sealed, market_specs, session_rows
 
@@ -226,8 +227,6 @@ def _common_ref(run: Mapping[str, Any], row: ScoreRow) -> str:
 def _ids(contract: Mapping[str, Any] | None) -> tuple[str, str]:
     if not contract:
         return "", ""
-    from league.contracts import event_ids
-
     return event_ids(dict(contract))
 
 

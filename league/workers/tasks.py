@@ -27,10 +27,13 @@ from celery import Celery
 from celery.signals import task_revoked
 
 from league.clock import SystemClock
+from league.evals.policy import Policy, PolicySandbox
+from league.evals.seats import STANDIN, build_eval_seat, default_sandbox
 from league.workers import wire
 from league.workers.errors import WireError
 from league.workers.topology import REPLIES_EXCHANGE, TASK_NAME
 from league_agents.base import FailureClass, Seat, SeatReply
+from league_agents.registry import build_seat, spec_problems
 
 log = structlog.get_logger(__name__)
 #: A reply is worth waiting for the broker to come back: retried on connection errors without a count
@@ -154,21 +157,13 @@ def seat_for(spec: Any, context: Mapping[str, Any] | None = None) -> Seat:
 
 def _build(spec: Any, policy: str | None) -> Seat:
     if policy is None:
-        from league_agents.registry import build_seat
-
         return build_seat(spec)
-    from league.evals.policy import Policy, PolicySandbox
-    from league.evals.seats import build_eval_seat, default_sandbox
-
     return build_eval_seat(spec, PolicySandbox(default_sandbox(), Policy(policy)))
 
 
 def run_ask(ask: wire.AskMessage, now: Callable[[], datetime]) -> SeatReply:
     """The seat's reply; a roster entry this host cannot run, or an adapter that raises, becomes a
     classified failure reply (as on the league host: one seat never stops the others)."""
-    from league.evals.seats import STANDIN
-    from league_agents.registry import spec_problems
-
     started = now()
     standin = eval_policy(ask.context) is not None and ask.seat.adapter == STANDIN
     problems = [] if standin else spec_problems(ask.seat)
