@@ -4,10 +4,12 @@
 seat check` or `league worker`, or a reader who only runs `league verify`, needs neither pandas nor the
 daemon's database and web stack. The names below mirror pyproject.toml's extras.
 
-Imports go at the top of a module (docs/architecture.md, "Where imports go"). The one exception is a module
-that needs an extra, imported by a module that must not (a verb module: the `league` command imports every
-verb at start; the publisher, which leaves the statistics' stack to the child that computes them). There, and
-only there, the import is written inside the function that needs it, in the body of :func:`extra`::
+Imports go at the top of a module (docs/architecture.md, "Where imports go"). The one exception is what needs
+an extra, imported by a module that must not need it: a verb's module (each verb's ``--help`` works on the lean
+install, and the verb stops with the install command), the publisher (which leaves the statistics' scipy.stats,
+statsmodels and arch, ~1 s and ~130 MiB, to the child that computes them), the calendar (exchange_calendars is
+needed to build one, not to name its time zone). There, and only there, the import is written inside the
+function that needs it, in the body of :func:`extra`::
 
     def stats(...):
         with extra("stats"):
