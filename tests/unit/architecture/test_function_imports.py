@@ -6,7 +6,7 @@ extra itself (league.extras.EXTRA_OF), or a module of this project whose module-
 other import inside a function fails here, naming the file, the line and why, so the count cannot creep back.
 
 The files below that other work owns (the composition root, the seat builders, the `_ets` fit) keep their
-present count as a ceiling; ``league_agents/scripted_child.py`` is a stand-alone stdlib script run inside the
+present count as a ceiling; ``agents/scripted_child.py`` is a stand-alone stdlib script run inside the
 sandbox, whose start-up is its whole cost (its docstring says why it imports next to nothing), and is left out.
 """
 
