@@ -8,7 +8,8 @@ Imports go at the top of a module (docs/architecture.md, "Where imports go"). Th
 an extra, imported by a module that must not need it: a verb's module (each verb's ``--help`` works on the lean
 install, and the verb stops with the install command), the publisher (which leaves the statistics' scipy.stats,
 statsmodels and arch, ~1 s and ~130 MiB, to the child that computes them), the calendar (exchange_calendars is
-needed to build one, not to name its time zone). There, and only there, the import is written inside the
+needed to build one, not to name its time zone), the API (which serves a published folder without the index
+database). There, and only there, the import is written inside the
 function that needs it, in the body of :func:`extra`::
 
     def stats(...):

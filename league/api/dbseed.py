@@ -22,14 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-from sqlalchemy import and_, select
 
 from league.api.bookindex import BookIndex
 from league.api.embargo import EMBARGOED_KINDS, SCORE_KIND, Embargo
 from league.config import load_league_settings
-from league.store import open_store
-from league.store.engine import redact
-from league.store.models import metadata
+from league.extras import extra
 
 log = structlog.get_logger(__name__)
 
@@ -71,6 +68,8 @@ def seed_from_database(book: BookIndex, embargo: Embargo, url: str) -> int:
 
 
 def _seed(book: BookIndex, embargo: Embargo, url: str) -> int:
+    with extra("daemon"):  # the database only when the folder has one: a published folder is served without
+        from league.store import open_store
     store = open_store(url, migrate=False)
     try:
         count, top = store.book_numbers(BOOK_NAME)
@@ -98,6 +97,8 @@ def _skip(url: str, why: str) -> int:
 
 
 def _shown(url: str) -> str:
+    with extra("daemon"):
+        from league.store.engine import redact
     return redact(url)
 
 
@@ -135,6 +136,10 @@ def _link_at(path: Path, offset: int, end: int) -> str | None:
 
 def _columns(store: Any, top: int) -> list[tuple[int, str, str | None, date | None]]:
     """(n, kind, run_id, session) of lines 1..``top``, in book order."""
+    with extra("daemon"):
+        from sqlalchemy import and_, select
+
+        from league.store.models import metadata
     bl = metadata.tables["book_lines"]
     stmt = (select(bl.c.n, bl.c.kind, bl.c.run_id, bl.c.session)
             .where(and_(bl.c.book == BOOK_NAME, bl.c.n <= top)).order_by(bl.c.n))
@@ -147,6 +152,10 @@ def _bodies(store: Any, numbers: Iterable[int]) -> dict[int, dict[str, Any]]:
     wanted = sorted(set(numbers))
     if not wanted:
         return {}
+    with extra("daemon"):
+        from sqlalchemy import and_, select
+
+        from league.store.models import metadata
     bl = metadata.tables["book_lines"]
     out: dict[int, dict[str, Any]] = {}
     with store.engine.connect() as conn:
