@@ -1,9 +1,13 @@
 """A seat on the ``anthropic`` library: ``messages.create`` with adaptive thinking at the seat's
-effort (vendors.md). The reply is the text blocks joined; the model is the one the API reports."""
+effort (vendors.md). The reply is the text blocks joined; the model is the one the API reports.
+Registered with the extra of the same name (pyproject.toml), which the plugin loader names when the library is
+missing; so the library is imported with this module."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import anthropic
 
 from league_agents.base import Ask
 from league_agents.sdk_seat import SdkAnswer, SdkSeat, dump
@@ -13,8 +17,6 @@ class AnthropicSeat(SdkSeat):
     key_vars = ("ANTHROPIC_API_KEY",)
 
     def make_client(self) -> Any:
-        import anthropic
-
         return anthropic.Anthropic(
             api_key=self.api_key(), base_url=self.base_url, max_retries=0, timeout=self.spec.timeout_s
         )

@@ -18,6 +18,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 from pydantic_core import PydanticCustomError
 
 from league_agents.options import SeatOptions, printable
+from sandbox.interface import SandboxError
+from sandbox.netpolicy import AllowEntry
 
 Now = Callable[[], datetime]
 
@@ -118,9 +120,6 @@ class SeatSpec(BaseModel):
     @field_validator("allow")
     @classmethod
     def _allow_entries(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        from sandbox.interface import SandboxError
-        from sandbox.netpolicy import AllowEntry
-
         for entry in value:
             try:
                 AllowEntry.parse(entry)

@@ -10,8 +10,8 @@ from hashlib import sha256
 from league_agents.base import Ask, Now, SeatReply, SeatSpec
 from league_agents.cli_seat import CliSeat
 from league_agents.registry import build_seat, is_sandboxed, load_adapter, make_sandbox
-from sandbox.interface import Sandbox
-from sandbox.selfcheck import Check, check_cli, check_credentials
+from sandbox.interface import Sandbox, SandboxError
+from sandbox.selfcheck import Check, check_cli, check_credentials, check_egress, check_isolation
 
 TRIVIAL_TEXT = (
     "This is a connectivity check from the forecasting league; it is not scored. "
@@ -70,20 +70,14 @@ def preflight(
     """The daemon's check before a batch: sandbox isolation, the egress proxy (when a seat has
     network), every seat's CLI and credentials and, with ``ask_each``, a trivial ask to each seat.
     A failed line means: do not start the batch."""
-    from sandbox.selfcheck import check_isolation
-
     box = sandbox
     if box is None and any(is_sandboxed(s.adapter) for s in specs):
-        from sandbox.interface import SandboxError
-
         try:
             box = make_sandbox()
         except SandboxError as exc:
             return [Check("sandbox starts", False, exc.message, exc.fix or "")]
     checks = check_isolation(box) if box is not None else []
     if box is not None and any(s.network != "none" and is_sandboxed(s.adapter) for s in specs):
-        from sandbox.selfcheck import check_egress
-
         checks += check_egress(box)
     for spec in specs:
         checks += static_checks(spec)

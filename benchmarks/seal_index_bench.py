@@ -106,8 +106,8 @@ def index_asks(asks: Path, db: Path, calls: int) -> dict[str, float]:
 
 def stamp_many(book: Path, folder: Path, count: int) -> dict[str, float]:
     from league.clock import SimulatedClock
+    from league.stamping.stamper import LOCAL_SCHEME, Stamper
     from league.stamps.interface import StampConfig, TsaEndpoint
-    from league.stamps.stamper import LOCAL_SCHEME, Stamper
 
     tsa = tuple(TsaEndpoint(name=n, url=LOCAL_SCHEME + str(folder / "local-tsa" / n),
                             ca_file=folder / "local-tsa" / n / "ca.pem", cert_file=folder / "local-tsa" / n / "tsa.crt")
@@ -134,9 +134,9 @@ def stamp_with_standins(book: Path, folder: Path, count: int, *, one_by_one: boo
 
     from league.clock import SimulatedClock
     from league.demo import local_stamp_services
+    from league.stamping.stamper import LOCAL_SCHEME, Stamper
     from league.stamps.interface import StampConfig, TsaEndpoint
     from league.stamps.rekor import generate_signing_key
-    from league.stamps.stamper import LOCAL_SCHEME, Stamper
 
     tsa = tuple(TsaEndpoint(name=n, url=LOCAL_SCHEME + str(folder / "local-tsa" / n),
                             ca_file=folder / "local-tsa" / n / "ca.pem", cert_file=folder / "local-tsa" / n / "tsa.crt")

@@ -33,9 +33,9 @@ from pathlib import Path
 from league.book import Book
 from league.clock import SimulatedClock
 from league.publish.proof_pages import write_proof_pages
+from league.stamping.stamper import CertFiles, Stamper
 from league.stamps.interface import StampConfig
 from league.stamps.local_tsa import LocalTsa, create_authority
-from league.stamps.stamper import CertFiles, Stamper
 from league.verify.chain import verify
 from league.verify.reader import verify_published
 

@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 from league.config import HORIZON_DAYS_24X7, HORIZON_SESSIONS, MarketSpec, as_time
 from league.contracts import EventContract
 from league.errors import CalendarError
+from league.extras import extra
 
 ET = ZoneInfo("America/New_York")
 OPEN_ET = time(9, 30)
@@ -86,8 +87,8 @@ class Calendar:
 
     def _build(self, end: date) -> None:
         """Load sessions, opens and closes for start..end; the lists are swapped in whole."""
-        import exchange_calendars as xcals
-
+        with extra("stats"):  # the NYSE calendar sits on pandas
+            import exchange_calendars as xcals
         try:
             cal = xcals.get_calendar(self.code, start=self.start.isoformat(), end=end.isoformat())
         except Exception as exc:  # the library raises a zoo of its own errors for bad ranges

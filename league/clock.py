@@ -8,6 +8,7 @@ and makes every timestamp reproducible.
 from __future__ import annotations
 
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
@@ -32,8 +33,6 @@ class SystemClock:
         return datetime.now(UTC)
 
     def sleep_until(self, when: datetime) -> None:
-        import time
-
         delay = (require_aware(when) - self.now()).total_seconds()
         if delay > 0:
             time.sleep(delay)

@@ -30,12 +30,12 @@ from league.jobs.ask import default_context
 from league.jobs.context import BARE, EVERY, AskContext, League, Stages
 from league.jobs.inflight import remote_state_file
 from league.jobs.preflight import require
-from league.jobs.runner import SeatRunner
 from league.jobs.seal import seal_record
 from league.jobs.stamp import CONTEST_BOOK, stamp_note
 from league.prices.cache import BarCache
 from league.prices.interface import PriceSource
 from league.registry import CROWD, NO_CROWD, PRICES, REMOTE_RUNNER, ROUTED_RUNNER, RUNNERS, THREAD_RUNNER, load
+from league.runner import SeatRunner
 from league.store import open_store
 from league.store.bar_cache import DbBarCache
 from league.store.interface import Store

@@ -41,12 +41,14 @@ from league.calendar import Calendar, default_calendar, et_time, event_contract
 from league.clock import Clock, SimulatedClock
 from league.compose import build_league
 from league.config import Config, MarketSpec, load_config, load_roster, shipped_config_dir
+from league.contracts import EventContract
 from league.counting import run_events
 from league.crowd.recorded import SyntheticCrowd
 from league.errors import LeagueError
 from league.folder import init_folder
 from league.heap import settle_heap
 from league.inputs import InputError, read_json
+from league.jobs import portfolio
 from league.jobs.ask import default_context
 from league.jobs.context import League, Stages
 from league.jobs.portfolio import record_bill_rates
@@ -61,8 +63,8 @@ from league.publish.files import PublishReport, publish, refresh_proof
 from league.publish.memory import release_memory
 from league.scoring.climatology import WINDOW
 from league.shutdown import die_with_parent
-from league.stamps.relay import RelayStamper, StampDesk, StampRequest
-from league.stamps.stamper import Stamper, config_from_settings
+from league.stamping.relay import RelayStamper, StampDesk, StampRequest
+from league.stamping.stamper import Stamper, config_from_settings
 from league.stamps.standins import LocalCalendar, LocalRekor
 from league.store import open_store
 from league.store.follow import IndexFollower
@@ -288,7 +290,7 @@ def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str],
     due sealed, the books closed (and the closed League dropped from module-level tables).
     ``index_elsewhere``: the calling process indexes the books into the database (:func:`season_in_child`'s
     parent, after each ``progress`` call), not this season's League. ``stamps``: the calling process takes
-    the stamps too (league.stamps.relay), sent the heads and times through this; the Season then holds no
+    the stamps too (league.stamping.relay), sent the heads and times through this; the Season then holds no
     Rekor entries (the caller's log has them)."""
     clock = SimulatedClock(session_start(days[0]))
     config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)
@@ -322,24 +324,9 @@ def fork_safe() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
-def preload_publishing() -> None:
-    """Import the publish step's own modules while the season's child runs: :func:`season_in_child`'s lowered
-    thread calls it first. Not the statistics' numerical stack (scipy.stats, statsmodels, arch: ~1 s, ~130 MiB):
-    the publisher's side child imports it while the books step runs (league.publish.producers.preload_stats),
-    so this process, the demo's largest since it publishes, never holds it. Imported here, it made this process
-    peak at ~560 MiB against ~430 without it (docs/costs.md, "The demo's processes")."""
-    import league.evals.points
-    import league.publish.commitments
-    import league.publish.crowd
-    import league.publish.forecast_cache
-    import league.publish.forecasts_index
-    import league.publish.portfolio
-    import league.publish.proof_pages  # noqa: F401 - imported for the side effect of loading
-
-
 def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None) -> Season:
     """:func:`run_season` in a forked child process; its progress, its stamps and its :class:`Season` come back
-    through a pipe. This process indexes the books and takes the stamps (league.stamps.relay) while the child
+    through a pipe. This process indexes the books and takes the stamps (league.stamping.relay) while the child
     goes on, on a thread of lower priority (:func:`_lowered`) that also serves the local stand-ins, started
     after the fork. The child exits before this returns, so none of its memory outlives the season."""
     ctx = multiprocessing.get_context("fork")
@@ -365,10 +352,8 @@ def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[
 def _serve_and_follow(out: Path, days: list[date], receive: Connection, progress: Callable[[str], None] | None,
                       child: BaseProcess, follower: _Follower) -> Season:
     """This process's share of the season: the stamp stand-ins served, the child's stamps taken and its books
-    indexed as they come (:func:`_follow`); the Season returned with this side's Rekor log. The publish step's
-    imports first (:func:`preload_publishing`): the child's first messages wait in the pipe meanwhile."""
-    preload_publishing()
-    settle_heap()  # the imports are this process's for good: its full collections need not walk them
+    indexed as they come (:func:`_follow`); the Season returned with this side's Rekor log."""
+    settle_heap()  # the modules imported are this process's for good: its full collections need not walk them
     clock = SimulatedClock(session_start(days[0] if days else DEFAULT_START))  # set to each stamp's time
     rekor = LocalRekor(clock.now)
     with local_stamp_services(clock, rekor) as services:
@@ -520,8 +505,6 @@ def forget(lg: League) -> None:
     stage keeps its seasons in a WeakKeyDictionary keyed by the League; its bar source holds the League
     weakly (a value referring to its own key kept the closed League and its season's index and price memo
     alive), so the entries also go by themselves once the League is collected: this only makes it immediate."""
-    from league.jobs import portfolio
-
     for name in ("_SEASONS", "_MARKED"):  # the stage's own caches, by League (gone once it keeps them weakly)
         table = getattr(portfolio, name, None)
         if table is not None:
@@ -605,8 +588,6 @@ def forget_bars_before(bars: Bars, first: date) -> None:
 def oracle_hints(lg: League, session: date, bars: Bars | None = None) -> dict[str, dict[str, float]]:
     """Demo only: the session's true 1d/1w direction per market, for scripted seats' ``skill``. ``bars``:
     bars already read by earlier hints (replay prices: the same bars whenever read)."""
-    from league.contracts import EventContract
-
     hints: dict[str, dict[str, float]] = {}
     bars = bars if bars is not None else Bars(lg)
     for code, by_h in run_events(lg, session.isoformat()).items():

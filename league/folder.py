@@ -8,13 +8,23 @@ with their first lines.
 
 from __future__ import annotations
 
+import csv
+import gzip
+import hashlib
+import io
+import json
 import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 from league.clock import Clock, SystemClock
+from league.config import load_config, shipped_config_dir
 from league.errors import ConfigError
+from league.extras import extra
+from league.jobs.context import seal_opening
+from league.scoring import climatology as clim
+from league.stamps.rekor import generate_signing_key
 
 
 def _today() -> Any:
@@ -29,11 +39,6 @@ def write_climatology(data_dir: Path, season_start: Any, history: Path | None = 
     ``history``: a recorded history file (``symbol, day, open, close``), copied into DATA beside the
     table and named with its SHA-256 in it; without one, the demo's shipped history is used.
     """
-    import hashlib
-    import json
-
-    from league.scoring import climatology as clim
-
     path = data_dir / "climatology.json"
     if history is None:
         table = clim.default_table(season_start)
@@ -52,19 +57,14 @@ def write_climatology(data_dir: Path, season_start: Any, history: Path | None = 
 def fetch_history(config: Any, target: Path) -> Path:
     """``league init``: the twelve markets' 2016-2025 daily bars from Yahoo (yfinance), recorded in
     ``target`` (gzip CSV), so the table sealed from them can be rebuilt from the file later."""
-    import csv
-    import gzip
-    import io
-
-    from league.prices.yahoo import YahooProvider, daily_history
-    from league.scoring.climatology import WINDOW
-
+    with extra("yahoo"):
+        from league.prices.yahoo import YahooProvider, daily_history
     provider = YahooProvider(retries=config.settings.prices.retries)
     text = io.StringIO()
     writer = csv.DictWriter(text, fieldnames=["symbol", "day", "open", "close"], lineterminator="\n")
     writer.writeheader()
     for m in config.markets.markets:
-        writer.writerows(daily_history(provider, m.symbol, WINDOW[0], WINDOW[1]))
+        writer.writerows(daily_history(provider, m.symbol, clim.WINDOW[0], clim.WINDOW[1]))
     target.write_bytes(gzip.compress(text.getvalue().encode("utf-8"), mtime=0))
     return target
 
@@ -84,9 +84,6 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
     The climatology is sealed from ``history`` (a recorded daily history file) when given; else a live
     league fetches the twelve markets' 2016-2025 daily bars with yfinance and the demo uses its shipped
     history."""
-    from league.config import load_config, shipped_config_dir
-    from league.jobs.context import seal_opening
-
     config_dir, data_dir = target / "config", target / "data"
     if (config_dir / "league.toml").exists():
         raise ConfigError(f"{config_dir} already holds a config", fix="choose an empty folder")
@@ -105,8 +102,6 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
             text = text.replace("seed = 7 ", f"seed = {int(seed)} ")
         (config_dir / "league.toml").write_text(text, encoding="utf-8")
     config = load_config(config_dir)
-    from league.stamps.rekor import generate_signing_key
-
     generate_signing_key(config.data_dir / config.settings.stamps.key)
     if history is None and not demo:
         history = fetch_history(config, config.data_dir / "climatology-history.csv.gz")

@@ -39,6 +39,7 @@ import time
 from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass
+from multiprocessing import util
 from pathlib import Path
 
 import structlog
@@ -292,8 +293,6 @@ def drain_deferred(timeout: float = _REMOVE_WAIT_S) -> None:
 def _register_drain() -> None:
     """Drain at this process's exit: ``atexit``, and multiprocessing's exit finalizers for a forked child
     (the demo's season), which leaves through ``os._exit`` without running ``atexit``."""
-    from multiprocessing import util
-
     atexit.register(drain_deferred)
     util.Finalize(None, drain_deferred, exitpriority=0)
 

@@ -13,6 +13,7 @@ on ``DIR/proxy.sock`` and writes ``DIR/ready`` once it accepts connections.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
@@ -102,8 +103,6 @@ def _die_with_zygote(zygote_pid: int) -> None:
     """PR_SET_PDEATHSIG: if the zygote ends (the league died and closed its pipe), so does this proxy,
     instead of serving a socket nobody will read the record of. A zygote that died between the fork and
     the request is caught by the parent check after it (the signal would never come)."""
-    import ctypes
-
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
     except (OSError, AttributeError):

@@ -38,6 +38,17 @@ from sandbox.errors import SandboxError
 
 log = structlog.get_logger(__name__)
 
+#: The pyseccomp binding, or why it could not be imported. Importing it loads the system's libseccomp.so.2, and
+#: a host without that library must get :class:`SeccompError` with the fix when a filter is built, not an
+#: ImportError from every module that imports the sandbox.
+_PYSECCOMP: ModuleType | str
+try:
+    import pyseccomp
+
+    _PYSECCOMP = pyseccomp  # (untyped: the binding ships no type information)
+except (ImportError, RuntimeError, OSError) as exc:  # RuntimeError: "Unable to find libseccomp"
+    _PYSECCOMP = str(exc)
+
 ENV = "LEAGUE_SANDBOX_SECCOMP"
 MODES = ("on", "off")
 INSTALL_FIX = (
@@ -144,13 +155,9 @@ def build_filter() -> bytes:
 
 
 def _binding() -> ModuleType:
-    """The pyseccomp binding, imported here rather than at the top: importing it loads the system's
-    libseccomp.so.2, and a host without it must get :class:`SeccompError` with the fix, not an ImportError
-    from every module that imports the sandbox."""
-    try:
-        import pyseccomp
-    except (ImportError, RuntimeError, OSError) as exc:  # RuntimeError: "Unable to find libseccomp"
-        raise SeccompError(f"libseccomp is not available, so the seats' system-call filter cannot be built: {exc}",
-                           fix=INSTALL_FIX) from exc
-    module: ModuleType = pyseccomp  # (untyped: the binding ships no type information)
-    return module
+    """The pyseccomp binding, or :class:`SeccompError` with the fix when the system's libseccomp.so.2 could not
+    be loaded (:data:`_PYSECCOMP`)."""
+    if isinstance(_PYSECCOMP, str):
+        raise SeccompError(f"libseccomp is not available, so the seats' system-call filter cannot be built: "
+                           f"{_PYSECCOMP}", fix=INSTALL_FIX)
+    return _PYSECCOMP

@@ -6,11 +6,14 @@ raising, so one report lists everything that is broken at once.
 
 from __future__ import annotations
 
+import http.server
 import shutil
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.interface import Sandbox, SandboxError
+from sandbox.netpolicy import EgressRules, find_socat
 from sandbox.profiles import DEFAULT_PATH, SANDBOX_HOME, Profile, present_credentials
 from sandbox.seccomp import ENV, build_filter, rules, seccomp_mode
 
@@ -158,11 +161,6 @@ for name, url in (("allowed", sys.argv[1]), ("refused", sys.argv[2])):
 def check_egress(sandbox: Sandbox, python: str = "/usr/bin/python3") -> list[Check]:
     """The egress proxy works: through it a sandbox reaches an allow-listed local server and is
     refused another loopback port, and both requests are in the fetch record."""
-    import http.server
-    import threading
-
-    from sandbox.netpolicy import EgressRules, find_socat
-
     try:
         find_socat()
     except SandboxError as exc:

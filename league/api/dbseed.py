@@ -25,6 +25,8 @@ import structlog
 
 from league.api.bookindex import BookIndex
 from league.api.embargo import EMBARGOED_KINDS, SCORE_KIND, Embargo
+from league.config import load_league_settings
+from league.extras import extra
 
 log = structlog.get_logger(__name__)
 
@@ -44,8 +46,6 @@ def database_url(book: Path, explicit: str | None = None) -> str | None:
     config = data.parent / "config" / "league.toml"
     if config.is_file():
         try:
-            from league.config import load_league_settings
-
             url = load_league_settings(config).database.url
         except Exception as exc:  # noqa: BLE001 - any config problem only means: read the book instead
             log.warning("api.seed_config_unreadable", config=str(config), error=str(exc))
@@ -68,8 +68,8 @@ def seed_from_database(book: BookIndex, embargo: Embargo, url: str) -> int:
 
 
 def _seed(book: BookIndex, embargo: Embargo, url: str) -> int:
-    from league.store import open_store
-
+    with extra("daemon"):  # the database only when the folder has one: a published folder is served without
+        from league.store import open_store
     store = open_store(url, migrate=False)
     try:
         count, top = store.book_numbers(BOOK_NAME)
@@ -97,8 +97,8 @@ def _skip(url: str, why: str) -> int:
 
 
 def _shown(url: str) -> str:
-    from league.store.engine import redact
-
+    with extra("daemon"):
+        from league.store.engine import redact
     return redact(url)
 
 
@@ -136,10 +136,10 @@ def _link_at(path: Path, offset: int, end: int) -> str | None:
 
 def _columns(store: Any, top: int) -> list[tuple[int, str, str | None, date | None]]:
     """(n, kind, run_id, session) of lines 1..``top``, in book order."""
-    from sqlalchemy import and_, select
+    with extra("daemon"):
+        from sqlalchemy import and_, select
 
-    from league.store.models import metadata
-
+        from league.store.models import metadata
     bl = metadata.tables["book_lines"]
     stmt = (select(bl.c.n, bl.c.kind, bl.c.run_id, bl.c.session)
             .where(and_(bl.c.book == BOOK_NAME, bl.c.n <= top)).order_by(bl.c.n))
@@ -152,10 +152,10 @@ def _bodies(store: Any, numbers: Iterable[int]) -> dict[int, dict[str, Any]]:
     wanted = sorted(set(numbers))
     if not wanted:
         return {}
-    from sqlalchemy import and_, select
+    with extra("daemon"):
+        from sqlalchemy import and_, select
 
-    from league.store.models import metadata
-
+        from league.store.models import metadata
     bl = metadata.tables["book_lines"]
     out: dict[int, dict[str, Any]] = {}
     with store.engine.connect() as conn:

@@ -14,6 +14,8 @@ redacted by the same rule, line by line, from each line's own ``session``.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import threading
 from collections.abc import Iterable
@@ -139,9 +141,6 @@ class Embargo:
 
     def public_csv(self, text: str) -> str:
         """A published forecasts CSV without the rows of sessions not scored yet."""
-        import csv
-        import io
-
         self.refresh()
         source = io.StringIO(text, newline="")
         reader = csv.DictReader(source)

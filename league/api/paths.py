@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from league.api.contest import contest_book
 from league.api.errors import BadRequest, DataFolderError, NotFound, shown
 
 BOOK = "council-book.jsonl"
@@ -35,8 +36,6 @@ class DataPaths:
                 f"{data_dir}: no {BOOK} in books/ or public/",
                 fix="pass the folder written by `league demo --out DIR` (or an open-data folder) as --data",
             )
-        from league.api.contest import contest_book
-
         return cls(public=public, book=book, contest_book=contest_book(data_dir, public))
 
     def public_file(self, relative: str) -> Path:

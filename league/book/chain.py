@@ -30,7 +30,7 @@ import structlog
 
 from league.clock import Clock, iso_seconds
 from league.errors import BookError, BookLockedError, ChainBroken, InvalidRecord
-from league.verify.chain import MAX_LINE_BYTES, OVERLONG
+from league.verify.chain import MAX_LINE_BYTES, OVERLONG, check_line
 
 log = structlog.get_logger(__name__)
 
@@ -600,8 +600,6 @@ def read_content(path: str | os.PathLike[str], kinds: set[str] | None = None) ->
 
 
 def _checked(raw: bytes, i: int, prev: str) -> BookLine:
-    from league.verify.chain import check_line
-
     problem, obj = check_line(raw, i, prev)
     if problem:
         raise ChainBroken(f"line {i}: {problem}", line=i, reason=problem)

@@ -1,25 +1,129 @@
 """The ``league`` command.
 
-Each verb group lives in its own module of this package and exposes ``register(app)``; modules
-are discovered by name so that adding a verb never edits a shared file. Only this entry point turns
-a :class:`league.errors.LeagueError` into an exit code and prints its diagnostics.
+Each verb group lives in its own module of this package and exposes ``register(app)``. :data:`VERBS` names
+each verb's module and its one-line help: ``league --help`` lists the verbs from it, and a verb's module is
+imported only when that verb runs (or shows its own help), so a verb's module imports what it uses at its
+top (docs/architecture.md, "Where imports go") and no verb pays for another's imports at start.
+``tests/unit/architecture/test_cli_verbs.py`` holds the table to what the modules register. Only this
+entry point turns a :class:`league.errors.LeagueError` into an exit code and prints its diagnostics.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-import pkgutil
 import sys
 import traceback
-from typing import NoReturn
+from collections.abc import Iterator, MutableMapping
+from typing import Any, NoReturn
 
 import typer
+from typer import _click as click  # the Click that typer builds its commands on (typer ships its own copy)
+from typer.core import TyperCommand, TyperGroup
+from typer.main import get_group
 
 from league.errors import LeagueError
+from league.extras import explain
+from league.log import configure
+
+#: Each verb: the module of this package that registers it, and the first paragraph of its help.
+VERBS: dict[str, tuple[str, str]] = {
+    "backup": ("backup", "Back up the league (database first, then the books' complete lines, then the files they "
+                         "name)."),
+    "restore": ("backup", "Restore a backup into an empty league (never a shorter book over a longer one), then "
+                          "verify it."),
+    "reveal": ("blind", "Seal the reveal line of a blind season: every seat's salt, model, version and mode."),
+    "check-book": ("check_book", "Verify the council book in full against its startup checkpoint; move the "
+                                 "checkpoint when it holds."),
+    "daemon": ("daemon", "Run live: catch up on missed jobs in order (once each), then follow the NYSE schedule."),
+    "run": ("daemon", "Run one job by hand for one session (default today, New York time)."),
+    "status": ("daemon", "Next jobs, the last runs and job results, and each seat's last answer."),
+    "demo": ("demo", "Run SESSIONS league days offline (replay prices, sandboxed scripted seats), publish, verify."),
+    "doctor": ("doctor", "Check the sandbox, every seat and the providers; exit 1 if anything is broken."),
+    "init": ("init", "Write a working config folder and data folder (books opened, signing key made, climatology "
+                     "sealed)."),
+    "publish": ("publish", "Write every open-data file the installed features produce; list what was not "
+                           "produced."),
+    "rebuild": ("rebuild", "Verify every book, then rebuild the index (runs, asks, cells, scores, bars) in one "
+                           "transaction."),
+    "serve": ("serve", "Serve the open data read-only at /, JSON views under /api, the book stream and the league "
+                       "page."),
+    "stats": ("stats", "Print the league table and recompute the statistics files; a file that would change is "
+                       "an error."),
+    "tail": ("tail", "Print each line from --from on; score lines as one compact row. Resumes after a disconnect."),
+    "verify": ("verify", "Verify a book's hash chain (first bad line and why), or every reader's step on a "
+                         "published folder."),
+    "conformance": ("verify", "Run the stand-alone event-contract conformance checker on a forecasts CSV."),
+    "worker": ("worker", "Serve the lab's queue: run each ask's seat in the local sandbox, publish the raw reply."),
+    "broker": ("broker", "Set up and check the broker of remote seats (RabbitMQ)."),
+    "contest": ("contest", "The vendor-CLI contest: sealed sweeps and betting rounds."),
+    "correct": ("correct", "Seal a correction of a sealed price or cell (the corrected line stays as it is)."),
+    "eval": ("eval", "Offline evaluations: event-question sets and point forecasts (MASE)."),
+    "portfolio": ("portfolio", "Portfolio leagues: rule sets, an offline season, the account replay."),
+    "sandbox": ("sandbox", "Inspect the bubblewrap sandbox the seats run in."),
+    "seat": ("seat", "Check a seat of the roster."),
+    "stamp": ("stamp", "Stamp the books' heads outside the operator (OpenTimestamps, RFC 3161, Rekor)."),
+}
+
+
+def verb_commands(module: str) -> dict[str, click.Command]:
+    """The commands ``league.cli.<module>`` registers, by verb."""
+    registered = typer.Typer(add_completion=False)
+    importlib.import_module(f"{__name__}.{module}").register(registered)
+    return dict(get_group(registered).commands)
+
+
+class _Commands(MutableMapping[str, click.Command]):
+    """The verbs by name; a verb's command (and every verb of its module) is built on first use."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, click.Command] = {}
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._built and name in VERBS:
+            self._built.update(verb_commands(VERBS[name][0]))
+        return self._built[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**dict.fromkeys(VERBS), **dict.fromkeys(self._built)})
+
+    def __len__(self) -> int:
+        return len(set(VERBS) | set(self._built))
+
+
+class Verbs(TyperGroup):
+    """The top-level group: its help lists :data:`VERBS` without importing a verb's module."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = _Commands()
+        self._listing = False
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)  # the names alone: building a verb's command imports its module
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if self._listing and cmd_name in VERBS:
+            return TyperCommand(cmd_name, help=VERBS[cmd_name][1])
+        return self.commands.get(cmd_name)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
 
 app = typer.Typer(
     name="league",
+    cls=Verbs,
     help="Forecasting league: seal AI forecasts, score them in the open, publish everything.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -27,27 +131,13 @@ app = typer.Typer(
 )
 
 
-def _register_all() -> None:
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        try:
-            module = importlib.import_module(f"{__name__}.{info.name}")
-        except ImportError as exc:  # one broken verb group must not take the whole command down
-            sys.stderr.write(f"warning: `league` verbs of {info.name} unavailable: {exc}\n")
-            continue
-        register = getattr(module, "register", None)
-        if register is not None:
-            register(app)
-
-
-_register_all()
+@app.callback()
+def _league() -> None:
+    """Forecasting league: seal AI forecasts, score them in the open, publish everything."""
 
 
 def main() -> None:
     """Console entry point."""
-    from league.log import configure
-
     configure(json_logs=os.environ.get("LEAGUE_LOG_JSON") == "1", level=os.environ.get("LEAGUE_LOG_LEVEL", "WARNING"))
     try:
         app()
@@ -55,8 +145,6 @@ def main() -> None:
         typer.echo(f"error: {exc.diagnostics()}", err=True)
         sys.exit(exc.exit_code)
     except ModuleNotFoundError as exc:  # the lean install: name the extra instead of a traceback
-        from league.cli._extras import explain
-
         error = explain(exc)
         if error is None:
             _internal_error(exc)

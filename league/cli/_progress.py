@@ -12,6 +12,10 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as Bar
+
 Progress = Callable[[str, int, int], None]
 
 
@@ -25,10 +29,6 @@ def steps(label: str) -> Iterator[Progress | None]:
     if not wanted():
         yield None
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-    from rich.progress import Progress as Bar
-
     with Bar(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
              TimeElapsedColumn(), console=Console(stderr=True)) as bar:
         task = bar.add_task("", total=None)

@@ -7,13 +7,15 @@ from pathlib import Path
 
 from rich.table import Table
 
+from league.extras import extra
+
 
 def render_tables(public: Path) -> list[Table]:
     """The probability league table (scoring's own rows, so the demo prints what is published) and,
     apart, the paper portfolios."""
-    from league.scoring import league_table, load_forecasts
-    from league.scoring.frame import STATS_COLUMNS
-
+    with extra("stats"):
+        from league.scoring.frame import STATS_COLUMNS, load_forecasts
+        from league.scoring.render import league_table
     tables = [league_table(load_forecasts(public / "council-forecasts.csv", STATS_COLUMNS))]  # not the free text
     accounts = accounts_table(public)
     return tables if accounts is None else [*tables, accounts]

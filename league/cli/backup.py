@@ -8,14 +8,14 @@ from typing import Annotated
 import typer
 
 from league.cli._common import ConfigDir
+from league.config import load_config
+from league.ops.backup import backup as do_backup
+from league.ops.backup import restore as do_restore
 
 
 def backup(dest: Annotated[Path, typer.Argument(envvar="LEAGUE_BACKUP_DEST", help="new folder to write")],
            config: ConfigDir = Path("config")) -> None:
     """Back up the league (database first, then the books' complete lines, then the files they name)."""
-    from league.config import load_config
-    from league.ops.backup import backup as do_backup
-
     cfg = load_config(config)
     manifest = do_backup(cfg.folder, cfg.data_dir, cfg.database_url, dest)
     for book in manifest["books"]:
@@ -31,8 +31,6 @@ def restore(src: Annotated[Path, typer.Argument(envvar="LEAGUE_RESTORE_SRC", hel
                                                    help="database URL to restore into (default: SQLite in DATA)")]
             = None) -> None:
     """Restore a backup into an empty league (never a shorter book over a longer one), then verify it."""
-    from league.ops.backup import restore as do_restore
-
     manifest = do_restore(src, config, data or config.parent / "data", db)
     typer.echo(f"restored {len(manifest['books'])} books and the database; every book verifies")
 

@@ -7,13 +7,14 @@ from pathlib import Path
 import typer
 
 from league.cli._common import ConfigDir
+from league.extras import extra
+from league.jobs.blind import seal_reveal
 
 
 def reveal(config: ConfigDir = Path("config")) -> None:
     """Seal the reveal line of a blind season: every seat's salt, model, version and mode."""
-    from league.compose import open_for_correction
-    from league.jobs.blind import seal_reveal
-
+    with extra("daemon"):
+        from league.compose import open_for_correction
     lg = open_for_correction(config)
     try:
         sealed = seal_reveal(lg)

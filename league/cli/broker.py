@@ -13,6 +13,19 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from league.workers import broker as b
+from league.workers.broker import (
+    Rabbitmqctl,
+    add_league_user,
+    config_problems,
+    isolation_problems,
+    parse_target,
+    read_or_make_password,
+)
+from league.workers.broker import remove_lab as remove
+from league.workers.errors import WorkerConfigError
+from league.workers.topology import check_queue_name, vhost_for
+
 if TYPE_CHECKING:
     from league.workers.broker import BrokerTarget
 
@@ -34,18 +47,6 @@ LeagueUserOpt = Annotated[str, typer.Option(
     "--league-user", envvar="LEAGUE_BROKER_LEAGUE_USER", help="the league's own broker user")]
 
 
-def require_extra() -> None:
-    """Celery and kombu come with the ``workers`` extra; without it these verbs say how to get it."""
-    try:
-        import celery  # noqa: F401
-        import kombu  # noqa: F401
-    except ImportError as exc:
-        from league.errors import LeagueError
-
-        raise LeagueError(f"remote seats need Celery and kombu: {exc}",
-                          fix="pip install 'forecast-league[workers]'") from None
-
-
 @broker_app.command("init")
 def init(
     password_file: Annotated[Path, typer.Option(
@@ -55,9 +56,6 @@ def init(
     rabbitmqctl: CtlOpt = "rabbitmqctl",
 ) -> None:
     """Create (or re-password) the league's broker user; run on the broker host."""
-    require_extra()
-    from league.workers.broker import Rabbitmqctl, add_league_user, read_or_make_password
-
     add_league_user(Rabbitmqctl(rabbitmqctl.split()), league_user, read_or_make_password(password_file))
     typer.echo(f"league broker user {league_user!r} ready (password in {password_file})")
 
@@ -75,10 +73,6 @@ def add_lab(
 ) -> None:
     """Give a lab its vhost league-QUEUE, its user QUEUE (read its queue, write replies, nothing else) and
     its two queues; idempotent (re-running resets the lab's rights and sets the password from the file)."""
-    require_extra()
-    from league.workers import broker as b
-    from league.workers.topology import vhost_for
-
     target = b.parse_target(broker, password_file=password_file, ca_file=ca_file)
     b.add_lab(b.Rabbitmqctl(rabbitmqctl.split()), queue, b.read_or_make_password(lab_password_file), league=target)
     typer.echo(f"lab {queue!r}: vhost {vhost_for(queue)!r}, user {queue!r} (password in {lab_password_file}), "
@@ -91,10 +85,6 @@ def remove_lab(
     rabbitmqctl: CtlOpt = "rabbitmqctl",
 ) -> None:
     """Delete the lab's vhost (its queues and any message in them) and its user."""
-    require_extra()
-    from league.workers.broker import Rabbitmqctl
-    from league.workers.broker import remove_lab as remove
-
     remove(Rabbitmqctl(rabbitmqctl.split()), queue)
     typer.echo(f"lab {queue!r} removed")
 
@@ -109,9 +99,6 @@ def check(
     key_file: KeyFileOpt = "",
 ) -> None:
     """Check a lab's broker login exactly as `league worker` does before it starts; exit 2 if refused."""
-    require_extra()
-    from league.workers.broker import parse_target
-
     target = parse_target(broker, password_file=password_file, ca_file=ca_file, cert_file=cert_file,
                           key_file=key_file)
     refuse_unsafe(target, queue)
@@ -120,10 +107,6 @@ def check(
 
 def refuse_unsafe(target: BrokerTarget, queue: str) -> None:
     """Raise :class:`WorkerConfigError` listing every problem of a lab's login (static, then live)."""
-    from league.workers.broker import config_problems, isolation_problems
-    from league.workers.errors import WorkerConfigError
-    from league.workers.topology import check_queue_name
-
     check_queue_name(queue)
     problems = config_problems(target, queue)
     if not problems:
@@ -147,9 +130,6 @@ def status(
     rabbitmqctl: CtlOpt = "rabbitmqctl",
 ) -> None:
     """Asks waiting, workers connected and replies not yet taken, per lab queue; exit 1 on a problem."""
-    require_extra()
-    from league.workers import broker as b
-
     target = b.parse_target(broker, password_file=password_file, ca_file=ca_file)
     failed = 0
     for queue in queues:

@@ -12,8 +12,12 @@ from typing import Annotated
 
 import typer
 
+from league.book.startup import check_book as run_check
 from league.cli._common import DataDir
 from league.cli.rebuild import DbUrl
+from league.clock import SystemClock
+from league.extras import extra
+from league.inputs import InputError
 
 
 def check_book(
@@ -25,12 +29,9 @@ def check_book(
                                         help="check the book alone (no checkpoint read or written)")] = False,
 ) -> None:
     """Verify the council book in full against its startup checkpoint; move the checkpoint when it holds."""
-    from league.book.startup import check_book as run_check
-    from league.clock import SystemClock
-    from league.inputs import InputError
-    from league.jobs.context import COUNCIL_BOOK
-    from league.store import default_url, open_store
-
+    with extra("daemon"):
+        from league.jobs.context import COUNCIL_BOOK
+        from league.store import default_url, open_store
     path = data / "books" / "council-book.jsonl"
     if not path.is_file():
         raise InputError(f"{path}: no council book here", fix="pass --data of a league made by `league init`")

@@ -10,6 +10,10 @@ from typing import Annotated
 import typer
 
 from league.cli._common import parse_day
+from league.clock import SystemClock
+from league.contest.config import load_config
+from league.contest.errors import VerifyFailed
+from league.extras import extra
 
 contest_app = typer.Typer(name="contest", help="The vendor-CLI contest: sealed sweeps and betting rounds.",
                           no_args_is_help=True)
@@ -23,9 +27,8 @@ def verify(
         help="recorded resolutions (JSON {market_id: winner}) for a folder that publishes none")] = None,
 ) -> None:
     """Check every sealed file against sealed.json (and the book), recompute metrics.json."""
-    from league.contest.errors import VerifyFailed
-    from league.contest.verify import verify_folder
-
+    with extra("stats"):
+        from league.contest.verify import verify_folder
     checks = verify_folder(folder, resolutions)
     for c in checks:
         typer.echo(f"{c.status:<7} {c.name}" + (f": {c.detail}" if c.detail else ""))
@@ -44,10 +47,8 @@ def demo(
                                                 help="contest TOML (default: packaged stand-in roster)")] = None,
 ) -> None:
     """A recorded contest day offline: sweep, two betting rounds, publish, verify."""
-    from league.contest.config import load_config
-    from league.contest.demo import run_demo
-    from league.contest.errors import VerifyFailed
-
+    with extra("stats"):
+        from league.contest.demo import run_demo
     result = run_demo(out, seed=seed, day=parse_day(day, option="--day"), config=load_config(config), say=typer.echo)
     for c in result.checks:
         typer.echo(f"{c.status:<7} {c.name}" + (f": {c.detail}" if c.detail else ""))
@@ -65,9 +66,8 @@ def call(
 ) -> None:
     """Queue a follower's call: the daemon's next poll opens the market's round (flagged follower_called,
     outside every table) if the eligibility rules and the caps allow it."""
-    from league.clock import SystemClock
-    from league.contest.schedule import call_market
-
+    with extra("daemon"):
+        from league.contest.schedule import call_market
     path = call_market(data / "contest-calls", market_id, by, SystemClock().now())
     typer.echo(f"called market {market_id}: {path} (the next poll takes it)")
 

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from league.cli._common import ConfigDir
+from league.extras import extra
 
 correct_app = typer.Typer(help="Seal a correction of a sealed price or cell (the corrected line stays as it is).",
                           no_args_is_help=True)
@@ -19,9 +20,9 @@ Source = Annotated[str, typer.Option("--source", envvar="LEAGUE_CORRECT_SOURCE",
 
 
 def _seal(config: Path, build: object) -> None:
-    from league.compose import open_for_correction
-    from league.jobs.correct import seal_correction
-
+    with extra("daemon"):
+        from league.compose import open_for_correction
+        from league.jobs.correct import seal_correction
     lg = open_for_correction(config)
     try:
         line = build(lg)  # type: ignore[operator]
@@ -38,8 +39,8 @@ def price(of: Of, market: Market, reason: Reason, source: Source,
           value: Annotated[float, typer.Option("--value", envvar="LEAGUE_CORRECT_VALUE", help="the corrected price")],
           config: ConfigDir = Path("config")) -> None:
     """Correct an event's reference or close price in the score line --of."""
-    from league.jobs.correct import price_correction
-
+    with extra("daemon"):
+        from league.jobs.correct import price_correction
     _seal(config, lambda lg: price_correction(lg, of=of, market=market, field=field, value=value, source=source,
                                               reason=reason))
 
@@ -51,8 +52,8 @@ def cell(of: Of, market: Market, reason: Reason, source: Source,
                                                 help="the probability the cell should hold (0-100)")],
          config: ConfigDir = Path("config")) -> None:
     """Correct one cell of the answer line --of."""
-    from league.jobs.correct import cell_correction
-
+    with extra("daemon"):
+        from league.jobs.correct import cell_correction
     _seal(config, lambda lg: cell_correction(lg, of=of, market=market, horizon=horizon, source=source,
                                              cell={"prob_up": prob_up, "cell_status": "elicited"}, reason=reason))
 

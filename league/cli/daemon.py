@@ -9,10 +9,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import structlog
 import typer
+from rich.console import Console
+from rich.table import Table
 
+from league.calendar import ET, default_calendar
 from league.cli._common import parse_day
+from league.config import load_config
 from league.errors import LeagueError
+from league.extras import extra
+from league.jobs.inflight import read_in_flight, read_remote_state
+from league.log import configure
 from league.shutdown import DEFAULT_GRACE_S, Shutdown, exit_now
+from league.workers.broker import broker_report
 
 if TYPE_CHECKING:
     from league.config import Config
@@ -42,10 +50,8 @@ def daemon(config: ConfigOpt = Path("config"), stop_grace: GraceOpt = DEFAULT_GR
     exit 0; a second signal exits at once. Under systemd (Type=notify) it reports READY and pings
     the watchdog; /healthz and /metrics are served on --ops-listen. The CLI contest runs beside the
     council when the config folder holds a contest.toml (docs/contest.md)."""
-    from league.config import load_config
-    from league.log import configure
-    from league.ops import health, leader, sdnotify
-
+    with extra("daemon"):
+        from league.ops import health, leader, sdnotify
     configure(json_logs=True, level="INFO")
     listen = health.parse_listen(ops_listen)
     cfg = load_config(config)
@@ -70,16 +76,16 @@ def daemon(config: ConfigOpt = Path("config"), stop_grace: GraceOpt = DEFAULT_GR
 
 
 def _standing_by() -> None:
-    from league.ops import health, sdnotify
-
+    with extra("daemon"):
+        from league.ops import health, sdnotify
     health.DAEMON.beat()
     sdnotify.notify("STATUS=standby: another daemon leads this league")
 
 
 def _lead(config: Path, stop: Shutdown) -> None:
-    from league.compose import open_contest, open_live
-    from league.jobs.scheduler import run_daemon
-
+    with extra("daemon"):
+        from league.compose import open_contest, open_live
+        from league.jobs.scheduler import run_daemon
     lg = open_live(config)
     lg.shutdown = stop
     contest = open_contest(lg)  # the CLI contest runs beside the council when config/contest.toml exists
@@ -105,9 +111,9 @@ def run(
 
     Exits 1 if a reply could not be sealed. SIGTERM/SIGINT: seal what arrives within --stop-grace
     seconds, then exit; a second signal exits at once."""
-    from league.compose import open_live
-    from league.jobs.scheduler import DAY_JOBS
-
+    with extra("daemon"):
+        from league.compose import open_live
+        from league.jobs.scheduler import DAY_JOBS
     if job not in DAY_JOBS:
         raise LeagueError(f"unknown job {job!r}", fix=f"use one of: {', '.join(DAY_JOBS)}")
     stop = Shutdown(stop_grace).install()
@@ -121,8 +127,8 @@ def run(
             stop.restore()
     typer.echo(message)
     if lg.seal_failures:
-        from league.jobs.seal import SealFailed
-
+        with extra("daemon"):
+            from league.jobs.seal import SealFailed
         error = SealFailed(f"{len(lg.seal_failures)} replies could not be sealed: {'; '.join(lg.seal_failures)[:1500]}",
                            fix="check the disk of the data folder; the raw replies named in the log were not lost "
                                "from the seats, ask again with `league run ask`")
@@ -134,14 +140,14 @@ def run(
 
 
 def _run_one(lg: League, job: str, session: str | None, force_counted: bool) -> str:
-    from league.jobs.scheduler import run_job
-
+    with extra("daemon"):
+        from league.jobs.scheduler import run_job
     day = session or _today(lg)
     if not lg.calendar.is_session(parse_day(day, option="--session")):
         raise LeagueError(f"{day} is not an NYSE session", fix="pass --session with a trading day")
     if job == "ask" and not force_counted:
-        from league.jobs.ask import job_ask
-
+        with extra("daemon"):
+            from league.jobs.ask import job_ask
         run_id = job_ask(lg, day, role="not_counted")
         return f"reference run {run_id} sent (not counted; pass --counted for the session's counted run)"
     result = run_job(lg, job, day, ledger=lg.store)
@@ -151,21 +157,14 @@ def _run_one(lg: League, job: str, session: str | None, force_counted: bool) -> 
 
 
 def _today(lg: League) -> str:
-    from league.calendar import ET
-
     return str(lg.clock.now().astimezone(ET).date().isoformat())
 
 
 def status(config: ConfigOpt = Path("config")) -> None:
     """Next jobs, the last runs and job results, and each seat's last answer."""
-    from rich.console import Console
-    from rich.table import Table
-
-    from league.calendar import ET
-    from league.config import load_config
-    from league.jobs.scheduler import planned
-    from league.store import open_store
-
+    with extra("daemon"):
+        from league.jobs.scheduler import planned
+        from league.store import open_store
     if not (config / "league.toml").is_file() and (config / "config" / "league.toml").is_file():
         config = config / "config"  # the folder of `league demo --out DIR`
     cfg = load_config(config)
@@ -175,8 +174,6 @@ def status(config: ConfigOpt = Path("config")) -> None:
     store = open_store(cfg.database_url)
     console = Console()
     now = datetime.now().astimezone()
-    from league.calendar import default_calendar
-
     nxt = Table(title="next jobs (America/New_York)")
     for col in ("when", "session", "job"):
         nxt.add_column(col)
@@ -188,8 +185,8 @@ def status(config: ConfigOpt = Path("config")) -> None:
     _print_rows(console, "last runs", ("session", "run_id", "role", "line", "at"), store.last_runs(limit=5))
     _print_rows(console, "each seat's last answer", ("seat", "session", "run_id", "line", "booked_at", "model"),
                 store.last_answers())
-    from league.stamps.stamper import recent_stamps
-
+    with extra("daemon"):
+        from league.stamping.stamper import recent_stamps
     stamps = Table(title="recent stamps (trust level reached; failures are retried at the next batch)")
     for col in ("day", "list", "trust level", "backends"):
         stamps.add_column(col)
@@ -205,10 +202,6 @@ def status(config: ConfigOpt = Path("config")) -> None:
 def _print_workers(console: Any, cfg: Config) -> None:
     """The asks in flight (from the books: sent, no reply sealed yet) and, when the roster names lab
     workers, each lab's queue on the broker: workers connected, asks waiting, replies not yet taken."""
-    from rich.table import Table
-
-    from league.jobs.inflight import read_in_flight
-
     queues = {s.name: s.worker for s in cfg.roster.seat if s.worker}
     flying = Table(title="asks in flight (sent, no reply sealed yet; latest session)")
     for col in ("session", "run_id", "seat", "attempt", "asked at", "runs on"):
@@ -222,23 +215,14 @@ def _print_workers(console: Any, cfg: Config) -> None:
     labs = Table(title="lab workers (broker)")
     for col in ("queue", "workers", "asks waiting", "replies not yet taken", "problem"):
         labs.add_column(col)
-    try:
-        from league.workers.broker import broker_report
-    except ImportError as exc:
-        labs.add_row("*", "", "", "", f"Celery/kombu missing ({exc}): pip install -e '.[workers]'")
-    else:
-        for queue, st, problem in broker_report(cfg):
-            cells = (str(st.workers), str(st.asks_waiting), str(st.replies_waiting)) if st else ("", "", "")
-            labs.add_row(queue, *cells, problem or ("no worker connected" if st and not st.workers else ""))
+    for queue, st, problem in broker_report(cfg):
+        cells = (str(st.workers), str(st.asks_waiting), str(st.replies_waiting)) if st else ("", "", "")
+        labs.add_row(queue, *cells, problem or ("no worker connected" if st and not st.workers else ""))
     console.print(labs)
 
 
 def _print_remote_state(console: Any, cfg: Config) -> None:
     """The daemon's remote runner's own view: each ask queued or running, on which worker, until when."""
-    from rich.table import Table
-
-    from league.jobs.inflight import read_remote_state
-
     state = read_remote_state(cfg)
     if state is None:
         return
@@ -251,8 +235,6 @@ def _print_remote_state(console: Any, cfg: Config) -> None:
 
 
 def _print_rows(console: Any, title: str, cols: tuple[str, ...], rows: list[Any]) -> None:
-    from rich.table import Table
-
     table = Table(title=title)
     for col in cols:
         table.add_column(col)

@@ -8,9 +8,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from league.cli._common import parse_day
+from league.cli._tables import render_tables
+from league.extras import extra
 from league.inputs import InputError
+from league.verify.chain import verify
 
 
 def parse_start(value: str | date) -> date:
@@ -56,12 +61,8 @@ def demo(
     An --out folder left unfinished by a stopped or killed run is started again from scratch."""
     # Every argument is checked before the bar is drawn or anything written: a bad one is one error with its fix
     # (a day that does not exist, a year past the calendar's reach, an --out that cannot be made were tracebacks).
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from league.demo import check_arguments, make_folder, run_demo
-    from league.verify.chain import verify
-
+    with extra("daemon"):
+        from league.demo import check_arguments, make_folder, run_demo
     if out is None:
         raise InputError("--out is missing: the folder the demo league is written into",
                          fix="name it: league demo --out demo-out (or set LEAGUE_DEMO_OUT)")
@@ -97,8 +98,6 @@ DEMO_AUTHORITIES = (
 
 
 def _print_tables(console: object, public: Path) -> None:
-    from league.cli._tables import render_tables
-
     for table in render_tables(public):
         console.print(table)  # type: ignore[attr-defined]
 

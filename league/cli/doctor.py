@@ -11,20 +11,20 @@ from urllib.parse import urlsplit
 import typer
 
 from league.cli.seat import RosterOpt, load_specs
-from sandbox.selfcheck import Check
+from league.config import load_config, load_settings
+from league.errors import LeagueError
+from league.workers.broker import broker_report
+from league_agents.registry import make_sandbox
+from league_agents.selfcheck import static_checks
+from sandbox.interface import SandboxError
+from sandbox.selfcheck import Check, check_bwrap_installed, check_egress, check_isolation
 
 
 def collect(roster: Path | None, probe: bool) -> list[Check]:
     """All checks, in order: bubblewrap, the isolation probe, then each seat's static checks."""
-    from league_agents.selfcheck import static_checks
-    from sandbox.interface import SandboxError
-    from sandbox.selfcheck import check_bwrap_installed, check_egress, check_isolation
-
     checks: list[Check] = [check_bwrap_installed()]
     if probe:
         try:
-            from league_agents.registry import make_sandbox
-
             box = make_sandbox()
             checks += check_isolation(box)
             checks += check_egress(box)
@@ -60,9 +60,6 @@ def reachable(url: str, timeout: float = 3.0) -> Check:
 def config_checks(config_dir: Path, roster: Path | None) -> list[Check]:
     """The whole configuration as the daemon loads it (every file, every bound, the checks across files),
     then the files it names that must be in place before the first evening (the transparency log's key)."""
-    from league.config import load_config
-    from league.errors import LeagueError
-
     try:
         config = load_config(config_dir, roster_file=roster.name if roster else "roster.toml")
     except LeagueError as exc:
@@ -79,8 +76,6 @@ def config_checks(config_dir: Path, roster: Path | None) -> list[Check]:
 
 def provider_checks(settings_file: Path) -> list[Check]:
     """Prices: replay configured, or Yahoo reachable; stamps: every configured authority reachable."""
-    from league.config import load_settings
-
     try:
         settings = load_settings(settings_file)
     except Exception as exc:  # noqa: BLE001 - reported, not raised
@@ -99,19 +94,12 @@ def provider_checks(settings_file: Path) -> list[Check]:
 def broker_checks(config_dir: Path, roster: Path | None) -> list[Check]:
     """When the roster names lab workers: the league reaches each lab's vhost and its two queues, and at
     least one worker consumes each lab's asks (`league broker status`, from league.toml's [workers])."""
-    from league.config import load_config
-
     try:
         config = load_config(config_dir, roster_file=roster.name if roster else "roster.toml")
     except Exception:  # noqa: BLE001 - the roster/league.toml checks above already report it
         return []
     if not any(s.worker for s in config.roster.seat):
         return []
-    try:
-        from league.workers.broker import broker_report
-    except ImportError as exc:
-        return [Check("broker", False, f"the roster names lab workers but Celery/kombu are missing: {exc}",
-                      "pip install -e '.[workers]'")]
     checks = []
     for queue, st, problem in broker_report(config):
         if st is None:

@@ -10,9 +10,22 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from league.cli._common import parse_day
+from league.clock import SystemClock
+from league.compose import remote_runner
+from league.errors import ConfigError
+from league.evals.build_questions import build, data_dir
+from league.evals.config import find_seat, load_config
+from league.evals.errors import RecountFailed
+from league.evals.points import points_report, print_lines, write_report
+from league.evals.policy import Policy
+from league.evals.questions import read_question_file, shipped_question_file
+from league.evals.run import RunOptions, run_questions
+from league.extras import extra
+from league.workers.broker import parse_target
+from league.workers.topology import check_queue_name
 
 if TYPE_CHECKING:
-    from league.jobs.runner import SeatRunner
+    from league.runner import SeatRunner
 
 eval_app = typer.Typer(name="eval", help="Offline evaluations: event-question sets and point forecasts (MASE).",
                        no_args_is_help=True)
@@ -53,12 +66,6 @@ def _remote_runner(queue: str, broker: str, password_file: Path | None, ca_file:
     """The remote seat runner for a seat on a lab's queue (None: the seat runs here)."""
     if not queue:
         return None
-    from league.clock import SystemClock
-    from league.compose import remote_runner
-    from league.errors import ConfigError
-    from league.workers.broker import parse_target
-    from league.workers.topology import check_queue_name
-
     if not broker:
         raise ConfigError(f"the seat runs on lab queue {queue!r} but no broker is given",
                           fix="pass --broker and --password-file (LEAGUE_BROKER_URL, LEAGUE_BROKER_PASSWORD_FILE)")
@@ -102,13 +109,6 @@ def questions(
 ) -> None:
     """Run one seat on a question file, N trials per question, sealed in OUT/eval-book.jsonl; on a lab's
     workers when the seat (or --worker) names a queue."""
-    from league.clock import SystemClock
-    from league.errors import ConfigError
-    from league.evals.config import find_seat, load_config
-    from league.evals.policy import Policy
-    from league.evals.questions import read_question_file, shipped_question_file
-    from league.evals.run import RunOptions, run_questions
-
     config = load_config(eval_config)
     chosen = find_seat(config, seat, roster)
     try:
@@ -130,8 +130,8 @@ def questions(
         if runner is not None:
             runner.close()
     if stamp_config is not None:
-        from league.evals.stamping import stamp_eval_book
-
+        with extra("daemon"):
+            from league.evals.stamping import stamp_eval_book
         stamped = stamp_eval_book(stamp_config, out, SystemClock(), result.run_id)
         typer.echo(f"eval book stamped: trust level {stamped.trust_level}" if stamped else
                    "eval book NOT stamped (see the log); the run itself is complete")
@@ -143,8 +143,6 @@ def questions(
 @eval_app.command("recount")
 def recount(folder: Annotated[Path, typer.Argument(help="an evaluation's open-data folder (OUT/public)")]) -> None:
     """Run the folder's stand-alone recount (tools/recount_eval.py) with this Python, isolated (-I)."""
-    from league.evals.errors import RecountFailed
-
     script = folder / "tools" / "recount_eval.py"
     if not script.is_file():
         raise RecountFailed(f"{script} is missing", fix="pass the public folder written by `league eval questions`")
@@ -168,8 +166,6 @@ def points(
                                              help="fewest in-sample differences that make a scale")] = 5,
 ) -> None:
     """Score the council's sealed target levels with MASE against the seasonal naive forecast."""
-    from league.evals.points import points_report, print_lines, write_report
-
     report = points_report(data, season=season, min_history=min_history)
     for line in print_lines(report):
         typer.echo(line)
@@ -184,8 +180,6 @@ def build_questions(
     out: Annotated[Path | None, typer.Option("--out", help="SQLite file to write (default: the shipped one)")] = None,
 ) -> None:
     """Build a question file in the data set's SQLite layout from its readable TOML source."""
-    from league.evals.build_questions import build, data_dir
-
     path = build(source or data_dir() / "league-questions.toml", out or data_dir() / "league-questions.db")
     typer.echo(f"wrote {path}")
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from league.folder import init_folder as init_folder  # the tests import it from here too
+from league.extras import extra
 
 
 def init(
@@ -19,6 +19,8 @@ def init(
              "default: fetch 2016-2025 with yfinance (the demo: its shipped history)")] = None,
 ) -> None:
     """Write a working config folder and data folder (books opened, signing key made, climatology sealed)."""
+    with extra("daemon"):
+        from league.folder import init_folder
     config_dir, data_dir = init_folder(target, demo=demo, history=history)
     typer.echo(f"config: {config_dir}\ndata:   {data_dir}")
     typer.echo(f"check the book with: league verify {data_dir / 'books' / 'council-book.jsonl'}")

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from league.cli._common import parse_day, parse_rate
+from league.cli._progress import steps, wanted
 from league.portfolio.bills import BillRates
 from league.portfolio.decisions import TRADED_ACTIONS, ActionCell, Decision
 from league.portfolio.engine import ET
@@ -110,8 +111,6 @@ def replay_cmd(
     public: Annotated[Path, typer.Argument(envvar="LEAGUE_PUBLIC", help="folder with the published CSVs")],
 ) -> None:
     """Recount every published account with the stand-alone replay.py (run isolated, as a reader would)."""
-    from league.cli._progress import steps, wanted
-
     script = public / "replay.py" if (public / "replay.py").is_file() else REPLAY_SOURCE
     argv = [sys.executable, "-I", str(script), str(public)]
     # a folder's own replay.py from before the progress lines cannot draw a bar: it runs as it always did

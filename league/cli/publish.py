@@ -8,6 +8,10 @@ from typing import Annotated
 import typer
 
 from league.cli._common import DataDir
+from league.cli._progress import steps
+from league.clock import SystemClock
+from league.config import load_config
+from league.extras import extra
 
 
 def register(app: typer.Typer) -> None:
@@ -16,13 +20,11 @@ def register(app: typer.Typer) -> None:
 
 def _stamp_manifest(data: Path, out: Path) -> str:
     """Stamp release-manifest.json like the day's publish job does, then republish proof/."""
-    from league.clock import SystemClock
-    from league.config import load_config
-    from league.jobs.stamp import release_stamp
-    from league.publish.compliance import MANIFEST
-    from league.publish.files import refresh_proof
-    from league.stamps.stamper import Stamper, config_from_settings
-
+    with extra("daemon"):
+        from league.jobs.stamp import release_stamp
+        from league.publish.compliance import MANIFEST
+        from league.publish.files import refresh_proof
+        from league.stamping.stamper import Stamper, config_from_settings
     folder = data.parent / "config"
     if not (folder / "league.toml").is_file():
         return f"  {MANIFEST}: not stamped (no config folder beside {data}: no stamp backends known)"
@@ -43,9 +45,8 @@ def publish_command(
                                              "backends (needs the config folder beside DATA)")] = True,
 ) -> None:
     """Write every open-data file the installed features produce; list what was not produced."""
-    from league.cli._progress import steps
-    from league.publish import publish
-
+    with extra("stats"):
+        from league.publish import publish
     with steps("publish") as progress:
         report = publish(data, out, progress=progress)
     typer.echo(f"published {len(report.files)} files from {report.book_lines} book lines to {report.out_dir}")

@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 
 from league.cli._common import DataDir
+from league.cli._progress import steps
+from league.extras import extra
 
 DbUrl = Annotated[
     str | None,
@@ -23,11 +25,10 @@ def rebuild(data: DataDir = Path("data"), db: DbUrl = None) -> None:
 
     Job bookkeeping and stamp records are kept: they exist nowhere else.
     """
-    from league.cli._progress import steps
-    from league.store import default_url
-    from league.store import rebuild as do_rebuild
-    from league.store.engine import redact
-
+    with extra("daemon"):
+        from league.store import default_url
+        from league.store import rebuild as do_rebuild
+        from league.store.engine import redact
     url = db or default_url(data)
     with steps("rebuild") as progress:
         report = do_rebuild(url, data, progress=progress)

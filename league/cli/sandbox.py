@@ -7,6 +7,11 @@ from typing import Annotated
 
 import typer
 
+from league_agents.registry import make_sandbox
+from sandbox.interface import SandboxError
+from sandbox.netpolicy import EgressRules
+from sandbox.selfcheck import Check, check_bwrap_installed, check_isolation
+
 sandbox_app = typer.Typer(help="Inspect the bubblewrap sandbox the seats run in.", no_args_is_help=True)
 
 
@@ -33,10 +38,6 @@ def exec_(
 ) -> None:
     """Run CMD inside a fresh sandbox (league sandbox exec --profile claude -- ls -la ~); with
     --network api|web it gets the egress proxy a seat gets, and its fetch record is printed."""
-    from league_agents.registry import make_sandbox
-    from sandbox.interface import SandboxError
-    from sandbox.netpolicy import EgressRules
-
     try:
         rules = EgressRules.of(network, allow or [])
         res = make_sandbox().exec(
@@ -67,10 +68,6 @@ def exec_(
 def check() -> None:
     """Run the isolation probe in a real sandbox and show the system-call filter the seats get (the sandbox
     part of `league doctor`, without the roster); exit 1 if anything is broken."""
-    from league_agents.registry import make_sandbox
-    from sandbox.interface import SandboxError
-    from sandbox.selfcheck import Check, check_bwrap_installed, check_isolation
-
     checks = [check_bwrap_installed()]
     try:
         checks += check_isolation(make_sandbox())

@@ -9,8 +9,12 @@ from typing import Annotated
 import typer
 
 from league.answers import clean_label, clean_text
+from league.cli._seatcheck import diagnose
+from league.clock import SystemClock
+from league.config import load_roster
 from league.errors import ConfigError
 from league_agents.base import SeatSpec
+from league_agents.selfcheck import run_trivial_ask, static_checks, trivial_ask
 from sandbox.selfcheck import Check
 
 seat_app = typer.Typer(help="Check a seat of the roster.", no_args_is_help=True)
@@ -29,8 +33,6 @@ def roster_path(roster: Path | None) -> Path:
 
 
 def load_specs(roster: Path | None) -> list[SeatSpec]:
-    from league.config import load_roster
-
     return list(load_roster(roster_path(roster)).seat)
 
 
@@ -41,10 +43,6 @@ def check(
 ) -> None:
     """Run a trivial ask; print what the seat answered, the model it reported, the time taken, the
     hosts it contacted and, when something is wrong, the cause and its fix."""
-    from league.cli._seatcheck import diagnose
-    from league.clock import SystemClock
-    from league_agents.selfcheck import run_trivial_ask, static_checks, trivial_ask
-
     specs = {s.name: s for s in load_specs(roster)}
     if seat not in specs:
         raise ConfigError(f"{roster_path(roster)}: no seat named {seat!r}", fix=f"one of: {', '.join(sorted(specs))}")

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from league.cli._common import DataDir
+from league.extras import extra
 
 
 def register(app: typer.Typer) -> None:
@@ -28,10 +29,11 @@ def serve(
              "beside DATA or DATA/league.db; '' reads the whole book)")] = None,
 ) -> None:
     """Serve the open data read-only at /, JSON views under /api, the book stream and the league page."""
-    import uvicorn
+    with extra("daemon"):
+        import uvicorn
 
-    from league.api import create_app
-    from league.api.server import header_timeout_protocol
+        from league.api import create_app
+        from league.api.server import header_timeout_protocol
 
     application = create_app(data, db_url=db)
     typer.echo(f"serving {data} on http://{host}:{port}/ (league page at /, open data at /index.html)")

@@ -8,7 +8,10 @@ from typing import Annotated
 import typer
 
 from league.cli._common import DataDir
+from league.clock import SystemClock
+from league.config import load_settings
 from league.errors import ConfigError
+from league.extras import extra
 from league.stamps.interface import StampConfig
 
 DEFAULT_BOOKS = ("council-book.jsonl", "asks.jsonl")
@@ -30,9 +33,8 @@ stamp_app = typer.Typer(help="Stamp the books' heads outside the operator (OpenT
 
 
 def _config(config_dir: Path | None, data: Path) -> StampConfig:
-    from league.config import load_settings
-    from league.stamps.stamper import config_from_settings
-
+    with extra("daemon"):
+        from league.stamping.stamper import config_from_settings
     folder = config_dir or data.resolve().parent / "config"
     if not (folder / "league.toml").is_file():
         raise ConfigError(f"{folder / 'league.toml'}: file not found", fix="pass --config or set LEAGUE_CONFIG")
@@ -59,9 +61,8 @@ def stamp(ctx: typer.Context, data: DataDir = Path("data"), config: ConfigOpt = 
     """Write a stamped list of the books' heads now and stamp it with every configured backend."""
     if ctx.invoked_subcommand is not None:
         return
-    from league.clock import SystemClock
-    from league.stamps.stamper import Stamper
-
+    with extra("daemon"):
+        from league.stamping.stamper import Stamper
     stamper = Stamper(_config(config, data), data / "stamps", SystemClock())
     result = stamper.stamp_books(_books(book, data))
     if result is None:
@@ -78,9 +79,8 @@ def stamp(ctx: typer.Context, data: DataDir = Path("data"), config: ConfigOpt = 
 @stamp_app.command("upgrade")
 def upgrade(data: DataDir = Path("data"), config: ConfigOpt = None) -> None:
     """Ask the calendars to complete every pending .ots proof (Bitcoin block attestations)."""
-    from league.clock import SystemClock
-    from league.stamps.stamper import Stamper
-
+    with extra("daemon"):
+        from league.stamping.stamper import Stamper
     cfg = _config(config, data)
     stamper = Stamper(StampConfig(ots_calendars=cfg.ots_calendars, timeout=cfg.timeout), data / "stamps",
                       SystemClock())

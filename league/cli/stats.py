@@ -13,13 +13,20 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
 from league.cli._common import DataDir
+from league.cli._progress import steps
+from league.config import load_roster
 from league.errors import LeagueError
+from league.extras import extra
+from league.scoring.errors import ScoringError
+from league.verify.compare import diff_json_bytes
 
 SHOWN = 8
 #: The recomputation's steps on the progress bar: inputs, the four producers, the comparison.
@@ -35,14 +42,10 @@ def _families(roster: Path | None) -> dict[str, str]:
     """Seat -> family from a roster file (an explicit override of the sealed families)."""
     if roster is None:
         return {}
-    from league.config import load_roster
-
     return dict(load_roster(roster).families)
 
 
 def _clim(clim: Path | None) -> dict[str, Any] | None:
-    from league.scoring.errors import ScoringError
-
     if clim is None:
         return None
     try:
@@ -62,10 +65,8 @@ def published_folder(data: Path) -> Path:
 def _compute(public: Path, work: Path, clim: Path | None, roster: Path | None, tell: Progress) -> Path:
     """The statistics files of ``public`` recomputed into ``work/out`` with the publisher's inputs; ``tell``
     hears steps 0-4 of :data:`STEPS` (the inputs, then the publisher's four producers)."""
-    from dataclasses import replace
-
-    from league.publish.rebuild import published_inputs, write_statistics
-
+    with extra("stats"):
+        from league.publish.rebuild import published_inputs, write_statistics
     tell("inputs", 0, STEPS)
     inputs = published_inputs(public)
     if clim is not None:
@@ -83,9 +84,8 @@ def _compute(public: Path, work: Path, clim: Path | None, roster: Path | None, t
 
 
 def _differences(target: Path, computed: Path) -> list[str]:
-    from league.publish.rebuild import STATS_JSON
-    from league.verify.compare import diff_json_bytes
-
+    with extra("stats"):
+        from league.publish.rebuild import STATS_JSON
     out: list[str] = []
     for name in STATS_JSON:
         old, new = target / name, computed / name
@@ -95,8 +95,8 @@ def _differences(target: Path, computed: Path) -> list[str]:
 
 
 def _install(target: Path, computed: Path) -> None:
-    from league.publish.rebuild import STATS_JSON
-
+    with extra("stats"):
+        from league.publish.rebuild import STATS_JSON
     target.mkdir(parents=True, exist_ok=True)
     for name in STATS_JSON:
         new, old = computed / name, target / name
@@ -124,12 +124,9 @@ def stats(
                                         help="replace files that differ from the recomputation")] = False,
 ) -> None:
     """Print the league table and recompute the statistics files; a file that would change is an error."""
-    from rich.console import Console
-
-    from league.cli._progress import steps
-    from league.scoring import league_table, load_forecasts
-    from league.scoring.frame import STATS_COLUMNS
-
+    with extra("stats"):
+        from league.scoring.frame import STATS_COLUMNS, load_forecasts
+        from league.scoring.render import league_table
     public = published_folder(data)
     # the table reads what the statistics read: not the free text of every row (less memory)
     Console().print(league_table(load_forecasts(public / "council-forecasts.csv", STATS_COLUMNS)))

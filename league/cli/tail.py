@@ -10,6 +10,10 @@ from typing import Annotated
 
 import typer
 
+from league.book.lines import COUNCIL_KINDS
+from league.errors import LeagueError
+from league.extras import extra
+
 DEFAULT_BOOK = "data/books/council-book.jsonl"
 DEFAULT_CONTEST_BOOK = "data/books/contest-book.jsonl"
 ALL_CONTEST = "contest.*"
@@ -42,9 +46,9 @@ def tail(
     With --rows, a researcher's view: each row of council-forecasts.csv as it is scored, with its
     Brier, from a data folder (or the demo's folder); --after-row resumes after the last row seen.
     With contest kinds (``--kind 'contest.*'``), the CLI contest's book instead of the council's."""
-    from league.api.contest import CONTEST_KINDS
-    from league.api.follow import compact, follow_file, follow_url
-
+    with extra("daemon"):
+        from league.api.contest import CONTEST_KINDS
+        from league.api.follow import compact, follow_file, follow_url
     if rows:
         _tail_rows(source, after_row, fmt, follow)
         return
@@ -64,9 +68,6 @@ def tail(
 
 def _kinds(asked: list[str], contest_kinds: frozenset[str]) -> tuple[frozenset[str], bool]:
     """The kinds to print and whether they are the contest's (one book at a time: no mixing)."""
-    from league.book.lines import COUNCIL_KINDS
-    from league.errors import LeagueError
-
     wanted = set(asked)
     everything = ALL_CONTEST in wanted
     wanted.discard(ALL_CONTEST)
@@ -82,9 +83,8 @@ def _kinds(asked: list[str], contest_kinds: frozenset[str]) -> tuple[frozenset[s
 
 
 def _tail_rows(source: str, after_row: str | None, fmt: str, follow: bool) -> None:
-    from league.errors import LeagueError
-    from league.publish.tailrows import follow_rows, render
-
+    with extra("daemon"):
+        from league.publish.tailrows import follow_rows, render
     if fmt not in ("csv", "ndjson"):
         raise LeagueError(f"--format {fmt!r}", fix="use csv or ndjson")
     if source.startswith(("http://", "https://")):

@@ -2,24 +2,30 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from league.book.lines import check_book
+from league.cli._progress import steps as progress_bar
 from league.errors import ChainBroken, LeagueError
-from league.inputs import InputError
+from league.extras import STATS, extra, install_hint, missing
+from league.inputs import InputError, read_json
+from league.stamps.trust import TrustStore
+from league.verify import CONFORMANCE_PATH
+from league.verify.chain import verify as verify_chain
+from league.verify.reader import FOLDER_STEP, manifest_step, verify_published
 
 if TYPE_CHECKING:
-    from league.verify.reader import Status
+    from league.verify.reader import ContestVerifier, Status
 
 
 def _typed(path: Path) -> None:
     """The writer's schema: every line against its kind's model (after the chain, which is the proof)."""
-    from league.book.lines import check_book
-
     counts, problems = check_book(path)
     shown = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
     if problems:
@@ -35,8 +41,6 @@ NOTHING_TO_VERIFY = ("name a book with its lines (council-book.jsonl) or the pub
 
 
 def _verify_book(path: Path, workers: int | None) -> None:
-    from league.verify.chain import verify
-
     if not path.exists():
         raise InputError(f"{path}: no such file", fix="pass the path of a book (.jsonl) or a published folder")
     if not path.is_file():  # a FIFO would block forever, a device never ends
@@ -44,7 +48,7 @@ def _verify_book(path: Path, workers: int | None) -> None:
     if path.stat().st_size == 0:
         raise InputError(f"{path}: empty (0 lines): an empty file is not a book, there is nothing to verify",
                          fix=NOTHING_TO_VERIFY)
-    report = verify(path, workers=workers)
+    report = verify_chain(path, workers=workers)
     if not report.ok:
         raise ChainBroken(
             f"FAILED {path}: line {report.bad_line}: {report.reason}",
@@ -74,31 +78,35 @@ def _skipped_rebuild(folder: Path) -> tuple[Status, str]:
 
 def _no_statistics(folder: Path) -> tuple[Status, str]:
     """Step 11 on the lean install: the rebuild runs the publisher's statistics, which need the stats extra."""
-    from league.cli._extras import STATS, install_hint, missing
-
     return "skipped", (f"the rebuild needs the statistics extra ({', '.join(missing(STATS))} not installed): "
                        f"{install_hint('stats')}, then verify again")
 
 
 def _rebuild_step(rebuild: bool) -> tuple[Callable[[Path], tuple[Status, str]], str]:
     """Step 11's function, and why ``--strict`` refuses its result ("" = it does not)."""
-    from league.cli._extras import STATS, install_hint, missing
-
     if not rebuild:
         return _skipped_rebuild, ""
     if missing(STATS):
         return _no_statistics, f"derived files not rebuilt: the stats extra is missing ({install_hint('stats')})"
-    from league.publish.rebuild import rebuild_step
-
+    with extra("stats"):
+        from league.publish.rebuild import rebuild_step
     return partial(_readable_then, rebuild_step), ""
+
+
+def _contest_verifier() -> ContestVerifier | None:
+    """Step 13's `league contest verify`; None on the lean install (its metrics need NumPy), where the reader
+    skips the step naming the install command."""
+    if missing(("numpy",)):
+        return None
+    with extra("stats"):
+        from league.contest.verify import verify_folder
+    return verify_folder
 
 
 def _readable_then(rebuild: Callable[[Path], tuple[Status, str]], folder: Path) -> tuple[Status, str]:
     """Step 11 after every published JSON file it may read has been read once with league.inputs' bounds:
     the publisher's readers are not written for hostile files (100,000-deep JSON raised RecursionError), so
     a file that is not bounded JSON fails the step naming it, before the rebuild reads anything."""
-    from league.inputs import read_json
-
     for path in sorted(folder.glob("*.json")):
         try:
             read_json(path, what="published JSON file", inside=folder)
@@ -109,16 +117,13 @@ def _readable_then(rebuild: Callable[[Path], tuple[Status, str]], folder: Path) 
 
 def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool, strict: bool,
                    rebuild: bool = True) -> None:
-    from league.cli._progress import steps as progress_bar
-    from league.stamps.trust import TrustStore
-    from league.verify.reader import FOLDER_STEP, manifest_step, verify_published
-
     failed, refused = 0, []
     step11, not_rebuilt = _rebuild_step(rebuild)
     extra = [(11, "derived files", step11), (12, "release manifest", manifest_step)]
     with progress_bar("verify") as progress:
         steps = verify_published(target, extra=extra, trust=TrustStore.default(anchors),
-                                 trust_folder_certs=trust_folder_certs, progress=progress)
+                                 trust_folder_certs=trust_folder_certs, progress=progress,
+                                 contest=_contest_verifier())
     if steps and steps[0].step == FOLDER_STEP[0]:  # the target itself cannot be verified: no step ran
         raise InputError(f"{target}: cannot be verified: {steps[0].detail}", fix=steps[0].fix or None)
     for step in steps:
@@ -135,11 +140,16 @@ def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool
                               "(--trust-anchor PEM adds a root you have checked yourself)")
 
 
+def compliance_lines(doc: dict[str, Any]) -> list[str]:
+    """The compliance table as printed: number, level, status, the check to run."""
+    out = []
+    for r in doc.get("requirements") or []:
+        out.append(f"  {r.get('number'):>2} {r.get('level', ''):<6} {r.get('status', ''):<14} {r.get('check', '')}")
+    return out
+
+
 def _compliance(target: str) -> None:
     """The paper's 17 requirements as the folder states them (arena-compliance.json), when it is local."""
-    from league.inputs import read_json
-    from league.publish.compliance import table_lines
-
     if target.startswith(("http://", "https://")):
         typer.echo(f"compliance: read {target.rstrip('/')}/arena-compliance.json (each row names the check to run)")
         return
@@ -148,7 +158,7 @@ def _compliance(target: str) -> None:
         typer.echo("compliance: arena-compliance.json is not published")
         return
     try:
-        table = table_lines(read_json(path, what="compliance table", inside=Path(target)))
+        table = compliance_lines(read_json(path, what="compliance table", inside=Path(target)))
     except InputError as exc:
         typer.echo(f"compliance: arena-compliance.json cannot be read ({exc.message})")
         return
@@ -197,10 +207,6 @@ def conformance(
     csv_path: Annotated[Path, typer.Argument(help="a council-forecasts.csv")],
 ) -> None:
     """Run the stand-alone event-contract conformance checker on a forecasts CSV."""
-    import importlib.util
-
-    from league.verify import CONFORMANCE_PATH
-
     # the very file a reader downloads, loaded by path: the command and the published tool cannot differ
     spec = importlib.util.spec_from_file_location("league_conformance", CONFORMANCE_PATH)
     assert spec is not None and spec.loader is not None

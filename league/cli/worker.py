@@ -19,8 +19,13 @@ from league.cli.broker import (
     KeyFileOpt,
     PasswordFileOpt,
     refuse_unsafe,
-    require_extra,
 )
+from league.errors import LeagueError
+from league.log import configure
+from league.workers.broker import parse_target
+from league.workers.celery_app import make_app
+from league_agents.registry import make_sandbox
+from sandbox.interface import SandboxError
 
 
 def worker(
@@ -41,9 +46,6 @@ def worker(
         "--check", envvar="LEAGUE_WORKER_CHECK", help="check the configuration, sandbox and login, then exit")] = False,
 ) -> None:
     """Serve the lab's queue: run each ask's seat in the local sandbox, publish the raw reply."""
-    require_extra()
-    from league.workers.broker import parse_target
-
     target = parse_target(broker, password_file=password_file, ca_file=ca_file, cert_file=cert_file,
                           key_file=key_file)
     refuse_unsafe(target, queue)
@@ -51,9 +53,6 @@ def worker(
     if check_only:
         typer.echo(f"ok: queue {queue!r} at {target.display()}; the sandbox runs here")
         return
-    from league.log import configure
-    from league.workers.celery_app import make_app
-
     configure(json_logs=True, level=log_level)  # the long-running worker logs JSON lines (journald)
     app = make_app(target, queue, worker=True)
     app.worker_main(["worker", "--queues", queue, "--concurrency", str(concurrency), "--pool", "prefork",
@@ -63,10 +62,6 @@ def worker(
 
 def _sandbox_ready() -> None:
     """The seats run in bubblewrap here, capped by a cgroup: refuse to take asks that could not run."""
-    from league.errors import LeagueError
-    from league_agents.registry import make_sandbox
-    from sandbox.interface import SandboxError
-
     try:
         make_sandbox()
     except SandboxError as exc:

@@ -27,13 +27,15 @@ import json
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import structlog
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 
 from league.contest.context import ContestContext
 from league.contest.markets.interface import MarketSourceError
@@ -79,8 +81,6 @@ class ContestRuntime:
 
     def wait_rounds(self, timeout: float | None = None) -> list[RoundResult]:
         """The results of the rounds still tracked (those that finished within ``timeout``)."""
-        from concurrent.futures import wait
-
         with self._lock:
             pending = list(self._rounds)
         done, _ = wait(pending, timeout=timeout)
@@ -239,9 +239,6 @@ def scheduled_entry(job: str) -> None:
 
 def add_jobs(sched: Any, rt: ContestRuntime) -> None:
     """Add the three contest jobs to ``sched`` (UTC triggers) and register the runtime they run on."""
-    from apscheduler.triggers.cron import CronTrigger
-    from apscheduler.triggers.interval import IntervalTrigger
-
     _RUNTIME["rt"] = rt
     hour, minute = rt.sweep_utc.split(":")
     n_hour, n_minute = rt.ctx.config.schedule.nightly_utc.split(":")

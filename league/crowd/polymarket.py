@@ -22,6 +22,7 @@ from league.calendar import Calendar
 from league.config import Config
 from league.crowd._http import Transient, get_json, json_list, with_retries
 from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, aware_utc
+from league.extras import extra, keeping_recursion_limit
 from league.prices.interface import PriceSource
 
 log = structlog.get_logger(__name__)
@@ -245,14 +246,14 @@ class PyClobReader:
     """Read-only py-clob-client access; library exceptions become CrowdError (transport ones retried)."""
 
     def __init__(self, config: PolymarketConfig) -> None:
-        from py_clob_client.client import ClobClient  # lazy: optional extra "polymarket"
-
+        with extra("polymarket"), keeping_recursion_limit():
+            from py_clob_client.client import ClobClient
         self._client = ClobClient(config.clob_url)
         self._config = config
 
     def _call(self, name: str, token_id: str) -> Any:
-        from py_clob_client.exceptions import PolyApiException, PolyException
-
+        with extra("polymarket"), keeping_recursion_limit():
+            from py_clob_client.exceptions import PolyApiException, PolyException
         def once() -> Any:
             try:
                 return getattr(self._client, name)(token_id)

@@ -1,7 +1,7 @@
 """``league eval points``: the council's sealed ``target`` levels scored as point forecasts (MASE).
 
 Everything comes from the council book (``council-book.jsonl`` of a data folder's ``books/`` or of a published
-folder), read and chain-checked with :func:`league.book.iter_lines` (once per publish, league/publish/bookread.py):
+folder), read and chain-checked with :func:`league.book.iter_lines` (once per publish, league/book/shared.py):
 
 - the forecasts are the ``target`` of every counted cell in the ``score`` / ``score_h`` lines (the cells as the
   seat stated them, sealed at the close with their event);
@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from league.book.shared import book_contents
 from league.evals.errors import EvalError
 from league.evals.mase import Stated, Window, compliance, relative_mase, seasonal_naive
-from league.publish.bookread import book_contents
 from league.seatcore.files import write_atomic, write_json
 
 HORIZON_STEPS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}

@@ -11,7 +11,7 @@ The order of a run:
    the seat's real sandbox under the run's network policy; each reply is written under its hash, parsed,
    and its ``eval.reply`` line (prompt hash, raw-reply hash, verdict) sealed the moment it arrives. A seat
    whose entry names a lab ``worker`` fans out over that lab's workers instead: one ask per (question,
-   trial) through the day's seat runner (league.jobs.runner), each sealed as it arrives, timed by this
+   trial) through the day's seat runner (league.runner), each sealed as it arrives, timed by this
    host's clock at arrival; the worker runs it under the same policy (the ask's context carries it);
 5. the results are computed from the book, written to the open-data folder, and ``eval.close`` seals the
    hash of ``results.json``.
@@ -42,7 +42,7 @@ from league.evals.prompts import PROBABILITY_BLOCK, ask_text
 from league.evals.questions import Question, QuestionSet
 from league.evals.results import build_results, publish_folder, write_run
 from league.evals.seats import policy_seat, reported_cost
-from league.jobs.runner import SeatAsk, SeatRunner
+from league.runner import SeatAsk, SeatRunner
 from league.seatcore.files import dump_bytes, sha256_bytes, sha256_text, store_text
 from league_agents.base import Ask, Now, Seat, SeatReply, SeatSpec, ask_one
 from league_agents.registry import SeatFactory, build_seat, takes_hints

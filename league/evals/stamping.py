@@ -15,7 +15,7 @@ from pathlib import Path
 
 from league.clock import Clock
 from league.config import load_config
-from league.stamps.stamper import Stamper, StampResult, config_from_settings
+from league.stamping.stamper import Stamper, StampResult, config_from_settings
 
 
 def stamp_eval_book(config_dir: Path, out: Path, clock: Clock, run_id: str) -> StampResult | None:

@@ -4,7 +4,7 @@ snapshot → ask → seal (on arrival) → second wave → ingest close → scor
 
 * :mod:`~league.jobs.snapshot` the morning prices (and the crowd's quotes), hashed before any ask;
 * :mod:`~league.jobs.ask` the run line and every seat's exact text, sealed in the ask chain, then sent
-  through the :mod:`~league.jobs.runner` (the one seam seats run through);
+  through the :mod:`~league.runner` (the one seam seats run through);
 * :mod:`~league.jobs.seal` each reply sealed the moment it arrives;
 * :mod:`~league.jobs.second_wave`, :mod:`~league.jobs.ingest_close` the re-ask and the counted cut-off;
 * :mod:`~league.jobs.score` reference prices taken only now, after the seals; the counting rule itself

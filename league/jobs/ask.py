@@ -3,12 +3,13 @@
 Every job is idempotent per (session, job) by the book itself: a job looks at what is already sealed
 before doing anything, so a restarted daemon never asks a counted run twice. Each seat's exact text
 (the common text plus the seat's own paper accounts) is sealed in the ask chain BEFORE it is sent;
-the batch goes to the league's :class:`league.jobs.runner.SeatRunner`, and each reply is sealed the
+the batch goes to the league's :class:`league.runner.SeatRunner`, and each reply is sealed the
 moment it arrives (:mod:`league.jobs.seal`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from datetime import date, datetime
@@ -26,10 +27,12 @@ from league.clock import iso_seconds, parse_iso
 from league.config import as_time
 from league.counting import COUNTED, counted_runs, run_events
 from league.jobs.context import League, Pending
-from league.jobs.runner import SeatAsk
+from league.jobs.preflight import preflight
 from league.jobs.seal import seal_fault, seal_on_arrival
 from league.jobs.snapshot import daily_closes, job_snapshot
 from league.jsonvalue import Json, JsonObject
+from league.runner import SeatAsk
+from league.scoring.climatology import clim_probabilities
 from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec, prefetch, prefetches
 from league_agents.registry import reads_history
 
@@ -70,8 +73,6 @@ def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequenc
     record = job_snapshot(lg, session)
     crowd = crowd or record.get("crowd", [])
     if attempt == 1 and lg.stages.preflight:
-        from league.jobs.preflight import preflight
-
         preflight(lg, session)
     specs = [s for s in lg.config.roster.seat if seats is None or s.name in seats]
     run_id = next_run_id(lg, session)
@@ -205,10 +206,6 @@ def default_context(lg: League, session: str) -> dict[str, Any]:
 def climatology_context(lg: League, session: str) -> dict[str, Any]:
     """The sealed climatology table (DATA/climatology.json, hash re-checked) for the `_climatology`
     seat: p_up in percent per market and horizon."""
-    import json
-
-    from league.scoring.climatology import clim_probabilities
-
     path = lg.data_dir / "climatology.json"
     if not path.is_file():
         return {}

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,16 +30,21 @@ from league.book import Book, BookLine
 from league.book.index import Body, BookIndex, body_of
 from league.book.lines import Line, OpeningLine
 from league.book.startup import LineStore, Opened, is_line_store, open_index
-from league.calendar import Calendar
+from league.calendar import ET, Calendar
 from league.clock import Clock, SimulatedClock
 from league.config import Config
 from league.crowd.interface import CrowdProvider
 from league.errors import ConfigError
-from league.jobs.runner import SeatRunner
+from league.jobs.blind import blind_content
+from league.jobs.window import cutoff
 from league.prices.interface import PriceSource
+from league.runner import SeatRunner
 from league.shutdown import Shutdown
+from league.store import index_book
 from league.store.interface import Store, StoreError
 from league_agents.base import Seat, SeatReply
+from sandbox.identity import reserve_seat_uids
+from sandbox.interface import SandboxError
 
 log = structlog.get_logger(__name__)
 #: The council book's name in the database index and its checkpoints.
@@ -145,9 +150,6 @@ class League:
 
     def window_cutoff(self) -> str:
         """The first session the in-memory index keeps today (league.jobs.window)."""
-        from league.calendar import ET
-        from league.jobs.window import cutoff
-
         return cutoff(self.config, self.clock.now().astimezone(ET).date())
 
     def _open_index(self) -> tuple[BookIndex, Opened]:
@@ -252,8 +254,6 @@ class League:
         """Bring the database index of asks.jsonl up to date (incremental; the book is the truth)."""
         if self.store is None or self._indexed_elsewhere:
             return
-        from league.store import index_book
-
         try:
             index_book(self.store, self.asks.path, "asks")
         except Exception as exc:  # noqa: BLE001 - the index is rebuildable with `league rebuild`
@@ -264,8 +264,6 @@ class League:
 
         Unbounded by default (each seat has its own timeout); once a stop was requested (SIGTERM),
         at most the rest of its grace period. Returns how many asks were still running."""
-        from concurrent.futures import wait
-
         running = [f for f in self.inflight if not f.done()]
         if running:
             log.info("league.draining", asks=len(running))
@@ -369,9 +367,6 @@ def _compact_any(value: Any) -> Any:
 
 def _reserve_seat_uids(config: Config) -> None:
     """Fix each seat's sandbox uid from the whole roster, so every league process agrees (docs/sandbox.md)."""
-    from sandbox.identity import reserve_seat_uids
-    from sandbox.interface import SandboxError
-
     try:
         reserve_seat_uids(s.name for s in config.roster.seat)
     except SandboxError as exc:
@@ -418,8 +413,6 @@ def open_books(config: Config, clock: Clock, *, counted: tuple[int, int] | None 
         try:
             opened = book.append("opening", OpeningLine.from_content(opening_content(config)).content())
             if config.roster.blind:
-                from league.jobs.blind import blind_content
-
                 book.append("blind", blind_content(config))
         except BaseException:
             asks.close()

@@ -11,6 +11,7 @@ fit — and a session already marked is never marked again.
 
 from __future__ import annotations
 
+import json
 import weakref
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
@@ -31,7 +32,9 @@ from league.portfolio.bills import BillRates
 from league.portfolio.decisions import Decision, decision_from_reply
 from league.portfolio.engine import PriceBook
 from league.portfolio.interface import Bar, SessionBars
+from league.portfolio.restore import resume_point
 from league.portfolio.rules import rule_set
+from league.portfolio.seal import fill_of, mark_of, rules_content, session_lines
 from league.portfolio.season import Season
 from league.prices.columns import bar_checks, minute_starts, slot_setters
 
@@ -156,8 +159,6 @@ def bill_rates(lg: League) -> BillRates:
 
 def record_bill_rates(lg: League, start: date, end: date, symbol: str = "^IRX") -> int:
     """Record the provider's daily 13-week bill closes into DATA (the demo replays the synthetic ^IRX)."""
-    import json
-
     closes = lg.prices.daily_closes(symbol, start, end)
     points = {d.isoformat(): f"{c:.3f}" for d, c in closes}
     if points:  # written whole or not at all (a temporary name, then a rename)
@@ -187,8 +188,6 @@ def _restore(lg: League, seasons: dict[str, Any], before: str) -> dict[str, str]
 
     From the last marked session and a few bisected ones (league.portfolio.restore), so a fresh process's
     score job does not read the whole season; from every mark and trade when those lines do not fit."""
-    from league.portfolio.restore import resume_point
-
     sessions = [s for s in lg.index.sessions("mark") if s < before]
 
     def read(kind: str, session: str) -> list[records.Sealed]:
@@ -211,8 +210,6 @@ def _restore(lg: League, seasons: dict[str, Any], before: str) -> dict[str, str]
 
 def _restore_full(lg: League, name: str, season: Season, before: str) -> str | None:
     """The season from every one of its marks and trades before ``before`` (reads the whole history)."""
-    from league.portfolio.seal import fill_of, mark_of
-
     mine = [m for m in lg.index.of(records.Mark) if m.league == name and m.session < before]
     fills = [fill_of(t) for t in lg.index.of(records.Trade) if t.league == name and t.session < before]
     if not mine:
@@ -222,8 +219,6 @@ def _restore_full(lg: League, name: str, season: Season, before: str) -> str | N
 
 
 def _seal_rules(lg: League) -> None:
-    from league.portfolio.seal import rules_content
-
     sealed = {x.rules for x in lg.index.of(records.Rules)}
     for name in RULE_SETS:
         if name not in sealed:
@@ -275,8 +270,6 @@ def mark_session(lg: League, session: str) -> int:
         season.prices = PriceBook(_BARS[lg])
         outcome = season.run_session(date.fromisoformat(session), decisions)
         _MARKED[lg][name] = session
-        from league.portfolio.seal import session_lines
-
         lines = session_lines(outcome)
         done = [x.kind for kind in SESSION_KINDS for x in lg.index.of_kind(kind, session)
                 if getattr(x, "league", None) == name]

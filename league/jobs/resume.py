@@ -22,6 +22,7 @@ and across processes the reply line decides.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -40,8 +41,9 @@ from league.clock import iso_seconds, parse_iso
 from league.jobs.ask import deadline, markets_asked, seat_accounts, send, structured_context
 from league.jobs.context import League
 from league.jobs.inflight import REPLY_KINDS
-from league.jobs.runner import SeatAsk
 from league.jobs.seal import sweep_temporary
+from league.jobs.snapshot import snapshot_path
+from league.runner import SeatAsk
 from league_agents.base import Ask, Now
 
 log = structlog.get_logger(__name__)
@@ -164,10 +166,6 @@ def _at(instant: datetime) -> Now:
 
 def _common(lg: League, run: records.Run) -> tuple[str | None, dict[str, Any]]:
     """The run's published common text and its snapshot record (``None`` text when either is gone)."""
-    import json
-
-    from league.jobs.snapshot import snapshot_path
-
     text_path = lg.data_dir / "asks" / f"{run.ask_sha256}.md"
     snap_path = snapshot_path(lg, run.session)
     try:

@@ -18,10 +18,16 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 import structlog
+from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.schedulers.blocking import BlockingScheduler
+from apscheduler.triggers.cron import CronTrigger
 
 from league.calendar import Calendar, et_time
 from league.clock import parse_iso
 from league.config import Schedule
+from league.contest.schedule import add_jobs
+from league.contest.schedule import catch_up as contest_catch_up
 from league.errors import BookError
 from league.jobs.ask import deadline, job_ask, prefetch_fits
 from league.jobs.context import League
@@ -36,6 +42,7 @@ from league.jobs.second_wave import job_second_wave, stamp_first_wave
 from league.jobs.shadow import seal_shadow_weights
 from league.jobs.snapshot import job_snapshot
 from league.jobs.stamp import stamp, stamp_upgrade
+from league.jobs.verify_book import start_nightly
 from league.ops import health as ops_health
 from league.ops import metrics, sdnotify
 from league.shutdown import Shutdown
@@ -57,8 +64,6 @@ class Fire:
 
 def trigger_for(schedule: Schedule, job: str) -> Any:
     """A Monday–Friday cron trigger in New York time (day names, never weekday numbers)."""
-    from apscheduler.triggers.cron import CronTrigger
-
     hour, minute = getattr(schedule, job).split(":")
     return CronTrigger(day_of_week="mon,tue,wed,thu,fri", hour=int(hour), minute=int(minute), timezone=ET)
 
@@ -265,8 +270,6 @@ def scheduled_entry(job: str) -> None:
 def verify_book_entry() -> None:
     """Module-level nightly job (APScheduler needs an importable name): the full verification of the
     council book on a background thread of its own (league.jobs.verify_book), never blocking a day job."""
-    from league.jobs.verify_book import start_nightly
-
     lg: League | None = _DAEMON.get("league")
     stop: Shutdown | None = _DAEMON.get("shutdown")
     if lg is None or (stop is not None and stop.requested.is_set()):
@@ -276,8 +279,6 @@ def verify_book_entry() -> None:
 
 def nightly_trigger(schedule: Schedule) -> Any:
     """Every day (weekends too: the book does not rest) at ``[schedule] verify_book``, New York time."""
-    from apscheduler.triggers.cron import CronTrigger
-
     hour, minute = schedule.verify_book.split(":")
     return CronTrigger(hour=int(hour), minute=int(minute), timezone=ET)
 
@@ -285,10 +286,6 @@ def nightly_trigger(schedule: Schedule) -> Any:
 def build_scheduler(lg: League, db_url: str, *, blocking: bool = True, contest: ContestRuntime | None = None) -> Any:
     """APScheduler 3.x with a SQLAlchemy job store: one job per day-job, coalesced, one instance; the CLI
     contest's three UTC jobs beside them when this league runs the contest."""
-    from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
-    from apscheduler.schedulers.background import BackgroundScheduler
-    from apscheduler.schedulers.blocking import BlockingScheduler
-
     cls = BlockingScheduler if blocking else BackgroundScheduler
     sched = cls(jobstores={"default": SQLAlchemyJobStore(url=db_url, tablename="apscheduler_jobs")}, timezone=ET,
                 job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 300})
@@ -298,8 +295,6 @@ def build_scheduler(lg: League, db_url: str, *, blocking: bool = True, contest: 
     sched.add_job("league.jobs.scheduler:verify_book_entry", nightly_trigger(lg.config.settings.schedule),
                   id="league-verify-book", name="verify_book", replace_existing=True)
     if contest is not None:
-        from league.contest.schedule import add_jobs
-
         add_jobs(sched, contest)
     return sched
 
@@ -330,8 +325,6 @@ def _live(lg: League, ledger: Store | None, db_url: str, stop: Shutdown, health:
                    should_stop=stop.requested.is_set, before_each=lambda _fire: health.beat())
     log.info("daemon.caught_up", jobs=len([r for r in ran if r[1] == "done"]))
     if contest is not None and not stop.requested.is_set():
-        from league.contest.schedule import catch_up as contest_catch_up
-
         contest_catch_up(contest)
     if stop.requested.is_set():
         return

@@ -28,9 +28,11 @@ from league.book.chain import iter_lines
 from league.book.lines import AnswerLine, IncidentLine, ReplyRecordLine, SilenceLine
 from league.clock import SimulatedClock, iso_seconds
 from league.errors import BookError, InvalidRecord
+from league.jobs.blind import masked
 from league.jobs.context import League, Pending
-from league.jobs.runner import ReplyRecord
+from league.jobs.stamp import stamp_answer
 from league.ops import metrics
+from league.runner import ReplyRecord
 from league_agents.base import FailureClass, SeatReply
 
 log = structlog.get_logger(__name__)
@@ -287,8 +289,6 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
         lg.seal(AnswerLine.from_content(content))
     metrics.reply_sealed(p.seat, str(content["status"]), time.perf_counter() - started)
     if lg.stages.stamps and lg.config.settings.stamps.per_answer:
-        from league.jobs.stamp import stamp_answer
-
         stamp_answer(lg, p.session)
 
 
@@ -311,8 +311,6 @@ def _answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, Any]:
         **json_safe(fetch_fields(reply)),
     }
     if lg.config.roster.blind and not lg.index.of_kind("reveal"):
-        from league.jobs.blind import masked
-
         content = masked(content)
     if encoding != RAW_UTF8:
         content["raw_encoding"] = encoding

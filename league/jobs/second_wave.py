@@ -12,7 +12,7 @@ from league.counting import counted_runs
 from league.jobs.ask import job_ask, next_run_id
 from league.jobs.context import League
 from league.jobs.stamp import stamp
-from league.stamps.stamper import StampResult
+from league.stamping.stamper import StampResult
 
 log = structlog.get_logger(__name__)
 

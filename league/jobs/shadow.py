@@ -24,6 +24,9 @@ from league.config import Config
 from league.counting import Sealed
 from league.jobs.context import League
 from league.jsonvalue import Json, obj, text
+from league.publish.forecasts import iter_rows
+from league.scoring import council
+from league.scoring.frame import council_rows, load_forecasts
 
 log = structlog.get_logger(__name__)
 DESIGN_SESSIONS = 10
@@ -117,10 +120,6 @@ def frozen_weights(lg: League, version: str, window: list[str]) -> dict[str, Jso
     The forecasts table is read through a view of the sessions up to the window's last (the same rows),
     and comes session by session in date order, so reading stops after that session: a league whose
     weights are sealed late, or a synthetic one without them, paid the whole history at a score job."""
-    from league.publish.forecasts import iter_rows
-    from league.scoring import council
-    from league.scoring.frame import council_rows, load_forecasts
-
     wanted = set(window)
     rows = []
     for r in iter_rows(_UpTo(lg, window[-1])):

@@ -13,7 +13,7 @@ from pathlib import Path
 from weakref import WeakKeyDictionary
 
 from league.jobs.context import League
-from league.stamps.stamper import Stamper, StampResult, Stamps, config_from_settings
+from league.stamping.stamper import Stamper, StampResult, Stamps, config_from_settings
 
 BOOKS = ("council-book.jsonl", "asks.jsonl")
 #: The CLI contest's book (DATA/books) and its published name (the contest's files sit in public/contest/).
@@ -53,7 +53,7 @@ def use_services(lg: League, *, calendars: tuple[str, ...] = (), rekor_url: str 
 
 
 def use_stamper(lg: League, stamper: Stamps) -> None:
-    """Stamp this league through ``stamper``: a relay whose stamps another process takes (league.stamps.relay:
+    """Stamp this league through ``stamper``: a relay whose stamps another process takes (league.stamping.relay:
     the demo's season, whose parent stamps while the season goes on)."""
     _STAMPERS[lg] = stamper
 

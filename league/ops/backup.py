@@ -26,6 +26,7 @@ from typing import Any
 import structlog
 
 from league.errors import LeagueError
+from league.verify.chain import verify
 
 log = structlog.get_logger(__name__)
 SKIP = {"books", "public", "publish-cache", "league.db", "league.db-wal", "league.db-shm", "leader.lock"}
@@ -120,8 +121,6 @@ def _check_targets(src: Path, data_dir: Path, manifest: dict[str, Any]) -> None:
 
 def restore(src: Path, config_dir: Path, data_dir: Path, database_url: str | None = None) -> dict[str, Any]:
     """Restore ``src`` into ``config_dir``/``data_dir`` (empty or shorter books only); returns the manifest."""
-    from league.verify.chain import verify
-
     manifest = json.loads((src / "MANIFEST.json").read_text())
     _check_targets(src, data_dir, manifest)
     if not config_dir.exists():

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from league.errors import ConfigError
 from league.ops.metrics import exposition
 
 
@@ -106,7 +107,5 @@ def parse_listen(value: str) -> tuple[str, int] | None:
         return None
     host, sep, port = value.strip().rpartition(":")
     if not sep or not port.isdigit():
-        from league.errors import ConfigError
-
         raise ConfigError(f"--ops-listen {value!r} is not HOST:PORT", fix="e.g. 127.0.0.1:9464, or off")
     return host.strip("[]") or "127.0.0.1", int(port)

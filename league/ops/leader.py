@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import socket
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,6 +28,7 @@ from typing import Any, Protocol
 import structlog
 
 from league.errors import LeagueError
+from league.extras import extra
 
 log = structlog.get_logger(__name__)
 
@@ -94,8 +96,8 @@ class PostgresLeaderLock:
         self._conn: Any = None
 
     def _connect(self) -> Any:
-        import psycopg
-
+        with extra("postgres"):
+            import psycopg
         dsn = self.url.replace("postgresql+psycopg://", "postgresql://", 1)
         try:
             return psycopg.connect(dsn, autocommit=True, application_name="league-leader")
@@ -127,8 +129,8 @@ class PostgresLeaderLock:
     def release(self) -> None:
         """Unlock before closing: closing alone frees the lock only once the server's backend has exited,
         which is after ``close()`` returns, so a standby polling at that moment would still see it held."""
-        import psycopg
-
+        with extra("postgres"):
+            import psycopg
         if self._conn is None:
             return
         conn, self._conn = self._conn, None
@@ -163,8 +165,6 @@ def wait_to_lead(lock: LeaderLock, *, poll_s: float, stop: Callable[[], bool],
 
 
 def _sleep_or_stop(seconds: float, stop: Callable[[], bool]) -> bool:
-    import time
-
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         if stop():

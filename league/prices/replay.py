@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import importlib.util
 import math
 import threading
 import zlib
@@ -58,6 +59,7 @@ from league.prices.columns import (
     minute_starts,
 )
 from league.prices.interface import Bar, PriceError, PriceSource, check_window
+from league.prices.memo import MemoProvider
 
 Arr = npt.NDArray[np.float64]
 
@@ -105,8 +107,6 @@ class _Series:
 def _history_file(name: str) -> Path:
     """The CSV that ``arch.data.<name>.load()`` reads, found without importing ``arch`` (its import
     pulls in the whole modelling stack and costs seconds)."""
-    import importlib.util
-
     spec = importlib.util.find_spec("arch")
     if spec is None or not spec.submodule_search_locations:
         raise PriceError("the arch package (it ships the replay's price history) is not installed",
@@ -608,8 +608,6 @@ def from_config(config: Config, calendar: Calendar, mirrors: Sequence[BarCache] 
     """The ``replay`` price provider (entry point ``forecast_league.prices``): the synthetic market of
     ``[prices] seed``, anchored at realistic levels on ``anchor`` (the demo's first session), behind a
     day memo (replay prices never change once synthesized)."""
-    from league.prices.memo import MemoProvider
-
     market = (SyntheticMarket(config.settings.prices.seed, config.markets.markets, calendar, anchor=anchor)
               if anchor is not None else SyntheticMarket(config.settings.prices.seed, config.markets.markets, calendar))
     return MemoProvider(market)

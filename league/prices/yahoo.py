@@ -1,9 +1,10 @@
 """Yahoo Finance 1-minute bars through ``yfinance`` (provider name ``yahoo_finance_chart_v8_1m``).
 
-yfinance is an optional extra (``pip install 'forecast-league[yahoo]'``), imported lazily so the
-offline demo never needs it. Yahoo rate-limits and has outages, so every call goes through bounded
-``tenacity`` retries on rate limits and network errors; what still fails becomes a
-:class:`ProviderOutage` (or :class:`PriceError` for a refusal such as a range older than 30 days),
+yfinance is an optional extra (``pip install 'forecast-league[yahoo]'``): this module is the adapter the
+entry point names with that extra, so it imports yfinance at its top, and whoever imports it otherwise does
+so under ``league.extras.extra("yahoo")`` (the offline demo never does). Yahoo rate-limits and has
+outages, so every call goes through bounded ``tenacity`` retries on rate limits and network errors; what
+still fails becomes a :class:`ProviderOutage` (or :class:`PriceError` for a refusal such as a range older than 30 days),
 never an empty answer that would look like "no trading".
 
 yfinance hides exceptions by default (it logs and returns an empty frame); the adapter switches that
@@ -17,12 +18,16 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import requests
 import structlog
+import yfinance
+from curl_cffi.requests.exceptions import RequestException as CurlError
 from tenacity import RetryError
+from yfinance import exceptions as yfe
 
 from league.calendar import Calendar
 from league.config import Config
-from league.prices.cache import BarCache
+from league.prices.cache import BarCache, CachedProvider
 from league.prices.interface import Bar, PriceError, PriceSource, ProviderOutage, check_window
 from league.retry import bounded
 
@@ -43,18 +48,12 @@ def chunks(start: datetime, end: datetime, span: timedelta) -> list[tuple[dateti
 
 
 def _yf() -> Any:
-    try:
-        import yfinance
-    except ImportError as exc:  # pragma: no cover - depends on the installed extras
-        raise PriceError("yfinance is not installed", fix="pip install 'forecast-league[yahoo]'") from exc
     yfinance.config.debug.hide_exceptions = False
     return yfinance
 
 
 def is_transient(exc: BaseException) -> bool:
     """Rate limits, network failures and "Yahoo is down" pages are worth a bounded retry."""
-    from yfinance import exceptions as yfe
-
     if isinstance(exc, yfe.YFRateLimitError | ConnectionError | TimeoutError):
         return True
     if isinstance(exc, yfe.YFDataException) and "DOWN" in str(exc).upper():
@@ -63,17 +62,11 @@ def is_transient(exc: BaseException) -> bool:
 
 
 def _is_http_transport_error(exc: BaseException) -> bool:
-    import requests
-
     if isinstance(exc, requests.exceptions.HTTPError):
         status = getattr(exc.response, "status_code", 0) or 0
         return status >= 500 or status == 429
     if isinstance(exc, requests.exceptions.RequestException):
         return True
-    try:
-        from curl_cffi.requests.exceptions import RequestException as CurlError
-    except ImportError:  # pragma: no cover
-        return False
     return isinstance(exc, CurlError)
 
 
@@ -129,8 +122,6 @@ class YahooProvider:
             raise self._translate(exc, what, symbol) from exc
 
     def _translate(self, exc: Exception, what: str, symbol: str) -> PriceError:
-        from yfinance import exceptions as yfe
-
         if isinstance(exc, yfe.YFPricesMissingError):
             return PriceError(f"{self.name}: no prices for {symbol} ({what}): {exc}")
         if isinstance(exc, yfe.YFTzMissingError):
@@ -196,7 +187,5 @@ def from_config(config: Config, calendar: Calendar, mirrors: Sequence[BarCache] 
                 anchor: date | None = None) -> PriceSource:
     """The ``yahoo`` price provider (entry point ``forecast_league.prices``, extra ``yahoo``): live bars
     behind the price cache (DATA/prices, mirrored into ``mirrors``: the database, when there is one)."""
-    from league.prices.cache import CachedProvider
-
     return CachedProvider(YahooProvider(retries=config.settings.prices.retries), config.data_dir / "prices",
                           mirrors=list(mirrors))

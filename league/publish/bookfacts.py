@@ -129,7 +129,7 @@ def read_facts(book: Path, data: bytes | None = None,
     Only complete lines count: the daemon may be writing the next line while we read, and a
     line without its LF is not part of the book yet (docs/protocol.md section 3).
     ``keep(line, content, raw)`` is told each checked line as parsed here (the publisher keeps some for
-    its later readers: league.publish.bookread.KeptLines), ``content`` being it without the bookkeeping.
+    its later readers: league.book.shared.KeptLines), ``content`` being it without the bookkeeping.
     ``lines``: the complete lines without their LF, one at a time, instead of ``data`` (the publisher streams the
     book to its published copy through here, never holding all of it).
     """

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from league.stamps.rekor import PUBLIC_REKOR_LOG_ID
+
 VERIFY = "league verify FOLDER"
 MANIFEST = "release-manifest.json"
 
@@ -53,8 +55,6 @@ def _anchor(folder: Path) -> tuple[str, str]:
 def _operator_services(folder: Path) -> str:
     """Which published proofs come from the operator's own services: calendars on loopback, or a log
     whose logID is not Sigstore's public Rekor ("" when none)."""
-    from league.stamps.rekor import PUBLIC_REKOR_LOG_ID
-
     found = []
     proofs = (p.read_bytes() for p in folder.glob("proof/*/*.ots"))
     if any(b"://127.0.0.1" in data or b"://localhost" in data for data in proofs):
@@ -181,11 +181,3 @@ def compliance_document(folder: Path, generated_at: str, *, manifest_written: bo
             "standard": "Sealed Before the Open, section 3.13: seventeen numbered requirements (docs/compliance.md)",
             "statuses": ["met", "partial", "not met", "not applicable"],
             "requirements": [r.as_json() for r in requirements(folder, manifest_written=manifest_written)]}
-
-
-def table_lines(doc: dict[str, Any]) -> list[str]:
-    """The table ``league verify`` prints: number, level, status, the check to run."""
-    out = []
-    for r in doc.get("requirements") or []:
-        out.append(f"  {r.get('number'):>2} {r.get('level', ''):<6} {r.get('status', ''):<14} {r.get('check', '')}")
-    return out

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from league.book.index import Body, BodyIndex, BookIndex
+from league.book.shared import cut_index
 from league.crowd.compare import CrowdRow, at_answer_minute, compare, question, sealed_quotes
 from league.records import Sealed, as_json
 
-#: What the comparison reads of the book; the publisher parses only these lines (league.publish.bookread).
+#: What the comparison reads of the book; the publisher parses only these lines (league.book.shared).
 COMPARED_KINDS = ("crowd", "run", "answer", "score")
 
 
@@ -142,9 +143,6 @@ def add_to_league_json(data_dir: Path, out: Path) -> None:
 def crowd_blocks(data_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``crowd`` block of council-league.json and the ``crowd_at_answer`` block of council-calibration.json,
     from the sealed book alone (so they can be computed while the statistics write those files)."""
-
-    from league.publish.bookread import cut_index
-
     index = cut_index(Path(data_dir) / "books" / "council-book.jsonl", COMPARED_KINDS, cut=compared_fields)
     at_answer = {
         "method": "each seat's crowd_up against the crowd's price at the minute its answer was sealed (the "

@@ -27,13 +27,7 @@ from typing import Any, NoReturn
 
 import structlog
 
-from league.clock import Clock, SystemClock, iso_seconds
-from league.contest.embargo import released_bytes
-from league.heap import collector_paused, settle_heap
-from league.publish import documents as docs
-from league.publish import producers
-from league.publish.bookfacts import BookFacts, read_facts
-from league.publish.bookread import (
+from league.book.shared import (
     EntryTable,
     KeptLines,
     checked_copy,
@@ -44,14 +38,25 @@ from league.publish.bookread import (
     shared_reads,
     slim_lines,
 )
+from league.clock import Clock, SystemClock, iso_seconds
+from league.config import load_config
+from league.contest.embargo import released_bytes
+from league.errors import LeagueError
+from league.heap import collector_paused, settle_heap
+from league.publish import commitments, crowd, portfolio, producers
+from league.publish import documents as docs
+from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
+from league.publish.crowd import COMPARED_KINDS
 from league.publish.errors import PublishError
+from league.publish.forecast_cache import ROW_KINDS
+from league.publish.forecasts_index import forecasts_index
 from league.publish.memory import fork_frozen, release_memory
 from league.publish.producers import Producer
 from league.publish.rebuild import sealed_inputs, write_roster
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
-from league.verify.linecheck import check_lines, check_table, line_entry
+from league.verify.linecheck import check_lines, check_table, line_entry, prob_entry
 
 log = structlog.get_logger(__name__)
 
@@ -170,7 +175,7 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
             _proof, _copies, _protocol, _code, _digest, _forecasts_index, _compliance, _dataset, _manifest, _index)
     beside = workers > 1 and _can_fork()
     run.workers = workers
-    with shared_reads():  # the book is verified once, then each producer parses its kinds only (bookread.py)
+    with shared_reads():  # the book is verified once, then each producer parses its kinds only (league/book/shared.py)
         try:
             if beside:  # forked now, while this process holds nothing of the book (the child's peak is its own)
                 run.side = _fork_side(run, [(i, s) for i, s in enumerate(plan) if s in _beside()])
@@ -215,8 +220,6 @@ def _load_config(data_dir: Path) -> Any:
     if not (folder / "league.toml").is_file():
         return None
     try:
-        from league.config import load_config
-
         return load_config(folder)
     except Exception as exc:  # noqa: BLE001 - a bad config must not stop the nightly publish
         log.warning("publish.config_unreadable", folder=str(folder), error=str(exc))
@@ -232,7 +235,7 @@ def _books(run: _Run) -> None:
     kept = _kept(run.side is not None)
     run.kept_parsed = kept.parsed
     run.facts, run.book_sha256, run.book_head = _copy_checked(book, run.out / "council-book.jsonl", kept.add)
-    if file_state(book) == state:  # the readers after the statistics take these checked bytes (bookread.py)
+    if file_state(book) == state:  # the readers after the statistics take these checked bytes (league/book/shared.py)
         checked_copy(book, state, run.out / "council-book.jsonl", run.book_sha256, kept)
         run.book_state = state
     asks_book = run.data_dir / "books" / "asks.jsonl"
@@ -292,7 +295,7 @@ def _same_copy(target: Path, size: int, sha256: str) -> bool:
 
 
 def _kept(beside: bool) -> KeptLines:
-    """What the books step keeps of its parse for the readers after it (league.publish.bookread).
+    """What the books step keeps of its parse for the readers after it (league.book.shared).
 
     With the statistics ``beside`` (two workers) the readers before :func:`forget_kept` are the CSV writer, the
     line check, the points track, the crowd comparison and the portfolio: the kinds the CSV writer's view holds
@@ -304,10 +307,6 @@ def _kept(beside: bool) -> KeptLines:
     season): the CSV writer's lines cut to their cache keys' fields (it parses the bodies of the sessions it
     rebuilds from the published copy, league.publish.forecast_cache.write_forecasts_streamed), and the line
     check's entries of the answers and corrections cut to their probabilities."""
-    from league.publish.crowd import COMPARED_KINDS
-    from league.publish.forecast_cache import ROW_KINDS
-    from league.verify.linecheck import prob_entry
-
     if beside:
         return KeptLines(parsed=frozenset(ROW_KINDS | set(COMPARED_KINDS)), raw=frozenset(("trade", "mark")))
     return KeptLines(parsed=frozenset(), slim=ROW_KINDS, check=frozenset(("answer", "correction")),
@@ -316,8 +315,6 @@ def _kept(beside: bool) -> KeptLines:
 
 def _commitments(run: _Run) -> None:
     """The bytes behind the book's snapshot, config and climatology hashes (publish/commitments.py)."""
-    from league.publish import commitments
-
     for session in commitments.write_snapshots(run.data_dir, run.out):
         run.fail(f"snapshots/{session}.json", PublishError("the kept snapshot no longer hashes to its sealed value"))
     try:
@@ -385,7 +382,7 @@ def _fork_side(run: _Run, steps: list[tuple[int, Callable[[_Run], None]]]) -> _S
     is written); this process goes on with the other steps.
 
     Why at the start: a forked child's resident size counts every page it shares with its parent, so a child
-    forked once the books step had kept its parse (league.publish.bookread.KeptLines) would show that parse
+    forked once the books step had kept its parse (league.book.shared.KeptLines) would show that parse
     plus the statistics' frames (650 MiB at the 126-session demo against the season's 565); and the proof pages
     need nothing the other steps write, so they run beside the books step, on the core it leaves idle."""
     for stream in (sys.stdout, sys.stderr):
@@ -516,8 +513,6 @@ def _forecasts(run: _Run) -> None:
     if PRODUCERS.get("forecasts") is None and target.is_file():
         log.info("publish.forecasts_kept", file=str(target))
         return
-    from league.publish.forecast_cache import ROW_KINDS
-
     shipped = PRODUCERS.get("forecasts") is producers.forecasts
     options: dict[str, Any] = {"workers": run.workers} if run.workers > 1 and shipped else {}
     kept = kept_lines(run.book_sha256, ROW_KINDS) if shipped else None
@@ -619,8 +614,6 @@ def _crowd(run: _Run) -> None:
         if (run.out / "council-league.json").is_file():
             _call(run, "crowd", names, run.data_dir, run.out)
         return
-    from league.publish import crowd
-
     _after_stats(run, names, lambda: crowd.crowd_blocks(run.data_dir),
                  lambda blocks: crowd.merge_blocks(run.out, blocks), if_league=True)
 
@@ -631,8 +624,6 @@ def _portfolio(run: _Run) -> None:
         if (run.out / "council-league.json").is_file():
             _call(run, "portfolio_tables", ("council-league.json",), run.data_dir, run.out)
         return
-    from league.publish import portfolio
-
     _after_stats(run, ("council-league.json",), lambda: portfolio.tables_block(run.data_dir),
                  lambda block: portfolio.merge_tables(run.out, block), if_league=True)
 
@@ -715,8 +706,6 @@ def _digest(run: _Run) -> None:
 
 def _forecasts_index(run: _Run) -> None:
     """Per-run and per-session slices of the CSV (paper Appendix C): rows, bytes and hashes."""
-    from league.publish.forecasts_index import forecasts_index
-
     forecasts = run.out / "council-forecasts.csv"
     if not forecasts.is_file():
         run.skip("council-forecasts-index.json", "council-forecasts.csv was not produced")
@@ -766,8 +755,6 @@ def _describe(run: _Run, name: str, path: Path) -> dict[str, Any]:
 
 
 def _safe_facts(path: Path) -> BookFacts:
-    from league.errors import LeagueError
-
     try:
         return read_facts(path)
     except (LeagueError, ValueError, KeyError):

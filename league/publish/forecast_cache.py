@@ -39,11 +39,14 @@ from typing import Any
 
 import structlog
 
+from league.book import BOOKKEEPING
 from league.book.index import Body, BodyIndex, BookIndex
+from league.book.shared import KeptLines
 from league.book.view import BookView
+from league.calendar import default_calendar
+from league.config import load_config
 from league.counting import Sealed
 from league.jsonvalue import Json
-from league.publish.bookread import KeptLines
 from league.publish.errors import PublishError
 from league.publish.forecasts import COLUMNS, RowContext, session_rows_of
 from league.publish.memory import fork_frozen
@@ -147,7 +150,7 @@ def _keys(lines: Mapping[int, Kept], groups: dict[str, list[int]], sessions: Ite
 def session_lines(index: Any) -> dict[str, list[int]]:
     """The numbers of the lines each session's rows are made of (the :data:`ROW_KINDS` lines that name it, its
     runs or one of its answers), in book order. Reads only ``kind``, ``session``, ``run_id``, ``target``, ``of``
-    (league.publish.bookread.SLIM_FIELDS) of each line: an index of lines cut to those fields gives the same."""
+    (league.book.shared.SLIM_FIELDS) of each line: an index of lines cut to those fields gives the same."""
     lines: Mapping[int, Kept] = index.lines
     run_session = {str(_get(r, "run_id")): str(_get(r, "session")) for r in index.of_kind("run")}
     groups: dict[str, list[int]] = defaultdict(list)
@@ -314,8 +317,6 @@ def _build_streamed(view: Sealed, book: Path, sha256: str, cache: Path, missing:
 def _body(raw: bytes, n: int, link: str) -> Body:
     """Line ``n`` of the checked copy as the index keeps it (content, then n, seal and link), checked to be the
     line whose link the cut index holds."""
-    from league.book import BOOKKEEPING
-
     obj = json.loads(raw.decode("utf-8"))
     if obj.get("n") != n or obj.get("link") != link:
         raise PublishError(f"line {n} of the published copy is not the line checked as {n}", fix="publish again")
@@ -359,11 +360,6 @@ def verified_view(data_dir: Path, book: bytes) -> Sealed:
     entry is ``league.book.index.body_of`` of its line (content, then n, seal and link). A line of another kind
     is not parsed when its bytes do not hold one of those kinds' names in quotes (a top-level ``"kind"`` always
     does), and is dropped once parsed otherwise."""
-    from league.book import BOOKKEEPING
-    from league.book.index import BookIndex
-    from league.calendar import default_calendar
-    from league.config import load_config
-
     index = BookIndex()
     tokens = tuple(f'"{kind}"'.encode("ascii") for kind in sorted(ROW_KINDS))
     for raw in io.BytesIO(book):  # line by line, without a second copy of the book; all end with LF
@@ -378,12 +374,8 @@ def verified_view(data_dir: Path, book: bytes) -> Sealed:
 
 
 def kept_view(data_dir: Path, kept: KeptLines) -> Sealed:
-    """:func:`verified_view` over the lines the publisher's verified read kept (league.publish.bookread): the
+    """:func:`verified_view` over the lines the publisher's verified read kept (league.book.shared): the
     same index entries (content, then n, seal and link), without parsing the bytes again."""
-    from league.book.index import BookIndex
-    from league.calendar import default_calendar
-    from league.config import load_config
-
     index = BookIndex()
     for line in kept.of(ROW_KINDS):
         index.add_body({**line.content, "n": line.n, "seal": line.seal, "link": line.link})
@@ -392,10 +384,7 @@ def kept_view(data_dir: Path, kept: KeptLines) -> Sealed:
 
 def slim_view(data_dir: Path, kept: KeptLines) -> Sealed:
     """A view over the :data:`ROW_KINDS` lines the publisher's verified read kept cut to their key fields
-    (league.publish.bookread.slim_of): enough for the sessions and their keys, not for rows."""
-    from league.calendar import default_calendar
-    from league.config import load_config
-
+    (league.book.shared.slim_of): enough for the sessions and their keys, not for rows."""
     index = BodyIndex()
     for slim in kept.slims:
         if slim.get("kind") in ROW_KINDS:

@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from league import records
+from league.contracts import event_ids
 from league.contracts.columns import CORRECTION, ISSUE, NO_LINE, RUN_ROLE
 from league.counting import LONG_HORIZONS, Sealed, market_specs, session_rows
 from league.jsonvalue import Json, JsonObject, text
@@ -235,8 +236,6 @@ def _common_ref(run: records.Run | None, row: ScoreRow) -> str:
 def _ids(contract: Mapping[str, Json] | None) -> tuple[str, str]:
     if not contract:
         return "", ""
-    from league.contracts import event_ids
-
     return event_ids(dict(contract))
 
 

@@ -43,7 +43,7 @@ def fork_frozen() -> int:
     """``os.fork()`` with every object the caller holds moved out of the collector's reach for the child
     (``gc.freeze``; the caller's own collector gets them back at once): a collection in the child would
     otherwise write to each of them, copying the pages it shares with the caller — the publisher forks while
-    holding its parse of the book (league.publish.bookread.KeptLines), hundreds of MB at a season's end.
+    holding its parse of the book (league.book.shared.KeptLines), hundreds of MB at a season's end.
     A caller that had settled its heap (:func:`settle_heap`: the publisher, until it ends) keeps it settled,
     with what this froze besides; any other gets its objects back at once.
 

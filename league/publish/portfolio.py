@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from league.book.shared import book_lines
 from league.portfolio.interface import PortfolioError
 from league.portfolio.publish import portfolio_tables_from_marks, write_accounts_csv, write_trades_csv
 from league.portfolio.seal import fill_from_content, mark_from_content
-from league.publish.bookread import book_lines
 
 
 def write_open_data(data_dir: Path, out: Path) -> list[Path]:

@@ -1,30 +1,37 @@
-"""The producers of the open-data folder: one function each, imported when it runs.
+"""The producers of the open-data folder: one function each.
 
 Each is called by :func:`league.publish.files.publish` with the data folder and the output folder
-(the proof pages also with the books and the public key). They are imported at call time only
-because the statistics pull in the numerical stack; a producer whose import fails is a failure the
-report names like any other, never a silently missing file.
+(the proof pages also with the books and the public key). Only the statistics are imported when they
+run (``league.extras.extra("stats")``): they pull in the numerical stack, which the publisher leaves to
+the side child that computes them; a producer whose import fails is a failure the report names like
+any other, never a silently missing file.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from league.evals import points as points_track
+from league.extras import extra
+from league.publish import crowd as crowd_files
+from league.publish import forecast_cache, proof_pages
+from league.publish import portfolio as portfolio_files
+from league.publish.writing import write_json
 
 Producer = Callable[..., Any]
 
 
 def forecasts(data_dir: Path, target: Path, book: bytes | None = None, *, workers: int = 1, kept: Any = None,
               copy: tuple[Path, str] | None = None) -> int:
-    from league.publish.forecast_cache import export_forecasts
-
-    return export_forecasts(data_dir, target, book, workers=workers, kept=kept, copy=copy)
+    return forecast_cache.export_forecasts(data_dir, target, book, workers=workers, kept=kept, copy=copy)
 
 
 def stats(*args: Any, **kwargs: Any) -> Any:
-    from league.scoring import write_stats
-
+    with extra("stats"):
+        from league.scoring.publish import write_stats
     return write_stats(*args, **kwargs)
 
 
@@ -35,27 +42,22 @@ def preload_stats() -> None:
     child that computes them holds the stack (league.publish.files._side_child). A failing import is left
     for :func:`stats` to raise, where the report names it."""
     try:
-        import league.scoring.publish  # noqa: F401 - imported for the side effect of loading
+        with extra("stats"):
+            import league.scoring.publish  # noqa: F401 - imported for the side effect of loading
     except Exception:  # noqa: BLE001, S110 - reported by the statistics step itself
         pass
 
 
 def portfolio(data_dir: Path, out: Path) -> list[Path]:
-    from league.publish.portfolio import write_open_data
-
-    return write_open_data(data_dir, out)
+    return portfolio_files.write_open_data(data_dir, out)
 
 
 def portfolio_tables(data_dir: Path, out: Path) -> None:
-    from league.publish.portfolio import add_to_league_json
-
-    add_to_league_json(data_dir, out)
+    portfolio_files.add_to_league_json(data_dir, out)
 
 
 def crowd(data_dir: Path, out: Path) -> None:
-    from league.publish.crowd import add_to_league_json
-
-    add_to_league_json(data_dir, out)
+    crowd_files.add_to_league_json(data_dir, out)
 
 
 def points(data_dir: Path, out: Path) -> None:
@@ -66,10 +68,7 @@ def points(data_dir: Path, out: Path) -> None:
 
 def points_block(data_dir: Path, out: Path) -> dict[str, Any]:
     """council-points.json written; its report returned, for :func:`points_merge` once the statistics are."""
-    from league.evals.points import points_report
-    from league.publish.writing import write_json
-
-    report = points_report(data_dir)
+    report = points_track.points_report(data_dir)
     report["book"] = "council-book.jsonl"  # the published copy, not this machine's path
     write_json(out / "council-points.json", report)
     return report
@@ -77,8 +76,6 @@ def points_block(data_dir: Path, out: Path) -> dict[str, Any]:
 
 def points_merge(out: Path, report: dict[str, Any]) -> None:
     """The report as the `points` block of council-stats.json (when the statistics wrote it)."""
-    import json
-
     stats = out / "council-stats.json"
     if stats.is_file():  # same writer as the statistics themselves, so `league stats` gives the same bytes
         doc = json.loads(stats.read_text(encoding="utf-8"))
@@ -87,9 +84,7 @@ def points_merge(out: Path, report: dict[str, Any]) -> None:
 
 
 def proof(*args: Any, **kwargs: Any) -> Any:
-    from league.publish.proof_pages import write_proof_pages
-
-    return write_proof_pages(*args, **kwargs)
+    return proof_pages.write_proof_pages(*args, **kwargs)
 
 
 ALL: dict[str, Producer] = {"forecasts": forecasts, "stats": stats, "portfolio": portfolio, "proof": proof,

@@ -24,6 +24,7 @@ from typing import Any
 
 from league.clock import iso_seconds
 from league.verify.reader import COUNCIL_BOOK, PUBLIC_KEY, SessionNeed, iter_book_objects, session_needs
+from league.verify.stamped import parse_stamped_list
 
 STAMP_SUFFIXES = (".txt", ".ots", ".tsr", ".json")
 
@@ -155,8 +156,6 @@ def _line_row(x: Mapping[str, Any]) -> str:
 
 def _lists_with_times(proof: Path) -> list[tuple[str, int, str]]:
     """(list path relative to proof/, council lines covered, earliest signed time) for every stamp."""
-    from league.verify.stamped import parse_stamped_list
-
     out = []
     for status in sorted(proof.glob("*/*.status.json")):
         try:

@@ -26,16 +26,19 @@ from zoneinfo import ZoneInfo
 
 from league import records
 from league.book.index import BookIndex
+from league.book.shared import shared_reads
 from league.calendar import Calendar, default_calendar
 from league.clock import parse_iso
 from league.config import HORIZON_SESSIONS, Config, MarketSpec
 from league.heap import collector_paused
 from league.jsonvalue import JsonObject, text
+from league.publish import documents as docs
 from league.publish import producers
 from league.publish import roster as rostermod
 from league.publish.bookfacts import BookFacts, read_facts
-from league.publish.bookread import shared_reads
+from league.publish.forecasts import write_forecasts
 from league.publish.memory import release_memory
+from league.publish.writing import write_json
 from league.verify.compare import FORECAST_KEY, diff_csv_bytes, diff_csv_order, diff_json_bytes
 from league.verify.reader import Status
 
@@ -100,8 +103,8 @@ def write_statistics(books: Path, forecasts: Path, out: Path, inputs: StatsInput
     """The statistics files with the point-forecast block, then the crowd and portfolio tables merged into
     council-league.json, in the publisher's order (``books``: a data folder holding ``books/council-book.jsonl``;
     ``progress(step, done, total)``, when given, is told before each of the four producers)."""
-    # one verified read of the book for the three steps below (bookread.py); the collector's automatic runs paused
-    # (league/heap.py): what each builds lives on, and release_memory collects after the statistics
+    # one verified read of the book for the three steps below (league/book/shared.py); the collector's automatic
+    # runs paused (league/heap.py): what each builds lives on, and release_memory collects after the statistics
     with shared_reads(), collector_paused():
         _write_statistics(books, forecasts, out, inputs, progress or (lambda step, done, total: None))
 
@@ -218,8 +221,6 @@ def rebuild_into(folder: Path, work: Path) -> Path:
     published = {p.name for p in folder.iterdir() if p.is_file()}
     stats = published & set(STATS_JSON)
     if FORECASTS in published or stats or DIGEST in published:
-        from league.publish.forecasts import write_forecasts
-
         write_forecasts(SealedView(data / "books" / BOOK), out / FORECASTS)
     if ROSTER in published:
         write_roster(data / "books" / ASKS, out / ROSTER)
@@ -234,9 +235,6 @@ def rebuild_into(folder: Path, work: Path) -> Path:
 def _documents(folder: Path, published: set[str], book: Path, out: Path) -> None:
     """The digest (from the rebuilt CSV) and the protocol document (from the book's facts), with the
     published ``generated_at`` and, for the protocol, the published config settings (not in the book)."""
-    from league.publish import documents as docs
-    from league.publish.writing import write_json
-
     if DIGEST in published:
         stamp = _json(folder / DIGEST).get("generated_at", "")
         with open(out / FORECASTS, encoding="utf-8", newline="") as fh:
@@ -258,8 +256,6 @@ def _json(path: Path) -> dict[str, Any]:
 
 
 def write_roster(asks: Path, target: Path) -> None:
-    from league.publish.writing import write_json
-
     if asks.is_file():
         write_json(target, rostermod.roster_document(rostermod.roster_lines(asks)))
 

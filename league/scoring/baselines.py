@@ -13,6 +13,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from league.calendar import default_calendar
+from league.errors import CalendarError
 from league.scoring.constants import COIN_P, MOMENTUM_P
 
 
@@ -36,9 +38,6 @@ def clim_per_row(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float], defa
 
 def previous_nyse_session(session: str) -> str | None:
     """The NYSE session before ``session`` (league.calendar); ``None`` outside the calendar's range."""
-    from league.calendar import default_calendar
-    from league.errors import CalendarError
-
     try:
         return default_calendar().previous_session(date.fromisoformat(session)).isoformat()
     except CalendarError:

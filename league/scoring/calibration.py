@@ -7,6 +7,7 @@ easy place for a quiet mistake.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -75,8 +76,6 @@ def logistic_calibration(p_pct: npt.ArrayLike, outcome: npt.ArrayLike, sessions:
 
 
 def _fit(p: npt.NDArray[np.float64], y: npt.NDArray[np.float64], groups: npt.NDArray[np.int64]) -> Any:
-    import warnings
-
     x = sm.add_constant(_logit(p), has_constant="add")
     with warnings.catch_warnings():
         warnings.simplefilter("error", PerfectSeparationWarning)

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from league.config import load_markets, shipped_config_dir
 from league.scoring.constants import ASSETS, HORIZON_SESSIONS, HORIZONS
 from league.scoring.errors import ClimatologyHashError, ScoringError
 
@@ -93,8 +94,6 @@ def history_file_rows(path: Path) -> list[dict[str, str]]:
 
 def shipped_history() -> dict[str, HistorySeries]:
     """The demo world's recorded 2016-2025 history of the twelve markets (shipped with the package)."""
-    from league.config import load_markets, shipped_config_dir
-
     markets = load_markets(shipped_config_dir() / "markets.toml").markets
     return read_history(history_file_rows(SHIPPED_HISTORY), {m.symbol: m.code for m in markets})
 

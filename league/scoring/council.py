@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from league.extras import extra
 from league.scoring import similarity as simmod
 from league.scoring.baselines import clim_per_row
 from league.scoring.climatology import seal, sha256_ok
@@ -315,8 +316,8 @@ def shadow_consensus(rows: pd.DataFrame, cons: pd.DataFrame, weights: Mapping[st
     b_shadow = ((shadow.loc[common, "p"] / 100 - o) ** 2)[ok]
     b_pub = ((pub.loc[common, "p"] / 100 - o) ** 2)[ok]
     diff = (b_pub - b_shadow).groupby(pub.loc[common, "session"][ok], sort=True).mean()
-    from league.scoring import intervals  # scipy.stats, statsmodels, arch: not for the season's shadow weights
-
+    with extra("stats"):  # scipy.stats, statsmodels, arch: not for the season's shadow weights
+        from league.scoring import intervals
     gain = intervals.paired_gain(diff.to_numpy(dtype=float), 1, seed=seed)
     return {"weights_sha256": weights["sha256"], "events": int(ok.sum()), "sessions": len(diff),
             "first_session": str(diff.index[0]) if len(diff) else None,

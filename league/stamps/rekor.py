@@ -26,6 +26,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from league.stamps.filecache import loaded
 from league.stamps.interface import Artifact, BackendKind, StampError
 
 ENTRIES_PATH = "/api/v1/log/entries"
@@ -227,8 +228,6 @@ class RekorBackend:
         self._client = client or httpx.Client(timeout=timeout)
 
     def stamp(self, data: bytes) -> Artifact:
-        from league.stamps.filecache import loaded
-
         proposal = build_entry(data, loaded(self.key_path, load_signing_key))
         payload = self._submit(proposal)
         entry = parse_response(payload)

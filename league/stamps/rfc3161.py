@@ -28,6 +28,7 @@ from rfc3161_client import (
 )
 from rfc3161_client.tsp import PKIStatus
 
+from league.stamps.filecache import loaded
 from league.stamps.interface import Artifact, BackendKind, StampError
 
 QUERY_TYPE = "application/timestamp-query"
@@ -76,8 +77,6 @@ def load_certs(path: Path) -> list[x509.Certificate]:
 
 def verify_token(token: bytes, data: bytes, *, ca_file: Path, tsa_file: Path | None, authority: str) -> TokenFacts:
     """Verify a ``.tsr`` over ``data`` against the authority's root (and signing certificate)."""
-    from league.stamps.filecache import loaded
-
     resp = decode_reply(token, authority)
     certs = loaded(ca_file, load_certs)  # the same root every stamp: parsed once while the file is unchanged
     builder = VerifierBuilder()

@@ -25,19 +25,19 @@ from sqlmodel import Session
 from league.book import BookLine
 from league.book.checkpoint import Checkpoint
 from league.errors import LeagueError
+from league.prices.interface import Bar
 from league.store.derive import SessionLookup, as_date, derive
 from league.store.engine import make_engine, parse_url, redact, translated
 from league.store.interface import (
     AnswerSummary,
     BarLike,
-    CachedBar,
     CachedDay,
     JobRun,
     RunSummary,
     Stamp,
     StoreError,
 )
-from league.store.migrate import head_revision, upgrade_engine
+from league.store.migrate import current_revision, head_revision, upgrade_engine
 from league.store.models import (
     DERIVED_TABLES,
     StampRow,
@@ -70,15 +70,6 @@ def _owner_alive(owner: str) -> bool:
     return True
 
 
-def _bar_class() -> Any:
-    """The prices package's ``Bar`` when it exists, else :class:`CachedBar` (same fields)."""
-    try:
-        from league.prices.interface import Bar
-    except ImportError:
-        return CachedBar
-    return Bar
-
-
 class SqlStore:
     """The database behind the league; create with :func:`open_store` (which migrates to head)."""
 
@@ -107,8 +98,6 @@ class SqlStore:
             upgrade_engine(self.engine)
 
     def revision(self) -> str | None:
-        from league.store.migrate import current_revision
-
         with translated(self._parsed, "reading the schema revision"):
             return current_revision(self.engine)
 
@@ -356,7 +345,7 @@ class SqlStore:
         )
         with self._tx(f"reading bars of {symbol}") as conn:
             found = conn.execute(stmt).mappings().all()
-        bar = _bar_class()
+        bar = Bar
         return [bar(start=r["start"], open=r["open"], high=r["high"], low=r["low"], close=r["close"],
                     volume=r["volume"]) for r in found]
 
@@ -559,7 +548,7 @@ def make_bar(where: str, start: datetime, o: float, h: float, low: float, c: flo
     if start.tzinfo is None or start.utcoffset() is None:
         raise StoreError(f"{where}: bar start {start!r} is naive; bars must be timezone-aware")
     try:
-        return _bar_class()(start=start, open=float(o), high=float(h), low=float(low), close=float(c),
+        return Bar(start=start, open=float(o), high=float(h), low=float(low), close=float(c),
                             volume=float(v))
     except (LeagueError, ValueError, TypeError) as exc:
         raise StoreError(f"{where}: not a valid bar ({getattr(exc, 'message', exc)})") from exc

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
+import threading
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -366,9 +368,6 @@ def verify(path: str | os.PathLike[str], workers: int | None = None) -> VerifyRe
 def _context() -> Any:
     """Fork is fastest, but forking a process that runs other threads (the daemon's seats and
     scheduler) can copy a held lock into the child: there, start workers from a fork server."""
-    import multiprocessing
-    import threading
-
     return multiprocessing.get_context("forkserver" if threading.active_count() > 1 else "fork")
 
 

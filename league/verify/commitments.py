@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from league.blind import MASK, reveal_problems
 from league.inputs import InputError, check_inside
 from league.verify.files import file_sha256, read_small
 
@@ -79,8 +80,6 @@ def opening_problems(root: Path, lines: list[dict[str, Any]]) -> tuple[list[str]
 def blind_problems(lines: list[dict[str, Any]]) -> tuple[list[str], str]:
     """A blind season: the commitments sealed before the first ask, no answer naming a model before the
     reveal, and the reveal recomputing to every commitment. Returns (problems, what was checked)."""
-    from league.blind import MASK, reveal_problems
-
     blind = next((x for x in lines if x.get("kind") == "blind"), None)
     if blind is None:
         return [], ""

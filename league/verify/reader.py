@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -39,8 +39,10 @@ from league.errors import LeagueError
 from league.inputs import MAX_BYTES, InputError, parse_json
 from league.inputs import read_json as read_input_json
 from league.stamps.interface import LIST_NAME, StampError
-from league.stamps.ots import BlockHeaderFact
-from league.stamps.trust import TrustStore
+from league.stamps.ots import BlockHeaderFact, verify_ots
+from league.stamps.rekor import PUBLIC_REKOR_LOG_ID, parse_response, verify_entry
+from league.stamps.rfc3161 import openssl_verify
+from league.stamps.trust import TrustStore, check_token
 from league.verify.chain import MAX_LINE_BYTES, check_line, verify
 from league.verify.commitments import blind_problems, opening_problems, snapshot_problems
 from league.verify.files import (
@@ -80,6 +82,25 @@ FOLDER_STEP = (1, "the folder")
 #: A step this module does not own (the rebuild from the books uses the writer's producers, which
 #: verification may not import): number, name, and a function of the local folder.
 ExtraStep = tuple[int, str, Callable[[Path], tuple[Status, str]]]
+
+
+class ContestCheck(Protocol):
+    """One check of `league contest verify` (league.contest.verify.Check)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def detail(self) -> str: ...
+    @property
+    def failed(self) -> bool: ...
+
+
+#: `league contest verify` on a contest folder (league.contest.verify.verify_folder), for step 13. The caller
+#: hands it in: the contest package holds the contest's writer too (its ledger, on league.book), which
+#: verification may not import.
+ContestVerifier = Callable[[Path], Sequence[ContestCheck]]
 #: The derived files a URL mirror fetches so that a rebuild step can compare them.
 DERIVED = (MANIFEST, "arena-compliance.json", "markets-digest.json", "arena-protocol.json",
            "council-forecasts.csv", "council-stats.json", "council-calibration.json", "council-clim-window.json",
@@ -271,9 +292,11 @@ class Checker:
 
     def __init__(self, root: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool = True,
                  extra: Sequence[ExtraStep] = (), trust: TrustStore | None = None,
-                 trust_folder_certs: bool = False, progress: Callable[[str, int, int], None] | None = None) -> None:
+                 trust_folder_certs: bool = False, progress: Callable[[str, int, int], None] | None = None,
+                 contest: ContestVerifier | None = None) -> None:
         self.root = root
         self.progress = progress
+        self.contest = contest
         self.extra = tuple(extra)
         self.headers = dict(headers or {})
         self.run_scripts = run_scripts
@@ -439,8 +462,6 @@ class Checker:
 
     # step 6 ------------------------------------------------------------------------
     def step6(self) -> tuple[Status, str]:
-        from league.stamps.ots import verify_ots
-
         pairs = [(s, s.path.with_name(s.path.name + ".ots")) for s in self.lists]
         pairs = [(s, p) for s, p in pairs if p.exists()]
         if not pairs:
@@ -555,8 +576,6 @@ class Checker:
         return "ok", f"{head}; {'; '.join(parts)}; {self._coverage_note(signed, reader)}"
 
     def _check_token(self, s: StampedList, tsr: Path, authority: str) -> tuple[datetime, str]:
-        from league.stamps.trust import check_token
-
         folder = self.root / "proof" / "tsa" / authority
         ca, crt = folder / "ca.pem", folder / "tsa.crt"
         token = read_small(tsr, inside=self.root, what="RFC 3161 token")
@@ -577,8 +596,6 @@ class Checker:
 
     def _openssl(self, data: Path, tsr: Path, check: Any, folder_ca: Path) -> tuple[bool, str]:
         """The reader's exact command, with the CA file that anchored the in-process check."""
-        from league.stamps.rfc3161 import openssl_verify
-
         if self._tmp is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="league-verify-")
         work = Path(self._tmp.name)
@@ -624,8 +641,6 @@ class Checker:
 
     # step 10 -----------------------------------------------------------------------
     def step10(self) -> tuple[Status, str]:
-        from league.stamps.rekor import PUBLIC_REKOR_LOG_ID, parse_response, verify_entry
-
         pairs = [(s, s.path.with_name(s.path.name + ".rekor.json")) for s in self.lists]
         pairs = [(s, p) for s, p in pairs if p.exists()]
         if not pairs:
@@ -696,9 +711,10 @@ class Checker:
         if importlib.util.find_spec("numpy") is None:  # the lean install: the bootstrap intervals need NumPy
             self.strict_notes[13] = f"the contest's metrics were not recomputed: NumPy is missing ({STATS_EXTRA})"
             return "skipped", f"recomputing the contest's metrics needs the statistics extra: {STATS_EXTRA}"
-        from league.contest.verify import verify_folder
-
-        checks = verify_folder(folder)
+        if self.contest is None:
+            self.strict_notes[13] = "the contest's files were not checked (no contest verifier was given)"
+            return "skipped", "not asked for: `league verify` and `league contest verify FOLDER` check them"
+        checks = self.contest(folder)
         bad = [f"{c.name}: {c.detail}" for c in checks if c.failed]
         if bad:
             return "FAILED", _join(bad)
@@ -825,9 +841,12 @@ def _get(http: httpx.Client, base: str, name: str, dest: Path, missing: list[str
 def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeaderFact] | None = None,
                      extra: Sequence[ExtraStep] = (), trust: TrustStore | None = None,
                      trust_folder_certs: bool = False,
-                     progress: Callable[[str, int, int], None] | None = None) -> list[StepResult]:
-    """Run steps 2–10 (and ``extra`` steps) on a published folder or URL; one StepResult per step, never
+                     progress: Callable[[str, int, int], None] | None = None,
+                     contest: ContestVerifier | None = None) -> list[StepResult]:
+    """Run steps 2–10 and 13 (and ``extra`` steps) on a published folder or URL; one StepResult per step, never
     an exception; or only a FAILED step 1 when the target cannot be verified at all (:func:`unverifiable`).
+    Step 13 runs ``contest`` (league.contest.verify.verify_folder) on the contest's files; without it, a
+    folder with contest files has step 13 skipped, and ``--strict`` refuses that.
 
     ``trust`` is the reader's trust store for step 9 (default: the system CA bundle plus the pinned
     public authorities); certificates found in the folder count only with ``trust_folder_certs``, and
@@ -842,12 +861,12 @@ def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeade
             except (httpx.HTTPError, ValueError, TypeError, AttributeError, OSError) as exc:
                 return [StepResult(*FOLDER_STEP, "FAILED", f"cannot download {text}: {exc}", fix=DOWNLOAD_FIX)]
             return _check(Path(tmp), block_headers, run_scripts=False, extra=extra, trust=trust,
-                          trust_folder_certs=trust_folder_certs, progress=progress)
+                          trust_folder_certs=trust_folder_certs, progress=progress, contest=contest)
     folder = Path(root)
     if not folder.is_dir():
         return [StepResult(*FOLDER_STEP, "FAILED", f"{folder} is not a folder", fix=NO_BOOK_FIX)]
     return _check(folder, block_headers, run_scripts=True, extra=extra, trust=trust,
-                  trust_folder_certs=trust_folder_certs, progress=progress)
+                  trust_folder_certs=trust_folder_certs, progress=progress, contest=contest)
 
 
 DOWNLOAD_FIX = "check the URL (the open-data folder's address, served with proof/index.json) and the network"
@@ -879,13 +898,14 @@ def unverifiable(root: Path) -> StepResult | None:
 def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool,
            extra: Sequence[ExtraStep] = (), trust: TrustStore | None = None,
            trust_folder_certs: bool = False,
-           progress: Callable[[str, int, int], None] | None = None) -> list[StepResult]:
+           progress: Callable[[str, int, int], None] | None = None,
+           contest: ContestVerifier | None = None) -> list[StepResult]:
     refusal = unverifiable(folder)
     if refusal is not None:
         return [refusal]
     try:
         checker = Checker(folder, headers, run_scripts=run_scripts, extra=extra, trust=trust,
-                          trust_folder_certs=trust_folder_certs, progress=progress)
+                          trust_folder_certs=trust_folder_certs, progress=progress, contest=contest)
     except (StampError, InputError) as exc:
         return [StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc.message}")]
     except OSError as exc:

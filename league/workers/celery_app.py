@@ -24,6 +24,7 @@ from typing import Any
 from celery import Celery
 
 from league.workers.broker import BrokerTarget
+from league.workers.tasks import register
 from league.workers.topology import asks_queue
 
 #: seconds between AMQP heartbeats: a silently dead peer (a cut cable, not a closed socket) is noticed
@@ -36,8 +37,6 @@ def make_app(target: BrokerTarget, queue: str, *, worker: bool) -> Celery:
     app = Celery(f"league-{queue}", broker=target.url(), set_as_current=False)
     app.conf.update(celery_settings(target, queue, worker=worker))
     if worker:
-        from league.workers.tasks import register
-
         register(app, queue)
     return app
 

@@ -38,7 +38,7 @@ from kombu.connection import Connection
 from kombu.mixins import ConsumerMixin
 
 from league.clock import Clock
-from league.jobs.runner import RecordSink, ReplyRecord, SeatAsk
+from league.runner import RecordSink, ReplyRecord, SeatAsk
 from league.workers import wire
 from league.workers.broker import BrokerTarget, declare_lab
 from league.workers.celery_app import make_app
@@ -179,7 +179,7 @@ class RemoteSeatRunner:
 
     # --------------------------------------------------------------------------- the day's seam
     def start(self, asks: Sequence[SeatAsk], now: Now, deadline: datetime | None = None) -> list[Future[SeatReply]]:
-        """:class:`league.jobs.runner.SeatRunner`: publish each ask to its seat's ``worker`` queue and resolve
+        """:class:`league.runner.SeatRunner`: publish each ask to its seat's ``worker`` queue and resolve
         its future with its first reply, timed by the league's clock at arrival (``booked_at``); further
         replies go to the record sink. Never raises: an ask that cannot be published (a secret in its
         roster entry, an unreachable broker) resolves at once as a failure reply naming why."""

@@ -1,6 +1,6 @@
 """The remote runner's own vocabulary: a job on a lab's queue, an arrival, a batch of arrivals.
 
-The day's seam is ONE protocol, :class:`league.jobs.runner.SeatRunner` (futures, one per ask);
+The day's seam is ONE protocol, :class:`league.runner.SeatRunner` (futures, one per ask);
 :class:`league.workers.remote.RemoteSeatRunner` implements it on top of these: it submits a batch of
 jobs with a deadline and iterates its arrivals, each timed by the LEAGUE's clock at receipt, resolving
 each ask's future with its first reply and handing duplicates and strays to the day's record sink.

@@ -28,7 +28,7 @@ def needs_bwrap() -> None:
 @pytest.fixture(scope="package")
 def demo_league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
     needs_bwrap()
-    from league.cli.init import init_folder
+    from league.folder import init_folder
 
     root = tmp_path_factory.mktemp("league")
     days = demo_sessions(default_calendar(), date(2026, 11, 23), 3)  # includes the 2026-11-27 early close

@@ -107,10 +107,10 @@ def run_morning(tmp_path: Path, seats: str, session: Any, until: Any = None) -> 
     from datetime import time
 
     from league.calendar import et_time
-    from league.cli.init import init_folder
     from league.clock import SimulatedClock
     from league.compose import build_league
     from league.config import load_config
+    from league.folder import init_folder
     from league.jobs.context import BARE
     from league.jobs.scheduler import catch_up
     from league.jobs.seal import pump

@@ -33,10 +33,10 @@ TROUBLE = (
 
 @pytest.fixture(scope="module")
 def day(tmp_path_factory: pytest.TempPathFactory, cli_prefix: Path) -> Iterator[dict[str, Any]]:
-    from league.cli.init import init_folder
     from league.clock import SimulatedClock
     from league.compose import build_league
     from league.config import load_config
+    from league.folder import init_folder
     from league.jobs.context import Stages
     from league.jobs.publish import publish_now
     from league.jobs.scheduler import run_session

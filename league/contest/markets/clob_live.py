@@ -14,18 +14,12 @@ CLOB's immediate-or-cancel: what cannot fill at or below ``price`` now is cancel
 from __future__ import annotations
 
 import os
-from types import ModuleType
 from typing import Any
 
 from league.contest.config import Venue
-from league.contest.markets._imports import import_keeping_limit
 from league.contest.markets.interface import Market, OrderBook
 from league.contest.markets.orders import Fill, OrderError
-
-
-def import_v2(module: str) -> ModuleType:
-    """A py-clob-client-v2 module, imported without changing the recursion limit (see ``_imports``)."""
-    return import_keeping_limit(module)
+from league.extras import extra, keeping_recursion_limit
 
 
 def _amount(resp: dict[str, Any], key: str) -> float:
@@ -56,20 +50,16 @@ class LiveClobBroker:
         if not key:
             raise OrderError(f"live trading needs the wallet key in ${venue.key_env}",
                              fix=f"export {venue.key_env}=0x… in the daemon's environment")
-        try:
-            client_module = import_v2("py_clob_client_v2.client")
-        except ImportError as exc:
-            raise OrderError("py-clob-client-v2 is not installed",
-                             fix="pip install 'forecast-league[polymarket-live]'") from exc
-        self._client = client_module.ClobClient(venue.clob_url, chain_id=venue.chain_id, key=key,
+        with extra("polymarket-live"), keeping_recursion_limit():
+            from py_clob_client_v2.client import ClobClient
+        self._client = ClobClient(venue.clob_url, chain_id=venue.chain_id, key=key,
                                   signature_type=venue.signature_type, funder=venue.funder)
         self._client.set_api_creds(self._call(self._client.create_or_derive_api_key))
 
     @staticmethod
     def _call(fn: Any, *args: Any, **kwargs: Any) -> Any:
-        errors = import_v2("py_clob_client_v2.exceptions")
-        PolyApiException, PolyException = errors.PolyApiException, errors.PolyException  # noqa: N806
-
+        with extra("polymarket-live"), keeping_recursion_limit():
+            from py_clob_client_v2.exceptions import PolyApiException, PolyException
         try:
             return fn(*args, **kwargs)
         except PolyApiException as exc:
@@ -79,10 +69,8 @@ class LiveClobBroker:
 
     def buy_ioc(self, market: Market, outcome: str, book: OrderBook, limit: float, stake: float,
                 client_id: str) -> Fill:
-        types = import_v2("py_clob_client_v2.clob_types")
-        MarketOrderArgsV2, OrderType = types.MarketOrderArgsV2, types.OrderType  # noqa: N806
-        PartialCreateOrderOptions = types.PartialCreateOrderOptions  # noqa: N806
-
+        with extra("polymarket-live"), keeping_recursion_limit():
+            from py_clob_client_v2.clob_types import MarketOrderArgsV2, OrderType, PartialCreateOrderOptions
         args = MarketOrderArgsV2(token_id=market.token_for(outcome), amount=stake, side="BUY",
                                  price=round(limit, 4), order_type=OrderType.FAK)
         options = PartialCreateOrderOptions(tick_size=f"{book.tick_size:g}")

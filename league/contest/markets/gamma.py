@@ -20,8 +20,8 @@ import httpx
 import structlog
 
 from league.contest.config import Venue
-from league.contest.markets._imports import import_keeping_limit
 from league.contest.markets.interface import Market, MarketSourceError, OrderBook, aware, levels, parse_time
+from league.extras import extra, keeping_recursion_limit
 from league.retry import bounded
 
 log = structlog.get_logger(__name__)
@@ -156,14 +156,14 @@ class PyClobBooks:
     """Order books through py-clob-client's read-only client (level 0: no key)."""
 
     def __init__(self, venue: Venue) -> None:
-        client = import_keeping_limit("py_clob_client.client")  # lazy: optional extra "polymarket"
-        self._client = client.ClobClient(venue.clob_url)
+        with extra("polymarket"), keeping_recursion_limit():
+            from py_clob_client.client import ClobClient
+        self._client = ClobClient(venue.clob_url)
         self._venue = venue
 
     def order_book(self, token_id: str) -> OrderBook:
-        errors = import_keeping_limit("py_clob_client.exceptions")
-        PolyApiException, PolyException = errors.PolyApiException, errors.PolyException  # noqa: N806
-
+        with extra("polymarket"), keeping_recursion_limit():
+            from py_clob_client.exceptions import PolyApiException, PolyException
         what = f"CLOB book({token_id})"
 
         def once() -> OrderBook:

@@ -15,10 +15,10 @@ from test_api_embargo import everything
 from league.api.app import create_app
 from league.api.dbseed import line_offsets
 from league.calendar import et_time
-from league.cli.init import init_folder
 from league.clock import SimulatedClock
 from league.compose import build_league
 from league.config import load_config
+from league.folder import init_folder
 from league.jobs.context import League, Stages
 from league.jobs.correct import cell_correction, seal_correction
 from league.jobs.scheduler import catch_up

@@ -26,10 +26,11 @@ from league.contest.markets.synthetic import make_venue
 from league.contest.publish import publish as publish_contest
 from league.contest.resolve import resolve_due
 from league.contest.sweep import run_sweep
+from league.contest.verify import verify_folder
 from league.publish import files as publish_files
+from league.stamping.stamper import Stamper
 from league.stamps.interface import StampConfig, TsaEndpoint
 from league.stamps.local_tsa import LocalTsa, create_authority
-from league.stamps.stamper import Stamper
 from league.stamps.trust import TrustStore
 from league.verify.reader import StepResult, verify_published
 from league_agents.base import Ask, Now, SeatReply, SeatSpec
@@ -110,7 +111,7 @@ def test_the_publisher_copies_the_contest_files_byte_for_byte(public: Path) -> N
 
 
 def test_league_verify_passes_with_the_contest_book_stamped_and_step_13(public: Path) -> None:
-    results = verify_published(public, trust=reader_store(public))
+    results = verify_published(public, trust=reader_store(public), contest=verify_folder)
     got = statuses(results)
     assert got[3] == "ok" and got[4] == "ok" and got[9] == "ok" and got[13] == "ok", [r.line() for r in results]
     assert "contest/contest-book.jsonl" in next(r for r in results if r.step == 4).detail
@@ -128,5 +129,13 @@ def test_a_changed_forecast_fails_step_13_naming_the_file(public: Path, tmp_path
     label = next(iter(probs))
     probs[label] = round(1 - probs[label], 6)
     path.write_bytes(json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False).encode("utf-8"))
-    step = next(r for r in verify_published(copy, trust=reader_store(public)) if r.step == 13)
+    step = next(r for r in verify_published(copy, trust=reader_store(public), contest=verify_folder) if r.step == 13)
     assert step.status == "FAILED" and entry["file"] in step.detail
+
+
+def test_step_13_without_a_contest_verifier_is_skipped_and_strict_refuses(public: Path) -> None:
+    """The reader does not import the contest package (its ledger is writer code): the caller hands the
+    contest's verifier in, and a folder with contest files checked without one is not passed as checked."""
+    step = next(r for r in verify_published(public, trust=reader_store(public)) if r.step == 13)
+    assert step.status == "skipped" and "not asked for" in step.detail
+    assert step.strict == "the contest's files were not checked (no contest verifier was given)"

@@ -6,8 +6,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from league.cli.init import init_folder
 from league.clock import SimulatedClock
+from league.folder import init_folder
 
 COUNTING = 'counting_rule = "The scheduled 08:30 ET morning run counts."\n'
 

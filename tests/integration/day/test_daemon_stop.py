@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 from day_helpers import hostile_seat, roster, seat
 
-from league.cli.init import init_folder
 from league.clock import SimulatedClock
+from league.folder import init_folder
 from league.verify.chain import verify
 from sandbox.cgroups import detect
 

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from league.book import Book
 from league.cli import app
-from league.cli.init import init_folder
 from league.compose import open_live
 from league.errors import ConfigError, LeagueError
+from league.folder import init_folder
 from league.jobs.ask import job_ask
 from league.jobs.seal import SealFailed
 

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
-from league.cli.init import init_folder
 from league.compose import open_live
+from league.folder import init_folder
 from league.jobs.preflight import MissingPrerequisite
 from league.scoring.climatology import SHIPPED_HISTORY
 

@@ -15,10 +15,10 @@ from league.calendar import et_time
 from league.compose import build_league
 from league.config import load_config
 from league.jobs.context import BARE
-from league.jobs.runner import RecordSink, ReplyRecord, SeatAsk, ThreadRunner
 from league.jobs.scheduler import run_session
 from league.jobs.seal import read_reply
 from league.records import as_json
+from league.runner import RecordSink, ReplyRecord, SeatAsk, ThreadRunner
 from league_agents.base import Now, SeatReply
 
 DAY = date(2026, 11, 24)

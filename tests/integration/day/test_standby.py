@@ -26,8 +26,8 @@ import pytest
 from day_helpers import hostile_seat, roster, seat
 from test_daemon_stop import _answers, _slow_asked, _wait_for
 
-from league.cli.init import init_folder
 from league.clock import SimulatedClock
+from league.folder import init_folder
 from league.verify.chain import verify
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]

@@ -41,7 +41,7 @@ options = { min_history = 30, max_history = 250 }
 def league_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
-    from league.cli.init import init_folder
+    from league.folder import init_folder
 
     root = tmp_path_factory.mktemp("league")
     days = demo_sessions(default_calendar(), date(2026, 11, 16), 3)

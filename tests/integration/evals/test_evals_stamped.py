@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from league.cli import app
-from league.cli.init import init_folder
+from league.folder import init_folder
 
 pytestmark = pytest.mark.sandbox
 

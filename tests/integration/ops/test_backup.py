@@ -46,7 +46,7 @@ def _play(config_dir: Path, day: date, db: str | None) -> None:
 def _league(root: Path, db: str | None) -> Path:
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
-    from league.cli.init import init_folder
+    from league.folder import init_folder
 
     config_dir, _ = init_folder(root, demo=True, seed=5, clock=SimulatedClock(session_start(DAYS[0])))
     if db:

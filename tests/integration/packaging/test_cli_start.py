@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from league.cli._extras import DAEMON, STATS, MissingExtra, explain, install_hint
+from league.extras import DAEMON, STATS, MissingExtra, explain, install_hint
 
 PROBE = """
 import json, sys

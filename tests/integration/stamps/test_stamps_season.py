@@ -20,11 +20,11 @@ from conftest import BLOCK_HEIGHT, BLOCK_TIME, Calendar, RekorLog
 from league.book import Book
 from league.clock import SimulatedClock
 from league.publish.proof_pages import write_proof_pages
+from league.stamping.stamper import Stamper
 from league.stamps.interface import StampConfig, TsaEndpoint
 from league.stamps.local_tsa import LocalTsa, create_authority
 from league.stamps.ots import BlockHeaderFact
 from league.stamps.rekor import generate_signing_key
-from league.stamps.stamper import Stamper
 from league.stamps.trust import TrustStore
 from league.verify.reader import StepResult, verify_published
 from league.verify.stamped import parse_stamped_list

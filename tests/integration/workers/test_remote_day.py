@@ -19,13 +19,13 @@ import pytest
 from worker_hosts import Pool
 
 from league.calendar import et_time
-from league.cli.init import init_folder
 from league.clock import SimulatedClock
 from league.compose import build_league
 from league.config import load_config
+from league.folder import init_folder
 from league.jobs.context import Stages
-from league.jobs.runner import RoutedRunner
 from league.jobs.scheduler import run_session
+from league.runner import RoutedRunner
 from league.verify.chain import verify
 from league.workers.broker import BrokerTarget
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from league.jobs import ask as ask_job
-from league.jobs.runner import ThreadRunner
+from league.runner import ThreadRunner
 from league_agents import base
 from league_agents.base import SeatBase, SeatSpec
 from league_agents.registry import SEATS, load_adapter

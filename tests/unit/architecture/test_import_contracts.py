@@ -49,6 +49,16 @@ PLANTS = [
     ("league/verify/chain.py", "from league.book.chain import Book\n", "Verification shares no code with the writer"),
     ("sandbox/profiles.py", "import league_agents.base\n", "sandbox <- agents <- league"),
     ("league/publish/files.py", "from league.compose import build_league\n", "built in one place"),
+    ("league/verify/reader.py", "from league.contest.verify import verify_folder\n",
+     "Verification shares no code with the writer"),
+    ("league/verify/reader.py", "from league.stamping.stamper import Stamper\n",
+     "Verification shares no code with the writer"),
+    ("league/evals/run.py", "from league.jobs.scheduler import DAY\n", "The day's jobs run above the publisher"),
+    ("league/publish/files.py", "from league.jobs.context import League\n", "The day's jobs run above the publisher"),
+    ("league/workers/tasks.py", "from league.publish.files import publish\n", "The day's jobs run above the publisher"),
+    ("league/contest/ledger.py", "from league.evals.ledger import Ledger\n", "The day's jobs run above the publisher"),
+    ("league/evals/points.py", "from league.publish.files import publish\n", "The day's jobs run above the publisher"),
+    ("league/stamps/ots.py", "from league.book import Head\n", "The stamp backends, which a reader runs too"),
 ]
 
 

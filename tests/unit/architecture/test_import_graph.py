@@ -101,6 +101,33 @@ def test_no_circle_among_modules() -> None:
     assert list(circles(graph())) == []
 
 
+def package_of(module: str) -> str:
+    """A module's package as the contracts see it: ``league.X`` (a package or a top module), or the top name."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "league" and len(parts) > 1 else parts[0]
+
+
+def packages(modules_graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for module, targets in modules_graph.items():
+        out.setdefault(package_of(module), set()).update(package_of(t) for t in targets)
+    return {name: targets - {name} for name, targets in out.items()}
+
+
+def test_no_circle_among_packages() -> None:
+    """No package imports another that imports it back, however long the way (book -> verify -> stamps -> book
+    and jobs -> publish -> evals -> jobs were such loops), counting imports inside functions too."""
+    assert list(circles(packages(graph()))) == []
+
+
+def test_the_package_check_finds_a_loop_through_modules_that_form_no_circle() -> None:
+    planted = {"league.book.chain": {"league.verify.chain"}, "league.verify.reader": {"league.stamps.ots"},
+               "league.stamps.stamper": {"league.book"}, "league.book": set(), "league.verify.chain": set(),
+               "league.stamps.ots": set()}
+    assert list(circles(planted)) == []  # no module imports itself back
+    assert list(circles(packages(planted))) == [["league.book", "league.stamps", "league.verify"]]
+
+
 def test_the_check_finds_a_circle() -> None:
     """The same check on a graph with a planted circle (a -> b -> c -> a) names all three."""
     planted = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}

@@ -40,7 +40,7 @@ from league.contest.config import parse_config as parse_contest
 from league.errors import ConfigError
 from league.evals.config import load_config as load_evals
 from league.portfolio.bills import BillRates
-from league.stamps.stamper import config_from_settings
+from league.stamping.stamper import config_from_settings
 from league_agents import options as seat_options
 from league_agents.base import SeatBudget, SeatSpec
 from league_agents.registry import build_seat

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from league.cli.init import init_folder
 from league.config import load_config
+from league.folder import init_folder
 from league.scoring.climatology import SHIPPED_HISTORY, sha256_ok
 from league.verify.chain import verify
 

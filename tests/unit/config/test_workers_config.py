@@ -60,7 +60,7 @@ def test_the_composition_root_routes_worker_seats_to_the_broker_and_refuses_a_se
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from league.clock import SimulatedClock, SystemClock
     from league.compose import build_seats, make_runner
-    from league.jobs.runner import RoutedRunner, ThreadRunner
+    from league.runner import RoutedRunner, ThreadRunner
     from league.workers.remote import RemoteSeatRunner
 
     monkeypatch.delenv("LEAGUE_BROKER_PASSWORD_FILE", raising=False)

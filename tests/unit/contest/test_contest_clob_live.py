@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import importlib.util
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -15,7 +17,7 @@ from contest_helpers import book, market
 
 from league.contest.config import Venue
 from league.contest.context import broker_for
-from league.contest.markets.clob_live import LiveClobBroker, fill_from, import_v2
+from league.contest.markets.clob_live import LiveClobBroker, fill_from
 from league.contest.markets.orders import OrderError, PaperBroker
 
 if importlib.util.find_spec("py_clob_client_v2") is None:  # importorskip would import it (and py_ecc) as is
@@ -111,12 +113,23 @@ def test_a_refused_order_is_an_order_error(clob: Clob) -> None:
         broker.buy_ioc(MARKET, "Yes", book(), 0.46, 100.0, "r1-claude")
 
 
-def test_importing_the_client_keeps_the_recursion_limit() -> None:
-    import sys
+KEEPS_LIMIT = """
+import sys
+from league.contest.config import Venue
+from league.contest.markets.clob_live import LiveClobBroker
+before = sys.getrecursionlimit()
+LiveClobBroker(Venue(clob_url=sys.argv[1], live_trading=True), key=sys.argv[2])
+print(before, sys.getrecursionlimit(), "py_ecc" in sys.modules)
+"""
 
-    before = sys.getrecursionlimit()
-    import_v2("py_clob_client_v2.client")
-    assert sys.getrecursionlimit() == before  # py_ecc would raise it to 100,000 (C-stack overflow risk)
+
+def test_building_the_live_broker_keeps_the_recursion_limit(clob: Clob) -> None:
+    """In a fresh interpreter, where the broker imports the client (and py_ecc) for the first time."""
+    done = subprocess.run([sys.executable, "-c", KEEPS_LIMIT, venue(clob).clob_url, KEY], capture_output=True,
+                          text=True, timeout=120, check=True)
+    before, after, py_ecc = done.stdout.split()
+    assert py_ecc == "True"  # the client did import py_ecc, which raises the limit to 100,000 on import
+    assert after == before  # ... and the league's limit is back (a raised one overflows the C stack instead)
 
 
 def test_fill_answer_parsing() -> None:

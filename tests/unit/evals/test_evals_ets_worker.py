@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from evals_helpers import walk
 
-from league.jobs.runner import ThreadRunner, ask_one
+from league.runner import ThreadRunner, ask_one
 from league_agents import ets_fit
 from league_agents.base import Ask, FailureClass, SeatSpec
 from league_agents.baselines import LONGEST_STEPS, EtsSeat

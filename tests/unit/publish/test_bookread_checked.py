@@ -1,4 +1,4 @@
-"""The publisher's checked bytes stand in for a second verified read (league.publish.bookread.checked_copy):
+"""The publisher's checked bytes stand in for a second verified read (league.book.shared.checked_copy):
 the readers get the very lines a verified read gives while the live book is at the noted state and the copy
 hashes to the noted digest; otherwise they read and verify the live book, as before."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 from league.book import Book, iter_lines
 from league.book.index import BookIndex
+from league.book.shared import CheckedLine, book_index, book_lines, checked_copy, file_state, shared_reads
 from league.clock import SimulatedClock
-from league.publish.bookread import CheckedLine, book_index, book_lines, checked_copy, file_state, shared_reads
 from league.publish.writing import complete_lines
 
 CLOCK = SimulatedClock(datetime(2026, 3, 2, 14, 0, tzinfo=UTC))

@@ -16,10 +16,10 @@ import pytest
 
 from league.book import Book, iter_lines
 from league.book.index import BookIndex
+from league.book.shared import KeptLines
 from league.clock import SimulatedClock
 from league.publish import forecast_cache as fc
 from league.publish.bookfacts import read_facts
-from league.publish.bookread import KeptLines
 from league.publish.errors import PublishError
 from league.publish.forecasts import RowContext, session_rows_of
 from league.publish.writing import complete_lines

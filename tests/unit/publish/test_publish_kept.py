@@ -1,4 +1,4 @@
-"""The publisher parses the book once (league.publish.bookread.KeptLines): every reader after its verified read
+"""The publisher parses the book once (league.book.shared.KeptLines): every reader after its verified read
 gets the very lines the read-back copy gives — the CSV writer's view, the line check, the points track, the
 crowd comparison, the portfolio — and the folder is byte for byte the folder of the old path (each reader
 parsing the published copy again). Also the smaller fast paths of the same change: the line check's row reader,
@@ -22,11 +22,8 @@ from typing import Any
 import pytest
 
 from league.book import Book, iter_lines
-from league.clock import SimulatedClock
-from league.contracts.columns import BOOK_KIND
-from league.publish import bookread, files, publish
-from league.publish.bookfacts import _complete, read_facts
-from league.publish.bookread import (
+from league.book import shared as bookread
+from league.book.shared import (
     EntryTable,
     KeptLines,
     book_lines,
@@ -35,6 +32,10 @@ from league.publish.bookread import (
     forget_kept,
     shared_reads,
 )
+from league.clock import SimulatedClock
+from league.contracts.columns import BOOK_KIND
+from league.publish import files, publish
+from league.publish.bookfacts import _complete, read_facts
 from league.publish.forecast_cache import ROW_KINDS, export_forecasts, kept_view, verified_view
 from league.publish.forecasts_index import _values, forecasts_index, records
 from league.publish.memory import fork_frozen
@@ -388,7 +389,7 @@ def test_the_cut_entries_find_what_the_items_hold() -> None:
 @pytest.mark.parametrize("shared", [False, True])
 def test_the_point_track_from_cut_score_lines_is_the_whole_lines_report(league: Path, shared: bool,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """league.evals.points reads its score lines cut to the fields it uses (bookread.book_contents): the same
+    """league.evals.points reads its score lines cut to the fields it uses (league.book.shared.book_contents): the same
     report as from the whole lines, read verified (no block) or parsed from checked bytes (inside a block)."""
     from contextlib import nullcontext
 
@@ -412,8 +413,9 @@ def test_the_point_track_from_cut_score_lines_is_the_whole_lines_report(league: 
 @pytest.mark.parametrize("shared", [False, True])
 def test_the_crowd_comparison_from_cut_lines_is_the_whole_lines_comparison(league: Path, shared: bool,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """league.publish.crowd reads its kinds cut to the fields it uses (crowd.compared_fields, bookread.book_index's
-    cut): the same blocks as from the whole lines, read verified (no block) or parsed from checked bytes."""
+    """league.publish.crowd reads its kinds cut to the fields it uses (crowd.compared_fields,
+    league.book.shared.book_index's cut): the same blocks as from the whole lines, read verified (no block) or
+    parsed from checked bytes."""
     from contextlib import nullcontext
 
     from league.publish import crowd

@@ -63,7 +63,7 @@ def test_a_failure_on_either_side_is_reported_in_plan_order(season: Season, tmp_
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """The statistics fail in the child, the crowd comparison in the parent before the statistics end: both
     reports name the same files, failed for the same reason, in the same order, and write the same files."""
-    import league.scoring
+    import league.scoring.publish
     from league.publish import crowd
 
     def boom(*args: object, **kwargs: object) -> None:
@@ -72,7 +72,7 @@ def test_a_failure_on_either_side_is_reported_in_plan_order(season: Season, tmp_
     def crowd_boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("no crowd")
 
-    monkeypatch.setattr(league.scoring, "write_stats", boom)
+    monkeypatch.setattr(league.scoring.publish, "write_stats", boom)
     monkeypatch.setattr(crowd, "crowd_blocks", crowd_boom)
     (one, files_one), (two, files_two) = _both(season, tmp_path)
     assert not one.ok and one.failed == two.failed and one.skipped == two.skipped
@@ -97,12 +97,12 @@ def test_a_statistics_child_that_dies_is_a_failure_not_a_hang(season: Season, tm
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    import league.scoring
+    import league.scoring.publish
 
     def die(*args: object, **kwargs: object) -> None:
         os._exit(3)
 
-    monkeypatch.setattr(league.scoring, "write_stats", die)
+    monkeypatch.setattr(league.scoring.publish, "write_stats", die)
     report, files = _published(season, tmp_path, 2)
     failed = dict(report.failed)
     assert failed["council-stats.json"] == "failed: the publishing child process ended with status 3"

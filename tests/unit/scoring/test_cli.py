@@ -38,7 +38,7 @@ def test_tampered_climatology_is_refused(tmp_path: Path) -> None:
 
 
 def test_league_rows_keep_silent_seats_visible() -> None:
-    from league.scoring import load_forecasts
+    from league.scoring.frame import load_forecasts
     from league.scoring.render import league_rows
 
     rows = {r["seat"]: r for r in league_rows(load_forecasts(ASSETS / "forecasts_small.csv"))}

@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from league.cli.init import init_folder
 from league.clock import SimulatedClock
 from league.compose import build_league
 from league.config import load_config
+from league.folder import init_folder
 from league.jobs.context import Stages
 from league.jobs.scheduler import run_session, session_start
 from league.jobs.seal import pump

@@ -73,9 +73,7 @@ class _League:
 @pytest.fixture()
 def season(monkeypatch: pytest.MonkeyPatch) -> _League:
     """Twelve sessions run and scored one by one, the shadow stage after each score."""
-    import league.publish.forecasts as forecasts
-
-    monkeypatch.setattr(forecasts, "iter_rows", lambda lg: iter(_rows()))
+    monkeypatch.setattr(shadow, "iter_rows", lambda lg: iter(_rows()))
     lg = _League()
     for i, session in enumerate(SESSIONS):
         lg.index.lines.append({"kind": "run", "session": session, "methodology": {"version": "m1"}})

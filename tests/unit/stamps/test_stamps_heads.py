@@ -8,7 +8,7 @@ from pathlib import Path
 
 from league.book import Book, head_of
 from league.clock import SimulatedClock
-from league.stamps.heads import HeadCache
+from league.stamping.heads import HeadCache
 
 T0 = datetime(2026, 6, 1, 13, 0, tzinfo=UTC)
 

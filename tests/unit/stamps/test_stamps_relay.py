@@ -13,9 +13,9 @@ from structlog.testing import capture_logs
 from league.book import Book, head_of
 from league.clock import Clock, SimulatedClock
 from league.errors import LeagueError
+from league.stamping.relay import RelayStamper, StampDesk, StampRequest
+from league.stamping.stamper import Stamper
 from league.stamps.interface import Artifact, BackendKind, StampConfig
-from league.stamps.relay import RelayStamper, StampDesk, StampRequest
-from league.stamps.stamper import Stamper
 
 START = datetime(2026, 3, 2, 13, 0, tzinfo=UTC)
 

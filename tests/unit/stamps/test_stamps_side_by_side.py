@@ -10,9 +10,9 @@ from pathlib import Path
 
 from league.book import Book
 from league.clock import SimulatedClock
+from league.stamping.stamper import CertFiles, Stamper
 from league.stamps.interface import Artifact, BackendKind, StampConfig, StampError
 from league.stamps.local_tsa import LocalTsa, create_authority
-from league.stamps.stamper import CertFiles, Stamper
 
 START = datetime(2026, 3, 2, 13, 0, tzinfo=UTC)
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from league.clock import SimulatedClock
+from league.stamping.stamper import CertFiles, Stamper, recent_stamps
 from league.stamps.interface import Artifact, BackendKind, StampConfig, StampError
 from league.stamps.local_tsa import LocalTsa, create_authority
-from league.stamps.stamper import CertFiles, Stamper, recent_stamps
 from league.verify.stamped import parse_stamped_list
 
 START = datetime(2026, 3, 2, 13, 0, tzinfo=UTC)
@@ -100,7 +100,7 @@ def test_token_without_a_configured_root_is_kept_but_not_counted(tmp_path: Path,
 
 def test_config_from_league_settings(tmp_path: Path) -> None:
     from league.config import StampSettings, TsaEntry
-    from league.stamps.stamper import config_from_settings, make_backends
+    from league.stamping.stamper import config_from_settings, make_backends
 
     settings = StampSettings(tsa=(TsaEntry(name="freetsa", url="https://freetsa.org/tsr"),),
                              ots_calendars=("https://a.pool.opentimestamps.org",), rekor_url="",

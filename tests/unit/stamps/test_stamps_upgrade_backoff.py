@@ -7,8 +7,8 @@ from pathlib import Path
 
 from league.book import Book
 from league.clock import SimulatedClock
+from league.stamping.stamper import Stamper, upgrade_due
 from league.stamps.interface import Artifact, BackendKind, StampConfig
-from league.stamps.stamper import Stamper, upgrade_due
 
 START = datetime(2026, 3, 2, 13, 0, tzinfo=UTC)
 

@@ -1,4 +1,4 @@
-"""The day's one seat-execution seam: :class:`league.jobs.runner.SeatRunner` as the remote runner
+"""The day's one seat-execution seam: :class:`league.runner.SeatRunner` as the remote runner
 implements it (futures resolved with each ask's first reply, timed by the league's clock; duplicates
 and strays handed to the record sink) and the routed runner that sends `worker = ...` seats to it.
 
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from league.clock import SimulatedClock
-from league.jobs.runner import ReplyRecord, RoutedRunner, SeatAsk
+from league.runner import ReplyRecord, RoutedRunner, SeatAsk
 from league.workers import wire
 from league.workers.broker import parse_target
 from league.workers.remote import RemoteSeatRunner

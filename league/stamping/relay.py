@@ -8,7 +8,7 @@ stamp's moment is only reading the books' heads and the simulated time; the list
 file are a function of those two and the services.
 
 So the child's League stamps through a :class:`RelayStamper`: it reads the heads (its own
-:class:`~league.stamps.heads.HeadCache`, as the Stamper would) and sends them with the time as a
+:class:`~league.stamping.heads.HeadCache`, as the Stamper would) and sends them with the time as a
 :class:`StampRequest`. The parent's :class:`StampDesk` takes the requests in the order they were sent, each
 with its clock set to the request's time, through the same Stamper, services and folder as a season that
 stamps its own: the same lists, the same signed and integrated times, the same proofs (league verify reads
@@ -30,9 +30,9 @@ import structlog
 from league.book import Head
 from league.clock import Clock, SimulatedClock
 from league.errors import LeagueError
-from league.stamps.heads import HeadCache
+from league.stamping.heads import HeadCache
+from league.stamping.stamper import Stamper, StampResult
 from league.stamps.interface import BackendKind
-from league.stamps.stamper import Stamper, StampResult
 
 log = structlog.get_logger(__name__)
 

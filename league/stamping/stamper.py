@@ -36,9 +36,10 @@ from league.book import Head, stamped_list
 from league.clock import Clock, iso_seconds
 from league.errors import LeagueError
 from league.ops import metrics
+from league.registry import STAMPS, load
 from league.retry import bounded
+from league.stamping.heads import HeadCache
 from league.stamps.filecache import copy_once
-from league.stamps.heads import HeadCache
 from league.stamps.interface import (
     Artifact,
     BackendKind,
@@ -50,6 +51,8 @@ from league.stamps.interface import (
     TsaEndpoint,
     trust_level,
 )
+from league.stamps.rfc3161 import decode_reply, signer_certificate, verify_token
+from league.stamps.trust import TrustStore, check_token
 
 log = structlog.get_logger(__name__)
 
@@ -99,8 +102,6 @@ def _in_data(data_dir: Path, value: str | None) -> Path | None:
 
 def backend_class(kind: str) -> Any:
     """The backend class registered for ``kind`` (entry-point group ``forecast_league.stamps``)."""
-    from league.registry import STAMPS, load
-
     return load(STAMPS, kind, "league.toml [stamps]")
 
 
@@ -125,7 +126,7 @@ def make_backends(config: StampConfig, clock: Clock) -> tuple[list[StampBackend]
 
 # ---------------------------------------------------------------------------- the stamper
 class Stamps(Protocol):
-    """What the jobs ask of a league's stamper: a :class:`Stamper`, or a ``league.stamps.relay.RelayStamper``
+    """What the jobs ask of a league's stamper: a :class:`Stamper`, or a ``league.stamping.relay.RelayStamper``
     that reads the heads where the lines were sealed and has another process stamp them."""
 
     def stamp_books(self, books: Sequence[tuple[str, Path]], *, note: str = "",
@@ -168,7 +169,7 @@ class Stamper:
 
     def stamp_heads(self, heads: Sequence[tuple[str, Head]], *, note: str = "",
                     only: Collection[BackendKind] | None = None) -> StampResult | None:
-        """:meth:`stamp_books` for heads already read, at the clock's now (league.stamps.relay: read by the
+        """:meth:`stamp_books` for heads already read, at the clock's now (league.stamping.relay: read by the
         process that sealed the lines, stamped by another)."""
         now = self.clock.now()
         try:
@@ -250,8 +251,6 @@ class Stamper:
 
     def _check_token(self, art: Artifact, data: bytes) -> tuple[bool, str]:
         """Verify a fresh token in process and keep the authority's certificates for publication."""
-        from league.stamps.rfc3161 import decode_reply, signer_certificate, verify_token
-
         files = self.certs.get(art.name, CertFiles(None, None))
         folder = self.stamps_dir / "tsa" / art.name
         try:
@@ -267,8 +266,6 @@ class Stamper:
     def _check_public(self, art: Artifact, data: bytes, folder: Path) -> tuple[bool, str]:
         """An authority configured without a root: its token must chain to the system CA bundle or a
         pinned public root (league/stamps/anchors/); the root found is published as ``ca.pem``."""
-        from league.stamps.trust import TrustStore, check_token
-
         if self._trust is None:
             self._trust = TrustStore.default()
         try:
