@@ -34,13 +34,13 @@ from league.jobs.seal import seal_record
 from league.jobs.stamp import CONTEST_BOOK, stamp_note
 from league.prices.cache import BarCache
 from league.prices.interface import PriceSource
-from league.registry import CROWD, NO_CROWD, PRICES, REMOTE_RUNNER, ROUTED_RUNNER, RUNNERS, THREAD_RUNNER, load
-from league.runner import SeatRunner
+from league.registry import CROWD, NO_CROWD, PRICES, ROUTED_RUNNER, THREAD_RUNNER, load
+from league.runner import SeatRunner, remote_runner, runner_factory
 from league.store import open_store
 from league.store.bar_cache import DbBarCache
 from league.store.interface import Store
 from league.workers import wire
-from league.workers.broker import BrokerTarget, league_target
+from league.workers.broker import league_target
 from league.workers.errors import WorkerError
 from league_agents.base import Seat
 from league_agents.registry import build_seat, is_sandboxed, make_sandbox
@@ -52,7 +52,6 @@ PriceFactory = Callable[[Config, Calendar, Sequence[BarCache], date | None], Pri
 CrowdFactory = Callable[[Config, PriceSource, Calendar], CrowdProvider]
 #: What each seat runner of ``forecast_league.runners`` is built from, by name.
 LocalRunnerFactory = Callable[[Mapping[str, Seat]], SeatRunner]
-RemoteRunnerFactory = Callable[..., SeatRunner]
 RouterFactory = Callable[[SeatRunner, SeatRunner], SeatRunner]
 #: Where a live league runs: every stage, and the self-check sealed before each morning run.
 LIVE = Stages(preflight=True)
@@ -98,11 +97,6 @@ def make_runner(config: Config, clock: Clock, seats: dict[str, Seat]) -> SeatRun
     return cast(RouterFactory, runner_factory(ROUTED_RUNNER))(local, make_remote_runner(config, clock))
 
 
-def runner_factory(name: str) -> object:
-    """The seat runner registered as ``name`` (``thread``, ``remote``, ``routed``)."""
-    return load(RUNNERS, name, "seat runner")
-
-
 def make_remote_runner(config: Config, clock: Clock) -> SeatRunner:
     """The league's side of remote seats, from ``[workers]`` of league.toml (docs/workers.md). Each remote
     seat's roster entry is checked for secrets first: nothing secret may travel to a queue."""
@@ -119,11 +113,6 @@ def make_remote_runner(config: Config, clock: Clock) -> SeatRunner:
     simulated = isinstance(clock, SimulatedClock)
     return remote_runner(target, SystemClock() if simulated else clock, grace_s=w.grace_s,
                          run_margin_s=w.run_margin_s, simulated=simulated, state_file=remote_state_file(config))
-
-
-def remote_runner(target: BrokerTarget, clock: Clock, **settings: object) -> SeatRunner:
-    """The ``remote`` seat runner on the broker ``target`` (the league's, or ``league eval``'s ``--broker``)."""
-    return cast(RemoteRunnerFactory, runner_factory(REMOTE_RUNNER))(target, clock, **settings)
 
 
 def make_prices(config: Config, calendar: Calendar, *, store: Store | None = None,

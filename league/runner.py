@@ -29,9 +29,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, cast, runtime_checkable
 
+from league.registry import REMOTE_RUNNER, RUNNERS, load
 from league_agents.base import Ask, Now, Seat, SeatReply, SeatSpec, ask_one, close_seat
+
+if TYPE_CHECKING:
+    from league.clock import Clock
 
 #: One pool for every league of the process (threads are made on demand and reused).
 _POOL = ThreadPoolExecutor(max_workers=max(8, (os.cpu_count() or 2) * 8), thread_name_prefix="seat")
@@ -129,3 +133,21 @@ def arrivals(futures: Sequence[Future[SeatReply]]) -> Iterator[SeatReply]:
     """The replies of a batch in the order they arrive."""
     for fut in as_completed(futures):
         yield fut.result()
+
+
+#: What the ``remote`` runner of ``forecast_league.runners`` is built from: a broker target, a clock, settings.
+RemoteRunnerFactory = Callable[..., SeatRunner]
+
+
+def runner_factory(name: str) -> object:
+    """The seat runner registered as ``name`` (``thread``, ``remote``, ``routed``).
+
+    Here rather than in the composition root so that `league eval --broker`, which needs only the remote
+    runner, does not import the daemon's stack the composition root reaches."""
+    return load(RUNNERS, name, "seat runner")
+
+
+def remote_runner(target: object, clock: Clock, **settings: object) -> SeatRunner:
+    """The ``remote`` seat runner on the broker ``target`` (a ``league.workers.broker.BrokerTarget``: the
+    league's, or ``league eval``'s ``--broker``; typed loosely because the runner sits below the workers)."""
+    return cast(RemoteRunnerFactory, runner_factory(REMOTE_RUNNER))(target, clock, **settings)

@@ -11,7 +11,6 @@ import typer
 
 from league.cli._common import parse_day
 from league.clock import SystemClock
-from league.compose import remote_runner
 from league.errors import ConfigError
 from league.evals.build_questions import build, data_dir
 from league.evals.config import find_seat, load_config
@@ -21,6 +20,7 @@ from league.evals.policy import Policy
 from league.evals.questions import read_question_file, shipped_question_file
 from league.evals.run import RunOptions, run_questions
 from league.extras import extra
+from league.runner import remote_runner
 from league.workers.broker import parse_target
 from league.workers.topology import check_queue_name
 
