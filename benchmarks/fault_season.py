@@ -4,8 +4,8 @@ folder is compared with an uninterrupted run's (docs/reliability.md has the figu
 
     python benchmarks/fault_season.py [--sessions 5] [--kills 50] [--seed 19] [--runs 1] [--work DIR]
 
-The harness itself is tests/integration/day/fault_season.py (its small version runs in
-tests/integration/day/test_fault_season.py). Each run prints its figures as JSON; the summary gives
+The harness itself is tests/integration/jobs/fault_season.py (its small version runs in
+tests/integration/jobs/test_fault_season.py). Each run prints its figures as JSON; the summary gives
 the median wall time of the uninterrupted and of the faulted season, their ratio, and the machine's
 load average before and after (the machine is shared: the times say little, the counts everything).
 Exit status 1 when any run shows a difference or a duplicated line.
@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "integration" / "day"))
+sys.path.insert(0, str(ROOT / "tests" / "integration" / "jobs"))
 
 from fault_season import season  # noqa: E402
 

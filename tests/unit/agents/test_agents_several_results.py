@@ -2,7 +2,7 @@
 every text is in the raw reply, in order, so the parser refuses two different answers and reads the same
 one twice with a note, instead of the last one winning silently (docs/answer-format.md "Ambiguous
 replies"). Recorded output shapes, no sandbox (the real sandbox runs the same through the hostile
-stand-in in tests/integration/day/test_hostile_day.py)."""
+stand-in in tests/integration/jobs/test_hostile_day.py)."""
 
 from __future__ import annotations
 
