@@ -117,7 +117,7 @@ def op_start(folder: Path, session: date) -> dict[str, Any]:
     clock = SimulatedClock(et_time(session, dtime(6, 0)))
     lg = build_league(config, clock, stages=LIVE, store=open_store(config.database_url))
     settle_heap()  # as open_live does once the league is open
-    out = {"s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0, "lines": lg.book.lines}
+    out = {"s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0, "lines": lg.books.book.lines}
     lg.close()
     return out
 
@@ -150,15 +150,15 @@ def op_morning(folder: Path, session: date) -> dict[str, Any]:
 
     t0, c0 = time.perf_counter(), time.process_time()
     lg, store = _open_sim(folder, session, dtime(8, 0))
-    t1, c1, before = time.perf_counter(), time.process_time(), lg.book.lines
+    t1, c1, before = time.perf_counter(), time.process_time(), lg.books.book.lines
     results = []
-    for fire in planned(lg.config.settings.schedule, lg.calendar, et_time(session, dtime(3, 0)),
+    for fire in planned(lg.config.settings.schedule, lg.market.calendar, et_time(session, dtime(3, 0)),
                         deadline(lg, session.isoformat()), jobs=MORNING_JOBS):
         pump(lg, fire.at)
         results.append(run_job(lg, fire.job, fire.session, ledger=store))
     pump(lg, deadline(lg, session.isoformat()))
     out = {"open_s": t1 - t0, "s": time.perf_counter() - t1, "cpu_s": time.process_time() - c1,
-           "open_cpu_s": c1 - c0, "sealed": lg.book.lines - before, "results": results}
+           "open_cpu_s": c1 - c0, "sealed": lg.books.book.lines - before, "results": results}
     lg.close()
     return out
 
@@ -169,10 +169,10 @@ def op_score(folder: Path, session: date) -> dict[str, Any]:
 
     t0, c0 = time.perf_counter(), time.process_time()
     lg, store = _open_sim(folder, session, dtime(16, 5))
-    t1, c1, before = time.perf_counter(), time.process_time(), lg.book.lines
+    t1, c1, before = time.perf_counter(), time.process_time(), lg.books.book.lines
     result = run_job(lg, "score", session.isoformat(), ledger=store)
     out = {"open_s": t1 - t0, "s": time.perf_counter() - t1, "cpu_s": time.process_time() - c1,
-           "open_cpu_s": c1 - c0, "sealed": lg.book.lines - before, "results": [result]}
+           "open_cpu_s": c1 - c0, "sealed": lg.books.book.lines - before, "results": [result]}
     lg.close()
     return out
 

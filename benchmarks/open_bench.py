@@ -39,7 +39,8 @@ from league.calendar import ET
 from league.clock import SimulatedClock, parse_iso
 from league.compose import build_league
 from league.config import load_config
-from league.jobs.context import BARE, COUNCIL_BOOK
+from league.jobs.books import COUNCIL_BOOK
+from league.jobs.context import BARE
 from league.jobs.window import cutoff
 from league.store import open_store
 config = load_config(data.parent / "config")
@@ -61,7 +62,8 @@ if mode == "old":
     kept, how = len(index.lines), "of_book"
 elif mode == "league":
     lg = build_league(config, SimulatedClock(at), stages=BARE, store=store)
-    kept, how = len(lg.index.lines), f"{lg.opened.mode}, re-hashed {lg.opened.rehashed} of {lg.opened.lines}"
+    opened = lg.books.opened
+    kept, how = len(lg.books.index.lines), f"{opened.mode}, re-hashed {opened.rehashed} of {opened.lines}"
 else:
     index, opened = open_index(book, cutoff=cutoff(config, at.astimezone(ET).date()), store=store,
                                book=COUNCIL_BOOK, now=at)

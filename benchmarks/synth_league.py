@@ -86,7 +86,7 @@ from league.crowd.interface import CrowdQuote
 from league.crowd.recorded import SyntheticCrowd
 from league.folder import init_folder
 from league.jobs.ask import SHOWN, markets_asked
-from league.jobs.context import open_books
+from league.jobs.books import open_books
 from league.jobs.crowd import at_answer
 from league.jobs.scheduler import DAY_JOBS
 from league.jobs.score import end_groups, noise_rolls
@@ -583,7 +583,7 @@ def _crowd(w: Writer, day: date) -> None:
             up = w.prices.close(spec.symbol, day) > w.prices.level(spec.symbol, day)
             w.seal(CrowdLine(session=obj["session"], market=obj["market"], venue=obj["venue"],
                              contract_id=obj["contract_id"], resolved_up=up, run_id=run.run_id,
-                             at_answer=at_answer(w.view, run.run_id, quote)), at)  # type: ignore[arg-type]
+                             at_answer=at_answer(w.view.index, w.view.crowd, run.run_id, quote)), at)  # type: ignore[arg-type]
 
 
 def _portfolio(w: Writer, day: date, raws: Mapping[int, str], rows: list[dict[str, Any]]) -> None:

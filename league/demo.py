@@ -50,7 +50,7 @@ from league.heap import settle_heap
 from league.inputs import InputError, read_json
 from league.jobs import portfolio
 from league.jobs.ask import default_context
-from league.jobs.context import League, Stages
+from league.jobs.context import League, Reading, Stages
 from league.jobs.portfolio import record_bill_rates
 from league.jobs.preflight import require
 from league.jobs.scheduler import run_session, session_start
@@ -307,14 +307,14 @@ def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str],
             else:
                 use_services(lg, **services)
             if index_elsewhere:
-                lg.index_elsewhere()
+                lg.books.index_elsewhere()
             record_bill_rates(lg, days[0] - timedelta(days=10), days[-1])
             for day in days:
                 run_session(lg, day, ledger=store)
                 if progress:
                     progress(day.isoformat())
             pump(lg, clock.now() + timedelta(days=1))
-            lines = lg.book.lines
+            lines = lg.books.book.lines
         forget(lg)
     return Season(config_dir, data_dir, clock.now(), lines, tuple(rekor.leaves))
 
@@ -552,20 +552,20 @@ def local_stamp_services(clock: Clock, rekor: LocalRekor | None = None) -> Itera
 def add_stand_ins(lg: League, seed: int) -> None:
     """What the demo adds to a league built from its configuration: the synthetic crowd, and the oracle
     hints beside the climatology table in each ask's context."""
-    lg.crowd = synthetic_crowd(lg, seed)
+    lg.market.crowd = synthetic_crowd(lg.view, seed)
     hints: dict[str, dict[str, dict[str, float]]] = {}  # by session: the second wave's ask reuses the first's
-    source, bars = lg.prices, Bars(lg)  # the hints' bars, kept from session to session (forget_bars_before)
+    source, bars = lg.market.prices, Bars(lg.view)  # the hints' bars, kept from session to session (forget_bars_before)
 
     def context(league: League, session: str) -> dict[str, Any]:
         if session not in hints:  # replay outcomes are fixed, so the hints of a session never change
             hints.clear()
             day = date.fromisoformat(session)
             forget_bars_before(bars, day - HINT_BARS_KEPT)
-            kept = bars if league.prices is source else Bars(league)  # a price source put in later: read afresh
-            hints[session] = oracle_hints(league, day, kept)
+            kept = bars if league.market.prices is source else Bars(league.view)  # a source put in later: read afresh
+            hints[session] = oracle_hints(league.view, day, kept)
         return {"hint": {code: dict(by_h) for code, by_h in hints[session].items()}, **default_context(league, session)}
 
-    lg.ask_context = context
+    lg.asking.ask_context = context
 
 
 #: How far back the hints keep their bars: a session's hints read its own day, the days of its draw band
@@ -585,7 +585,7 @@ def forget_bars_before(bars: Bars, first: date) -> None:
     bars.errors.clear()  # reported by a score line; the hints read outcomes only
 
 
-def oracle_hints(lg: League, session: date, bars: Bars | None = None) -> dict[str, dict[str, float]]:
+def oracle_hints(lg: Reading, session: date, bars: Bars | None = None) -> dict[str, dict[str, float]]:
     """Demo only: the session's true 1d/1w direction per market, for scripted seats' ``skill``. ``bars``:
     bars already read by earlier hints (replay prices: the same bars whenever read)."""
     hints: dict[str, dict[str, float]] = {}
@@ -600,12 +600,12 @@ def oracle_hints(lg: League, session: date, bars: Bars | None = None) -> dict[st
     return hints
 
 
-def synthetic_crowd(lg: League, seed: int) -> SyntheticCrowd:
+def synthetic_crowd(lg: Reading, seed: int) -> SyntheticCrowd:
     """Seeded quotes for up to 8 markets, resolved by the replay's own 1d outcome."""
     return SyntheticCrowd(seed, resolver=lambda code, day: _replay_outcome(lg, code, day))
 
 
-def _replay_outcome(lg: League, code: str, day: date) -> bool | None:
+def _replay_outcome(lg: Reading, code: str, day: date) -> bool | None:
     spec = lg.config.markets.by_code().get(code)
     if spec is None:
         return None
@@ -614,7 +614,7 @@ def _replay_outcome(lg: League, code: str, day: date) -> bool | None:
     return event_outcome(lg, code, "1d", event_contract(lg.calendar, spec, day, "1d", None))
 
 
-def _day_over_day(lg: League, spec: MarketSpec, day: date) -> bool | None:
+def _day_over_day(lg: Reading, spec: MarketSpec, day: date) -> bool | None:
     """24x7 markets: the 16:00 ET price of ``day`` against the day before's (the crowd's own terms)."""
     prices = []
     for d in (day - timedelta(days=1), day):

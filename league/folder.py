@@ -22,7 +22,7 @@ from league.clock import Clock, SystemClock
 from league.config import load_config, shipped_config_dir
 from league.errors import ConfigError
 from league.extras import extra
-from league.jobs.context import seal_opening
+from league.jobs.books import seal_opening
 from league.scoring import climatology as clim
 from league.stamps.rekor import generate_signing_key
 

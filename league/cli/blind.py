@@ -17,7 +17,7 @@ def reveal(config: ConfigDir = Path("config")) -> None:
         from league.compose import open_for_correction
     lg = open_for_correction(config)
     try:
-        sealed = seal_reveal(lg)
+        sealed = seal_reveal(lg.books)
     finally:
         lg.close()
     typer.echo(f"sealed reveal line {sealed.n}: `league verify` checks it against the blind line")

@@ -30,7 +30,7 @@ def check_book(
 ) -> None:
     """Verify the council book in full against its startup checkpoint; move the checkpoint when it holds."""
     with extra("daemon"):
-        from league.jobs.context import COUNCIL_BOOK
+        from league.jobs.books import COUNCIL_BOOK
         from league.store import default_url, open_store
     path = data / "books" / "council-book.jsonl"
     if not path.is_file():

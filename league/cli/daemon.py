@@ -87,15 +87,15 @@ def _lead(config: Path, stop: Shutdown) -> None:
         from league.compose import open_contest, open_live
         from league.jobs.scheduler import run_daemon
     lg = open_live(config)
-    lg.shutdown = stop
+    lg.asking.shutdown = stop
     contest = open_contest(lg)  # the CLI contest runs beside the council when config/contest.toml exists
     try:
-        run_daemon(lg, lg.store, lg.config.database_url, stop, contest=contest)
+        run_daemon(lg, lg.books.store, lg.config.database_url, stop, contest=contest)
     finally:
         if contest is not None:
             contest.close(stop.remaining())
         lg.close()
-    log.info("daemon.stopped", signal=stop.signum, seal_failures=len(lg.seal_failures))
+    log.info("daemon.stopped", signal=stop.signum, seal_failures=len(lg.asking.seal_failures))
 
 
 def run(
@@ -118,7 +118,7 @@ def run(
         raise LeagueError(f"unknown job {job!r}", fix=f"use one of: {', '.join(DAY_JOBS)}")
     stop = Shutdown(stop_grace).install()
     lg = open_live(config)
-    lg.shutdown = stop
+    lg.asking.shutdown = stop
     try:
         message = _run_one(lg, job, session, force_counted)
     finally:
@@ -126,31 +126,32 @@ def run(
         if not stop.requested.is_set():
             stop.restore()
     typer.echo(message)
-    if lg.seal_failures:
+    if lg.asking.seal_failures:
         with extra("daemon"):
             from league.jobs.seal import SealFailed
-        error = SealFailed(f"{len(lg.seal_failures)} replies could not be sealed: {'; '.join(lg.seal_failures)[:1500]}",
+        failures = lg.asking.seal_failures
+        error = SealFailed(f"{len(failures)} replies could not be sealed: {'; '.join(failures)[:1500]}",
                            fix="check the disk of the data folder; the raw replies named in the log were not lost "
                                "from the seats, ask again with `league run ask`")
         if not stop.requested.is_set():
             raise error
         typer.echo(f"error: {error.diagnostics()}", err=True)
     if stop.requested.is_set():
-        exit_now(1 if lg.seal_failures else 0)
+        exit_now(1 if lg.asking.seal_failures else 0)
 
 
 def _run_one(lg: League, job: str, session: str | None, force_counted: bool) -> str:
     with extra("daemon"):
         from league.jobs.scheduler import run_job
     day = session or _today(lg)
-    if not lg.calendar.is_session(parse_day(day, option="--session")):
+    if not lg.market.calendar.is_session(parse_day(day, option="--session")):
         raise LeagueError(f"{day} is not an NYSE session", fix="pass --session with a trading day")
     if job == "ask" and not force_counted:
         with extra("daemon"):
             from league.jobs.ask import job_ask
         run_id = job_ask(lg, day, role="not_counted")
         return f"reference run {run_id} sent (not counted; pass --counted for the session's counted run)"
-    result = run_job(lg, job, day, ledger=lg.store)
+    result = run_job(lg, job, day, ledger=lg.books.store)
     why = {"skipped": " (the job ledger says it is done or running; nothing sealed twice)",
            "late": " (after counted ingest closed at the deadline: an ask now could not count)"}
     return f"{job} {day}: {result}{why.get(result, '')}"

@@ -26,7 +26,7 @@ from league.calendar import et_time
 from league.clock import iso_seconds, parse_iso
 from league.config import as_time
 from league.counting import COUNTED, counted_runs, run_events
-from league.jobs.context import League, Pending
+from league.jobs.context import League, Pending, Reading
 from league.jobs.preflight import preflight
 from league.jobs.seal import seal_fault, seal_on_arrival
 from league.jobs.snapshot import daily_closes, job_snapshot
@@ -67,7 +67,7 @@ def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequenc
             attempt: int = 1, parent: str | None = None, crowd: Sequence[Mapping[str, Any]] = (),
             context_extra: Mapping[str, Any] | None = None) -> str | None:
     """Seal the roster and the run line, hash every ask into the chain, fan out concurrently."""
-    if role == COUNTED and attempt == 1 and counted_runs(lg, session):
+    if role == COUNTED and attempt == 1 and counted_runs(lg.view, session):
         log.info("ask.already_done", session=session)
         return None
     record = job_snapshot(lg, session)
@@ -82,17 +82,17 @@ def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequenc
     closes, second = deadline(lg, session), second_wave_time(lg, session)
     faults = unsealable(specs, asked, closes)
     specs = [s for s in specs if s.name not in faults]
-    lg.asks.seal_roster(run_id, session, specs, asked, closes, second, lg.config.roster.retry_policy, role)
-    lg.seal(RunLine.from_content({
+    lg.books.asks.seal_roster(run_id, session, specs, asked, closes, second, lg.config.roster.retry_policy, role)
+    lg.books.seal(RunLine.from_content({
         "run_id": run_id, "session": session, "role": role, "attempt": attempt, "parent_run": parent,
         "ask_sha256": common_sha, "snapshot_sha256": record["sha256"], "roster": [s.name for s in specs],
         "methodology": lg.config.settings.methodology.as_json(), "crowd": list(crowd),
-        "events": run_events(lg, session), "deadline": iso_seconds(closes),
+        "events": run_events(lg.view, session), "deadline": iso_seconds(closes),
     }))
     for name, problem in faults.items():
         seal_fault(lg, run_id, session, name, attempt, f"not asked: {problem}")
-    if context_extra is None and lg.ask_context is not None:
-        context_extra = lg.ask_context(lg, session)
+    if context_extra is None and lg.asking.ask_context is not None:
+        context_extra = lg.asking.ask_context(lg, session)
     context = structured_context(lg, record, context_extra)
     with structlog.contextvars.bound_contextvars(run_id=run_id):  # every line of the fan-out names its run
         _fan_out(lg, run_id, session, specs, text, common_sha, attempt, asked, context)
@@ -101,20 +101,20 @@ def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequenc
 
 def next_run_id(lg: League, session: str) -> str:
     """The id the next run of a session gets (a run killed before its run line gets the same id again)."""
-    return f"{session}-r{len(lg.index.runs(session)) + 1}"
+    return f"{session}-r{len(lg.books.index.runs(session)) + 1}"
 
 
 def structured_context(lg: League, record: Mapping[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
     rows = snapshot_rows(record["snapshot"])
     crowd = {q.get("market") for q in record.get("crowd", [])}
-    previous = previous_day_changes(lg, record["session"])
+    previous = previous_day_changes(lg.view, record["session"])
     markets = {m.code: {"horizons": list(m.horizons), "last_change_pct": previous.get(m.code),
                         "price": rows.get(m.code, {}).get("price"), "crowd": m.code in crowd}
                for m in lg.config.markets.markets}
     return {"markets": markets, **(extra or {})}
 
 
-def previous_day_changes(lg: League, session: str) -> dict[str, float]:
+def previous_day_changes(lg: Reading, session: str) -> dict[str, float]:
     """Each market's one-day move on the previous NYSE session (reference → close, as sealed in that
     session's ``score`` line): "yesterday's direction" for the momentum baseline (scoring.md §2),
     recomputable from the book. Not scored → no entry (the baseline then states nothing)."""
@@ -168,10 +168,10 @@ def history_context(lg: League, session: str) -> dict[str, Any]:
     point baselines; empty when no roster seat reads history (no cost for a league without them)."""
     if not any(reads_history(s.adapter) for s in lg.config.roster.seat):
         return {}
-    previous = lg.calendar.previous_session(date.fromisoformat(session))
+    previous = lg.market.calendar.previous_session(date.fromisoformat(session))
     out: dict[str, list[float]] = {}
     for m in lg.config.markets.markets:
-        closes = daily_closes(lg.prices, lg.calendar, m, previous)
+        closes = daily_closes(lg.market.prices, lg.market.calendar, m, previous)
         out[m.code] = [c for d, c in closes if d <= previous][-HISTORY_DAYS:]
     return {"history": out}
 
@@ -185,10 +185,10 @@ def prefetch_fits(lg: League, session: str) -> int:
     ask's own history is exactly those closes (league_agents.ets_fit: the fit is keyed by its input). A
     close not final yet (a price source without today's close at 16:05, a UTC day not over) makes a fit
     the ask does not use; it then fits its own closes. Returns how many fits were started."""
-    starting = [seat for seat in lg.seats.values() if prefetches(seat)]
+    starting = [seat for seat in lg.asking.seats.values() if prefetches(seat)]
     if not starting:  # no seat would use it: the coming history is not even read
         return 0
-    coming = lg.calendar.next_session(date.fromisoformat(session)).isoformat()
+    coming = lg.market.calendar.next_session(date.fromisoformat(session)).isoformat()
     try:
         history = history_context(lg, coming).get("history", {})
     except Exception as exc:  # noqa: BLE001 - a close not available yet: the ask fits its own history then
@@ -221,7 +221,7 @@ def budget_stops(lg: League, session: str, specs: Sequence[SeatSpec]) -> dict[st
     for spec in specs:
         if spec.budget is None:
             continue
-        answers = lg.index.of_seat(records.Answer, spec.name)
+        answers = lg.books.index.of_seat(records.Answer, spec.name)
         reason = budgets.exhausted(spec.budget, budgets.total(a.usage for a in answers if a.session == session),
                                    budgets.total(a.usage for a in answers))
         if reason is not None:
@@ -241,8 +241,8 @@ def stopped_reply(lg: League, seat: str, reason: str, clock: Now | None = None) 
 def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], common: str, common_sha: str,
              attempt: int, asked: dict[str, list[str]], context: Mapping[str, Any]) -> None:
     """Hash each seat's exact text into the ask chain, then send all asks at once through the runner."""
-    texts = [(spec.name, common + account_block(spec.name, seat_accounts(lg.index, spec.name))) for spec in specs]
-    lg.asks.seal_asks(run_id, session, attempt, texts, common_sha)  # one fsync for the run's asks
+    texts = [(spec.name, common + account_block(spec.name, seat_accounts(lg.books.index, spec.name))) for spec in specs]
+    lg.books.asks.seal_asks(run_id, session, attempt, texts, common_sha)  # one fsync for the run's asks
     prepared = [SeatAsk(spec, Ask(text=text, sha256=sha256_text(text), session=session, attempt=attempt,
                                   context=context)) for spec, (_, text) in zip(specs, texts, strict=True)]
     send(lg, run_id, session, prepared, common_sha, asked)
@@ -257,16 +257,16 @@ def send(lg: League, run_id: str, session: str, prepared: Sequence[SeatAsk], com
         return
     stopped = budget_stops(lg, session, [item.spec for item in prepared])
     running = [item for item in prepared if item.spec.name not in stopped]
-    started = iter(lg.runner.start(running, now or lg.clock.now, deadline(lg, session)))
+    started = iter(lg.asking.runner.start(running, now or lg.clock.now, deadline(lg, session)))
     arriving = [stopped_reply(lg, item.spec.name, stopped[item.spec.name], now) if item.spec.name in stopped
                 else next(started) for item in prepared]
     for item, fut in zip(prepared, arriving, strict=True):
         name, attempt = item.spec.name, item.ask.attempt
         if lg.simulated:  # sealed by pump() at its simulated arrival time
-            lg.pending.append(Pending(run_id, session, name, attempt, common_sha, item.ask.sha256, asked, fut))
+            lg.asking.pending.append(Pending(run_id, session, name, attempt, common_sha, item.ask.sha256, asked, fut))
             continue
         pend = Pending(run_id, session, name, attempt, common_sha, item.ask.sha256, asked, Future())
         sealed: Future[SeatReply] = Future()
         fut.add_done_callback(partial(seal_on_arrival, lg, pend, sealed=sealed))
-        lg.inflight.append(sealed)
-        lg.inflight_by_seat[(session, name)] = sealed
+        lg.asking.inflight.append(sealed)
+        lg.asking.inflight_by_seat[(session, name)] = sealed

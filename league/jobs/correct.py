@@ -25,7 +25,7 @@ PRICE_FIELDS = ("reference", "close")
 
 
 def _line(lg: League, n: int) -> records.Score | records.Answer:
-    found = lg.index.line(n)
+    found = lg.books.index.line(n)
     if not isinstance(found, records.Score | records.Answer):
         raise InvalidRecord(f"line {n} is not a score or answer line of this book",
                             fix="name the score line (a price) or the answer line (a cell) that you correct")
@@ -74,4 +74,4 @@ def _need(reason: str, source: str) -> None:
 
 def seal_correction(lg: League, line: CorrectionLine) -> BookLine:
     """Seal the correction as the book's next line (the corrected line is not touched)."""
-    return lg.seal(line)
+    return lg.books.seal(line)

@@ -15,11 +15,11 @@ from league.jobs.context import League
 
 def job_ingest_close(lg: League, session: str) -> int | None:
     """State, in the book, when counted ingest closed and which answer lines it holds."""
-    if lg.index.of_kind("ingest_close", session):
+    if lg.books.index.of_kind("ingest_close", session):
         return None
     close_at = deadline(lg, session)
-    runs = {r.run_id for r in counted_runs(lg, session)}
-    inside = [a.n for a in lg.index.answers(runs) if sealed_time(a) <= close_at]
-    line = lg.seal(IngestCloseLine(session=session, closed_at=iso_seconds(close_at), counted_runs=sorted(runs),
-                                   answer_lines=inside, book_lines=lg.book.lines))
+    runs = {r.run_id for r in counted_runs(lg.view, session)}
+    inside = [a.n for a in lg.books.index.answers(runs) if sealed_time(a) <= close_at]
+    line = lg.books.seal(IngestCloseLine(session=session, closed_at=iso_seconds(close_at), counted_runs=sorted(runs),
+                                   answer_lines=inside, book_lines=lg.books.book.lines))
     return line.n

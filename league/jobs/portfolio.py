@@ -12,7 +12,6 @@ fit — and a session already marked is never marked again.
 from __future__ import annotations
 
 import json
-import weakref
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
@@ -24,9 +23,10 @@ import structlog
 
 from league import records
 from league.answers import extract_json, json_safe
+from league.book.index import BookIndex
 from league.book.lines import RulesLine, typed_line
 from league.counting import COUNTED, sealed_time, session_rows
-from league.jobs.context import League
+from league.jobs.context import League, MarketData
 from league.jobs.seal import read_reply
 from league.portfolio.bills import BillRates
 from league.portfolio.decisions import Decision, decision_from_reply
@@ -51,20 +51,15 @@ SESSION_KINDS = ("decision", "rejection", "trade", "mark")
 
 
 class ProviderBars:
-    """The league's price provider seen as the portfolio engine's ``BarSource`` (one session's bars)."""
+    """The league's price provider seen as the portfolio engine's ``BarSource`` (one session's bars).
 
-    def __init__(self, lg: League) -> None:
-        # Weakly: the stage keeps its seasons (which hold this) in a WeakKeyDictionary keyed by the League;
-        # a value that refers to its own key keeps the key alive, so a closed League was never freed.
-        self._lg = weakref.ref(lg)
+    It holds the league's market data, not the league: the stage keeps its seasons (which hold this) in a
+    WeakKeyDictionary keyed by the League, and a value that referred to its own key would keep a closed
+    League alive."""
+
+    def __init__(self, market: MarketData) -> None:
+        self.market = market
         self.cache: dict[tuple[str, date], Sequence[Bar]] = {}  # the session being marked only (both leagues read it)
-
-    @property
-    def lg(self) -> League:
-        lg = self._lg()
-        if lg is None:
-            raise RuntimeError("the league of these bars was closed and freed")
-        return lg
 
     def bars(self, symbol: str, session: date) -> Sequence[Bar]:
         """A session's bars; a provider failure is not remembered (the next stage asks again), so what
@@ -81,13 +76,13 @@ class ProviderBars:
         return got
 
     def _fetch(self, symbol: str, session: date) -> Sequence[Bar] | None:
-        cal = self.lg.calendar
+        cal = self.market.calendar
         start, end = cal.session_open(session), cal.session_close(session)
         try:
-            fast = bars_from_arrays(self.lg.prices, symbol, start, end)
+            fast = bars_from_arrays(self.market.prices, symbol, start, end)
             if fast is not None:
                 return fast
-            raw = self.lg.prices.bars(symbol, start, end)
+            raw = self.market.prices.bars(symbol, start, end)
         except Exception as exc:  # noqa: BLE001 - no bars: the engine leaves the trade unfilled
             log.warning("portfolio.no_bars", symbol=symbol, session=str(session), error=str(exc))
             return None
@@ -159,7 +154,7 @@ def bill_rates(lg: League) -> BillRates:
 
 def record_bill_rates(lg: League, start: date, end: date, symbol: str = "^IRX") -> int:
     """Record the provider's daily 13-week bill closes into DATA (the demo replays the synthetic ^IRX)."""
-    closes = lg.prices.daily_closes(symbol, start, end)
+    closes = lg.market.prices.daily_closes(symbol, start, end)
     points = {d.isoformat(): f"{c:.3f}" for d, c in closes}
     if points:  # written whole or not at all (a temporary name, then a rename)
         path = lg.data_dir / lg.config.settings.portfolio.bill_rates
@@ -174,24 +169,24 @@ def _seasons(lg: League, before: str) -> dict[str, Season]:
     sealed for sessions before ``before`` (the session being marked may be half-sealed: a daemon killed
     in the middle of its lines; mark_session finishes it)."""
     if lg not in _SEASONS:
-        bars, bills = ProviderBars(lg), bill_rates(lg)
+        bars, bills = ProviderBars(lg.market), bill_rates(lg)
         seasons = {name: Season(rule_set(name), bars, bills, seed=lg.config.settings.prices.seed)
                    for name in RULE_SETS}
-        _MARKED[lg] = _restore(lg, seasons, before)
+        _MARKED[lg] = _restore(lg.books.index, seasons, before)
         _SEASONS[lg] = seasons
         _BARS[lg] = bars
     return dict(_SEASONS[lg])
 
 
-def _restore(lg: League, seasons: dict[str, Any], before: str) -> dict[str, str]:
+def _restore(index: BookIndex, seasons: dict[str, Any], before: str) -> dict[str, str]:
     """Restore each season from its lines of sessions before ``before``; the last session restored, by league.
 
     From the last marked session and a few bisected ones (league.portfolio.restore), so a fresh process's
     score job does not read the whole season; from every mark and trade when those lines do not fit."""
-    sessions = [s for s in lg.index.sessions("mark") if s < before]
+    sessions = [s for s in index.sessions("mark") if s < before]
 
     def read(kind: str, session: str) -> list[records.Sealed]:
-        return lg.index.of_kind(kind, session)
+        return index.of_kind(kind, session)
 
     last: dict[str, str] = {}
     for name, season in seasons.items():
@@ -199,7 +194,7 @@ def _restore(lg: League, seasons: dict[str, Any], before: str) -> dict[str, str]
         if point is None:
             if sessions:
                 log.warning("portfolio.restore_full", league=name, sessions=len(sessions))
-            got = _restore_full(lg, name, season, before)
+            got = _restore_full(index, name, season, before)
             if got:
                 last[name] = got
             continue
@@ -208,10 +203,10 @@ def _restore(lg: League, seasons: dict[str, Any], before: str) -> dict[str, str]
     return last
 
 
-def _restore_full(lg: League, name: str, season: Season, before: str) -> str | None:
+def _restore_full(index: BookIndex, name: str, season: Season, before: str) -> str | None:
     """The season from every one of its marks and trades before ``before`` (reads the whole history)."""
-    mine = [m for m in lg.index.of(records.Mark) if m.league == name and m.session < before]
-    fills = [fill_of(t) for t in lg.index.of(records.Trade) if t.league == name and t.session < before]
+    mine = [m for m in index.of(records.Mark) if m.league == name and m.session < before]
+    fills = [fill_of(t) for t in index.of(records.Trade) if t.league == name and t.session < before]
     if not mine:
         return None
     season.restore([mark_of(m) for m in mine], fills)
@@ -219,21 +214,21 @@ def _restore_full(lg: League, name: str, season: Season, before: str) -> str | N
 
 
 def _seal_rules(lg: League) -> None:
-    sealed = {x.rules for x in lg.index.of(records.Rules)}
+    sealed = {x.rules for x in lg.books.index.of(records.Rules)}
     for name in RULE_SETS:
         if name not in sealed:
-            lg.seal(RulesLine.from_content(rules_content(rule_set(name))))
+            lg.books.seal(RulesLine.from_content(rules_content(rule_set(name))))
 
 
 def counted_decisions(lg: League, session: str) -> list[Decision]:
     """One decision per seat: its counted (first well-formed, pre-close) answer of the session."""
 
-    rows, _ = session_rows(lg, session, "1d")
+    rows, _ = session_rows(lg.view, session, "1d")
     lines = {n for r in rows if r.get("run_role") == "counted" and r.get("status") in ("counted", "counted_50")
              and (n := r.get("line")) is not None}
     out = []
     for n in sorted(lines):
-        a = lg.index.line(n)
+        a = lg.books.index.line(n)
         assert isinstance(a, records.Answer), f"counted answer line {n} is not in the book"
         out.append(decision_from_reply(_reply_object(lg, a), seat=a.seat, session=date.fromisoformat(session),
                                        at=sealed_time(a), model=a.model, version=a.version, answer_line=n))
@@ -257,7 +252,7 @@ def mark_session(lg: League, session: str) -> int:
     only those not yet sealed (after the sealed prefix a killed daemon left) are sealed."""
     if not lg.stages.portfolio:
         return 0
-    if not any(r.role == COUNTED for r in lg.index.runs(session)):
+    if not any(r.role == COUNTED for r in lg.books.index.runs(session)):
         return 0
     _seal_rules(lg)
     decisions = counted_decisions(lg, session)
@@ -271,11 +266,11 @@ def mark_session(lg: League, session: str) -> int:
         outcome = season.run_session(date.fromisoformat(session), decisions)
         _MARKED[lg][name] = session
         lines = session_lines(outcome)
-        done = [x.kind for kind in SESSION_KINDS for x in lg.index.of_kind(kind, session)
+        done = [x.kind for kind in SESSION_KINDS for x in lg.books.index.of_kind(kind, session)
                 if getattr(x, "league", None) == name]
         if done and sorted(done) != sorted(kind for kind, _ in lines[: len(done)]):
             log.error("portfolio.sealed_prefix_differs", league=name, session=session, sealed=len(done))
         # One fsync for the league's lines of the session (Book.append_all): computed lines, not replies.
-        sealed += len(lg.seal_all([typed_line({"kind": kind, "league": name, "session": session, **content})
+        sealed += len(lg.books.seal_all([typed_line({"kind": kind, "league": name, "session": session, **content})
                                    for kind, content in lines[len(done):]]))
     return sealed

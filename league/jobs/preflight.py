@@ -59,7 +59,7 @@ def preflight(lg: League, session: str) -> list[Check]:
     is an infrastructure incident. A seat on a lab's worker is checked there, before each run."""
     checks = run_checks([s for s in lg.config.roster.seat if not s.worker], lg.clock.now)
     failed = [c for c in checks if not c.ok]
-    lg.seal(PreflightLine(session=session, ok=not failed,
+    lg.books.seal(PreflightLine(session=session, ok=not failed,
                           checks=[PreflightCheck(name=c.name, ok=c.ok, detail=c.detail[:300]) for c in checks]))
     if failed:
         log.error("preflight.failed", session=session, failed=[c.name for c in failed])

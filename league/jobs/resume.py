@@ -68,15 +68,15 @@ def resume_in_flight(lg: League) -> list[Resumed]:
     removing the temporary files the dead daemon left behind. Once per opened league: only a process
     that died can leave asks in flight, and this one's own are pending or running (re-reading the whole
     ask chain at every simulated session's catch-up made a season quadratic)."""
-    if lg.resumed:
+    if lg.asking.resumed:
         return []
-    lg.resumed = True
+    lg.asking.resumed = True
     sweep_temporary(lg.data_dir)
-    runs = lg.index.of(records.Run)
+    runs = lg.books.index.of(records.Run)
     chain = [record_of(line) for line in _recent_asks(lg, runs) if line.kind in ("roster", "ask")]
     rosters = {x.run_id: x for x in chain if isinstance(x, records.Roster)}
     sealed = {(x.run_id, x.seat, x.attempt): x for x in chain if isinstance(x, records.Ask)}
-    replied = {(x.run_id, x.seat, x.attempt) for kind in REPLY_KINDS for x in lg.index.of_kind(kind)
+    replied = {(x.run_id, x.seat, x.attempt) for kind in REPLY_KINDS for x in lg.books.index.of_kind(kind)
                if isinstance(x, records.Answer | records.Silence | records.Incident | records.ReplyRecord)}
     busy = _in_process(lg)
     out: list[Resumed] = []
@@ -106,7 +106,7 @@ def _recent_asks(lg: League, runs: Sequence[records.Run]) -> list[BookLine]:
     if not runs:
         return []
     since = min(parse_iso(run.at) for run in runs) - ASKED_BEFORE_RUN
-    return recent_lines(lg.asks.path, lambda obj: _sealed_at(obj) >= since)
+    return recent_lines(lg.books.asks.path, lambda obj: _sealed_at(obj) >= since)
 
 
 def _sealed_at(obj: Mapping[str, Any]) -> datetime:
@@ -119,9 +119,9 @@ def _sealed_at(obj: Mapping[str, Any]) -> datetime:
 
 def _in_process(lg: League) -> set[Key]:
     """Asks this process already holds: pending (simulated) or running (live: by session and seat)."""
-    busy = {(p.run_id, p.seat, p.attempt) for p in lg.pending}
-    running = {key for key, fut in lg.inflight_by_seat.items() if not fut.done()}
-    for run in lg.index.of(records.Run):
+    busy = {(p.run_id, p.seat, p.attempt) for p in lg.asking.pending}
+    running = {key for key, fut in lg.asking.inflight_by_seat.items() if not fut.done()}
+    for run in lg.books.index.of(records.Run):
         busy |= {(run.run_id, s, run.attempt) for s in run.roster if (run.session, s) in running}
     return busy
 
@@ -139,7 +139,7 @@ def _resume_run(lg: League, run: records.Run, roster: records.Roster | None,
     for (_, seat, _), ask, asked_at in todo:
         problem = _why_not(lg, session, seat, specs, common, asked_at)
         text = "" if problem or common is None else common + account_block(
-            seat, seat_accounts(lg.index, seat, until=asked_at))
+            seat, seat_accounts(lg.books.index, seat, until=asked_at))
         if not problem and ask is not None and sha256_text(text) != ask.ask_sha256:
             problem = "its text can no longer be re-built with the sealed hash"
         if problem:
@@ -147,9 +147,9 @@ def _resume_run(lg: League, run: records.Run, roster: records.Roster | None,
             out.append(Resumed(run_id, seat, attempt, "lost", problem))
             continue
         if ask is None:  # named by the run's roster, never sealed: the fan-out died before it
-            lg.asks.seal_ask(run_id, session, seat, attempt, text, common_sha)
+            lg.books.asks.seal_ask(run_id, session, seat, attempt, text, common_sha)
         if context is None:
-            extra = lg.ask_context(lg, session) if lg.ask_context is not None else None
+            extra = lg.asking.ask_context(lg, session) if lg.asking.ask_context is not None else None
             context = structured_context(lg, record, extra)
         batches[asked_at].append(SeatAsk(specs[seat], Ask(text=text, sha256=sha256_text(text), session=session,
                                                           attempt=attempt, context=context)))
@@ -199,6 +199,6 @@ def _why_not(lg: League, session: str, seat: str, specs: Mapping[str, Any], comm
 
 
 def _seal_lost(lg: League, run_id: str, session: str, seat: str, attempt: int, why: str) -> None:
-    lg.seal(SilenceLine.from_content({
+    lg.books.seal(SilenceLine.from_content({
         "run_id": run_id, "session": session, "seat": seat, "attempt": attempt, "failure": LOST,
         "detail": f"the ask was lost with the daemon: {why}"[:500], "booked_at": iso_seconds(lg.clock.now())}))

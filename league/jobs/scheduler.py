@@ -180,21 +180,21 @@ def run_job(lg: League, job: str, session: str, *, ledger: Store | None = None) 
 
 def _run_job(lg: League, job: str, session: str, ledger: Store | None) -> str:
     now = lg.clock.now()
-    lg.refresh_window()  # a daemon that runs for months keeps only the window in memory
+    lg.books.refresh_window()  # a daemon that runs for months keeps only the window in memory
     if too_late(lg, job, session):
         log.warning("job.past_ingest_close", job=job, session=session)
         return "late"
     if ledger is not None and not ledger.claim_job(date.fromisoformat(session), job, now):
         return "skipped"
     try:
-        with lg.indexing_batch():  # the job's lines reach the database index in one transaction at its end
+        with lg.books.indexing_batch():  # the job's lines reach the database index in one transaction at its end
             run_stages(lg, JOBS[job], session)
     except Exception as exc:  # noqa: BLE001 - the daemon never dies of one job; logged with run and job
         log.exception("job.failed", job=job, session=session)
         if ledger is not None:
             ledger.finish_job(date.fromisoformat(session), job, "failed", str(exc)[:500], lg.clock.now())
         return "failed"
-    lg.index_asks()
+    lg.books.index_asks()
     if ledger is not None:
         ledger.finish_job(date.fromisoformat(session), job, "done", "", lg.clock.now())
     return "done"
@@ -211,10 +211,10 @@ def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Store | No
     at once, before any later job runs: docs/reliability.md)."""
     resume_in_flight(lg)
     done: list[tuple[Fire, str]] = []
-    opened = lg.index.of_kind("opening")
+    opened = lg.books.index.of_kind("opening")
     if opened:
         start = max(start, parse_iso(opened[0].at))
-    for fire in planned(lg.config.settings.schedule, lg.calendar, start, until):
+    for fire in planned(lg.config.settings.schedule, lg.market.calendar, start, until):
         if should_stop():
             log.info("catch_up.stopped", next_job=fire.job, session=fire.session)
             break
@@ -254,7 +254,7 @@ def scheduled_entry(job: str) -> None:
         log.info("job.not_started_stopping", job=job)
         return
     session = lg.clock.now().astimezone(ET).date()
-    if not lg.calendar.is_session(session):
+    if not lg.market.calendar.is_session(session):
         log.info("job.not_a_session", job=job, day=str(session))
         return
     with _ACTIVE:

@@ -23,7 +23,7 @@ from league.clock import iso_seconds, parse_iso
 from league.config import Config, MarketSpec
 from league.contracts import EventContract
 from league.counting import LONG_HORIZONS, Event, Row, Sealed, market_specs, session_rows
-from league.jobs.context import League
+from league.jobs.context import League, Reading
 from league.jobs.window import DRAW_BAND_SESSIONS, cutoff
 from league.jsonvalue import flag, text
 from league.prices.columns import BarColumns
@@ -49,7 +49,7 @@ class Bars:
     the job, so a day fetched while it was still trading is never reused as if complete.
     """
 
-    def __init__(self, lg: League) -> None:
+    def __init__(self, lg: Reading) -> None:
         self.lg = lg
         self.days: dict[tuple[str, date], Sequence[Bar] | None] = {}
         self.starts: dict[tuple[str, date], list[datetime] | None] = {}  # a sorted day's bar starts, else None
@@ -113,7 +113,7 @@ class Bars:
         return out
 
 
-def event_outcome(lg: League, market: str, horizon: str, contract: EventContract,
+def event_outcome(lg: Reading, market: str, horizon: str, contract: EventContract,
                   bars: Bars | None = None) -> bool | None:
     """Resolve one common event with the league's own rules (``None`` when a price is missing)."""
     spec = lg.config.markets.by_code().get(market)
@@ -167,7 +167,7 @@ def event_prices(ev: Event, bars: Bars, known: Known | None = None) -> tuple[
     return reference, terminal
 
 
-def resolve_event(lg: League, ev: Event, bars: Bars, known: Known | None = None) -> None:
+def resolve_event(lg: Reading, ev: Event, bars: Bars, known: Known | None = None) -> None:
     symbol = ev.contract.price_symbol
     ref_at = parse_iso(ev.contract.reference_at)
     reference, terminal = event_prices(ev, bars, known)
@@ -190,19 +190,19 @@ def resolve_event(lg: League, ev: Event, bars: Bars, known: Known | None = None)
     }
 
 
-def _band_days(lg: League, ref_at: datetime) -> list[date]:
+def _band_days(lg: Reading, ref_at: datetime) -> list[date]:
     """The four sessions before the reference's day whose minutes make its draw band (scoring.md §1)."""
     day = ref_at.astimezone(ET).date()
     return lg.calendar.sessions_before(lg.calendar.session_on_or_after(day), DRAW_BAND_SESSIONS)
 
 
-def _band_sessions(lg: League, symbol: str, ref_at: datetime, bars: Bars) -> list[Sequence[Bar]]:
+def _band_sessions(lg: Reading, symbol: str, ref_at: datetime, bars: Bars) -> list[Sequence[Bar]]:
     """The regular-session bars of the four sessions before the reference's day."""
     return [bars.get(symbol, lg.calendar.session_open(s), lg.calendar.session_close(s)) or []
             for s in _band_days(lg, ref_at)]
 
 
-def noise_rolls(lg: League, events: Collection[Event]) -> dict[str, list[str]]:
+def noise_rolls(lg: Reading, events: Collection[Event]) -> dict[str, list[str]]:
     """Per market: the recorded futures rolls inside its draw band's sessions (the minutes the band left
     out straddle one of these), sealed in the score line as ``noise_rolls``; markets without one are absent."""
     out: dict[str, list[str]] = {}
@@ -220,11 +220,11 @@ def noise_rolls(lg: League, events: Collection[Event]) -> dict[str, list[str]]:
 
 
 # ------------------------------------------------------------------------------- jobs
-def _scored(lg: League, kind: str, session: str, horizon: str) -> bool:
+def _scored(lg: Reading, kind: str, session: str, horizon: str) -> bool:
     return any(isinstance(x, records.Score) and x.horizon == horizon for x in lg.index.of_kind(kind, session))
 
 
-def score_line(lg: League, session: str, horizon: str, markets: Collection[str] | None = None) -> ScoreLine:
+def score_line(lg: Reading, session: str, horizon: str, markets: Collection[str] | None = None) -> ScoreLine:
     """The score of one session at one horizon: the counting rule's rows, each event resolved with
     prices now, each counted row's outcome and Brier score (a ``score`` line, or ``score_h``).
     ``markets`` limits a ``score_h`` line to the markets whose events have ended (see :func:`end_groups`)."""
@@ -265,26 +265,26 @@ def job_score(lg: League, session: str) -> list[int]:
     by-hand run names: a sealed score is never redone, so it must not be early.
     """
     sealed: list[int] = []
-    if lg.index.runs(session) and not _scored(lg, "score", session, "1d"):
+    if lg.books.index.runs(session) and not _scored(lg.view, "score", session, "1d"):
         if horizon_ended(lg, date.fromisoformat(session), "1d"):
-            sealed.append(lg.seal(score_line(lg, session, "1d")).n)
+            sealed.append(lg.books.seal(score_line(lg.view, session, "1d")).n)
         else:
             log.warning("score.not_yet", session=session, now=iso_seconds(lg.clock.now()))
     today = min(date.fromisoformat(session), lg.clock.now().date())
-    for earlier, horizon, codes in windows_closing(lg, today):
+    for earlier, horizon, codes in windows_closing(lg.view, today):
         if group_ended(lg, date.fromisoformat(earlier), horizon, codes):
-            sealed.append(lg.seal(score_line(lg, earlier, horizon, codes)).n)
+            sealed.append(lg.books.seal(score_line(lg.view, earlier, horizon, codes)).n)
     return sealed
 
 
-def _market_end(lg: League, m: MarketSpec, session: date, horizon: str) -> date:
+def _market_end(calendar: Calendar, m: MarketSpec, session: date, horizon: str) -> date:
     """The day a market's event ends: a session for daily markets, a calendar day for 24x7 ones."""
     if m.daily:
-        return lg.calendar.horizon_end_session(session, horizon)
-    return lg.calendar.horizon_end_day(session, horizon)
+        return calendar.horizon_end_session(session, horizon)
+    return calendar.horizon_end_day(session, horizon)
 
 
-def end_groups(lg: League, session: date, horizon: str) -> dict[date, frozenset[str]]:
+def end_groups(lg: Sealed, session: date, horizon: str) -> dict[date, frozenset[str]]:
     """The horizon's markets grouped by the first scoring session on or after the day their events
     end (empty beyond the calendar); a pure function of the config and calendar, so each (session,
     horizon) is computed once for them (every close looks at every session of the memory window).
@@ -314,11 +314,11 @@ def _groups_memo(config: Config, calendar: Calendar) -> dict[tuple[date, str], d
     return hit[2]
 
 
-def _end_groups(lg: League, session: date, horizon: str) -> dict[date, frozenset[str]]:
+def _end_groups(lg: Sealed, session: date, horizon: str) -> dict[date, frozenset[str]]:
     groups: dict[date, set[str]] = {}
     try:
         for m in market_specs(lg, horizon):
-            run = lg.calendar.session_on_or_after(_market_end(lg, m, session, horizon))
+            run = lg.calendar.session_on_or_after(_market_end(lg.calendar, m, session, horizon))
             groups.setdefault(run, set()).add(m.code)
     except Exception:  # noqa: BLE001 - beyond the calendar: not due yet
         return {}
@@ -329,11 +329,11 @@ def group_ended(lg: League, session: date, horizon: str, codes: Collection[str])
     """True once the clock is past the end of the events of ``codes`` at this horizon (plus one
     minute, so the last bar has closed)."""
     ends = []
-    for m in market_specs(lg, horizon):
+    for m in market_specs(lg.view, horizon):
         if m.code not in codes:
             continue
         try:
-            ends.append(lg.calendar.capped_end(_market_end(lg, m, session, horizon), m.end_time))
+            ends.append(lg.market.calendar.capped_end(_market_end(lg.market.calendar, m, session, horizon), m.end_time))
         except Exception:  # noqa: BLE001 - beyond the calendar: not ended
             return False
     return bool(ends) and lg.clock.now() >= max(ends) + timedelta(minutes=1)
@@ -341,10 +341,10 @@ def group_ended(lg: League, session: date, horizon: str, codes: Collection[str])
 
 def horizon_ended(lg: League, session: date, horizon: str) -> bool:
     """True once every market's event at this horizon has ended."""
-    return group_ended(lg, session, horizon, {m.code for m in market_specs(lg, horizon)})
+    return group_ended(lg, session, horizon, {m.code for m in market_specs(lg.view, horizon)})
 
 
-def _scored_markets(lg: League, sessions: list[str]) -> dict[tuple[str, str], set[str]]:
+def _scored_markets(lg: Reading, sessions: list[str]) -> dict[tuple[str, str], set[str]]:
     """(session, horizon) -> the markets some sealed ``score_h`` line of these sessions already scored."""
     done: dict[tuple[str, str], set[str]] = {}
     known, kept = _LINE_MARKETS.get(lg, {}), {}
@@ -363,10 +363,10 @@ def _line_markets(line: records.Score) -> frozenset[str]:
 
 
 #: The markets of each sealed ``score_h`` line, by league and line number.
-_LINE_MARKETS: WeakKeyDictionary[League, dict[int, frozenset[str]]] = WeakKeyDictionary()
+_LINE_MARKETS: WeakKeyDictionary[Reading, dict[int, frozenset[str]]] = WeakKeyDictionary()
 
 
-def windows_closing(lg: League, today: date) -> list[tuple[str, str, frozenset[str]]]:
+def windows_closing(lg: Reading, today: date) -> list[tuple[str, str, frozenset[str]]]:
     """(session, horizon, markets) whose scoring session (:func:`end_groups`) is ``today`` or earlier
     and are not yet scored, one entry per group, oldest first.
 

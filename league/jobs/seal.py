@@ -55,7 +55,7 @@ def seal_on_arrival(lg: League, pend: Pending, arrived: Future[SeatReply], *, se
     except Exception as exc:  # noqa: BLE001 - recorded for `league run` and handed to whoever waits
         log.exception("seal.failed", seat=pend.seat, run_id=pend.run_id)
         metrics.SEAL_FAILURES.inc()
-        lg.seal_failures.append(f"{pend.run_id} {pend.seat}: {exc}")
+        lg.asking.seal_failures.append(f"{pend.run_id} {pend.seat}: {exc}")
         sealed.set_exception(exc)
         return
     sealed.set_result(reply)
@@ -77,7 +77,7 @@ def seal_record(lg: League, record: ReplyRecord) -> None:
     }
     if encoding != RAW_UTF8:
         content["raw_encoding"] = encoding
-    lg.seal(ReplyRecordLine.from_content(content))
+    lg.books.seal(ReplyRecordLine.from_content(content))
     log.warning("seal.reply_record", seat=record.seat, reason=record.reason, worker=record.worker, run_id=run_id)
 
 
@@ -86,7 +86,7 @@ def _asked(lg: League, seat_ask_sha256: str, seat: str) -> tuple[str, str, int]:
     when the chain has none (read from the file: records are rare and the chain is the truth)."""
     found = ("", "", 0)
     try:
-        for line in iter_lines(lg.asks.path):
+        for line in iter_lines(lg.books.asks.path):
             c = line.content
             if line.kind == "ask" and c.get("ask_sha256") == seat_ask_sha256 and c.get("seat") == seat:
                 found = (str(c.get("run_id", "")), str(c.get("session", "")), int(c.get("attempt", 0)))
@@ -98,19 +98,19 @@ def _asked(lg: League, seat_ask_sha256: str, seat: str) -> tuple[str, str, int]:
 def pump(lg: League, until: datetime) -> int:
     """Simulated clock only: seal every reply that has arrived by ``until``, in arrival order.
 
-    Each sealed reply leaves ``lg.pending`` at once, so a reply is never sealed twice. A reply whose
+    Each sealed reply leaves ``lg.asking.pending`` at once, so a reply is never sealed twice. A reply whose
     seal fails (the book cannot be written: full disk…) stays pending for the next pump, and so do the
     replies that arrived after it: they are sealed in arrival order, as an uninterrupted run seals
     them (the fault season, docs/reliability.md), and :class:`SealFailed` is raised."""
     if not lg.simulated:
         return 0
     until = max(until, lg.clock.now())  # whatever has arrived by now is sealed, even when a job is late
-    for p in lg.pending:
+    for p in lg.asking.pending:
         p.future.result()
-    due = sorted((p for p in lg.pending if p.future.result().finished_at <= until),
+    due = sorted((p for p in lg.asking.pending if p.future.result().finished_at <= until),
                  key=lambda p: (p.future.result().finished_at, p.seat))
     sealed, failed = 0, []
-    with lg.indexing_batch(), _RawAhead(lg, [p.future.result() for p in due]) as ahead:
+    with lg.books.indexing_batch(), _RawAhead(lg, [p.future.result() for p in due]) as ahead:
         for k, p in enumerate(due):  # the index gets the replies sealed here in one transaction
             reply = p.future.result()
             assert isinstance(lg.clock, SimulatedClock)
@@ -122,7 +122,7 @@ def pump(lg: League, until: datetime) -> int:
                 log.exception("seal.failed", seat=p.seat, run_id=p.run_id)
                 failed.append(f"{p.run_id} {p.seat}: {exc}")
                 break
-            lg.pending.remove(p)
+            lg.asking.pending.remove(p)
             sealed += 1
     if failed:
         raise SealFailed(f"{len(failed)} replies could not be sealed: {'; '.join(failed)[:1000]}",
@@ -260,7 +260,7 @@ def seal_fault(lg: League, run_id: str, session: str, seat: str, attempt: int, d
     bounds): its ``seat_fault`` silence, sealed at once, so the seat's morning is accounted for and every
     other seat's goes on."""
     log.error("seal.seat_fault", seat=seat, run_id=run_id, detail=detail)
-    lg.seal(SilenceLine.from_content({
+    lg.books.seal(SilenceLine.from_content({
         "run_id": run_id, "session": session, "seat": seat, "attempt": attempt,
         "failure": str(FailureClass.SEAT_FAULT), "detail": clean_text(detail, DETAIL_CAP),
         "booked_at": iso_seconds(lg.clock.now())}))
@@ -274,7 +274,7 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
     if reply.silent:
         model = IncidentLine if reply.failure and reply.failure.is_incident else SilenceLine
         failure = str(reply.failure or "no_reply")
-        lg.seal(model.from_content({
+        lg.books.seal(model.from_content({
             "run_id": p.run_id, "session": p.session, "seat": p.seat, "attempt": p.attempt,
             "failure": failure, "detail": clean_text(reply.detail, DETAIL_CAP),
             "booked_at": iso_seconds(reply.finished_at), **json_safe(fetch_fields(reply))}))
@@ -282,11 +282,11 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
         return
     content = _answer_content(lg, p, reply)
     try:
-        lg.seal(AnswerLine.from_content(content))
+        lg.books.seal(AnswerLine.from_content(content))
     except InvalidRecord as exc:  # a last guard: the line is sealed without what could not be written
         log.error("seal.answer_unwritable", seat=p.seat, run_id=p.run_id, error=exc.message)
         content = _bare_answer(content, exc.message)
-        lg.seal(AnswerLine.from_content(content))
+        lg.books.seal(AnswerLine.from_content(content))
     metrics.reply_sealed(p.seat, str(content["status"]), time.perf_counter() - started)
     if lg.stages.stamps and lg.config.settings.stamps.per_answer:
         stamp_answer(lg, p.session)
@@ -310,7 +310,7 @@ def _answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, Any]:
         "usage": _usage(reply.usage), "elapsed_s": round((reply.finished_at - reply.started_at).total_seconds(), 3),
         **json_safe(fetch_fields(reply)),
     }
-    if lg.config.roster.blind and not lg.index.of_kind("reveal"):
+    if lg.config.roster.blind and not lg.books.index.of_kind("reveal"):
         content = masked(content)
     if encoding != RAW_UTF8:
         content["raw_encoding"] = encoding

@@ -18,8 +18,8 @@ log = structlog.get_logger(__name__)
 
 
 def answered_seats(lg: League, session: str) -> set[str]:
-    runs = {r.run_id for r in counted_runs(lg, session)}
-    return {a.seat for a in lg.index.answers(runs)}
+    runs = {r.run_id for r in counted_runs(lg.view, session)}
+    return {a.seat for a in lg.books.index.answers(runs)}
 
 
 def asks_in_flight(lg: League, session: str) -> set[str]:
@@ -29,15 +29,15 @@ def asks_in_flight(lg: League, session: str) -> set[str]:
     seat is not asked again (a restart between 09:00 and 09:30 would otherwise ask every seat twice).
     """
     now = lg.clock.now()
-    busy = {p.seat for p in lg.pending if p.session == session
+    busy = {p.seat for p in lg.asking.pending if p.session == session
             and (not p.future.done() or p.future.result().finished_at > now)}
-    busy |= {seat for (sess, seat), fut in lg.inflight_by_seat.items() if sess == session and not fut.done()}
+    busy |= {seat for (sess, seat), fut in lg.asking.inflight_by_seat.items() if sess == session and not fut.done()}
     return busy
 
 
 def job_second_wave(lg: League, session: str) -> str | None:
     """Ask seats still silent at the second-wave time again, under their own run line and ask hash."""
-    runs = counted_runs(lg, session)
+    runs = counted_runs(lg.view, session)
     if not runs or any(r.attempt == 2 for r in runs):
         return None
     in_flight = asks_in_flight(lg, session)
@@ -53,8 +53,8 @@ def stamp_first_wave(lg: League, session: str) -> StampResult | None:
     """The first wave's seals are a batch: stamp them before the second wave, once. A daemon restarted
     in the middle of the second wave (its roster already in the ask chain) does not stamp again: the
     first wave was stamped before that roster, and the books' heads have moved on since."""
-    runs = counted_runs(lg, session)
-    started = any(r.attempt == 2 for r in runs) or lg.asks.roster_of(next_run_id(lg, session)) is not None
+    runs = counted_runs(lg.view, session)
+    started = any(r.attempt == 2 for r in runs) or lg.books.asks.roster_of(next_run_id(lg, session)) is not None
     if runs and started:
         log.info("second_wave.first_wave_already_stamped", session=session)
         return None

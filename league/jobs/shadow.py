@@ -22,7 +22,7 @@ from league.book.lines import ShadowWeightsLine
 from league.calendar import Calendar
 from league.config import Config
 from league.counting import Sealed
-from league.jobs.context import League
+from league.jobs.context import League, SeasonView
 from league.jsonvalue import Json, obj, text
 from league.publish.forecasts import iter_rows
 from league.scoring import council
@@ -81,7 +81,7 @@ class _UpTo:
     a row of a session depends only on that session's runs, their answers and score lines, and the
     corrections, so the rows of the window are the same through this view."""
 
-    def __init__(self, lg: League, last: str) -> None:
+    def __init__(self, lg: SeasonView, last: str) -> None:
         self._lg, self._last = lg, last
 
     @property
@@ -122,7 +122,7 @@ def frozen_weights(lg: League, version: str, window: list[str]) -> dict[str, Jso
     weights are sealed late, or a synthetic one without them, paid the whole history at a score job."""
     wanted = set(window)
     rows = []
-    for r in iter_rows(_UpTo(lg, window[-1])):
+    for r in iter_rows(_UpTo(lg.view, window[-1])):
         if r["session"] > window[-1]:
             break
         if r["methodology_version"] == version and r["session"] in wanted:
@@ -132,12 +132,12 @@ def frozen_weights(lg: League, version: str, window: list[str]) -> dict[str, Jso
 
 def seal_shadow_weights(lg: League, session: str) -> int | None:
     """Seal the frozen weights when the session completes a segment's design window (else nothing)."""
-    found = due(lg, session)
+    found = due(lg.view, session)
     if found is None:
         return None
     version, window = found
     weights = frozen_weights(lg, version, window)
-    line = lg.seal(ShadowWeightsLine(session=session, methodology_version=version, window=window,
+    line = lg.books.seal(ShadowWeightsLine(session=session, methodology_version=version, window=window,
                                      weights=weights))
     log.info("shadow_weights.sealed", line=line.n, version=version, seats=len(obj(weights.get("weights"))))
     return line.n

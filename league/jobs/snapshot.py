@@ -233,7 +233,7 @@ def job_snapshot(lg: League, session: str) -> dict[str, Any]:
     if path.exists():
         loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         return loaded
-    snap = take_snapshot(lg.config.markets.markets, lg.prices, lg.calendar, lg.clock.now())
+    snap = take_snapshot(lg.config.markets.markets, lg.market.prices, lg.market.calendar, lg.clock.now())
     body = snap.as_json()
     record = {"session": session, "sha256": snap.sha256, "snapshot": body, **crowd_quotes(lg, session)}
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -248,7 +248,7 @@ def crowd_quotes(lg: League, session: str) -> dict[str, Any]:
 
     A failing venue leaves the list empty with the error named; the day goes on without a crowd.
     """
-    provider = lg.crowd
+    provider = lg.market.crowd
     if provider is None:
         return {"crowd": []}
     try:

@@ -31,11 +31,11 @@ def stamper_for(lg: League) -> Stamps:
     return _STAMPERS[lg]
 
 
-def stamped_books(lg: League) -> list[tuple[str, Path]]:
-    """(published name, live path) of every book a stamped list names: the council's two, and the CLI
-    contest's once it exists, so a sweep's sealed SHA-256 gets the same outside time as an answer."""
-    books = [(name, lg.books_dir / name) for name in BOOKS]
-    contest = lg.books_dir / CONTEST_BOOK
+def stamped_books(books_dir: Path) -> list[tuple[str, Path]]:
+    """(published name, live path) of every book in ``books_dir`` a stamped list names: the council's two,
+    and the CLI contest's once it exists, so a sweep's sealed SHA-256 gets the same outside time as an answer."""
+    books = [(name, books_dir / name) for name in BOOKS]
+    contest = books_dir / CONTEST_BOOK
     if contest.is_file():
         books.append((CONTEST_PUBLISHED, contest))
     return books
@@ -67,7 +67,7 @@ def stamp_note(lg: League, note: str) -> StampResult | None:
     """A stamped list with a free note (the contest's sweep seals and nightly resolutions)."""
     if not lg.stages.stamps:
         return None
-    return stamper_for(lg).stamp_books(stamped_books(lg), note=note)
+    return stamper_for(lg).stamp_books(stamped_books(lg.books.dir), note=note)
 
 
 def stamp_release(lg: League, public: Path, manifest: str) -> StampResult | None:
@@ -94,7 +94,8 @@ def stamp_answer(lg: League, session: str) -> StampResult | None:
     stamps = lg.config.settings.stamps
     if not stamps.tsa and not stamps.local_tsa:
         return None  # no authority configured: nothing to ask for a token
-    return stamper_for(lg).stamp_books(stamped_books(lg), note=f"answer seal, session {session}", only={"rfc3161"})
+    return stamper_for(lg).stamp_books(stamped_books(lg.books.dir), note=f"answer seal, session {session}",
+                                       only={"rfc3161"})
 
 
 def stamp_upgrade(lg: League, session: str) -> list[tuple[Path, bool]] | None:

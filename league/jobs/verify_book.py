@@ -19,7 +19,8 @@ import structlog
 from league.book.checkpoint import Checkpoint, full_scan
 from league.book.startup import LineStore, is_line_store, nightly_check
 from league.errors import ChainBroken, LeagueError
-from league.jobs.context import COUNCIL_BOOK, League
+from league.jobs.books import COUNCIL_BOOK
+from league.jobs.context import League
 from league.ops import health as ops_health
 from league.ops import metrics
 
@@ -32,15 +33,15 @@ def verify_book_now(lg: League, *, by: str) -> Checkpoint | None:
     """Verify the ask chain, then the council book, in full up to their current heads; with a database,
     move the council book's checkpoint there (returned). Raises :class:`ChainBroken` (or another
     LeagueError) on the first bad line; a bad ask chain leaves the checkpoint where it was."""
-    with lg._lock:  # the heads as sealed right now; later appends are not part of this check
-        upto, link = lg.book.lines, lg.book.last_link
-        asks_upto, asks_link = lg.asks.book.lines, lg.asks.book.last_link
-    verify_asks(lg.asks.path, asks_upto, asks_link)
-    if lg.store is None or not is_line_store(lg.store):
-        _verify_to(lg.book.path, upto, link)
+    with lg.books.frozen():  # the heads as sealed right now; later appends are not part of this check
+        upto, link = lg.books.book.lines, lg.books.book.last_link
+        asks_upto, asks_link = lg.books.asks.book.lines, lg.books.asks.book.last_link
+    verify_asks(lg.books.asks.path, asks_upto, asks_link)
+    if lg.books.store is None or not is_line_store(lg.books.store):
+        _verify_to(lg.books.book.path, upto, link)
         return None
-    return nightly_check(lg.book.path, upto=upto, link=link, store=cast(LineStore, lg.store), book=COUNCIL_BOOK,
-                         now=lg.clock.now, by=by)
+    return nightly_check(lg.books.book.path, upto=upto, link=link, store=cast(LineStore, lg.books.store),
+                         book=COUNCIL_BOOK, now=lg.clock.now, by=by)
 
 
 def verify_asks(path: Path, upto: int, link: str) -> None:
@@ -71,15 +72,16 @@ def nightly(lg: League, health: ops_health.Health | None = None, *, by: str = "n
         cp = verify_book_now(lg, by=by)
     except (LeagueError, OSError, ValueError) as exc:
         why = getattr(exc, "message", str(exc))
-        log.error("book.verification_failed", book=str(lg.book.path), error=why,
-                  fix=f"run `league verify {lg.book.path}` and compare with a backup; the checkpoint was not moved")
+        log.error("book.verification_failed", book=str(lg.books.book.path), error=why,
+                  fix=f"run `league verify {lg.books.book.path}` and compare with a backup; "
+                      "the checkpoint was not moved")
         health.degrade(HEALTH_KEY, why)
         metrics.book_verification(False, time.perf_counter() - started)
         return False
     metrics.book_verification(True, time.perf_counter() - started)
     health.recover(HEALTH_KEY)
-    dropped = lg.refresh_window()
-    log.info("book.verified", book=str(lg.book.path), lines=cp.lines if cp else None, window_dropped=dropped,
+    dropped = lg.books.refresh_window()
+    log.info("book.verified", book=str(lg.books.book.path), lines=cp.lines if cp else None, window_dropped=dropped,
              seconds=round(time.perf_counter() - started, 3))
     return True
 

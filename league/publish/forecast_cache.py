@@ -50,7 +50,7 @@ from league.jsonvalue import Json
 from league.publish.errors import PublishError
 from league.publish.forecasts import COLUMNS, RowContext, session_rows_of
 from league.publish.memory import fork_frozen
-from league.records import Sealed as SealedRecord
+from league.records import Sealed as SeasonView
 
 log = structlog.get_logger(__name__)
 
@@ -130,7 +130,7 @@ def session_keys(lg: Sealed, sessions: Iterable[str], common: str) -> dict[str, 
 
 
 #: A line as an index keeps it: a typed record (a whole line) or a body cut to its key fields (a slim view).
-Kept = SealedRecord | Body
+Kept = SeasonView | Body
 
 
 def _get(item: Kept, name: str) -> Json:

@@ -39,7 +39,7 @@ def demo_league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
             build_league(config, clock, anchor=days[0], stages=Stages(publish=False)) as lg:
         from league.demo import synthetic_crowd
 
-        lg.crowd = synthetic_crowd(lg, 3)
+        lg.market.crowd = synthetic_crowd(lg.view, 3)
         use_services(lg, **services)
         for day in days:
             run_session(lg, day)

@@ -51,8 +51,8 @@ def test_no_probability_leaves_the_api_before_the_score_line(tmp_path: Path) -> 
                       stages=Stages(publish=False)) as lg:
         catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION, time(10, 0)), before_each=lambda f: pump(lg, f.at))
         pump(lg, et_time(SESSION, time(10, 0)))
-        answers = lg.index.of_kind("answer", DAY)
-        assert answers and not lg.index.of_kind("score", DAY)
+        answers = lg.books.index.of_kind("answer", DAY)
+        assert answers and not lg.books.index.of_kind("score", DAY)
         fix = cell_correction(lg, of=answers[-1].n, market="SPX", horizon="1d", reason="restored from receipt",
                               cell={"prob_up": 42.0, "cell_status": "elicited"}, source="receipt")
         corrected = seal_correction(lg, fix).n  # a corrected cell is a probability: held back like the answer
@@ -71,7 +71,7 @@ def test_no_probability_leaves_the_api_before_the_score_line(tmp_path: Path) -> 
         assert {x["n"] for x in shown} == {a.n for a in answers}
         catch_up(lg, et_time(SESSION, time(10, 0)), et_time(SESSION, time(16, 30)),
                  before_each=lambda f: pump(lg, f.at))
-        assert lg.index.of_kind("score", DAY)
+        assert lg.books.index.of_kind("score", DAY)
         after = [json.loads(x) for x in client.get("/api/lines").text.splitlines()]
         whole = [x for x in after if x["kind"] == "answer"]
         assert whole and not any(x.get("embargoed") for x in whole)

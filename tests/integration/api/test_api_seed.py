@@ -50,7 +50,7 @@ def test_seeded_index_serves_what_the_whole_book_serves(tmp_path: Path) -> None:
     with lg:
         catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION, time(10, 0)), before_each=lambda f: pump(lg, f.at))
         pump(lg, et_time(SESSION, time(10, 0)))
-        answers = lg.index.of_kind("answer", DAY)
+        answers = lg.books.index.of_kind("answer", DAY)
         fix = cell_correction(lg, of=answers[-1].n, market="SPX", horizon="1d", reason="restored from receipt",
                               cell={"prob_up": 42.0, "cell_status": "elicited"}, source="receipt")
         seal_correction(lg, fix)

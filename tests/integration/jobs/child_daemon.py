@@ -30,7 +30,7 @@ def main() -> None:
     hour, minute = (int(x) for x in stop.split(":"))
     until = et_time(session, time(hour, minute))
     catch_up(lg, et_time(session, time(3, 0)), until, ledger=store, before_each=lambda f: pump(lg, f.at))
-    print(lg.book.lines, flush=True)
+    print(lg.books.book.lines, flush=True)
     os.kill(os.getpid(), signal.SIGKILL)
     _ = timedelta
 

@@ -161,7 +161,7 @@ def _season_days(folder: Path, plan: Plan) -> int:
     with local_stamp_services(clock) as services, \
             build_league(config, clock, stages=Stages(publish=False), store=store, anchor=days[0]) as lg:
         add_stand_ins(lg, SEED)
-        lg.prices = _OutagePrices(lg.prices, clock, plan.world.price_outages)  # type: ignore[assignment]
+        lg.market.prices = _OutagePrices(lg.market.prices, clock, plan.world.price_outages)  # type: ignore[assignment]
         _authority_outages(use_services(lg, **services), clock, plan.world.authority_outages)
         if not (config.data_dir / config.settings.portfolio.bill_rates).is_file():  # the demo's set-up, once
             record_bill_rates(lg, days[0] - timedelta(days=10), days[-1])
@@ -186,7 +186,7 @@ def _step(lg: Any, clock: Any, fire_at: datetime, rng: random.Random) -> None:
     """A clock step forward inside the quiet period before ``fire_at`` (no reply arrives before it)."""
     if rng.random() > 0.3:
         return
-    arrivals = [p.future.result().finished_at for p in lg.pending]
+    arrivals = [p.future.result().finished_at for p in lg.asking.pending]
     quiet_until = min([fire_at, *arrivals])
     gap = (quiet_until - clock.now()).total_seconds()
     if gap > 2:

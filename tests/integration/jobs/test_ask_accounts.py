@@ -43,7 +43,7 @@ def test_second_day_ask_shows_each_seat_its_own_accounts(tmp_path: Path) -> None
     with build_league(config, clock, seats=seats, anchor=DAYS[0], stages=Stages(publish=False)) as lg:
         for day in DAYS:
             run_session(lg, day)
-        marks = {(m["league"], m["account"]): m for m in map(as_json, lg.index.of_kind("mark"))
+        marks = {(m["league"], m["account"]): m for m in map(as_json, lg.books.index.of_kind("mark"))
                  if m["session"] == "2026-11-23"}
     first, second = seats["bull"].asks[0], seats["bull"].asks[1]
     assert "No positions yet" in first

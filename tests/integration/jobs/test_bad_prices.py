@@ -46,7 +46,7 @@ def test_outage_and_empty_bars_leave_cells_unresolved(tmp_path: Path) -> None:
     prices = Flaky(SyntheticMarket(7, config.markets.markets, default_calendar()))
     with build_league(config, clock, prices=prices, seats=None, stages=BARE) as lg:
         run_session(lg, SESSION)
-        score = as_json(lg.index.of_kind("score", SESSION.isoformat())[0])
+        score = as_json(lg.books.index.of_kind("score", SESSION.isoformat())[0])
     events = {e["market"]: e for e in score["markets"]}
     for code in ("SPX", "NDX"):
         assert events[code]["status"] == "unresolved"

@@ -27,7 +27,8 @@ from league.clock import SimulatedClock
 from league.compose import build_league
 from league.config import load_config
 from league.demo import demo_sessions
-from league.jobs.context import BARE, COUNCIL_BOOK
+from league.jobs.books import COUNCIL_BOOK
+from league.jobs.context import BARE
 from league.jobs.scheduler import run_job, run_session
 from league.store import open_store
 
@@ -52,8 +53,8 @@ def test_after_a_day_the_database_index_holds_every_line_of_the_book(tmp_path: P
     config = load_config(config_dir)
     calls: list[int] = []
     with build_league(config, clock, stages=BARE, store=open_store(config.database_url)) as lg:
-        assert lg.store is not None
-        real = lg.store.index_lines
+        assert lg.books.store is not None
+        real = lg.books.store.index_lines
 
         def counted(book: str, lines: Any) -> int:
             lines = list(lines)
@@ -61,7 +62,7 @@ def test_after_a_day_the_database_index_holds_every_line_of_the_book(tmp_path: P
                 calls.append(len(lines))
             return real(book, lines)
 
-        lg.store.index_lines = counted  # type: ignore[method-assign]
+        lg.books.store.index_lines = counted  # type: ignore[method-assign]
         run_session(lg, DAYS[0])
         book = _book(data_dir)
         assert _indexed(config.database_url) == book  # complete while the league is still open
@@ -76,16 +77,16 @@ def test_a_jobs_lines_are_in_memory_at_once_and_in_the_database_when_it_ends(tmp
     config = load_config(config_dir)
     with build_league(config, clock, stages=BARE, store=open_store(config.database_url)) as lg:
         run_session(lg, DAYS[0])
-        before = lg.book.lines
+        before = lg.books.book.lines
         seen: list[tuple[int, int, int]] = []
-        real_seal = lg.seal
+        real_seal = lg.books.seal
 
         def watched(line: Any, **kw: Any) -> BookLine:
             sealed = real_seal(line, **kw)
-            seen.append((sealed.n, len(_indexed(config.database_url)), len(lg.index.lines)))
+            seen.append((sealed.n, len(_indexed(config.database_url)), len(lg.books.index.lines)))
             return sealed
 
-        lg.seal = watched  # type: ignore[method-assign]
+        lg.books.seal = watched  # type: ignore[method-assign]
         clock.set(et_time(DAYS[1], time(8, 25)))
         assert run_job(lg, "snapshot", DAYS[1].isoformat()) == "done"
         clock.set(et_time(DAYS[1], time(8, 30)))
@@ -93,7 +94,7 @@ def test_a_jobs_lines_are_in_memory_at_once_and_in_the_database_when_it_ends(tmp
         assert seen, "the ask job sealed nothing"
         for n, in_db, _ in seen:
             assert n > before and in_db == before  # sealed, not yet in the database during the job
-        assert all(lg.index.line(n) is not None for n, _, _ in seen)  # but readable in memory at once
+        assert all(lg.books.index.line(n) is not None for n, _, _ in seen)  # but readable in memory at once
         assert _indexed(config.database_url) == _book(data_dir)  # the job ended: all of it
 
 
@@ -105,16 +106,17 @@ from league.calendar import et_time
 from league.clock import SimulatedClock
 from league.compose import build_league
 from league.config import load_config
-from league.jobs.context import BARE, League
+from league.jobs.books import CouncilBooks
+from league.jobs.context import BARE
 from league.jobs.scheduler import run_session
 from league.store import open_store
 
-League.flush_index = lambda self: 0  # the process dies between the book append and the index write
+CouncilBooks.flush_index = lambda self: 0  # the process dies between the book append and the index write
 config = load_config(Path(sys.argv[1]))
 day = date.fromisoformat(sys.argv[2])
 lg = build_league(config, SimulatedClock(et_time(day, time(7, 0))), stages=BARE, store=open_store(config.database_url))
 run_session(lg, day)
-print(lg.book.lines, flush=True)
+print(lg.books.book.lines, flush=True)
 os._exit(9)
 """
 
@@ -133,7 +135,7 @@ def test_lines_sealed_but_never_indexed_before_a_crash_are_indexed_at_the_next_o
     assert len(_indexed(config.database_url)) == indexed_before  # the dead process indexed nothing
     clock = SimulatedClock(et_time(DAYS[1], time(23, 0)))
     with build_league(config, clock, stages=BARE, store=open_store(config.database_url)) as lg:
-        assert lg.book.lines == sealed
+        assert lg.books.book.lines == sealed
         assert _indexed(config.database_url) == _book(data_dir)  # the open caught the index up
 
 
@@ -144,6 +146,6 @@ def test_the_index_keeps_each_line_as_sealed_with_its_keys_shared(tmp_path: Path
         run_session(lg, DAYS[0])
         for line in iter_lines(data_dir / "books" / "council-book.jsonl"):
             if line.n > 1:  # the opening line was indexed at open, the others as sealed
-                assert lg.index.lines[line.n] == record_of(line)
-        first, second = lg.index.of(records.Answer)[:2]
+                assert lg.books.index.lines[line.n] == record_of(line)
+        first, second = lg.books.index.of(records.Answer)[:2]
         assert first.status is second.status  # one string object for a short value every answer repeats

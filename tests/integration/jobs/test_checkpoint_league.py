@@ -24,7 +24,8 @@ from league.clock import SimulatedClock
 from league.compose import build_league
 from league.config import Config, load_config
 from league.demo import demo_sessions
-from league.jobs.context import BARE, COUNCIL_BOOK
+from league.jobs.books import COUNCIL_BOOK
+from league.jobs.context import BARE
 from league.jobs.scheduler import run_session
 from league.jobs.score import job_score
 from league.jobs.verify_book import HEALTH_KEY, nightly, start_nightly
@@ -42,7 +43,7 @@ def _league(tmp: Path, days: list[date]) -> tuple[Config, SimulatedClock]:
     config_dir, _, clock = league_dir(tmp, BASELINES, et_time(days[0], time(7, 0)))
     config = load_config(config_dir)
     with build_league(config, clock, stages=BARE, store=open_store(config.database_url)) as lg:
-        assert lg.opened.mode == "full"
+        assert lg.books.opened.mode == "full"
         for day in days:
             run_session(lg, day)
         assert nightly(lg, Health())
@@ -66,12 +67,12 @@ def test_reopened_from_the_checkpoint_seals_the_same_next_day(tmp_path: Path) ->
         size = _book(cfg).stat().st_size
         clock = SimulatedClock(et_time(DAYS[2], time(7, 0)))
         with build_league(cfg, clock, stages=BARE, store=open_store(cfg.database_url)) as lg:
-            assert lg.opened.mode == name
-            cp = lg.opened.checkpoint  # the writer counted only the lines after it (Book ``counted``)
+            assert lg.books.opened.mode == name
+            cp = lg.books.opened.checkpoint  # the writer counted only the lines after it (Book ``counted``)
             if name == "checkpoint":
-                assert cp is not None and lg.book._counted == (cp.offset, cp.lines)
+                assert cp is not None and lg.books.book._counted == (cp.offset, cp.lines)
             else:
-                assert lg.book._counted is None
+                assert lg.books.book._counted is None
             run_session(lg, DAYS[2])  # the momentum seat reads yesterday's score line through the index
         sealed[name] = _book(cfg).read_bytes()[size:]
     assert sealed["checkpoint"].count(b"\n") > 3
@@ -96,12 +97,12 @@ def test_a_line_tampered_before_the_checkpoint_is_caught_by_the_nightly_check_an
     health = Health()
     clock = SimulatedClock(et_time(DAYS[1], time(7, 0)))
     with build_league(config, clock, stages=BARE, store=open_store(config.database_url)) as lg:
-        assert lg.opened.mode == "checkpoint"  # lines 1..N are not re-hashed at open (docs/book.md)
+        assert lg.books.opened.mode == "checkpoint"  # lines 1..N are not re-hashed at open (docs/book.md)
         done = threading.Event()
         assert start_nightly(lg, health, done) is not None  # as the daemon runs it: on a thread of its own
         assert done.wait(120)
-        assert lg.store is not None
-        assert lg.store.checkpoint(COUNCIL_BOOK) == before  # not moved
+        assert lg.books.store is not None
+        assert lg.books.store.checkpoint(COUNCIL_BOOK) == before  # not moved
     assert "line 4" in health.degraded[HEALTH_KEY]
     assert health.report()[1]["status"] == "degraded"
     assert metrics.BOOK_CHECKS.labels(outcome="failed")._value.get() == failed + 1
@@ -124,8 +125,8 @@ def test_a_tampered_ask_line_is_caught_by_the_nightly_check_and_verify(tmp_path:
     clock = SimulatedClock(et_time(DAYS[1], time(7, 0)))
     with build_league(config, clock, stages=BARE, store=open_store(config.database_url)) as lg:
         assert not nightly(lg, health)
-        assert lg.store is not None
-        assert lg.store.checkpoint(COUNCIL_BOOK) == before  # not moved
+        assert lg.books.store is not None
+        assert lg.books.store.checkpoint(COUNCIL_BOOK) == before  # not moved
     assert "asks.jsonl: line 2" in health.degraded[HEALTH_KEY]
     result = CliRunner().invoke(app, ["verify", str(asks)])
     assert result.exit_code != 0 and "line 2" in f"{result.output} {result.exception}"
@@ -139,13 +140,13 @@ def test_an_old_session_leaves_memory_but_its_six_month_score_still_reads_it(tmp
                                          cal.horizon_end_day(DAYS[0], "6m") + timedelta(days=1)))
     later = SimulatedClock(et_time(closes + timedelta(days=60), time(7, 0)))
     with build_league(config, later, stages=BARE, store=open_store(config.database_url)) as lg:
-        assert lg.opened.mode == "checkpoint"
-        in_memory = {getattr(b, "session", None) for b in lg.index.lines.values()}
-        assert day0 not in in_memory and lg.index.partial  # the window dropped it ...
-        day_score = [as_json(x) for x in lg.index.of_kind("score", day0)]  # ... but the index still reads it back
+        assert lg.books.opened.mode == "checkpoint"
+        in_memory = {getattr(b, "session", None) for b in lg.books.index.lines.values()}
+        assert day0 not in in_memory and lg.books.index.partial  # the window dropped it ...
+        day_score = [as_json(x) for x in lg.books.index.of_kind("score", day0)]  # ... but the index still reads it back
         assert len(day_score) == 1
         sealed = job_score(lg, closes.isoformat())
-        six = [x for x in map(as_json, lg.index.of_kind("score_h", day0)) if x["horizon"] == "6m"]
+        six = [x for x in map(as_json, lg.books.index.of_kind("score_h", day0)) if x["horizon"] == "6m"]
     assert sealed and six
     refs = {m["market"]: m["reference"] for m in day_score[0]["markets"] if not m.get("late_ref")}
     events = {m["market"]: m for x in six for m in x["markets"]}
@@ -159,10 +160,10 @@ def test_a_league_without_database_keeps_the_window_and_streams_the_rest(tmp_pat
     later = SimulatedClock(et_time(DAYS[0] + timedelta(days=400), time(7, 0)))
     db = open_store(config.database_url) if store else None
     with build_league(config, later, stages=BARE, store=db) as lg:
-        assert lg.opened.mode == ("checkpoint" if store else "full")
-        assert not any(getattr(b, "session", None) == DAYS[0].isoformat() for b in lg.index.lines.values())
-        assert lg.index.runs(DAYS[0].isoformat())[0].session == DAYS[0].isoformat()
-        assert lg.index.of_kind("opening")  # sticky
+        assert lg.books.opened.mode == ("checkpoint" if store else "full")
+        assert not any(getattr(b, "session", None) == DAYS[0].isoformat() for b in lg.books.index.lines.values())
+        assert lg.books.index.runs(DAYS[0].isoformat())[0].session == DAYS[0].isoformat()
+        assert lg.books.index.of_kind("opening")  # sticky
 
 
 def test_a_running_league_moves_its_window_as_days_pass(tmp_path: Path) -> None:
@@ -170,12 +171,12 @@ def test_a_running_league_moves_its_window_as_days_pass(tmp_path: Path) -> None:
     config = load_config(config_dir)
     with build_league(config, clock, stages=BARE, store=open_store(config.database_url)) as lg:
         run_session(lg, DAYS[0])
-        held = lg.index
-        runs = lg.index.runs(DAYS[0].isoformat())
-        assert lg.refresh_window() == 0 and lg.index is held  # a day later: nothing leaves
+        held = lg.books.index
+        runs = lg.books.index.runs(DAYS[0].isoformat())
+        assert lg.books.refresh_window() == 0 and lg.books.index is held  # a day later: nothing leaves
         clock.advance(timedelta(days=300))
-        assert lg.refresh_window() > 0
-        assert lg.index is not held and held.runs(DAYS[0].isoformat()) == runs  # a reader's old view stays whole
-        assert not any(getattr(b, "session", None) == DAYS[0].isoformat() for b in lg.index.lines.values())
-        assert lg.index.runs(DAYS[0].isoformat()) == runs  # read back from the database
-        assert lg.index.of_kind("opening")
+        assert lg.books.refresh_window() > 0
+        assert lg.books.index is not held and held.runs(DAYS[0].isoformat()) == runs  # a reader's old view stays whole
+        assert not any(getattr(b, "session", None) == DAYS[0].isoformat() for b in lg.books.index.lines.values())
+        assert lg.books.index.runs(DAYS[0].isoformat()) == runs  # read back from the database
+        assert lg.books.index.of_kind("opening")

@@ -31,24 +31,24 @@ def demo_league(tmp_path: Path, sessions: int, *, stand_ins: bool = True) -> Ite
     with build_league(load_config(config_dir), clock, seats=None, stages=BARE, anchor=days[0]) as lg:
         if stand_ins:
             add_stand_ins(lg, 7)
-            assert lg.ask_context is not None
+            assert lg.asking.ask_context is not None
         yield lg, days
 
 
 def test_hints_with_bars_kept_across_sessions_are_the_fresh_ones(tmp_path: Path) -> None:
     with demo_league(tmp_path, 12) as (lg, days):
-        assert lg.ask_context is not None
+        assert lg.asking.ask_context is not None
         for day in days:
-            fresh = oracle_hints(lg, day)
+            fresh = oracle_hints(lg.view, day)
             assert any(fresh.values())
-            assert lg.ask_context(lg, day.isoformat())["hint"] == fresh
+            assert lg.asking.ask_context(lg, day.isoformat())["hint"] == fresh
 
 
 def test_forgetting_drops_old_days_and_everything_after_an_error(tmp_path: Path) -> None:
     with demo_league(tmp_path, 3, stand_ins=False) as (lg, days):
-        bars = Bars(lg)
-        oracle_hints(lg, days[0], bars)
-        oracle_hints(lg, days[2], bars)
+        bars = Bars(lg.view)
+        oracle_hints(lg.view, days[0], bars)
+        oracle_hints(lg.view, days[2], bars)
         first = min(k[1] for k in bars.days)
         forget_bars_before(bars, days[2])
         assert bars.days and min(k[1] for k in bars.days) >= days[2] > first
@@ -60,10 +60,10 @@ def test_forgetting_drops_old_days_and_everything_after_an_error(tmp_path: Path)
 
 def test_a_price_source_put_in_later_is_read_afresh(tmp_path: Path) -> None:
     with demo_league(tmp_path, 2) as (lg, days):
-        assert lg.ask_context is not None
-        lg.ask_context(lg, days[0].isoformat())
+        assert lg.asking.ask_context is not None
+        lg.asking.ask_context(lg, days[0].isoformat())
         calls: list[Any] = []
-        inner = lg.prices
+        inner = lg.market.prices
 
         class Counting:
             name = "counting"
@@ -79,8 +79,8 @@ def test_a_price_source_put_in_later_is_read_afresh(tmp_path: Path) -> None:
             def __getattr__(self, item: str) -> Any:
                 return getattr(inner, item)
 
-        lg.prices = Counting()  # type: ignore[assignment]
-        got = lg.ask_context(lg, days[1].isoformat())["hint"]
+        lg.market.prices = Counting()  # type: ignore[assignment]
+        got = lg.asking.ask_context(lg, days[1].isoformat())["hint"]
         n = len(calls)
-        assert n > 0 and got == oracle_hints(lg, days[1])
+        assert n > 0 and got == oracle_hints(lg.view, days[1])
         assert len(calls) == 2 * n  # the fresh read above asked the source for exactly the same days

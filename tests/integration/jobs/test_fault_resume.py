@@ -126,7 +126,7 @@ def test_killed_in_the_fan_out_the_restart_asks_the_rest(tmp_path: Path, monkeyp
     lg = build_league(config, SimulatedClock(et_time(SESSION, time(8, 0))), stages=BARE)
     with pytest.raises(_Died):
         _day(lg, ledger=False)
-    lg.pending.clear()  # its memory dies with it
+    lg.asking.pending.clear()  # its memory dies with it
     lg.close()
     monkeypatch.setattr(Book, "_put", put)
     asks = [json.loads(x) for x in raw_lines(config.data_dir / "books" / "asks.jsonl")]
@@ -141,11 +141,11 @@ def test_a_restart_seals_no_second_roster_for_a_run(tmp_path: Path) -> None:
     clock = SimulatedClock(et_time(SESSION, time(8, 30)))
     with build_league(config, clock, stages=BARE) as lg:
         specs = list(config.roster.seat)
-        first = lg.asks.seal_roster("2026-11-24-r1", "2026-11-24", specs, {"SPX": ["1d"]}, clock.now(), clock.now(),
-                                    "once", "counted")
+        first = lg.books.asks.seal_roster("2026-11-24-r1", "2026-11-24", specs, {"SPX": ["1d"]}, clock.now(),
+                                          clock.now(), "once", "counted")
     with build_league(config, clock, stages=BARE) as lg:
-        again = lg.asks.seal_roster("2026-11-24-r1", "2026-11-24", specs, {"SPX": ["1d"]}, clock.now(), clock.now(),
-                                    "once", "counted")
+        again = lg.books.asks.seal_roster("2026-11-24-r1", "2026-11-24", specs, {"SPX": ["1d"]}, clock.now(),
+                                          clock.now(), "once", "counted")
     assert again == first
     kinds = [json.loads(x)["kind"] for x in raw_lines(config.data_dir / "books" / "asks.jsonl")]
     assert kinds.count("roster") == 1
@@ -169,7 +169,7 @@ def _asked_then_died(tmp_path: Path) -> Path:
     config = load_config(config_dir)
     lg = build_league(config, SimulatedClock(et_time(SESSION, time(8, 0))), stages=BARE)
     catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION, time(8, 31)), before_each=lambda f: pump(lg, f.at))
-    lg.pending.clear()
+    lg.asking.pending.clear()
     lg.close()
     return config_dir
 
@@ -214,7 +214,7 @@ def test_one_opened_league_resumes_once_not_at_every_catch_up(tmp_path: Path,
 
     reads: list[Path] = []
     real = resume._recent_asks
-    monkeypatch.setattr(resume, "_recent_asks", lambda lg, runs: reads.append(lg.asks.path) or real(lg, runs))
+    monkeypatch.setattr(resume, "_recent_asks", lambda lg, runs: reads.append(lg.books.asks.path) or real(lg, runs))
     config = load_config(_league(tmp_path, "twice"))
     with build_league(config, SimulatedClock(et_time(SESSION, time(8, 0))), stages=BARE) as lg:
         _day(lg, ledger=False)

@@ -36,7 +36,7 @@ def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, 
     config_dir, data_dir, clock = league_dir(tmp, seats, session_start(SESSION))
     with build_league(load_config(config_dir), clock, stages=BARE) as lg:
         ran = run_session(lg, SESSION)
-        lines = [json.loads(x) for x in lg.book.path.read_text(encoding="utf-8").splitlines()]  # as sealed
+        lines = [json.loads(x) for x in lg.books.book.path.read_text(encoding="utf-8").splitlines()]  # as sealed
     assert [job for _, job in ran] and all(status == "done" for _, status in ran), ran
     return data_dir, lines
 

@@ -37,6 +37,6 @@ def test_the_books_of_a_day_show_the_ask_sent_after_the_last_reply(tmp_path: Pat
     with build_league(load_config(config_dir), clock, anchor=DAY, stages=BARE) as lg:
         run_session(lg, DAY)
         assert read_in_flight(data_dir / "books", {}) == []
-        lg.asks.seal_ask("2026-11-24-r1", "2026-11-24", "b", 2, "again", "0" * 64)
+        lg.books.asks.seal_ask("2026-11-24-r1", "2026-11-24", "b", 2, "again", "0" * 64)
     [f] = read_in_flight(data_dir / "books", {"b": "lab-a"})
     assert (f.run_id, f.seat, f.attempt, f.queue) == ("2026-11-24-r1", "b", 2, "lab-a")

@@ -47,8 +47,8 @@ def test_week_scored_with_the_sealed_reference(tmp_path: Path) -> None:
     with build_league(config, clock, prices=prices, stages=BARE) as lg:
         for day in days:
             run_session(lg, day)
-        day_line = as_json(lg.index.of_kind("score", days[0].isoformat())[0])
-        week = [x for x in map(as_json, lg.index.of_kind("score_h", days[0].isoformat())) if x["horizon"] == "1w"]
+        day_line = as_json(lg.books.index.of_kind("score", days[0].isoformat())[0])
+        week = [x for x in map(as_json, lg.books.index.of_kind("score_h", days[0].isoformat())) if x["horizon"] == "1w"]
     # the daily markets' week ends at Friday 11-20's close and is sealed at that day's run; bitcoin's
     # seven calendar days end on Sunday 11-22, sealed at Monday 11-23's run
     week = sorted(week, key=lambda x: x["n"])

@@ -31,7 +31,7 @@ def test_every_answer_gets_its_own_token(tmp_path: Path) -> None:
     assert config.settings.stamps.per_answer
     with build_league(config, clock, stages=Stages(publish=False)) as lg:
         run_session(lg, SESSION)
-        answers = lg.index.of_kind("answer")
+        answers = lg.books.index.of_kind("answer")
         public = publish_now(lg).out_dir
     lists = sorted((public / "proof" / SESSION.isoformat()).glob("[0-9]*Z*.txt"))
     answer_lists = [p for p in lists if "answer seal" in p.read_text()]

@@ -38,7 +38,7 @@ def test_the_stage_hands_the_next_sessions_history_to_each_seat(tmp_path: Path) 
                                       et_time(DAY, time(16, 5)))
     with build_league(load_config(config_dir), clock, stages=BARE, anchor=DAY) as lg:
         recording = Recording()
-        lg.seats["_rec"] = recording  # type: ignore[assignment]
+        lg.asking.seats["_rec"] = recording  # type: ignore[assignment]
         coming = default_calendar().next_session(DAY).isoformat()
         started = prefetch_fits(lg, DAY.isoformat())
         assert recording.seen == [history_context(lg, coming)["history"]]
@@ -49,7 +49,7 @@ def test_the_next_ask_takes_the_prefetched_fits(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv(ets_fit.ENV_FLAG, "1")
     config_dir, _, clock = league_dir(tmp_path, roster(seat("_ets", "ets", max_history=250)), et_time(DAY, time(16, 5)))
     with build_league(load_config(config_dir), clock, stages=BARE, anchor=DAY) as lg:
-        ets = lg.seats["_ets"]
+        ets = lg.asking.seats["_ets"]
         assert isinstance(ets, EtsSeat) and ets.worker is not None
         assert prefetch_fits(lg, DAY.isoformat()) > 0
         sent = ets.worker._next

@@ -47,7 +47,7 @@ def _season(tmp_path: Path, *, break_replies: bool = False) -> tuple[bytes, dict
         (data_dir / "replies").write_text("a file where the folder should be")  # like a full or broken disk
     with build_league(load_config(config_dir), clock, stages=BARE) as lg:
         now = clock.now()
-        lg.pending = [_pending(f"s{k}", raw, now + timedelta(seconds=k + 1)) for k, raw in enumerate(RAWS)]
+        lg.asking.pending = [_pending(f"s{k}", raw, now + timedelta(seconds=k + 1)) for k, raw in enumerate(RAWS)]
         assert pump(lg, now + timedelta(minutes=1)) == len(RAWS)
     replies = data_dir / "replies"
     files = {p.name: p.read_bytes() for p in sorted(replies.iterdir())} if replies.is_dir() else {}
@@ -95,7 +95,7 @@ def test_each_raw_file_is_on_disk_before_its_answer_line(tmp_path: Path, monkeyp
     monkeypatch.setattr(Book, "_write", write)
     with build_league(load_config(config_dir), clock, stages=BARE) as lg:
         now = clock.now()
-        lg.pending = [_pending(f"s{k}", raw, now + timedelta(seconds=k + 1)) for k, raw in enumerate(RAWS)]
+        lg.asking.pending = [_pending(f"s{k}", raw, now + timedelta(seconds=k + 1)) for k, raw in enumerate(RAWS)]
         pump(lg, now + timedelta(minutes=1))
     assert checked == [f"s{k}" for k, raw in enumerate(RAWS) if raw and raw.strip()]
 
@@ -114,10 +114,10 @@ def test_a_failed_line_leaves_its_reply_pending_with_its_file_stored(tmp_path: P
     monkeypatch.setattr(Book, "_write", refuse_s1)
     with build_league(load_config(config_dir), clock, stages=BARE) as lg:
         now = clock.now()
-        lg.pending = [_pending(f"s{k}", raw, now + timedelta(seconds=k + 1)) for k, raw in enumerate(RAWS)]
+        lg.asking.pending = [_pending(f"s{k}", raw, now + timedelta(seconds=k + 1)) for k, raw in enumerate(RAWS)]
         with pytest.raises(seal.SealFailed):
             pump(lg, now + timedelta(minutes=1))
-        assert [p.seat for p in lg.pending] == [f"s{k}" for k in range(1, len(RAWS))]
+        assert [p.seat for p in lg.asking.pending] == [f"s{k}" for k in range(1, len(RAWS))]
         assert pump(lg, now + timedelta(minutes=2)) == len(RAWS) - 1
-        assert sorted(a.seat for a in lg.index.of(records.Answer)) == sorted(
+        assert sorted(a.seat for a in lg.books.index.of(records.Answer)) == sorted(
             f"s{k}" for k, raw in enumerate(RAWS) if raw and raw.strip())

@@ -51,10 +51,10 @@ def test_a_duplicate_and_a_stray_are_records_never_answers(tmp_path: Path) -> No
     config = load_config(config_dir)
     runner = TwiceRunner({})
     with build_league(config, clock, anchor=DAY, stages=BARE, runner=runner) as lg:
-        runner.seats = lg.seats
+        runner.seats = lg.asking.seats
         run_session(lg, DAY)
-        answers = [x for x in map(as_json, lg.index.of_kind("answer")) if x["seat"] == "b"]
-        records = [as_json(x) for x in lg.index.of_kind("reply_record")]
+        answers = [x for x in map(as_json, lg.books.index.of_kind("answer")) if x["seat"] == "b"]
+        records = [as_json(x) for x in lg.books.index.of_kind("reply_record")]
     assert len(answers) == 1 and answers[0]["status"] == "answered"
     dup, stray = sorted(records, key=lambda x: x["reason"])
     assert (dup["reason"], dup["run_id"], dup["session"], dup["attempt"]) == ("duplicate", "2026-11-24-r1",

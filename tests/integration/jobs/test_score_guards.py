@@ -39,7 +39,7 @@ def test_a_score_asked_for_too_early_seals_nothing(tmp_path: Path) -> None:
         pump(lg, et_time(SESSION, time(16, 5)))
         sealed = job_score(lg, SESSION.isoformat())
         assert len(sealed) == 1
-        assert not [x for x in lg.index.of_kind("score_h")]  # the week has not closed
+        assert not [x for x in lg.books.index.of_kind("score_h")]  # the week has not closed
 
 
 def test_scoring_uses_the_contract_sealed_before_the_ask(tmp_path: Path) -> None:
@@ -50,14 +50,14 @@ def test_scoring_uses_the_contract_sealed_before_the_ask(tmp_path: Path) -> None
         clock.set(et_time(SESSION, time(8, 30)))
         job_ask(lg, SESSION.isoformat())
         pump(lg, et_time(SESSION, time(9, 0)))
-        sealed_id = lg.index.of(records.Run)[0].events["SPX"]["1d"]["event_id_v2"]
+        sealed_id = lg.books.index.of(records.Run)[0].events["SPX"]["1d"]["event_id_v2"]
     markets = config_dir / "markets.toml"
     markets.write_text(markets.read_text().replace('symbol = "^GSPC"', 'symbol = "^SPX"'))
     changed = load_config(config_dir)
     with build_league(changed, clock, prices=prices, stages=BARE) as lg:
         pump(lg, et_time(SESSION, time(16, 5)))
         job_score(lg, SESSION.isoformat())
-        score = as_json(lg.index.of_kind("score")[0])
+        score = as_json(lg.books.index.of_kind("score")[0])
     spx = [m for m in score["markets"] if m["market"] == "SPX"]
     assert [m["event_id_v2"] for m in spx] == [sealed_id]
     assert spx[0]["contract"]["price_symbol"] == "^GSPC"

@@ -39,7 +39,7 @@ def test_unstorable_raw_reply_is_named_in_the_line(tmp_path: Path) -> None:
         (data_dir / "replies").write_text("a file where the folder should be")  # like a full or broken disk
         p = _pending(lg, "s1", ANSWER, clock.now())
         seal_reply(lg, p, p.future.result())
-        line = as_json(lg.index.lines[lg.book.lines])
+        line = as_json(lg.books.index.lines[lg.books.book.lines])
     assert line["seat"] == "s1" and line["status"] == "answered"
     assert "could not be stored" in line["raw_store_problem"]
 
@@ -48,7 +48,7 @@ def test_pump_keeps_a_failed_reply_pending_and_seals_it_once(tmp_path: Path, mon
     config_dir, _, clock = league_dir(tmp_path, BASELINES, session_start(SESSION))
     with build_league(load_config(config_dir), clock, stages=BARE) as lg:
         now = clock.now()
-        lg.pending = [_pending(lg, "first", ANSWER, now + timedelta(seconds=1)),
+        lg.asking.pending = [_pending(lg, "first", ANSWER, now + timedelta(seconds=1)),
                       _pending(lg, "second", ANSWER, now + timedelta(seconds=2))]
         real_write = Book._write
         failures = iter([True])
@@ -61,7 +61,7 @@ def test_pump_keeps_a_failed_reply_pending_and_seals_it_once(tmp_path: Path, mon
         monkeypatch.setattr(Book, "_write", refuse_first_answer)
         with pytest.raises(SealFailed, match="No space left"):
             pump(lg, now + timedelta(minutes=1))
-        assert [p.seat for p in lg.pending] == ["first", "second"]  # the later reply waits: arrival order kept
+        assert [p.seat for p in lg.asking.pending] == ["first", "second"]  # the later reply waits: arrival order kept
         assert pump(lg, now + timedelta(minutes=2)) == 2
-        seats = [a.seat for a in lg.index.of(records.Answer)]
+        seats = [a.seat for a in lg.books.index.of(records.Answer)]
     assert sorted(seats) == ["first", "second"]  # each exactly once

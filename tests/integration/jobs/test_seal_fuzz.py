@@ -98,9 +98,9 @@ def test_fuzz_every_reply_is_one_line(league: League, raw: str, model: str, usag
     now = league.clock.now()
     reply = SeatReply(seat=seat, raw=raw, model=model, version=model, mode="", started_at=now,
                       finished_at=now + timedelta(seconds=1), usage={"seat_said": usage}, detail=model)
-    before = league.book.lines
+    before = league.books.book.lines
     seal_reply(league, _pending(seat), reply)
-    assert league.book.lines == before + 1
+    assert league.books.book.lines == before + 1
     line = _last_line(league)
     assert line["seat"] == seat
     if raw.strip():
@@ -157,12 +157,12 @@ def test_reported_labels_are_sealed_escaped_and_normal_ones_unchanged(league: Le
 
 def test_the_fuzzed_book_verifies(league: League) -> None:
     """Runs after the fuzz (same module league): every line written above holds in the chain."""
-    report = verify(league.book.path)
+    report = verify(league.books.book.path)
     assert report.ok, report.reason
-    assert report.lines == league.book.lines
+    assert report.lines == league.books.book.lines
 
 
 def _last_line(league: League) -> dict[str, Any]:
     """The book's last line as sealed (its raw JSON: which keys it holds, not only their values)."""
-    last: dict[str, Any] = json.loads(league.book.path.read_text(encoding="utf-8").splitlines()[-1])
+    last: dict[str, Any] = json.loads(league.books.book.path.read_text(encoding="utf-8").splitlines()[-1])
     return last

@@ -28,7 +28,7 @@ def test_catch_up_runs_nothing_once_a_stop_is_requested(tmp_path: Path) -> None:
         ran = catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION, time(9, 20)),
                        before_each=lambda f: (pump(lg, f.at), stop.request()), should_stop=stop.requested.is_set)
         assert [f.job for f, _ in ran] == ["snapshot"]  # the job under way finished, none started after
-        assert lg.index.of_kind("run") == []
+        assert lg.books.index.of_kind("run") == []
 
 
 def test_scheduled_job_does_not_start_while_stopping(tmp_path: Path) -> None:
@@ -41,16 +41,16 @@ def test_scheduled_job_does_not_start_while_stopping(tmp_path: Path) -> None:
             scheduled_entry("ask")
         finally:
             _DAEMON.clear()
-        assert lg.index.of_kind("run") == []
+        assert lg.books.index.of_kind("run") == []
 
 
 def test_drain_is_bounded_by_the_grace_period_once_stopping(tmp_path: Path) -> None:
     config_dir, _, clock = league_dir(tmp_path, BASELINES, et_time(SESSION, time(8, 30)))
     lg = build_league(load_config(config_dir), clock, stages=BARE)
     never: Future[object] = Future()  # an ask whose seat never answers
-    lg.inflight.append(never)
-    lg.inflight_by_seat[(str(SESSION), "stuck")] = never
-    lg.shutdown = Shutdown(grace_s=0.2)
-    lg.shutdown.request()
-    assert lg.drain() == 1  # returned although the ask is still running: the grace period is over
+    lg.asking.inflight.append(never)
+    lg.asking.inflight_by_seat[(str(SESSION), "stuck")] = never
+    lg.asking.shutdown = Shutdown(grace_s=0.2)
+    lg.asking.shutdown.request()
+    assert lg.asking.drain() == 1  # returned although the ask is still running: the grace period is over
     lg.close()

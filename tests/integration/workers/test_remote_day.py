@@ -65,7 +65,7 @@ def run_days(root: Path, roster: str, workers_toml: str = "") -> dict[str, list[
         toml.write_text(toml.read_text() + "\n[workers]\n" + workers_toml)
     config = load_config(config_dir)
     with build_league(config, clock, anchor=DAYS[0], stages=Stages(publish=False, stamps=False)) as lg:
-        assert isinstance(lg.runner, RoutedRunner) is bool(workers_toml)
+        assert isinstance(lg.asking.runner, RoutedRunner) is bool(workers_toml)
         for day in DAYS:
             run_session(lg, day)
     books = data_dir / "books"

@@ -6,6 +6,7 @@ closes every seat that has the hook."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -99,7 +100,7 @@ class _League:
     """Just what prefetch_fits reads: the seats (and, were it reached, the calendar)."""
 
     def __init__(self, seats: Mapping[str, object]) -> None:
-        self.seats = seats
+        self.asking = SimpleNamespace(seats=seats)
 
 
 def test_prefetch_stage_reads_no_history_when_no_seat_prefetches(monkeypatch: pytest.MonkeyPatch) -> None:

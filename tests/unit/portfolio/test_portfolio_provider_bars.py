@@ -7,14 +7,14 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from datetime import date
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pytest
 
 from league.calendar import Calendar
 from league.config import load_markets, shipped_config_dir
-from league.jobs.context import League
+from league.jobs.context import MarketData
 from league.jobs.portfolio import ProviderBars, bars_from_arrays, engine_bar
 from league.portfolio.interface import Bar
 from league.prices.memo import MemoProvider
@@ -95,12 +95,12 @@ class _League:
     """What ProviderBars reads of a League: its calendar and prices (weakly referenced, like a League)."""
 
     def __init__(self, cal: Calendar, prices: Any) -> None:
-        self.calendar, self.prices = cal, prices
+        self.market = MarketData(cal, prices)
 
 
 def test_the_source_keeps_the_session_being_marked_only(replay: SyntheticMarket, cal: Calendar) -> None:
     lg = _League(cal, MemoProvider(replay))
-    bars = ProviderBars(cast(League, lg))
+    bars = ProviderBars(lg.market)
     first, second = date(2026, 11, 24), date(2026, 11, 25)
     spy = bars.bars("SPY", first)
     assert bars.bars("SPY", first) is spy  # both leagues of a session share one fetch

@@ -68,11 +68,11 @@ def test_the_league_resumes_as_it_restores_at_every_point(view: Any, monkeypatch
     for before in sessions[1:] + ["9999-12-31"]:
         resumed, full = _seasons(), _seasons()
         monkeypatch.setattr(job, "_restore_full", refused)
-        last = job._restore(view, resumed, before)
+        last = job._restore(view.index, resumed, before)
         monkeypatch.setattr(job, "_restore_full", whole_history)
         assert last == {name: max(s for s in sessions if s < before) for name in job.RULE_SETS}
         for name, season in full.items():
-            assert job._restore_full(view, name, season, before) == last[name]
+            assert job._restore_full(view.index, name, season, before) == last[name]
             assert _state(resumed[name]) == _state(season), (name, before)
         assert any(s.fills for s in resumed["arena-3"].accounts.values())
 

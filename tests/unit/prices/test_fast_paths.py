@@ -27,7 +27,7 @@ from league.config import MarketSpec
 from league.contracts import EventContract
 from league.counting import contract_of
 from league.errors import InvalidRecord
-from league.jobs.context import SHORT_TEXT, compact
+from league.jobs.books import SHORT_TEXT, compact
 from league.jobs.portfolio import engine_bar
 from league.portfolio.interface import Bar as EngineBar
 from league.portfolio.interface import SessionBars

@@ -49,6 +49,7 @@ class _League:
         self.book, self.crowd = book, crowd
         self.index = BookIndex()
         self.stages = SimpleNamespace(crowd=True)
+        self.books, self.market = self, self  # a League's collaborators: its books, its market data
 
     def seal(self, line: Any) -> Any:
         sealed = self.book.append(line.kind, line.content())

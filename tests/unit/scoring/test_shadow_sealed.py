@@ -62,6 +62,7 @@ class _League:
     def __init__(self) -> None:
         self.index = _Index()
         self.sealed: list[dict[str, Any]] = []
+        self.books = self.view = self  # a League's books and read-only view
 
     def seal(self, line: Any) -> SimpleNamespace:
         body = {"kind": line.kind, **line.content(), "n": len(self.index.lines) + 1}

@@ -30,7 +30,8 @@ BTC = frozenset({"BTC"})
 StandInIndex = LinesIndex
 
 class StandInLeague:
-    """What the score job's schedule reads: the NYSE calendar, the twelve markets, the clock, the book."""
+    """What the score job's schedule reads: the NYSE calendar, the twelve markets, the clock, the book (a
+    League's ``books`` and read-only ``view`` are this object itself)."""
 
     def __init__(self) -> None:
         self.calendar = default_calendar()
@@ -38,6 +39,7 @@ class StandInLeague:
         self.clock = SimulatedClock(et_time(date(2026, 6, 1), time(8, 0)))
         self.index = StandInIndex()
         self.sealed: list[tuple[str, str, str, frozenset[str]]] = []
+        self.books = self.view = self.market = self
 
     def seal(self, line: dict[str, Any]) -> SimpleNamespace:
         self.index.lines.append(line)
