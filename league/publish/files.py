@@ -762,7 +762,7 @@ def _safe_facts(path: Path) -> BookFacts:
 
 
 def _index(run: _Run) -> None:
-    entries = [{"name": p.relative_to(run.out).as_posix(), "bytes": p.stat().st_size}
+    entries: list[docs.IndexEntry] = [{"name": p.relative_to(run.out).as_posix(), "bytes": p.stat().st_size}
                for p in _listing(run.out) if p != run.out / "index.html"]
     text = docs.index_html(entries, run.skipped + run.failed, run.generated_at)
     write_bytes(run.out / "index.html", text.encode("utf-8"))
