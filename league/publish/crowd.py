@@ -91,9 +91,9 @@ def comparison_rows(index: BodyIndex | BookIndex) -> list[CrowdRow]:
                    if a.get("status") == "answered"]
         for q in map(_loose, sealed_quotes(items(run.get("crowd")))):
             for a in answers:
-                market = _str(q["market"])
-                cell = _cell(a, market)
-                if cell.get("crowd_up") is None:
+                market = q["market"]  # JSON keys are text: a market of another type names no cell
+                cell = _cell(a, market) if isinstance(market, str) else {}
+                if not isinstance(market, str) or cell.get("crowd_up") is None:
                     continue
                 seat = _str(a["seat"])
                 if seat.startswith("_"):
