@@ -136,29 +136,24 @@ class Store:
         if not isinstance(index, dict) or index.get("file") != FORECASTS or index.get("bytes") != size:
             return None
         try:
-            head = _field(index, "header")
-            out = [(_int(_field(head, "offset")), _int(_field(head, "length")), "")]
+            head = _object(index["header"])
+            out = [(_int(head["offset"]), _int(head["length"]), "")]
             sessions = index.get("sessions", [])
             if not isinstance(sessions, list):
                 raise TypeError("sessions is not a list")
-            out += [(_int(_field(s, "offset")), _int(_field(s, "length")), str(_field(s, "sha256")))
-                    for s in sessions if _field(s, "session", None) == day]
+            out += [(_int(s["offset"]), _int(s["length"]), str(s["sha256"]))
+                    for s in map(_object, sessions) if s.get("session") == day]
         except (KeyError, TypeError, ValueError):
             return None
         return out
 
 
-_MISSING: JsonObject = {}
-
-
-def _field(value: Json, key: str, default: Json | JsonObject = _MISSING) -> Json:
-    """``value[key]`` of an index entry (``value.get(key, default)`` with a default); a value that is not an
-    object is a TypeError, as indexing it is, so the index is not trusted."""
+def _object(value: Json) -> JsonObject:
+    """An entry of the CSV's index, which must be a JSON object: any other value is a TypeError (as indexing
+    it is), so an index of another shape is not trusted and the whole CSV is read."""
     if not isinstance(value, dict):
         raise TypeError(f"{type(value).__name__} is not an object")
-    if default is _MISSING:
-        return value[key]
-    return value.get(key, default)
+    return value
 
 
 def _int(value: Json) -> int:
