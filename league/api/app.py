@@ -22,11 +22,11 @@ JSON body naming what was wrong.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from datetime import date
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import FastAPI, Query, Request
 from fastapi import Path as FastPath
@@ -93,23 +93,23 @@ def _handlers(app: FastAPI) -> None:
 
 def _json_routes(app: FastAPI, store: views.Store) -> None:
     @app.get("/api/league")
-    def league() -> dict[str, Any]:
-        return views.league_table(store)
+    def league() -> dict[str, object]:
+        return dict(views.league_table(store))
 
     @app.get("/api/grid")
-    def grid() -> dict[str, Any]:
-        return views.grid(store)
+    def grid() -> dict[str, object]:
+        return dict(views.grid(store))
 
     @app.get("/api/seats/{seat}")
-    def seat(seat: str) -> dict[str, Any]:
+    def seat(seat: str) -> dict[str, object]:
         return views.seat(store, seat)
 
     @app.get("/api/runs/{run_id}")
-    def run(run_id: str) -> dict[str, Any]:
-        return views.run(store, run_id)
+    def run(run_id: str) -> dict[str, object]:
+        return dict(views.run(store, run_id))
 
     @app.get("/api/sessions/{day}")
-    def session(day: str) -> dict[str, Any]:
+    def session(day: str) -> dict[str, object]:
         try:
             date.fromisoformat(day)
         except ValueError:
@@ -118,11 +118,11 @@ def _json_routes(app: FastAPI, store: views.Store) -> None:
         return views.session(store, day)
 
     @app.get("/api/today")
-    def today() -> dict[str, Any]:
-        return views.today(store)
+    def today() -> dict[str, object]:
+        return dict(views.today(store))
 
     @app.get("/api/page")
-    def page() -> dict[str, Any]:
+    def page() -> dict[str, object]:
         return views.page(store)
 
 
@@ -232,7 +232,7 @@ def _contest_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
     book = ContestBook(store.paths.contest_book or store.paths.public / "contest" / "contest-book.jsonl")
 
     @app.get("/api/contest")
-    def contest() -> dict[str, Any]:
+    def contest() -> dict[str, object]:
         return contest_view(store.paths.public)
 
     @app.get("/api/contest/stream")
@@ -264,7 +264,7 @@ def _ops_routes(app: FastAPI, store: views.Store) -> None:
     route template (never by raw path, so a scan of random paths cannot grow the series)."""
 
     @app.middleware("http")
-    async def count(request: Request, call_next: Any) -> Any:
+    async def count(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         response = await call_next(request)
         route = request.scope.get("route")
         metrics.api_request(getattr(route, "path", "unmatched"), response.status_code)

@@ -13,9 +13,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from league.book.lines import ASK_CHAIN_KINDS, COUNCIL_KINDS
+from league.jsonvalue import JsonObject
 
 #: Every kind the league's two books are written with (docs/protocol.md §3), plus kinds of earlier
 #: versions; kinds seen in the book are accepted too.
@@ -113,7 +113,7 @@ class BookIndex:
         n = len(self._s.offsets) + 1
         self._s.offsets.append(offset)
         try:
-            obj: dict[str, Any] = json.loads(raw)
+            obj: JsonObject = json.loads(raw)
         except ValueError:
             obj = {}
         kind = str(obj.get("kind", ""))
@@ -141,8 +141,8 @@ class BookIndex:
         """Lines ``first..last`` (1-based, inclusive) as stored, without their LF."""
         return line_range(self.path, self._s.offsets, self._s.size, first, last)
 
-    def line(self, n: int) -> dict[str, Any]:
-        parsed: dict[str, Any] = json.loads(self.raw_lines(n, n)[0])
+    def line(self, n: int) -> JsonObject:
+        parsed: JsonObject = json.loads(self.raw_lines(n, n)[0])
         return parsed
 
     def run_line(self, run_id: str) -> int | None:

@@ -15,11 +15,11 @@ import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from league.api.bookindex import appended_since, line_range
 from league.contest.embargo import Frontier, kind_and_key
 from league.contest.ledger import KINDS
+from league.jsonvalue import Json, items, obj
 
 CONTEST_DIR = "contest"
 CONTEST_BOOK = "contest-book.jsonl"
@@ -86,23 +86,25 @@ class ContestBook:
         return line_range(self.path, offsets, size, first, last)
 
 
-def _json(path: Path) -> Any:
+def _json(path: Path) -> Json:
+    """A published contest file as JSON; None when it is missing or not JSON."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        value: Json = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return value
 
 
-def contest_view(public: Path) -> dict[str, Any]:
+def contest_view(public: Path) -> dict[str, object]:
     """What the page's contest section shows, from the published contest files only."""
     folder = public / CONTEST_DIR
-    metrics = _json(folder / "metrics.json")
-    if metrics is None:
+    found = _json(folder / "metrics.json")
+    if found is None:
         return {"contest": False}
-    rounds = _json(folder / "rounds.json") or []
-    newest = rounds[:NEWEST_ROUNDS]
-    cards = {str(r["round_id"]): _json(folder / "cards" / f"{r['round_id']}.json") for r in newest}
+    metrics = obj(found)
+    newest = items(_json(folder / "rounds.json"))[:NEWEST_ROUNDS]
+    cards = {str(r["round_id"]): _json(folder / "cards" / f"{r['round_id']}.json") for r in map(obj, newest)}
     return {"contest": True, "forecast_accuracy": metrics.get("forecast_accuracy", {}),
             "betting_record": metrics.get("betting_record", {}), "contestants": metrics.get("contestants", {}),
             "season": metrics.get("season"), "rules_sha256": metrics.get("rules_sha256"),
-            "sealed": (_json(folder / "sealed.json") or [])[:NEWEST_ROUNDS], "rounds": newest, "cards": cards}
+            "sealed": items(_json(folder / "sealed.json"))[:NEWEST_ROUNDS], "rounds": newest, "cards": cards}

@@ -15,11 +15,11 @@ index's next refresh, as before. Nothing is written: the database is opened with
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -27,6 +27,13 @@ from league.api.bookindex import BookIndex
 from league.api.embargo import EMBARGOED_KINDS, SCORE_KIND, Embargo
 from league.config import load_league_settings
 from league.extras import extra
+from league.jsonvalue import JsonObject
+
+if TYPE_CHECKING:  # the database is an extra: only its type is named here
+    from league.store.sql import SqlStore
+
+#: The content of the lines of the given numbers, as the database holds them.
+Bodies = Callable[[Iterable[int]], Mapping[int, JsonObject]]
 
 log = structlog.get_logger(__name__)
 
@@ -134,7 +141,7 @@ def _link_at(path: Path, offset: int, end: int) -> str | None:
     return str(link) if link is not None else None
 
 
-def _columns(store: Any, top: int) -> list[tuple[int, str, str | None, date | None]]:
+def _columns(store: SqlStore, top: int) -> list[tuple[int, str, str | None, date | None]]:
     """(n, kind, run_id, session) of lines 1..``top``, in book order."""
     with extra("daemon"):
         from sqlalchemy import and_, select
@@ -147,7 +154,7 @@ def _columns(store: Any, top: int) -> list[tuple[int, str, str | None, date | No
         return [(int(n), str(kind), run_id, session) for n, kind, run_id, session in conn.execute(stmt)]
 
 
-def _bodies(store: Any, numbers: Iterable[int]) -> dict[int, dict[str, Any]]:
+def _bodies(store: SqlStore, numbers: Iterable[int]) -> dict[int, JsonObject]:
     """The content of the lines ``numbers`` (the few the embargo needs whole)."""
     wanted = sorted(set(numbers))
     if not wanted:
@@ -157,7 +164,7 @@ def _bodies(store: Any, numbers: Iterable[int]) -> dict[int, dict[str, Any]]:
 
         from league.store.models import metadata
     bl = metadata.tables["book_lines"]
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int, JsonObject] = {}
     with store.engine.connect() as conn:
         for i in range(0, len(wanted), 500):
             stmt = select(bl.c.n, bl.c.body).where(and_(bl.c.book == BOOK_NAME, bl.c.n.in_(wanted[i:i + 500])))
@@ -178,7 +185,7 @@ class _Seed:
     withheld: set[str] = field(default_factory=set)
 
     @classmethod
-    def of(cls, rows: list[tuple[int, str, str | None, date | None]], bodies: Any) -> _Seed:
+    def of(cls, rows: list[tuple[int, str, str | None, date | None]], bodies: Bodies) -> _Seed:
         """Walk the rows in book order as :meth:`Embargo.refresh` walks lines; ``bodies(ns)`` fetches the
         content of the held-back lines of sessions not scored and of the corrections (whose target decides)."""
         seed, names = cls(), dict[str, str]()
@@ -204,7 +211,7 @@ class _Seed:
         seed._bodies(held, corrections, bodies)
         return seed
 
-    def _bodies(self, held: list[tuple[int, str]], corrections: list[tuple[int, str]], bodies: Any) -> None:
+    def _bodies(self, held: list[tuple[int, str]], corrections: list[tuple[int, str]], bodies: Bodies) -> None:
         pending = [(n, s) for n, s in held if s not in self.scored] + corrections
         found = bodies(n for n, _ in pending)
         correction_lines = {n for n, _ in corrections}

@@ -20,10 +20,10 @@ import json
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from league.api.bookindex import BookIndex
 from league.api.errors import NotFound
+from league.jsonvalue import Json, JsonObject
 
 #: Kinds whose lines carry a seat's content for their session.
 EMBARGOED_KINDS = frozenset({"answer", "incident", "silence", "reply_record",
@@ -32,7 +32,7 @@ EMBARGOED_KINDS = frozenset({"answer", "incident", "silence", "reply_record",
 MAYBE_EMBARGOED = frozenset({"correction"})
 
 
-def held_back(line: dict[str, Any]) -> bool:
+def held_back(line: JsonObject) -> bool:
     """Whether this line's content waits for its session's score (its kind, or a corrected cell)."""
     kind = line.get("kind")
     return kind in EMBARGOED_KINDS or (kind == "correction" and line.get("target") == "cell")
@@ -84,7 +84,7 @@ class Embargo:
             self._run_sessions, self._scored, self._content_sessions = run_sessions, scored, content
             self._withheld_replies, self._seen = withheld, seen
 
-    def session_of(self, line: dict[str, Any]) -> str:
+    def session_of(self, line: JsonObject) -> str:
         """A line's session: its own field, else its run's (lines of older books may lack it)."""
         return str(line.get("session") or self._run_sessions.get(str(line.get("run_id", "")), ""))
 
@@ -111,18 +111,18 @@ class Embargo:
         if kind is not None and kind not in EMBARGOED_KINDS and kind not in MAYBE_EMBARGOED:
             return raw
         try:
-            line: dict[str, Any] = json.loads(raw)
+            line: JsonObject = json.loads(raw)
         except ValueError:
             return raw
         redacted = self.redact(line)
         return raw if redacted is line else json.dumps(redacted, ensure_ascii=False).encode("utf-8")
 
-    def redact(self, line: dict[str, Any]) -> dict[str, Any]:
+    def redact(self, line: JsonObject) -> JsonObject:
         """``line`` itself when it may be shown, else a copy holding only :data:`VISIBLE` keys."""
         if not held_back(line) or self.scored(self.session_of(line)):
             return line
         kept = {k: line[k] for k in VISIBLE if k in line}
-        withheld = sorted(k for k in line if k not in kept)
+        withheld: list[Json] = [k for k in sorted(line) if k not in kept]
         return {**kept, "embargoed": True, "withheld": withheld}
 
     def public_book(self, data: bytes) -> bytes:

@@ -10,7 +10,6 @@ a body is made, and it cuts each field to :data:`MAX_ERROR_CHARS`: whatever a cl
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from league.errors import LeagueError
 
@@ -49,14 +48,14 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     """A client's value as an error message quotes it (a text in quotes, a number as it is): never more than
     :data:`MAX_QUOTED` characters of it."""
     text = clip(str(value), MAX_QUOTED)
     return repr(text) if isinstance(value, str) else text
 
 
-def shown_all(values: Iterable[Any], *, limit: int = 5) -> str:
+def shown_all(values: Iterable[object], *, limit: int = 5) -> str:
     """Several client values (kinds, …) in a message: the first ``limit``, each cut to :data:`MAX_QUOTED`
     characters, then how many more."""
     items = list(values)
@@ -64,6 +63,6 @@ def shown_all(values: Iterable[Any], *, limit: int = 5) -> str:
     return text + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def error_body(error: Any, fix: Any = None) -> dict[str, str | None]:
+def error_body(error: object, fix: object = None) -> dict[str, str | None]:
     """The JSON body of every refusal: each field cut to :data:`MAX_ERROR_CHARS` characters."""
     return {"error": clip(str(error), MAX_ERROR_CHARS), "fix": None if fix is None else clip(str(fix), MAX_ERROR_CHARS)}

@@ -11,12 +11,12 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import structlog
 
 from league.api.errors import MAX_ERROR_CHARS, ApiError, clip
+from league.jsonvalue import Json, JsonObject, items
 
 log = structlog.get_logger(__name__)
 Line = tuple[int, bytes]
@@ -121,20 +121,21 @@ def _error_text(resp: httpx.Response) -> str:
 # ------------------------------------------------------------------------------ formatting
 def compact(raw: bytes) -> str:
     """One short row for a score line; any other line is printed as it is stored."""
-    obj: dict[str, Any] = json.loads(raw)
+    obj: JsonObject = json.loads(raw)
     if obj.get("kind") not in ("score", "score_h"):
         return raw.decode("utf-8")
     head = f"#{obj.get('n')} {obj.get('kind')} {obj.get('session', '')} {obj.get('run_id', '')}".rstrip()
     markets = obj.get("markets")
     if isinstance(markets, list):  # the book's shape: one entry per event; late events are left out
-        markets = {m["market"]: m for m in markets if isinstance(m, dict) and "market" in m and not m.get("late_ref")}
+        markets = {str(m["market"]): m for m in markets
+                   if isinstance(m, dict) and "market" in m and not m.get("late_ref")}
     if not isinstance(markets, dict) or not markets:
-        return f"{head} at {obj.get('at', '')} (of {len(obj.get('of') or [])} answer lines)"
+        return f"{head} at {obj.get('at', '')} (of {len(items(obj.get('of')))} answer lines)"
     horizon = f" {obj['horizon']}" if obj.get("horizon") else ""
     return head + horizon + "  " + "  ".join(_market_cell(code, m) for code, m in sorted(markets.items()))
 
 
-def _market_cell(code: str, m: Any) -> str:
+def _market_cell(code: str, m: Json) -> str:
     if not isinstance(m, dict):
         return f"{code} ?"
     ref, close = m.get("ref", m.get("reference")), m.get("close")

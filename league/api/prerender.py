@@ -9,42 +9,52 @@ from __future__ import annotations
 
 from html import escape
 from pathlib import Path
-from typing import Any
 
 from league.api import views
+from league.api.views import LeagueTable, TableRow, Today
+from league.jsonvalue import Json
 
 
-def _fmt(x: Any, digits: int = 4) -> str:
-    return "–" if x is None else f"{float(x):.{digits}f}"
+def _float(x: Json) -> float:
+    """``float(x)`` for the JSON values it reads (a published figure); any other raises as ``float()`` does."""
+    if isinstance(x, int | float | str):
+        return float(x)
+    raise TypeError(f"float() argument must be a string or a real number, not '{type(x).__name__}'")
 
 
-def _cells(*values: Any, num: tuple[int, ...] = ()) -> str:
+def _fmt(x: Json, digits: int = 4) -> str:
+    return "–" if x is None else f"{_float(x):.{digits}f}"
+
+
+def _cells(*values: object, num: tuple[int, ...] = ()) -> str:
     return "".join(f'<td class="num">{escape(str(v))}</td>' if i in num else f"<td>{escape(str(v))}</td>"
                    for i, v in enumerate(values))
 
 
-def _interval(row: dict[str, Any]) -> str:
-    iv = row.get("interval") or {}
-    if iv.get("lo") is not None:
-        return f"{float(iv['lo']):.3f}–{float(iv['hi']):.3f}"
-    return "none yet" if iv.get("reason") else "–"
+def _interval(row: TableRow) -> str:
+    iv = row["interval"]
+    if iv is None:
+        return "–"
+    if iv["lo"] is not None:
+        return f"{_float(iv['lo']):.3f}–{_float(iv['hi']):.3f}"
+    return "none yet" if iv["reason"] else "–"
 
 
-def _league_rows(horizon: str, rows: list[dict[str, Any]]) -> str:
+def _league_rows(horizon: str, rows: list[TableRow]) -> str:
     out, cut = [], False
     for r in rows:
-        cls = ["seat-row"] + ([] if r.get("in_table") else ["unranked"])
-        if not r.get("in_table") and not cut:
+        cls = ["seat-row"] + ([] if r["in_table"] else ["unranked"])
+        if not r["in_table"] and not cut:
             cls.append("cut")
             cut = True
-        rank = r.get("rank") if r.get("in_table") and r.get("rank") else ""
+        rank = r["rank"] if r["in_table"] and r["rank"] else ""
         out.append(f'<tr class="{" ".join(cls)}" data-seat="{escape(str(r["seat"]))}" data-horizon="{escape(horizon)}">'
-                   + _cells(rank, r["seat"], _fmt(r.get("brier")), _interval(r), r.get("n", ""), r.get("sessions", ""),
+                   + _cells(rank, r["seat"], _fmt(r["brier"]), _interval(r), r["n"], r["sessions"],
                             num=(0, 2, 3, 4, 5)) + "</tr>")
     return "".join(out)
 
 
-def league_html(league: dict[str, Any]) -> str:
+def league_html(league: LeagueTable) -> str:
     head = "".join(f'<th scope="col">{h}</th>' for h in ("#", "seat", "Brier", "interval", "n", "sessions"))
     blocks = [f'<div class="horizon"><h3>Horizon {escape(h)}</h3><table class="league" data-horizon="{escape(h)}">'
               f"<thead><tr>{head}</tr></thead><tbody>{_league_rows(h, rows)}</tbody></table></div>"
@@ -52,7 +62,7 @@ def league_html(league: dict[str, Any]) -> str:
     return f'<div class="horizons">{"".join(blocks)}</div><p class="note">Source: {escape(str(league["source"]))}.</p>'
 
 
-def today_html(today: dict[str, Any]) -> str:
+def today_html(today: Today) -> str:
     if not today.get("run_id"):
         return '<p class="prerendered">No run sealed yet.</p>'
     rows = "".join("<tr>" + _cells(a["seat"], f"{a.get('model') or ''} {a.get('version') or ''}", a.get("at") or "",

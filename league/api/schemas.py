@@ -9,11 +9,12 @@ and a line that fits no model of this version is served with every key it has.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from league.book.lines import BOOKKEEPING, ForeignLine, TypedLine, read_line
+from league.jsonvalue import JsonObject
 
 
 class EmbargoedLine(BaseModel):
@@ -37,10 +38,10 @@ class LineView(BaseModel):
     line: TypedLine | EmbargoedLine | ForeignLine
 
 
-def line_view(raw: bytes) -> dict[str, Any]:
+def line_view(raw: bytes) -> JsonObject:
     """The JSON body of ``/api/lines/{n}`` for one line as the embargo lets it be served (exact keys:
     a key the line lacks is absent, a ``null`` stays ``null``)."""
-    obj: dict[str, Any] = json.loads(raw)
+    obj: JsonObject = json.loads(raw)
     place = {k: obj.pop(k) for k in BOOKKEEPING if k in obj}
     if obj.get("embargoed") is True:
         line = EmbargoedLine.model_validate(obj).model_dump(mode="json", exclude_unset=True)

@@ -17,9 +17,9 @@ import json
 import re
 import threading
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any
+from typing import BinaryIO, Generic, TypedDict, TypeVar
 
 from league.api.bookindex import BookIndex
 from league.api.dbseed import database_url, seed_from_database
@@ -27,6 +27,8 @@ from league.api.embargo import Embargo
 from league.api.errors import MAX_QUOTED, BadRequest, NotFound, clip, shown
 from league.api.paths import DataPaths
 from league.contracts.columns import COUNTED_RUN_ROLES, ISSUE_KINDS
+from league.jsonvalue import Json, JsonObject, items, number, obj
+from league.jsonvalue import path as json_path
 
 RANK_MIN_FORECASTS = 30
 RANK_MIN_SESSIONS = 10
@@ -37,6 +39,49 @@ FALSE_WORDS = frozenset({"0", "false", "no", "n"})
 STATED = frozenset({"elicited", "explicit_50"})
 FORECASTS = "council-forecasts.csv"
 FORECASTS_INDEX = "council-forecasts-index.json"
+
+
+#: What a cached file reads as (a JSON value, or the CSV's rows).
+_T = TypeVar("_T")
+#: A forecast row of council-forecasts.csv, column -> text.
+Row = dict[str, str]
+
+
+class _FileCache(Generic[_T]):
+    """Files of the open-data folder as ``load`` reads them, read again only when their size or mtime changes."""
+
+    def __init__(self, folder: Path, load: Callable[[Path], _T]) -> None:
+        self.folder = folder
+        self.load = load
+        self._cache: dict[str, tuple[tuple[int, int], _T]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, name: str) -> _T | None:
+        """The file as read, or None when it does not exist."""
+        path = self.folder / name
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return None
+        key = (st.st_size, st.st_mtime_ns)
+        with self._lock:
+            hit = self._cache.get(name)
+            if hit is not None and hit[0] == key:
+                return hit[1]
+        value = self.load(path)
+        with self._lock:
+            self._cache[name] = (key, value)
+        return value
+
+
+def _load_json(path: Path) -> Json:
+    value: Json = json.loads(path.read_text(encoding="utf-8"))
+    return value
+
+
+def _load_rows(path: Path) -> list[Row]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
 
 
 class Store:
@@ -50,38 +95,19 @@ class Store:
         self.embargo = Embargo(self.book)
         url = database_url(paths.book, db_url) if db_url != "" else None
         self.seeded = seed_from_database(self.book, self.embargo, url) if url else 0
-        self._cache: dict[str, tuple[tuple[int, int], Any]] = {}
-        self._lock = threading.Lock()
+        self._json = _FileCache(paths.public, _load_json)
+        self._rows = _FileCache(paths.public, _load_rows)
 
-    def _cached(self, name: str, load: Callable[[Path], Any]) -> Any:
-        path = self.paths.public / name
-        try:
-            st = path.stat()
-        except FileNotFoundError:
-            return None
-        key = (st.st_size, st.st_mtime_ns)
-        with self._lock:
-            hit = self._cache.get(name)
-            if hit is not None and hit[0] == key:
-                return hit[1]
-        value = load(path)
-        with self._lock:
-            self._cache[name] = (key, value)
-        return value
+    def json(self, name: str) -> Json:
+        """A published JSON file as read (None when it does not exist)."""
+        return self._json.get(name)
 
-    def json(self, name: str) -> Any:
-        return self._cached(name, lambda p: json.loads(p.read_text(encoding="utf-8")))
-
-    def rows(self) -> list[dict[str, str]]:
+    def rows(self) -> list[Row]:
         """The published forecast rows, without those of sessions still under embargo."""
-        def load(path: Path) -> list[dict[str, str]]:
-            with open(path, encoding="utf-8", newline="") as fh:
-                return list(csv.DictReader(fh))
-
         self.book.refresh()
-        return self.embargo.public_rows(self._cached("council-forecasts.csv", load) or [])
+        return self.embargo.public_rows(self._rows.get(FORECASTS) or [])
 
-    def session_rows(self, day: str) -> list[dict[str, str]]:
+    def session_rows(self, day: str) -> list[Row]:
         """The published forecast rows of one session (embargo applied), read from that session's slices of
         the CSV as ``council-forecasts-index.json`` gives them, so a session's view does not parse the
         season. Each slice is read with one seek and must hash to the SHA-256 the index states; an index
@@ -110,19 +136,36 @@ class Store:
         if not isinstance(index, dict) or index.get("file") != FORECASTS or index.get("bytes") != size:
             return None
         try:
-            head = index["header"]
-            out = [(int(head["offset"]), int(head["length"]), "")]
-            out += [(int(s["offset"]), int(s["length"]), str(s["sha256"]))
-                    for s in index.get("sessions", []) if s.get("session") == day]
+            head = _object(index["header"])
+            out = [(_int(head["offset"]), _int(head["length"]), "")]
+            sessions = index.get("sessions", [])
+            if not isinstance(sessions, list):
+                raise TypeError("sessions is not a list")
+            out += [(_int(s["offset"]), _int(s["length"]), str(s["sha256"]))
+                    for s in map(_object, sessions) if s.get("session") == day]
         except (KeyError, TypeError, ValueError):
             return None
         return out
 
 
-def _read_at(fh: Any, offset: int, length: int) -> bytes:
+def _object(value: Json) -> JsonObject:
+    """An entry of the CSV's index, which must be a JSON object: any other value is a TypeError (as indexing
+    it is), so an index of another shape is not trusted and the whole CSV is read."""
+    if not isinstance(value, dict):
+        raise TypeError(f"{type(value).__name__} is not an object")
+    return value
+
+
+def _int(value: Json) -> int:
+    """``int(value)`` for the JSON values it reads; any other is a TypeError, as ``int()`` raises."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(f"int() argument must be a string or a real number, not '{type(value).__name__}'")
+
+
+def _read_at(fh: BinaryIO, offset: int, length: int) -> bytes:
     fh.seek(offset)
-    data: bytes = fh.read(length)
-    return data
+    return fh.read(length)
 
 
 # --------------------------------------------------------------------------- row helpers
@@ -133,7 +176,7 @@ def _num(text: str | None) -> float | None:
         return None
 
 
-def scored(row: dict[str, str]) -> float | None:
+def scored(row: Row) -> float | None:
     """The row's Brier score when it enters a seat's stated-probability score, else None."""
     if not (row.get("status") == "counted" and row.get("cell_status") in STATED
             and row.get("run_role", "session_run") in COUNTED_RUN_ROLES and row.get("line_kind", "issue") in ISSUE_KINDS
@@ -145,40 +188,85 @@ def scored(row: dict[str, str]) -> float | None:
     return (p / 100.0 - (1.0 if close > ref else 0.0)) ** 2
 
 
-def _means(rows: list[dict[str, str]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
-    acc: dict[tuple[str, ...], list[Any]] = defaultdict(lambda: [0.0, 0, set()])
+def _means(rows: list[Row], keys: tuple[str, ...]) -> list[JsonObject]:
+    """Plain mean Brier per ``keys`` (the fallback before the statistics are published), as the API shows it."""
+    totals: dict[tuple[str, ...], float] = defaultdict(float)
+    counts: dict[tuple[str, ...], int] = defaultdict(int)
+    sessions: dict[tuple[str, ...], set[str]] = defaultdict(set)
     for row in rows:
         score = scored(row)
         if score is not None:
-            slot = acc[tuple(row[k] for k in keys)]
-            slot[0] += score
-            slot[1] += 1
-            slot[2].add(row["session"])
-    return [{**dict(zip(keys, key, strict=True)), "brier": s / n, "n": n, "sessions": len(sess)}
-            for key, (s, n, sess) in sorted(acc.items())]
+            key = tuple(row[k] for k in keys)
+            totals[key] += score
+            counts[key] += 1
+            sessions[key].add(row["session"])
+    return [{**dict(zip(keys, key, strict=True)), "brier": totals[key] / counts[key], "n": counts[key],
+             "sessions": len(sessions[key])} for key in sorted(totals)]
 
 
 # ------------------------------------------------------------------------------- league
-def league_table(store: Store) -> dict[str, Any]:
+class TableInterval(TypedDict):
+    """A seat's published interval as the league table shows it."""
+
+    lo: Json
+    hi: Json
+    method: Json
+    reason: Json
+
+
+class TableRow(TypedDict):
+    """One seat of one horizon in the league table."""
+
+    seat: str
+    brier: Json
+    n: Json
+    sessions: Json
+    in_table: bool
+    rank: Json
+    baseline: bool
+    interval: TableInterval | None
+
+
+class LeagueTable(TypedDict):
+    """``/api/league``: per horizon, the seats in table order, and the rule that ranks them."""
+
+    source: str
+    rule: dict[str, int]
+    horizons: dict[str, list[TableRow]]
+
+
+def league_table(store: Store) -> LeagueTable:
     """Per horizon, seats ordered by rank (ranked first) then Brier; the 30/10 rule stated."""
     published = store.json("council-league.json")
     models = published.get("models") if isinstance(published, dict) else None
     source = "council-league.json"
     if not isinstance(models, list):
-        models = [{**m, "in_table": m["n"] >= RANK_MIN_FORECASTS and m["sessions"] >= RANK_MIN_SESSIONS,
-                   "interval": None} for m in _means(store.rows(), ("seat", "horizon"))]
+        models = [{**m, "in_table": _ranked(m), "interval": None} for m in _means(store.rows(), ("seat", "horizon"))]
         source = "computed from council-forecasts.csv (council-league.json not published yet)"
-    horizons: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    horizons: dict[str, list[TableRow]] = defaultdict(list)
     for m in models:
-        horizons[str(m.get("horizon"))].append(_table_row(m))
+        row = obj(m)
+        horizons[str(row.get("horizon"))].append(_table_row(row))
     for rows in horizons.values():
-        rows.sort(key=lambda r: (not r["in_table"], r["brier"] if r["brier"] is not None else 9.0, r["seat"]))
+        rows.sort(key=_table_order)
     return {"source": source, "rule": {"forecasts": RANK_MIN_FORECASTS, "sessions": RANK_MIN_SESSIONS},
             "horizons": {h: horizons[h] for h in _horizon_order(horizons)}}
 
 
-def _table_row(m: dict[str, Any]) -> dict[str, Any]:
-    interval = m.get("interval") if isinstance(m.get("interval"), dict) else {}
+def _ranked(mean: JsonObject) -> bool:
+    """The 30/10 rule on a computed mean (its n and sessions are counts)."""
+    n, sessions = number(mean["n"]), number(mean["sessions"])
+    return n is not None and sessions is not None and n >= RANK_MIN_FORECASTS and sessions >= RANK_MIN_SESSIONS
+
+
+def _table_order(row: TableRow) -> tuple[bool, float, str]:
+    """Ranked seats first, then by Brier (a seat without one last), then by name."""
+    brier = number(row["brier"])
+    return not row["in_table"], brier if brier is not None else 9.0, row["seat"]
+
+
+def _table_row(m: JsonObject) -> TableRow:
+    interval = obj(m.get("interval"))
     seat = str(m.get("seat"))
     return {"seat": seat, "brier": m.get("brier"), "n": m.get("n"), "sessions": m.get("sessions"),
             "in_table": bool(m.get("in_table")), "rank": m.get("rank"), "baseline": seat.startswith("_"),
@@ -186,62 +274,81 @@ def _table_row(m: dict[str, Any]) -> dict[str, Any]:
                          "reason": interval.get("reason")} if interval else None}
 
 
-def _horizon_order(horizons: dict[str, Any]) -> list[str]:
+def _horizon_order(horizons: Collection[str]) -> list[str]:
     order = ["1d", "1w", "1m", "6m"]
     return [h for h in order if h in horizons] + sorted(h for h in horizons if h not in order)
 
 
-def grid(store: Store) -> dict[str, Any]:
+class Grid(TypedDict):
+    """``/api/grid``: Brier per seat, market and horizon."""
+
+    source: str
+    cells: list[JsonObject]
+
+
+def grid(store: Store) -> Grid:
     published = store.json("council-league.json")
-    cells = published.get("grid", {}).get("cells") if isinstance(published, dict) else None
+    cells = json_path(published, "grid", "cells")
     if isinstance(cells, list):
         keep = ("seat", "asset", "horizon", "brier", "n", "sessions", "hit_rate")
-        return {"source": "council-league.json", "cells": [{k: c.get(k) for k in keep} for c in cells]}
+        return {"source": "council-league.json", "cells": [{k: obj(c).get(k) for k in keep} for c in cells]}
     return {"source": "computed from council-forecasts.csv",
             "cells": _means(store.rows(), ("seat", "asset", "horizon"))}
 
 
 # ---------------------------------------------------------------------- seat, run, session
-def seat(store: Store, name: str) -> dict[str, Any]:
+def seat(store: Store, name: str) -> dict[str, object]:
     table = league_table(store)
     rows = {h: r for h, rs in table["horizons"].items() for r in rs if r["seat"] == name}
     cells = [c for c in grid(store)["cells"] if c["seat"] == name]
     if not rows and not cells and not any(r["seat"] == name for r in store.rows()):
         raise NotFound(f"no seat {shown(name)}", fix="see /api/league for the seats")
-    protocol = store.json("arena-protocol.json") or {}
-    versions = [v for v in protocol.get("model_versions", []) if v.get("seat") == name]
+    protocol = obj(store.json("arena-protocol.json"))
+    versions = [v for v in items(protocol.get("model_versions", [])) if obj(v).get("seat") == name]
     return {"seat": name, "horizons": rows, "grid": cells, "versions": versions}
 
 
-def run(store: Store, run_id: str) -> dict[str, Any]:
+class RunView(TypedDict):
+    """``/api/runs/{run_id}``: the run line (bulky fields left out), its answers, its other lines, its N_eff."""
+
+    run_id: str
+    line: int
+    run: JsonObject
+    answers: list[JsonObject]
+    lines: list[JsonObject]
+    n_eff: list[JsonObject]
+
+
+def run(store: Store, run_id: str) -> RunView:
     store.book.refresh()
     n = store.book.run_line(run_id)
     if n is None:
         raise NotFound(f"no run {shown(run_id)} in the book", fix="see /api/today or /api/sessions/<date>")
     content = _strip(store.book.line(n))
-    answers, others = [], []
+    answers: list[JsonObject] = []
+    others: list[JsonObject] = []
     for i in store.book.lines_of_run(run_id):
         if i == n:
             continue
         line = store.book.line(i)
-        entry = {"n": i, "kind": line.get("kind"), "at": line.get("at")}
+        entry: JsonObject = {"n": i, "kind": line.get("kind"), "at": line.get("at")}
         if line.get("kind") == "answer":
             answers.append({**entry, **{k: line.get(k) for k in ("seat", "model", "version", "mode", "booked_at",
                                                                    "attempt")},
-                            "cells": sum(len(v) for v in (line.get("items") or {}).values() if isinstance(v, dict))})
+                            "cells": sum(len(v) for v in obj(line.get("items")).values() if isinstance(v, dict))})
         else:
             others.append(entry)
     return {"run_id": run_id, "line": n, "run": content, "answers": answers, "lines": others,
             "n_eff": [r for r in n_eff(store)["per_run"] if r.get("run_id") == run_id]}
 
 
-def _strip(line: dict[str, Any]) -> dict[str, Any]:
+def _strip(line: JsonObject) -> JsonObject:
     """A run line without its bulky fields (the full line is in council-book.jsonl)."""
     return {k: v for k, v in line.items() if k not in ("crowd", "roster") or not isinstance(v, dict | list)
             or len(json.dumps(v)) < 2000}
 
 
-def session(store: Store, day: str) -> dict[str, Any]:
+def session(store: Store, day: str) -> dict[str, object]:
     if not SESSION.match(day):
         raise BadRequest(f"session {shown(day)} is not a date YYYY-MM-DD")
     store.book.refresh()
@@ -249,7 +356,7 @@ def session(store: Store, day: str) -> dict[str, Any]:
     rows = store.session_rows(day)
     if not runs and not rows:
         raise NotFound(f"no run in session {clip(day, MAX_QUOTED)}")
-    markets: dict[str, Any] = {}
+    markets: dict[str, dict[str, float | None]] = {}
     for r in rows:
         if r.get("horizon") == "1d" and r.get("ref"):
             markets.setdefault(r["asset"], {"ref": _num(r["ref"]), "close": _num(r.get("close"))})
@@ -258,31 +365,38 @@ def session(store: Store, day: str) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------- today, N_eff, calibration
-def n_eff(store: Store) -> dict[str, Any]:
+class NEff(TypedDict):
+    """``n_eff`` of the page: the counted runs' effective numbers of forecasts, as published."""
+
+    source: str
+    per_run: list[JsonObject]
+
+
+def n_eff(store: Store) -> NEff:
     stats = store.json("council-stats.json")
-    block = stats.get("n_eff", {}).get("counted") if isinstance(stats, dict) else None
+    block = json_path(stats, "n_eff", "counted")
     if not isinstance(block, dict):
         return {"source": "not published yet (council-stats.json)", "per_run": []}
     keep = ("run_id", "session", "horizon", "n", "rho", "n_eff")
     return {"source": "council-stats.json n_eff.counted",
-            "per_run": [{k: r.get(k) for k in keep} for r in block.get("per_run", [])]}
+            "per_run": [{k: obj(r).get(k) for k in keep} for r in items(block.get("per_run", []))]}
 
 
-def calibration(store: Store) -> dict[str, Any]:
+def calibration(store: Store) -> dict[str, object]:
     published = store.json("council-calibration.json")
-    if isinstance(published, dict) and isinstance(published.get("bins"), list):
+    if isinstance(published, dict) and isinstance(bins := published.get("bins"), list):
         return {"source": "council-calibration.json", "calib_min": published.get("calib_min", CALIB_MIN),
-                "groups": [_bin_group(g) for g in published["bins"]]}
+                "groups": [_bin_group(obj(g)) for g in bins]}
     return {"source": "computed from council-forecasts.csv (council seats pooled)", "calib_min": CALIB_MIN,
             "groups": _pooled_bins(store.rows())}
 
 
-def _bin_group(g: dict[str, Any]) -> dict[str, Any]:
+def _bin_group(g: JsonObject) -> JsonObject:
     who = g.get("seat") or g.get("consensus") or g.get("who") or "consensus"
     return {"who": str(who), "horizon": g.get("horizon"), "bins": g.get("bins", [])}
 
 
-def _pooled_bins(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
+def _pooled_bins(rows: list[Row]) -> list[dict[str, object]]:
     """Directional bins (scoring.md section 3): fold p < 50 to 100 - p with the outcome flipped."""
     acc: dict[str, list[list[float]]] = defaultdict(lambda: [[] for _ in CALIB_EDGES[:-1]])
     for r in rows:
@@ -293,7 +407,7 @@ def _pooled_bins(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
         folded, hit = (p, up) if p > 50 else (100 - p, not up)
         b = next(i for i in range(len(CALIB_EDGES) - 1) if folded < CALIB_EDGES[i + 1] or i == len(CALIB_EDGES) - 2)
         acc[r["horizon"]][b].append(folded if hit else -folded)
-    groups = []
+    groups: list[dict[str, object]] = []
     for horizon in _horizon_order(acc):
         bins = []
         for i, values in enumerate(acc[horizon]):
@@ -313,7 +427,21 @@ def proof_links(store: Store, day: str) -> list[str]:
     return [f"proof/{day}/{p.name}" for p in sorted(folder.iterdir()) if p.is_file()]
 
 
-def today(store: Store) -> dict[str, Any]:
+class Today(TypedDict, total=False):
+    """``/api/today``: the last run, its answers and proofs (only ``run`` and ``book_lines`` before any run)."""
+
+    run: None
+    run_id: str
+    session: str
+    at: Json
+    line: int
+    answers: list[JsonObject]
+    n_eff: list[JsonObject]
+    proof: list[str]
+    book_lines: int
+
+
+def today(store: Store) -> Today:
     store.book.refresh()
     run_id = store.book.last_run()
     if run_id is None:
@@ -325,25 +453,25 @@ def today(store: Store) -> dict[str, Any]:
             "book_lines": store.book.lines}
 
 
-def points(store: Store) -> dict[str, Any]:
+def points(store: Store) -> dict[str, object]:
     """The point-forecast (MASE) table per seat from council-points.json, when published."""
     report = store.json("council-points.json")
     if not isinstance(report, dict):
         return {"seats": [], "source": "council-points.json not published yet"}
-    rows = [{"seat": name, "overall": s.get("overall"), "buckets": s.get("buckets", {}),
-             "windows": s.get("windows", 0), "compliance": s.get("compliance", {})}
-            for name, s in sorted((report.get("seats") or {}).items())]
-    return {"seats": rows, "naive_windows": (report.get("naive") or {}).get("windows", 0),
+    rows = [{"seat": name, "overall": obj(s).get("overall"), "buckets": obj(s).get("buckets", {}),
+             "windows": obj(s).get("windows", 0), "compliance": obj(s).get("compliance", {})}
+            for name, s in sorted(obj(report.get("seats")).items())]
+    return {"seats": rows, "naive_windows": obj(report.get("naive")).get("windows", 0),
             "source": "council-points.json"}
 
 
-def corrections(store: Store) -> list[dict[str, Any]]:
+def corrections(store: Store) -> list[JsonObject]:
     """Every sealed correction line (paper §3.10), newest first: what it corrects, the new value, why.
     The figures on the page already use them (the CSV and the statistics apply each one)."""
     store.book.refresh()
     store.embargo.refresh()
     found = [n for n in range(1, store.book.lines + 1) if store.book.kind(n) == "correction"]
-    out = []
+    out: list[JsonObject] = []
     for n in reversed(found):
         c = store.book.line(n)
         session = store.embargo.session_of(c)
@@ -356,7 +484,7 @@ def corrections(store: Store) -> list[dict[str, Any]]:
     return out
 
 
-def page(store: Store) -> dict[str, Any]:
+def page(store: Store) -> dict[str, object]:
     """Everything the league page shows, in one answer."""
     return {"today": today(store), "league": league_table(store), "grid": grid(store), "n_eff": n_eff(store),
             "calibration": calibration(store), "points": points(store), "corrections": corrections(store)}

@@ -11,11 +11,52 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from league.book import BOOKKEEPING
 from league.errors import ChainBroken
+from league.jsonvalue import Json, JsonObject, obj
 from league.verify.chain import check_line
+
+
+class RunFact(TypedDict):
+    """A run line as the facts keep it (the values the line holds, copied as sealed)."""
+
+    n: int
+    run_id: Json
+    session: Json
+    at: str
+    methodology_version: str
+    role: Json
+
+
+class MethodologyFact(TypedDict):
+    """Where a methodology version first appears, with the rules sealed for it (the protocol's dated change)."""
+
+    first_line: int
+    first_at: str
+    first_session: Json
+    rules: JsonObject
+
+
+class VersionFact(TypedDict):
+    """Where a seat's (model, version) first answers (the protocol's model-version change)."""
+
+    seat: str
+    model: str
+    version: str
+    first_line: int
+    first_at: str
+
+
+class CorrectionFact(TypedDict):
+    """A correction line as the protocol lists it."""
+
+    line: int
+    at: str
+    of: Json
+    reason: Json
+    source: Json
 
 
 @dataclass
@@ -25,12 +66,12 @@ class BookFacts:
     lines: int = 0
     kinds: Counter[str] = field(default_factory=Counter)
     kind_keys: dict[str, set[str]] = field(default_factory=dict)
-    runs: list[dict[str, Any]] = field(default_factory=list)
-    methodology: dict[str, dict[str, Any]] = field(default_factory=dict)
-    versions: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
-    corrections: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[RunFact] = field(default_factory=list)
+    methodology: dict[str, MethodologyFact] = field(default_factory=dict)
+    versions: dict[tuple[str, str, str], VersionFact] = field(default_factory=dict)
+    corrections: list[CorrectionFact] = field(default_factory=list)
     #: methodology version -> the shadow weights sealed for it (the first such line wins)
-    shadow: dict[str, dict[str, Any]] = field(default_factory=dict)
+    shadow: dict[str, JsonObject] = field(default_factory=dict)
 
     def add(self, line: _Line) -> None:
         self.lines = line.n
@@ -46,7 +87,7 @@ class _Line:
     """A line already checked by :func:`league.verify.chain.check_line` (no second hashing)."""
 
     n: int
-    content: dict[str, Any]
+    content: JsonObject
 
     @property
     def kind(self) -> str:
@@ -57,7 +98,7 @@ class _Line:
         return str(self.content.get("at", ""))
 
 
-def _methodology_version(value: Any) -> str:
+def _methodology_version(value: Json | None) -> str:
     if isinstance(value, dict):
         return str(value.get("version", ""))
     return str(value or "")
@@ -69,7 +110,7 @@ def _on_run(facts: BookFacts, line: _Line) -> None:
     facts.runs.append({"n": line.n, "run_id": c.get("run_id", ""), "session": c.get("session", ""),
                        "at": line.at, "methodology_version": version, "role": c.get("role", "")})
     if version and version not in facts.methodology:
-        rules = c.get("methodology") if isinstance(c.get("methodology"), dict) else {}
+        rules = obj(c.get("methodology"))
         facts.methodology[version] = {"first_line": line.n, "first_at": line.at,
                                       "first_session": c.get("session", ""), "rules": rules}
 
@@ -122,7 +163,7 @@ def _file_lines(book: Path) -> Iterator[bytes]:
 
 
 def read_facts(book: Path, data: bytes | None = None,
-               keep: Callable[[dict[str, Any], dict[str, Any], bytes], None] | None = None,
+               keep: Callable[[JsonObject, JsonObject, bytes], None] | None = None,
                lines: Iterable[bytes] | None = None) -> BookFacts:
     """Gather facts from ``book`` (or its bytes), validating every seal and link on the way.
 
@@ -138,13 +179,13 @@ def read_facts(book: Path, data: bytes | None = None,
         lines = _file_lines(book) if data is None else _complete(data)
     prev = ""
     for i, raw in enumerate(lines, 1):
-        problem, obj = check_line(raw, i, prev)
-        if problem or obj is None:
+        problem, line = check_line(raw, i, prev)
+        if problem or line is None:
             raise ChainBroken(f"{book} line {i}: {problem}", line=i, reason=str(problem),
                               fix="run `league verify` and restore the book from its last good copy")
-        content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
-        facts.add(_Line(n=obj["n"], content=content))
+        content: JsonObject = {k: v for k, v in line.items() if k not in BOOKKEEPING}
+        facts.add(_Line(n=line["n"], content=content))
         if keep is not None:
-            keep(obj, content, raw)
-        prev = obj["link"]
+            keep(line, content, raw)
+        prev = line["link"]
     return facts

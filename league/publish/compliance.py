@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from league.stamps.rekor import PUBLIC_REKOR_LOG_ID
 
@@ -30,7 +29,7 @@ class Requirement:
     evidence: str
     check: str
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, str | int]:
         return {"number": self.number, "level": self.level, "requirement": self.text, "status": self.status,
                 "evidence": self.evidence, "check": self.check}
 
@@ -176,7 +175,7 @@ def requirements(folder: Path, *, manifest_written: bool = True) -> list[Require
     return [Requirement(*row) for row in rows]
 
 
-def compliance_document(folder: Path, generated_at: str, *, manifest_written: bool = True) -> dict[str, Any]:
+def compliance_document(folder: Path, generated_at: str, *, manifest_written: bool = True) -> dict[str, object]:
     return {"generated_at": generated_at,
             "standard": "Sealed Before the Open, section 3.13: seventeen numbered requirements (docs/compliance.md)",
             "statuses": ["met", "partial", "not met", "not applicable"],

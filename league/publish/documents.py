@@ -13,21 +13,23 @@ import html
 import json
 import operator
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
+from league.jsonvalue import Json, JsonObject, items
 from league.portfolio.rules import protocol_document as portfolio_protocol
-from league.publish.bookfacts import BookFacts
+from league.publish.bookfacts import BookFacts, VersionFact
 from league.publish.catalogue import BOOK_FIELDS, describe_column, info_for
 
 DIGEST_LIMIT = 30 * 1024
 
 
 # ------------------------------------------------------------------------------ protocol
-def protocol_document(facts: BookFacts, settings: Mapping[str, Any] | None, generated_at: str) -> dict[str, Any]:
+def protocol_document(facts: BookFacts, settings: Mapping[str, object] | None,
+                      generated_at: str) -> dict[str, object]:
     """arena-protocol.json: rules in force, every version seen in the book, dated changes."""
-    changes: list[dict[str, Any]] = []
+    changes: list[Mapping[str, object]] = []
     for version, seen in facts.methodology.items():
         changes.append({"date": seen["first_at"][:10], "what": "methodology", "version": version,
                         "change": f"methodology {version} in force from session {seen['first_session']}",
@@ -36,7 +38,7 @@ def protocol_document(facts: BookFacts, settings: Mapping[str, Any] | None, gene
     changes += [{"date": c["at"][:10], "what": "correction", "line": c["line"], "of": c["of"],
                  "change": c["reason"], "source": c["source"]} for c in facts.corrections]
     portfolio = _portfolio_rules()
-    changes += [{**c, "what": "portfolio_rules"} for c in portfolio.get("changes", [])]
+    changes += [{**c, "what": "portfolio_rules"} for c in items(portfolio.get("changes")) if isinstance(c, dict)]
     return {
         "generated_at": generated_at,
         "methodology": {"in_config": dict(settings or {}), "versions": facts.methodology},
@@ -47,12 +49,12 @@ def protocol_document(facts: BookFacts, settings: Mapping[str, Any] | None, gene
     }
 
 
-def _version_changes(facts: BookFacts) -> list[dict[str, Any]]:
+def _version_changes(facts: BookFacts) -> list[Mapping[str, object]]:
     """A seat's second and later model versions are dated changes (docs/protocol.md section 8)."""
-    by_seat: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_seat: dict[str, list[VersionFact]] = defaultdict(list)
     for entry in facts.versions.values():
         by_seat[entry["seat"]].append(entry)
-    out = []
+    out: list[Mapping[str, object]] = []
     for seat, entries in by_seat.items():
         for entry in sorted(entries, key=lambda e: e["first_line"])[1:]:
             out.append({"date": entry["first_at"][:10], "what": "model_version", "seat": seat,
@@ -61,7 +63,7 @@ def _version_changes(facts: BookFacts) -> list[dict[str, Any]]:
     return out
 
 
-def _scoring_rules() -> dict[str, Any]:
+def _scoring_rules() -> dict[str, object]:
     """The scoring constants, read from league/scoring/constants.py as literals.
 
     Parsed rather than imported: importing the scoring package pulls in scipy and statsmodels,
@@ -70,7 +72,7 @@ def _scoring_rules() -> dict[str, Any]:
     path = Path(__file__).resolve().parent.parent / "scoring" / "constants.py"
     if not path.is_file():
         return {"status": "not produced: scoring constants not installed"}
-    found: dict[str, Any] = {}
+    found: dict[str, object] = {}
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
             name = node.target.id
@@ -79,7 +81,7 @@ def _scoring_rules() -> dict[str, Any]:
     return found
 
 
-def _literal(node: ast.expr) -> Any:
+def _literal(node: ast.expr) -> object:
     """A literal, or plain arithmetic on numbers (``1.0 / 3.0``); anything else as its source text."""
     try:
         return _jsonable(ast.literal_eval(node))
@@ -92,8 +94,8 @@ def _literal(node: ast.expr) -> Any:
     return ast.unparse(node)
 
 
-_ARITH: dict[type[ast.operator], Any] = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-                                         ast.Div: operator.truediv}
+_ARITH: dict[type[ast.operator], Callable[[float, float], float]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
 
 SCORING_CONSTANTS = frozenset({
@@ -103,16 +105,18 @@ SCORING_CONSTANTS = frozenset({
 })
 
 
-def _portfolio_rules() -> dict[str, Any]:
-    return dict(json.loads(json.dumps(portfolio_protocol(), default=str)))
+def _portfolio_rules() -> JsonObject:
+    """The portfolio rule sets as the JSON they publish as (dates and other values as their text)."""
+    rules: JsonObject = dict(json.loads(json.dumps(portfolio_protocol(), default=str)))
+    return rules
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> object:
     return list(value) if isinstance(value, tuple | frozenset | set) else value
 
 
 # ---------------------------------------------------------------------------------- code
-def code_manifest(files: Iterable[tuple[str, bytes]]) -> tuple[dict[str, Any], dict[str, bytes]]:
+def code_manifest(files: Iterable[tuple[str, bytes]]) -> tuple[dict[str, object], dict[str, bytes]]:
     """arena-code.json and the ``arena-code-<file>.txt`` bodies for (repo path, bytes) pairs."""
     entries, bodies = [], {}
     for path, data in sorted(files):
@@ -120,12 +124,22 @@ def code_manifest(files: Iterable[tuple[str, bytes]]) -> tuple[dict[str, Any], d
         bodies[name] = data
         entries.append({"path": path, "published_as": name, "bytes": len(data),
                         "sha256": hashlib.sha256(data).hexdigest()})
-    manifest = {"description": "scoring and portfolio engine source files; each published file's SHA-256 "
-                "equals `sha256sum` of the .txt beside this file", "files": entries}
+    manifest: dict[str, object] = {
+        "description": "scoring and portfolio engine source files; each published file's SHA-256 "
+        "equals `sha256sum` of the .txt beside this file", "files": entries}
     return manifest, bodies
 
 
 # -------------------------------------------------------------------------------- digest
+class _Resolved(TypedDict):
+    """A market's last resolved move as the digest shows it."""
+
+    session: str
+    horizon: str
+    ref: float
+    close: float
+
+
 class _Digest:
     """One streaming pass over the forecast rows (the CSV can hold ~100k rows; never held in memory)."""
 
@@ -133,7 +147,7 @@ class _Digest:
         self.rows = 0
         self.latest = ""
         self.today: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-        self.last: dict[str, tuple[str, bool, dict[str, Any]]] = {}
+        self.last: dict[str, tuple[str, bool, _Resolved]] = {}
         self.seats: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
 
     def add(self, r: dict[str, str]) -> None:
@@ -154,8 +168,8 @@ class _Digest:
                 slot[0] += (p / 100 - (1.0 if close > ref else 0.0)) ** 2
                 slot[1] += 1
 
-    def markets(self) -> dict[str, Any]:
-        out = {}
+    def markets(self) -> dict[str, object]:
+        out: dict[str, object] = {}
         for asset in sorted(set(self.last) | set(self.today)):
             today = self.today.get(asset, {})
             out[asset] = {"last_resolved": self.last[asset][2] if asset in self.last else None,
@@ -163,8 +177,8 @@ class _Digest:
                                              for h, ps in sorted(today.items())}}
         return out
 
-    def seat_table(self) -> dict[str, Any]:
-        seats: dict[str, Any] = defaultdict(dict)
+    def seat_table(self) -> dict[str, dict[str, dict[str, float]]]:
+        seats: dict[str, dict[str, dict[str, float]]] = defaultdict(dict)
         for (seat, horizon), (total, n) in sorted(self.seats.items()):
             seats[seat][horizon] = {"brier": round(total / n, 4), "n": int(n)}
         return dict(seats)
@@ -173,7 +187,7 @@ class _Digest:
 _DIGEST_COLUMNS = ("session", "asset", "seat", "horizon", "status", "prob_up", "ref", "close")
 
 
-def markets_digest(forecasts: Iterable[str], generated_at: str) -> dict[str, Any]:
+def markets_digest(forecasts: Iterable[str], generated_at: str) -> dict[str, object]:
     """markets-digest.json: per market the last resolved move and, per horizon, the latest session's mean
     council probability (counted rows of council seats).
 
@@ -186,7 +200,7 @@ def markets_digest(forecasts: Iterable[str], generated_at: str) -> dict[str, Any
     wanted = [(k, header.index(k)) for k in _DIGEST_COLUMNS if k in header]
     for values in reader:
         acc.add({k: values[i] for k, i in wanted})
-    digest: dict[str, Any] = {"generated_at": generated_at, "latest_session": acc.latest, "rows": acc.rows,
+    digest: dict[str, object] = {"generated_at": generated_at, "latest_session": acc.latest, "rows": acc.rows,
                               "markets": acc.markets(), "seats": acc.seat_table()}
     if len(json.dumps(digest)) > DIGEST_LIMIT:
         digest["seats"] = "left out to keep this file under 30 KB; see council-league.json"
@@ -210,7 +224,7 @@ def csv_columns(path: Path) -> tuple[list[str], int]:
     return header, rows
 
 
-def describe_csv(name: str, header: list[str], rows: int) -> dict[str, Any]:
+def describe_csv(name: str, header: list[str], rows: int) -> dict[str, object]:
     columns = []
     for column in header:
         text, registered = describe_column(name, column)
@@ -218,7 +232,7 @@ def describe_csv(name: str, header: list[str], rows: int) -> dict[str, Any]:
     return {"format": "csv", "rows": rows, "columns": columns}
 
 
-def describe_json(obj: Any) -> dict[str, Any]:
+def describe_json(obj: Json) -> dict[str, object]:
     """Top-level keys of a JSON file with their JSON types (nested content is documented by its producer)."""
     if not isinstance(obj, dict):
         return {"format": "json", "top_level": type(obj).__name__}
@@ -227,7 +241,7 @@ def describe_json(obj: Any) -> dict[str, Any]:
     return {"format": "json", "keys": keys}
 
 
-def describe_book(facts: BookFacts) -> dict[str, Any]:
+def describe_book(facts: BookFacts) -> dict[str, object]:
     fields = [{"name": k, "description": v} for k, v in BOOK_FIELDS.items()]
     kinds = {k: {"lines": facts.kinds[k], "content_keys": sorted(facts.kind_keys.get(k, ()))}
              for k in sorted(facts.kinds)}
@@ -250,13 +264,20 @@ _JSON_KEYS = {
 }
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value: Json) -> str:
     return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
         type(value), "number")
 
 
 # --------------------------------------------------------------------------------- index
-def index_html(entries: list[dict[str, Any]], skipped: list[tuple[str, str]], generated_at: str) -> str:
+class IndexEntry(TypedDict):
+    """A published file as the index lists it."""
+
+    name: str
+    bytes: int
+
+
+def index_html(entries: list[IndexEntry], skipped: list[tuple[str, str]], generated_at: str) -> str:
     """index.html: every file with its size and update frequency, and what was not produced."""
     rows = "\n".join(
         f"<tr><td><a href=\"{html.escape(e['name'])}\">{html.escape(e['name'])}</a></td>"

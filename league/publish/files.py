@@ -23,7 +23,7 @@ import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn, TypeVar
 
 import structlog
 
@@ -39,10 +39,11 @@ from league.book.shared import (
     slim_lines,
 )
 from league.clock import Clock, SystemClock, iso_seconds
-from league.config import load_config
+from league.config import Config, load_config
 from league.contest.embargo import released_bytes
 from league.errors import LeagueError
 from league.heap import collector_paused, settle_heap
+from league.jsonvalue import JsonObject
 from league.publish import commitments, crowd, portfolio, producers
 from league.publish import documents as docs
 from league.publish.bookfacts import BookFacts, read_facts
@@ -59,6 +60,8 @@ from league.publish.writing import complete_lines, copy_file, sha256_file, write
 from league.verify.linecheck import check_lines, check_table, line_entry, prob_entry
 
 log = structlog.get_logger(__name__)
+#: What a split producer computes beside the statistics and merges once they are done.
+_T = TypeVar("_T")
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 #: Who writes which files; ``None`` = this league does without (named as not produced, never hidden).
@@ -114,7 +117,7 @@ class _Run:
     data_dir: Path
     out: Path
     generated_at: str
-    config: Any
+    config: Config | None
     facts: BookFacts = field(default_factory=BookFacts)
     book_sha256: str = ""  # of the book's complete lines the books step verified, as published in council-book.jsonl
     book_head: bytes = b""  # their first line (the opening, for config.json)
@@ -151,7 +154,7 @@ class _Run:
             self.ranks[name] = [self.ranks[name][i] for i in order]
 
 
-def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
+def publish(data_dir: Path, out_dir: Path | None = None, *, config: Config | None = None,
             clock: Clock | None = None, progress: Callable[[str, int, int], None] | None = None,
             workers: int = 1) -> PublishReport:
     """Write every open-data file the installed features produce into ``out_dir`` (default DATA/public);
@@ -214,7 +217,7 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Any = None,
     return _report(run)
 
 
-def _load_config(data_dir: Path) -> Any:
+def _load_config(data_dir: Path) -> Config | None:
     """``league init DIR`` puts config/ beside data/; without it publish still works (no families)."""
     folder = data_dir.parent / "config"
     if not (folder / "league.toml").is_file():
@@ -248,7 +251,7 @@ def _books(run: _Run) -> None:
         copy_file(ask, run.out / "asks" / ask.name)
 
 
-def _copy_checked(book: Path, target: Path, keep: Callable[[dict[str, Any], dict[str, Any], bytes], None]
+def _copy_checked(book: Path, target: Path, keep: Callable[[JsonObject, JsonObject, bytes], None]
                   ) -> tuple[BookFacts, str, bytes]:
     """Verify the book's complete lines (``read_facts``: every seal and link; raises ``ChainBroken`` at the first
     bad one, the published copy then left as it was) while writing them to ``target``; returns the facts, the
@@ -327,7 +330,7 @@ def _commitments(run: _Run) -> None:
 
 
 # ----------------------------------------------------------------------------- producers
-def _call(run: _Run, key: str, names: tuple[str, ...], *args: Any, **kwargs: Any) -> bool:
+def _call(run: _Run, key: str, names: tuple[str, ...], *args: object, **kwargs: object) -> bool:
     """Call producer ``key``; record ``names`` as skipped when it is absent, failed when it raises."""
     fn = PRODUCERS.get(key)
     if fn is None:
@@ -337,7 +340,8 @@ def _call(run: _Run, key: str, names: tuple[str, ...], *args: Any, **kwargs: Any
     return _attempt(run, names, fn, *args, **kwargs)[0]
 
 
-def _attempt(run: _Run, names: tuple[str, ...], fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+def _attempt(run: _Run, names: tuple[str, ...], fn: Callable[..., object], *args: object,
+             **kwargs: object) -> tuple[bool, object]:
     """``(True, fn(...))``, or ``(False, None)`` with ``names`` recorded as failed when it raises."""
     try:
         return True, fn(*args, **kwargs)
@@ -482,15 +486,17 @@ def _abandon(run: _Run) -> None:
         os.close(side.go)
 
 
-def _after_stats(run: _Run, names: tuple[str, ...], compute: Callable[[], Any],
-                 merge: Callable[[Any], None], *, if_league: bool = False) -> None:
+def _after_stats(run: _Run, names: tuple[str, ...], compute: Callable[[], _T],
+                 merge: Callable[[_T], None], *, if_league: bool = False) -> None:
     """A producer that merges into the statistics' files, split: ``compute`` now (its failure recorded here,
     or, with ``if_league``, only if the statistics wrote council-league.json, as the one-process run calls it
     only then), ``merge`` once the statistics are done."""
+    value: _T | None = None
+    error: Exception | None = None
     try:
-        value, error = compute(), None
+        value = compute()
     except Exception as exc:  # noqa: BLE001 - recorded as the producer's failure below
-        value, error = None, exc
+        error = exc
     if error is not None and not if_league:
         for name in names:
             run.fail(name, error)
@@ -514,7 +520,7 @@ def _forecasts(run: _Run) -> None:
         log.info("publish.forecasts_kept", file=str(target))
         return
     shipped = PRODUCERS.get("forecasts") is producers.forecasts
-    options: dict[str, Any] = {"workers": run.workers} if run.workers > 1 and shipped else {}
+    options: dict[str, object] = {"workers": run.workers} if run.workers > 1 and shipped else {}
     kept = kept_lines(run.book_sha256, ROW_KINDS) if shipped else None
     slim = slim_lines(run.book_sha256, ROW_KINDS) if shipped and kept is None else None
     if kept is not None:  # the books step's parse stands for the bytes
@@ -587,13 +593,13 @@ def _sides(run: _Run) -> dict[str, str]:
     return {s.name: s.side for s in seats if getattr(s, "side", "")}
 
 
-def _climatology(run: _Run) -> dict[str, Any] | None:
+def _climatology(run: _Run) -> JsonObject | None:
     """The sealed climatology table, when the data or config folder holds one (else scoring's default)."""
-    folders = [run.data_dir] + ([Path(run.config.folder)] if getattr(run.config, "folder", None) else [])
+    folders = [run.data_dir] + ([Path(run.config.folder)] if run.config is not None and run.config.folder else [])
     for folder in folders:
         for name in ("climatology.json", "council-climatology.json"):
             if (folder / name).is_file():
-                table: dict[str, Any] = json.loads((folder / name).read_text(encoding="utf-8"))
+                table: JsonObject = json.loads((folder / name).read_text(encoding="utf-8"))
                 return table
     return None
 
@@ -669,10 +675,10 @@ def _protocol(run: _Run) -> None:
     write_json(run.out / "arena-protocol.json", docs.protocol_document(run.facts, settings, run.generated_at))
 
 
-def _settings(run: _Run) -> dict[str, Any]:
-    settings = getattr(run.config, "settings", None)
-    if settings is not None:
-        dumped: dict[str, Any] = settings.methodology.model_dump(mode="json")
+def _settings(run: _Run) -> dict[str, object]:
+    """The methodology settings in force: the config's, else the league.toml beside the data folder's."""
+    if run.config is not None:
+        dumped: dict[str, object] = run.config.settings.methodology.model_dump(mode="json")
         return dumped
     toml = run.data_dir.parent / "config" / "league.toml"
     if toml.is_file():
@@ -723,7 +729,7 @@ def _listing(out: Path) -> list[Path]:
 
 
 def _dataset(run: _Run) -> None:
-    described: dict[str, Any] = {}
+    described: dict[str, dict[str, object]] = {}
     for path in _listing(run.out):
         name = path.relative_to(run.out).as_posix()
         described[name] = _describe(run, name, path)
@@ -733,7 +739,7 @@ def _dataset(run: _Run) -> None:
     write_json(run.out / "arena-dataset.json", {"generated_at": run.generated_at, "files": described})
 
 
-def _describe(run: _Run, name: str, path: Path) -> dict[str, Any]:
+def _describe(run: _Run, name: str, path: Path) -> dict[str, object]:
     entry = info_for(name)
     info = {"description": entry.description, "update_frequency": entry.frequency}
     if name.endswith(".csv"):
@@ -762,7 +768,7 @@ def _safe_facts(path: Path) -> BookFacts:
 
 
 def _index(run: _Run) -> None:
-    entries = [{"name": p.relative_to(run.out).as_posix(), "bytes": p.stat().st_size}
+    entries: list[docs.IndexEntry] = [{"name": p.relative_to(run.out).as_posix(), "bytes": p.stat().st_size}
                for p in _listing(run.out) if p != run.out / "index.html"]
     text = docs.index_html(entries, run.skipped + run.failed, run.generated_at)
     write_bytes(run.out / "index.html", text.encode("utf-8"))

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import structlog
 
@@ -43,8 +43,8 @@ from league.book import BOOKKEEPING
 from league.book.index import Body, BodyIndex, BookIndex
 from league.book.shared import KeptLines
 from league.book.view import BookView
-from league.calendar import default_calendar
-from league.config import load_config
+from league.calendar import Calendar, default_calendar
+from league.config import Config, load_config
 from league.counting import Sealed
 from league.jsonvalue import Json
 from league.publish.errors import PublishError
@@ -67,7 +67,7 @@ FORMAT = "forecast-rows-1"
 ROW_KINDS = frozenset({"run", "answer", "incident", "silence", "correction", "score", "score_h"})
 
 
-def write_forecasts_cached(lg: Sealed, path: Path, cache: Path, workers: int = 1) -> int:
+def write_forecasts_cached(lg: BookView | _View, path: Path, cache: Path, workers: int = 1) -> int:
     """Write the CSV at ``path`` from the cached blocks and the sessions that changed; returns its rows.
     ``workers`` 2 (where the system can fork, in a process running no other thread): the sessions to build are
     shared with a forked child first, each writing its blocks into the cache, from which the CSV is then
@@ -123,9 +123,23 @@ def _build_shared(lg: Sealed, ctx: RowContext, cache: Path, missing: list[tuple[
         os.waitpid(pid, 0)  # whatever the child did not leave in the cache is built by the caller
 
 
-def session_keys(lg: Sealed, sessions: Iterable[str], common: str) -> dict[str, str]:
+class Indexed(Protocol):
+    """A view whose index the session keys are read from: whole records, or bodies cut to their key fields."""
+
+    @property
+    def index(self) -> BookIndex | BodyIndex: ...
+
+
+class Configured(Protocol):
+    """A view's config (the common digest hashes its files)."""
+
+    @property
+    def config(self) -> Config: ...
+
+
+def session_keys(lg: Indexed, sessions: Iterable[str], common: str) -> dict[str, str]:
     """Each session's key: the common digest and the (n, link) of every line its rows are made of."""
-    index: Any = lg.index
+    index = lg.index
     return _keys(index.lines, session_lines(index), sessions, common)
 
 
@@ -147,7 +161,7 @@ def _keys(lines: Mapping[int, Kept], groups: dict[str, list[int]], sessions: Ite
     return {s: hashlib.sha256("\n".join([common, s, *parts.get(s, [])]).encode()).hexdigest() for s in sessions}
 
 
-def session_lines(index: Any) -> dict[str, list[int]]:
+def session_lines(index: BookIndex | BodyIndex) -> dict[str, list[int]]:
     """The numbers of the lines each session's rows are made of (the :data:`ROW_KINDS` lines that name it, its
     runs or one of its answers), in book order. Reads only ``kind``, ``session``, ``run_id``, ``target``, ``of``
     (league.book.shared.SLIM_FIELDS) of each line: an index of lines cut to those fields gives the same."""
@@ -164,7 +178,7 @@ def session_lines(index: Any) -> dict[str, list[int]]:
     return groups
 
 
-def row_sessions(index: Any) -> list[str]:
+def row_sessions(index: BookIndex | BodyIndex) -> list[str]:
     """The sessions the CSV has rows for, as :meth:`RowContext.sessions` lists them (the session of each run id's
     last run line), from the run lines' ``run_id`` and ``session`` only."""
     runs = {_get(r, "run_id"): r for r in index.of_kind("run")}
@@ -182,7 +196,7 @@ def _session_of(body: Kept, lines: Mapping[int, Kept], run_session: dict[str, st
     return str(_get(body, "session") or run_session.get(str(_get(body, "run_id") or ""), ""))
 
 
-def _common_digest(lg: Sealed) -> str:
+def _common_digest(lg: Configured) -> str:
     """What every session's rows share: the format, the columns, the config files and the code."""
     h = hashlib.sha256(f"{FORMAT}\n{','.join(COLUMNS)}\n".encode())
     folder = getattr(lg.config, "folder", None)
@@ -243,7 +257,7 @@ def _keep(cache: Path, session: str, key: str, rows: int, block: bytes) -> Path:
     return target
 
 
-def write_forecasts_streamed(view: Sealed, book: Path, sha256: str, path: Path, cache: Path) -> int:
+def write_forecasts_streamed(view: SlimView, book: Path, sha256: str, path: Path, cache: Path) -> int:
     """Write the CSV at ``path`` as :func:`write_forecasts_cached` does, from an index of the :data:`ROW_KINDS`
     lines cut to their key fields (``view``: :func:`slim_view`) and the checked bytes of the book at ``book``
     (their SHA-256 ``sha256``); returns its rows.
@@ -253,7 +267,7 @@ def write_forecasts_streamed(view: Sealed, book: Path, sha256: str, path: Path, 
     block are parsed, in one pass over the copy (:func:`_build_streamed`), each session built and let go as soon
     as its last line is read. A session's rows read nothing but its own lines (the lines its key names, pinned
     by tests/unit/publish/test_forecast_stream.py), the config and the calendar."""
-    index: Any = view.index
+    index = view.index
     sessions = row_sessions(index)
     groups = session_lines(index)
     keys = _keys(index.lines, groups, sessions, _common_digest(view))
@@ -278,7 +292,7 @@ def write_forecasts_streamed(view: Sealed, book: Path, sha256: str, path: Path, 
     return count
 
 
-def _build_streamed(view: Sealed, book: Path, sha256: str, cache: Path, missing: dict[str, str],
+def _build_streamed(view: SlimView, book: Path, sha256: str, cache: Path, missing: dict[str, str],
                     groups: dict[str, list[int]]) -> None:
     """Build the ``missing`` sessions' blocks into the cache from one pass over the checked copy ``book``: only the
     lines of those sessions are parsed (line ``n`` of a checked book is its ``n``-th line), and a session is built
@@ -287,8 +301,7 @@ def _build_streamed(view: Sealed, book: Path, sha256: str, cache: Path, missing:
     bytes, the blocks written from it are removed and the step fails."""
     owner = {n: s for s in missing for n in groups.get(s, [])}
     ends = deque(sorted((groups[s][-1], s) for s in missing if groups.get(s)))
-    index: Any = view.index
-    links: Mapping[int, Kept] = index.lines
+    links: Mapping[int, Kept] = view.index.lines
     held: dict[str, BookIndex] = {}
     written: list[Path] = []
     digest = hashlib.sha256()
@@ -324,7 +337,7 @@ def _body(raw: bytes, n: int, link: str) -> Body:
     return {**body, "n": obj["n"], "seal": obj["seal"], "link": obj["link"]}
 
 
-def _build_one(view: Sealed, index: BookIndex, cache: Path, session: str, key: str) -> Path:
+def _build_one(view: SlimView, index: BookIndex, cache: Path, session: str, key: str) -> Path:
     """One session's block from an index of its own lines only, kept in the cache."""
     own = _View(index, view.config, view.calendar)
     data = session_rows_of(own, RowContext.of(own), session)
@@ -349,13 +362,13 @@ def export_forecasts(data_dir: Path, target: Path, book: bytes | None = None, *,
         return write_forecasts_streamed(slim_view(data_dir, kept), Path(copy[0]), copy[1], Path(target),
                                         data_dir / CACHE_DIR)
     if kept is not None:
-        view: Sealed = kept_view(data_dir, kept)
+        view: BookView | _View = kept_view(data_dir, kept)
     else:
         view = BookView.open(data_dir) if book is None else verified_view(data_dir, book)
     return write_forecasts_cached(view, Path(target), data_dir / CACHE_DIR, workers)
 
 
-def verified_view(data_dir: Path, book: bytes) -> Sealed:
+def verified_view(data_dir: Path, book: bytes) -> _View:
     """What :meth:`BookView.open` gives for the :data:`ROW_KINDS`, over lines already verified: each index
     entry is ``league.book.index.body_of`` of its line (content, then n, seal and link). A line of another kind
     is not parsed when its bytes do not hold one of those kinds' names in quotes (a top-level ``"kind"`` always
@@ -373,7 +386,7 @@ def verified_view(data_dir: Path, book: bytes) -> Sealed:
     return _View(index, load_config(Path(data_dir).parent / "config"), default_calendar())
 
 
-def kept_view(data_dir: Path, kept: KeptLines) -> Sealed:
+def kept_view(data_dir: Path, kept: KeptLines) -> _View:
     """:func:`verified_view` over the lines the publisher's verified read kept (league.book.shared): the
     same index entries (content, then n, seal and link), without parsing the bytes again."""
     index = BookIndex()
@@ -382,23 +395,32 @@ def kept_view(data_dir: Path, kept: KeptLines) -> Sealed:
     return _View(index, load_config(Path(data_dir).parent / "config"), default_calendar())
 
 
-def slim_view(data_dir: Path, kept: KeptLines) -> Sealed:
+def slim_view(data_dir: Path, kept: KeptLines) -> SlimView:
     """A view over the :data:`ROW_KINDS` lines the publisher's verified read kept cut to their key fields
     (league.book.shared.slim_of): enough for the sessions and their keys, not for rows."""
     index = BodyIndex()
     for slim in kept.slims:
         if slim.get("kind") in ROW_KINDS:
             index.add_body(slim)
-    return _View(index, load_config(Path(data_dir).parent / "config"), default_calendar())
+    return SlimView(index, load_config(Path(data_dir).parent / "config"), default_calendar())
 
 
 @dataclass(frozen=True)
 class _View:
     """A read-only view like :class:`BookView` (what the counting rule reads) over a given index."""
 
-    index: Any
-    config: Any
-    calendar: Any
+    index: BookIndex
+    config: Config
+    calendar: Calendar
+
+
+@dataclass(frozen=True)
+class SlimView:
+    """A view over lines cut to their key fields: enough for the sessions and their keys, not for rows."""
+
+    index: BodyIndex
+    config: Config
+    calendar: Calendar
 
 
 #: Where the publisher keeps its per-session rows (relative to DATA); nothing else reads it.

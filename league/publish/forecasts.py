@@ -17,7 +17,6 @@ import csv
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -37,7 +36,7 @@ COLUMNS = (
 ).split()
 
 
-def _fmt(value: Any) -> str:
+def _fmt(value: object) -> str:
     if type(value) is str:  # most cells: the value itself (what str() returns for an exact str)
         return value
     if value is None:

@@ -18,7 +18,6 @@ import hashlib
 import io
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 FILE = "council-forecasts.csv"
 
@@ -32,7 +31,7 @@ class _Slice:
     end: int
     fields: dict[str, str]
 
-    def as_json(self, data: bytes) -> dict[str, Any]:
+    def as_json(self, data: bytes) -> dict[str, object]:
         body = data[self.offset:self.end]
         return {**self.fields, "first_row": self.first_row, "last_row": self.last_row,
                 "rows": self.last_row - self.first_row + 1, "offset": self.offset, "length": len(body),
@@ -77,7 +76,7 @@ def _extend(slices: list[_Slice], key: str, n: int, start: int, end: int, fields
         slices.append(_Slice(key, n, n, start, end, fields))
 
 
-def forecasts_index(data: bytes, generated_at: str) -> dict[str, Any]:
+def forecasts_index(data: bytes, generated_at: str) -> dict[str, object]:
     """The index of one forecasts CSV (its bytes as published)."""
     bounds = records(data)
     h_start, h_end = next(bounds, (0, 0))
@@ -99,20 +98,21 @@ def forecasts_index(data: bytes, generated_at: str) -> dict[str, Any]:
             "runs": _numbered(runs, data), "sessions": _with_runs(sessions, runs, data)}
 
 
-def _numbered(slices: list[_Slice], data: bytes) -> list[dict[str, Any]]:
+def _numbered(slices: list[_Slice], data: bytes) -> list[dict[str, object]]:
     """Each slice's JSON; a key split over several blocks numbers them (``block`` 1, 2, ...)."""
     seen: dict[str, int] = {}
-    out = []
+    out: list[dict[str, object]] = []
     for s in slices:
         seen[s.key] = seen.get(s.key, 0) + 1
         out.append({**s.as_json(data), "block": seen[s.key]})
     return out
 
 
-def _with_runs(sessions: list[_Slice], runs: list[_Slice], data: bytes) -> list[dict[str, Any]]:
+def _with_runs(sessions: list[_Slice], runs: list[_Slice], data: bytes) -> list[dict[str, object]]:
+    """Each session slice's JSON with the runs whose first row falls in it."""
     out = []
-    for item in _numbered(sessions, data):
-        lo, hi = item["first_row"], item["last_row"]
+    for session, item in zip(sessions, _numbered(sessions, data), strict=True):
+        lo, hi = session.first_row, session.last_row
         item["runs"] = sorted({r.key for r in runs if lo <= r.first_row <= hi})
         out.append(item)
     return out

@@ -14,13 +14,12 @@ import ctypes.util
 import gc
 import os
 from functools import cache
-from typing import Any
 
 from league.shutdown import die_with_parent
 
 
 @cache
-def _libc() -> Any:
+def _libc() -> ctypes.CDLL | None:
     name = ctypes.util.find_library("c")
     if name is None:
         return None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from league.book.shared import book_lines
 from league.portfolio.interface import PortfolioError
@@ -39,7 +38,7 @@ def add_to_league_json(data_dir: Path, out: Path) -> None:
         merge_tables(out, tables_block(data_dir))
 
 
-def tables_block(data_dir: Path) -> dict[str, Any]:
+def tables_block(data_dir: Path) -> dict[str, object]:
     """The ``portfolio`` and ``portfolio_note`` keys of council-league.json, from the sealed ``mark`` lines."""
     book = Path(data_dir) / "books" / "council-book.jsonl"
     marks = [mark_from_content(line.content) for line in book_lines(book, ("mark",))]
@@ -47,11 +46,11 @@ def tables_block(data_dir: Path) -> dict[str, Any]:
     return {"portfolio": tables["portfolio"], "portfolio_note": tables.get("note", "no portfolio marks sealed yet")}
 
 
-def merge_tables(out: Path, block: dict[str, Any]) -> None:
+def merge_tables(out: Path, block: dict[str, object]) -> None:
     """Write :func:`tables_block` into council-league.json (when present)."""
     path = Path(out) / "council-league.json"
     if not path.is_file():
         return
-    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
     doc.update(block)
     path.write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")

@@ -10,29 +10,35 @@ any other, never a silently missing file.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
+from league.book.shared import KeptLines
 from league.evals import points as points_track
 from league.extras import extra
+from league.jsonvalue import JsonObject
 from league.publish import crowd as crowd_files
 from league.publish import forecast_cache, proof_pages
 from league.publish import portfolio as portfolio_files
 from league.publish.writing import write_json
 
-Producer = Callable[..., Any]
+#: A producer: called with the data and output folders (and its own options); what it returns is not read.
+Producer = Callable[..., object]
 
 
-def forecasts(data_dir: Path, target: Path, book: bytes | None = None, *, workers: int = 1, kept: Any = None,
+def forecasts(data_dir: Path, target: Path, book: bytes | None = None, *, workers: int = 1,
+              kept: KeptLines | None = None,
               copy: tuple[Path, str] | None = None) -> int:
     return forecast_cache.export_forecasts(data_dir, target, book, workers=workers, kept=kept, copy=copy)
 
 
-def stats(*args: Any, **kwargs: Any) -> Any:
+def stats(forecasts_csv: Path, out_dir: Path, clim_table: JsonObject | None, families: dict[str, str],
+          sides: dict[str, str] | None = None, methodologies: Mapping[str, JsonObject] | None = None,
+          shadow_weights: Mapping[str, JsonObject] | None = None) -> dict[str, Path]:
+    """The statistics' four files (league.scoring.publish.write_stats, imported only when they run)."""
     with extra("stats"):
         from league.scoring.publish import write_stats
-    return write_stats(*args, **kwargs)
+    return write_stats(forecasts_csv, out_dir, clim_table, families, sides, methodologies, shadow_weights)
 
 
 def preload_stats() -> None:
@@ -66,25 +72,26 @@ def points(data_dir: Path, out: Path) -> None:
     points_merge(out, points_block(data_dir, out))
 
 
-def points_block(data_dir: Path, out: Path) -> dict[str, Any]:
+def points_block(data_dir: Path, out: Path) -> dict[str, object]:
     """council-points.json written; its report returned, for :func:`points_merge` once the statistics are."""
-    report = points_track.points_report(data_dir)
+    report: dict[str, object] = points_track.points_report(data_dir)
     report["book"] = "council-book.jsonl"  # the published copy, not this machine's path
     write_json(out / "council-points.json", report)
     return report
 
 
-def points_merge(out: Path, report: dict[str, Any]) -> None:
+def points_merge(out: Path, report: Mapping[str, object]) -> None:
     """The report as the `points` block of council-stats.json (when the statistics wrote it)."""
     stats = out / "council-stats.json"
     if stats.is_file():  # same writer as the statistics themselves, so `league stats` gives the same bytes
-        doc = json.loads(stats.read_text(encoding="utf-8"))
+        doc: dict[str, object] = json.loads(stats.read_text(encoding="utf-8"))
         doc["points"] = report
         stats.write_text(json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
 
 
-def proof(*args: Any, **kwargs: Any) -> Any:
-    return proof_pages.write_proof_pages(*args, **kwargs)
+def proof(stamps_dir: Path, public_dir: Path, *, books: Mapping[str, Path],
+          public_key: Path | None = None) -> list[Path]:
+    return proof_pages.write_proof_pages(stamps_dir, public_dir, books=books, public_key=public_key)
 
 
 ALL: dict[str, Producer] = {"forecasts": forecasts, "stats": stats, "portfolio": portfolio, "proof": proof,

@@ -20,9 +20,9 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from league.clock import iso_seconds
+from league.jsonvalue import Json, JsonObject
 from league.verify.reader import COUNCIL_BOOK, PUBLIC_KEY, SessionNeed, iter_book_objects, session_needs
 from league.verify.stamped import parse_stamped_list
 
@@ -57,12 +57,12 @@ def write_proof_pages(stamps_dir: Path, public_dir: Path, *, books: Mapping[str,
 _PAGE_KEYS = ("n", "kind", "seat", "at", "booked_at", "seal", "link", "run_id")
 
 
-def _page_lines(book: Path) -> list[dict[str, Any]]:
+def _page_lines(book: Path) -> list[JsonObject]:
     """The council book's lines as :func:`league.verify.reader.read_lines` gives them, kept only as far as the
     pages read them (less memory): run lines whole, other lines naming a run cut to :data:`_PAGE_KEYS`, the rest
     (the season's scores, crowd, portfolio marks) not kept. A season's whole book as dicts was the publish run's
     peak (about 2.5 times the book's bytes); what the pages show is unchanged."""
-    out = []
+    out: list[JsonObject] = []
     for obj in iter_book_objects(book):
         if obj.get("kind") == "run":
             out.append(obj)
@@ -103,18 +103,18 @@ def _copy(src: Path, dst: Path) -> Path:
 class BookFacts:
     """What the day pages need from the council book, computed once for all days."""
 
-    runs_by_day: dict[str, list[dict[str, Any]]]
-    lines_by_run: dict[str, list[dict[str, Any]]]
+    runs_by_day: dict[str, list[JsonObject]]
+    lines_by_run: dict[str, list[JsonObject]]
     needs: list[SessionNeed]
     stamps: list[tuple[str, int, str]]
 
     @classmethod
-    def of(cls, lines: list[dict[str, Any]], stamps: list[tuple[str, int, str]]) -> BookFacts:
-        runs: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    def of(cls, lines: list[JsonObject], stamps: list[tuple[str, int, str]]) -> BookFacts:
+        runs: dict[str, list[JsonObject]] = defaultdict(list)
+        by_run: dict[str, list[JsonObject]] = defaultdict(list)
         for x in lines:
-            if x.get("kind") == "run" and isinstance(x.get("at"), str):
-                runs[x["at"][:10]].append(x)
+            if x.get("kind") == "run" and isinstance(at := x.get("at"), str):
+                runs[at[:10]].append(x)
             elif x.get("run_id") is not None:
                 by_run[str(x["run_id"])].append(x)
         return cls(dict(runs), dict(by_run), session_needs(lines), stamps)
@@ -149,7 +149,7 @@ def runs_page(day: str, facts: BookFacts) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _line_row(x: Mapping[str, Any]) -> str:
+def _line_row(x: Mapping[str, Json]) -> str:
     who = f" seat {x['seat']}" if x.get("seat") else ""
     return f"  line {x.get('n')}: {x.get('kind')}{who} at {x.get('at')} seal {x.get('seal')} link {x.get('link')}"
 
@@ -205,7 +205,7 @@ def index_page(day: str, folder: Path) -> str:
     return "\n".join(out) + "\n"
 
 
-def _backend_row(b: Mapping[str, Any]) -> str:
+def _backend_row(b: Mapping[str, Json]) -> str:
     if not b.get("ok"):
         return f"{b.get('kind')} {b.get('name')}: FAILED after {b.get('attempts')} attempts: {b.get('error')}"
     facts = [f"file {b.get('file')}"]

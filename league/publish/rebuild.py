@@ -21,17 +21,17 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TypedDict, cast
 from zoneinfo import ZoneInfo
 
-from league import records
+from league import jsonvalue, records
 from league.book.index import BookIndex
 from league.book.shared import shared_reads
 from league.calendar import Calendar, default_calendar
 from league.clock import parse_iso
 from league.config import HORIZON_SESSIONS, Config, MarketSpec
 from league.heap import collector_paused
-from league.jsonvalue import JsonObject, text
+from league.jsonvalue import JsonObject, obj, text
 from league.publish import documents as docs
 from league.publish import producers
 from league.publish import roster as rostermod
@@ -52,24 +52,36 @@ PORTFOLIO_CSV = ("arena-trades.csv", "arena-accounts.csv")
 
 
 # ------------------------------------------------------------------------------ inputs
+class StatsOptions(TypedDict, total=False):
+    """The statistics producer's keyword arguments, each passed only when it has something to say."""
+
+    sides: dict[str, str]
+    methodologies: dict[str, JsonObject]
+    shadow_weights: dict[str, JsonObject]
+
+
 @dataclass(frozen=True)
 class StatsInputs:
     """What the statistics read besides the forecasts: the sealed climatology table, each seat's family
     and side (sealed roster lines first, the config for seats they do not name) and each methodology
     version's sealed rules. The publisher, ``league stats`` and ``league verify`` all build it here."""
 
-    clim: dict[str, Any] | None
+    clim: JsonObject | None
     families: dict[str, str] = field(default_factory=dict)
     sides: dict[str, str] = field(default_factory=dict)
-    methodologies: dict[str, Any] = field(default_factory=dict)
+    methodologies: dict[str, JsonObject] = field(default_factory=dict)
     #: methodology version -> the shadow-consensus weights sealed for it before its primary window
-    shadow_weights: dict[str, Any] = field(default_factory=dict)
+    shadow_weights: dict[str, JsonObject] = field(default_factory=dict)
 
-    def arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    def arguments(self) -> tuple[tuple[JsonObject | None, dict[str, str]], StatsOptions]:
         """The statistics producer's arguments after (forecasts, out): the sides only when two exist."""
-        kwargs = {**({"sides": self.sides} if len(set(self.sides.values())) >= 2 else {}),
-                  **({"methodologies": self.methodologies} if self.methodologies else {}),
-                  **({"shadow_weights": self.shadow_weights} if self.shadow_weights else {})}
+        kwargs: StatsOptions = {}
+        if len(set(self.sides.values())) >= 2:
+            kwargs["sides"] = self.sides
+        if self.methodologies:
+            kwargs["methodologies"] = self.methodologies
+        if self.shadow_weights:
+            kwargs["shadow_weights"] = self.shadow_weights
         return (self.clim, self.families), kwargs
 
     def call(self, forecasts: Path, out: Path) -> None:
@@ -78,7 +90,7 @@ class StatsInputs:
         producers.stats(forecasts, out, *args, **kwargs)
 
 
-def sealed_inputs(book: Path, asks: Path, clim: dict[str, Any] | None, *,
+def sealed_inputs(book: Path, asks: Path, clim: JsonObject | None, *,
                   families: Mapping[str, str] | None = None, sides: Mapping[str, str] | None = None,
                   facts: BookFacts | None = None) -> StatsInputs:
     """The inputs as sealed in the books; ``families``/``sides`` (the config's) fill seats the roster
@@ -94,7 +106,7 @@ def sealed_inputs(book: Path, asks: Path, clim: dict[str, Any] | None, *,
 def published_inputs(folder: Path) -> StatsInputs:
     """The inputs of a published folder: its books and its sealed climatology table."""
     clim_path = folder / CLIM
-    clim = json.loads(clim_path.read_text(encoding="utf-8")) if clim_path.is_file() else None
+    clim: JsonObject | None = json.loads(clim_path.read_text(encoding="utf-8")) if clim_path.is_file() else None
     return sealed_inputs(folder / BOOK, folder / ASKS, clim)
 
 
@@ -241,18 +253,18 @@ def _documents(folder: Path, published: set[str], book: Path, out: Path) -> None
             write_json(out / DIGEST, docs.markets_digest(fh, str(stamp)))
     if PROTOCOL in published:
         doc = _json(folder / PROTOCOL)
-        settings = (doc.get("methodology") or {}).get("in_config")
-        write_json(out / PROTOCOL, docs.protocol_document(read_facts(book), settings or {},
+        settings = obj(jsonvalue.path(doc, "methodology", "in_config"))
+        write_json(out / PROTOCOL, docs.protocol_document(read_facts(book), settings,
                                                           str(doc.get("generated_at", ""))))
 
 
-def _json(path: Path) -> dict[str, Any]:
+def _json(file: Path) -> JsonObject:
     """A published JSON object, or {} when it is not one (the comparison then names every field)."""
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
+        value: JsonObject = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return obj if isinstance(obj, dict) else {}
+    return obj(value)
 
 
 def write_roster(asks: Path, target: Path) -> None:

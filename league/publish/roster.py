@@ -10,44 +10,63 @@ of the first roster line that names one (a later line naming another is listed u
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
+
+from league.jsonvalue import Json, JsonObject, items, obj
 
 SOURCE = ("asks.jsonl roster lines: each seat's family and side are sealed before its run's first ask; "
           "a seat keeps the family of the first roster line naming one")
 
 
-def roster_lines(asks: Path) -> list[dict[str, Any]]:
+def roster_lines(asks: Path) -> list[JsonObject]:
     """The roster lines of an ask chain (complete JSON lines only), in book order."""
     if not asks.is_file():
         return []
-    out = []
+    out: list[JsonObject] = []
     for raw in asks.read_bytes().split(b"\n")[:-1]:
         try:
-            obj = json.loads(raw)
+            line: Json = json.loads(raw)
         except ValueError:
             continue
-        if isinstance(obj, dict) and obj.get("kind") == "roster":
-            out.append(obj)
+        if isinstance(line, dict) and line.get("kind") == "roster":
+            out.append(line)
     return out
 
 
-def roster_document(lines: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+class RosterDocument(TypedDict):
+    """roster.json: each seat's sealed family, side and model, the conflicting later claims, the runs."""
+
+    source: str
+    seats: dict[str, JsonObject]
+    conflicts: list[JsonObject]
+    runs: list[JsonObject]
+
+
+def roster_document(lines: Iterable[JsonObject]) -> RosterDocument:
     """Seat → family, side, model and the first sealing line; the runs that sealed a roster."""
-    seats: dict[str, dict[str, Any]] = {}
-    conflicts: list[dict[str, Any]] = []
-    runs = []
+    seats: dict[str, JsonObject] = {}
+    conflicts: list[JsonObject] = []
+    runs: list[JsonObject] = []
     for line in lines:
         runs.append({"run_id": line.get("run_id"), "session": line.get("session"), "role": line.get("role"),
-                     "line": line.get("n"), "seats": [s.get("seat") for s in line.get("seats") or []]})
-        for s in line.get("seats") or []:
-            _add_seat(seats, conflicts, s, int(line.get("n") or 0))
+                     "line": line.get("n"), "seats": [obj(s).get("seat") for s in items(line.get("seats"))]})
+        for s in items(line.get("seats")):
+            _add_seat(seats, conflicts, obj(s), _line_number(line.get("n")))
     return {"source": SOURCE, "seats": dict(sorted(seats.items())), "conflicts": conflicts, "runs": runs}
 
 
-def _add_seat(seats: dict[str, dict[str, Any]], conflicts: list[dict[str, Any]], s: Mapping[str, Any],
-              n: int) -> None:
+def _line_number(value: Json | None) -> int:
+    """``int(value or 0)`` for the JSON values it reads; any other raises as ``int()`` does."""
+    if not value:
+        return 0
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(f"int() argument must be a string or a real number, not '{type(value).__name__}'")
+
+
+def _add_seat(seats: dict[str, JsonObject], conflicts: list[JsonObject], s: JsonObject, n: int) -> None:
     name = str(s.get("seat"))
     entry = seats.setdefault(name, {"family": "", "side": "", "model": s.get("model", ""), "first_line": n})
     for key in ("family", "side"):
@@ -58,10 +77,11 @@ def _add_seat(seats: dict[str, dict[str, Any]], conflicts: list[dict[str, Any]],
             conflicts.append({"seat": name, "key": key, "kept": entry[key], "line": n, "later": value})
 
 
-def families(doc: Mapping[str, Any]) -> dict[str, str]:
+def families(doc: RosterDocument) -> dict[str, str]:
     """Seat → family of the seats whose family is sealed (others are their own family)."""
-    return {k: str(v["family"]) for k, v in (doc.get("seats") or {}).items() if v.get("family")}
+    return {k: str(v["family"]) for k, v in doc["seats"].items() if v.get("family")}
 
 
-def sides(doc: Mapping[str, Any]) -> dict[str, str]:
-    return {k: str(v["side"]) for k, v in (doc.get("seats") or {}).items() if v.get("side")}
+def sides(doc: RosterDocument) -> dict[str, str]:
+    """Seat → side of the seats whose side is sealed."""
+    return {k: str(v["side"]) for k, v in doc["seats"].items() if v.get("side")}

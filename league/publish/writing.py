@@ -15,7 +15,6 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from league.publish.errors import PublishError
 
@@ -37,7 +36,7 @@ def write_bytes(target: Path, data: bytes) -> Path:
     return target
 
 
-def write_json(target: Path, obj: Any) -> Path:
+def write_json(target: Path, obj: object) -> Path:
     """Pretty, key-sorted JSON with a final LF, so diffs between nightly runs stay readable."""
     text = json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
     return write_bytes(target, text.encode("utf-8"))
