@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.context import BaseContext
-from typing import Protocol
+from typing import Any, Protocol
 
 from league.jsonvalue import Json, JsonObject
 from league.jsonvalue import text as json_text
@@ -128,8 +128,12 @@ def _hashes(x: JsonObject, length: int) -> tuple[str, str]:
     return _seal_and_link(x) if length > LONG_LINE else _seal_and_link_short(x)
 
 
-def check_line(raw: bytes, i: int, prev: str | None) -> tuple[str | None, JsonObject | None]:
-    """Check one line (LF stripped). ``prev=None`` skips the prev check (chunk boundaries)."""
+def check_line(raw: bytes, i: int, prev: str | None) -> tuple[str | None, dict[str, Any] | None]:
+    """Check one line (LF stripped). ``prev=None`` skips the prev check (chunk boundaries).
+
+    The accepted line comes back as parsed JSON for the callers in other packages to read as they
+    read a sealed line's body (``n`` an int and ``link`` a str once it held).
+    """
     problem, x = _check(raw, i, prev)
     return problem, (None if problem else x)
 
