@@ -25,6 +25,7 @@ from sqlmodel import Session
 from league.book import BookLine
 from league.book.checkpoint import Checkpoint
 from league.errors import LeagueError
+from league.jsonvalue import JsonObject
 from league.prices.interface import Bar
 from league.store.derive import SessionLookup, as_date, derive
 from league.store.engine import make_engine, parse_url, redact, translated
@@ -152,7 +153,7 @@ class SqlStore:
     # ------------------------------------------------------------------ book lines read back
     def book_lines(self, book: str, *, kind: str | None = None, session: str | None = None,
                    run_ids: Iterable[str] | None = None, seat: str | None = None, n: int | None = None
-                   ) -> list[dict[str, Any]]:
+                   ) -> list[JsonObject]:
         """Indexed lines of ``book`` matching every filter given, in book order, as the book index keeps
         them (content plus n, seal and link)."""
         bl = metadata.tables["book_lines"]
@@ -174,7 +175,7 @@ class SqlStore:
         with self._tx(f"reading lines of {book}") as conn:
             return [_body(r) for r in conn.execute(stmt)]
 
-    def book_window(self, book: str, *, cutoff: str, sticky: Iterable[str], upto: int) -> Iterator[dict[str, Any]]:
+    def book_window(self, book: str, *, cutoff: str, sticky: Iterable[str], upto: int) -> Iterator[JsonObject]:
         """Lines 1..``upto`` that a window from ``cutoff`` keeps in memory: sessions on or after it, lines
         without a session, and the sticky kinds; streamed in book order.
 
@@ -527,8 +528,8 @@ def _kinds(conn: Connection, book: str) -> list[str]:
         kinds.append(str(kind))
 
 
-def _body(row: Row[int, str, str, str]) -> dict[str, Any]:
-    body: dict[str, Any] = json.loads(row.body)
+def _body(row: Row[int, str, str, str]) -> JsonObject:
+    body: JsonObject = json.loads(row.body)
     body.update(n=int(row.n), seal=str(row.seal), link=str(row.link))
     return body
 
