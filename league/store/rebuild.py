@@ -124,11 +124,11 @@ def _resume_at_end(path: Path, last_n: int, last_link: str) -> _Resume | None:
         with open(path, "rb") as fh:
             inode = os.fstat(fh.fileno()).st_ino
             for start, raw in raw_lines_back(fh, TAIL_BYTES):
-                obj = line_object(raw)
-                if obj is None or obj["n"] < last_n:
+                head = line_object(raw)
+                if head is None or head.n < last_n:
                     return None
-                if obj["n"] == last_n:
-                    found = obj["link"] == last_link
+                if head.n == last_n:
+                    found = head.link == last_link
                     return _Resume(inode, last_n, last_link, start, start + len(raw)) if found else None
     except OSError:
         return None
