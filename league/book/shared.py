@@ -44,7 +44,7 @@ from typing import Any, Protocol, TypeVar
 from league.book import BOOKKEEPING, iter_lines
 from league.book.chain import prefix_digest
 from league.book.index import Body, BodyIndex, BookIndex
-from league.jsonvalue import JsonObject
+from league.jsonvalue import Json, JsonObject
 
 T = TypeVar("T")
 #: A line's entry for the line check (league.verify.linecheck.Entry): its kind and what its cells are read from.
@@ -109,7 +109,7 @@ class KeptLines:
     #: Kinds kept as a few fields only (:data:`SLIM_FIELDS`, with ``n`` and ``link``), in ``slims``: what the
     #: CSV writer's cache keys are made of (league.publish.forecast_cache), without the bodies (less memory).
     slim: frozenset[str] = frozenset()
-    slims: list[dict[str, Any]] = field(default_factory=list)
+    slims: list[Body] = field(default_factory=list)
     #: Kinds whose line-check entry is kept (``checked(content)``, in ``checks`` by line number).
     check: frozenset[str] = frozenset()
     checked: Callable[[JsonObject], CheckEntry] | None = None
@@ -152,7 +152,7 @@ class KeptLines:
 SLIM_FIELDS = ("kind", "session", "run_id", "target", "of")
 
 
-def slim_of(obj: dict[str, Any]) -> dict[str, Any]:
+def slim_of(obj: Mapping[str, Json]) -> Body:
     """A checked line cut to :data:`SLIM_FIELDS` (those it has), its ``n`` and its ``link``: a session's cache key
     needs no more of it, and a body is tens of times larger (a score line carries every seat's rows)."""
     slim = {k: obj[k] for k in SLIM_FIELDS if k in obj}
