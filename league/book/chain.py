@@ -240,7 +240,7 @@ class BookLine:
     def at(self) -> str:
         return str(self.content.get("at", ""))
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {**self.content, "n": self.n, "prev": self.prev, "seal": self.seal, "link": self.link}
 
     def to_bytes(self) -> bytes:

@@ -188,7 +188,7 @@ class LocalRekor:
         self.leaves: list[bytes] = []
         self._lock = threading.Lock()
 
-    def log(self, proposal: dict[str, Any]) -> JsonObject:
+    def log(self, proposal: JsonObject) -> JsonObject:
         """Append a checked proposal; Rekor's answer shape ``{uuid: {body, integratedTime, …}}``."""
         check_proposal(proposal)
         body = json.dumps(proposal, sort_keys=True, separators=(",", ":")).encode("utf-8")
