@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import structlog
 
 from league.clock import Clock, iso_seconds
 from league.errors import BookError, BookLockedError, ChainBroken, InvalidRecord
+from league.jsonvalue import JsonObject
 from league.verify.chain import MAX_LINE_BYTES, OVERLONG, check_line
 
 log = structlog.get_logger(__name__)
@@ -44,10 +45,10 @@ BYTE_RULE = (
 
 #: Content dicts whose seal and link ``BookLine.seal_new`` is constructing right now (by id; the dict is held
 #: so its id cannot be reused meanwhile).
-_JUST_SEALED: dict[int, dict[str, Any]] = {}
+_JUST_SEALED: dict[int, object] = {}
 
 
-def canonical(obj: Any) -> bytes:
+def canonical(obj: object) -> bytes:
     """``J(o)`` of docs/protocol.md §3: sorted keys, default separators, UTF-8, non-ASCII kept."""
     return json.dumps(obj, sort_keys=True, ensure_ascii=False).encode("utf-8")
 
@@ -56,20 +57,20 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def seal_of(content: Mapping[str, Any]) -> str:
+def seal_of(content: Mapping[str, object]) -> str:
     return sha256_hex(canonical(dict(content)))
 
 
-def link_of(content: Mapping[str, Any], n: int, prev: str, seal: str) -> str:
+def link_of(content: Mapping[str, object], n: int, prev: str, seal: str) -> str:
     return sha256_hex(canonical({**content, "n": n, "prev": prev, "seal": seal}))
 
 
-def sealable(content: Mapping[str, Any]) -> dict[str, Any]:
+def sealable(content: Mapping[str, object]) -> JsonObject:
     """``content`` as a line would carry it, or :class:`InvalidRecord` saying why it cannot be sealed."""
     return _normalise(content)
 
 
-def _normalise(content: Mapping[str, Any]) -> dict[str, Any]:
+def _normalise(content: Mapping[str, object]) -> JsonObject:
     """Round-trip the content through JSON so what we hash is exactly what a reader parses.
 
     Refuses what JSON cannot carry faithfully (NaN, infinities, lone surrogates, non-string keys
@@ -78,7 +79,7 @@ def _normalise(content: Mapping[str, Any]) -> dict[str, Any]:
     try:
         text = json.dumps(dict(content), ensure_ascii=False, allow_nan=False)
         text.encode("utf-8")
-        parsed: dict[str, Any] = json.loads(text)
+        parsed: JsonObject = json.loads(text)
     except (TypeError, ValueError, UnicodeEncodeError) as exc:
         raise InvalidRecord(f"book content is not representable as JSON: {exc}") from exc
     except RecursionError as exc:
@@ -101,14 +102,14 @@ _KEY = encode_basestring  # a key as both encoders write it (ensure_ascii=False)
 class _Sealed:
     """A new line's parts, made from one encoding of its content (see :func:`_seal_once`)."""
 
-    body: dict[str, Any]
+    body: JsonObject
     seal: str
     link: str
     line: bytes
     content_json: str
 
 
-def _seal_once(content: Mapping[str, Any], n: int, prev: str) -> _Sealed | None:
+def _seal_once(content: Mapping[str, object], n: int, prev: str) -> _Sealed | None:
     """Seal and link of a new line from ONE canonical encoding of its content, plus the bytes to write.
 
     ``J(content)`` is joined from the top-level items encoded one by one, so ``J(content ∪ {n, prev, seal})``
@@ -120,7 +121,7 @@ def _seal_once(content: Mapping[str, Any], n: int, prev: str) -> _Sealed | None:
     compare the two); anything else, and every refusal, returns ``None`` for that step-by-step path, which
     names the problem."""
     try:
-        if not _plain(content) or any(k in content for k in BOOKKEEPING):
+        if not _plain_object(content) or any(k in content for k in BOOKKEEPING):
             return None
         keys = sorted(content)
         names = [_KEY(k) for k in keys]
@@ -145,19 +146,23 @@ def _seal_once(content: Mapping[str, Any], n: int, prev: str) -> _Sealed | None:
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-def _plain(value: Any) -> bool:
+def _plain(value: object) -> bool:
     """Is ``value`` plain JSON: exactly dicts with string keys, lists and JSON scalars (no subclass, no
     tuple, no other mapping), so that encoding it and parsing the text back gives an equal value with the
     same key order? (NaN and infinities are floats here; the encoder refuses them.)"""
-    kind = type(value)
-    if kind is dict:
+    if type(value) is dict:
         for k, v in value.items():
             if type(k) is not str or not (type(v) in _SCALARS or _plain(v)):
                 return False
         return True
-    if kind is list:
+    if type(value) is list:
         return all(type(v) in _SCALARS or _plain(v) for v in value)
-    return kind in _SCALARS
+    return type(value) in _SCALARS
+
+
+def _plain_object(content: Mapping[str, object]) -> TypeGuard[JsonObject]:
+    """Is ``content`` a plain JSON object (:func:`_plain`)? Then it is read as one from here on."""
+    return _plain(content)
 
 
 @dataclass(frozen=True)
@@ -179,7 +184,7 @@ class BookLine:
             raise InvalidRecord(f"line {self.n}: link does not match")
 
     @classmethod
-    def seal_new(cls, content: Mapping[str, Any], n: int, prev: str) -> BookLine:
+    def seal_new(cls, content: Mapping[str, object], n: int, prev: str) -> BookLine:
         """A new line: its seal and link computed from the normalised content (and not computed a second
         time by the check of construction, which would hash the same dict the same way again)."""
         once = _seal_once(content, n, prev)
@@ -235,7 +240,7 @@ class BookLine:
     def at(self) -> str:
         return str(self.content.get("at", ""))
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {**self.content, "n": self.n, "prev": self.prev, "seal": self.seal, "link": self.link}
 
     def to_bytes(self) -> bytes:
@@ -445,7 +450,7 @@ class Book:
     def last_link(self) -> str:
         return self._link
 
-    def append(self, kind: str, content: Mapping[str, Any], *, at: datetime | None = None) -> BookLine:
+    def append(self, kind: str, content: Mapping[str, object], *, at: datetime | None = None) -> BookLine:
         """Seal ``content`` as the next line; returns only after the bytes are on disk."""
         self._check_open()
         line = self._next_line(kind, content, self._n + 1, self._link, at)
@@ -453,7 +458,7 @@ class Book:
         self._n, self._link = line.n, line.link
         return line
 
-    def append_all(self, items: Sequence[tuple[str, Mapping[str, Any]]], *,
+    def append_all(self, items: Sequence[tuple[str, Mapping[str, object]]], *,
                    at: datetime | None = None) -> list[BookLine]:
         """Seal several lines in order with one fsync; returns only after all of them are on disk, and if
         the disk refuses any of them none is sealed (the partial bytes are cut off again, as for one line).
@@ -479,7 +484,7 @@ class Book:
         if self._fd < 0:
             raise BookError(f"book {self.path} is closed")
 
-    def _next_line(self, kind: str, content: Mapping[str, Any], n: int, link: str, at: datetime | None) -> BookLine:
+    def _next_line(self, kind: str, content: Mapping[str, object], n: int, link: str, at: datetime | None) -> BookLine:
         """The sealed line ``n`` after ``link``, refused (InvalidRecord) if no reader could accept it."""
         if not kind:
             raise InvalidRecord("every book line needs a kind")
@@ -527,7 +532,7 @@ class Book:
         except OSError:  # the next open moves whatever is left after the last LF aside
             log.error("book.cut_back_failed", book=str(self.path), size=size)
 
-    def correct(self, of: int, content: Mapping[str, Any], reason: str) -> BookLine:
+    def correct(self, of: int, content: Mapping[str, object], reason: str) -> BookLine:
         """A correction is a new line naming the corrected line; the old line stays untouched."""
         if not 1 <= of <= self._n:
             raise InvalidRecord(f"correction names line {of}, but the book has {self._n} lines")

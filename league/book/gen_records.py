@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, JsonValue
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from league.book import lines
@@ -134,7 +135,7 @@ def _type(annotation: object, nested: set[type[BaseModel]]) -> str:
     raise TypeError(f"no record type for {annotation!r}: extend league.book.gen_records._type")
 
 
-def _default(field: typing.Any, kind: str) -> str | None:
+def _default(field: FieldInfo, kind: str) -> str | None:
     """The record's default: the model's own, or, for a field the model requires, the empty value of its type.
 
     A reader takes a line as sealed: a field an older writer did not write yet (``family`` before sides were

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
 
@@ -27,6 +27,7 @@ from league.book.chain import BOOKKEEPING as BOOKKEEPING
 from league.book.chain import iter_lines
 from league.errors import InvalidRecord
 from league.isotime import parse_iso
+from league.jsonvalue import JsonObject
 
 Number = int | float
 
@@ -43,12 +44,12 @@ RunRole = Literal["counted", "not_counted"]
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-    def dumped(self) -> dict[str, Any]:
+    def dumped(self) -> JsonObject:
         """Exactly the keys this object was given (nested models too), as JSON values."""
         return self.model_dump(mode="json", exclude_unset=True)
 
     @classmethod
-    def from_content(cls, content: Mapping[str, Any]) -> Self:
+    def from_content(cls, content: Mapping[str, object]) -> Self:
         """The model of a mapping built elsewhere (or of a sealed line: its bookkeeping fields are left
         out), read as the book reads it back — through JSON, so a tuple is a list; raises InvalidRecord
         when it does not fit."""
@@ -66,7 +67,7 @@ class Line(_Model):
     kind: str
     at: str = ""
 
-    def content(self) -> dict[str, Any]:
+    def content(self) -> JsonObject:
         """The content to seal: every given key but ``kind`` and ``at`` (the book adds those)."""
         body = self.dumped()
         body.pop("kind", None)
@@ -531,7 +532,7 @@ def _first_error(exc: Exception) -> str:
     return str(exc)
 
 
-def typed_line(content: Mapping[str, Any]) -> CouncilLine | AskChainLine:
+def typed_line(content: Mapping[str, object]) -> CouncilLine | AskChainLine:
     """The model of a line's content (``kind`` included; ``at`` when sealed); raises InvalidRecord if it
     does not fit its kind's model."""
     body = {k: v for k, v in content.items() if k not in BOOKKEEPING}
@@ -542,7 +543,7 @@ def typed_line(content: Mapping[str, Any]) -> CouncilLine | AskChainLine:
                             fix="a line of another writer or version: read it with read_line()") from None
 
 
-def read_line(content: Mapping[str, Any]) -> CouncilLine | AskChainLine | ForeignLine:
+def read_line(content: Mapping[str, object]) -> CouncilLine | AskChainLine | ForeignLine:
     """The model of a sealed line, or a :class:`ForeignLine` keeping every key when none fits."""
     try:
         return typed_line(content)

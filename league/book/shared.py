@@ -39,11 +39,16 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from league.book import BOOKKEEPING, iter_lines
 from league.book.chain import prefix_digest
 from league.book.index import Body, BodyIndex, BookIndex
+from league.jsonvalue import Json, JsonObject
+
+T = TypeVar("T")
+#: A line's entry for the line check (league.verify.linecheck.Entry): its kind and what its cells are read from.
+CheckEntry = tuple[str, object]
 
 
 @dataclass(frozen=True)
@@ -104,11 +109,11 @@ class KeptLines:
     #: Kinds kept as a few fields only (:data:`SLIM_FIELDS`, with ``n`` and ``link``), in ``slims``: what the
     #: CSV writer's cache keys are made of (league.publish.forecast_cache), without the bodies (less memory).
     slim: frozenset[str] = frozenset()
-    slims: list[dict[str, Any]] = field(default_factory=list)
+    slims: list[Body] = field(default_factory=list)
     #: Kinds whose line-check entry is kept (``checked(content)``, in ``checks`` by line number).
     check: frozenset[str] = frozenset()
-    checked: Callable[[dict[str, Any]], Any] | None = None
-    checks: dict[int, Any] = field(default_factory=dict)
+    checked: Callable[[JsonObject], CheckEntry] | None = None
+    checks: dict[int, CheckEntry] = field(default_factory=dict)
 
     def add(self, obj: dict[str, Any], content: dict[str, Any], raw: bytes) -> None:
         """Keep checked line ``obj`` (``content``: it without the bookkeeping fields; ``raw``: its bytes)."""
@@ -147,7 +152,7 @@ class KeptLines:
 SLIM_FIELDS = ("kind", "session", "run_id", "target", "of")
 
 
-def slim_of(obj: dict[str, Any]) -> dict[str, Any]:
+def slim_of(obj: Mapping[str, Json]) -> Body:
     """A checked line cut to :data:`SLIM_FIELDS` (those it has), its ``n`` and its ``link``: a session's cache key
     needs no more of it, and a body is tens of times larger (a score line carries every seat's rows)."""
     slim = {k: obj[k] for k in SLIM_FIELDS if k in obj}
@@ -232,16 +237,16 @@ def checked_entries(sha256: str, kinds: Collection[str]) -> KeptLines | None:
     return None
 
 
-class EntryTable(Mapping[int, tuple[str, Any]]):
+class EntryTable(Mapping[int, CheckEntry]):
     """Line number -> (kind, entry) of every line of a book, from each line's kind and the entries kept for some
     (league.verify.linecheck.check_table's table): a line without an entry is ``(kind, None)``. Built on demand
     instead of a dict of every line (one tuple per line of the book, held for the whole check)."""
 
-    def __init__(self, kinds: Sequence[str], entries: Mapping[int, Any]) -> None:
+    def __init__(self, kinds: Sequence[str], entries: Mapping[int, CheckEntry]) -> None:
         self._kinds = kinds
         self._entries = entries
 
-    def __getitem__(self, n: int) -> tuple[str, Any]:
+    def __getitem__(self, n: int) -> CheckEntry:
         if not isinstance(n, int) or not 1 <= n <= len(self._kinds):
             raise KeyError(n)
         entry = self._entries.get(n)
@@ -277,16 +282,17 @@ def _wanted(kinds: Collection[str] | None) -> Callable[[bytes], bool]:
     return lambda raw: any(t in raw for t in tokens)
 
 
-#: What a reader keeps of each line it reads (:func:`book_contents`); None: the line itself.
-Cut = Callable[[SealedLine], Any] | None
+def _itself(line: SealedLine) -> SealedLine:
+    """The cut that keeps the whole line (:func:`book_lines`)."""
+    return line
 
 
-def _parsed(checked: _Checked, kinds: Collection[str] | None, cut: Cut = None) -> list[Any] | None:
+def _parsed(checked: _Checked, kinds: Collection[str] | None, cut: Callable[[SealedLine], T]) -> list[T] | None:
     """The checked lines of ``kinds`` read back from their copy (all bytes hashed, only those lines parsed; each
     kept as ``cut(line)`` when given); None when the copy no longer has the checked bytes."""
     digest = hashlib.sha256()
     wanted = _wanted(kinds)
-    lines: list[Any] = []
+    lines: list[T] = []
     try:
         with open(checked.copy, "rb") as fh:  # line by line: the whole copy is never in memory at once
             for raw in fh:
@@ -298,26 +304,26 @@ def _parsed(checked: _Checked, kinds: Collection[str] | None, cut: Cut = None) -
                     continue
                 content = {k: v for k, v in obj.items() if k not in BOOKKEEPING}
                 line = CheckedLine(obj["n"], obj["prev"], obj["seal"], obj["link"], content)
-                lines.append(line if cut is None else cut(line))
+                lines.append(cut(line))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return lines if digest.hexdigest() == checked.sha256 else None
 
 
-def _verified(path: Path, kinds: Collection[str] | None, cut: Cut = None) -> tuple[list[Any], str]:
+def _verified(path: Path, kinds: Collection[str] | None, cut: Callable[[SealedLine], T]) -> tuple[list[T], str]:
     """Every line verified (``iter_lines``: raises ``ChainBroken`` at the first bad one), those of ``kinds``
     kept (as ``cut(line)`` when given), and the SHA-256 of the lines verified (so the next reader can parse
     instead of verify)."""
-    lines: list[Any] = []
+    lines: list[T] = []
     count = 0
     for line in iter_lines(path):
         count += 1
         if kinds is None or line.kind in kinds:
-            lines.append(line if cut is None else cut(line))
+            lines.append(cut(line))
     return lines, prefix_digest(path, count)  # the book only grows: its first ``count`` lines are those read
 
 
-def _read(path: Path, kinds: Collection[str] | None, cut: Cut = None) -> list[Any] | None:
+def _read(path: Path, kinds: Collection[str] | None, cut: Callable[[SealedLine], T]) -> list[T] | None:
     """The lines of ``kinds`` for the book's current state; None outside a block. Parsed from checked bytes when
     a note matches the state, else verified (and noted: the next reader parses the live book's bytes, matched
     to this read's digest, instead of verifying them again)."""
@@ -330,9 +336,7 @@ def _read(path: Path, kinds: Collection[str] | None, cut: Cut = None) -> list[An
     if note is not None and note.state == state:
         kept = note.kept
         found = kept.of(kinds) if kept is not None and kinds is not None and kept.covers(kinds) else None
-        if found is not None and cut is not None:
-            return [cut(line) for line in found]
-        lines = found if found is not None else _parsed(note, kinds, cut)
+        lines = [cut(line) for line in found] if found is not None else _parsed(note, kinds, cut)
         if lines is not None:
             return lines
     lines, sha256 = _verified(path, kinds, cut)
@@ -344,14 +348,14 @@ def _read(path: Path, kinds: Collection[str] | None, cut: Cut = None) -> list[An
 def book_lines(path: Path, kinds: Collection[str] | None = None) -> Sequence[SealedLine] | Iterator[SealedLine]:
     """Every line of the book of one of ``kinds`` (all lines when None), verified (raises ``ChainBroken`` at the
     first bad one, as ``iter_lines``)."""
-    lines = _read(path, kinds)
+    lines = _read(path, kinds, _itself)
     if lines is not None:
         return lines
     every = iter_lines(path)
     return every if kinds is None else (line for line in every if line.kind in kinds)
 
 
-def book_contents(path: Path, kinds: Collection[str], cut: Callable[[SealedLine], Any]) -> list[Any]:
+def book_contents(path: Path, kinds: Collection[str], cut: Callable[[SealedLine], T]) -> list[T]:
     """``cut(line)`` of every line of ``kinds``, in book order, read as :func:`book_lines` reads them (verified,
     or parsed from checked bytes): each line's whole parse is let go as soon as it is cut. Why: a reader that
     needs a few fields of many large lines (the point track's score lines, each with every seat's rows) held

@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from league.book.chain import BookLine, _checked
 from league.errors import ChainBroken
+from league.jsonvalue import Json, JsonObject
 
 BACK_BLOCK = 1 << 16
 
@@ -39,7 +41,7 @@ def raw_lines_back(fh: IO[bytes], limit: int | None = None) -> Iterator[tuple[in
         yield 0, buf
 
 
-def recent_lines(path: Path, keep: Callable[[dict[str, Any]], bool]) -> list[BookLine]:
+def recent_lines(path: Path, keep: Callable[[JsonObject], bool]) -> list[BookLine]:
     """The book's last lines, from the end back as long as ``keep`` holds for each line's JSON object, in
     book order and verified: each line's seal, and its link from the line before it. The line before the
     first one kept (the one ``keep`` refused) is read only for its number and link, not re-hashed: the
@@ -51,12 +53,12 @@ def recent_lines(path: Path, keep: Callable[[dict[str, Any]], bool]) -> list[Boo
     n, prev = 0, ""
     with open(path, "rb") as fh:
         for _start, raw in raw_lines_back(fh):
-            obj = line_object(raw)
-            if obj is None:
+            head = line_object(raw)
+            if head is None:
                 raise ChainBroken(f"{path}: the line {len(kept) + 1} from the end is not a book line (run "
                                   f"`league verify {path}`)", line=0, reason="not a book line")
-            if not keep(obj):
-                n, prev = obj["n"], obj["link"]
+            if not keep(head.body):
+                n, prev = head.n, head.link
                 break
             kept.append(raw)
     out = []
@@ -68,11 +70,24 @@ def recent_lines(path: Path, keep: Callable[[dict[str, Any]], bool]) -> list[Boo
     return out
 
 
-def line_object(raw: bytes) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class LineHead:
+    """A raw line read as a JSON object whose ``n`` is an int and ``link`` a str (not checked further)."""
+
+    n: int
+    link: str
+    body: JsonObject  # the whole object, n and link included
+
+
+def line_object(raw: bytes) -> LineHead | None:
     """A raw line's JSON object when it has an int ``n`` and a str ``link`` (not checked further), else None."""
     try:
-        obj = json.loads(raw)
+        obj: Json = json.loads(raw)
     except ValueError:
         return None
-    ok = isinstance(obj, dict) and type(obj.get("n")) is int and isinstance(obj.get("link"), str)
-    return obj if ok else None
+    if not isinstance(obj, dict):
+        return None
+    n, link = obj.get("n"), obj.get("link")
+    if type(n) is not int or not isinstance(link, str):
+        return None
+    return LineHead(n, link, obj)

@@ -57,7 +57,7 @@ from league.publish.memory import fork_frozen, release_memory
 from league.publish.producers import Producer
 from league.publish.rebuild import sealed_inputs, write_roster
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
-from league.verify.linecheck import check_lines, check_table, line_entry, prob_entry
+from league.verify.linecheck import Entry, check_lines, check_table, line_entry, prob_entry
 
 log = structlog.get_logger(__name__)
 #: What a split producer computes beside the statistics and merges once they are done.
@@ -544,7 +544,7 @@ def _line_check(run: _Run) -> None:
     cut = checked_entries(run.book_sha256, ("answer", "correction")) if kept is None else None
     with open(forecasts, encoding="utf-8", newline="") as fh:
         if kept is not None:  # the books step's parse: every line's kind, the answers and corrections
-            table = dict(enumerate(((kind, None) for kind in kept.kinds), 1))
+            table: dict[int, Entry] = dict(enumerate(((kind, None) for kind in kept.kinds), 1))
             table.update((line.n, line_entry(line.content)) for line in kept.of(("answer", "correction")))
             result = check_table(table, fh)
         elif cut is not None:  # every line's kind, the answers' and corrections' probabilities (books step)

@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from league.errors import LeagueError
+from league.jsonvalue import JsonObject
 
 #: The file name of a stamped list under DATA/stamps/<day>/ (and public/proof/<day>/).
 LIST_NAME = re.compile(r"^\d{6}Z(-\d+)?\.txt$")
@@ -100,7 +101,7 @@ class BackendOutcome(_Frozen):
     verified: bool = False
     error: str = ""
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         return self.model_dump(mode="json")
 
 

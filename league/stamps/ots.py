@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from bitcoin.core import CBlockHeader
 from opentimestamps.calendar import RemoteCalendar
@@ -212,7 +212,15 @@ def _pending_stamps(ts: Timestamp) -> Iterator[Timestamp]:
         yield from _pending_stamps(sub)
 
 
-def describe(raw: bytes) -> dict[str, Any]:
+class OtsSummary(TypedDict):
+    """What :func:`describe` says of a proof."""
+
+    file_sha256: str
+    bitcoin_blocks: list[int]
+    pending: list[str]
+
+
+def describe(raw: bytes) -> OtsSummary:
     """A short JSON-able summary of a proof (``ots info`` in one dict), for status and proof pages."""
     proof = parse_ots(raw)
     atts = [a for _, a in proof.timestamp.all_attestations()]

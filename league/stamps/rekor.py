@@ -26,6 +26,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from league.jsonvalue import Json, JsonObject
 from league.stamps.filecache import loaded
 from league.stamps.interface import Artifact, BackendKind, StampError
 
@@ -79,7 +80,7 @@ def public_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
 
 
 # ------------------------------------------------------------------------------ entry format
-def build_entry(data: bytes, key: ec.EllipticCurvePrivateKey) -> dict[str, Any]:
+def build_entry(data: bytes, key: ec.EllipticCurvePrivateKey) -> JsonObject:
     """The ``hashedrekord`` 0.0.1 proposal: SHA-256 of ``data``, a signature over ``data``, the public key."""
     signature = key.sign(data, ec.ECDSA(hashes.SHA256()))
     return {
@@ -237,20 +238,23 @@ class RekorBackend:
                         signed_time=entry.integrated_at, log_index=entry.log_index,
                         detail=f"{self.url} logIndex {entry.log_index}")
 
-    def _submit(self, proposal: dict[str, Any]) -> Any:
-        r = self._request("POST", self.url + ENTRIES_PATH, json=proposal)
+    def _submit(self, proposal: JsonObject) -> Json:
+        r = self._request("POST", self.url + ENTRIES_PATH, payload=proposal)
         if r.status_code == 409 and r.headers.get("location"):
             r = self._request("GET", httpx.URL(self.url).join(r.headers["location"]))
         if r.status_code not in (200, 201):
             raise StampError(f"Rekor {self.url} answered HTTP {r.status_code}: {r.text[:300]}")
         try:
-            return r.json()
+            answer: Json = r.json()
         except ValueError as exc:
             raise StampError(f"Rekor {self.url} answered with something that is not JSON ({exc})") from exc
+        return answer
 
-    def _request(self, method: str, url: str | httpx.URL, **kw: Any) -> httpx.Response:
+    def _request(self, method: str, url: str | httpx.URL, *, payload: Json = None,
+                 params: dict[str, int] | None = None) -> httpx.Response:
+        """One call to the log (httpx's own defaults for a body and parameters not given)."""
         try:
-            return self._client.request(method, url, timeout=self.timeout, **kw)
+            return self._client.request(method, url, timeout=self.timeout, json=payload, params=params)
         except httpx.HTTPError as exc:
             raise StampError(f"cannot reach Rekor at {self.url} ({exc.__class__.__name__}: {exc})") from exc
 

@@ -40,6 +40,7 @@ from opentimestamps.core.op import OpAppend, OpSHA256
 from opentimestamps.core.serialize import BytesSerializationContext
 from opentimestamps.core.timestamp import Timestamp
 
+from league.jsonvalue import JsonObject
 from league.stamps.rekor import ENTRIES_PATH, leaf_hash
 
 #: The stand-in log's identity: not the public Rekor's (league.stamps.rekor.PUBLIC_REKOR_LOG_ID).
@@ -61,14 +62,17 @@ class _Server(ThreadingHTTPServer):
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
 
-    def process_request(self, request: Any, client_address: Any) -> None:
+    def process_request(self, request: socket.socket | tuple[bytes, socket.socket],
+                        client_address: tuple[str, int]) -> None:
         with self._open_lock:
-            self._open.add(request)
+            if isinstance(request, socket.socket):  # (always: a TCP server's request is its socket)
+                self._open.add(request)
         super().process_request(request, client_address)
 
-    def shutdown_request(self, request: Any) -> None:
+    def shutdown_request(self, request: socket.socket | tuple[bytes, socket.socket]) -> None:
         with self._open_lock:
-            self._open.discard(request)
+            if isinstance(request, socket.socket):
+                self._open.discard(request)
         super().shutdown_request(request)
 
     def end_connections(self) -> None:
@@ -184,7 +188,7 @@ class LocalRekor:
         self.leaves: list[bytes] = []
         self._lock = threading.Lock()
 
-    def log(self, proposal: dict[str, Any]) -> dict[str, Any]:
+    def log(self, proposal: JsonObject) -> JsonObject:
         """Append a checked proposal; Rekor's answer shape ``{uuid: {body, integratedTime, …}}``."""
         check_proposal(proposal)
         body = json.dumps(proposal, sort_keys=True, separators=(",", ":")).encode("utf-8")
@@ -192,10 +196,11 @@ class LocalRekor:
         with self._lock:
             self.leaves.append(leaf)
             index, leaves = len(self.leaves) - 1, list(self.leaves)
-        proof = {"logIndex": index, "treeSize": len(leaves), "rootHash": tree_root(leaves).hex(),
+        proof: JsonObject = {"logIndex": index, "treeSize": len(leaves), "rootHash": tree_root(leaves).hex(),
                  "hashes": [h.hex() for h in audit_path(index, leaves)], "checkpoint": ""}
-        entry = {"body": base64.b64encode(body).decode("ascii"), "integratedTime": int(self.now().timestamp()),
-                 "logID": LOCAL_LOG_ID, "logIndex": index, "verification": {"inclusionProof": proof}}
+        entry: JsonObject = {"body": base64.b64encode(body).decode("ascii"),
+                             "integratedTime": int(self.now().timestamp()), "logID": LOCAL_LOG_ID, "logIndex": index,
+                             "verification": {"inclusionProof": proof}}
         return {TREE_ID + leaf.hex(): entry}
 
     @contextmanager

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
 
+from league.jsonvalue import Json
+from league.prices.interface import Bar
 from league.store.interface import BarLike, Store
 
 
@@ -22,10 +23,10 @@ class DbBarCache:
         self.store = store
 
     def put_bars(self, symbol: str, day: date, bars: Sequence[BarLike], *, complete: bool,
-                 meta: dict[str, Any] | None = None) -> None:
+                 meta: dict[str, Json] | None = None) -> None:
         self.store.put_day(symbol, day, bars, complete=complete)
 
-    def get_bars(self, symbol: str, day: date) -> list[Any] | None:
+    def get_bars(self, symbol: str, day: date) -> list[Bar] | None:
         if not self.store.day_complete(symbol, day):
             return None
         start = datetime.combine(day, time(0), tzinfo=UTC)

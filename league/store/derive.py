@@ -12,13 +12,13 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
-from typing import Any
 
 from league.book import BookLine
 from league.clock import parse_iso
+from league.jsonvalue import Json
 
 SessionLookup = Callable[[str], date | None]
-Row = tuple[str, dict[str, Any]]
+Row = tuple[str, dict[str, object]]
 """``(table name, column values)``: plain dicts so the indexer can insert with one executemany per table."""
 ACCOUNT_KINDS = ("account", "mark", "decision")
 TRADE_KINDS = ("trade",)
@@ -29,12 +29,12 @@ TRADE_KINDS = ("trade",)
 _COMPACT = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
 
 
-def to_json(obj: Any) -> str:
+def to_json(obj: Json) -> str:
     """Compact, sorted JSON: the text form of every JSON column."""
     return _COMPACT(obj)
 
 
-def as_date(value: Any) -> date | None:
+def as_date(value: object) -> date | None:
     if not isinstance(value, str):
         return None
     try:
@@ -43,7 +43,7 @@ def as_date(value: Any) -> date | None:
         return None
 
 
-def as_time(value: Any) -> datetime | None:
+def as_time(value: object) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
@@ -52,14 +52,14 @@ def as_time(value: Any) -> datetime | None:
         return None
 
 
-def as_float(value: Any) -> float | None:
+def as_float(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     number = float(value)
     return number if math.isfinite(number) else None
 
 
-def as_int(value: Any) -> int | None:
+def as_int(value: object) -> int | None:
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, int):
@@ -69,7 +69,7 @@ def as_int(value: Any) -> int | None:
     return None
 
 
-def as_bool(value: Any) -> bool | None:
+def as_bool(value: object) -> bool | None:
     if isinstance(value, bool):
         return value
     if isinstance(value, int) and value in (0, 1):
@@ -77,11 +77,11 @@ def as_bool(value: Any) -> bool | None:
     return None
 
 
-def as_str(value: Any) -> str | None:
+def as_str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _row(table: str, **values: Any) -> Row:
+def _row(table: str, **values: object) -> Row:
     return table, values
 
 
@@ -121,11 +121,11 @@ def _run_rows(book: str, line: BookLine, session: date | None) -> list[Row]:
     )]
 
 
-def _ask_entries(c: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def _ask_entries(c: Mapping[str, Json]) -> list[Mapping[str, Json]]:
     """An ask line names one seat, or lists several under ``asks``/``seats`` (each with its hash)."""
     if as_str(c.get("seat")) and as_str(c.get("ask_sha256")):
         return [c]
-    found: list[Mapping[str, Any]] = []
+    found: list[Mapping[str, Json]] = []
     for key in ("asks", "seats"):
         items = c.get(key)
         if isinstance(items, list):
@@ -168,7 +168,7 @@ def _answer_rows(book: str, line: BookLine, session: date | None) -> list[Row]:
 
 
 def _cell_row(book: str, line: BookLine, session: date | None, seat: str, market: str, horizon: str,
-              cell: Mapping[str, Any]) -> Row:
+              cell: Mapping[str, Json]) -> Row:
     c = line.content
     return _row("cells",
         book=book, line=line.n, run_id=as_str(c.get("run_id")), session=session, seat=seat,
@@ -191,12 +191,12 @@ def _score_rows(book: str, line: BookLine, session: date | None) -> list[Row]:
     return rows
 
 
-def _list(c: Mapping[str, Any], key: str) -> list[Any]:
+def _list(c: Mapping[str, Json], key: str) -> list[Json]:
     value = c.get(key)
     return value if isinstance(value, list) else []
 
 
-def _score_market_row(book: str, line: BookLine, session: date | None, i: int, m: Mapping[str, Any],
+def _score_market_row(book: str, line: BookLine, session: date | None, i: int, m: Mapping[str, Json],
                       default_h: str) -> Row:
     late = m.get("late_ref")
     return _row("score_markets",
@@ -207,7 +207,7 @@ def _score_market_row(book: str, line: BookLine, session: date | None, i: int, m
     )
 
 
-def _score_row(book: str, line: BookLine, session: date | None, i: int, s: Mapping[str, Any],
+def _score_row(book: str, line: BookLine, session: date | None, i: int, s: Mapping[str, Json],
                default_h: str) -> Row:
     return _row("scores",
         book=book, line=line.n, idx=i, kind=line.kind, session=session, seat=str(s["seat"]),

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import (
     ArgumentError,
     DBAPIError,
@@ -21,6 +21,7 @@ from sqlalchemy.exc import (
     OperationalError,
     SQLAlchemyError,
 )
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from league.store.interface import StoreError
 
@@ -77,7 +78,7 @@ def _sqlite_engine(parsed: URL) -> Engine:
     return engine
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     """WAL lets readers (``league status``) run while the daemon writes; foreign keys stay on."""
     cursor = dbapi_connection.cursor()
     try:

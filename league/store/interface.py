@@ -11,10 +11,11 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, TypedDict, runtime_checkable
 
 from league.book import BookLine
 from league.errors import LeagueError
+from league.prices.interface import Bar
 
 JOB_STATUSES = ("started", "done", "failed")
 TRUST_LEVELS = ("0", "1", "2", "2+")
@@ -69,13 +70,24 @@ class CachedBar:
             raise ValueError(f"bar {self.start}: volume must be >= 0, got {self.volume}")
 
 
+class BarRow(TypedDict):
+    """One cached bar as its ``price_bars`` columns, but the symbol (which the store puts first when it writes)."""
+
+    start: datetime
+    open: float
+    high: float
+    low: float
+    close: float
+    volume: float
+
+
 @dataclass(frozen=True)
 class CachedDay:
     """One cached (symbol, UTC day): validated bar rows and whether the fetch was complete."""
 
     symbol: str
     day: date
-    rows: list[dict[str, Any]]
+    rows: list[BarRow]
     complete: bool
 
 
@@ -166,7 +178,7 @@ class Store(Protocol):
 
     # price cache (BarCache-like)
     def put_bars(self, symbol: str, bars: Iterable[BarLike]) -> int: ...
-    def get_bars(self, symbol: str, start: datetime, end: datetime) -> list[Any]: ...
+    def get_bars(self, symbol: str, start: datetime, end: datetime) -> list[Bar]: ...
     def put_day(self, symbol: str, day: date, bars: Iterable[BarLike], *, complete: bool) -> int: ...
     def day_complete(self, symbol: str, day: date) -> bool: ...
 

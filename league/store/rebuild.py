@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 from urllib.parse import unquote
 from weakref import WeakKeyDictionary
 
@@ -26,8 +26,9 @@ from league.book import BookLine, iter_lines
 from league.book.tail import line_object, raw_lines_back
 from league.clock import parse_iso
 from league.errors import ChainBroken
+from league.jsonvalue import Json
 from league.store.dispatch import open_store
-from league.store.interface import CachedDay, Store, StoreError
+from league.store.interface import BarRow, CachedDay, Store, StoreError
 from league.store.sql import make_bar
 from league.verify.chain import MAX_LINE_BYTES, OVERLONG, check_line, verify
 
@@ -123,11 +124,11 @@ def _resume_at_end(path: Path, last_n: int, last_link: str) -> _Resume | None:
         with open(path, "rb") as fh:
             inode = os.fstat(fh.fileno()).st_ino
             for start, raw in raw_lines_back(fh, TAIL_BYTES):
-                obj = line_object(raw)
-                if obj is None or obj["n"] < last_n:
+                head = line_object(raw)
+                if head is None or head.n < last_n:
                     return None
-                if obj["n"] == last_n:
-                    found = obj["link"] == last_link
+                if head.n == last_n:
+                    found = head.link == last_link
                     return _Resume(inode, last_n, last_link, start, start + len(raw)) if found else None
     except OSError:
         return None
@@ -231,7 +232,7 @@ def index_book(store: Store, book_path: str | os.PathLike[str], name: str | None
 
 #: Per store: book name -> (path, inode, end of its last complete line) when this process last brought the
 #: store's index of that book up to the end of the file (see :func:`_unchanged_since_indexed`).
-_INDEXED: WeakKeyDictionary[Any, dict[str, tuple[str, int, int]]] = WeakKeyDictionary()
+_INDEXED: WeakKeyDictionary[Store, dict[str, tuple[str, int, int]]] = WeakKeyDictionary()
 
 
 def _unchanged_since_indexed(store: Store, path: Path, name: str) -> bool:
@@ -263,7 +264,7 @@ def _remember_indexed(store: Store, path: Path, name: str) -> None:
 
 
 # ---------------------------------------------------------------------------- price cache
-def bar_from_json(obj: Any, where: str) -> dict[str, Any]:
+def bar_from_json(obj: Json, where: str) -> BarRow:
     """One cached bar ``{"t","o","h","l","c","v"}`` as a row; a bad bar is named by file and line."""
     if not isinstance(obj, dict):
         raise StoreError(f"{where}: a bar must be a JSON object, got {type(obj).__name__}")
@@ -277,7 +278,7 @@ def bar_from_json(obj: Any, where: str) -> dict[str, Any]:
             "volume": bar.volume}
 
 
-def _number(value: Any, key: str, where: str) -> float:
+def _number(value: Json, key: str, where: str) -> float:
     if value is None and key == "v":
         return 0.0  # indices carry no volume; Yahoo sends null
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
@@ -285,7 +286,7 @@ def _number(value: Any, key: str, where: str) -> float:
     return float(value)
 
 
-def read_price_file(path: Path) -> list[dict[str, Any]]:
+def read_price_file(path: Path) -> list[BarRow]:
     """Every bar of one day file; the first bad line stops the rebuild with its file and line."""
     rows = []
     with open(path, encoding="utf-8") as fh:
@@ -293,7 +294,7 @@ def read_price_file(path: Path) -> list[dict[str, Any]]:
             if not text.strip():
                 continue
             try:
-                obj = json.loads(text)
+                obj: Json = json.loads(text)
             except ValueError as exc:
                 raise StoreError(f"{path}:{i}: not JSON ({exc}); the database was left unchanged") from exc
             rows.append(bar_from_json(obj, f"{path}:{i}"))

@@ -16,21 +16,23 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 import structlog
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import ColumnElement, RowMapping, Table, and_, delete, func, or_, select, update
 from sqlalchemy import text as sql_text
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, Row
 from sqlmodel import Session
 
 from league.book import BookLine
 from league.book.checkpoint import Checkpoint
 from league.errors import LeagueError
+from league.jsonvalue import JsonObject
 from league.prices.interface import Bar
 from league.store.derive import SessionLookup, as_date, derive
 from league.store.engine import make_engine, parse_url, redact, translated
 from league.store.interface import (
     AnswerSummary,
     BarLike,
+    BarRow,
     CachedDay,
     JobRun,
     RunSummary,
@@ -134,12 +136,14 @@ class SqlStore:
         count = 0
         known: dict[str, date | None] = {}
         lookup = self._session_lookup(conn, known)
-        pending: dict[str, list[dict[str, Any]]] = {}
+        pending: dict[str, list[dict[str, object]]] = {}
         for line in lines:
             for table, values in derive(book, line, lookup):
                 pending.setdefault(table, []).append(values)
                 if table == "runs":
-                    known[values["run_id"]] = values["session"]
+                    run_id, day = values["run_id"], values["session"]
+                    if isinstance(run_id, str) and (day is None or isinstance(day, date)):  # as derive writes them
+                        known[run_id] = day
             count += 1
             if sum(len(v) for v in pending.values()) >= INSERT_BATCH:
                 _flush(conn, pending)
@@ -149,7 +153,7 @@ class SqlStore:
     # ------------------------------------------------------------------ book lines read back
     def book_lines(self, book: str, *, kind: str | None = None, session: str | None = None,
                    run_ids: Iterable[str] | None = None, seat: str | None = None, n: int | None = None
-                   ) -> list[dict[str, Any]]:
+                   ) -> list[JsonObject]:
         """Indexed lines of ``book`` matching every filter given, in book order, as the book index keeps
         them (content plus n, seal and link)."""
         bl = metadata.tables["book_lines"]
@@ -171,7 +175,7 @@ class SqlStore:
         with self._tx(f"reading lines of {book}") as conn:
             return [_body(r) for r in conn.execute(stmt)]
 
-    def book_window(self, book: str, *, cutoff: str, sticky: Iterable[str], upto: int) -> Iterator[dict[str, Any]]:
+    def book_window(self, book: str, *, cutoff: str, sticky: Iterable[str], upto: int) -> Iterator[JsonObject]:
         """Lines 1..``upto`` that a window from ``cutoff`` keeps in memory: sessions on or after it, lines
         without a session, and the sticky kinds; streamed in book order.
 
@@ -291,7 +295,7 @@ class SqlStore:
     # ------------------------------------------------------------------ price cache
     def put_bars(self, symbol: str, bars: Iterable[BarLike]) -> int:
         """Insert or replace bars by (symbol, start); a re-fetched minute overwrites the cached one."""
-        rows = [_bar_row(symbol, b) for b in bars]
+        rows = [{"symbol": symbol, **_bar_row(symbol, b)} for b in bars]
         with self._tx(f"caching {len(rows)} bars of {symbol}") as conn:
             self._put_rows(conn, rows)
         return len(rows)
@@ -322,21 +326,20 @@ class SqlStore:
         with self._tx(f"reading the cache state of {symbol} {day}") as conn:
             return bool(conn.execute(stmt).scalar())
 
-    def _put_rows(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
+    def _put_rows(self, conn: Connection, rows: list[dict[str, object]]) -> None:
         """executemany of one cached upsert statement (a multi-VALUES statement recompiles every batch)."""
         if rows:
             conn.execute(self._upsert_bars(), rows)
 
-    def _upsert_bars(self) -> Any:
+    def _upsert_bars(self) -> postgresql.Insert | sqlite.Insert:
         table = metadata.tables["price_bars"]
-        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
-        stmt = dialect.insert(table)
+        stmt = postgresql.insert(table) if self.engine.dialect.name == "postgresql" else sqlite.insert(table)
         cols = ("open", "high", "low", "close", "volume")
         return stmt.on_conflict_do_update(
             index_elements=["symbol", "start"], set_={c: stmt.excluded[c] for c in cols}
         )
 
-    def get_bars(self, symbol: str, start: datetime, end: datetime) -> list[Any]:
+    def get_bars(self, symbol: str, start: datetime, end: datetime) -> list[Bar]:
         """Bars of ``symbol`` with ``start <= bar.start < end``, in time order."""
         table = metadata.tables["price_bars"]
         stmt = (
@@ -462,7 +465,7 @@ class SqlStore:
         return {(b, n): int(c) for b, n, c in conn.execute(stmt)}
 
 
-def _flush(conn: Connection, pending: dict[str, list[dict[str, Any]]]) -> None:
+def _flush(conn: Connection, pending: dict[str, list[dict[str, object]]]) -> None:
     for table, rows in pending.items():
         if rows:
             _insert_many(conn, metadata.tables[table], rows)
@@ -475,7 +478,7 @@ InsertPlan = tuple[str, tuple[str, ...], tuple[Any, ...]]
 _SQLITE_INSERTS: dict[tuple[str, tuple[str, ...]], InsertPlan | None] = {}
 
 
-def _insert_many(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
+def _insert_many(conn: Connection, table: Table, rows: list[dict[str, object]]) -> None:
     """``conn.execute(table.insert(), rows)``. On SQLite, when every row has the same keys, the rows go to
     the driver's ``executemany`` directly, with SQLAlchemy's own compiled statement and bind processors (its
     generic per-row parameter building was about half the time of indexing a line); anything else, and
@@ -491,7 +494,7 @@ def _insert_many(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> No
     conn.exec_driver_sql(sql, params)
 
 
-def _sqlite_insert(conn: Connection, table: Any, keys: tuple[str, ...]) -> InsertPlan | None:
+def _sqlite_insert(conn: Connection, table: Table, keys: tuple[str, ...]) -> InsertPlan | None:
     """The compiled insert of ``keys`` into ``table``, when its parameters are exactly those keys (no column
     default of SQLAlchemy's own to fill in, which its path would compute per row); else None."""
     cache_key = (table.name, keys)
@@ -525,17 +528,17 @@ def _kinds(conn: Connection, book: str) -> list[str]:
         kinds.append(str(kind))
 
 
-def _body(row: Any) -> dict[str, Any]:
-    body: dict[str, Any] = json.loads(row.body)
+def _body(row: Row[int, str, str, str]) -> JsonObject:
+    body: JsonObject = json.loads(row.body)
     body.update(n=int(row.n), seal=str(row.seal), link=str(row.link))
     return body
 
 
-def _job_key(table: Any, session: date, job: str) -> Any:
+def _job_key(table: Table, session: date, job: str) -> ColumnElement[bool]:
     return and_(table.c.session == session, table.c.job == job)
 
 
-def _reclaimable(row: Any, now: datetime, stale_after: timedelta) -> bool:
+def _reclaimable(row: RowMapping, now: datetime, stale_after: timedelta) -> bool:
     if row["status"] == "failed":
         return True
     if row["status"] != "started":
@@ -543,7 +546,7 @@ def _reclaimable(row: Any, now: datetime, stale_after: timedelta) -> bool:
     return not _owner_alive(row["owner"]) or row["started_at"] <= now - stale_after
 
 
-def make_bar(where: str, start: datetime, o: float, h: float, low: float, c: float, v: float) -> Any:
+def make_bar(where: str, start: datetime, o: float, h: float, low: float, c: float, v: float) -> Bar:
     """A validated bar of the prices package's class; a bad bar becomes a :class:`StoreError`."""
     if start.tzinfo is None or start.utcoffset() is None:
         raise StoreError(f"{where}: bar start {start!r} is naive; bars must be timezone-aware")
@@ -554,13 +557,14 @@ def make_bar(where: str, start: datetime, o: float, h: float, low: float, c: flo
         raise StoreError(f"{where}: not a valid bar ({getattr(exc, 'message', exc)})") from exc
 
 
-def _bar_row(symbol: str, bar: BarLike) -> dict[str, Any]:
+def _bar_row(symbol: str, bar: BarLike) -> BarRow:
+    """A bar's price_bars columns but its symbol (which the caller puts first), validated as a bar."""
     b = make_bar(f"bar of {symbol}", bar.start, bar.open, bar.high, bar.low, bar.close, bar.volume)
-    return {"symbol": symbol, "start": b.start, "open": b.open, "high": b.high, "low": b.low,
+    return {"start": b.start, "open": b.open, "high": b.high, "low": b.low,
             "close": b.close, "volume": b.volume}
 
 
-def _answer_summary(r: Any, cells: int) -> AnswerSummary:
+def _answer_summary(r: RowMapping, cells: int) -> AnswerSummary:
     body = json.loads(r["body"])
 
     def text(key: str) -> str | None:

@@ -8,7 +8,6 @@ session's zone, so the two back ends would hand different objects back. Storing 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlalchemy import DateTime
 from sqlalchemy.engine import Dialect
@@ -28,7 +27,7 @@ class UtcDateTime(TypeDecorator[datetime]):
             raise ValueError(f"naive datetime {value!r}: the store only accepts timezone-aware times")
         return value.astimezone(UTC).replace(tzinfo=None)
 
-    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+    def process_result_value(self, value: datetime | str | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
         if isinstance(value, str):  # defensive: a hand-edited SQLite file

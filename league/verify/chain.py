@@ -31,18 +31,21 @@ import multiprocessing
 import os
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from multiprocessing.context import BaseContext
+from typing import Any, Protocol
 
+from league.jsonvalue import Json, JsonObject
+from league.jsonvalue import text as json_text
 from league.verify.fastjson import canonical_hashes
 
 _dumps = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
 _loads = json.loads
 # The C scanner behind json.loads, without its whitespace regexes: the tight path only takes rows
 # that start with "{" and are consumed to their last character (anything else goes the careful way).
-_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_scan_once: Callable[[str, int], tuple[Json, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _sha = hashlib.sha256
 _BOOK = ("n", "prev", "seal", "link")
 _BOM = b"\xef\xbb\xbf"
@@ -55,7 +58,7 @@ SMALL_FILE = 8 << 20
 LONG_LINE = 1024  # above this many characters a line is serialised once, in groups
 
 
-def _raw_encoder() -> Callable[[Any, int], Any]:
+def _raw_encoder() -> Callable[[Json, int], Iterable[str]]:
     """The C encoder of ``json.dumps(o, sort_keys=True, ensure_ascii=False)``, built once.
 
     ``json.dumps`` (and ``JSONEncoder.encode``) build a new C encoder on every call, about a third
@@ -65,7 +68,7 @@ def _raw_encoder() -> Callable[[Any, int], Any]:
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:  # no C accelerator: the plain encoder gives the same text
         return lambda obj, _level: (_dumps(obj),)
-    encode: Callable[[Any, int], Any] = make(
+    encode: Callable[[Json, int], Iterable[str]] = make(
         None, None, json.encoder.encode_basestring, None, ": ", ", ", True, False, True
     )
     return encode
@@ -74,21 +77,21 @@ def _raw_encoder() -> Callable[[Any, int], Any]:
 _ENCODE = _raw_encoder()
 
 
-def _J(obj: Any) -> str:  # noqa: N802 - the protocol's name
+def _J(obj: Json) -> str:  # noqa: N802 - the protocol's name
     """``J(o)`` of docs/protocol.md §3 as text."""
     return "".join(_ENCODE(obj, 0))
 
 
-def _inner(group: dict[str, Any]) -> bytes:
+def _inner(group: JsonObject) -> bytes:
     return _J(group)[1:-1].encode("utf-8")
 
 
-def _seal_and_link(x: dict[str, Any]) -> tuple[str, str]:
+def _seal_and_link(x: JsonObject) -> tuple[str, str]:
     """Return (seal, link) exactly as the formula defines them, serialising each value once."""
-    a: dict[str, Any] = {}
-    b: dict[str, Any] = {}
-    c: dict[str, Any] = {}
-    d: dict[str, Any] = {}
+    a: JsonObject = {}
+    b: JsonObject = {}
+    c: JsonObject = {}
+    d: JsonObject = {}
     for k, v in x.items():
         if k in ("n", "prev", "seal", "link"):
             continue
@@ -112,7 +115,7 @@ def _seal_and_link(x: dict[str, Any]) -> tuple[str, str]:
     return seal_h, link_h
 
 
-def _seal_and_link_short(x: dict[str, Any]) -> tuple[str, str]:
+def _seal_and_link_short(x: JsonObject) -> tuple[str, str]:
     """Same result as :func:`_seal_and_link`; for short lines two C-encoder calls are cheaper."""
     y = dict(x)
     del y["link"]
@@ -121,17 +124,21 @@ def _seal_and_link_short(x: dict[str, Any]) -> tuple[str, str]:
     return _sha(_J(y).encode("utf-8")).hexdigest(), link_h
 
 
-def _hashes(x: dict[str, Any], length: int) -> tuple[str, str]:
+def _hashes(x: JsonObject, length: int) -> tuple[str, str]:
     return _seal_and_link(x) if length > LONG_LINE else _seal_and_link_short(x)
 
 
 def check_line(raw: bytes, i: int, prev: str | None) -> tuple[str | None, dict[str, Any] | None]:
-    """Check one line (LF stripped). ``prev=None`` skips the prev check (chunk boundaries)."""
+    """Check one line (LF stripped). ``prev=None`` skips the prev check (chunk boundaries).
+
+    The accepted line comes back as parsed JSON for the callers in other packages to read as they
+    read a sealed line's body (``n`` an int and ``link`` a str once it held).
+    """
     problem, x = _check(raw, i, prev)
     return problem, (None if problem else x)
 
 
-def _check(raw: bytes, i: int, prev: str | None) -> tuple[str | None, dict[str, Any] | None]:
+def _check(raw: bytes, i: int, prev: str | None) -> tuple[str | None, JsonObject | None]:
     """Like :func:`check_line`, but also returns the parsed line when it failed after its ``n`` check
     (the parent still needs that line's ``prev`` to join chunks)."""
     x, problem = _parse(raw)
@@ -153,7 +160,7 @@ def _check(raw: bytes, i: int, prev: str | None) -> tuple[str | None, dict[str, 
     return None, x
 
 
-def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
+def _parse(raw: bytes) -> tuple[JsonObject | None, str | None]:
     """Decode and parse one line the way the reader loop reads it (text mode, strict UTF-8)."""
     if raw.startswith(_BOM):
         return None, "byte-order mark at the start of the line"
@@ -167,7 +174,7 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"not UTF-8 ({exc})"
     try:
         # decode first: json.loads(bytes) would also accept UTF-16/32 and a BOM on any line
-        x = _loads(text)
+        x: Json = _loads(text)
     except ValueError as exc:
         return None, f"not JSON ({exc})"
     except RecursionError:
@@ -193,6 +200,7 @@ def _tight_run(rows: list[bytes], pos: int, i: int, prev: str) -> tuple[int, str
     """
     sha, encode, scan, join, fast, slow = _sha, _ENCODE, _scan_once, "".join, canonical_hashes, _stdlib_hashes
     end = len(rows)
+    x: Json
     while pos < end:
         row = rows[pos]
         try:
@@ -209,7 +217,7 @@ def _tight_run(rows: list[bytes], pos: int, i: int, prev: str) -> tuple[int, str
                 if "\r" in text or text[:1] != "{":
                     break
                 x, stop = scan(text, 0)
-                if stop != len(text):
+                if stop != len(text) or not isinstance(x, dict):
                     break
                 link = x.pop("link")
                 if x["n"] != i or x["prev"] != prev:
@@ -227,7 +235,7 @@ def _tight_run(rows: list[bytes], pos: int, i: int, prev: str) -> tuple[int, str
     return pos, prev
 
 
-def _stdlib_hashes(row: bytes) -> tuple[dict[str, Any], str, str] | None:
+def _stdlib_hashes(row: bytes) -> tuple[JsonObject, str, str] | None:
     """``(parsed line, seal hash, link hash)`` the standard library's way, for a line in any spelling
     the formula allows (another writer's book); ``None`` at any doubt (a CR, bad UTF-8, no object)."""
     try:
@@ -235,7 +243,7 @@ def _stdlib_hashes(row: bytes) -> tuple[dict[str, Any], str, str] | None:
         if "\r" in text or text[:1] != "{":
             return None
         x, stop = _scan_once(text, 0)
-        if stop != len(text):
+        if stop != len(text) or not isinstance(x, dict):
             return None
         seal_h, link_h = _hashes(x, len(text))
     except Exception:
@@ -243,11 +251,19 @@ def _stdlib_hashes(row: bytes) -> tuple[dict[str, Any], str, str] | None:
     return x, seal_h, link_h
 
 
+class _Digest(Protocol):
+    """What verification needs of a running SHA-256: feed it the bytes read, read its hex at the end."""
+
+    def update(self, data: bytes | memoryview, /) -> None: ...
+
+    def hexdigest(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class ChunkResult:
     count: int  # lines that held, from the chunk's first line
     has_first_prev: bool  # False when the first line failed before its prev could be read
-    first_prev: Any
+    first_prev: Json
     last_link: str  # link of the last line that held ("" when none did)
     error_at: int  # absolute 1-based line number, 0 when none
     reason: str
@@ -274,7 +290,7 @@ def check_chunk(data: bytes, start: int) -> ChunkResult:
         if problem:
             return ChunkResult(pos, has_first, first_prev, link, start + pos, problem)
         assert x is not None
-        link = x["link"]
+        link = json_text(x["link"])  # a str: it equalled the hex digest computed for it
         pos += 1
     return ChunkResult(pos, has_first, first_prev, link, 0, "")
 
@@ -313,7 +329,7 @@ class VerifyReport:
         return self.bad_line == 0
 
 
-def _blocks(path: str | os.PathLike[str], digest: Any) -> Any:
+def _blocks(path: str | os.PathLike[str], digest: _Digest) -> Iterator[tuple[int, bytes, int, bytes | None]]:
     """Yield ``(offset, block, cut, tail)``: ``block`` starts at a line and ``block[:cut]`` are whole
     lines (bytes after ``cut`` are read again with the next block); feed the digest as we go.
 
@@ -365,14 +381,14 @@ def verify(path: str | os.PathLike[str], workers: int | None = None) -> VerifyRe
         return _verify_parallel(pool, path, digest, state, workers)
 
 
-def _context() -> Any:
+def _context() -> BaseContext:
     """Fork is fastest, but forking a process that runs other threads (the daemon's seats and
     scheduler) can copy a held lock into the child: there, start workers from a fork server."""
     return multiprocessing.get_context("forkserver" if threading.active_count() > 1 else "fork")
 
 
 def _verify_parallel(
-    pool: ProcessPoolExecutor, path: str | os.PathLike[str], digest: Any, state: _State, workers: int
+    pool: ProcessPoolExecutor, path: str | os.PathLike[str], digest: _Digest, state: _State, workers: int
 ) -> VerifyReport:
     pending: deque[Future[ChunkResult]] = deque()
     start = 1
@@ -440,11 +456,11 @@ class _State:
         self.link = res.last_link
         return True
 
-    def overlong(self, path: str | os.PathLike[str], digest: Any) -> VerifyReport:
+    def overlong(self, path: str | os.PathLike[str], digest: _Digest) -> VerifyReport:
         self.bad, self.reason = self.next_line, OVERLONG
         return self.report(path, digest, b"")
 
-    def report(self, path: str | os.PathLike[str], digest: Any, torn: bytes) -> VerifyReport:
+    def report(self, path: str | os.PathLike[str], digest: _Digest, torn: bytes) -> VerifyReport:
         if self.bad:
             lines = self.bad - 1
             return VerifyReport(lines, _prefix_sha256(path, lines), self.link, self.bad, self.reason)

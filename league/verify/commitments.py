@@ -12,26 +12,28 @@ A problem names the published file, the book line and both hashes.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from league.blind import MASK, reveal_problems
 from league.inputs import InputError, check_inside
+from league.jsonvalue import Json
 from league.verify.files import file_sha256, read_small
 
 
-def snapshot_bytes(body: Any) -> bytes:
+def snapshot_bytes(body: Json) -> bytes:
     """The canonical bytes ``snapshot_sha256`` is taken over (league/jobs/snapshot.py ``canonical_json``)."""
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def config_bytes(opening: dict[str, Any]) -> bytes:
+def config_bytes(opening: Mapping[str, Json]) -> bytes:
     """The bytes ``config_sha256`` is taken over, rebuilt from the opening line's own content."""
     body = {"markets": {"markets": opening.get("markets")}, "methodology": opening.get("methodology")}
     return json.dumps(body, sort_keys=True).encode()
 
 
-def _file_problem(root: Path, rel: str, want: str, line: Any, field: str) -> str | None:
+def _file_problem(root: Path, rel: str, want: str, line: Json, field: str) -> str | None:
     """A file the book names (a session name comes from a book line: ``../`` in it must not lead out)."""
     path = root / rel
     try:
@@ -44,18 +46,19 @@ def _file_problem(root: Path, rel: str, want: str, line: Any, field: str) -> str
     return None if got == want else f"{rel} hashes to {got}, book line {line} seals {field} {want}"
 
 
-def snapshot_problems(root: Path, lines: list[dict[str, Any]]) -> tuple[list[str], int]:
+def snapshot_problems(root: Path, lines: Sequence[Mapping[str, Json]]) -> tuple[list[str], int]:
     """(problems, snapshots checked) over every run line carrying a snapshot hash."""
-    seen: dict[tuple[str, str], Any] = {}
+    seen: dict[tuple[str, str], Json] = {}
     for x in lines:
-        if x.get("kind") == "run" and isinstance(x.get("snapshot_sha256"), str) and isinstance(x.get("session"), str):
-            seen.setdefault((x["session"], x["snapshot_sha256"]), x.get("n"))
+        sha, session = x.get("snapshot_sha256"), x.get("session")
+        if x.get("kind") == "run" and isinstance(sha, str) and isinstance(session, str):
+            seen.setdefault((session, sha), x.get("n"))
     problems = [p for (session, sha), n in sorted(seen.items())
                 if (p := _file_problem(root, f"snapshots/{session}.json", sha, n, "snapshot_sha256"))]
     return problems, len(seen)
 
 
-def opening_problems(root: Path, lines: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+def opening_problems(root: Path, lines: Sequence[Mapping[str, Json]]) -> tuple[list[str], list[str]]:
     """(problems, what was checked) for the opening line's config and climatology hashes."""
     opening = next((x for x in lines if x.get("kind") == "opening"), None)
     if opening is None:
@@ -77,9 +80,12 @@ def opening_problems(root: Path, lines: list[dict[str, Any]]) -> tuple[list[str]
     return problems, checked
 
 
-def blind_problems(lines: list[dict[str, Any]]) -> tuple[list[str], str]:
+def blind_problems(lines: Sequence[Mapping[str, Any]]) -> tuple[list[str], str]:
     """A blind season: the commitments sealed before the first ask, no answer naming a model before the
-    reveal, and the reveal recomputing to every commitment. Returns (problems, what was checked)."""
+    reveal, and the reveal recomputing to every commitment. Returns (problems, what was checked).
+
+    The lines are read duck-typed (any shape a hostile book gives: a step that fails on it is reported
+    by the step's guard), hence ``Any``."""
     blind = next((x for x in lines if x.get("kind") == "blind"), None)
     if blind is None:
         return [], ""

@@ -14,7 +14,8 @@ import io
 import json
 import math
 from collections.abc import Iterator, Sequence
-from typing import Any
+
+from league.jsonvalue import Json, JsonObject, number
 
 REL_TOL = 1e-9
 #: Columns that identify one row of council-forecasts.csv (a sealed cell, or an expected one).
@@ -27,14 +28,11 @@ def same_number(published: float, rebuilt: float) -> bool:
     return math.isclose(published, rebuilt, rel_tol=REL_TOL, abs_tol=1e-12)
 
 
-def _is_number(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool)
-
-
-def diff_json(published: Any, rebuilt: Any, path: str = "$") -> Iterator[str]:
+def diff_json(published: Json, rebuilt: Json, path: str = "$") -> Iterator[str]:
     """Every difference between two JSON values, as ``$.a[3].b: published X, recomputed Y``."""
-    if _is_number(published) and _is_number(rebuilt):
-        if not same_number(float(published), float(rebuilt)):
+    a_number, b_number = number(published), number(rebuilt)  # (a boolean is not a number here)
+    if a_number is not None and b_number is not None:
+        if not same_number(float(a_number), float(b_number)):
             yield f"{path}: published {published!r}, recomputed {rebuilt!r}"
     elif isinstance(published, dict) and isinstance(rebuilt, dict):
         yield from _diff_dicts(published, rebuilt, path)
@@ -47,7 +45,7 @@ def diff_json(published: Any, rebuilt: Any, path: str = "$") -> Iterator[str]:
         yield f"{path}: published {_short(published)}, recomputed {_short(rebuilt)}"
 
 
-def _diff_dicts(published: dict[str, Any], rebuilt: dict[str, Any], path: str) -> Iterator[str]:
+def _diff_dicts(published: JsonObject, rebuilt: JsonObject, path: str) -> Iterator[str]:
     for key in sorted(set(published) | set(rebuilt)):
         where = f"{path}.{key}"
         if key not in rebuilt:
@@ -58,7 +56,7 @@ def _diff_dicts(published: dict[str, Any], rebuilt: dict[str, Any], path: str) -
             yield from diff_json(published[key], rebuilt[key], where)
 
 
-def _label(entry: Any) -> str:
+def _label(entry: Json) -> str:
     """A list entry's identity for the reader (seat, horizon, event …) when it has one."""
     if not isinstance(entry, dict):
         return ""
@@ -68,7 +66,7 @@ def _label(entry: Any) -> str:
     return f"({', '.join(parts)})" if parts else ""
 
 
-def _short(value: Any) -> str:
+def _short(value: Json) -> str:
     text = json.dumps(value, sort_keys=True, default=str)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -76,7 +74,7 @@ def _short(value: Any) -> str:
 def diff_json_bytes(name: str, published: bytes, rebuilt: bytes) -> list[str]:
     """Differences of two JSON files, each line prefixed with the file name."""
     try:
-        a = json.loads(published)
+        a: Json = json.loads(published)
     except ValueError as exc:
         return [f"{name}: the published file is not JSON ({exc})"]
     return [f"{name} {d}" for d in diff_json(a, json.loads(rebuilt))]

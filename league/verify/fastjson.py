@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
+
+from league.jsonvalue import Json, JsonObject
 
 try:  # base dependencies; without them verify takes the standard library's way for every line
     import msgspec
@@ -56,7 +57,7 @@ _FLOAT_BAND = re.compile(rb"e-[0-9](?![0-9])")
 _FIXED_BAND = re.compile(rb"0\.0000")
 
 
-def canonical_hashes(row: bytes) -> tuple[dict[str, Any], str, str] | None:
+def canonical_hashes(row: bytes) -> tuple[JsonObject, str, str] | None:
     """``(parsed line, seal hash, link hash)`` for a line in canonical spelling, else ``None``.
 
     ``row`` is one line without its LF. The hashes are those the reader loop computes (SHA-256 hex
@@ -66,7 +67,7 @@ def canonical_hashes(row: bytes) -> tuple[dict[str, Any], str, str] | None:
     if not AVAILABLE:
         return None
     try:
-        x = orjson.loads(row)
+        x: Json = orjson.loads(row)
         if type(x) is not dict or orjson.dumps(x, option=orjson.OPT_SORT_KEYS) != row or not _plain(row):
             return None
         text: bytes = msgspec.json.format(row, indent=0)
@@ -93,7 +94,7 @@ def _once(text: bytes, item: bytes, start: int, end: int) -> tuple[int, int] | N
     return at, at + len(item)
 
 
-def _spans(text: bytes, link: Any, n: Any, prev: Any, seal: Any) -> list[tuple[int, int]] | None:
+def _spans(text: bytes, link: Json, n: Json, prev: Json, seal: Json) -> list[tuple[int, int]] | None:
     """Where the top-level items of link, n, prev and seal stand in ``text`` (their sorted order), or
     ``None`` when one is not found exactly once where it must stand.
 

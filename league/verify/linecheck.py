@@ -12,9 +12,16 @@ import csv
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeAlias
 
 from league.contracts.columns import BOOK_KIND
+from league.jsonvalue import Json
+
+#: What the check keeps of a line: its kind and what its cells are read from (an answer's items, a cell
+#: correction's one cell in the same shape, a :class:`ProbTable`, or ``None``); :func:`_cell_prob` narrows it.
+Entry: TypeAlias = "tuple[str, object]"
+#: An answer's probability cells by (asset, horizon), the keys as sealed (any hashable JSON value).
+Cells: TypeAlias = "dict[tuple[object, object], dict[str, Json]]"
 
 SHOWN = 10
 
@@ -41,27 +48,27 @@ class LineCheck:
         return f"{self.problem_count} of {self.rows} rows do not match their book line: " + "; ".join(self.problems)
 
 
-def _index(book: bytes) -> dict[int, tuple[str, Any]]:
+def _index(book: bytes) -> dict[int, Entry]:
     """n -> (kind, items) for every line (items kept for answer lines, and for a cell correction its
     one corrected cell in the same shape)."""
-    out: dict[int, tuple[str, Any]] = {}
+    out: dict[int, Entry] = {}
     for raw in book.split(b"\n")[:-1]:
         obj = json.loads(raw)
         out[int(obj["n"])] = line_entry(obj)
     return out
 
 
-def line_entry(line: Mapping[str, Any]) -> tuple[str, Any]:
+def line_entry(line: Mapping[str, Json]) -> Entry:
     """What the check reads of one parsed line (its content, with or without the bookkeeping fields): its kind
     and, for an answer, its items; for a cell correction its one corrected cell in the same shape."""
     kind = str(line.get("kind", ""))
-    items = line.get("items") if kind == "answer" else None
+    items: object = line.get("items") if kind == "answer" else None
     if kind == "correction" and line.get("target") == "cell":
         items = {line.get("market"): {line.get("horizon"): line.get("cell") or {}}}
     return kind, items
 
 
-def prob_entry(line: Mapping[str, Any], shared: dict[Any, Any] | None = None) -> tuple[str, Any]:
+def prob_entry(line: Mapping[str, Json], shared: dict[object, object] | None = None) -> Entry:
     """:func:`line_entry` cut to what :func:`check_table` reads of it: each cell's ``prob_up`` (where the cell is
     a mapping that has one), found by the same ``items[asset][horizon]["prob_up"]``, so the check finds the same
     value, or none, for every (asset, horizon). Why: an answer's items are most of its line, and a publisher
@@ -71,14 +78,16 @@ def prob_entry(line: Mapping[str, Any], shared: dict[Any, Any] | None = None) ->
     kind, items = line_entry(line)
     if not isinstance(items, Mapping):
         return kind, items if items is None else {}
-    pool: dict[Any, Any] = {} if shared is None else shared
-    cells: dict[tuple[Any, Any], dict[str, Any]] = {}
+    pool: dict[object, object] = {} if shared is None else shared
+    cells: Cells = {}
     for asset, row in items.items():
         if isinstance(row, Mapping):
             for horizon, cell in row.items():
                 if isinstance(cell, Mapping) and "prob_up" in cell:
                     where = (asset, horizon)
-                    cells[pool.setdefault(where, where)] = _shared_cell(pool, cell["prob_up"])
+                    shared_where = pool.setdefault(where, where)  # the pool's own copy of this key
+                    key = shared_where if isinstance(shared_where, tuple) else where
+                    cells[key] = _shared_cell(pool, cell["prob_up"])
     return kind, ProbTable(cells)
 
 
@@ -88,10 +97,10 @@ class ProbTable:
 
     __slots__ = ("_cells",)
 
-    def __init__(self, cells: dict[tuple[Any, Any], dict[str, Any]]) -> None:
+    def __init__(self, cells: Cells) -> None:
         self._cells = cells
 
-    def __getitem__(self, asset: Any) -> _ProbRow:
+    def __getitem__(self, asset: object) -> _ProbRow:
         return _ProbRow(self._cells, asset)
 
     def __eq__(self, other: object) -> bool:
@@ -103,17 +112,17 @@ class ProbTable:
 class _ProbRow:
     __slots__ = ("_asset", "_cells")
 
-    def __init__(self, cells: dict[tuple[Any, Any], dict[str, Any]], asset: Any) -> None:
+    def __init__(self, cells: Cells, asset: object) -> None:
         self._cells, self._asset = cells, asset
 
-    def __getitem__(self, horizon: Any) -> dict[str, Any]:
+    def __getitem__(self, horizon: object) -> dict[str, Json]:
         try:
             return self._cells[(self._asset, horizon)]
         except TypeError:  # an unhashable key finds nothing, as in the items
             raise KeyError(horizon) from None
 
 
-def _shared_cell(pool: dict[Any, Any], prob: Any) -> dict[str, Any]:
+def _shared_cell(pool: dict[object, object], prob: Json) -> dict[str, Json]:
     """``{"prob_up": prob}``, one object per distinct value (by type and, for a float, its repr: 0.0 and -0.0,
     1 and 1.0 stay apart, so a problem's message shows the value as sealed)."""
     try:
@@ -121,15 +130,22 @@ def _shared_cell(pool: dict[Any, Any], prob: Any) -> dict[str, Any]:
         hash(key)
     except TypeError:  # an unhashable value (not a number: the check reports it) is kept as it is
         return {"prob_up": prob}
-    cell: dict[str, Any] = pool.setdefault(key, {"prob_up": prob})
-    return cell
+    cell = pool.setdefault(key, {"prob_up": prob})
+    return cell if isinstance(cell, dict) else {"prob_up": prob}
 
 
-def _cell_prob(items: Any, asset: str, horizon: str) -> Any:
-    try:
-        return items[asset][horizon]["prob_up"]
-    except (KeyError, TypeError):
-        return None
+def _cell_prob(items: object, asset: str | None, horizon: str | None) -> Json:
+    """``items[asset][horizon]["prob_up"]`` through JSON objects (or a :class:`ProbTable`); ``None`` where a
+    step is missing or not an object (an older or hostile line's cell is reported, not raised)."""
+    if isinstance(items, ProbTable):
+        try:
+            return items[asset][horizon]["prob_up"]
+        except KeyError:
+            return None
+    row = items.get(asset) if isinstance(items, Mapping) else None
+    cell = row.get(horizon) if isinstance(row, Mapping) else None
+    prob: Json = cell.get("prob_up") if isinstance(cell, Mapping) else None
+    return prob
 
 
 def check_lines(book: bytes, forecasts: Iterable[str]) -> LineCheck:
@@ -137,7 +153,7 @@ def check_lines(book: bytes, forecasts: Iterable[str]) -> LineCheck:
     return check_table(_index(book), forecasts)
 
 
-def check_table(lines: Mapping[int, tuple[str, Any]], forecasts: Iterable[str]) -> LineCheck:
+def check_table(lines: Mapping[int, Entry], forecasts: Iterable[str]) -> LineCheck:
     """Check the forecast rows against ``lines`` (n -> :func:`line_entry` of every book line), e.g. from a parse
     of the book its caller already made."""
     result = LineCheck()
@@ -165,7 +181,7 @@ def _rows(forecasts: Iterable[str]) -> Iterator[Mapping[str, str | None]]:
         yield {name: values[j] if j < len(values) else None for name, j in where.items()}
 
 
-def _check_row(result: LineCheck, lines: Mapping[int, tuple[str, Any]], i: int, row: Mapping[str, Any]) -> None:
+def _check_row(result: LineCheck, lines: Mapping[int, Entry], i: int, row: Mapping[str, str | None]) -> None:
     try:
         n = int(row.get("line") or "")
     except ValueError:
@@ -185,7 +201,7 @@ def _check_row(result: LineCheck, lines: Mapping[int, tuple[str, Any]], i: int, 
         return
     cell = _cell_prob(items, row["asset"], row["horizon"])
     try:
-        same = cell is not None and abs(float(cell) - float(stated)) < 1e-9
+        same = isinstance(cell, str | int | float) and stated is not None and abs(float(cell) - float(stated)) < 1e-9
     except (TypeError, ValueError):
         same = False
     if not same:

@@ -38,11 +38,12 @@ from league.clock import iso_seconds, parse_iso
 from league.errors import LeagueError
 from league.inputs import MAX_BYTES, InputError, parse_json
 from league.inputs import read_json as read_input_json
+from league.jsonvalue import Json, JsonObject
 from league.stamps.interface import LIST_NAME, StampError
 from league.stamps.ots import BlockHeaderFact, verify_ots
 from league.stamps.rekor import PUBLIC_REKOR_LOG_ID, parse_response, verify_entry
 from league.stamps.rfc3161 import openssl_verify
-from league.stamps.trust import TrustStore, check_token
+from league.stamps.trust import TokenCheck, TrustStore, check_token
 from league.verify.chain import MAX_LINE_BYTES, check_line, verify
 from league.verify.commitments import blind_problems, opening_problems, snapshot_problems
 from league.verify.files import (
@@ -137,7 +138,7 @@ class StampedList:
 
 
 # --------------------------------------------------------------------------- session times
-def session_reference(session: str, run: Mapping[str, Any] | None = None) -> datetime:
+def session_reference(session: str, run: Mapping[str, Json] | None = None) -> datetime:
     """When counted ingest closes for a session: the run line's own ``reference_at`` if it states
     one, else the common reference of docs/protocol.md §2, 09:30 America/New_York on the session date."""
     for key in ("reference_at", "ingest_close_at"):
@@ -147,10 +148,19 @@ def session_reference(session: str, run: Mapping[str, Any] | None = None) -> dat
     return datetime.combine(date.fromisoformat(session), time(9, 30), NEW_YORK).astimezone(UTC)
 
 
-def sealed_at(line: Mapping[str, Any]) -> datetime:
+def sealed_at(line: Mapping[str, Json]) -> datetime:
     """open-data.md: the time a line was sealed is ``max(at, booked_at)``."""
-    times = [parse_iso(line[k]) for k in ("at", "booked_at") if isinstance(line.get(k), str) and line.get(k)]
+    times = [parse_iso(v) for k in ("at", "booked_at") if isinstance(v := line.get(k), str) and v]
     return max(times)
+
+
+def _int(value: Json) -> int:
+    """``int(value)`` of a JSON value (a line number as the book holds it); a list, an object or null raise the
+    TypeError ``int()`` raises."""
+    if isinstance(value, list | dict) or value is None:
+        raise TypeError("int() argument must be a string, a bytes-like object or a real number, "
+                        f"not '{type(value).__name__}'")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -162,19 +172,19 @@ class SessionNeed:
     last_line: int
 
 
-def session_needs(lines: list[dict[str, Any]]) -> list[SessionNeed]:
+def session_needs(lines: Sequence[Mapping[str, Json]]) -> list[SessionNeed]:
     """Per session: the last answer line sealed at or before the session's reference time."""
     runs: dict[str, tuple[str, datetime]] = {}
     for x in lines:
-        if x.get("kind") == "run" and isinstance(x.get("session"), str):
-            runs[str(x.get("run_id"))] = (x["session"], session_reference(x["session"], x))
+        if x.get("kind") == "run" and isinstance(session := x.get("session"), str):
+            runs[str(x.get("run_id"))] = (session, session_reference(session, x))
     last: dict[str, tuple[datetime, int]] = {}
     for x in lines:
         if x.get("kind") != "answer" or str(x.get("run_id")) not in runs:
             continue
         session, ref = runs[str(x.get("run_id"))]
         if sealed_at(x) <= ref:
-            last[session] = (ref, max(int(x["n"]), last.get(session, (ref, 0))[1]))
+            last[session] = (ref, max(_int(x["n"]), last.get(session, (ref, 0))[1]))
     return [SessionNeed(s, ref, n) for s, (ref, n) in sorted(last.items())]
 
 
@@ -213,19 +223,19 @@ def _parses(row: str) -> bool:
     return bool(parse_stamped_list(row))
 
 
-def read_lines(book: Path) -> list[dict[str, Any]]:
+def read_lines(book: Path) -> list[JsonObject]:
     """Book lines as dicts, skipping lines that are not JSON objects (step 4 reports those)."""
     return list(iter_book_objects(book))
 
 
-def iter_book_objects(book: Path) -> Iterator[dict[str, Any]]:
+def iter_book_objects(book: Path) -> Iterator[JsonObject]:
     """:func:`read_lines` one line at a time, for a reader that keeps only part of each. A line that is
     not JSON, nests too deeply to parse or is longer than the chain check reads is skipped here: step 4
     names it."""
     with open(book, "rb") as fh:
         for raw in bounded_lines(fh, MAX_LINE_BYTES):
             try:
-                obj = json.loads(raw) if raw is not None else None
+                obj: Json = json.loads(raw) if raw is not None else None
             except (ValueError, RecursionError):
                 continue
             if isinstance(obj, dict):
@@ -305,14 +315,15 @@ class Checker:
         self.strict_notes: dict[int, str] = {}
         self._tmp: tempfile.TemporaryDirectory[str] | None = None  # made by the first openssl check
         self._prefixes: dict[tuple[str, int], tuple[int, str, str | None]] = {}
-        self._council: list[dict[str, Any]] | None = None
+        self._council: list[JsonObject] | None = None
         self.lists = find_lists(root) if (root / "proof").is_dir() else []
 
-    def read_json(self, path: Path, *, what: str = "JSON file", max_bytes: int = MAX_BYTES) -> Any:
+    def read_json(self, path: Path, *, what: str = "JSON file", max_bytes: int = MAX_BYTES) -> Json:
         """A JSON file of the folder: a regular file inside it, bounded in size and depth (league.inputs)."""
-        return read_input_json(path, what=what, max_bytes=max_bytes, inside=self.root)
+        value: Json = read_input_json(path, what=what, max_bytes=max_bytes, inside=self.root)
+        return value
 
-    def council_lines(self) -> list[dict[str, Any]]:
+    def council_lines(self) -> list[JsonObject]:
         """The council book's lines, parsed once for steps 5 and 9."""
         if self._council is None:
             book = self.root / COUNCIL_BOOK
@@ -437,7 +448,7 @@ class Checker:
         book = self.root / COUNCIL_BOOK
         if not book.is_file():
             return "skipped", f"{COUNCIL_BOOK} is not published"
-        shas = {str(x["ask_sha256"]): int(x.get("n", 0)) for x in self.council_lines()
+        shas = {str(x["ask_sha256"]): _int(x.get("n", 0)) for x in self.council_lines()
                 if x.get("kind") in ("answer", "run") and x.get("ask_sha256")}
         lines = self.council_lines()
         snap_bad, snaps = snapshot_problems(self.root, lines)
@@ -594,7 +605,7 @@ class Checker:
                 raise StampError(f"openssl ts -verify rejects it: {line}")
         return check.signed_time, check.anchor
 
-    def _openssl(self, data: Path, tsr: Path, check: Any, folder_ca: Path) -> tuple[bool, str]:
+    def _openssl(self, data: Path, tsr: Path, check: TokenCheck, folder_ca: Path) -> tuple[bool, str]:
         """The reader's exact command, with the CA file that anchored the in-process check."""
         if self._tmp is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="league-verify-")
@@ -814,7 +825,7 @@ def _fetched(path: Path, dest: Path) -> Any:
     return read_input_json(path, what="downloaded JSON file", inside=dest)
 
 
-def _listed(files: Any) -> list[str]:
+def _listed(files: Json) -> list[str]:
     """The names of proof/index.json's ``files`` (a list of paths in the folder)."""
     if not isinstance(files, list):
         raise InputError("proof/index.json: `files` is not a list", fix="publish the folder again")
