@@ -27,7 +27,8 @@ import re
 import reprlib
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
+from league.jsonvalue import Json
 
 ACTIONS = ("buy_strong", "buy_dips", "hold", "trim", "sell")
 _FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
@@ -95,7 +96,7 @@ def clean_label(text: str, cap: int = LABEL_CAP) -> str:
     return _cleaned(text, _HIDDEN_LABEL, cap)
 
 
-def show(value: Any) -> str:
+def show(value: object) -> str:
     """A short, safe rendering of any parsed value for a note (bounded depth and length)."""
     return clean_text(_SHOW.repr(value))
 
@@ -118,8 +119,8 @@ class Cell:
     source_domains: tuple[str, ...] = ()
     problem: str = ""
 
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"prob_up": self.prob_up, "cell_status": self.cell_status}
+    def as_json(self) -> dict[str, Json]:
+        out: dict[str, Json] = {"prob_up": self.prob_up, "cell_status": self.cell_status}
         for key in ("action", "action_word", "risk", "revise_if", "problem"):
             if getattr(self, key):
                 out[key] = getattr(self, key)
@@ -141,7 +142,7 @@ class ParsedReply:
     years: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
-    def items_json(self) -> dict[str, dict[str, dict[str, Any]]]:
+    def items_json(self) -> dict[str, dict[str, dict[str, Json]]]:
         return {m: {h: c.as_json() for h, c in cells.items()} for m, cells in self.items.items()}
 
 
@@ -174,11 +175,11 @@ class _Answers:
     and whether they all say the same (:func:`same_value`)."""
 
     count: int = 0
-    first: dict[str, Any] | None = None
+    first: dict[str, Json] | None = None
     first_text: str = ""
     differ: bool = False
 
-    def add(self, obj: dict[str, Any], text: str, start: int, end: int) -> None:
+    def add(self, obj: dict[str, Json], text: str, start: int, end: int) -> None:
         """Count the answer ``obj`` (decoded from ``text[start:end]``). The same source text is the same
         answer, compared at C speed; only different texts are compared as values."""
         self.count += 1
@@ -189,7 +190,7 @@ class _Answers:
             self.differ = True
 
 
-def same_value(a: Any, b: Any) -> bool:
+def same_value(a: Json, b: Json) -> bool:
     """Whether two parsed JSON values say the same: numbers by value (``10`` and ``10.0`` are the same,
     ``true`` is not ``1``), objects whatever their key order. A value nested too deeply to compare is
     the same as nothing (NaN, which JSON cannot write, neither)."""
@@ -199,16 +200,16 @@ def same_value(a: Any, b: Any) -> bool:
         return False
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: Json, b: Json) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, int | float) and isinstance(b, int | float):
         return bool(a == b)
     if type(a) is not type(b):
         return False
-    if isinstance(a, list):
+    if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict):
+    if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(v, b[k]) for k, v in a.items())
     return bool(a == b)
 
@@ -218,7 +219,7 @@ class _Found:
     """The object the parser reads, the text it was decoded from (to read it again for repeated
     keys), and, when counted, the answer objects of the whole parsed text."""
 
-    obj: dict[str, Any] | None
+    obj: dict[str, Json] | None
     why: str = ""
     source: str = ""
     answers: _Answers = field(default_factory=_Answers)
@@ -226,14 +227,14 @@ class _Found:
     unsearched: bool = False
 
 
-def find_json(raw: str) -> tuple[dict[str, Any] | None, str]:
+def find_json(raw: str) -> tuple[dict[str, Json] | None, str]:
     """``(object, "")`` for the last top-level JSON object of the reply (a fenced block is preferred),
     or ``(None, why)``."""
     found = _find(raw, count_answers=False)
     return found.obj, found.why
 
 
-def extract_json(raw: str) -> dict[str, Any] | None:
+def extract_json(raw: str) -> dict[str, Json] | None:
     """The last top-level JSON object in the reply (a fenced block is preferred)."""
     return find_json(raw)[0]
 
@@ -246,7 +247,7 @@ def _find(raw: str, *, count_answers: bool) -> _Found:
     text = parsed_text(raw)
     budget = _Budget(WORK_FACTOR * len(text) + (1 << 20))
     answers = _Answers()
-    chosen: tuple[dict[str, Any], str] | None = None
+    chosen: tuple[dict[str, Json], str] | None = None
     try:
         for block in reversed(_FENCE.findall(text)):
             chosen = _last_object(block, budget)
@@ -264,10 +265,10 @@ def _find(raw: str, *, count_answers: bool) -> _Found:
     return _Found(chosen[0], source=chosen[1], answers=answers)
 
 
-def _last_object(text: str, budget: _Budget, answers: _Answers | None = None) -> tuple[dict[str, Any], str] | None:
+def _last_object(text: str, budget: _Budget, answers: _Answers | None = None) -> tuple[dict[str, Json], str] | None:
     """The last top-level object of ``text`` and its source text; each one met is added to ``answers``."""
     decoder = json.JSONDecoder()
-    best: tuple[dict[str, Any], int, int] | None = None
+    best: tuple[dict[str, Json], int, int] | None = None
     pos = text.find("{")
     while pos >= 0:
         try:
@@ -306,12 +307,12 @@ class _Repeats:
 
     def __init__(self, readable: frozenset[str]) -> None:
         self.readable = readable
-        self.seen: dict[int, list[tuple[str, Any]]] = {}
+        self.seen: dict[int, list[tuple[str, Json]]] = {}
         self.unread_extra = 0
         self.unread_names: dict[str, None] = {}
         self._named = 0
 
-    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    def __call__(self, pairs: list[tuple[str, Json]]) -> dict[str, Json]:
         obj = dict(pairs)
         if len(obj) != len(pairs):
             if not self.readable.isdisjoint(obj):
@@ -324,15 +325,15 @@ class _Repeats:
         return obj
 
 
-def _values_given(pairs: list[tuple[str, Any]]) -> dict[str, list[Any]]:
+def _values_given(pairs: list[tuple[str, Json]]) -> dict[str, list[Json]]:
     """Every value of each key given more than once, in order."""
-    values: dict[str, list[Any]] = {}
+    values: dict[str, list[Json]] = {}
     for key, value in pairs:
         values.setdefault(key, []).append(value)
     return {k: v for k, v in values.items() if len(v) > 1}
 
 
-def _number(value: Any) -> float | None:
+def _number(value: Json) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         if isinstance(value, str):
             try:
@@ -347,7 +348,7 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _text(value: Any, cap: int = TEXT_CAP) -> str:
+def _text(value: Json, cap: int = TEXT_CAP) -> str:
     """A string field of the reply, cut to ``cap``; a non-string is shown, never expanded without bound."""
     if value is None:
         return ""
@@ -358,13 +359,13 @@ def _text(value: Any, cap: int = TEXT_CAP) -> str:
     return show(value)[:cap]
 
 
-def _strings(value: Any) -> tuple[str, ...]:
+def _strings(value: Json) -> tuple[str, ...]:
     if isinstance(value, list):
         return tuple(_text(v, 2000) for v in value if isinstance(v, str | int | float))[:50]
     return ()
 
 
-def parse_cell(obj: Any) -> Cell | None:
+def parse_cell(obj: Json) -> Cell | None:
     """One cell; ``None`` when the seat left it empty (absent or ``{}``)."""
     if obj is None or obj == {}:
         return None
@@ -396,7 +397,7 @@ def parse_cell(obj: Any) -> Cell | None:
     )
 
 
-def _action(value: Any) -> tuple[str, str]:
+def _action(value: Json) -> tuple[str, str]:
     if value in (None, ""):
         return "", ""
     text = _text(value, 100)
@@ -485,7 +486,7 @@ def _answer_count(found: _Found) -> tuple[str, list[str]]:
     return "", []
 
 
-def _read_again(source: str, markets: Mapping[str, Sequence[str]]) -> tuple[dict[str, Any] | None, _Repeats]:
+def _read_again(source: str, markets: Mapping[str, Sequence[str]]) -> tuple[dict[str, Json] | None, _Repeats]:
     """The chosen object decoded again from its own text, this time noting every repeated key (done for
     that one object only: the search itself runs at the C decoder's speed)."""
     readable = frozenset({"forecast", "years", *markets, *(h for hs in markets.values() for h in hs), *CELL_KEYS})
@@ -502,7 +503,7 @@ CELL_KEYS = frozenset({"prob_up", "action", "entry", "target", "invalidation", "
                        "source_urls", "source_domains"})
 
 
-def _repeated_keys(obj: dict[str, Any], repeats: _Repeats,
+def _repeated_keys(obj: dict[str, Json], repeats: _Repeats,
                    markets: Mapping[str, Sequence[str]]) -> tuple[list[str], list[str]]:
     """``(conflicts, notes)`` for the keys given more than once. Where the parser reads (``forecast``, an
     asked market, its horizons and ``years``, a cell's fields): different values are a conflict, the same
@@ -514,7 +515,7 @@ def _repeated_keys(obj: dict[str, Any], repeats: _Repeats,
     extra = 0
     checked: set[int] = set()
 
-    def check(holder: Any, where: str, read: Container[str]) -> None:
+    def check(holder: Json, where: str, read: Container[str]) -> None:
         nonlocal extra
         pairs = repeats.seen.get(id(holder)) if isinstance(holder, dict) else None
         if pairs is None:
@@ -561,7 +562,7 @@ def _repeated_keys(obj: dict[str, Any], repeats: _Repeats,
 _NAMED = 5
 
 
-def _all_same(values: Sequence[Any]) -> bool:
+def _all_same(values: Sequence[Json]) -> bool:
     return all(same_value(v, values[0]) for v in values[1:])
 
 
@@ -589,7 +590,7 @@ def _scale_problem(items: Mapping[str, Mapping[str, Cell]]) -> str:
     return ""
 
 
-def _market_cells(code: str, body: Mapping[str, Any], horizons: Sequence[str]) -> tuple[dict[str, Cell], list[str]]:
+def _market_cells(code: str, body: Mapping[str, Json], horizons: Sequence[str]) -> tuple[dict[str, Cell], list[str]]:
     cells: dict[str, Cell] = {}
     notes: list[str] = []
     for key, value in body.items():
@@ -604,7 +605,7 @@ def _market_cells(code: str, body: Mapping[str, Any], horizons: Sequence[str]) -
     return cells, notes
 
 
-def json_safe(value: Any, depth: int = 12, width: int = 200, text_cap: int = 2000) -> Any:
+def json_safe(value: object, depth: int = 12, width: int = 200, text_cap: int = 2000) -> Json:
     """A copy of ``value`` that any book line can carry: strings cut and made representable, keys as
     strings, non-finite numbers as ``None``, at most ``depth`` levels and ``width`` entries per
     container (what lies beyond is replaced by a marker string). For what seats report about
@@ -629,3 +630,10 @@ def json_safe(value: Any, depth: int = 12, width: int = 200, text_cap: int = 200
             items.append(f"… {len(value) - width} more entries dropped")
         return items
     return show(value)
+
+
+def json_safe_object(value: Mapping[str, object]) -> dict[str, Json]:
+    """:func:`json_safe` of a mapping, typed as the JSON object it always is (the default depth keeps the
+    top level), for a line's fields spread into its content."""
+    out = json_safe(value)
+    return out if isinstance(out, dict) else {}

@@ -22,7 +22,7 @@ import numpy.typing as npt
 import structlog
 
 from league import records
-from league.answers import extract_json, json_safe
+from league.answers import extract_json, json_safe_object
 from league.book.index import BookIndex
 from league.book.lines import RulesLine, typed_line
 from league.counting import COUNTED, sealed_time, session_rows
@@ -240,7 +240,7 @@ def _reply_object(lg: League, answer: records.Answer) -> dict[str, Any]:
     raw = read_reply(lg.data_dir, answer.own_sha256, answer.raw_encoding)
     obj = extract_json(raw) if raw is not None else None
     if obj is not None:
-        safe: dict[str, Any] = json_safe(obj)  # whatever the seat wrote, the portfolio lines can carry it
+        safe = json_safe_object(obj)  # whatever the seat wrote, the portfolio lines can carry it
         return safe
     return {"forecast": answer.items}
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import structlog
 
-from league.answers import ParsedReply, clean_label, clean_text, json_safe, parse_reply
+from league.answers import ParsedReply, clean_label, clean_text, json_safe_object, parse_reply
 from league.book.chain import iter_lines
 from league.book.lines import AnswerLine, IncidentLine, ReplyRecordLine, SilenceLine
 from league.clock import SimulatedClock, iso_seconds
@@ -277,7 +277,7 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
         lg.books.seal(model.from_content({
             "run_id": p.run_id, "session": p.session, "seat": p.seat, "attempt": p.attempt,
             "failure": failure, "detail": clean_text(reply.detail, DETAIL_CAP),
-            "booked_at": iso_seconds(reply.finished_at), **json_safe(fetch_fields(reply))}))
+            "booked_at": iso_seconds(reply.finished_at), **json_safe_object(fetch_fields(reply))}))
         metrics.reply_sealed(p.seat, failure, time.perf_counter() - started)
         return
     content = _answer_content(lg, p, reply)
@@ -308,7 +308,7 @@ def _answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, Any]:
         "booked_at": iso_seconds(min(reply.finished_at, lg.clock.now())),
         "started_at": iso_seconds(reply.started_at),
         "usage": _usage(reply.usage), "elapsed_s": round((reply.finished_at - reply.started_at).total_seconds(), 3),
-        **json_safe(fetch_fields(reply)),
+        **json_safe_object(fetch_fields(reply)),
     }
     if lg.config.roster.blind and not lg.books.index.of_kind("reveal"):
         content = masked(content)
@@ -328,7 +328,7 @@ def _short(text: Any) -> str:
 
 def _usage(usage: Mapping[str, Any]) -> dict[str, Any]:
     """What the seat reported about its run, made safe for the book and bounded in size."""
-    safe: dict[str, Any] = json_safe(dict(usage))
+    safe = json_safe_object(usage)
     size = len(json.dumps(safe, ensure_ascii=False))
     return safe if size <= MAX_USAGE_CHARS else {"dropped": f"usage was {size} characters (at most {MAX_USAGE_CHARS})"}
 
