@@ -231,5 +231,6 @@ def _close_round(ctx: ContestContext, round_id: int, market_id: str, desks: dict
                         "detail": clean_text(reply.detail, 500),
                         "raw_sha256": sha256_text(reply.raw), "finished_at": utc(reply.finished_at)})
     ctx.ledger.append(L.ROUND_CLOSED, {"round_id": round_id, "market_id": market_id, "entries": entries})
-    bets = {a: (d.bet or {}).get("outcome") for a, d in desks.items()}
+    bets = {a: outcome if isinstance(outcome := (d.bet or {}).get("outcome"), str) else None
+            for a, d in desks.items()}
     return RoundResult(round_id, market_id, "closed", bets)
