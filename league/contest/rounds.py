@@ -33,7 +33,7 @@ from league.contest.config import ContestAgent
 from league.contest.context import ContestContext
 from league.contest.desk import BetWindow, Desk
 from league.contest.eligibility import Candidate, RoundsState, pick_for_rounds, screen
-from league.contest.markets.interface import books_for
+from league.contest.markets.interface import Market, books_for
 from league.contest.seats import BenchSandbox
 from league.seatcore.files import sha256_text
 from league_agents.base import Ask, SeatReply
@@ -84,7 +84,7 @@ def own_history(ctx: ContestContext, agent: str, limit: int = 10) -> list[PastRe
     return out[-limit:]
 
 
-def poll_new(ctx: ContestContext, now: datetime) -> list[Any]:
+def poll_new(ctx: ContestContext, now: datetime) -> list[Market]:
     """Markets listed now and never seen before; the first poll only records what exists."""
     listed = ctx.source.open_markets(now, ctx.config.eligibility.max_days_to_close)
     seen_lines = ctx.ledger.contents(L.SEEN)
