@@ -20,6 +20,7 @@ from league.evals.policy import Policy
 from league.evals.questions import read_question_file, shipped_question_file
 from league.evals.run import RunOptions, run_questions
 from league.extras import extra
+from league.jsonvalue import items
 from league.runner import remote_runner
 from league.workers.broker import parse_target
 from league.workers.topology import check_queue_name
@@ -135,8 +136,8 @@ def questions(
         stamped = stamp_eval_book(stamp_config, out, SystemClock(), result.run_id)
         typer.echo(f"eval book stamped: trust level {stamped.trust_level}" if stamped else
                    "eval book NOT stamped (see the log); the run itself is complete")
-    _print_scores(result.results)
-    typer.echo(f"excluded: {len(result.results['excluded'])} (reasons in results.json)")
+    _print_scores(dict(result.results))
+    typer.echo(f"excluded: {len(items(result.results['excluded']))} (reasons in results.json)")
     typer.echo(f"open data: {result.public} (run {result.run_id})")
 
 

@@ -12,12 +12,12 @@ import json
 import os
 import socket
 import sys
-from typing import Any
+from collections.abc import Mapping
 
 MAX_REPLY = 1 << 20
 
 
-def call(request: dict[str, Any]) -> dict[str, Any]:
+def call(request: Mapping[str, object]) -> dict[str, object]:
     path = os.environ.get("BENCH_SOCKET")
     if not path:
         return {"ok": False, "error": "BENCH_SOCKET is not set: bench only works inside a contest round"}
@@ -35,7 +35,7 @@ def call(request: dict[str, Any]) -> dict[str, Any]:
     except OSError as exc:
         return {"ok": False, "error": f"cannot reach the league: {exc}"}
     try:
-        answer = json.loads(buf.decode("utf-8"))
+        answer: object = json.loads(buf.decode("utf-8"))
     except ValueError:
         answer = None
     if not isinstance(answer, dict):

@@ -18,15 +18,15 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import structlog
 
 from league.contest.errors import ContestError
+from league.jsonvalue import Json, JsonObject
 
 log = structlog.get_logger(__name__)
 MAX_REQUEST = 64 * 1024
-Handler = Callable[[dict[str, Any]], Any]
+Handler = Callable[[JsonObject], Json]
 
 
 class BenchRefused(ContestError):
@@ -47,10 +47,10 @@ class _Conn(socketserver.StreamRequestHandler):
     def handle(self) -> None:
         raw = self.rfile.readline(MAX_REQUEST + 1)
         try:
-            request = json.loads(raw.decode("utf-8"))
+            request: Json = json.loads(raw.decode("utf-8"))
             if not isinstance(request, dict):
                 raise BenchRefused("a bench request is one JSON object")
-            answer: dict[str, Any] = {"ok": True, "result": self.server.handle_request_fn(request)}
+            answer: JsonObject = {"ok": True, "result": self.server.handle_request_fn(request)}
         except BenchRefused as exc:
             answer = {"ok": False, "error": exc.message}
         except (ValueError, UnicodeDecodeError):

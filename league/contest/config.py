@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
@@ -21,6 +21,7 @@ from league import inputs
 from league.config import MAX_CONFIG_BYTES, Frozen, error_key
 from league.contest.errors import RulesFrozen
 from league.errors import ConfigError
+from league.jsonvalue import JsonObject
 from league_agents.base import SeatSpec
 from league_agents.registry import spec_problems
 
@@ -136,14 +137,14 @@ class ContestConfig(Frozen):
             raise ValueError(f"agents: duplicate agent keys in {names}")
         return self
 
-    def rules(self) -> dict[str, Any]:
+    def rules(self) -> JsonObject:
         """The part of the configuration that is "the rules" (hashed, frozen from season 2)."""
         return {
             "sweep": self.sweep.model_dump(mode="json"),
             "eligibility": self.eligibility.model_dump(mode="json"),
             "rounds": self.rounds.model_dump(mode="json"),
             "stats": self.stats.model_dump(mode="json"),
-            "categories": {k: list(v) for k, v in sorted(self.categories.items())},
+            "categories": {k: [*v] for k, v in sorted(self.categories.items())},
         }
 
     def rules_sha256(self) -> str:
@@ -174,7 +175,7 @@ def check_rules_frozen(config: ContestConfig) -> None:
         )
 
 
-def parse_config(data: dict[str, Any], source: str) -> ContestConfig:
+def parse_config(data: Mapping[str, object], source: str) -> ContestConfig:
     """Validate a mapping; a bad key becomes a ConfigError naming the file, the key and the fix."""
     try:
         config = ContestConfig.model_validate(data)

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from league.clock import Clock
 from league.contest import ledger as L
@@ -29,8 +29,9 @@ from league.contest.asks import utc
 from league.contest.bench_server import BenchRefused
 from league.contest.config import RoundRules
 from league.contest.ledger import Ledger
-from league.contest.markets.interface import Market, MarketSource, OrderBook
+from league.contest.markets.interface import Market, MarketSource, OrderBook, as_float
 from league.contest.markets.orders import Broker, OrderError, limit_price
+from league.jsonvalue import Json, JsonObject
 
 T = TypeVar("T")
 WindowState = Literal["open", "bet", "forfeit"]
@@ -94,9 +95,9 @@ def clean_quote(quote: str | None, max_chars: int) -> tuple[str | None, str]:
     return quote, ""
 
 
-def _confidence(value: Any) -> float:
+def _confidence(value: Json | None) -> float:
     try:
-        number = float(value)
+        number = as_float(value)
     except (TypeError, ValueError):
         raise BenchRefused(f"--confidence must be a number from 0 to 1, got {value!r}") from None
     if not 0 <= number <= 1:
@@ -104,11 +105,11 @@ def _confidence(value: Any) -> float:
     return number
 
 
-def _max_price(value: Any) -> float | None:
+def _max_price(value: Json | None) -> float | None:
     if value is None:
         return None
     try:
-        return float(value)
+        return as_float(value)
     except (TypeError, ValueError):
         raise BenchRefused(f"--max-price must be a number from 0 to 1, got {value!r}") from None
 
@@ -126,9 +127,9 @@ class Desk:
     rules: RoundRules
     stake: float
     window: BetWindow
-    bet: dict[str, Any] | None = field(default=None)
+    bet: JsonObject | None = field(default=None)
 
-    def handle(self, request: dict[str, Any]) -> Any:
+    def handle(self, request: JsonObject) -> Json:
         cmd = request.get("cmd")
         if cmd == "market":
             return self.market_view()
@@ -144,17 +145,17 @@ class Desk:
             return HELP
         raise BenchRefused(f"unknown command {cmd!r}; {HELP}")
 
-    def _outcome(self, text: Any) -> tuple[str, str]:
+    def _outcome(self, text: Json | None) -> tuple[str, str]:
         label = self.market.label(str(text or ""))
         if label is None:
             raise BenchRefused(f"unknown outcome {text!r}; choose one of {list(self.market.outcomes)}")
         return label, self.market.token_for(label)
 
-    def market_view(self) -> dict[str, Any]:
+    def market_view(self) -> JsonObject:
         books = [self.source.book(t) for t in self.market.token_ids]
         return {
             "market_id": self.market.id, "question": self.market.question, "description": self.market.description,
-            "outcomes": list(self.market.outcomes),
+            "outcomes": [*self.market.outcomes],
             "prices": [round(b.mid if b.mid is not None else p, 4)
                        for b, p in zip(books, self.market.prices or [0.0] * len(books), strict=True)],
             "best_bid": [b.best_bid for b in books], "best_ask": [b.best_ask for b in books],
@@ -162,13 +163,13 @@ class Desk:
             "seconds_left": self.window.seconds_left(),
         }
 
-    def _bet(self, request: dict[str, Any], now: datetime) -> dict[str, Any]:
+    def _bet(self, request: JsonObject, now: datetime) -> JsonObject:
         label, token = self._outcome(request.get("outcome"))
         confidence = _confidence(request.get("confidence"))
         rationale = str(request.get("rationale") or "").strip()
         if not rationale:
             raise BenchRefused("--rationale is required: one or two sentences")
-        quote, note = clean_quote(request.get("quote"), self.rules.quote_max_chars)
+        quote, note = clean_quote(_quote(request.get("quote")), self.rules.quote_max_chars)
         book = self.source.book(token)
         try:
             limit = limit_price(book.best_ask, _max_price(request.get("max_price")),
@@ -191,5 +192,12 @@ class Desk:
                 "unspent": round(self.stake - fill.spent, 2), "quote": quote, "note": note}
 
 
-def _book_json(book: OrderBook) -> dict[str, Any]:
+def _quote(value: Json | None) -> str | None:
+    """The request's card quote: text, or none."""
+    if value is not None and not isinstance(value, str):
+        raise BenchRefused(f"--quote must be text, got {value!r}")
+    return value
+
+
+def _book_json(book: OrderBook) -> JsonObject:
     return book.as_json(depth=50)

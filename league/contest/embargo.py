@@ -17,16 +17,15 @@ heads stay checkable).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 BET, FORFEIT = "contest.bet", "contest.forfeit"
 ROUND_ENDS = ("contest.round.closed", "contest.round.void")
 SWEEP_REPLY, SWEEP_SEALED = "contest.sweep.reply", "contest.sweep.sealed"
 
 
-def kind_and_key(obj: dict[str, Any]) -> tuple[str, str]:
+def kind_and_key(obj: Mapping[str, object]) -> tuple[str, str]:
     """The line's kind and what its release depends on: the date of a sweep line, else the round id."""
     kind = str(obj.get("kind", ""))
     key = str(obj.get("date", "")) if kind in (SWEEP_REPLY, SWEEP_SEALED) else str(obj.get("round_id", ""))

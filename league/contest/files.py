@@ -11,27 +11,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from league.contest.asks import SweptMarket
+from league.jsonvalue import JsonObject, text
 from league.seatcore.files import read_json, write_json
 
 KIND = "forecast sweep"
 
 
-def forecast_row(agent: str, market_id: str, model: str, probabilities: dict[str, float]) -> dict[str, Any]:
-    return {"agent": agent, "market_id": market_id, "model": model, "probabilities": probabilities}
+def forecast_row(agent: str, market_id: str, model: str, probabilities: dict[str, float]) -> JsonObject:
+    return {"agent": agent, "market_id": market_id, "model": model,
+            "probabilities": {outcome: p for outcome, p in probabilities.items()}}
 
 
 def sweep_document(*, benchmark: str, date: str, methodology_version: str, markets: Sequence[SweptMarket],
-                   forecasts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+                   forecasts: Sequence[JsonObject]) -> dict[str, object]:
     """The reference's keys exactly: benchmark, date, kind, methodology_version, forecasts, markets."""
     return {
         "benchmark": benchmark,
         "date": date,
         "kind": KIND,
         "methodology_version": methodology_version,
-        "forecasts": sorted(forecasts, key=lambda f: (f["agent"], f["market_id"])),
+        "forecasts": sorted(forecasts, key=lambda f: (text(f["agent"]), text(f["market_id"]))),
         "markets": [m.as_file_json() for m in sorted(markets, key=lambda m: m.id)],
     }
 
@@ -40,16 +41,16 @@ def sweep_path(public: Path, date: str) -> Path:
     return public / "forecasts" / f"{date}.json"
 
 
-def sealed_entry(date: str, sha256: str, forecasts: int, sealed_at: float) -> dict[str, Any]:
+def sealed_entry(date: str, sha256: str, forecasts: int, sealed_at: float) -> JsonObject:
     return {"date": date, "sha256": sha256, "file": f"forecasts/{date}.json", "forecasts": forecasts,
             "sealed_at": sealed_at}
 
 
-def add_sealed(public: Path, entry: dict[str, Any]) -> list[dict[str, Any]]:
+def add_sealed(public: Path, entry: JsonObject) -> list[JsonObject]:
     """Insert (or keep) the day's entry in ``sealed.json``, newest first; an existing date with a
     different hash is never overwritten (the first seal stands)."""
     path = public / "sealed.json"
-    listed: list[dict[str, Any]] = read_json(path, what="contest file") if path.exists() else []
+    listed: list[JsonObject] = read_json(path, what="contest file") if path.exists() else []
     if any(e.get("date") == entry["date"] for e in listed):
         return listed
     listed = sorted([*listed, entry], key=lambda e: str(e.get("date")), reverse=True)

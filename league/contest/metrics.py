@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from league.contest.stats import bootstrap_ci, brier, clamp_normalise, crowd_forecast, mean, versus_crowd
+from league.jsonvalue import JsonObject
 
 METRIC = ("Brier score, ½·Σ(p−y)², lower is better; 95% percentile bootstrap CI; paired vs the crowd "
           "(market price at sweep time)")
@@ -30,7 +31,7 @@ class Stats:
     seed: int
     level: float = 0.95
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         return {"method": BOOTSTRAP_METHOD, "resamples": self.resamples, "seed": self.seed, "level": self.level}
 
 
@@ -114,9 +115,9 @@ def exclusions(flags: Mapping[str, bool]) -> list[str]:
     return [names[k] for k in names if flags.get(k)]
 
 
-def crowd_pick(outcomes: Sequence[str], prices: Sequence[float], winner: str | None, stake: float) -> dict[str, Any]:
+def crowd_pick(outcomes: Sequence[str], prices: Sequence[float], winner: str | None, stake: float) -> JsonObject:
     """The crowd's notional bet: the stake on the unique favourite at start, filled at its price."""
-    pick: dict[str, Any] = {"outcome": None, "price": None, "won": None, "pnl": None}
+    pick: JsonObject = {"outcome": None, "price": None, "won": None, "pnl": None}
     if not prices or len(prices) != len(outcomes):
         return pick
     top = max(prices)

@@ -20,10 +20,10 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from league.contest.asks import SweptMarket
 from league.contest.stats import clamp_normalise
+from league.jsonvalue import Json, JsonObject
 
 OPENING = re.compile(r'\{\s*"forecasts"\s*:')
 DECIMALS = 6
@@ -39,27 +39,27 @@ class SweepParse:
     missing: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> JsonObject:
         return {"found_object": self.found_object, "forecasts": len(self.forecasts),
-                "dropped": dict(sorted(self.dropped.items())), "missing": sorted(self.missing),
-                "ignored": self.ignored}
+                "dropped": {k: v for k, v in sorted(self.dropped.items())}, "missing": [*sorted(self.missing)],
+                "ignored": [*self.ignored]}
 
 
-def last_forecasts_object(text: str) -> list[Any] | None:
+def last_forecasts_object(text: str) -> list[Json] | None:
     """The ``forecasts`` list of the last decodable ``{"forecasts": [...]}`` object, or None."""
     decoder = json.JSONDecoder()
     found = None
     for match in OPENING.finditer(text):
         try:
-            obj, _ = decoder.raw_decode(text, match.start())
+            obj: Json = decoder.raw_decode(text, match.start())[0]
         except ValueError:
             continue
-        if isinstance(obj, dict) and isinstance(obj.get("forecasts"), list):
-            found = obj["forecasts"]
+        if isinstance(obj, dict) and isinstance(forecasts := obj.get("forecasts"), list):
+            found = forecasts
     return found
 
 
-def _number(value: Any) -> float | None:
+def _number(value: Json | None) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
     try:
@@ -69,14 +69,15 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _as_probability(value: Any) -> float | None:
+def _as_probability(value: Json | None) -> float | None:
     p = _number(value)
     if p is None or p < 0 or p > 100:
         return None
     return p / 100 if p > 1 else p
 
 
-def read_market(market: SweptMarket, given: Mapping[str, Any], tolerance: float) -> tuple[dict[str, float] | None, str]:
+def read_market(market: SweptMarket, given: Mapping[str, Json],
+                tolerance: float) -> tuple[dict[str, float] | None, str]:
     """One market's probabilities, or None and the reason it was dropped."""
     by_lower = {o.lower(): o for o in market.outcomes}
     probs: dict[str, float] = {}
@@ -110,7 +111,7 @@ def parse_sweep(text: str, markets: Sequence[SweptMarket], tolerance: float) -> 
     by_id = {m.id: m for m in markets}
     out = SweepParse(found_object=True)
     for i, entry in enumerate(entries):
-        if not isinstance(entry, dict) or not isinstance(entry.get("probabilities"), dict):
+        if not isinstance(entry, dict) or not isinstance(given := entry.get("probabilities"), dict):
             out.ignored.append(f"entry {i}: not an object with an id and probabilities")
             continue
         market_id = str(entry.get("id", "")).strip()
@@ -122,7 +123,7 @@ def parse_sweep(text: str, markets: Sequence[SweptMarket], tolerance: float) -> 
             out.forecasts.pop(market_id, None)
             out.dropped[market_id] = "market given twice"
             continue
-        probs, reason = read_market(market, entry["probabilities"], tolerance)
+        probs, reason = read_market(market, given, tolerance)
         if probs is None:
             out.dropped[market_id] = reason
         else:

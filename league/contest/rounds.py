@@ -20,7 +20,6 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 import structlog
 
@@ -33,8 +32,9 @@ from league.contest.config import ContestAgent
 from league.contest.context import ContestContext
 from league.contest.desk import BetWindow, Desk
 from league.contest.eligibility import Candidate, RoundsState, pick_for_rounds, screen
-from league.contest.markets.interface import books_for
+from league.contest.markets.interface import Market, books_for
 from league.contest.seats import BenchSandbox
+from league.jsonvalue import JsonObject, items, number, text, texts
 from league.seatcore.files import sha256_text
 from league_agents.base import Ask, SeatReply
 
@@ -84,7 +84,7 @@ def own_history(ctx: ContestContext, agent: str, limit: int = 10) -> list[PastRe
     return out[-limit:]
 
 
-def poll_new(ctx: ContestContext, now: datetime) -> list[Any]:
+def poll_new(ctx: ContestContext, now: datetime) -> list[Market]:
     """Markets listed now and never seen before; the first poll only records what exists."""
     listed = ctx.source.open_markets(now, ctx.config.eligibility.max_days_to_close)
     seen_lines = ctx.ledger.contents(L.SEEN)
@@ -123,14 +123,14 @@ def open_rounds(ctx: ContestContext, *, high_stakes: bool = False, follower_call
 
 
 def _open_line(ctx: ContestContext, c: Candidate, round_id: int, now: datetime, stake: float,
-               flags: dict[str, bool]) -> dict[str, Any]:
+               flags: dict[str, bool]) -> JsonObject:
     m = c.market
     return {"round_id": round_id, "market_id": m.id, "question": m.question, "slug": m.slug,
-            "outcomes": list(m.outcomes), "token_ids": list(m.token_ids),
+            "outcomes": [*m.outcomes], "token_ids": [*m.token_ids],
             "prices_at_start": [round(c.books[o].mid or 0.0, 4) for o in m.outcomes],
             "closes": utc(m.end), "category": c.category, "stake": stake,
-            "decision_s": ctx.config.rounds.decision_s, "opened_at": utc(now), "flags": flags,
-            "agents": [a.agent for a in ctx.config.agents]}
+            "decision_s": ctx.config.rounds.decision_s, "opened_at": utc(now),
+            "flags": {k: v for k, v in flags.items()}, "agents": [a.agent for a in ctx.config.agents]}
 
 
 def _play_agent(ctx: ContestContext, agent: ContestAgent, desk: Desk, ask: Ask) -> SeatReply:
@@ -146,7 +146,7 @@ class OpenedRound:
 
     round_id: int
     market_id: str
-    line: dict[str, Any]
+    line: JsonObject
     desks: dict[str, Desk]
 
 
@@ -188,14 +188,17 @@ def void_opened(ctx: ContestContext, r: OpenedRound, failed: list[str]) -> Round
     return _void(ctx, r.round_id, r.market_id, r.desks, "selfcheck", "", "; ".join(failed))
 
 
-def _round_ask(ctx: ContestContext, agent: ContestAgent, opened: dict[str, Any]) -> Ask:
+def _round_ask(ctx: ContestContext, agent: ContestAgent, opened: JsonObject) -> Ask:
+    """The round's ask, from its sealed open line (:func:`_open_line`)."""
     rules = ctx.config.rounds
-    text = round_ask(question=opened["question"], outcomes=opened["outcomes"], prices=opened["prices_at_start"],
-                     closes=opened["closes"], stake=opened["stake"], decision_s=rules.decision_s,
-                     quote_max=rules.quote_max_chars, slippage=rules.slippage,
-                     history=own_history(ctx, agent.agent))
-    hint = {opened["market_id"]: ctx.hints[opened["market_id"]]} if opened["market_id"] in ctx.hints else {}
-    return Ask(text=text, sha256=sha256_text(text), session=f"round-{opened['round_id']}",
+    prices = [float(p) for v in items(opened["prices_at_start"]) if (p := number(v)) is not None]
+    ask = round_ask(question=text(opened["question"]), outcomes=texts(opened["outcomes"]), prices=prices,
+                    closes=text(opened["closes"]), stake=float(number(opened["stake"]) or 0.0),
+                    decision_s=rules.decision_s, quote_max=rules.quote_max_chars, slippage=rules.slippage,
+                    history=own_history(ctx, agent.agent))
+    market_id = text(opened["market_id"])
+    hint: JsonObject = {market_id: ctx.hints[market_id]} if market_id in ctx.hints else {}
+    return Ask(text=ask, sha256=sha256_text(ask), session=f"round-{opened['round_id']}",
                context={"kind": "round", "hint": hint})
 
 
@@ -231,5 +234,6 @@ def _close_round(ctx: ContestContext, round_id: int, market_id: str, desks: dict
                         "detail": clean_text(reply.detail, 500),
                         "raw_sha256": sha256_text(reply.raw), "finished_at": utc(reply.finished_at)})
     ctx.ledger.append(L.ROUND_CLOSED, {"round_id": round_id, "market_id": market_id, "entries": entries})
-    bets = {a: (d.bet or {}).get("outcome") for a, d in desks.items()}
+    bets = {a: outcome if isinstance(outcome := (d.bet or {}).get("outcome"), str) else None
+            for a, d in desks.items()}
     return RoundResult(round_id, market_id, "closed", bets)

@@ -31,13 +31,14 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import structlog
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from league.contest.context import ContestContext
+from league.contest.eligibility import Candidate
 from league.contest.markets.interface import MarketSourceError
 from league.contest.publish import publish
 from league.contest.resolve import resolve_due
@@ -167,7 +168,7 @@ def job_poll(rt: ContestRuntime) -> list[int]:
     return opened
 
 
-def _start(rt: ContestRuntime, c: Any, *, high_stakes: bool, follower_called: bool, failed: list[str]) -> int:
+def _start(rt: ContestRuntime, c: Candidate, *, high_stakes: bool, follower_called: bool, failed: list[str]) -> int:
     r = open_round(rt.ctx, c, high_stakes=high_stakes, follower_called=follower_called)
     rt.submit(lambda: void_opened(rt.ctx, r, failed) if failed else play_opened(rt.ctx, r))
     log.info("contest.round_started", round_id=r.round_id, market_id=r.market_id, high_stakes=high_stakes)
@@ -237,7 +238,14 @@ def scheduled_entry(job: str) -> None:
     run_job(rt, job)
 
 
-def add_jobs(sched: Any, rt: ContestRuntime) -> None:
+class Scheduler(Protocol):
+    """What the contest calls of an APScheduler scheduler."""
+
+    def add_job(self, func: str, trigger: CronTrigger | IntervalTrigger, *, args: list[str], id: str,  # noqa: A002
+                name: str, replace_existing: bool) -> object: ...
+
+
+def add_jobs(sched: Scheduler, rt: ContestRuntime) -> None:
     """Add the three contest jobs to ``sched`` (UTC triggers) and register the runtime they run on."""
     _RUNTIME["rt"] = rt
     hour, minute = rt.sweep_utc.split(":")

@@ -34,6 +34,7 @@ from league.contest.eligibility import Candidate, screen, select_across_categori
 from league.contest.files import add_sealed, forecast_row, sealed_entry, sweep_document, sweep_path
 from league.contest.markets.interface import books_for
 from league.contest.parse import parse_sweep
+from league.jsonvalue import JsonObject
 from league.seatcore.files import sha256_text, write_json
 from league_agents.base import Ask, FailureClass, SeatReply
 
@@ -73,11 +74,11 @@ def choose_markets(ctx: ContestContext, now: datetime) -> tuple[list[SweptMarket
     return [swept_market(c) for c in chosen], [r.as_json() for r in refused]
 
 
-def _context(ctx: ContestContext, markets: list[SweptMarket]) -> dict[str, Any]:
+def _context(ctx: ContestContext, markets: list[SweptMarket]) -> JsonObject:
     """Structured copy of the ask for stand-in seats; ``hint`` only exists in the demo."""
-    hint = {m.id: ctx.hints[m.id] for m in markets if m.id in ctx.hints}
+    hint: JsonObject = {m.id: ctx.hints[m.id] for m in markets if m.id in ctx.hints}
     return {"kind": "sweep", "hint": hint,
-            "markets": [{"id": m.id, "outcomes": list(m.outcomes), "prices": list(m.prices)} for m in markets]}
+            "markets": [{"id": m.id, "outcomes": [*m.outcomes], "prices": [*m.prices]} for m in markets]}
 
 
 def ask_agent(ctx: ContestContext, agent: ContestAgent, ask: Ask) -> SeatReply:

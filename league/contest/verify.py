@@ -233,7 +233,7 @@ def load_resolutions(layout: Layout, override: Path | None) -> dict[str, str] | 
     return {str(r["market_id"]): str(r["winner"]) for r in body if r.get("winner") is not None}
 
 
-def same(a: Any, b: Any, tol: float) -> bool:
+def same(a: object, b: object, tol: float) -> bool:
     if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
         return math.isclose(float(a), float(b), rel_tol=0.0, abs_tol=tol)
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
@@ -241,7 +241,7 @@ def same(a: Any, b: Any, tol: float) -> bool:
     return bool(a == b)
 
 
-def compare(where: str, published: Mapping[str, Any], recomputed: Mapping[str, Any], fields: Sequence[str],
+def compare(where: str, published: Mapping[str, object], recomputed: Mapping[str, object], fields: Sequence[str],
             tol: float) -> Iterator[str]:
     for f in fields:
         if not same(published.get(f), recomputed.get(f), tol):

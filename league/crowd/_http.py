@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 import httpx
 import structlog
 
 from league.crowd.interface import CrowdError
+from league.jsonvalue import Json
 from league.retry import bounded
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
+#: A query's parameters as the crowd's readers send them (texts and whole numbers).
+Params = Mapping[str, str | int]
 
 
 class Transient(CrowdError):
@@ -25,7 +28,7 @@ def with_retries(call: Callable[[], T], *, attempts: int, wait_s: float) -> T:
     return bounded(attempts=attempts, wait_s=wait_s, retry_on=lambda exc: isinstance(exc, Transient))(call)
 
 
-def get_json(client: httpx.Client, url: str, params: dict[str, Any] | None, what: str) -> Any:
+def get_json(client: httpx.Client, url: str, params: Params | None, what: str) -> Json:
     """GET ``url`` and decode JSON; transport errors become Transient, everything else CrowdError."""
     try:
         response = client.get(url, params=params)
@@ -36,19 +39,20 @@ def get_json(client: httpx.Client, url: str, params: dict[str, Any] | None, what
     if response.status_code != 200:
         raise CrowdError(f"{what}: HTTP {response.status_code}: {response.text[:200]!r}")
     try:
-        return response.json()
+        body: Json = response.json()
     except ValueError as exc:
         raise CrowdError(f"{what}: response is not JSON: {response.text[:200]!r}") from exc
+    return body
 
 
-def json_list(value: Any, what: str) -> list[Any]:
+def json_list(value: Json, what: str) -> list[Json]:
     """Decode a field that the API ships as a JSON string holding a list (Gamma's outcomes etc.)."""
     if isinstance(value, list):
         return value
     if not isinstance(value, str):
         raise CrowdError(f"{what} is neither a JSON string nor a list: {value!r}")
     try:
-        decoded = json.loads(value)
+        decoded: Json = json.loads(value)
     except ValueError as exc:
         raise CrowdError(f"{what} is not valid JSON: {value!r}") from exc
     if not isinstance(decoded, list):

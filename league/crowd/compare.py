@@ -14,10 +14,10 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Literal
+from typing import Literal
 
 from league.crowd.interface import THIN_VOLUME_USD, CrowdError
-from league.jsonvalue import Json
+from league.jsonvalue import Json, JsonObject
 
 Tier = Literal["primary", "thin"]
 Advantage = Literal["seat", "crowd", "none"]
@@ -133,7 +133,7 @@ def _who(model: bool | None, crowd: bool | None) -> str:
         (bool(model), bool(crowd)), "neither")
 
 
-def question(row: CrowdRow) -> dict[str, Any]:
+def question(row: CrowdRow) -> JsonObject:
     """One question of §4.9 (paper): the model's p (``crowd_up``/100), the crowd's sealed p at ask time and
     at the answer's minute, both Briers on the crowd's own outcome, and who was right (a 50 is neither)."""
     out = row.crowd_outcome
@@ -153,14 +153,14 @@ def question(row: CrowdRow) -> dict[str, Any]:
     }
 
 
-def at_answer_minute(rows: Iterable[CrowdRow]) -> list[dict[str, Any]]:
+def at_answer_minute(rows: Iterable[CrowdRow]) -> list[JsonObject]:
     """Per seat and tier: the seat against the crowd of its OWN answer minute (paper §4.9: the calibration
     file's clock), on resolved rows whose answer-minute price was read; ``gap`` > 0: the seat's Brier is lower."""
     groups: dict[tuple[str, Tier], list[CrowdRow]] = {}
     for row in rows:
         if row.crowd_outcome is not None and row.price_at_answer is not None:
             groups.setdefault((row.seat, row.tier), []).append(row)
-    out = []
+    out: list[JsonObject] = []
     for seat, tier in sorted(groups, key=lambda key: (key[0], key[1] != "primary")):
         g = groups[(seat, tier)]
         outcomes = [bool(r.crowd_outcome) for r in g]

@@ -14,12 +14,13 @@ sessions where the two events resolved differently.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, SupportsFloat, runtime_checkable
 
 from league.errors import LeagueError
+from league.jsonvalue import Json, JsonObject
 
 Venue = Literal["polymarket", "kalshi", "recorded"]
 VENUES: tuple[str, ...] = ("polymarket", "kalshi", "recorded")
@@ -50,7 +51,15 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _parse_time(value: Any, what: str) -> datetime | None:
+def as_float(value: object) -> float:
+    """``float(value)`` of a value decoded from JSON or handed back by a vendor library (a number or a numeric
+    string); any other value fails with the ``TypeError`` that ``float()`` raises, for the caller to name."""
+    if isinstance(value, str | SupportsFloat):
+        return float(value)
+    raise TypeError(f"float() argument must be a string or a real number, not {type(value).__name__!r}")
+
+
+def _parse_time(value: Json | None, what: str) -> datetime | None:
     if value is None:
         return None
     try:
@@ -103,7 +112,7 @@ class CrowdQuote:
         if not isinstance(self.session, date) or isinstance(self.session, datetime):
             raise CrowdError(f"crowd quote: session must be a date, got {self.session!r}")
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         """The object sealed in the run line's ``crowd`` list (times in UTC with seconds)."""
         return {
             "session": self.session.isoformat(),
@@ -124,29 +133,29 @@ class CrowdQuote:
             "threshold": self.threshold,
         }
 
-    def for_ask(self) -> dict[str, Any]:
+    def for_ask(self) -> JsonObject:
         """What the ask may show a seat: the contract and its rules, never price or volume."""
         return {k: v for k, v in self.as_json().items() if k in _ASK_KEYS}
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> CrowdQuote:
+    def from_json(cls, obj: Mapping[str, Json]) -> CrowdQuote:
         """Rebuild a sealed quote; any missing or mistyped field is a CrowdError naming it."""
         try:
             return cls(
                 session=date.fromisoformat(str(obj["session"])),
-                market=obj["market"],
-                venue=obj["venue"],
-                contract_id=obj["contract_id"],
-                question=obj["question"],
-                rules=obj["rules"],
-                side=obj["side"],
+                market=_text(obj["market"], "market"),
+                venue=_venue(obj["venue"]),
+                contract_id=_text(obj["contract_id"], "contract_id"),
+                question=_text(obj["question"], "question"),
+                rules=_text(obj["rules"], "rules"),
+                side=_text(obj["side"], "side"),
                 price=_float(obj["price"]),
                 bid=_opt_float(obj.get("bid")),
                 ask=_opt_float(obj.get("ask")),
                 volume_usd=_float(obj["volume_usd"]),
                 last_trade_at=_parse_time(obj.get("last_trade_at"), "last_trade_at"),
                 read_at=_required_time(obj.get("read_at")),
-                token_id=obj.get("token_id"),
+                token_id=_opt_text(obj.get("token_id"), "token_id"),
                 threshold=_opt_float(obj.get("threshold")),
             )
         except (KeyError, TypeError, ValueError) as exc:
@@ -156,17 +165,38 @@ class CrowdQuote:
 _ASK_KEYS = frozenset({"session", "market", "venue", "contract_id", "question", "rules", "side", "threshold"})
 
 
-def _float(value: Any) -> float:
+def _text(value: Json, name: str) -> str:
+    """A sealed text field (its emptiness is checked with the quote)."""
+    if not isinstance(value, str):
+        raise CrowdError(f"crowd quote: {name} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _opt_text(value: Json | None, name: str) -> str | None:
+    return None if value is None else _text(value, name)
+
+
+def _venue(value: Json) -> Venue:
+    if value == "polymarket":
+        return "polymarket"
+    if value == "kalshi":
+        return "kalshi"
+    if value == "recorded":
+        return "recorded"
+    raise CrowdError(f"crowd quote: venue must be one of {VENUES}, got {value!r}")
+
+
+def _float(value: Json | None) -> float:
     if isinstance(value, bool):
         raise TypeError(f"expected a number, got {value!r}")
-    return float(value)
+    return as_float(value)
 
 
-def _opt_float(value: Any) -> float | None:
+def _opt_float(value: Json | None) -> float | None:
     return None if value is None else _float(value)
 
 
-def _required_time(value: Any) -> datetime:
+def _required_time(value: Json | None) -> datetime:
     parsed = _parse_time(value, "read_at")
     if parsed is None:
         raise CrowdError("crowd quote: read_at is required")

@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import partial
-from typing import Any
 
 import httpx
 import structlog
@@ -20,8 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from league.calendar import Calendar
 from league.config import Config, Markets
-from league.crowd._http import get_json, with_retries
-from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, aware_utc
+from league.crowd._http import Params, get_json, with_retries
+from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, as_float, aware_utc
+from league.jsonvalue import Json, JsonObject
 from league.prices.interface import PriceSource
 
 log = structlog.get_logger(__name__)
@@ -111,18 +111,18 @@ class KalshiMarket:
     expiration_value: float | None
 
 
-def _dollars(item: dict[str, Any], name: str) -> float | None:
+def _dollars(item: JsonObject, name: str) -> float | None:
     """Kalshi ships ``<name>_dollars`` strings and older integer cents; dollars win when both exist."""
     raw, cents = item.get(f"{name}_dollars"), item.get(name)
     try:
         if raw not in (None, ""):
-            return float(raw)
-        return None if cents in (None, "") else float(cents) / 100.0
+            return as_float(raw)
+        return None if cents in (None, "") else as_float(cents) / 100.0
     except (TypeError, ValueError) as exc:
         raise CrowdError(f"Kalshi {item.get('ticker')!r}: {name} is not a price: {raw!r} / {cents!r}") from exc
 
 
-def _yes_price(item: dict[str, Any]) -> float:
+def _yes_price(item: JsonObject) -> float:
     """Mid of a two-sided yes quote, else the last price; a rung with neither cannot be used."""
     bid, ask, last = _dollars(item, "yes_bid"), _dollars(item, "yes_ask"), _dollars(item, "last_price")
     if bid is not None and ask is not None and 0 < bid <= ask:
@@ -132,14 +132,14 @@ def _yes_price(item: dict[str, Any]) -> float:
     raise CrowdError(f"Kalshi {item.get('ticker')!r}: no yes quote and no last price")
 
 
-def _opt(value: Any, what: str) -> float | None:
+def _opt(value: Json | None, what: str) -> float | None:
     try:
-        return None if value in (None, "") else float(value)
+        return None if value in (None, "") else as_float(value)
     except (TypeError, ValueError) as exc:
         raise CrowdError(f"Kalshi {what} {value!r} is not a number") from exc
 
 
-def parse_kalshi_market(item: Any) -> KalshiMarket:
+def parse_kalshi_market(item: Json) -> KalshiMarket:
     """Decode one ``markets`` item; a missing ticker or strike type is a CrowdError naming it."""
     if not isinstance(item, dict) or not item.get("ticker") or not item.get("strike_type"):
         raise CrowdError(f"Kalshi market item lacks ticker/strike_type: {str(item)[:200]}")
@@ -148,7 +148,7 @@ def parse_kalshi_market(item: Any) -> KalshiMarket:
         ticker=str(item["ticker"]), title=str(item.get("title") or item["ticker"]), rules=rules,
         strike_type=str(item["strike_type"]), floor=_opt(item.get("floor_strike"), "floor_strike"),
         cap=_opt(item.get("cap_strike"), "cap_strike"), yes=_yes_price(item),
-        volume=float(item.get("volume") or 0), status=str(item.get("status") or ""),
+        volume=as_float(item.get("volume") or 0), status=str(item.get("status") or ""),
         result=str(item.get("result") or ""),
         expiration_value=_opt(item.get("expiration_value"), "expiration_value"),
     )
@@ -198,15 +198,16 @@ class KalshiCrowd:
     def event(self, event_ticker: str) -> list[KalshiMarket]:
         """The markets (rungs) of one event; an unknown event is an empty list."""
         url = self._config.base_url.rstrip("/") + "/markets"
-        params = {"event_ticker": event_ticker, "limit": 1000}
+        params: Params = {"event_ticker": event_ticker, "limit": 1000}
 
-        def call() -> Any:
+        def call() -> Json:
             return get_json(self._client, url, params, f"Kalshi /markets?event_ticker={event_ticker}")
 
         body = with_retries(call, attempts=self._config.attempts, wait_s=self._config.retry_wait_s)
-        if not isinstance(body, dict) or not isinstance(body.get("markets"), list):
+        markets = body.get("markets") if isinstance(body, dict) else None
+        if not isinstance(markets, list):
             raise CrowdError(f"Kalshi /markets answer has no 'markets' list: {str(body)[:200]}")
-        return [parse_kalshi_market(item) for item in body["markets"]]
+        return [parse_kalshi_market(item) for item in markets]
 
     def quotes(self, session: date, markets: Sequence[str], now: datetime) -> list[CrowdQuote]:
         now = aware_utc(now, "now")

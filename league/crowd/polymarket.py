@@ -8,10 +8,10 @@ league runs without it when the crowd is recorded. Every library or HTTP failure
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any, Protocol
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -20,9 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from league.calendar import Calendar
 from league.config import Config
-from league.crowd._http import Transient, get_json, json_list, with_retries
-from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, aware_utc
+from league.crowd._http import Params, Transient, get_json, json_list, with_retries
+from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, as_float, aware_utc
 from league.extras import extra, keeping_recursion_limit
+from league.jsonvalue import Json, JsonObject
 from league.prices.interface import PriceSource
 
 log = structlog.get_logger(__name__)
@@ -105,36 +106,36 @@ class GammaMarket:
         return self.outcome_prices[index] if index < len(self.outcome_prices) else None
 
 
-def _field(item: dict[str, Any], key: str, what: str) -> Any:
+def _field(item: JsonObject, key: str, what: str) -> Json:
     if key not in item or item[key] is None:
         raise CrowdError(f"{what}: field {key!r} is missing", fix="the Gamma listing shape changed; see vendors.md")
     return item[key]
 
 
-def _parse_end(value: Any, what: str) -> datetime:
+def _parse_end(value: Json, what: str) -> datetime:
     try:
         return aware_utc(datetime.fromisoformat(str(value).replace("Z", "+00:00")), f"{what} endDate")
     except ValueError as exc:
         raise CrowdError(f"{what}: endDate {value!r} is not an ISO time") from exc
 
 
-def _floats(values: list[Any], what: str) -> tuple[float, ...]:
+def _floats(values: list[Json], what: str) -> tuple[float, ...]:
     try:
-        return tuple(float(v) for v in values)
+        return tuple(as_float(v) for v in values)
     except (TypeError, ValueError) as exc:
         raise CrowdError(f"{what} holds a non-number: {values!r}") from exc
 
 
-def _volume(item: dict[str, Any], what: str) -> float:
+def _volume(item: JsonObject, what: str) -> float:
     """``volumeNum`` (a number) is preferred; older answers only carry ``volume`` as a string."""
     raw = item.get("volumeNum", item.get("volume"))
     try:
-        return 0.0 if raw in (None, "") else float(raw)
+        return 0.0 if raw in (None, "") else as_float(raw)
     except (TypeError, ValueError) as exc:
         raise CrowdError(f"{what}: volume {raw!r} is not a number") from exc
 
 
-def parse_gamma_market(item: Any, where: str) -> GammaMarket:
+def parse_gamma_market(item: Json, where: str) -> GammaMarket:
     """Decode one listing item; the three JSON-string fields are decoded and must agree in length."""
     if not isinstance(item, dict):
         raise CrowdError(f"Gamma {where} is not an object: {item!r}")
@@ -176,20 +177,20 @@ class GammaListing:
         self._config = config
         self._client = client or httpx.Client(timeout=config.timeout_s)
 
-    def _get(self, path: str, params: dict[str, Any] | None, what: str) -> Any:
+    def _get(self, path: str, params: Params | None, what: str) -> Json:
         return self.get_url(self._config.gamma_url.rstrip("/") + path, params, what)
 
-    def get_url(self, url: str, params: dict[str, Any] | None, what: str) -> Any:
+    def get_url(self, url: str, params: Params | None, what: str) -> Json:
         """GET with the configured bounded retries (transport errors only)."""
 
-        def call() -> Any:
+        def call() -> Json:
             return get_json(self._client, url, params, what)
 
         return with_retries(call, attempts=self._config.attempts, wait_s=self._config.retry_wait_s)
 
-    def _params(self, session: date, offset: int) -> dict[str, Any]:
+    def _params(self, session: date, offset: int) -> dict[str, str | int]:
         start, end = _session_window(session)
-        params: dict[str, Any] = {"active": "true", "closed": "false", "end_date_min": start, "end_date_max": end}
+        params: dict[str, str | int] = {"active": "true", "closed": "false", "end_date_min": start, "end_date_max": end}
         params.update(limit=self._config.page_size, offset=offset)
         if self._config.tag_id is not None:
             params["tag_id"] = self._config.tag_id
@@ -228,14 +229,14 @@ class ClobReader(Protocol):
     def top(self, token_id: str) -> BookTop: ...
 
 
-def _opt_price(value: Any) -> float | None:
+def _opt_price(value: object) -> float | None:
     try:
-        return None if value in (None, "") else float(value)
+        return None if value in (None, "") else as_float(value)
     except (TypeError, ValueError) as exc:
         raise CrowdError(f"CLOB price {value!r} is not a number") from exc
 
 
-def _best(levels: Any, pick: Any) -> float | None:
+def _best(levels: Iterable[object] | None, pick: Callable[[list[float]], float]) -> float | None:
     """Best level price; the CLOB's ordering is not relied upon (vendors.md), so min()/max() is taken."""
     prices = [_opt_price(getattr(level, "price", None)) for level in (levels or [])]
     usable = [p for p in prices if p is not None]
@@ -251,10 +252,11 @@ class PyClobReader:
         self._client = ClobClient(config.clob_url)
         self._config = config
 
-    def _call(self, name: str, token_id: str) -> Any:
+    def _call(self, name: str, token_id: str) -> object:
+        """What py-clob-client's ``name(token_id)`` answers (a dict, or its order book object)."""
         with extra("polymarket"), keeping_recursion_limit():
             from py_clob_client.exceptions import PolyApiException, PolyException
-        def once() -> Any:
+        def once() -> object:
             try:
                 return getattr(self._client, name)(token_id)
             except PolyApiException as exc:
@@ -279,17 +281,17 @@ class PyClobReader:
     def top(self, token_id: str) -> BookTop:
         mid_value = self._midpoint(token_id)
         book = self._call("get_order_book", token_id)
-        bid, ask = _best(book.bids, max), _best(book.asks, min)
-        return BookTop(mid=mid_value, bid=bid, ask=ask, last=_opt_price(book.last_trade_price))
+        bid, ask = _best(getattr(book, "bids", None), max), _best(getattr(book, "asks", None), min)
+        return BookTop(mid=mid_value, bid=bid, ask=ask, last=_opt_price(getattr(book, "last_trade_price", None)))
 
 
-def newest_trade_time(body: Any) -> datetime | None:
+def newest_trade_time(body: Json) -> datetime | None:
     """The newest ``timestamp`` (epoch seconds, or ms when that large) in a trades answer; None if no trade."""
     rows = body.get("data") if isinstance(body, dict) else body
     if not isinstance(rows, list):
         raise CrowdError(f"data-api /trades answer is not a list: {str(body)[:200]}")
     try:
-        stamps = [float(row["timestamp"]) for row in rows if isinstance(row, dict) and "timestamp" in row]
+        stamps = [as_float(row["timestamp"]) for row in rows if isinstance(row, dict) and "timestamp" in row]
     except (TypeError, ValueError) as exc:
         raise CrowdError(f"data-api /trades: a timestamp is not a number: {str(rows)[:200]}") from exc
     if not stamps:
@@ -298,14 +300,14 @@ def newest_trade_time(body: Any) -> datetime | None:
     return datetime.fromtimestamp(newest / 1000 if newest > 1e11 else newest, UTC)
 
 
-def price_before(body: Any, end: int) -> float | None:
+def price_before(body: Json, end: int) -> float | None:
     """The price of the newest ``{"t": unix seconds, "p": price}`` point at or before ``end``."""
     history = body.get("history") if isinstance(body, dict) else None
     if not isinstance(history, list):
         raise CrowdError(f"CLOB /prices-history returned no history list: {str(body)[:200]}")
-    points = [(int(h["t"]), float(h["p"])) for h in history
-              if isinstance(h, dict) and isinstance(h.get("t"), int | float) and isinstance(h.get("p"), int | float)
-              and h["t"] <= end]
+    points = [(int(t), float(p)) for h in history
+              if isinstance(h, dict) and isinstance(t := h.get("t"), int | float)
+              and isinstance(p := h.get("p"), int | float) and t <= end]
     if not points:
         return None
     price = max(points)[1]
@@ -368,7 +370,7 @@ class PolymarketCrowd:
         if self._config.data_url is None or not market.condition_id:
             return None
         url = self._config.data_url.rstrip("/") + "/trades"
-        params = {"market": market.condition_id, "limit": 1, "takerOnly": "false"}
+        params: Params = {"market": market.condition_id, "limit": 1, "takerOnly": "false"}
         try:
             return newest_trade_time(self._listing.get_url(url, params, "data-api /trades"))
         except CrowdError as exc:
@@ -381,7 +383,7 @@ class PolymarketCrowd:
         if quote.venue != "polymarket" or not quote.token_id:
             return None
         end = int(aware_utc(minute, "minute").timestamp()) + 59
-        params = {"market": quote.token_id, "startTs": end - 3600, "endTs": end, "fidelity": 1}
+        params: Params = {"market": quote.token_id, "startTs": end - 3600, "endTs": end, "fidelity": 1}
         url = self._config.clob_url.rstrip("/") + "/prices-history"
         return price_before(self._listing.get_url(url, params, "CLOB /prices-history"), end)
 

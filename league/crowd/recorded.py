@@ -14,13 +14,13 @@ import random
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import structlog
 
 from league.calendar import Calendar
 from league.config import Config
 from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, aware_utc
+from league.jsonvalue import Json
 from league.prices.interface import PriceSource
 
 log = structlog.get_logger(__name__)
@@ -29,13 +29,14 @@ Resolver = Callable[[str, date], bool | None]
 SYNTHETIC_MARKETS: tuple[str, ...] = ("SPX", "NDX", "DJI", "BTC", "GOLD", "WTI", "TNX", "DXY")
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path) -> Json:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        body: Json = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise CrowdError(f"cannot read {path}: {exc}") from exc
     except ValueError as exc:
         raise CrowdError(f"{path} is not JSON: {exc}", fix="restore the file from the sealed run line") from exc
+    return body
 
 
 class RecordedCrowd:
@@ -57,7 +58,7 @@ class RecordedCrowd:
         return [self._one(path, i, item) for i, item in enumerate(body)]
 
     @staticmethod
-    def _one(path: Path, index: int, item: Any) -> CrowdQuote:
+    def _one(path: Path, index: int, item: Json) -> CrowdQuote:
         if not isinstance(item, dict):
             raise CrowdError(f"{path} item {index}: expected an object, got {item!r}")
         try:

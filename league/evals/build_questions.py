@@ -16,9 +16,9 @@ import json
 import os
 import sqlite3
 import sys
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from league import inputs
 from league.evals.errors import QuestionFileError
@@ -51,15 +51,16 @@ def data_dir() -> Path:
     return Path(str(resources.files("league.evals").joinpath("data")))
 
 
-def source_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
+def source_rows(source: Mapping[str, object]) -> list[dict[str, object]]:
     """The TOML questions as table rows (options as a JSON array), each checked by the reader's row rules."""
-    rows = []
+    rows: list[dict[str, object]] = []
     questions = source.get("question", [])
-    if not isinstance(questions, list) or not all(isinstance(q, dict) for q in questions):
+    tables = [q for q in questions if isinstance(q, dict)] if isinstance(questions, list) else []
+    if not isinstance(questions, list) or len(tables) != len(questions):
         raise QuestionFileError("the source's `question` is not a list of [[question]] tables",
                                 fix="write each question as a [[question]] table")
-    for i, q in enumerate(questions, 1):
-        row = {c: q.get(c) for c in COLUMNS} | {"info_cutoff": q.get("info_cutoff")}
+    for i, q in enumerate(tables, 1):
+        row: dict[str, object] = {c: q.get(c) for c in COLUMNS} | {"info_cutoff": q.get("info_cutoff")}
         row["options"] = json.dumps(q.get("options"), ensure_ascii=False)
         try:
             parse_row(row)
@@ -70,7 +71,7 @@ def source_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def features(source: dict[str, Any]) -> dict[str, Any]:
+def features(source: Mapping[str, object]) -> dict[str, object]:
     return {"description": source.get("description", ""), "source": "league/evals/data/league-questions.toml",
             "prompt_reconstruction": league_recipe().as_json()}
 
@@ -98,7 +99,7 @@ def build(source_path: Path, out: Path) -> Path:
     return out
 
 
-def _write(path: Path, source: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+def _write(path: Path, source: Mapping[str, object], rows: list[dict[str, object]]) -> None:
     conn = sqlite3.connect(path)
     try:
         conn.executescript(SCHEMA)

@@ -13,7 +13,6 @@ from __future__ import annotations
 from datetime import date
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field, ValidationError
 
@@ -48,7 +47,7 @@ class EvalConfig(Frozen):
     seats: tuple[EvalSeat, ...] = Field(default=(), max_length=MAX_SEATS)
 
 
-def _read_toml(path: Path | None, package_file: str) -> tuple[dict[str, Any], str]:
+def _read_toml(path: Path | None, package_file: str) -> tuple[dict[str, object], str]:
     if path is None:
         text = resources.files("league.evals").joinpath(package_file).read_text(encoding="utf-8")
         source = f"league/evals/{package_file}"

@@ -8,9 +8,9 @@ are computed from the book alone, so the book is the only state of an evaluation
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from league.book import iter_lines
+from league.jsonvalue import JsonObject
 from league.seatcore.ledger import TrackBook
 
 OPEN = "eval.open"
@@ -27,9 +27,9 @@ class EvalBook(TrackBook):
         return sum(1 for _ in run_lines(self.path, OPEN)) if self.size else 0
 
 
-def run_lines(path: Path, *kinds: str, run_id: str | None = None) -> list[dict[str, Any]]:
+def run_lines(path: Path, *kinds: str, run_id: str | None = None) -> list[JsonObject]:
     """The content (with its line number ``n``) of every line of the given kinds, optionally of one run."""
-    out = []
+    out: list[JsonObject] = []
     for line in iter_lines(path):
         if line.kind in kinds and (run_id is None or line.content.get("run_id") == run_id):
             out.append({**line.content, "n": line.n})

@@ -20,7 +20,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 
 def seasonal_scale(history: Sequence[float], m: int = 1) -> float | None:
@@ -64,12 +64,44 @@ def geometric_mean(values: Iterable[float]) -> float | None:
     return math.exp(sum(math.log(v) for v in vals) / len(vals))
 
 
-def config_table(windows: Sequence[Window]) -> list[dict[str, Any]]:
+class ConfigRow(TypedDict):
+    """One configuration's figures (``relative`` None when the naive makes no error there)."""
+
+    config: list[str]
+    bucket: str
+    windows: int
+    mase: float
+    mase_naive: float
+    relative: float | None
+
+
+class RelativeMase(TypedDict):
+    """The configurations and their geometric means, overall and per bucket."""
+
+    configs: list[ConfigRow]
+    overall: float | None
+    buckets: dict[str, float | None]
+    configs_without_naive_error: int
+
+
+class Compliance(TypedDict):
+    """How many asked cells carry a forecast of the expected length, and how many of those lie in range."""
+
+    asked: int
+    with_forecast: int
+    with_forecast_share: float | None
+    wrong_length: int
+    range_checked: int
+    within_range: int
+    within_range_share: float | None
+
+
+def config_table(windows: Sequence[Window]) -> list[ConfigRow]:
     """Per configuration: windows, MASE, the naive's MASE on the same windows, and their ratio."""
     groups: dict[tuple[str, ...], list[Window]] = defaultdict(list)
     for w in windows:
         groups[w.config].append(w)
-    rows = []
+    rows: list[ConfigRow] = []
     for config, ws in sorted(groups.items()):
         mase = sum(w.error(w.forecast) for w in ws) / len(ws)
         naive = sum(w.error(w.naive) for w in ws) / len(ws)
@@ -78,14 +110,14 @@ def config_table(windows: Sequence[Window]) -> list[dict[str, Any]]:
     return rows
 
 
-def relative_mase(windows: Sequence[Window]) -> dict[str, Any]:
+def relative_mase(windows: Sequence[Window]) -> RelativeMase:
     """The configurations, the overall geometric mean and one per bucket."""
     rows = config_table(windows)
-    usable = [r for r in rows if r["relative"] is not None]
+    usable = [(r, relative) for r in rows if (relative := r["relative"]) is not None]
     buckets: dict[str, list[float]] = defaultdict(list)
-    for r in usable:
-        buckets[r["bucket"]].append(r["relative"])
-    return {"configs": rows, "overall": geometric_mean(r["relative"] for r in usable),
+    for r, relative in usable:
+        buckets[r["bucket"]].append(relative)
+    return {"configs": rows, "overall": geometric_mean(relative for _, relative in usable),
             "buckets": {b: geometric_mean(v) for b, v in sorted(buckets.items())},
             "configs_without_naive_error": len(rows) - len(usable)}
 
@@ -99,7 +131,7 @@ class Stated:
     in_range: bool | None = None
 
 
-def compliance(cells: Sequence[Stated]) -> dict[str, Any]:
+def compliance(cells: Sequence[Stated]) -> Compliance:
     """Share of asked cells with a forecast of the expected length, and share of those within the range."""
     given = [c for c in cells if c.length > 0]
     right = [c for c in given if c.length == c.expected]

@@ -21,9 +21,9 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from league.evals.questions import Question
+from league.jsonvalue import JsonObject
 
 BOXED = re.compile(r"\\boxed\{([^}]*)\}")
 BLOCK = re.compile(r"<(probabilities|belief)>([\s\S]*?)</\1>")
@@ -41,9 +41,10 @@ class Verdict:
     probabilities: dict[str, float] | None = None
     probability_failure: str = ""
 
-    def as_json(self) -> dict[str, Any]:
-        return {"letters": None if self.letters is None else sorted(self.letters, key=ord), "payload": self.payload,
-                "failure": self.failure, "probabilities": self.probabilities,
+    def as_json(self) -> JsonObject:
+        return {"letters": None if self.letters is None else [*sorted(self.letters, key=ord)], "payload": self.payload,
+                "failure": self.failure,
+                "probabilities": None if self.probabilities is None else dict(self.probabilities.items()),
                 "probability_failure": self.probability_failure}
 
 
@@ -85,7 +86,7 @@ def _block_before_box(raw: str) -> tuple[str, str] | None:
     return (blocks[-1].group(1), blocks[-1].group(2)) if blocks else None
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value)

@@ -26,11 +26,12 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from league.book.shared import book_contents
 from league.evals.errors import EvalError
-from league.evals.mase import Stated, Window, compliance, relative_mase, seasonal_naive
+from league.evals.mase import Compliance, RelativeMase, Stated, Window, compliance, relative_mase, seasonal_naive
+from league.jsonvalue import Json, JsonObject, items, number, obj, text
 from league.seatcore.files import write_atomic, write_json
 
 HORIZON_STEPS = {"1d": 1, "1w": 5, "1m": 21, "6m": 126}
@@ -50,24 +51,58 @@ def find_book(data: Path) -> Path:
                     fix="pass --data a league data folder or a published folder")
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+class SeatReport(RelativeMase):
+    """A seat's MASE figures, its compliance and what could not be scored."""
+
+    compliance: Compliance
+    windows: int
+    unscaled: int
+    unresolved: int
 
 
-def daily_closes(score_lines: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[str, float]]]:
+class NaiveReport(RelativeMase):
+    """The seasonal naive's MASE figures on every scored window."""
+
+    windows: int
+
+
+class PointsReport(TypedDict):
+    """``points.json``: the MASE table of every seat of a council book."""
+
+    book: str
+    score_lines: int
+    season: int
+    min_history: int
+    horizon_steps: dict[str, int]
+    buckets: dict[str, str]
+    seats: dict[str, SeatReport]
+    naive: NaiveReport
+
+
+def _number(value: Json | None) -> float | None:
+    n = number(value)
+    return None if n is None else float(n)
+
+
+def _events(line: JsonObject) -> list[JsonObject]:
+    """A score line's events (objects; the line models seal nothing else there)."""
+    return [e for e in items(line.get("markets")) if isinstance(e, dict)]
+
+
+def daily_closes(score_lines: Sequence[JsonObject]) -> dict[str, list[tuple[str, float]]]:
     """Each market's sealed one-day closes by session (first sealed value of a session wins)."""
     out: dict[str, dict[str, float]] = defaultdict(dict)
     for line in score_lines:
         if line.get("horizon") != "1d":
             continue
-        for ev in line.get("markets", []):
+        for ev in _events(line):
             close = _number(ev.get("close"))
             if close is not None and not ev.get("late_ref"):
-                out[ev["market"]].setdefault(line["session"], close)
+                out[text(ev["market"])].setdefault(text(line["session"]), close)
     return {m: sorted(v.items()) for m, v in out.items()}
 
 
-def in_range(prob: Any, target: float, reference: Any) -> bool | None:
+def in_range(prob: Json | None, target: float, reference: Json | None) -> bool | None:
     p, ref = _number(prob), _number(reference)
     if p is None or ref is None:
         return None
@@ -155,7 +190,7 @@ class _Reader:
         scale, naive = scaled
         return Window((market, horizon), BUCKETS[horizon], (target,), (close,), (naive,), scale)
 
-    def row(self, line: Mapping[str, Any], events: Mapping[str, Mapping[str, Any]], row: Mapping[str, Any]) -> None:
+    def row(self, line: JsonObject, events: Mapping[str, JsonObject], row: JsonObject) -> None:
         if row.get("status") not in ASKED:
             return
         seat = self.seats[str(row["seat"])]
@@ -170,16 +205,17 @@ class _Reader:
         if close is None:
             seat.unresolved += 1
             return
-        w = self.window(line["session"], line["horizon"], row["market"], target, close)
+        session, horizon, market = text(line["session"]), text(line["horizon"]), text(row["market"])
+        w = self.window(session, horizon, market, target, close)
         if w is None:
             seat.unscaled += 1
             return
         seat.windows.append(w)
-        key = (line["session"], line["horizon"], row["market"])
+        key = (session, horizon, market)
         self.naive.setdefault(key, Window(w.config, w.bucket, w.naive, w.actual, w.naive, w.scale))
 
 
-def _seat_report(seat: _Seat) -> dict[str, Any]:
+def _seat_report(seat: _Seat) -> SeatReport:
     return {**relative_mase(seat.windows), "compliance": compliance(seat.stated), "windows": len(seat.windows),
             "unscaled": seat.unscaled, "unresolved": seat.unresolved}
 
@@ -190,12 +226,12 @@ EVENT_FIELDS = ("market", "event_id_v2", "reference", "close", "late_ref")
 ROW_FIELDS = ("status", "seat", "market", "event_id_v2", "prob_up", "target")
 
 
-def score_fields(content: dict[str, Any]) -> dict[str, Any]:
+def score_fields(content: Mapping[str, Json]) -> JsonObject:
     """A score line cut to what :func:`points_report` reads (:data:`LINE_FIELDS`, its events' and rows'
     fields; a field a line lacks stays absent, a value not in the protocol's shape is kept as it is, so the
     report reads the same and fails the same). Why: the rows' other fields (the action, the reasons, the
     sources, the event contracts) are most of a season's score lines, and the report held them all."""
-    out = {k: content[k] for k in LINE_FIELDS if k in content}
+    out: JsonObject = {k: content[k] for k in LINE_FIELDS if k in content}
     for key, fields in (("markets", EVENT_FIELDS), ("seats", ROW_FIELDS)):
         if key in content:
             value = content[key]
@@ -203,21 +239,21 @@ def score_fields(content: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _cut(item: Any, fields: tuple[str, ...]) -> Any:
+def _cut(item: Json, fields: tuple[str, ...]) -> Json:
     return {k: item[k] for k in fields if k in item} if isinstance(item, dict) else item
 
 
-def points_report(data: Path, *, season: int = 1, min_history: int = 5) -> dict[str, Any]:
+def points_report(data: Path, *, season: int = 1, min_history: int = 5) -> PointsReport:
     """The MASE table of every seat of the council book under ``data``."""
     book = find_book(Path(data))
+    cut: list[JsonObject] = book_contents(book, ("score", "score_h"), lambda line: score_fields(line.content))
     # a score line not in the protocol's shape (lists of events and rows) has nothing to score here
-    lines = [c for c in book_contents(book, ("score", "score_h"), lambda line: score_fields(line.content))
-             if isinstance(c.get("markets", []), list) and isinstance(c.get("seats", []), list)]
+    lines = [c for c in cut if isinstance(c.get("markets", []), list) and isinstance(c.get("seats", []), list)]
     reader = _Reader(daily_closes(lines), season, min_history)
     for line in lines:
-        events = {str(e.get("event_id_v2")): e for e in line.get("markets", [])}
-        for row in line.get("seats", []):
-            reader.row(line, events, row)
+        events = {str(e.get("event_id_v2")): e for e in _events(line)}
+        for row in items(line.get("seats")):
+            reader.row(line, events, obj(row))
     seats = {name: _seat_report(s) for name, s in sorted(reader.seats.items())}
     naive = relative_mase(list(reader.naive.values()))
     return {"book": str(book), "score_lines": len(lines), "season": season, "min_history": min_history,
@@ -225,33 +261,36 @@ def points_report(data: Path, *, season: int = 1, min_history: int = 5) -> dict[
             "naive": {**naive, "windows": len(reader.naive)}}
 
 
-def _fmt(value: Any) -> str:
+def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def print_lines(report: Mapping[str, Any]) -> list[str]:
+def print_lines(report: PointsReport) -> list[str]:
     out = [f"MASE relative to the seasonal naive (m = {report['season']}; geometric mean over market × horizon; "
            f"lower is better) from {report['book']}",
            f"{'seat':<16} {'overall':>8} {'short':>7} {'medium':>7} {'long':>7} {'windows':>8} "
            f"{'target%':>8} {'in-range%':>9} {'unscaled':>8}"]
-    rows = [*report["seats"].items(), (NAIVE, {**report["naive"], "compliance": {}, "unscaled": 0})]
-    for name, s in rows:
-        b, c = s["buckets"], s["compliance"]
-        share = c.get("with_forecast_share")
-        ranged = c.get("within_range_share")
+    rows: list[tuple[str, RelativeMase, int, Compliance | None, int]] = [
+        *((name, s, s["windows"], s["compliance"], s["unscaled"]) for name, s in report["seats"].items()),
+        (NAIVE, report["naive"], report["naive"]["windows"], None, 0)]
+    for name, s, windows, c, unscaled in rows:
+        b = s["buckets"]
+        share = c["with_forecast_share"] if c else None
+        ranged = c["within_range_share"] if c else None
         out.append(f"{name:<16} {_fmt(s['overall']):>8} {_fmt(b.get('short')):>7} {_fmt(b.get('medium')):>7} "
-                   f"{_fmt(b.get('long')):>7} {s['windows']:>8} "
+                   f"{_fmt(b.get('long')):>7} {windows:>8} "
                    f"{'n/a' if share is None else f'{100 * share:.0f}%':>8} "
-                   f"{'n/a' if ranged is None else f'{100 * ranged:.0f}%':>9} {s['unscaled']:>8}")
+                   f"{'n/a' if ranged is None else f'{100 * ranged:.0f}%':>9} {unscaled:>8}")
     return out
 
 
-def write_report(report: Mapping[str, Any], out: Path) -> None:
+def write_report(report: PointsReport, out: Path) -> None:
     write_json(out / "points.json", dict(report))
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for name, s in [*report["seats"].items(), (NAIVE, report["naive"])]:
+    tables: list[tuple[str, RelativeMase]] = [*report["seats"].items(), (NAIVE, report["naive"])]
+    for name, s in tables:
         for r in s["configs"]:
             writer.writerow([name, r["config"][0], r["config"][1], r["bucket"], r["windows"], r["mase"],
                              r["mase_naive"], "" if r["relative"] is None else r["relative"]])

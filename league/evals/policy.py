@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from league.jsonvalue import JsonObject
 from sandbox.interface import ExecResult, Sandbox
 from sandbox.netpolicy import EgressRules, NetworkPolicy
 from sandbox.profiles import Profile
@@ -28,7 +28,7 @@ class Retrieval:
     enforced: str  # "no network", "egress proxy: allow-list only" or "egress proxy: public web"
     label: str  # "closed-book", "api-only" or "unmasked"
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         return {"policy": self.policy.value, "enforced": self.enforced, "label": self.label,
                 "masked": self.label == "closed-book"}
 

@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from datetime import date
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TypeAlias
 
 from league import inputs
 from league.evals.errors import QuestionFileError
 from league.evals.recipe import Recipe, kind_of, league_recipe, validate_recipe
+from league.jsonvalue import JsonObject
 
 DEFAULT_TABLE = "forecast_eval_set_example"
 COLUMNS = ("id", "choice_type", "question_type", "event", "options", "answer", "end_time")
@@ -36,6 +37,8 @@ QUESTION_TYPES = ("yes_no", "binary_named", "multiple_choice")
 CHOICE_TYPES = ("single", "multi")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+#: A value SQLite hands back for a column (a question file's cells come as these, never checked by the driver).
+SqlValue: TypeAlias = "str | int | float | bytes | None"
 
 
 def letter(index: int) -> str:
@@ -64,7 +67,7 @@ class Question:
     def letters(self) -> tuple[str, ...]:
         return tuple(letter(i) for i in range(len(self.options)))
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         return {"id": self.id, "choice_type": self.choice_type, "question_type": self.question_type,
                 "event": self.event, "options": list(self.options),
                 "answer": ", ".join(sorted(self.answer, key=ord)), "end_time": self.end_time.isoformat(),
@@ -81,9 +84,9 @@ class QuestionSet:
     recipe: Recipe
     questions: tuple[Question, ...]
     invalid: tuple[tuple[str, str], ...] = ()
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    metadata: Mapping[str, SqlValue] = field(default_factory=dict)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         """The published form (``questions/<sha256>.json``): enough to re-render and re-score every prompt."""
         return {"file": self.path.name, "file_sha256": self.sha256, "table": self.table,
                 "recipe_source": self.recipe.source, "recipe_layout": self.recipe.layout,
@@ -113,7 +116,7 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
 
 
-def _metadata(conn: sqlite3.Connection, path: Path) -> tuple[Recipe, dict[str, Any]]:
+def _metadata(conn: sqlite3.Connection, path: Path) -> tuple[Recipe, dict[str, SqlValue]]:
     if "dataset_metadata" not in _tables(conn):
         return league_recipe(), {}
     where = f"{path}: dataset_metadata"
@@ -127,7 +130,7 @@ def _metadata(conn: sqlite3.Connection, path: Path) -> tuple[Recipe, dict[str, A
     if len(rows) > 1:
         raise QuestionFileError(f"{where} has {len(rows)} rows; exactly one is expected",
                                 fix="keep the one row whose features_json holds the recipe")
-    row = dict(rows[0])
+    row: dict[str, SqlValue] = dict(rows[0])
     if not isinstance(row["features_json"], str):
         raise QuestionFileError(f"{where}.features_json is not text", fix="store a JSON object as text")
     try:
@@ -142,13 +145,13 @@ def _metadata(conn: sqlite3.Connection, path: Path) -> tuple[Recipe, dict[str, A
     return recipe, meta
 
 
-def _date(text: Any, name: str) -> date:
+def _date(text: object, name: str) -> date:
     if not isinstance(text, str) or not _DATE.match(text):
         raise ValueError(f"{name} {text!r} is not YYYY-MM-DD")
     return date.fromisoformat(text)
 
 
-def _options(raw: Any, question_type: str) -> tuple[str, ...]:
+def _options(raw: object, question_type: str) -> tuple[str, ...]:
     try:  # a label list: nested 50,000 deep, it is refused before the parser recurses
         options = inputs.parse_json(raw, where="options", max_depth=2) if isinstance(raw, str) else None
     except inputs.InputError:
@@ -164,7 +167,7 @@ def _options(raw: Any, question_type: str) -> tuple[str, ...]:
     return tuple(options)
 
 
-def _answer(raw: Any, options: tuple[str, ...], choice_type: str) -> frozenset[str]:
+def _answer(raw: object, options: tuple[str, ...], choice_type: str) -> frozenset[str]:
     letters = [t.strip() for t in str(raw or "").split(",") if t.strip()]
     valid = {letter(i) for i in range(len(options))}
     bad = [t for t in letters if t not in valid]
@@ -176,8 +179,9 @@ def _answer(raw: Any, options: tuple[str, ...], choice_type: str) -> frozenset[s
     return frozenset(letters)
 
 
-def parse_row(row: Mapping[str, Any]) -> Question:
-    """One question row → :class:`Question`; ``ValueError`` says what is wrong with it."""
+def parse_row(row: Mapping[str, object]) -> Question:
+    """One question row (of a question file, or of the TOML source it is built from) → :class:`Question`;
+    ``ValueError`` says what is wrong with it."""
     qt, ct = row.get("question_type"), row.get("choice_type")
     if qt not in QUESTION_TYPES:
         raise ValueError(f"question_type {qt!r} is not one of {', '.join(QUESTION_TYPES)}")
@@ -196,7 +200,7 @@ def parse_row(row: Mapping[str, Any]) -> Question:
                     info_cutoff=_date(cutoff, "info_cutoff") if cutoff is not None else None)
 
 
-def _rows(conn: sqlite3.Connection, path: Path, table: str) -> list[dict[str, Any]]:
+def _rows(conn: sqlite3.Connection, path: Path, table: str) -> list[dict[str, SqlValue]]:
     if not _IDENT.match(table):
         raise QuestionFileError(f"question table name {table!r} is not a plain SQL name", fix="e.g. --table test_cases")
     tables = _tables(conn)

@@ -21,7 +21,6 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
 
 from league.evals.errors import QuestionFileError
 
@@ -125,7 +124,7 @@ def _check_output_formats(values: Mapping[str, str], where: str) -> None:
                                 fix="the binary-named format names both outcomes as <options[0]> and <options[1]>")
 
 
-def validate_recipe(values: Any, *, source: str, where: str) -> Recipe:
+def validate_recipe(values: object, *, source: str, where: str) -> Recipe:
     """Check a ``prompt_reconstruction`` object completely, or raise naming the key and the slot."""
     if not isinstance(values, Mapping):
         raise QuestionFileError(f"{where}: prompt_reconstruction is not a JSON object", fix=FIX)

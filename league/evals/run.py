@@ -26,7 +26,6 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
 
 import structlog
 
@@ -40,8 +39,9 @@ from league.evals.parse import parse_reply
 from league.evals.policy import Policy, retrieval
 from league.evals.prompts import PROBABILITY_BLOCK, ask_text
 from league.evals.questions import Question, QuestionSet
-from league.evals.results import build_results, publish_folder, write_run
+from league.evals.results import Results, build_results, publish_folder, write_run
 from league.evals.seats import policy_seat, reported_cost
+from league.jsonvalue import JsonObject
 from league.runner import SeatAsk, SeatRunner
 from league.seatcore.files import dump_bytes, sha256_bytes, sha256_text, store_text
 from league_agents.base import Ask, Now, Seat, SeatReply, SeatSpec, ask_one
@@ -65,7 +65,7 @@ class RunOptions:
 class RunResult:
     run_id: str
     public: Path
-    results: dict[str, Any]
+    results: Results
     results_sha256: str
 
 
@@ -92,11 +92,11 @@ def _cutoff(seat: EvalSeat, override: date | None) -> date:
     return cutoff
 
 
-def _plain(usage: Mapping[str, Any]) -> dict[str, Any]:
+def _plain(usage: Mapping[str, object]) -> JsonObject:
     """What a seat reported about its run, as JSON the book accepts: a value JSON cannot carry (a NaN, an
     object) must not keep a reply from being sealed."""
     try:
-        plain: dict[str, Any] = json.loads(json.dumps(dict(usage), allow_nan=False, default=str))
+        plain: JsonObject = json.loads(json.dumps(dict(usage), allow_nan=False, default=str))
     except (TypeError, ValueError):
         return {"unreadable": str(dict(usage))[:1000]}
     return plain
@@ -119,10 +119,10 @@ class _Run:
         remote worker applies it) and, for a stand-in only (its adapter takes hints), the recorded answer as
         its hint."""
         text = self.texts[q.id]
-        context: dict[str, Any] = {"kind": "eval", "policy": self.policy.value,
-                                   "question": q.as_json() | {"answer": None}}
+        context: JsonObject = {"kind": "eval", "policy": self.policy.value,
+                               "question": q.as_json() | {"answer": None}}
         if self.hinted:
-            context["hint"] = sorted(q.answer, key=ord)
+            context["hint"] = [*sorted(q.answer, key=ord)]
         return Ask(text=text, sha256=sha256_text(text), session=self.run_id, attempt=k, context=context)
 
     def trial(self, q: Question, k: int) -> None:
@@ -160,7 +160,7 @@ class _Run:
 
 def _open_line(run_id: str, seat: EvalSeat, cutoff: date, qset: QuestionSet, opts: RunOptions, concurrency: int,
                admitted: list[Question], excluded: list[dict[str, str]], prompts: dict[str, str],
-               questions_sha: str) -> dict[str, Any]:
+               questions_sha: str) -> dict[str, object]:
     return {
         "run_id": run_id, "seat": seat.name, "adapter": seat.seat.adapter, "model": seat.seat.model,
         "knowledge_cutoff": cutoff.isoformat(), "trials": opts.trials, "policy": opts.policy.value,
@@ -219,7 +219,8 @@ class _RemoteSpec:
         raise EvalError(f"seat {self.spec.name!r} runs on lab worker {self.spec.worker!r}, not here")
 
 
-def _finish(book: L.EvalBook, run_id: str, out: Path, qset: QuestionSet, questions_doc: dict[str, Any]) -> RunResult:
+def _finish(book: L.EvalBook, run_id: str, out: Path, qset: QuestionSet,
+            questions_doc: dict[str, object]) -> RunResult:
     by_id = {q.id: q for q in qset.questions}
     results = build_results(book.path, run_id, by_id)
     public = out / "public"
@@ -228,7 +229,7 @@ def _finish(book: L.EvalBook, run_id: str, out: Path, qset: QuestionSet, questio
     overall = results["scores"]["overall"]
     book.append(L.CLOSE, {"run_id": run_id, "replies": len(replies), "answered": overall["answered"],
                           "no_reply": overall["no_reply"], "results_sha256": digest})
-    entry = {"run_id": run_id, "seat": results["seat"], "retrieval": results["retrieval"]["label"],
+    entry: JsonObject = {"run_id": run_id, "seat": results["seat"], "retrieval": results["retrieval"]["label"],
              "results": f"runs/{run_id}/results.json", "results_sha256": digest,
              "pass_at_1": overall["pass_at_1"]}
     publish_folder(out, public, entry, questions_doc)

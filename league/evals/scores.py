@@ -27,11 +27,87 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 ALPHA, BETA = 2.0, 0.5
 EPS = 1e-6
 BINS = 10
+
+
+class KappaPair(TypedDict):
+    """Cohen's κ of two trials over the questions both answered in every trial."""
+
+    trials: list[int]
+    questions: int
+    kappa: float | None
+
+
+class Agreement(TypedDict):
+    """How much the trials of a run agree with each other."""
+
+    questions: int
+    cohen_pairs: list[KappaPair]
+    cohen_mean: float | None
+    fleiss: float | None
+
+
+class Figures(TypedDict):
+    """Every figure of one group of trials (a row of ``scores.csv``)."""
+
+    questions: int
+    trials: int
+    answered: int
+    correct: int
+    no_reply: int
+    parse_failures: int
+    pass_at_1: float | None
+    exam: float | None
+    complete_questions: int
+    pass_any: float | None
+    pass_all: float | None
+    tversky: float | None
+    tversky_skill: float | None
+
+
+class Cost(TypedDict):
+    """What the answers cost, as the seat reported it."""
+
+    trials_with_cost: int
+    total: float | None
+    per_answer: float | None
+    per_correct: float | None
+
+
+class CalibrationBin(TypedDict):
+    """One bin of stated probability: its bounds, count, mean stated and share true."""
+
+    bin: int
+    low: float
+    high: float
+    count: int
+    stated: float | None
+    observed: float | None
+
+
+class ProbabilityScores(TypedDict):
+    """The scores of the stated probabilities (when the run asked for them)."""
+
+    trials: int
+    brier: float | None
+    log_loss: float | None
+    calibration: list[CalibrationBin]
+
+
+class Summary(TypedDict):
+    """The scores block of ``results.json``."""
+
+    overall: Figures
+    by_question_type: dict[str, Figures]
+    by_choice_type: dict[str, Figures]
+    by_kind: dict[str, Figures]
+    agreement: Agreement
+    cost: Cost
+    probabilities: ProbabilityScores
 
 
 @dataclass(frozen=True)
@@ -130,16 +206,16 @@ def fleiss_kappa(items: Sequence[Sequence[str]]) -> float | None:
     return None if expected >= 1.0 else (sum(agreement) / n - expected) / (1.0 - expected)
 
 
-def agreement(trials: Sequence[Trial], n_trials: int) -> dict[str, Any]:
+def agreement(trials: Sequence[Trial], n_trials: int) -> Agreement:
     by_q = _by_question(trials)
     full = {q: {t.trial: _label(t) for t in ts} for q, ts in by_q.items()
             if len(ts) == n_trials and all(t.parsed for t in ts)}
-    pairs: list[dict[str, Any]] = []
+    pairs: list[KappaPair] = []
     for i, j in itertools.combinations(range(1, n_trials + 1), 2):
         qs = [q for q in sorted(full) if i in full[q] and j in full[q]]
         pairs.append({"trials": [i, j], "questions": len(qs),
                       "kappa": cohen_kappa([full[q][i] for q in qs], [full[q][j] for q in qs])})
-    kappas = [p["kappa"] for p in pairs if p["kappa"] is not None]
+    kappas = [kappa for p in pairs if (kappa := p["kappa"]) is not None]
     return {"questions": len(full), "cohen_pairs": pairs, "cohen_mean": _mean(kappas),
             "fleiss": fleiss_kappa([[full[q][k] for k in sorted(full[q])] for q in sorted(full)])}
 
@@ -168,7 +244,7 @@ def question_skill(trials: Sequence[Trial]) -> float | None:
     return (mean_t - chance) / (1.0 - chance)
 
 
-def group(trials: Sequence[Trial], n_trials: int) -> dict[str, Any]:
+def group(trials: Sequence[Trial], n_trials: int) -> Figures:
     """Every figure of one group of trials (all, one question type, one choice type, one kind)."""
     answered = [t for t in trials if t.answered]
     correct = sum(t.correct for t in answered)
@@ -188,7 +264,7 @@ def group(trials: Sequence[Trial], n_trials: int) -> dict[str, Any]:
     }
 
 
-def cost(trials: Sequence[Trial]) -> dict[str, Any]:
+def cost(trials: Sequence[Trial]) -> Cost:
     costed = [t for t in trials if t.answered and t.cost is not None]
     total = sum(t.cost or 0.0 for t in costed)
     correct = sum(t.correct for t in costed)
@@ -197,7 +273,7 @@ def cost(trials: Sequence[Trial]) -> dict[str, Any]:
             "per_correct": total / correct if costed and correct else None}
 
 
-def calibration(trials: Sequence[Trial]) -> list[dict[str, Any]]:
+def calibration(trials: Sequence[Trial]) -> list[CalibrationBin]:
     """Ten equal-width bins of stated probability (the last includes 1.0): count, mean stated, share true."""
     bins: list[list[tuple[float, float]]] = [[] for _ in range(BINS)]
     for t in trials:
@@ -207,7 +283,7 @@ def calibration(trials: Sequence[Trial]) -> list[dict[str, Any]]:
              "stated": _mean(p for p, _ in b), "observed": _mean(o for _, o in b)} for i, b in enumerate(bins)]
 
 
-def probability_scores(trials: Sequence[Trial]) -> dict[str, Any]:
+def probability_scores(trials: Sequence[Trial]) -> ProbabilityScores:
     stated = [t for t in trials if t.answered and t.probabilities is not None]
     return {"trials": len(stated),
             "brier": _mean(brier(t.probabilities or {}, t.gold) for t in stated),
@@ -215,14 +291,14 @@ def probability_scores(trials: Sequence[Trial]) -> dict[str, Any]:
             "calibration": calibration(stated)}
 
 
-def _split(trials: Sequence[Trial], key: Callable[[Trial], str], n_trials: int) -> dict[str, Any]:
+def _split(trials: Sequence[Trial], key: Callable[[Trial], str], n_trials: int) -> dict[str, Figures]:
     groups: dict[str, list[Trial]] = defaultdict(list)
     for t in trials:
         groups[key(t)].append(t)
     return {k: group(v, n_trials) for k, v in sorted(groups.items())}
 
 
-def summarize(trials: Sequence[Trial], n_trials: int) -> dict[str, Any]:
+def summarize(trials: Sequence[Trial], n_trials: int) -> Summary:
     """The scores block of ``results.json``."""
     return {
         "overall": group(trials, n_trials),

@@ -7,8 +7,6 @@ seat whose adapter takes hints (a stand-in) is handed the recorded answer (leagu
 
 from __future__ import annotations
 
-from typing import Any
-
 from league.evals.policy import Policy, PolicySandbox
 from league_agents.base import Seat, SeatSpec
 from league_agents.registry import SeatFactory, build_seat, make_sandbox
@@ -21,7 +19,7 @@ def policy_seat(spec: SeatSpec, policy: Policy, *, sandbox: Sandbox | None = Non
     return factory(spec, PolicySandbox(sandbox or make_sandbox(), policy))
 
 
-def reported_cost(usage: Any) -> float | None:
+def reported_cost(usage: object) -> float | None:
     """The cost a reply reported (``total_cost_usd`` as Claude Code prints it, or ``cost_usd``), if any."""
     if not isinstance(usage, dict):
         return None

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
-from typing import Any
 
+from league.jsonvalue import Json
 from league.portfolio.interface import PortfolioError
 
 
@@ -47,8 +47,10 @@ class BillRates:
     def from_json(cls, text: str, source: str = "recorded") -> BillRates:
         """``{"2026-01-02": "3.60", ...}`` — the recorded-series file format."""
         try:
-            raw: Any = json.loads(text)
-            points = {date.fromisoformat(k): Decimal(str(v)) for k, v in dict(raw).items()}
+            raw: Json = json.loads(text)
+            if not isinstance(raw, dict):
+                raise TypeError(f"expected an object, got {type(raw).__name__}")
+            points = {date.fromisoformat(k): Decimal(str(v)) for k, v in raw.items()}
         except (ValueError, TypeError, InvalidOperation) as exc:
             raise PortfolioError(f"bill-rate series is not a JSON object of date -> percent: {exc}") from exc
         return cls.from_points(points, source=source)

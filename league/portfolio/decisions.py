@@ -33,8 +33,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Literal
 
+from league.jsonvalue import Json, number
 from league.portfolio.interface import PortfolioError
 from league.portfolio.rules import RuleSet
 
@@ -119,7 +120,7 @@ class Plan:
 
 
 def decision_from_reply(
-    reply: Mapping[str, Any],
+    reply: Mapping[str, Json],
     *,
     seat: str,
     session: date,
@@ -144,47 +145,52 @@ def decision_from_reply(
     )
 
 
-def _cells_of(forecast: Any) -> tuple[dict[str, ActionCell], list[str]]:
+def _cells_of(forecast: Json | None) -> tuple[dict[str, ActionCell], list[str]]:
     cells: dict[str, ActionCell] = {}
     problems: list[str] = []
     if not isinstance(forecast, Mapping):
         return cells, problems
     for market, horizons in forecast.items():
         one_day = horizons.get("1d") if isinstance(horizons, Mapping) else None
-        if not isinstance(one_day, Mapping) or not isinstance(one_day.get("action"), str):
+        if not isinstance(one_day, Mapping) or not isinstance(action := one_day.get("action"), str):
             continue
         entry = one_day.get("entry")
-        if entry is not None and not _positive_number(entry):
+        price = _positive_number(entry)
+        if entry is not None and price is None:
             problems.append(f"{market}: entry {entry!r} is not a positive number")
-            entry = None
-        cells[str(market)] = ActionCell(action=one_day["action"], entry=float(entry) if entry is not None else None)
+        cells[str(market)] = ActionCell(action=action, entry=price)
     return cells, problems
 
 
-def _targets_of(block: Any) -> tuple[dict[str, float] | None, dict[str, dict[str, float]], str | None]:
+def _targets_of(block: Json | None) -> tuple[dict[str, float] | None, dict[str, dict[str, float]], str | None]:
     """``targets`` is market → percent of equity (every league), or rule-set name → such a block (the
     leagues named); anything else is reported, not guessed at."""
     if block is None:
         return None, {}, None
-    if isinstance(block, Mapping) and block and all(isinstance(v, Mapping) for v in block.values()):
-        if all(_finite_number(w) for inner in block.values() for w in inner.values()):
-            return None, {str(k): _fractions(v) for k, v in block.items()}, None
-        return None, {}, "targets block of a league is not an object of market -> percent"
+    if isinstance(block, Mapping) and block:
+        leagues = {str(k): v for k, v in block.items() if isinstance(v, Mapping)}
+        if len(leagues) == len(block):
+            if all(_finite_number(w) for inner in leagues.values() for w in inner.values()):
+                return None, {k: _fractions(v) for k, v in leagues.items()}, None
+            return None, {}, "targets block of a league is not an object of market -> percent"
     if not isinstance(block, Mapping) or not all(_finite_number(v) for v in block.values()):
         return {}, {}, "targets block is not an object of market -> percent"
     return _fractions(block), {}, None
 
 
-def _fractions(block: Mapping[Any, Any]) -> dict[str, float]:
-    return {str(k): float(v) / 100.0 for k, v in block.items()}
+def _fractions(block: Mapping[str, Json]) -> dict[str, float]:
+    """Percent of equity as fractions (the callers have checked that every value is a finite number)."""
+    return {str(k): float(n) / 100.0 for k, v in block.items() if (n := number(v)) is not None}
 
 
-def _finite_number(value: Any) -> bool:
+def _finite_number(value: Json | None) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _positive_number(value: Any) -> bool:
-    return _finite_number(value) and float(value) > 0
+def _positive_number(value: Json | None) -> float | None:
+    """``value`` as a float when it is a finite number above zero, else None."""
+    n = number(value)
+    return float(n) if n is not None and math.isfinite(n) and n > 0 else None
 
 
 def plan_decision(decision: Decision, rules: RuleSet, weights: Mapping[str, float]) -> Plan:

@@ -12,7 +12,7 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any, Protocol, overload, runtime_checkable
+from typing import Protocol, overload, runtime_checkable
 
 from league.errors import LeagueError
 
@@ -87,7 +87,7 @@ class SessionBars(Sequence[Bar]):
 
     __hash__ = None  # type: ignore[assignment]  # equal to a list, which has none
 
-    def _columns(self) -> tuple[list[Any], ...]:
+    def _columns(self) -> tuple[list[object], ...]:
         return tuple(list(c) for c in (self.starts, self.opens, self.highs, self.lows, self.closes))
 
     def _bar(self, j: int) -> Bar:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from league.portfolio.benchmarks import LONG_ONLY, LONG_SHORT
 from league.portfolio.engine import Fill, Mark
@@ -67,7 +67,7 @@ ACCOUNT_COLUMNS: dict[str, str] = {
 COLUMNS = {"arena-trades.csv": TRADE_COLUMNS, "arena-accounts.csv": ACCOUNT_COLUMNS}
 
 
-def _pairs(values: Mapping[str, Any]) -> str:
+def _pairs(values: Mapping[str, object]) -> str:
     return ";".join(f"{k}:{v}" for k, v in sorted(values.items()))
 
 
@@ -142,18 +142,37 @@ TABLE_NOTE = ("Sharpe and Sortino are null before 20 sessions; turnover = traded
               "shadow_gain = Σ (value − no-trade shadow value) over sessions.")
 
 
-def _table(histories: Mapping[str, Sequence[Mark]]) -> list[dict[str, Any]]:
+class LeagueTable(TypedDict):
+    """One league's table: its accounts best value first (and, from the seasons, the league's terms)."""
+
+    league: NotRequired[str]
+    capital: NotRequired[str]
+    bill_rates: NotRequired[str]
+    accounts: list[dict[str, object]]
+
+
+class PortfolioTables(TypedDict):
+    """The ``portfolio`` section of council-league.json and its note."""
+
+    portfolio: dict[str, LeagueTable]
+    note: str
+
+
+def _table(histories: Mapping[str, Sequence[Mark]]) -> list[dict[str, object]]:
+    """Each account's metrics (the fields of :class:`AccountMetrics`), its kind and last session, best value first."""
     rows = []
     for account, marks in sorted(histories.items()):
-        row = asdict(account_metrics(marks))
-        rows.append({**row, "kind": account_kind(account), "last_session": marks[-1].session.isoformat()})
-    rows.sort(key=lambda r: (-r["value"], r["account"]))
-    return rows
+        metrics = account_metrics(marks)
+        row: dict[str, object] = {**asdict(metrics), "kind": account_kind(account),
+                                  "last_session": marks[-1].session.isoformat()}
+        rows.append((metrics.value, metrics.account, row))
+    rows.sort(key=lambda r: (-r[0], r[1]))
+    return [row for _, _, row in rows]
 
 
-def portfolio_tables(seasons: Sequence[Season]) -> dict[str, Any]:
+def portfolio_tables(seasons: Sequence[Season]) -> PortfolioTables:
     """The ``portfolio`` section of council-league.json: one table per league, best value first."""
-    leagues = {
+    leagues: dict[str, LeagueTable] = {
         season.rules.name: {"league": season.rules.league, "capital": str(season.rules.capital),
                             "bill_rates": season.bills.source, "accounts": _table(season.history)}
         for season in seasons
@@ -161,7 +180,7 @@ def portfolio_tables(seasons: Sequence[Season]) -> dict[str, Any]:
     return {"portfolio": leagues, "note": TABLE_NOTE}
 
 
-def portfolio_tables_from_marks(marks: Iterable[Mark]) -> dict[str, Any]:
+def portfolio_tables_from_marks(marks: Iterable[Mark]) -> PortfolioTables:
     """The same tables from marks alone (e.g. ``mark_from_content`` over the book's ``mark`` lines)."""
     grouped: dict[str, dict[str, list[Mark]]] = {}
     for m in sorted(marks, key=lambda m: (m.league, m.account, m.session)):

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from league.jsonvalue import JsonObject
 from league.portfolio.interface import PortfolioError
 
 #: market code -> fund symbol held by portfolios (docs/protocol.md §1). VIX has no fund in arena-3.
@@ -102,9 +103,10 @@ class RuleSet(BaseModel):
         """fund symbol -> market code (the inverse of ``funds``)."""
         return {symbol: market for market, symbol in self.funds.items()}
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         """The exact object sealed in the book (``kind: rules``) and published in arena-protocol.json."""
-        return self.model_dump(mode="json")
+        dumped: JsonObject = self.model_dump(mode="json")
+        return dumped
 
 
 ARENA_3 = RuleSet(
@@ -153,9 +155,9 @@ def rule_set(name: str) -> RuleSet:
         raise PortfolioError(f"unknown rule set {name!r}", fix=f"use one of {sorted(RULE_SETS)}") from None
 
 
-def protocol_document() -> dict[str, Any]:
+def protocol_document() -> JsonObject:
     """The portfolio part of arena-protocol.json: every rule set with its version and the dated changes."""
     return {
         "rule_sets": {name: rules.as_json() for name, rules in sorted(RULE_SETS.items())},
-        "changes": [dict(c) for c in RULE_CHANGES],
+        "changes": [{**c} for c in RULE_CHANGES],
     }

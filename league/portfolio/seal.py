@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from league import records
+from league.jsonvalue import JsonObject
 from league.portfolio.decisions import Decision, Plan
 from league.portfolio.engine import Execution, Fill, Mark, Rejection
 from league.portfolio.interface import PortfolioError
@@ -22,12 +23,12 @@ from league.portfolio.rules import RuleSet
 from league.portfolio.season import SessionOutcome
 
 
-def rules_content(rules: RuleSet) -> dict[str, Any]:
+def rules_content(rules: RuleSet) -> JsonObject:
     """kind ``rules``: sealed before the rule set governs its first decision."""
     return {"rules": rules.name, "rule_set": rules.as_json()}
 
 
-def _decision_fields(decision: Decision) -> dict[str, Any]:
+def _decision_fields(decision: Decision) -> JsonObject:
     return {
         "seat": decision.seat,
         "session": decision.session.isoformat(),
@@ -37,11 +38,11 @@ def _decision_fields(decision: Decision) -> dict[str, Any]:
         "version": decision.version,
         "answer_line": decision.answer_line,
         "actions": {m: {"action": c.action, "entry": c.entry} for m, c in sorted(decision.cells.items())},
-        "targets": dict(sorted(decision.targets.items())) if decision.targets is not None else None,
+        "targets": {s: w for s, w in sorted(decision.targets.items())} if decision.targets is not None else None,
     }
 
 
-def _plan_fields(plan: Plan) -> dict[str, Any]:
+def _plan_fields(plan: Plan) -> JsonObject:
     return {
         "targets": {s: round(w, 8) for s, w in sorted(plan.targets.items())},
         "dips": [{"market": d.market, "symbol": d.symbol, "weight": round(d.weight, 8), "entry": d.entry}
@@ -49,24 +50,24 @@ def _plan_fields(plan: Plan) -> dict[str, Any]:
     }
 
 
-def decision_content(execution: Execution, account: str, league: str) -> dict[str, Any]:
+def decision_content(execution: Execution, account: str, league: str) -> JsonObject:
     """kind ``decision``: an accepted decision, its plan, the equity it was sized on, its fill count."""
     return {
         "league": league, "account": account, **_decision_fields(execution.decision),
         "executed_at": execution.executed_at.isoformat(), "equity": str(cents(execution.equity)),
         "plan": _plan_fields(execution.plan), "fills": len(execution.fills),
         "weights_after": {s: round(w, 6) for s, w in sorted(execution.weights_after.items())},
-        "notes": list(execution.notes),
+        "notes": [*execution.notes],
     }
 
 
-def rejection_content(rejection: Rejection) -> dict[str, Any]:
+def rejection_content(rejection: Rejection) -> JsonObject:
     """kind ``rejection``: the whole decision and why it broke a rule; nothing was traded."""
     return {"league": rejection.league, "account": rejection.account, **_decision_fields(rejection.decision),
             "reason": rejection.reason}
 
 
-def trade_content(fill: Fill) -> dict[str, Any]:
+def trade_content(fill: Fill) -> JsonObject:
     """kind ``trade``: one fill, with everything replay.py needs."""
     return {
         "league": fill.league, "account": fill.account, "session": fill.session.isoformat(),
@@ -77,11 +78,11 @@ def trade_content(fill: Fill) -> dict[str, Any]:
     }
 
 
-def _decimals(values: Mapping[str, Decimal]) -> dict[str, str]:
+def _decimals(values: Mapping[str, Decimal]) -> JsonObject:
     return {k: str(v) for k, v in sorted(values.items())}
 
 
-def mark_content(mark: Mark) -> dict[str, Any]:
+def mark_content(mark: Mark) -> JsonObject:
     """kind ``mark``: the close-of-session account with its no-trade shadow."""
     return {
         "league": mark.league, "account": mark.account, "session": mark.session.isoformat(),
@@ -90,7 +91,7 @@ def mark_content(mark: Mark) -> dict[str, Any]:
         "positions": _decimals(mark.positions), "prices": _decimals(mark.prices),
         "weights": {s: weight_text(w) for s, w in mark.weights.items()},
         "shadow_value": str(cents(mark.shadow_value)), "fees_total": str(mark.fees_total),
-        "traded_total": str(mark.traded_total), "peak": str(mark.peak), "stale": list(mark.stale),
+        "traded_total": str(mark.traded_total), "peak": str(mark.peak), "stale": [*mark.stale],
     }
 
 
@@ -145,14 +146,14 @@ def _record(content: Mapping[str, object], kind: str, model: type[R]) -> R:
     return rec
 
 
-def retry_content(seat: str, session: str, ask_sha256: str, note: str = "asked_again") -> dict[str, Any]:
+def retry_content(seat: str, session: str, ask_sha256: str, note: str = "asked_again") -> JsonObject:
     """kind ``portfolio_retry``: a re-asked portfolio question, a diagnostic row and never the decision."""
     return {"seat": seat, "session": session, "ask_sha256": ask_sha256, "status": "asked_again", "note": note}
 
 
-def session_lines(outcome: SessionOutcome) -> list[tuple[str, dict[str, Any]]]:
+def session_lines(outcome: SessionOutcome) -> list[tuple[str, JsonObject]]:
     """All (kind, content) pairs of one session in sealing order."""
-    lines: list[tuple[str, dict[str, Any]]] = []
+    lines: list[tuple[str, JsonObject]] = []
     lines += [("decision", decision_content(e, e.decision.seat, outcome.league)) for e in outcome.executions]
     lines += [("rejection", rejection_content(r)) for r in outcome.rejections]
     lines += [("trade", trade_content(f)) for e in outcome.executions for f in e.fills]

@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import structlog
 
@@ -103,7 +103,7 @@ class FolderBarCache:
         return symbol_dir(self.folder, symbol) / f"{day.isoformat()}.complete"
 
     def put_bars(
-        self, symbol: str, day: date, bars: Sequence[Bar], *, complete: bool, meta: dict[str, Any] | None = None
+        self, symbol: str, day: date, bars: Sequence[Bar], *, complete: bool, meta: dict[str, str] | None = None
     ) -> None:
         text = "".join(json.dumps(b.as_json(), separators=(",", ":")) + "\n" for b in bars)
         path = day_path(self.folder, symbol, day)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any, overload
+from typing import TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -22,10 +22,11 @@ import numpy.typing as npt
 from league.prices.interface import Bar, PriceError
 
 Arr = npt.NDArray[np.float64]
+T = TypeVar("T")
 _NEW = object.__new__
 
 
-def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
+def slot_setters(cls: type[T], *names: str) -> tuple[Callable[[T, object], None], ...]:
     """The setters of a slotted class's fields (what a frozen dataclass's own ``__init__`` reaches through
     ``object.__setattr__``), to fill objects already known to be valid without calling it."""
     return tuple(getattr(cls, name).__set__ for name in names)

@@ -9,11 +9,13 @@ because a cell is better left unresolved than scored against a made-up price.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from league.errors import LeagueError
+from league.jsonvalue import Json, JsonObject
 
 
 class PriceError(LeagueError):
@@ -59,7 +61,7 @@ class Bar:
             raise PriceError(f"bar {when}: volume must be >= 0, got {self.volume}")
         raise PriceError(f"bar {when}: high/low do not bracket open/close: {prices}")
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         """The cache line of docs/data-folder.md: ``t`` is the START in UTC with seconds."""
         return {
             "t": self.start.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -71,12 +73,19 @@ class Bar:
         }
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> Bar:
+    def from_json(cls, obj: Mapping[str, Json]) -> Bar:
         try:
             start = datetime.fromisoformat(str(obj["t"]).replace("Z", "+00:00"))
-            return cls(start, float(obj["o"]), float(obj["h"]), float(obj["l"]), float(obj["c"]), float(obj["v"]))
+            return cls(start, _real(obj["o"]), _real(obj["h"]), _real(obj["l"]), _real(obj["c"]), _real(obj["v"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise PriceError(f"not a bar record: {obj!r} ({exc})") from exc
+
+
+def _real(value: Json) -> float:
+    """A cached price or volume as ``float()`` reads it; any other shape fails as ``float()`` would."""
+    if isinstance(value, int | float | str):
+        return float(value)
+    raise TypeError(f"float() argument must be a string or a real number, not {type(value).__name__!r}")
 
 
 @runtime_checkable

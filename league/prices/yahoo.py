@@ -14,9 +14,10 @@ off (``yf.config.debug.hide_exceptions = False``) so a failure is seen as a fail
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from types import ModuleType
+from typing import Protocol, TypeVar
 
 import requests
 import structlog
@@ -34,6 +35,58 @@ from league.retry import bounded
 log = structlog.get_logger(__name__)
 PROVIDER_NAME = "yahoo_finance_chart_v8_1m"
 MAX_1M_SPAN = timedelta(days=7)  # Yahoo serves at most ~8 days of 1-minute bars per request
+T = TypeVar("T")
+
+
+class _Stamp(Protocol):
+    """A row's time in yfinance's frame (a pandas Timestamp)."""
+
+    def to_pydatetime(self) -> datetime: ...
+
+    def date(self) -> date: ...
+
+
+class _Row(Protocol):
+    """One row of the OHLCV frame, as ``itertuples`` gives it."""
+
+    @property
+    def Open(self) -> float: ...  # noqa: N802 - yfinance's column names
+
+    @property
+    def High(self) -> float: ...  # noqa: N802
+
+    @property
+    def Low(self) -> float: ...  # noqa: N802
+
+    @property
+    def Close(self) -> float: ...  # noqa: N802
+
+    @property
+    def Volume(self) -> float: ...  # noqa: N802
+
+
+class _Column(Protocol):
+    def tolist(self) -> list[float]: ...
+
+
+class _Frame(Protocol):
+    """What the provider reads of yfinance's OHLCV frame (a pandas DataFrame)."""
+
+    @property
+    def index(self) -> Iterable[_Stamp]: ...
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, column: str) -> _Column: ...
+
+    def itertuples(self, index: bool = ...) -> Iterable[_Row]: ...
+
+
+class _Ticker(Protocol):
+    """What the provider calls of ``yfinance.Ticker``."""
+
+    def history(self, *, interval: str, start: datetime | str, end: datetime | str, auto_adjust: bool,
+                actions: bool, timeout: float, prepost: bool = ...) -> _Frame: ...
 
 
 def chunks(start: datetime, end: datetime, span: timedelta) -> list[tuple[datetime, datetime]]:
@@ -47,9 +100,11 @@ def chunks(start: datetime, end: datetime, span: timedelta) -> list[tuple[dateti
     return out
 
 
-def _yf() -> Any:
+def _yf() -> ModuleType:
+    """yfinance, with its exceptions shown (see the module docstring)."""
     yfinance.config.debug.hide_exceptions = False
-    return yfinance
+    module: ModuleType = yfinance
+    return module
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -70,7 +125,7 @@ def _is_http_transport_error(exc: BaseException) -> bool:
     return isinstance(exc, CurlError)
 
 
-def _frame_to_bars(frame: Any, symbol: str) -> list[Bar]:
+def _frame_to_bars(frame: _Frame | None, symbol: str) -> list[Bar]:
     """Turn yfinance's OHLCV frame into bars; NaN rows (Yahoo's empty minutes) and broken rows are
     dropped and logged, never repaired."""
     bars: list[Bar] = []
@@ -94,18 +149,19 @@ class YahooProvider:
     name = PROVIDER_NAME
 
     def __init__(
-        self, *, retries: int = 4, wait_seconds: float = 2.0, timeout: float = 20.0, session: Any = None
+        self, *, retries: int = 4, wait_seconds: float = 2.0, timeout: float = 20.0, session: object = None
     ) -> None:
         self.retries = retries
         self.wait_seconds = wait_seconds
         self.timeout = timeout
         self.session = session
 
-    def _ticker(self, symbol: str) -> Any:
+    def _ticker(self, symbol: str) -> _Ticker:
         yf = _yf()
-        return yf.Ticker(symbol, session=self.session) if self.session is not None else yf.Ticker(symbol)
+        ticker: _Ticker = yf.Ticker(symbol, session=self.session) if self.session is not None else yf.Ticker(symbol)
+        return ticker
 
-    def _call(self, what: str, symbol: str, fetch: Any) -> Any:
+    def _call(self, what: str, symbol: str, fetch: Callable[[], T]) -> T:
         """Run ``fetch`` with bounded retries; translate the library's errors into the port's."""
         retrying = bounded(attempts=self.retries + 1, wait_s=self.wait_seconds, retry_on=is_transient, reraise=False)
         try:
@@ -138,7 +194,7 @@ class YahooProvider:
         return bars
 
     def _bars_once(self, symbol: str, start: datetime, end: datetime) -> list[Bar]:
-        def fetch() -> Any:
+        def fetch() -> _Frame:
             return self._ticker(symbol).history(
                 interval="1m", start=start, end=end, prepost=False, auto_adjust=False, actions=False,
                 timeout=self.timeout,
@@ -150,7 +206,7 @@ class YahooProvider:
     def daily_closes(self, symbol: str, start: date, end: date) -> list[tuple[date, float]]:
         """Daily closes (unadjusted) for 52-week ranges and multi-day changes."""
 
-        def fetch() -> Any:
+        def fetch() -> _Frame:
             return self._ticker(symbol).history(
                 interval="1d", start=start.isoformat(), end=(end + timedelta(days=1)).isoformat(),
                 auto_adjust=False, actions=False, timeout=self.timeout,
@@ -168,7 +224,7 @@ def daily_history(provider: YahooProvider, symbol: str, start: date, end: date) 
     """Daily bars (unadjusted open and close) of ``start..end`` as the recorded history's rows
     (``symbol, day, open, close``): what ``league init`` seals its climatology from."""
 
-    def fetch() -> Any:
+    def fetch() -> _Frame:
         return provider._ticker(symbol).history(
             interval="1d", start=start.isoformat(), end=(end + timedelta(days=1)).isoformat(),
             auto_adjust=False, actions=False, timeout=provider.timeout,

@@ -74,7 +74,7 @@ def points(data_dir: Path, out: Path) -> None:
 
 def points_block(data_dir: Path, out: Path) -> dict[str, object]:
     """council-points.json written; its report returned, for :func:`points_merge` once the statistics are."""
-    report: dict[str, object] = points_track.points_report(data_dir)
+    report: dict[str, object] = dict(points_track.points_report(data_dir))
     report["book"] = "council-book.jsonl"  # the published copy, not this machine's path
     write_json(out / "council-points.json", report)
     return report

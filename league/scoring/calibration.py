@@ -8,7 +8,7 @@ easy place for a quiet mistake.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -16,9 +16,20 @@ import pandas as pd
 import statsmodels.api as sm
 from statsmodels.tools.sm_exceptions import PerfectSeparationError, PerfectSeparationWarning
 
+from league.jsonvalue import Json, JsonObject
 from league.scoring.constants import CALIB_EDGES, CALIB_MIN
 
 LOGIT_CLIP = 0.5  # percent: 0 and 100 are legal answers but have no finite logit
+
+
+class _Fit(Protocol):
+    """What the calibration reads of statsmodels' fitted logit: the coefficients and their standard errors."""
+
+    @property
+    def params(self) -> npt.NDArray[np.float64]: ...
+
+    @property
+    def bse(self) -> npt.NDArray[np.float64]: ...
 
 
 def fold(p_pct: npt.ArrayLike, outcome: npt.ArrayLike) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -31,12 +42,12 @@ def fold(p_pct: npt.ArrayLike, outcome: npt.ArrayLike) -> tuple[npt.NDArray[np.f
     return np.where(low, 100.0 - p, p), np.where(low, 1.0 - o, o)
 
 
-def calibration_bins(p_pct: npt.ArrayLike, outcome: npt.ArrayLike, min_count: int = CALIB_MIN) -> list[dict[str, Any]]:
+def calibration_bins(p_pct: npt.ArrayLike, outcome: npt.ArrayLike, min_count: int = CALIB_MIN) -> list[Json]:
     """Bins [50,60) [60,70) [70,80) [80,100]; mean stated and realised share shown from ``min_count``."""
     fp, fo = fold(p_pct, outcome)
     edges = np.asarray(CALIB_EDGES)
     which = np.clip(np.searchsorted(edges, fp, side="right") - 1, 0, len(edges) - 2)
-    out = []
+    out: list[Json] = []
     for b in range(len(edges) - 1):
         sel = which == b
         n = int(sel.sum())
@@ -57,12 +68,12 @@ def _logit(p_pct: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.asarray(np.log(q / (1.0 - q)), dtype=float)
 
 
-def logistic_calibration(p_pct: npt.ArrayLike, outcome: npt.ArrayLike, sessions: npt.ArrayLike) -> dict[str, Any]:
+def logistic_calibration(p_pct: npt.ArrayLike, outcome: npt.ArrayLike, sessions: npt.ArrayLike) -> JsonObject:
     """Fit ``logit P(Y=1) = a + b logit(p)``; standard errors clustered by session (statsmodels)."""
     p = np.asarray(p_pct, dtype=float)
     y = np.asarray(outcome, dtype=float)
     groups = pd.factorize(pd.Series(np.asarray(sessions)))[0]
-    base: dict[str, Any] = {"n": int(p.size), "n_sessions": int(np.unique(groups).size), "logit_clip_pct": LOGIT_CLIP}
+    base: JsonObject = {"n": int(p.size), "n_sessions": int(np.unique(groups).size), "logit_clip_pct": LOGIT_CLIP}
     if p.size < 10 or np.unique(groups).size < 2 or np.unique(y).size < 2 or np.unique(p).size < 2:
         return {**base, "a": None, "b": None, "reason": "too few or degenerate forecasts for a fit"}
     try:
@@ -75,8 +86,9 @@ def logistic_calibration(p_pct: npt.ArrayLike, outcome: npt.ArrayLike, sessions:
             "reading": "overconfident" if b < 1 else "underconfident" if b > 1 else "calibrated"}
 
 
-def _fit(p: npt.NDArray[np.float64], y: npt.NDArray[np.float64], groups: npt.NDArray[np.int64]) -> Any:
+def _fit(p: npt.NDArray[np.float64], y: npt.NDArray[np.float64], groups: npt.NDArray[np.int64]) -> _Fit:
     x = sm.add_constant(_logit(p), has_constant="add")
     with warnings.catch_warnings():
         warnings.simplefilter("error", PerfectSeparationWarning)
-        return sm.Logit(y, x).fit(disp=0, cov_type="cluster", cov_kwds={"groups": groups})
+        fitted: _Fit = sm.Logit(y, x).fit(disp=0, cov_type="cluster", cov_kwds={"groups": groups})
+    return fitted

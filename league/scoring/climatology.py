@@ -26,12 +26,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from league.config import load_markets, shipped_config_dir
+from league.jsonvalue import Json, JsonObject, obj
 from league.scoring.constants import ASSETS, HORIZON_SESSIONS, HORIZONS
 from league.scoring.errors import ClimatologyHashError, ScoringError
 
@@ -118,7 +118,7 @@ def _moves(series: HistorySeries, asset: str, horizon: str, start: date,
     return (closes.shift(-steps) / closes - 1.0).dropna(), closes, steps, "close_to_close"
 
 
-def _entry(series: HistorySeries, asset: str, horizon: str, start: date, end: date) -> dict[str, Any]:
+def _entry(series: HistorySeries, asset: str, horizon: str, start: date, end: date) -> JsonObject:
     move, closes, steps, basis = _moves(series, asset, horizon, start, end)
     band = _draw_band(closes.pct_change(), series.step_sessions).reindex(move.index)
     up = move > 0
@@ -136,11 +136,11 @@ def _entry(series: HistorySeries, asset: str, horizon: str, start: date, end: da
     }
 
 
-def _iso(value: Any) -> str | None:
+def _iso(value: object) -> str | None:
     return None if pd.isna(value) else pd.Timestamp(value).date().isoformat()
 
 
-def _no_history(note: str) -> dict[str, Any]:
+def _no_history(note: str) -> JsonObject:
     return {"p_up": 0.5, "p_up_ex_draw": 0.5, "n": 0, "n_draw": 0, "n_independent": 0, "steps": 0,
             "window": None, "source": None, "approximation": note}
 
@@ -154,7 +154,7 @@ def build_climatology(
     assets: tuple[str, ...] = ASSETS,
     horizons: tuple[str, ...] = HORIZONS,
     source: str = "",
-) -> dict[str, Any]:
+) -> JsonObject:
     """Build and seal the table from each market's own history (``history`` by market code); refuses
     a window that does not end before the season. ``source`` names the history (and its hash)."""
     if window_end >= season_start:
@@ -162,10 +162,11 @@ def build_climatology(
             f"climatology window ends {window_end}, not before the season start {season_start}",
             fix="choose a window that ends before the first session of the season",
         )
-    table: dict[str, dict[str, Any]] = {}
+    table: JsonObject = {}
     for asset in assets:
-        table[asset] = {h: _cell(history, asset, h, window_start, window_end) for h in horizons}
-    obj = {
+        cells: JsonObject = {h: _cell(history, asset, h, window_start, window_end) for h in horizons}
+        table[asset] = cells
+    body: JsonObject = {
         "kind": "climatology_fixed",
         "window": {"start": window_start.isoformat(), "end": window_end.isoformat()},
         "season_start": season_start.isoformat(),
@@ -175,10 +176,10 @@ def build_climatology(
         "history": source,
         "table": table,
     }
-    return seal(obj)
+    return seal(body)
 
 
-def _cell(history: Mapping[str, HistorySeries], asset: str, horizon: str, start: date, end: date) -> dict[str, Any]:
+def _cell(history: Mapping[str, HistorySeries], asset: str, horizon: str, start: date, end: date) -> JsonObject:
     series = history.get(asset)
     if series is None:
         return _no_history(f"no history for {asset}: 50%")
@@ -191,25 +192,25 @@ def _cell(history: Mapping[str, HistorySeries], asset: str, horizon: str, start:
     return entry
 
 
-def content_sha256(obj: Mapping[str, Any]) -> str:
+def content_sha256(obj: Mapping[str, Json]) -> str:
     """SHA-256 of ``json.dumps(obj_without_sha256, sort_keys=True)`` with the default separators."""
     body = {k: v for k, v in obj.items() if k != "sha256"}
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()
 
 
-def seal(obj: Mapping[str, Any]) -> dict[str, Any]:
+def seal(obj: Mapping[str, Json]) -> JsonObject:
     """Return a copy carrying its own content hash under ``sha256``."""
     sealed = {k: v for k, v in obj.items() if k != "sha256"}
     sealed["sha256"] = content_sha256(sealed)
     return sealed
 
 
-def sha256_ok(obj: Mapping[str, Any]) -> bool:
+def sha256_ok(obj: Mapping[str, Json]) -> bool:
     """True when the recorded seal matches the content (no exception: for publishing the flag)."""
     return isinstance(obj.get("sha256"), str) and obj["sha256"] == content_sha256(obj)
 
 
-def check_climatology(obj: Mapping[str, Any]) -> str:
+def check_climatology(obj: Mapping[str, Json]) -> str:
     """Re-check the seal before any use; raise :class:`ClimatologyHashError` on a changed table."""
     if not sha256_ok(obj):
         raise ClimatologyHashError(
@@ -219,18 +220,35 @@ def check_climatology(obj: Mapping[str, Any]) -> str:
     return str(obj["sha256"])
 
 
-def clim_probabilities(obj: Mapping[str, Any], *, ex_draw: bool = False) -> dict[tuple[str, str], float]:
+def clim_probabilities(table: Mapping[str, Json], *, ex_draw: bool = False) -> dict[tuple[str, str], float]:
     """(asset, horizon) -> climatological probability in percent, after re-checking the seal."""
-    check_climatology(obj)
+    check_climatology(table)
     key = "p_up_ex_draw" if ex_draw else "p_up"
     return {
-        (asset, horizon): 100.0 * float(cell[key])
-        for asset, cells in obj["table"].items()
-        for horizon, cell in cells.items()
+        (asset, horizon): 100.0 * _share(obj(cell).get(key), asset, horizon)
+        for asset, cells in _table(table).items()
+        for horizon, cell in obj(cells).items()
     }
 
 
-def default_table(season_start: date) -> dict[str, Any]:
+def _table(table: Mapping[str, Json]) -> JsonObject:
+    """The sealed table's ``table`` object (a table without one is refused, as reading it would fail)."""
+    cells = table["table"]
+    if not isinstance(cells, dict):
+        raise ScoringError("the climatology table has no table of cells",
+                                   fix="restore the sealed council-clim-window.json")
+    return cells
+
+
+def _share(value: Json | None, asset: str, horizon: str) -> float:
+    """A cell's share as a float (a cell without a number is refused, as reading it would fail)."""
+    if isinstance(value, int | float | str):
+        return float(value)
+    raise ScoringError(f"the climatology cell {asset} {horizon} has no share",
+                               fix="restore the sealed council-clim-window.json")
+
+
+def default_table(season_start: date) -> JsonObject:
     """The demo's table: the shipped 2016-2025 history of the twelve markets (see :data:`SHIPPED_HISTORY`)."""
     digest = hashlib.sha256(SHIPPED_HISTORY.read_bytes()).hexdigest()
     return build_climatology(shipped_history(), window_start=WINDOW[0], window_end=WINDOW[1],

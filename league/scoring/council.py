@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from typing import Any
+from typing import SupportsFloat
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from league.extras import extra
+from league.jsonvalue import Json, JsonObject, number, obj, text
 from league.scoring import similarity as simmod
 from league.scoring.baselines import clim_per_row
 from league.scoring.climatology import seal, sha256_ok
@@ -80,20 +81,20 @@ def error_indicator(p: pd.Series, outcome: pd.Series) -> pd.Series:
     return wrong.astype(float).where(defined)
 
 
-def n_eff_table(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float] | None = None) -> list[dict[str, Any]]:
+def n_eff_table(rows: pd.DataFrame, clim: Mapping[tuple[str, str], float] | None = None) -> list[JsonObject]:
     """Per run and horizon: n, rho, N_eff and every companion of scoring.md §6."""
     rows = dedupe(rows).copy(deep=False)  # new columns only: no column is copied (copy-on-write)
     rows["dev50"] = rows["p"] - 50.0
     rows["err"] = error_indicator(rows["p"], rows["outcome"])
     if clim is not None:
         rows["devclim"] = rows["p"] - clim_per_row(rows, clim, 50.0)
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     for horizon, sub in rows.groupby("horizon", sort=True):
         out.extend(_n_eff_horizon(sub, str(horizon), clim is not None))
-    return sorted(out, key=lambda d: (d["session"], d["unit"], d["horizon"]))
+    return sorted(out, key=lambda d: (text(d["session"]), text(d["unit"]), text(d["horizon"])))
 
 
-def _n_eff_horizon(sub: pd.DataFrame, horizon: str, with_clim: bool) -> list[dict[str, Any]]:
+def _n_eff_horizon(sub: pd.DataFrame, horizon: str, with_clim: bool) -> list[JsonObject]:
     cube, runs, assets, _ = _cube(sub, "p")
     rho, pr, top = _per_run(cube, spectrum=True)
     neff = simmod.n_eff_from(simmod.seats_present(cube), rho)
@@ -119,13 +120,13 @@ def _n_eff_horizon(sub: pd.DataFrame, horizon: str, with_clim: bool) -> list[dic
     ]
 
 
-def _f(x: Any) -> float | None:
+def _f(x: SupportsFloat) -> float | None:
     """JSON-safe float: NaN and infinities become null."""
     v = float(x)
     return v if np.isfinite(v) else None
 
 
-def shared_errors(rows: pd.DataFrame, cons: pd.DataFrame) -> dict[str, Any]:
+def shared_errors(rows: pd.DataFrame, cons: pd.DataFrame) -> JsonObject:
     """``all_wrong`` and ``minority_right`` per horizon, with the count expected under independence.
 
     Paper §5.3: a stated 50 is neither right nor wrong, so that seat does not count as answering the
@@ -173,10 +174,10 @@ def _expected_all_wrong(r: pd.DataFrame, g: pd.DataFrame) -> pd.Series:
     return prod.reindex(g.index).fillna(0.0)
 
 
-def distinctiveness(rows: pd.DataFrame) -> list[dict[str, Any]]:
+def distinctiveness(rows: pd.DataFrame) -> list[JsonObject]:
     """Per seat and horizon: mean correlation with the others; share agreeing with the others' majority."""
     r = dedupe(rows)
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     for horizon, sub in r.groupby("horizon", sort=True):
         cube, _, _, seats = _cube(sub, "p")
         mean_corr = _mean_with_others(cube)
@@ -206,11 +207,11 @@ def _cons_brier(cons: pd.DataFrame) -> pd.Series:
 
 
 def seat_value(rows: pd.DataFrame, families: Mapping[str, str] | None, cons: pd.DataFrame,
-               rules: Rules = DEFAULT_RULES) -> list[dict[str, Any]]:
+               rules: Rules = DEFAULT_RULES) -> list[JsonObject]:
     """Consensus Brier with and without each seat on the resolved events that seat answered."""
     r = dedupe(rows)
     base = cons.assign(b=_cons_brier(cons)).set_index(["unit", "event_key"])
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     for seat in sorted(r["seat"].unique()):
         mine = r.loc[r["seat"] == seat].set_index(["unit", "event_key"]).index
         without = consensus(r.loc[r["seat"] != seat], families, rules)
@@ -230,7 +231,7 @@ def window_sessions(rows: pd.DataFrame, first: int, last: int | None = None) -> 
     return [str(x) for x in sessions[first - 1:last]]
 
 
-def shadow_weights(rows: pd.DataFrame, window: list[str]) -> dict[str, Any]:
+def shadow_weights(rows: pd.DataFrame, window: list[str]) -> JsonObject:
     """The shadow consensus's seat weights (paper §5.3), frozen on ``window`` and sealed by SHA-256.
 
     Each seat weighs ``1 / max(r_s, 0.05)``, ``r_s`` its mean pairwise correlation with the other seats
@@ -242,16 +243,18 @@ def shadow_weights(rows: pd.DataFrame, window: list[str]) -> dict[str, Any]:
     win = r.loc[r["session"].isin(window) & (r["horizon"] == "1d")]
     corr = _pooled_mean_corr(win) if not win.empty else {}
     weights = {seat: 1.0 / max(c, SHADOW_FLOOR) for seat, c in corr.items() if np.isfinite(c)}
-    obj: dict[str, Any] = {"kind": "shadow_weights", "floor": SHADOW_FLOOR, "horizon": "1d",
-                           "window": {"first": window[0] if window else None, "last": window[-1] if window else None,
-                                      "sessions": len(window)},
-                           "mean_corr": {k: _f(v) for k, v in sorted(corr.items())},
-                           "weights": dict(sorted(weights.items())),
-                           "missing_seat_rule": "median of the frozen weights"}
-    return seal(obj)
+    mean_corr: JsonObject = {k: _f(v) for k, v in sorted(corr.items())}
+    sorted_weights: JsonObject = dict(sorted(weights.items()))
+    body: JsonObject = {"kind": "shadow_weights", "floor": SHADOW_FLOOR, "horizon": "1d",
+                        "window": {"first": window[0] if window else None, "last": window[-1] if window else None,
+                                   "sessions": len(window)},
+                        "mean_corr": mean_corr,
+                        "weights": sorted_weights,
+                        "missing_seat_rule": "median of the frozen weights"}
+    return seal(body)
 
 
-def check_shadow_weights(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+def check_shadow_weights(obj: Mapping[str, Json]) -> Mapping[str, Json]:
     """Frozen weights are used only if their seal still matches their content."""
     if not sha256_ok(obj) or obj.get("kind") != "shadow_weights":
         raise ScoringError("shadow weights do not match their sha256 (or are not shadow weights)",
@@ -292,22 +295,23 @@ def _mean_with_others(cube: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
-def shadow_consensus(rows: pd.DataFrame, cons: pd.DataFrame, weights: Mapping[str, Any],
+def shadow_consensus(rows: pd.DataFrame, cons: pd.DataFrame, weights: Mapping[str, Json],
                      families: Mapping[str, str] | None = None, rules: Rules = DEFAULT_RULES,
-                     sessions: list[str] | None = None, seed: int = BOOTSTRAP_SEED) -> dict[str, Any]:
+                     sessions: list[str] | None = None, seed: int = BOOTSTRAP_SEED) -> dict[str, object]:
     """Score the frozen-weight consensus beside the published one (paper §5.3, §8 second question).
 
     On the one-day events of ``sessions`` (default: every session after the frozen window) the
     shadow uses the published consensus's trim, family weights and clamp with each member's weight
     multiplied by its seat weight. The paired per-session Brier difference (published minus shadow,
     positive = the shadow loses less) gets the primary endpoint's moving-block bootstrap and is read
-    against the same +-0.01 margin.
+    against the same +-0.01 margin (JSON once cleaned: the gain is a typed record).
     """
-    last = weights["window"]["last"]
+    last = obj(weights["window"]).get("last")
     day = rows.loc[rows["horizon"] == "1d"]
     chosen = day.loc[day["session"].isin(sessions)] if sessions is not None else (
         day.loc[day["session"] > last] if last else day)
-    seat_w = applied_weights(weights["weights"], sorted(chosen["seat"].unique()))
+    frozen = {seat: float(w) for seat, v in obj(weights["weights"]).items() if (w := number(v)) is not None}
+    seat_w = applied_weights(frozen, sorted(chosen["seat"].unique()))
     shadow = consensus(chosen, families, rules, seat_w).set_index(["unit", "event_key"])
     pub = cons.set_index(["unit", "event_key"])
     common = shadow.index.intersection(pub.index)
@@ -328,7 +332,7 @@ def shadow_consensus(rows: pd.DataFrame, cons: pd.DataFrame, weights: Mapping[st
             "note": "scored beside the published consensus, never replacing it"}
 
 
-def sides(rows: pd.DataFrame, side_of: Mapping[str, str] | None) -> list[dict[str, Any]]:
+def sides(rows: pd.DataFrame, side_of: Mapping[str, str] | None) -> list[JsonObject]:
     """Within/between-side correlation and a permutation test of the largest per-cell gap, per horizon."""
     if not side_of or len(set(side_of.values())) != 2:
         return []
@@ -337,7 +341,7 @@ def sides(rows: pd.DataFrame, side_of: Mapping[str, str] | None) -> list[dict[st
     return [_sides_horizon(sub, str(h), side_of) for h, sub in r.groupby("horizon", sort=True)]
 
 
-def _sides_horizon(sub: pd.DataFrame, horizon: str, side_of: Mapping[str, str]) -> dict[str, Any]:
+def _sides_horizon(sub: pd.DataFrame, horizon: str, side_of: Mapping[str, str]) -> JsonObject:
     cube, _, _, seats = _cube(sub, "p")
     sim, _ = simmod.pairwise(cube)
     labels = sorted(set(side_of.values()))
@@ -366,7 +370,7 @@ def _nanmean(values: npt.NDArray[np.float64]) -> float:
     return float(finite.mean()) if finite.size else float("nan")
 
 
-def _cell_name(key: tuple[str, str], sub: pd.DataFrame) -> dict[str, str]:
+def _cell_name(key: tuple[str, str], sub: pd.DataFrame) -> JsonObject:
     row = sub.loc[(sub["unit"] == key[0]) & (sub["event_key"] == key[1])].iloc[0]
     return {"run_id": str(row["run_id"]), "asset": str(row["asset"]), "session": str(row["session"])}
 
@@ -417,19 +421,19 @@ def _gap_owner(cell: npt.NDArray[np.float64], in_a: npt.NDArray[np.bool_], seats
     return None
 
 
-def run_horizon_table(rows: pd.DataFrame, n_eff_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def run_horizon_table(rows: pd.DataFrame, n_eff_rows: list[JsonObject]) -> list[JsonObject]:
     """Paper §5.2 (table 7): per counted run and horizon, beside its N_eff and mean correlation, the
     sharpness ``K = (2/n) sum |p - 50|`` over every seat's cells, the share of probabilities in
     [40, 60] and the spread across seats (population SD of the seats' probabilities per market,
     averaged over markets with at least two seats). Cells with their own reference are not here:
     the callers pass the common-event council rows."""
     r = dedupe(rows)
-    ne = {(d["unit"], d["horizon"]): d for d in n_eff_rows}
-    out = []
+    ne = {(text(d["unit"]), text(d["horizon"])): d for d in n_eff_rows}
+    out: list[JsonObject] = []
     for (unit, horizon), g in r.groupby(["unit", "horizon"], sort=True):
         p = g["p"].to_numpy(dtype=float)
         sd = _event_spreads(g["event_key"].to_numpy(dtype=object), p)
-        rec = ne.get((unit, horizon), {})
+        rec: JsonObject = ne.get((unit, horizon), {})
         out.append({"session": str(g["session"].iloc[0]), "run_id": rec.get("run_id", str(g["run_id"].iloc[0])),
                     "horizon": str(horizon), "n": int(g["seat"].nunique()), "cells": int(p.size),
                     "rho": rec.get("rho"), "n_eff": rec.get("n_eff"),

@@ -21,10 +21,10 @@ and freeze the shadow consensus's weights (§5.3); no confirmatory figure reads 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pandas as pd
 
+from league.jsonvalue import JsonObject
 from league.scoring import intervals
 from league.scoring.constants import (
     BOOTSTRAP_REPS,
@@ -54,23 +54,25 @@ def session_gains(cons: pd.DataFrame, clim: Mapping[tuple[str, str], float], ses
     return g.groupby(day["session"], sort=True).mean()
 
 
-def paired_endpoint(gains: pd.Series, seed: int = BOOTSTRAP_SEED) -> dict[str, Any]:
-    """The estimate, both intervals and the registered verdict of one series of session gains."""
+def paired_endpoint(gains: pd.Series, seed: int = BOOTSTRAP_SEED) -> dict[str, object]:
+    """The estimate, both intervals and the registered verdict of one series of session gains (JSON once
+    cleaned: the intervals are typed records)."""
     gain = intervals.paired_gain(gains.to_numpy(dtype=float), 1, seed=seed)
     verdict = intervals.primary_verdict(gain)
+    i90 = gain["interval90"]
     return {"estimate": gain["mean"], "sessions": int(gain["n_sessions"]), "sd": gain["sd"],
             "interval95": gain["interval"], "interval90": gain["interval90"], "verdict": verdict,
             "smaller_than_margin": (verdict == "confirmed" and intervals.inside_margin(
-                gain["interval90"]["lo"], gain["interval90"]["hi"])) if verdict else None,
+                i90["lo"], i90["hi"])) if verdict and i90 else None,
             "per_session": [{"session": str(s), "G": float(v)} for s, v in gains.items()]}
 
 
 def primary_endpoint(cons: pd.DataFrame, clim: Mapping[tuple[str, str], float], all_sessions: Sequence[str],
-                     seed: int = BOOTSTRAP_SEED, window: tuple[int, int] = PRIMARY_WINDOW) -> dict[str, Any]:
+                     seed: int = BOOTSTRAP_SEED, window: tuple[int, int] = PRIMARY_WINDOW) -> dict[str, object]:
     """``council-stats.json`` ``primary_endpoint``: the consensus against climatology over the window."""
     first, last = window
     chosen = numbered_sessions(all_sessions, first, last)
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "definition": "G_s = mean_e[(q_e - y_e)^2 - (p_e - y_e)^2], e = the session's one-day consensus events; "
                       "q = climatology_fixed p_up (1d); estimate = mean of G_s; positive = the consensus loses less",
         "window": {"first_number": first, "last_number": last, "first_session": chosen[0] if chosen else None,
@@ -92,7 +94,7 @@ def primary_endpoint(cons: pd.DataFrame, clim: Mapping[tuple[str, str], float], 
 
 
 def best_earlier_seat(scored: pd.DataFrame, cons: pd.DataFrame, horizon: str, all_sessions: Sequence[str],
-                      window: tuple[int, int] = PRIMARY_WINDOW) -> dict[str, Any]:
+                      window: tuple[int, int] = PRIMARY_WINDOW) -> JsonObject:
     """The consensus against the best single council seat of an earlier window (§4.5, F10).
 
     The seat is chosen on the design window (sessions before the primary window) by its mean Brier at
@@ -103,7 +105,7 @@ def best_earlier_seat(scored: pd.DataFrame, cons: pd.DataFrame, horizon: str, al
     later = numbered_sessions(all_sessions, first, last)
     s = scored.loc[(scored["horizon"] == horizon) & ~scored["is_baseline"]]
     early = s.loc[s["session"].isin(design)].groupby("seat")["b"].mean()
-    base: dict[str, Any] = {"choice_window": {"first": design[0] if design else None,
+    base: JsonObject = {"choice_window": {"first": design[0] if design else None,
                                               "last": design[-1] if design else None},
                             "comparison_window": {"first": later[0] if later else None,
                                                   "last": later[-1] if later else None}}

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
+
+from league.jsonvalue import JsonObject
 
 
 def _prepare(r: pd.DataFrame) -> pd.DataFrame:
@@ -21,14 +21,14 @@ def _prepare(r: pd.DataFrame) -> pd.DataFrame:
     }, index=r.index)
 
 
-def view(r: pd.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
+def view(r: pd.DataFrame, keys: list[str]) -> list[JsonObject]:
     """Statistics per combination of ``keys`` (e.g. ["seat"], ["asset"], ["seat", "asset", "horizon"])."""
     x = _prepare(r)
     g = x.groupby([r[k] for k in keys], sort=True)
     t = pd.DataFrame({"n": g.size(), "sessions": g["session"].nunique(), "brier": g["b"].mean(),
                       "sharpness_K": g["abs_dev"].mean(), "nd": g["directional"].sum(), "right": g["right"].sum(),
                       "fp": g["folded_p"].sum(), "fo": g["folded_o"].sum()})
-    out = []
+    out: list[JsonObject] = []
     for name, row in t.iterrows():
         names = name if isinstance(name, tuple) else (name,)
         nd = int(row["nd"])
@@ -41,7 +41,7 @@ def view(r: pd.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-def grid(r: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
+def grid(r: pd.DataFrame) -> dict[str, list[JsonObject]]:
     """Cells and the three marginal views, over every scored seat (baselines included, labelled by id)."""
     return {"cells": view(r, ["seat", "asset", "horizon"]), "by_seat": view(r, ["seat"]),
             "by_asset": view(r, ["asset"]), "by_horizon": view(r, ["horizon"])}

@@ -9,7 +9,7 @@ published at all, because a number there would look more certain than it is.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import NotRequired, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +31,41 @@ from league.scoring.constants import (
 #: as before, and every one is a position below the number of sessions, so indexing with them gives the same
 #: numbers. A season of more than 2**31 sessions is not a concern.
 IndexArray = npt.NDArray[np.int32]
+
+
+class Box(TypedDict):
+    """A published interval: its method and bounds, or (``method`` None) the reason there is none."""
+
+    method: str | None
+    lo: float | None
+    hi: float | None
+    level: float | None
+    n_sessions: int
+    reason: NotRequired[str]
+    lag: NotRequired[int]
+    block: NotRequired[int]
+    reps: NotRequired[int]
+    seed: NotRequired[int]
+
+
+class Bounds(TypedDict):
+    """The 90% interval of a paired gain (the equivalence test)."""
+
+    lo: float
+    hi: float
+    level: float
+
+
+class Gain(TypedDict):
+    """A paired per-session gain: its mean, both intervals and the equivalence finding (None before them)."""
+
+    mean: float | None
+    n_sessions: int
+    sd: float | None
+    interval: Box
+    interval90: Bounds | None
+    finding: str | None
+    smaller_than_margin: bool | None
 
 
 def design_effect(k: int, rho: float) -> float:
@@ -71,12 +106,23 @@ def min_sessions(h_sessions: int) -> int:
     return INTERVAL_MIN_SESSIONS * max(1, h_sessions)
 
 
-def _none(reason: str, n_sessions: int) -> dict[str, Any]:
+def _none(reason: str, n_sessions: int) -> Box:
     return {"method": None, "lo": None, "hi": None, "level": None, "n_sessions": n_sessions, "reason": reason}
 
 
-def _box(method: str, lo: float, hi: float, level: float, n_sessions: int, **extra: Any) -> dict[str, Any]:
-    return {"method": method, "lo": float(lo), "hi": float(hi), "level": level, "n_sessions": n_sessions, **extra}
+def _box(method: str, lo: float, hi: float, level: float, n_sessions: int, *, lag: int | None = None,
+         block: int | None = None, reps: int | None = None, seed: int | None = None) -> Box:
+    """A box whose extras (those given, in this order) follow the five keys every box has."""
+    box: Box = {"method": method, "lo": float(lo), "hi": float(hi), "level": level, "n_sessions": n_sessions}
+    if lag is not None:
+        box["lag"] = lag
+    if block is not None:
+        box["block"] = block
+    if reps is not None:
+        box["reps"] = reps
+    if seed is not None:
+        box["seed"] = seed
+    return box
 
 
 def t_interval(session_means: npt.ArrayLike, level: float = 0.95) -> tuple[float, float]:
@@ -144,7 +190,7 @@ def _percentiles(draws: npt.NDArray[np.float64], level: float) -> tuple[float, f
 
 def score_interval(
     session_sums: npt.ArrayLike, session_counts: npt.ArrayLike, h_sessions: int, level: float = 0.95
-) -> dict[str, Any]:
+) -> Box:
     """The interval scoring.md §4 prescribes for a mean score with these sessions at this horizon."""
     s = np.asarray(session_sums, dtype=float)
     c = np.asarray(session_counts, dtype=float)
@@ -163,7 +209,7 @@ def score_interval(
 
 
 def paired_gain(gains: npt.ArrayLike, h_sessions: int = 1, *, seed: int = BOOTSTRAP_SEED,
-                min_n: int = BOOTSTRAP_MIN_SESSIONS) -> dict[str, Any]:
+                min_n: int = BOOTSTRAP_MIN_SESSIONS) -> Gain:
     """Mean per-session gain with a moving-block bootstrap (block >= max(5, h)) percentile interval.
 
     Both the 95% interval (a difference) and the 90% interval (the equivalence test) come from the
@@ -172,22 +218,20 @@ def paired_gain(gains: npt.ArrayLike, h_sessions: int = 1, *, seed: int = BOOTST
     """
     g = np.asarray(gains, dtype=float)
     n = int(g.size)
-    out: dict[str, Any] = {"mean": float(g.mean()) if n else None, "n_sessions": n,
-                           "sd": float(g.std(ddof=1)) if n > 1 else None}
+    mean, sd = float(g.mean()) if n else None, float(g.std(ddof=1)) if n > 1 else None
     need = max(min_n, min_sessions(h_sessions))
     block = max(GAIN_BLOCK, h_sessions)
     if n < need or n <= block:
-        out.update(interval=_none(f"fewer than {need} sessions", n), interval90=None, finding=None,
-                   smaller_than_margin=None)
-        return out
+        return {"mean": mean, "n_sessions": n, "sd": sd, "interval": _none(f"fewer than {need} sessions", n),
+                "interval90": None, "finding": None, "smaller_than_margin": None}
     draws = g[block_indices(n, block, BOOTSTRAP_REPS, seed)].mean(axis=1)
     lo, hi = _percentiles(draws, 0.95)
     lo90, hi90 = _percentiles(draws, 0.90)
-    out["interval"] = _box("moving_block_bootstrap", lo, hi, 0.95, n, block=block, reps=BOOTSTRAP_REPS, seed=seed)
-    out["interval90"] = {"lo": lo90, "hi": hi90, "level": 0.90}
-    out["finding"] = equivalence_finding(float(g.mean()), lo90, hi90, lo95=lo, hi95=hi)
-    out["smaller_than_margin"] = out["finding"] == "difference" and inside_margin(lo90, hi90)
-    return out
+    finding = equivalence_finding(float(g.mean()), lo90, hi90, lo95=lo, hi95=hi)
+    return {"mean": mean, "n_sessions": n, "sd": sd,
+            "interval": _box("moving_block_bootstrap", lo, hi, 0.95, n, block=block, reps=BOOTSTRAP_REPS, seed=seed),
+            "interval90": {"lo": lo90, "hi": hi90, "level": 0.90}, "finding": finding,
+            "smaller_than_margin": finding == "difference" and inside_margin(lo90, hi90)}
 
 
 def inside_margin(lo90: float, hi90: float, margin: float = EQUIV_MARGIN) -> bool:
@@ -217,15 +261,15 @@ def equivalence_finding(estimate: float, lo90: float, hi90: float, margin: float
     return "interval_too_wide"
 
 
-def primary_verdict(gain: dict[str, Any]) -> str | None:
+def primary_verdict(gain: Gain) -> str | None:
     """The registered reading of the primary endpoint (paper §8), in order: ``confirmed`` when the 95%
     interval lies entirely above zero; else ``no_material_difference`` when the 90% interval lies
     inside +-0.01; else ``inconclusive`` (a gain that is not significant is never read as
     equivalence). ``None`` before the interval exists."""
-    box, i90 = gain.get("interval") or {}, gain.get("interval90")
-    if box.get("lo") is None or not i90:
+    lo, i90 = gain["interval"]["lo"], gain["interval90"]
+    if lo is None or not i90:
         return None
-    if box["lo"] > 0:
+    if lo > 0:
         return "confirmed"
     if inside_margin(i90["lo"], i90["hi"]):
         return "no_material_difference"

@@ -6,10 +6,10 @@ sees the filled 0.25, so silence can neither help nor hurt a seat's forecasting 
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
+
+from league.jsonvalue import JsonObject
 
 
 def expected_cells(df: pd.DataFrame) -> pd.DataFrame:
@@ -28,7 +28,7 @@ CELL_COLUMNS = ["counted_run", "common", "stated", "sealed_at", "session", "seat
                 "resolved", "outcome"]
 
 
-def three_outcomes(df: pd.DataFrame) -> list[dict[str, Any]]:
+def three_outcomes(df: pd.DataFrame) -> list[JsonObject]:
     """Per seat and horizon: stated Brier, coverage, service score, each with its own rank."""
     cells = expected_cells(df[CELL_COLUMNS])  # a lazy selection: the filter and sort copy these columns only
     cells["answered"] = cells["stated"]
@@ -48,9 +48,9 @@ def three_outcomes(df: pd.DataFrame) -> list[dict[str, Any]]:
     return [_row(k, v) for k, v in tab.iterrows()]
 
 
-def _row(key: Any, row: pd.Series) -> dict[str, Any]:
+def _row(key: tuple[object, object], row: pd.Series) -> JsonObject:
     horizon, seat = key
-    out: dict[str, Any] = {"seat": str(seat), "horizon": str(horizon)}
+    out: JsonObject = {"seat": str(seat), "horizon": str(horizon)}
     for name, value in row.items():
         v = float(value)
         out[str(name)] = None if not np.isfinite(v) else (int(v) if name in ("expected", "answered") or

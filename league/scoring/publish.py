@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import structlog
 
+from league.jsonvalue import Json, JsonObject, obj
 from league.scoring import climatology as climmod
 from league.scoring import council, endpoint, grid, intervals, missing, scores, segments
 from league.scoring.consensus import DEFAULT_RULES, Rules, consensus, dedupe
@@ -47,23 +47,26 @@ CROWD_METHOD = ("crowd prices are sealed in run lines, not in council-forecasts.
                 "built from the book by the crowd module (scoring.md §8)")
 
 
-def clean_dict(obj: Mapping[str, Any]) -> dict[str, Any]:
+def clean_dict(value: Mapping[str, object]) -> JsonObject:
     """:func:`clean` for a top-level object (typed for callers)."""
-    out: dict[str, Any] = clean(dict(obj))
-    return out
+    return {str(k): clean(v) for k, v in value.items()}
 
 
-def clean(obj: Any) -> Any:
-    """Recursively turn numpy scalars into Python numbers and NaN/inf into None."""
-    if isinstance(obj, dict):
-        return {str(k): clean(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [clean(v) for v in obj]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
+def clean(value: object) -> Json:
+    """Recursively turn numpy scalars into Python numbers and NaN/inf into None: the statistics as JSON.
+
+    A value JSON has no form for is refused here, as ``json.dumps`` would refuse it when the file is written."""
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
         return None
-    return obj
+    if value is None or isinstance(value, str | int | float):
+        return value
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 @dataclass(frozen=True)
@@ -77,23 +80,31 @@ class Segment:
     sealed: bool = False
 
     @classmethod
-    def of(cls, version: str, sealed: Mapping[str, Any] | None) -> Segment:
+    def of(cls, version: str, sealed: Mapping[str, Json] | None) -> Segment:
         """The segment's rules as sealed in its run lines' ``methodology`` (defaults when none is given)."""
         m = dict(sealed or {})
-        return cls(version, Rules.from_methodology(m), int(m.get("calib_min", CALIB_MIN)),
-                   int(m.get("bootstrap_seed", BOOTSTRAP_SEED)), bool(sealed))
+        return cls(version, Rules.from_methodology(m), _integer(m.get("calib_min", CALIB_MIN)),
+                   _integer(m.get("bootstrap_seed", BOOTSTRAP_SEED)), bool(sealed))
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         return {"methodology_version": self.version, **self.rules.as_json(), "calib_min": self.calib_min,
                 "bootstrap_seed": self.seed,
                 "source": "sealed run lines" if self.sealed else "defaults (no sealed methodology given)"}
 
 
+def _integer(value: Json | None) -> int:
+    """A sealed whole number as ``int()`` reads it; any other shape fails as ``int()`` would."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(f"int() argument must be a string, a bytes-like object or a real number, "
+                    f"not {type(value).__name__!r}")
+
+
 class Season:
     """The typed forecasts of one methodology segment plus everything derived once and shared."""
 
-    def __init__(self, df: pd.DataFrame, clim_table: Mapping[str, Any], families: Mapping[str, str] | None,
-                 sides: Mapping[str, str] | None = None, shadow: Mapping[str, Any] | None = None,
+    def __init__(self, df: pd.DataFrame, clim_table: Mapping[str, Json], families: Mapping[str, str] | None,
+                 sides: Mapping[str, str] | None = None, shadow: Mapping[str, Json] | None = None,
                  segment: Segment | None = None) -> None:
         self.df = df
         self.segment = segment or Segment(str(df["methodology_version"].iloc[0]) if len(df) else "")
@@ -125,9 +136,9 @@ def _consensus_rows(season: Season) -> pd.DataFrame:
     return c
 
 
-def _consensus_summary(season: Season, c: pd.DataFrame) -> list[dict[str, Any]]:
+def _consensus_summary(season: Season, c: pd.DataFrame) -> list[JsonObject]:
     r = season.scored.drop_duplicates("event_key").set_index("event_key")[["b_coin", "b_clim"]]
-    out = []
+    out: list[JsonObject] = []
     for horizon, g in c.loc[c["outcome"].notna()].groupby("horizon", sort=True):
         j = g.join(r, on="event_key")
         b = float(g["b"].mean())
@@ -140,7 +151,7 @@ def _consensus_summary(season: Season, c: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def stats_json(season: Season) -> dict[str, Any]:
+def stats_json(season: Season) -> JsonObject:
     """``council-stats.json``: scores, intervals, N_eff (counted and all runs), power, council."""
     c = _consensus_rows(season)
     design = endpoint.numbered_sessions(season.sessions, 1, PRIMARY_WINDOW[0] - 1)
@@ -181,7 +192,7 @@ def stats_json(season: Season) -> dict[str, Any]:
     })
 
 
-def _source(season: Season) -> dict[str, Any]:
+def _source(season: Season) -> JsonObject:
     df = season.df
     return {"rows": len(df), "scored_rows": len(season.scored), "sessions": int(df["session"].nunique()),
             "first_session": str(df["session"].min()), "last_session": str(df["session"].max()),
@@ -189,7 +200,7 @@ def _source(season: Season) -> dict[str, Any]:
             "methodology_versions": sorted(df["methodology_version"].unique().tolist())}
 
 
-def _rules(segment: Segment) -> dict[str, Any]:
+def _rules(segment: Segment) -> JsonObject:
     return {"clamp": [segment.rules.clamp_lo, segment.rules.clamp_hi], "trim_from": segment.rules.trim_from,
             "family_weight": segment.rules.family_weight,
             "rank_rule": {"forecasts": RANK_MIN_FORECASTS, "sessions": RANK_MIN_SESSIONS},
@@ -199,13 +210,13 @@ def _rules(segment: Segment) -> dict[str, Any]:
             "methodology": segment.as_json()}
 
 
-def _draw_band(season: Season) -> list[dict[str, Any]]:
+def _draw_band(season: Season) -> list[JsonObject]:
     ev = season.scored.drop_duplicates("event_key")
     return [{"horizon": str(h), "events": len(g), "draws": int((g["draw_flag"] == 1).sum()),
              "draw_unknown": int(g["draw_flag"].isna().sum())} for h, g in ev.groupby("horizon", sort=True)]
 
 
-def _n_eff_summary(per_run: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _n_eff_summary(per_run: list[JsonObject]) -> list[JsonObject]:
     """Per horizon: the means over counted runs, with a Student t interval on the per-run values
     once five counted runs exist (paper §5.1); none before."""
     if not per_run:
@@ -217,7 +228,7 @@ def _n_eff_summary(per_run: list[dict[str, Any]]) -> list[dict[str, Any]]:
              "rho_interval": _run_interval(x["rho"])} for h, x in g]
 
 
-def _run_interval(values: pd.Series) -> dict[str, Any]:
+def _run_interval(values: pd.Series) -> JsonObject:
     v = values.dropna().to_numpy(dtype=float)
     if v.size < N_EFF_INTERVAL_RUNS:
         return {"method": None, "lo": None, "hi": None, "runs": int(v.size),
@@ -234,7 +245,7 @@ def _notes(season: Season) -> list[str]:
     return notes
 
 
-def calibration_json(season: Season) -> dict[str, Any]:
+def calibration_json(season: Season) -> JsonObject:
     """``council-calibration.json``: the sealed climatology (re-checked) and calibration bins and fits."""
     body = {k: v for k, v in season.clim_table.items() if k != "sha256"}
     seat_bins, seat_fits = scores.calibration_tables(season.scored, min_count=season.segment.calib_min)
@@ -248,34 +259,35 @@ def calibration_json(season: Season) -> dict[str, Any]:
     })
 
 
-def league_json(season: Season) -> dict[str, Any]:
+def league_json(season: Season) -> JsonObject:
     """``council-league.json``: the ranked models table plus marginal views by seat, asset, horizon."""
     cov = {(m["seat"], m["horizon"]): m["coverage"] for m in season.missing}
-    models = []
-    for s in season.seat_scores:
-        models.append({k: s[k] for k in ("seat", "horizon", "brier", "n", "sessions", "in_table", "interval",
-                                        "brier_ex_draw", "dropped_draw", "bss")}
-                      | {"coverage": cov.get((s["seat"], s["horizon"])), "baseline_seat": s["baseline_seat"]})
-    _rank(models)
+    ranks = _ranks(season.seat_scores)
+    models = [{"seat": s["seat"], "horizon": s["horizon"], "brier": s["brier"], "n": s["n"], "sessions": s["sessions"],
+               "in_table": s["in_table"], "interval": s["interval"], "brier_ex_draw": s["brier_ex_draw"],
+               "dropped_draw": s["dropped_draw"], "bss": s["bss"], "coverage": cov.get((s["seat"], s["horizon"])),
+               "baseline_seat": s["baseline_seat"], "rank": rank}
+              for s, rank in zip(season.seat_scores, ranks, strict=True)]
     return clean_dict({"models": models, "grid": grid.grid(season.scored),
                   "crowd": {"available": False, "reason": CROWD_METHOD}, "portfolio": None})
 
 
-def _rank(models: list[dict[str, Any]]) -> None:
-    """Rank per horizon among seats that pass the 30/10 rule; others get rank None."""
-    for h in {m["horizon"] for m in models}:
-        ranked = sorted((m for m in models if m["horizon"] == h and m["in_table"]), key=lambda m: m["brier"])
-        for i, m in enumerate(ranked, 1):
-            m["rank"] = i
-    for m in models:
-        m.setdefault("rank", None)
+def _ranks(seat_scores: list[scores.SeatScore]) -> list[int | None]:
+    """Each score's rank in its horizon among seats that pass the 30/10 rule; others get rank None."""
+    ranks: list[int | None] = [None] * len(seat_scores)
+    for h in {s["horizon"] for s in seat_scores}:
+        ranked = sorted((i for i, s in enumerate(seat_scores) if s["horizon"] == h and s["in_table"]),
+                        key=lambda i: seat_scores[i]["brier"])
+        for rank, i in enumerate(ranked, 1):
+            ranks[i] = rank
+    return ranks
 
 
-def build_all(df: pd.DataFrame, clim_table: Mapping[str, Any], families: Mapping[str, str] | None = None,
+def build_all(df: pd.DataFrame, clim_table: Mapping[str, Json], families: Mapping[str, str] | None = None,
               sides: Mapping[str, str] | None = None,
-              shadow_weights: Mapping[str, Any] | None = None,
-              methodologies: Mapping[str, Mapping[str, Any]] | None = None,
-              sealed_shadow: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+              shadow_weights: Mapping[str, Json] | None = None,
+              methodologies: Mapping[str, Mapping[str, Json]] | None = None,
+              sealed_shadow: Mapping[str, Mapping[str, Json]] | None = None) -> dict[str, JsonObject]:
     """Every published statistics file, keyed by file name.
 
     Scores never pool across methodology versions (paper §3.10, requirement 15): each version's rows
@@ -297,7 +309,7 @@ def build_all(df: pd.DataFrame, clim_table: Mapping[str, Any], families: Mapping
                   "council-league.json": league_json(s)} for s in seasons]
     finally:
         intervals.forget_draws()  # the draws grow with the season; nothing after the statistics needs them
-    out = {name: segments.merge([(s.segment.version, b[name]) for s, b in zip(seasons, built, strict=True)])
+    out = {name: obj(segments.merge([(s.segment.version, b[name]) for s, b in zip(seasons, built, strict=True)]))
            for name in ("council-stats.json", "council-calibration.json", "council-league.json")}
     out["council-stats.json"]["source"] = _source_all(df)
     out["council-stats.json"]["segments"] = [
@@ -314,17 +326,17 @@ def _segments(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     return [(str(v), df.loc[df["methodology_version"] == v].reset_index(drop=True)) for v in first.index]
 
 
-def _source_all(df: pd.DataFrame) -> dict[str, Any]:
+def _source_all(df: pd.DataFrame) -> JsonObject:
     return {"rows": len(df), "sessions": int(df["session"].nunique()),
             "first_session": str(df["session"].min()), "last_session": str(df["session"].max()),
             "seats": sorted(df["seat"].unique().tolist()),
             "methodology_versions": sorted(df["methodology_version"].unique().tolist())}
 
 
-def write_stats(forecasts_csv: Path, out_dir: Path, clim_table: dict[str, Any] | None,
+def write_stats(forecasts_csv: Path, out_dir: Path, clim_table: Mapping[str, Json] | None,
                 families: dict[str, str], sides: dict[str, str] | None = None,
-                methodologies: Mapping[str, Mapping[str, Any]] | None = None,
-                shadow_weights: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Path]:
+                methodologies: Mapping[str, Mapping[str, Json]] | None = None,
+                shadow_weights: Mapping[str, Mapping[str, Json]] | None = None) -> dict[str, Path]:
     """Read the forecasts CSV, compute everything, write the four files; return name -> path.
     ``shadow_weights``: methodology version -> the weights sealed in the book for that segment."""
     df = load_forecasts(forecasts_csv, STATS_COLUMNS)  # the columns the statistics read, not the free text
@@ -333,10 +345,10 @@ def write_stats(forecasts_csv: Path, out_dir: Path, clim_table: dict[str, Any] |
     files = build_all(df, clim_table, families, sides, methodologies=methodologies, sealed_shadow=shadow_weights)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {}
-    for name, obj in files.items():
+    for name, content in files.items():
         path = out_dir / name
         tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(obj, indent=1, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(content, indent=1, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
         tmp.replace(path)
         paths[name] = path
     log.info("stats_written", out_dir=str(out_dir), files=sorted(paths))

@@ -2,25 +2,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict
 
 import pandas as pd
 from rich.table import Table
 
+from league.jsonvalue import number, text
 from league.scoring.constants import HORIZONS
 from league.scoring.frame import scored_rows
 from league.scoring.missing import three_outcomes
 
 
-def league_rows(df: pd.DataFrame) -> list[dict[str, Any]]:
+class LeagueRow(TypedDict):
+    """One line of the league table: a seat at a horizon (``brier`` None for a seat with no scored row)."""
+
+    horizon: str
+    seat: str
+    brier: float | None
+    n: int
+    sessions: int
+    coverage: float | None
+
+
+def league_rows(df: pd.DataFrame) -> list[LeagueRow]:
     """Seat, horizon, Brier (all rows), forecasts, sessions and coverage, best Brier first per horizon."""
     scored = scored_rows(df)
     b = (scored["p"] / 100.0 - scored["outcome"]) ** 2
     g = scored.assign(b=b).groupby(["horizon", "seat"])
     tab = pd.DataFrame({"brier": g["b"].mean(), "n": g.size(), "sessions": g["session"].nunique()})
-    cov = {(m["horizon"], m["seat"]): m["coverage"] for m in three_outcomes(df)}
-    rows = [{"horizon": str(h), "seat": str(s), "brier": float(r["brier"]), "n": int(r["n"]),
+    cov = {(text(m["horizon"]), text(m["seat"])): number(m["coverage"]) for m in three_outcomes(df)}
+    rows: list[LeagueRow] = [{"horizon": str(h), "seat": str(s), "brier": float(r["brier"]), "n": int(r["n"]),
              "sessions": int(r["sessions"]), "coverage": cov.get((h, s))} for (h, s), r in tab.iterrows()]
     shown = {(r["horizon"], r["seat"]) for r in rows}
     rows += [{"horizon": h, "seat": s, "brier": None, "n": 0, "sessions": 0, "coverage": c}
@@ -40,7 +51,7 @@ def league_table(df: pd.DataFrame, title: str = "League table (Brier, all rows; 
     return table
 
 
-def _cells(r: Mapping[str, Any]) -> list[str]:
+def _cells(r: LeagueRow) -> list[str]:
     cov = r["coverage"]
     brier = "—" if r["brier"] is None else f"{r['brier']:.4f}"
     return [r["horizon"], r["seat"], brier, str(r["n"]), str(r["sessions"]),

@@ -8,13 +8,40 @@ every skill score compares like with like.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
 
+from league.jsonvalue import JsonObject
 from league.scoring import baselines, brier, calibration, intervals
 from league.scoring.constants import BOOTSTRAP_SEED, CALIB_MIN, EQUIV_MARGIN, RANK_MIN_FORECASTS, RANK_MIN_SESSIONS
+from league.scoring.intervals import Box, Gain
+
+
+class SeatScore(TypedDict):
+    """One seat's scores at one horizon, as published in ``council-stats.json`` ``scores`` (read again
+    by the league table, the equivalence rows and the power figures)."""
+
+    seat: str
+    horizon: str
+    baseline_seat: bool
+    brier: float
+    n: int
+    sessions: int
+    in_table: bool
+    interval: Box
+    brier_ex_draw: float
+    n_ex_draw: int
+    dropped_draw: int
+    bss_ex_draw: dict[str, float | None]
+    bss: dict[str, float | int | None]
+    references: dict[str, float | None]
+    murphy: dict[str, float]
+    sharpness: dict[str, float]
+    hit_rate: float | None
+    gain_vs_climatology: Gain
+    power_brier: float | None
 
 
 def with_references(rows: pd.DataFrame, df: pd.DataFrame, clim: Mapping[tuple[str, str], float],
@@ -44,7 +71,8 @@ def session_sums(g: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
     return agg["sum"].to_numpy(dtype=float), agg["count"].to_numpy(dtype=float)
 
 
-def seat_horizon(g: pd.DataFrame, h_sessions: int, seed: int = BOOTSTRAP_SEED) -> dict[str, Any]:
+def seat_horizon(seat: str, horizon: str, g: pd.DataFrame, h_sessions: int,
+                 seed: int = BOOTSTRAP_SEED) -> SeatScore:
     """Every score of one seat at one horizon."""
     n, sessions = len(g), int(g["session"].nunique())
     b = float(g["b"].mean())
@@ -54,6 +82,7 @@ def seat_horizon(g: pd.DataFrame, h_sessions: int, seed: int = BOOTSTRAP_SEED) -
     s, c = session_sums(g, "b")
     gain = _gain(g, h_sessions, seed)
     return {
+        "seat": seat, "horizon": horizon, "baseline_seat": seat.startswith("_"),
         "brier": b, "n": n, "sessions": sessions, "in_table": eligible(n, sessions),
         "interval": intervals.score_interval(s, c, h_sessions),
         "brier_ex_draw": ex, "n_ex_draw": kept, "dropped_draw": dropped,
@@ -80,26 +109,22 @@ def hit_rate(p: pd.Series, outcome: pd.Series) -> float | None:
     return float((((p > 50) & (outcome == 1)) | ((p < 50) & (outcome == 0)))[d].mean())
 
 
-def _gain(g: pd.DataFrame, h_sessions: int, seed: int = BOOTSTRAP_SEED) -> dict[str, Any]:
+def _gain(g: pd.DataFrame, h_sessions: int, seed: int = BOOTSTRAP_SEED) -> Gain:
     """Paired per-session gain over climatology: ``G_s = mean_e[(q-y)^2 - (p-y)^2]``."""
     per = (g["b_clim"] - g["b"]).groupby(g["session"], sort=True).mean()
     return intervals.paired_gain(per.to_numpy(dtype=float), h_sessions, seed=seed)
 
 
-def seat_scores(r: pd.DataFrame, seed: int = BOOTSTRAP_SEED) -> list[dict[str, Any]]:
+def seat_scores(r: pd.DataFrame, seed: int = BOOTSTRAP_SEED) -> list[SeatScore]:
     """One record per seat and horizon, in horizon then seat order."""
-    out = []
-    for (horizon, seat), g in r.groupby(["horizon", "seat"], sort=True):
-        rec = {"seat": str(seat), "horizon": str(horizon), "baseline_seat": str(seat).startswith("_")}
-        rec.update(seat_horizon(g, int(g["h_sessions"].iloc[0]), seed))
-        out.append(rec)
-    return out
+    return [seat_horizon(str(seat), str(horizon), g, int(g["h_sessions"].iloc[0]), seed)
+            for (horizon, seat), g in r.groupby(["horizon", "seat"], sort=True)]
 
 
-def reference_scores(r: pd.DataFrame) -> list[dict[str, Any]]:
+def reference_scores(r: pd.DataFrame) -> list[JsonObject]:
     """Coin, climatology and momentum recomputed on every scored event (one row per event)."""
     ev = r.drop_duplicates("event_key")
-    out = []
+    out: list[JsonObject] = []
     for horizon, g in ev.groupby("horizon", sort=True):
         mom = g.loc[g["q_mom"].notna()]
         out.append({"horizon": str(horizon), "events": len(g), "coin": float(g["b_coin"].mean()),
@@ -108,24 +133,25 @@ def reference_scores(r: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def equivalence_rows(scores: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def equivalence_rows(scores: list[SeatScore]) -> list[JsonObject]:
     """The equivalence findings (margin +-0.01 Brier) of each seat's gain over climatology."""
-    out = []
+    out: list[JsonObject] = []
     for s in scores:
         gain = s["gain_vs_climatology"]
-        i90 = gain.get("interval90")
+        i90 = gain["interval90"]
         out.append({"seat": s["seat"], "horizon": s["horizon"], "reference": "climatology", "margin": EQUIV_MARGIN,
                     "estimate": gain["mean"], "lo90": i90["lo"] if i90 else None, "hi90": i90["hi"] if i90 else None,
-                    "lo95": (gain.get("interval") or {}).get("lo"), "hi95": (gain.get("interval") or {}).get("hi"),
+                    "lo95": gain["interval"]["lo"], "hi95": gain["interval"]["hi"],
                     "finding": gain["finding"] or "no_interval",
                     "smaller_than_margin": gain.get("smaller_than_margin")})
     return out
 
 
 def calibration_tables(r: pd.DataFrame, who: str = "seat",
-                       min_count: int = CALIB_MIN) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+                       min_count: int = CALIB_MIN) -> tuple[list[JsonObject], list[JsonObject]]:
     """Folded bins and logistic fits per ``who`` (seat or consensus) and horizon."""
-    bins, fits = [], []
+    bins: list[JsonObject] = []
+    fits: list[JsonObject] = []
     for (horizon, name), g in r.groupby(["horizon", who], sort=True):
         binned = calibration.calibration_bins(g["p"], g["outcome"], min_count)
         bins.append({who: str(name), "horizon": str(horizon), "bins": binned})
@@ -134,9 +160,9 @@ def calibration_tables(r: pd.DataFrame, who: str = "seat",
     return bins, fits
 
 
-def design_effects(r: pd.DataFrame) -> list[dict[str, Any]]:
+def design_effects(r: pd.DataFrame) -> list[JsonObject]:
     """Per horizon: within-session correlation of council Brier scores (one-way ICC by seat-session)."""
-    out = []
+    out: list[JsonObject] = []
     council = r.loc[~r["is_baseline"]]
     for horizon, g in council.groupby("horizon", sort=True):
         rho, k = icc(g["b"].to_numpy(dtype=float), (g["seat"] + "|" + g["session"]).to_numpy())

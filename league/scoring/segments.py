@@ -11,22 +11,27 @@ that segment's, each record tagged.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+
+from league.jsonvalue import Json, JsonObject
 
 KEY = "methodology_version"
 
 
-def tag(obj: Any, version: str) -> Any:
+def tag(obj: Json, version: str) -> Json:
     """Add ``methodology_version`` to every dict that is an item of a list, at any depth."""
     if isinstance(obj, dict):
-        return {k: tag(v, version) for k, v in obj.items()}
+        return _tag_object(obj, version)
     if isinstance(obj, list):
-        return [({KEY: version, **tag(x, version)} if isinstance(x, dict) and KEY not in x else tag(x, version))
-                for x in obj]
+        return [({KEY: version, **_tag_object(x, version)} if isinstance(x, dict) and KEY not in x
+                 else tag(x, version)) for x in obj]
     return obj
 
 
-def merge(parts: Sequence[tuple[str, Any]]) -> Any:
+def _tag_object(obj: JsonObject, version: str) -> JsonObject:
+    return {k: tag(v, version) for k, v in obj.items()}
+
+
+def merge(parts: Sequence[tuple[str, Json]]) -> Json:
     """One object from each segment's object (see the module docstring)."""
     tagged = [(v, tag(o, v)) for v, o in parts]
     if len(tagged) == 1:
@@ -34,13 +39,16 @@ def merge(parts: Sequence[tuple[str, Any]]) -> Any:
     return _merge(tagged)
 
 
-def _merge(parts: list[tuple[str, Any]]) -> Any:
+def _merge(parts: list[tuple[str, Json]]) -> Json:
     values = [o for _, o in parts]
-    if all(isinstance(o, dict) for o in values):
-        keys = sorted({k for o in values for k in o})
-        return {k: _merge([(v, o[k]) for v, o in parts if k in o]) for k in keys}
-    if all(isinstance(o, list) for o in values) and all(isinstance(x, dict) for o in values for x in o):
-        return [x for o in values for x in o]
+    objects = [(v, o) for v, o in parts if isinstance(o, dict)]
+    if len(objects) == len(parts):
+        keys = sorted({k for _, o in objects for k in o})
+        return {k: _merge([(v, o[k]) for v, o in objects if k in o]) for k in keys}
+    arrays = [o for o in values if isinstance(o, list)]
+    if len(arrays) == len(values) and all(isinstance(x, dict) for o in arrays for x in o):
+        return [x for o in arrays for x in o]
     if all(o == values[0] for o in values):
         return values[0]
-    return {"by_segment": {v: o for v, o in parts}}
+    by_segment: JsonObject = {v: o for v, o in parts}
+    return {"by_segment": by_segment}

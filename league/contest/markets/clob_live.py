@@ -14,22 +14,26 @@ CLOB's immediate-or-cancel: what cannot fill at or below ``price`` now is cancel
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import ParamSpec, TypeVar
 
 from league.contest.config import Venue
-from league.contest.markets.interface import Market, OrderBook
+from league.contest.markets.interface import Market, OrderBook, as_float
 from league.contest.markets.orders import Fill, OrderError
 from league.extras import extra, keeping_recursion_limit
 
+P = ParamSpec("P")
+R = TypeVar("R")
 
-def _amount(resp: dict[str, Any], key: str) -> float:
+
+def _amount(resp: Mapping[str, object], key: str) -> float:
     try:
-        return float(resp.get(key) or 0.0)
+        return as_float(resp.get(key) or 0.0)
     except (TypeError, ValueError) as exc:
         raise OrderError(f"CLOB order answer: {key} {resp.get(key)!r} is not a number") from exc
 
 
-def fill_from(resp: Any, limit: float) -> Fill:
+def fill_from(resp: object, limit: float) -> Fill:
     """Read a POST /order answer; a refusal becomes an OrderError the agent is told about."""
     if not isinstance(resp, dict):
         raise OrderError(f"CLOB order answer is not an object: {str(resp)[:200]}")
@@ -57,7 +61,7 @@ class LiveClobBroker:
         self._client.set_api_creds(self._call(self._client.create_or_derive_api_key))
 
     @staticmethod
-    def _call(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    def _call(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         with extra("polymarket-live"), keeping_recursion_limit():
             from py_clob_client_v2.exceptions import PolyApiException, PolyException
         try:

@@ -12,16 +12,25 @@ failures are retried, through the league's one retry policy.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 import httpx
 import structlog
 
 from league.contest.config import Venue
-from league.contest.markets.interface import Market, MarketSourceError, OrderBook, aware, levels, parse_time
+from league.contest.markets.interface import (
+    Market,
+    MarketSourceError,
+    OrderBook,
+    as_float,
+    aware,
+    levels,
+    parse_time,
+)
 from league.extras import extra, keeping_recursion_limit
+from league.jsonvalue import Json, JsonObject
 from league.retry import bounded
 
 log = structlog.get_logger(__name__)
@@ -37,7 +46,11 @@ def with_retries(call: Callable[[], T], venue: Venue) -> T:
                    retry_on=lambda exc: isinstance(exc, Transient))(call)
 
 
-def http_json(client: httpx.Client, url: str, params: dict[str, Any] | None, what: str) -> Any:
+#: A query's parameters as the contest's readers send them (texts and whole numbers).
+Params = Mapping[str, str | int]
+
+
+def http_json(client: httpx.Client, url: str, params: Params | None, what: str) -> Json:
     try:
         response = client.get(url, params=params)
     except httpx.TransportError as exc:
@@ -47,17 +60,18 @@ def http_json(client: httpx.Client, url: str, params: dict[str, Any] | None, wha
     if response.status_code != 200:
         raise MarketSourceError(f"{what}: HTTP {response.status_code}: {response.text[:200]!r}")
     try:
-        return response.json()
+        body: Json = response.json()
     except ValueError as exc:
         raise MarketSourceError(f"{what}: answer is not JSON: {response.text[:200]!r}") from exc
+    return body
 
 
-def _json_list(value: Any, what: str) -> list[Any]:
+def _json_list(value: Json | None, what: str) -> list[Json]:
     """Gamma ships outcomes, prices and token ids as JSON strings holding lists."""
     if isinstance(value, list):
         return value
     try:
-        decoded = json.loads(value) if isinstance(value, str) else None
+        decoded: Json = json.loads(value) if isinstance(value, str) else None
     except ValueError as exc:
         raise MarketSourceError(f"{what} is not valid JSON: {value!r}") from exc
     if not isinstance(decoded, list):
@@ -65,21 +79,22 @@ def _json_list(value: Any, what: str) -> list[Any]:
     return decoded
 
 
-def _number(value: Any, what: str, default: float = 0.0) -> float:
+def _number(value: object, what: str, default: float = 0.0) -> float:
     if value in (None, ""):
         return default
     try:
-        return float(value)
+        return as_float(value)
     except (TypeError, ValueError) as exc:
         raise MarketSourceError(f"{what} {value!r} is not a number") from exc
 
 
-def _first_event(item: dict[str, Any]) -> dict[str, Any]:
+def _first_event(item: JsonObject) -> JsonObject:
     events = item.get("events")
-    return events[0] if isinstance(events, list) and events and isinstance(events[0], dict) else {}
+    first = events[0] if isinstance(events, list) and events else None
+    return first if isinstance(first, dict) else {}
 
 
-def _tags(item: dict[str, Any]) -> tuple[str, ...]:
+def _tags(item: JsonObject) -> tuple[str, ...]:
     raw = item.get("tags") or _first_event(item).get("tags") or []
     out = []
     for tag in raw if isinstance(raw, list) else []:
@@ -89,7 +104,7 @@ def _tags(item: dict[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def parse_market(item: Any, where: str) -> Market:
+def parse_market(item: Json, where: str) -> Market:
     """Decode one Gamma listing item (live answer or recorded file alike)."""
     if not isinstance(item, dict):
         raise MarketSourceError(f"Gamma {where} is not an object: {item!r}")
@@ -128,23 +143,41 @@ def winner_of(market: Market) -> str | None:
     return won[0] if len(won) == 1 and len(lost) == len(market.outcomes) - 1 else None
 
 
-def parse_history(body: Any, what: str) -> list[tuple[int, float]]:
+def _integer(value: Json) -> int:
+    """``int(value)`` of a decoded value; any other shape fails with the ``TypeError`` that ``int()`` raises."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(f"int() argument must be a string or a real number, not {type(value).__name__!r}")
+
+
+def _point(row: Json) -> tuple[int, float]:
+    """One ``{t, p}`` history point; any other shape fails as indexing it would."""
+    if not isinstance(row, dict):
+        raise TypeError(f"{type(row).__name__!r} object is not subscriptable by 't'")
+    return _integer(row["t"]), as_float(row["p"])
+
+
+def parse_history(body: Json, what: str) -> list[tuple[int, float]]:
     rows = body.get("history") if isinstance(body, dict) else None
     if not isinstance(rows, list):
         raise MarketSourceError(f"{what}: expected {{\"history\": [...]}}, got {str(body)[:200]}")
     try:
-        return [(int(r["t"]), float(r["p"])) for r in rows]
+        return [_point(r) for r in rows]
     except (KeyError, TypeError, ValueError) as exc:
         raise MarketSourceError(f"{what}: a history point is not {{t, p}}: {str(rows)[:200]}") from exc
 
 
-def book_from(body: Any, token_id: str, what: str) -> OrderBook:
+def _book_field(body: object, key: str) -> object:
+    """A field of a CLOB ``/book`` answer: a dict's key, or an attribute of py-clob-client's summary."""
+    return body.get(key) if isinstance(body, dict) else getattr(body, key, None)
+
+
+def book_from(body: object, token_id: str, what: str) -> OrderBook:
     """An OrderBook from a CLOB ``/book`` answer (dict) or py-clob-client's OrderBookSummary."""
-    get = body.get if isinstance(body, dict) else (lambda k, d=None: getattr(body, k, d))
-    last = get("last_trade_price", None)
-    return OrderBook(token_id=token_id, bids=levels(get("bids", None) or [], f"{what} bids"),
-                     asks=levels(get("asks", None) or [], f"{what} asks"),
-                     tick_size=_number(get("tick_size", None), f"{what} tick_size", 0.01),
+    last = _book_field(body, "last_trade_price")
+    return OrderBook(token_id=token_id, bids=levels(_book_field(body, "bids") or [], f"{what} bids"),
+                     asks=levels(_book_field(body, "asks") or [], f"{what} asks"),
+                     tick_size=_number(_book_field(body, "tick_size"), f"{what} tick_size", 0.01),
                      last_trade=None if last in (None, "") else _number(last, f"{what} last_trade_price"))
 
 
@@ -189,12 +222,12 @@ class GammaSource:
         self._http = http or httpx.Client(timeout=venue.timeout_s)
         self._books = books
 
-    def _get(self, base: str, path: str, params: dict[str, Any] | None, what: str) -> Any:
+    def _get(self, base: str, path: str, params: Params | None, what: str) -> Json:
         url = base.rstrip("/") + path
         return with_retries(lambda: http_json(self._http, url, params, what), self._venue)
 
-    def _page(self, now: datetime, within_days: float, offset: int) -> list[Any]:
-        params: dict[str, Any] = {
+    def _page(self, now: datetime, within_days: float, offset: int) -> list[Json]:
+        params: Params = {
             "active": "true", "closed": "false", "include_tag": "true",
             "end_date_min": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "end_date_max": (now + timedelta(days=within_days)).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -231,7 +264,7 @@ class GammaSource:
         return self._books.order_book(token_id)
 
     def history(self, token_id: str) -> list[tuple[int, float]]:
-        params = {"market": token_id, "interval": "1w", "fidelity": 60}
+        params: Params = {"market": token_id, "interval": "1w", "fidelity": 60}
         what = f"CLOB /prices-history({token_id})"
         return parse_history(self._get(self._venue.clob_url, "/prices-history", params, what), what)
 

@@ -10,12 +10,13 @@ malformed reaches a sealed file. Implementations: :mod:`.gamma` (live, Gamma + C
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, SupportsFloat, runtime_checkable
 
 from league.contest.errors import ContestError
+from league.jsonvalue import Json, JsonObject
 
 
 class MarketSourceError(ContestError):
@@ -28,7 +29,15 @@ def aware(value: datetime, what: str) -> datetime:
     return value.astimezone(UTC)
 
 
-def parse_time(value: Any, what: str) -> datetime:
+def as_float(value: object) -> float:
+    """``float(value)`` of a value decoded from JSON or handed back by a vendor library (a number or a numeric
+    string); any other value fails with the ``TypeError`` that ``float()`` raises, for the caller to name."""
+    if isinstance(value, str | SupportsFloat):
+        return float(value)
+    raise TypeError(f"float() argument must be a string or a real number, not {type(value).__name__!r}")
+
+
+def parse_time(value: object, what: str) -> datetime:
     try:
         return aware(datetime.fromisoformat(str(value).replace("Z", "+00:00")), what)
     except ValueError as exc:
@@ -73,7 +82,7 @@ class OrderBook:
     def asks_ascending(self) -> list[Level]:
         return sorted(self.asks, key=lambda lv: lv.price)
 
-    def as_json(self, depth: int = 15) -> dict[str, Any]:
+    def as_json(self, depth: int = 15) -> JsonObject:
         """What ``bench book`` shows: best levels first."""
         return {
             "bids": [{"price": lv.price, "size": lv.size} for lv in sorted(self.bids, key=lambda x: -x.price)[:depth]],
@@ -103,7 +112,7 @@ class Market:
     comment_count: int = 0
     tags: tuple[str, ...] = ()
     category: str = ""
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Json] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if len(self.outcomes) < 2:
@@ -146,14 +155,18 @@ def books_for(source: MarketSource, market: Market) -> dict[str, OrderBook]:
     return {o: source.book(t) for o, t in zip(market.outcomes, market.token_ids, strict=True)}
 
 
-def levels(raw: Sequence[Any], what: str) -> tuple[Level, ...]:
-    """Levels from ``[{"price": "0.55", "size": "20"}, ...]`` (strings or numbers, any order)."""
+def levels(raw: object, what: str) -> tuple[Level, ...]:
+    """Levels from ``[{"price": "0.55", "size": "20"}, ...]`` (strings or numbers, any order), or from
+    py-clob-client's level objects."""
+    items = raw or ()
+    if not isinstance(items, Iterable):
+        raise TypeError(f"{type(items).__name__!r} object is not iterable")
     out = []
-    for item in raw or ():
+    for item in items:
         price = item.get("price") if isinstance(item, Mapping) else getattr(item, "price", None)
         size = item.get("size") if isinstance(item, Mapping) else getattr(item, "size", None)
         try:
-            out.append(Level(float(price), float(size)))  # type: ignore[arg-type]
+            out.append(Level(as_float(price), as_float(size)))
         except (TypeError, ValueError) as exc:
             raise MarketSourceError(f"{what}: level {item!r} is not a price and a size") from exc
     return tuple(out)

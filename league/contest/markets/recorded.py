@@ -16,23 +16,32 @@ import bisect
 import json
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from league.contest.markets.gamma import book_from, parse_history, parse_market, winner_of
 from league.contest.markets.interface import Market, MarketSourceError, OrderBook, aware, parse_time
+from league.jsonvalue import Json, JsonObject
 
 FILES = ("markets.json", "books.json", "history.json", "closed.json")
 
 
-def read_json(path: Path, default: Any) -> Any:
+def read_json(path: Path, default: Json) -> Json:
     if not path.exists():
         return default
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        body: Json = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise MarketSourceError(f"cannot read {path}: {exc}") from exc
     except ValueError as exc:
         raise MarketSourceError(f"{path} is not JSON: {exc}", fix="restore the recorded file") from exc
+    return body
+
+
+def read_object(path: Path) -> JsonObject:
+    """A recorded file that maps ids to answers (an absent file maps none)."""
+    body = read_json(path, {})
+    if not isinstance(body, dict):
+        raise MarketSourceError(f"{path}: expected a JSON object of id -> answer", fix="restore the recorded file")
+    return body
 
 
 class RecordedSource:
@@ -44,9 +53,9 @@ class RecordedSource:
         if not isinstance(items, list):
             raise MarketSourceError(f"{self.root / 'markets.json'}: expected a Gamma /markets list")
         self._items = {str(item.get("id")): item for item in items if isinstance(item, dict)}
-        self._books: dict[str, Any] = read_json(self.root / "books.json", {})
-        self._history: dict[str, Any] = read_json(self.root / "history.json", {})
-        self._closed: dict[str, Any] = read_json(self.root / "closed.json", {})
+        self._books = read_object(self.root / "books.json")
+        self._history = read_object(self.root / "history.json")
+        self._closed = read_object(self.root / "closed.json")
         self._rows: list[tuple[datetime, int, datetime | None, Market]] | None = None
         self._ends: list[datetime] = []
 

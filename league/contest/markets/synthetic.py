@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+
+from league.jsonvalue import Json, JsonObject, obj, text
 
 CATEGORIES: dict[str, tuple[str, ...]] = {
     "politics": ("Will the coalition pass the budget vote in {place}?",
@@ -35,10 +36,10 @@ INELIGIBLE = ("placeholder", "death", "war-tag", "favourite", "far", "soon", "no
 
 @dataclass
 class Venue:
-    markets: list[dict[str, Any]]
-    books: dict[str, Any]
-    history: dict[str, Any]
-    closed: dict[str, Any]
+    markets: list[JsonObject]
+    books: JsonObject
+    history: JsonObject
+    closed: JsonObject
 
     def write(self, root: Path) -> None:
         root.mkdir(parents=True, exist_ok=True)
@@ -49,7 +50,8 @@ class Venue:
     def winners(self) -> dict[str, str]:
         out = {}
         for mid, item in self.closed.items():
-            outcomes, prices = json.loads(item["outcomes"]), json.loads(item["outcomePrices"])
+            market = obj(item)
+            outcomes, prices = json.loads(text(market["outcomes"])), json.loads(text(market["outcomePrices"]))
             out[mid] = next(o for o, p in zip(outcomes, prices, strict=True) if p == "1")
         return out
 
@@ -74,10 +76,12 @@ def _prices(rng: random.Random, n: int, favourite_cap: float) -> list[float]:
             return prices
 
 
-def _book(rng: random.Random, price: float, spread: float, sellers: bool = True) -> dict[str, Any]:
+def _book(rng: random.Random, price: float, spread: float, sellers: bool = True) -> JsonObject:
     half = spread / 2
-    asks = [{"price": f"{min(0.99, price + half + 0.01 * i):.2f}", "size": f"{rng.randint(40, 400)}"} for i in range(3)]
-    bids = [{"price": f"{max(0.01, price - half - 0.01 * i):.2f}", "size": f"{rng.randint(40, 400)}"} for i in range(3)]
+    asks: list[Json] = [{"price": f"{min(0.99, price + half + 0.01 * i):.2f}", "size": f"{rng.randint(40, 400)}"}
+                        for i in range(3)]
+    bids: list[Json] = [{"price": f"{max(0.01, price - half - 0.01 * i):.2f}", "size": f"{rng.randint(40, 400)}"}
+                        for i in range(3)]
     return {"asks": asks if sellers else [], "bids": bids, "tick_size": "0.01", "last_trade_price": f"{price:.2f}"}
 
 
@@ -99,8 +103,9 @@ class _Builder:
         question = _question(rng, category, day)
         if kind == "death":
             question = f"Will the {rng.choice(NAMES)} expedition leader die before the summit?"
-        tags = [{"slug": category, "label": category.title()}] + ([{"slug": "war", "label": "War"}]
-                                                                  if kind == "war-tag" else [])
+        tags: list[Json] = [{"slug": category, "label": category.title()}]
+        if kind == "war-tag":
+            tags.append({"slug": "war", "label": "War"})
         tokens = [f"{mid}{i}" for i in range(len(labels))]
         self.venue.markets.append({
             "id": mid, "question": question, "slug": f"demo-{mid}", "conditionId": f"0x{int(mid):064x}",
