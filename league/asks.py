@@ -203,7 +203,7 @@ def unsealable(specs: Sequence[SeatSpec], markets: Mapping[str, Sequence[str]], 
     return problems
 
 
-def _unsealable_value(value: Any) -> bool:
+def _unsealable_value(value: object) -> bool:
     try:
         sealable({"value": value})
     except InvalidRecord:
@@ -234,11 +234,11 @@ class MarketLine:
     name: str
     horizons: tuple[str, ...]
     reference: str
-    snapshot: Mapping[str, Any]
+    snapshot: Mapping[str, object]
 
 
 def common_text(session: str, run_id: str, markets: Sequence[MarketLine], snapshot_sha256: str,
-                crowd: Sequence[Mapping[str, Any]]) -> str:
+                crowd: Sequence[Mapping[str, object]]) -> str:
     """The text every seat receives (before its own account block). Our own wording."""
     parts = [
         f"# Forecasting league — session {session} (run {run_id}, format {ASK_FORMAT_VERSION})",
@@ -263,7 +263,7 @@ def common_text(session: str, run_id: str, markets: Sequence[MarketLine], snapsh
     return "\n".join(parts)
 
 
-def _fmt(value: Any, digits: int = 2) -> str:
+def _fmt(value: object, digits: int = 2) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}" if isinstance(value, int | float) else str(value)
 
 
@@ -293,14 +293,14 @@ code and every horizon listed above:
 """
 
 
-def account_block(seat: str, account: Mapping[str, Any] | None) -> str:
+def account_block(seat: str, account: Mapping[str, object] | None) -> str:
     """The per-seat part of the ask: that seat's own paper account, and nothing of anyone else's."""
     if not account:
         return f"\n## Your paper account ({seat})\n\nNo positions yet: $100,000 in cash.\n"
     return f"\n## Your paper account ({seat})\n\n```json\n{indented_json(account)}\n```\n"
 
 
-def indented_json(value: Any) -> str:
+def indented_json(value: object) -> str:
     """``json.dumps(value, sort_keys=True, indent=1)``, character for character, about twice as fast.
 
     With ``indent`` set the standard library encodes in pure Python, through one generator per container

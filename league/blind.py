@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 SEP = b"\x00"
 SALT_BYTES = 32
@@ -30,7 +29,7 @@ def identity_sha256(salt: bytes, model: str, version: str, mode: str) -> str:
     return hashlib.sha256(salt + model.encode() + SEP + version.encode() + SEP + mode.encode()).hexdigest()
 
 
-def reveal_problems(committed: Sequence[Mapping[str, Any]], revealed: Sequence[Mapping[str, Any]]) -> list[str]:
+def reveal_problems(committed: Sequence[Mapping[str, object]], revealed: Sequence[Mapping[str, object]]) -> list[str]:
     """Every way the reveal fails its commitment: a seat missing either side, a bad salt, a hash that differs."""
     want = {str(c.get("seat")): str(c.get("identity_sha256")) for c in committed}
     got = {str(r.get("seat")): r for r in revealed}

@@ -27,11 +27,11 @@ class Spend:
         return Spend(self.tokens + other.tokens, self.usd + other.usd)
 
 
-def _number(value: Any) -> float:
+def _number(value: object) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else 0.0
 
 
-def usage_spend(usage: Mapping[str, Any]) -> Spend:
+def usage_spend(usage: Mapping[str, object]) -> Spend:
     """Tokens and dollars one run reported, whatever the vendor's shape: a total when given
     (``total_tokens``, Gemini's ``total_token_count``), else the sum of the parts; Gemini CLI's
     per-model ``models.<m>.tokens.total``; Claude Code's ``total_cost_usd``."""
@@ -47,7 +47,7 @@ def _per_model(models: Any) -> float:
     return sum(_number(((m or {}).get("tokens") or {}).get("total")) for m in models.values() if isinstance(m, Mapping))
 
 
-def total(usages: Iterable[Mapping[str, Any]]) -> Spend:
+def total(usages: Iterable[Mapping[str, object]]) -> Spend:
     spent = Spend()
     for usage in usages:
         spent = spent + usage_spend(usage)

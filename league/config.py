@@ -15,9 +15,11 @@ from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 
 from league import inputs
 from league.errors import ConfigError
+from league.jsonvalue import Json
 from league.registry import CROWD, NO_CROWD, PRICES
 from league_agents.base import SeatSpec
 from league_agents.options import Text, Url, printable
@@ -172,7 +174,7 @@ class Methodology(Frozen):
             raise ValueError(f"{list(value)} is not [low, high] with 0 <= low < high <= 100 (percent)")
         return value
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, Json]:
         return self.model_dump(mode="json")
 
 
@@ -349,7 +351,7 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(exc.message, fix=exc.fix) from None
 
 
-def load_toml_model(model: type[M], path: Path, data: Mapping[str, Any] | None = None) -> M:
+def load_toml_model(model: type[M], path: Path, data: Mapping[str, object] | None = None) -> M:
     raw = read_toml(path) if data is None else data
     try:
         return model.model_validate(raw)
@@ -357,7 +359,7 @@ def load_toml_model(model: type[M], path: Path, data: Mapping[str, Any] | None =
         raise _config_error(path, exc) from None
 
 
-def error_key(error: Mapping[str, Any]) -> str:
+def error_key(error: ErrorDetails) -> str:
     """Where a validation error is, as a dotted key; a key may be any length, so it is cut to its start."""
     return _cut(".".join(str(p) for p in error.get("loc", ())) or "(top level)", 200)
 
@@ -375,7 +377,7 @@ def _cut(message: str, limit: int = 400) -> str:
     return message if len(message) <= limit else message[:limit] + "…"
 
 
-def shown(value: Any, limit: int = 80) -> str:
+def shown(value: object, limit: int = 80) -> str:
     """A value as an error may quote it: its repr, cut to ``limit`` characters (a 10,000-character name is
     named by its start and its length, not echoed whole)."""
     text = repr(value)

@@ -33,7 +33,7 @@ from datetime import date, datetime, time, timedelta
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TypedDict, TypeVar, cast
 
 import structlog
 
@@ -170,7 +170,7 @@ RUNNING, FINISHED = "running", "finished"
 _DEMO_PARTS = ("config", "data")
 
 
-def claim_folder(out: Path, asked: dict[str, Any], say: Callable[[str], None] | None = None) -> int:
+def claim_folder(out: Path, asked: dict[str, object], say: Callable[[str], None] | None = None) -> int:
     """Make OUT, lock it for this run and return the lock's file descriptor (closing it ends the claim).
 
     The lock is a flock on OUT/.league-demo.lock, shared by every process the run forks (the season's child,
@@ -238,7 +238,7 @@ def _lock_folder(out: Path) -> int:
     return fd
 
 
-def _unfinished(out: Path) -> dict[str, Any]:
+def _unfinished(out: Path) -> dict[str, object]:
     """The state of the run that left OUT's league, if that run was this verb's and it did not finish;
     else the error that leaves OUT alone."""
     state = read_json(out / DEMO_STATE, what="demo state file", max_bytes=4096, max_depth=2, inside=out)
@@ -250,7 +250,7 @@ def _unfinished(out: Path) -> dict[str, Any]:
     return state
 
 
-def _described(state: dict[str, Any]) -> str:
+def _described(state: dict[str, object]) -> str:
     return " ".join(f"--{key} {state[key]}" for key in ("sessions", "seed", "start") if key in state)
 
 
@@ -267,7 +267,7 @@ def _remove(path: Path) -> None:
                          fix=f"remove {path} yourself, or choose an empty --out folder") from None
 
 
-def _write_state(out: Path, state: dict[str, Any]) -> None:
+def _write_state(out: Path, state: dict[str, object]) -> None:
     """OUT/.league-demo.json replaced whole (a temporary file renamed over it): a run killed while writing
     it leaves the old state or the new one, never half of one."""
     path = out / DEMO_STATE
@@ -297,8 +297,8 @@ def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str],
     config = load_config(config_dir)
     store = open_store(config.database_url)
     rekor = LocalRekor(clock.now)
-    serving: AbstractContextManager[dict[str, Any]] = (
-        nullcontext({}) if stamps is not None else local_stamp_services(clock, rekor))
+    serving: AbstractContextManager[StampServices] = (
+        nullcontext(StampServices()) if stamps is not None else local_stamp_services(clock, rekor))
     with serving as services:
         with build_league(config, clock, stages=DEMO_STAGES, store=store, anchor=days[0]) as lg:
             add_stand_ins(lg, seed)
@@ -378,14 +378,15 @@ def _lowered(work: Callable[[], _T], *, stop: Callable[[], object]) -> _T:
     per thread and a thread's new threads inherit it (the stand-ins' servers and the stamp pools are started
     inside ``work``); a thread may lower its own priority without privileges, and it ends with the season, so the
     publish step after it runs at the process's own priority. Elsewhere the work runs unchanged."""
-    box: dict[str, Any] = {}
+    box: dict[str, _T] = {}
+    errors: list[BaseException] = []
 
     def run() -> None:
         try:
             _lower_this_thread(BACKGROUND_NICE)
             box["value"] = work()
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread, which raises it
-            box["error"] = exc
+            errors.append(exc)
 
     thread = threading.Thread(target=run, name="league-demo-parent")
     thread.start()
@@ -395,9 +396,9 @@ def _lowered(work: Callable[[], _T], *, stop: Callable[[], object]) -> _T:
         stop()
         thread.join()
         raise
-    if "error" in box:
-        raise box["error"]
-    return cast(_T, box["value"])
+    if errors:
+        raise errors[0]
+    return box["value"]
 
 
 def _lower_this_thread(steps: int) -> None:
@@ -539,8 +540,15 @@ def demo_stamper(config: Config, clock: Clock, *, calendars: tuple[str, ...] = (
     return Stamper(settings, config.data_dir / "stamps", clock)
 
 
+class StampServices(TypedDict, total=False):
+    """Where the demo's local stamp stand-ins listen: what :func:`league.jobs.stamp.use_services` takes."""
+
+    calendars: tuple[str, ...]
+    rekor_url: str | None
+
+
 @contextmanager
-def local_stamp_services(clock: Clock, rekor: LocalRekor | None = None) -> Iterator[dict[str, Any]]:
+def local_stamp_services(clock: Clock, rekor: LocalRekor | None = None) -> Iterator[StampServices]:
     """The demo's OpenTimestamps calendar and Rekor log: local stand-ins on 127.0.0.1 for as long as the
     season runs (league/stamps/standins.py), so its folder has ``.ots`` proofs and log entries for the
     reader's steps 6 and 10 — reported as pending and as a log that is not Sigstore's public one.
@@ -556,7 +564,7 @@ def add_stand_ins(lg: League, seed: int) -> None:
     hints: dict[str, dict[str, dict[str, float]]] = {}  # by session: the second wave's ask reuses the first's
     source, bars = lg.market.prices, Bars(lg.view)  # the hints' bars, kept from session to session (forget_bars_before)
 
-    def context(league: League, session: str) -> dict[str, Any]:
+    def context(league: League, session: str) -> dict[str, object]:
         if session not in hints:  # replay outcomes are fixed, so the hints of a session never change
             hints.clear()
             day = date.fromisoformat(session)

@@ -51,7 +51,7 @@ def snapshot_rows(snapshot: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return {r["code"]: r for r in rows} if isinstance(rows, list) else dict(rows)
 
 
-def _market_lines(lg: League, session: str, snapshot: Mapping[str, Any]) -> list[MarketLine]:
+def _market_lines(lg: League, session: str, snapshot: Mapping[str, object]) -> list[MarketLine]:
     rows = snapshot_rows(snapshot)
     lines = []
     for m in lg.config.markets.markets:
@@ -64,8 +64,8 @@ def _market_lines(lg: League, session: str, snapshot: Mapping[str, Any]) -> list
 
 
 def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequence[str] | None = None,
-            attempt: int = 1, parent: str | None = None, crowd: Sequence[Mapping[str, Any]] = (),
-            context_extra: Mapping[str, Any] | None = None) -> str | None:
+            attempt: int = 1, parent: str | None = None, crowd: Sequence[Mapping[str, object]] = (),
+            context_extra: Mapping[str, object] | None = None) -> str | None:
     """Seal the roster and the run line, hash every ask into the chain, fan out concurrently."""
     if role == COUNTED and attempt == 1 and counted_runs(lg.view, session):
         log.info("ask.already_done", session=session)
@@ -104,7 +104,7 @@ def next_run_id(lg: League, session: str) -> str:
     return f"{session}-r{len(lg.books.index.runs(session)) + 1}"
 
 
-def structured_context(lg: League, record: Mapping[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
+def structured_context(lg: League, record: Mapping[str, Any], extra: Mapping[str, object] | None) -> dict[str, Any]:
     rows = snapshot_rows(record["snapshot"])
     crowd = {q.get("market") for q in record.get("crowd", [])}
     previous = previous_day_changes(lg.view, record["session"])
@@ -239,7 +239,7 @@ def stopped_reply(lg: League, seat: str, reason: str, clock: Now | None = None) 
 
 
 def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], common: str, common_sha: str,
-             attempt: int, asked: dict[str, list[str]], context: Mapping[str, Any]) -> None:
+             attempt: int, asked: dict[str, list[str]], context: Mapping[str, object]) -> None:
     """Hash each seat's exact text into the ask chain, then send all asks at once through the runner."""
     texts = [(spec.name, common + account_block(spec.name, seat_accounts(lg.books.index, spec.name))) for spec in specs]
     lg.books.asks.seal_asks(run_id, session, attempt, texts, common_sha)  # one fsync for the run's asks

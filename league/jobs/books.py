@@ -251,7 +251,7 @@ _intern = sys.intern
 _KEPT = frozenset({int, float, bool, type(None)})
 
 
-def _compact_any(value: Any) -> Any:
+def _compact_any(value: object) -> Any:
     """The general rule (what :func:`_compact` gives for every value): keys and short strings interned."""
     if isinstance(value, dict):
         return {sys.intern(k) if isinstance(k, str) else k: _compact(v) for k, v in value.items()}

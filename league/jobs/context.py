@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, wait
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import structlog
 
@@ -31,7 +31,7 @@ from league_agents.base import Seat, SeatReply
 
 log = structlog.get_logger(__name__)
 #: What the ask's structured context adds for a session (the climatology table; the demo's hints).
-AskContext = Callable[["League", str], Mapping[str, Any]]
+AskContext = Callable[["League", str], Mapping[str, object]]
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ def in_flight(asks: Iterable[Mapping[str, Any]], book: Iterable[Mapping[str, Any
             for x in asks if x.get("kind") == "ask" and _key(x) not in replied]
 
 
-def _key(line: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+def _key(line: Mapping[str, object]) -> tuple[Any, Any, Any]:
     return line.get("run_id"), line.get("seat"), line.get("attempt")
 
 

@@ -109,7 +109,7 @@ def _recent_asks(lg: League, runs: Sequence[records.Run]) -> list[BookLine]:
     return recent_lines(lg.books.asks.path, lambda obj: _sealed_at(obj) >= since)
 
 
-def _sealed_at(obj: Mapping[str, Any]) -> datetime:
+def _sealed_at(obj: Mapping[str, object]) -> datetime:
     """A line's ``at`` (the writer's clock, in the file's order); a line without one ends the read."""
     try:
         return parse_iso(str(obj["at"]))
@@ -185,7 +185,7 @@ def _asked(lg: League, roster: records.Roster | None) -> dict[str, list[str]]:
     return markets_asked(lg)
 
 
-def _why_not(lg: League, session: str, seat: str, specs: Mapping[str, Any], common: str | None,
+def _why_not(lg: League, session: str, seat: str, specs: Mapping[str, object], common: str | None,
              asked_at: datetime) -> str:
     """Why this ask cannot be resumed identically ("" when it can)."""
     if seat not in specs:

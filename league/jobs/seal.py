@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import structlog
 
@@ -31,6 +30,7 @@ from league.errors import BookError, InvalidRecord
 from league.jobs.blind import masked
 from league.jobs.context import League, Pending
 from league.jobs.stamp import stamp_answer
+from league.jsonvalue import Json
 from league.ops import metrics
 from league.runner import ReplyRecord
 from league_agents.base import FailureClass, SeatReply
@@ -38,7 +38,7 @@ from league_agents.base import FailureClass, SeatReply
 log = structlog.get_logger(__name__)
 
 
-def fetch_fields(reply: SeatReply) -> dict[str, Any]:
+def fetch_fields(reply: SeatReply) -> dict[str, object]:
     """The seat's fetch record (paper requirement 17): every host its run contacted through its egress
     proxy, allowed or refused, in the proxy's order; ``{}`` for a seat that ran without network."""
     if reply.fetches is None:
@@ -68,7 +68,7 @@ def seal_record(lg: League, record: ReplyRecord) -> None:
     run_id, session, attempt = _asked(lg, record.ask_sha256, record.seat)
     reply = record.reply
     own, encoding, _ = _store_raw(lg, reply.raw) if reply.raw else ("", RAW_UTF8, "")
-    content: dict[str, Any] = {
+    content: dict[str, object] = {
         "run_id": run_id, "session": session, "seat": record.seat, "attempt": attempt, "reason": record.reason,
         "worker": _short(record.worker), "redelivered": record.redelivered, "seat_ask_sha256": record.ask_sha256,
         "own_sha256": own, "failure": str(reply.failure or ""), "detail": clean_text(reply.detail, DETAIL_CAP),
@@ -149,7 +149,7 @@ class _RawAhead:
     def __init__(self, lg: League, replies: list[SeatReply]) -> None:
         raws = [r.raw if not r.silent and r.raw else "" for r in replies]
         self._pool: ThreadPoolExecutor | None = None
-        self._done: list[Future[Any] | None] = [None] * len(raws)
+        self._done: list[Future[object] | None] = [None] * len(raws)
         if sum(1 for raw in raws if raw) < 2:  # nothing to overlap
             return
         self._pool = ThreadPoolExecutor(min(RAW_AHEAD_THREADS, len(raws)), thread_name_prefix="raw-ahead")
@@ -292,14 +292,14 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
         stamp_answer(lg, p.session)
 
 
-def _answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, Any]:
+def _answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, object]:
     own, encoding, store_problem = _store_raw(lg, reply.raw)
     try:
         parsed = parse_reply(reply.raw, p.markets)
     except Exception as exc:  # noqa: BLE001 - the parser is total by design; this keeps the promise if not
         log.exception("parse.failed", seat=p.seat, run_id=p.run_id)
         parsed = ParsedReply(ok=False, failure=f"the parser failed on this reply ({type(exc).__name__})")
-    content: dict[str, Any] = {
+    content: dict[str, object] = {
         "run_id": p.run_id, "session": p.session, "seat": p.seat, "attempt": p.attempt,
         "model": _short(reply.model), "version": _short(reply.version), "mode": _short(reply.mode),
         "status": "answered" if parsed.ok else "refused_shape", "parse_failure": parsed.failure,
@@ -319,21 +319,21 @@ def _answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, Any]:
     return content
 
 
-def _short(text: Any) -> str:
+def _short(text: object) -> str:
     """A label the seat (or a lab's worker) reports about itself, as the book shows it: one line, at most
     200 characters, every control, bidirectional or invisible character escaped (``\\u202e``), so that a
     reported name cannot reverse, hide or recolour the text around it where the line is displayed."""
     return clean_label(str(text))
 
 
-def _usage(usage: Mapping[str, Any]) -> dict[str, Any]:
+def _usage(usage: Mapping[str, object]) -> dict[str, Json]:
     """What the seat reported about its run, made safe for the book and bounded in size."""
     safe = json_safe_object(usage)
     size = len(json.dumps(safe, ensure_ascii=False))
     return safe if size <= MAX_USAGE_CHARS else {"dropped": f"usage was {size} characters (at most {MAX_USAGE_CHARS})"}
 
 
-def _bare_answer(content: Mapping[str, Any], problem: str) -> dict[str, Any]:
+def _bare_answer(content: Mapping[str, object], problem: str) -> dict[str, object]:
     keep = ("run_id", "session", "seat", "attempt", "own_sha256", "ask_sha256", "seat_ask_sha256", "booked_at",
             "started_at", "elapsed_s", "raw_encoding", "raw_store_problem", "fetches")
     return {**{k: content[k] for k in keep if k in content}, "model": "unreported", "version": "unreported",

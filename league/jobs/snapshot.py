@@ -35,6 +35,7 @@ from league.calendar import Calendar, et_date, to_utc
 from league.clock import iso_seconds
 from league.config import MarketSpec
 from league.jobs.context import League
+from league.jsonvalue import Json
 from league.prices.interface import Bar, DailyCloses, PriceError, PriceProvider
 from league.prices.reference import last_bar_at_or_before
 
@@ -78,7 +79,7 @@ class SnapshotRow:
         if self.status != "unavailable" and self.price is None:
             raise ValueError(f"{self.code}: a {self.status} row needs a price")
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, Json]:
         return asdict(self)
 
 
@@ -91,7 +92,7 @@ class Snapshot:
     provider: str
     rows: tuple[SnapshotRow, ...]
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, Json]:
         return {
             "taken_at": iso_seconds(self.taken_at),
             "session": self.session.isoformat(),
