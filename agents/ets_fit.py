@@ -3,7 +3,7 @@
 A fit is a pure function of a market's last closes (:func:`forecast_path`): the chosen ETS model's forecast
 mean and variance 1, 2, … steps ahead, computed with statsmodels' public API by league_agents.ets_model, which
 this module imports only when a fit runs (a lean install's baselines import no scientific package). Run in a
-thread of the league's process, the L-BFGS-B fits hold its GIL (~1 s a session for 12 markets);
+thread of the league's process, the L-BFGS-B fits hold its GIL (~0.3 s a session for 12 markets);
 :class:`FitWorker` runs them in ONE child process instead (``python -m league_agents.ets_fit``: this module
 imports nothing of the league, only what the fits need), so they use another core and the league's threads
 never wait for them. Requests and answers are pickled over the child's stdin/stdout (the peer is our own
