@@ -1,11 +1,13 @@
 """The `_ets` seat's fits, and a worker process that runs them off the league's interpreter.
 
 A fit is a pure function of a market's last closes (:func:`forecast_path`): the chosen ETS model's forecast
-mean and variance 1, 2, … steps ahead. Run in a thread of the league's process, the L-BFGS-B fits hold its GIL
-(~0.4 s a session for 12 markets); :class:`FitWorker` runs them in ONE child process instead
-(``python -m league_agents.ets_fit``: this module imports nothing of the league, only what the fits need), so
-they use another core and the league's threads never wait for them. Requests and answers are pickled over the
-child's stdin/stdout (the peer is our own child); floats travel bit for bit.
+mean and variance 1, 2, … steps ahead, computed with statsmodels' public API by league_agents.ets_model, which
+this module imports only when a fit runs (a lean install's baselines import no scientific package). Run in a
+thread of the league's process, the L-BFGS-B fits hold its GIL (~0.3 s a session for 12 markets);
+:class:`FitWorker` runs them in ONE child process instead (``python -m league_agents.ets_fit``: this module
+imports nothing of the league, only what the fits need), so they use another core and the league's threads
+never wait for them. Requests and answers are pickled over the child's stdin/stdout (the peer is our own
+child); floats travel bit for bit.
 
 A request is keyed by its input alone (the closes the fit reads, and how far ahead), so a fit started early
 (:meth:`FitWorker.submit` for the next session's history, league.jobs.ask.prefetch_fits) serves an ask only
@@ -17,7 +19,6 @@ with an exception: the seat's ordinary failure, never a hang; one that cannot be
 
 from __future__ import annotations
 
-import math
 import os
 import pickle
 import subprocess
@@ -27,7 +28,8 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from typing import IO, Any
 
-CANDIDATES = ((None, False), ("add", False), ("add", True))
+from league_agents.plugins import extra
+
 #: A fit's input: the closes it reads (oldest first) and how many steps ahead its path goes.
 Key = tuple[tuple[float, ...], int]
 Path = list[tuple[float, float]]
@@ -43,137 +45,20 @@ def worker_enabled() -> bool:
 
 # ------------------------------------------------------------------------------------------- the fits
 def fit(closes: Sequence[float]) -> Any:
-    """The chosen candidate's statsmodels results for these closes (None when every candidate fails).
-
-    Same choice and same numbers as fitting each candidate with ``ETSModel.fit`` and keeping the lowest
-    ``res.aic`` (:func:`fit_plain`), for less CPU: the candidates are compared on parameters alone
-    (:func:`choose`), so only the winner builds a results object (whose constructor also computes a
-    complex-step Hessian that a prediction never reads). If the winner's results cannot be built, the plain
-    loop decides, as it always did."""
-    chosen = choose(closes)
-    return None if chosen is None else results(closes, chosen[0], chosen[1])
-
-
-def results(closes: Sequence[float], model: Any, params: Any) -> Any:
-    """The chosen candidate's results object; if it cannot be built, :func:`fit_plain`'s choice."""
-    import pandas as pd
-
-    try:
-        return model.smooth(params)
-    except (ValueError, ArithmeticError):
-        return fit_plain(pd.Series(list(closes), dtype=float))
-
-
-def choose(closes: Sequence[float]) -> tuple[Any, Any, Any] | None:
-    """The candidate of lowest finite AIC for these closes: (model, params, its smoothing or None), None if
-    every candidate fails. Each is fitted to its parameters only (:func:`fit_params`) and scored as its
-    results object would be (:func:`candidate_score`); a candidate whose fit raises (numpy's LinAlgError is
-    a ValueError) is skipped."""
-    import warnings
-
-    import pandas as pd
-    from statsmodels.tsa.exponential_smoothing.ets import ETSModel
-
-    from league_agents import ets_lean  # numpy: imported with the fit, never by a lean install's baselines
-
-    series = pd.Series(list(closes), dtype=float)
-    best: tuple[float, Any, Any, Any] | None = None  # (aic, model, params, smoothing)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # convergence chatter; a fit that fails is skipped below
-        for trend, damped in CANDIDATES:
-            try:
-                model = ETSModel(series, error="add", trend=trend, damped_trend=damped)
-                lean = ets_lean.available() and ets_lean.covered(model)  # before the fit sets model.bounds
-                params = fit_params(model, lean)
-                score, smoothing = candidate_score(model, params, lean)
-            except (ValueError, ArithmeticError):
-                continue
-            if math.isfinite(score) and (best is None or score < best[0]):
-                best = (score, model, params, smoothing)
-    return None if best is None else best[1:]
-
-
-def fit_params(model: Any, lean: bool) -> Any:
-    """``model.fit(disp=False, return_params=True)``: by league_agents.ets_lean's mirror of it (the same
-    floats, for a fraction of the CPU) when ``lean`` (that mirror is verified for these library versions
-    and covers the model), else by statsmodels itself."""
-    if lean:
-        from league_agents import ets_lean
-
-        return ets_lean.fit_params(model)
-    return model.fit(disp=False, return_params=True)
-
-
-def candidate_score(model: Any, params: Any, lean: bool = False) -> tuple[float, Any]:
-    """``model.smooth(params).aic`` without the results object, and the smoothing behind it when ``lean``
-    (league_agents.ets_lean.loglike computed it; else None). ETSResults takes llf =
-    ``model.loglike(params)``, df_model = free parameters + 1 and nobs_effective = nobs, and its ``aic`` is
-    statsmodels' ``eval_measures.aic(llf, nobs, df_model)`` (statsmodels 0.14-0.15)."""
-    from statsmodels.tools.eval_measures import aic
-
-    if lean:
-        from league_agents import ets_lean
-
-        llf, smoothing = ets_lean.loglike(model, params)
-    else:
-        llf, smoothing = model.loglike(params), None
-    fixed = model._fixed_params if model._has_fixed_params else {}  # as ETSResults reads them
-    return float(aic(llf, model.nobs, model.k_params - len(fixed) + 1)), smoothing
-
-
-def candidate_aic(model: Any, params: Any) -> float:
-    """The AIC of :func:`candidate_score` (statsmodels' own log-likelihood)."""
-    return candidate_score(model, params)[0]
-
-
-def fit_plain(series: Any) -> Any:
-    """Every candidate fitted to a full results object, the lowest ``res.aic`` kept: the reference the
-    fast path of :func:`fit` must equal (tests/unit/evals/test_evals_ets_fast.py), and its fallback."""
-    import warnings
-
-    from statsmodels.tsa.exponential_smoothing.ets import ETSModel
-
-    best = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for trend, damped in CANDIDATES:
-            try:
-                res = ETSModel(series, error="add", trend=trend, damped_trend=damped).fit(disp=False)
-            except (ValueError, ArithmeticError):
-                continue
-            if math.isfinite(res.aic) and (best is None or res.aic < best.aic):
-                best = res
-    return best
-
-
-def prediction_path(model: Any, steps: int) -> Path:
-    """(mean, variance) 1 … ``steps`` ahead from ONE prediction: each step's numbers are the ones a
-    prediction ending at that step gives (additive-error ETS: closed-form recursions, step by step)."""
-    n = int(model.nobs)
-    pred = model.get_prediction(start=n, end=n + steps - 1)
-    return [(float(m), float(v)) for m, v in zip(list(pred.predicted_mean), list(pred.var_pred_mean), strict=True)]
+    """The chosen candidate's statsmodels results for these closes (None when every candidate fails):
+    league_agents.ets_model.fit, imported with the fit (pandas and statsmodels: the `stats` extra)."""
+    with extra("stats"):
+        from league_agents import ets_model
+    return ets_model.fit(closes)
 
 
 def forecast_path(key: Key) -> Path | None:
-    """The fit of ``key``'s closes and its path ``key[1]`` steps ahead; None when no candidate fits.
-
-    With the lean fit (league_agents.ets_lean) the path comes from the winner's parameters and smoothing
-    directly; otherwise from the winner's results object and its prediction (:func:`prediction_path`). The
-    same numbers either way (tests/unit/evals/test_evals_ets_lean.py). The lean path skips :func:`fit`'s
-    fallback for a results object that cannot be built because the winner's always can: its log-likelihood
-    is finite (the AIC that chose it is), and what else the constructor computes raises nothing but the
-    LinAlgError of a singular Hessian, which it catches itself."""
+    """The fit of ``key``'s closes and its path ``key[1]`` steps ahead; None when no candidate fits
+    (league_agents.ets_model.forecast_path, imported with the fit)."""
+    with extra("stats"):
+        from league_agents import ets_model
     closes, steps = key
-    chosen = choose(closes)
-    if chosen is None:
-        return None
-    model, params, smoothing = chosen
-    if smoothing is not None and steps >= 1:  # fewer steps: statsmodels' prediction raises its ValueError
-        from league_agents import ets_lean
-
-        return ets_lean.path(model, params, smoothing, steps)
-    fitted = results(closes, model, params)
-    return None if fitted is None else prediction_path(fitted, steps)
+    return ets_model.forecast_path(closes, steps)
 
 
 # ------------------------------------------------------------------------------------------- the worker

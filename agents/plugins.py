@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import importlib.metadata as md
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 from packaging.requirements import InvalidRequirement, Requirement
 
@@ -40,6 +41,26 @@ class UnknownPlugin(PluginError):
 
 class MissingDependency(PluginError):
     """The adapter is registered but a library it needs (an optional extra) is not installed."""
+
+
+#: This project's own top-level packages: a module of theirs that is missing is a bug, not a missing extra.
+OWN = ("league", "league_agents", "sandbox")
+
+
+@contextmanager
+def extra(name: str) -> Iterator[None]:
+    """Around the imports of what needs the optional extra ``name``, in an adapter that must import without it
+    (the `_ets` seat's fits, league_agents.ets_fit): a missing library becomes :class:`MissingDependency`
+    naming the install command, the seat's ordinary failure. The adapters' counterpart of league.extras.extra
+    (the layers keep league_agents from importing the league); tests/unit/architecture/test_function_imports.py
+    checks both the same way."""
+    try:
+        yield
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] in OWN:
+            raise
+        raise MissingDependency(f"{exc.name} is not installed: the `{name}` extra installs it",
+                                fix=f"pip install 'forecast-league[{name}]'") from exc
 
 
 class Plugins:

@@ -64,7 +64,7 @@ print(json.dumps({"loaded": loaded, "modules": sorted(sys.modules)}))
 
 def test_the_adapters_without_an_extra_import_no_scientific_package() -> None:
     """A lean install checks a roster by importing each seat's adapter: the baselines' module must not pull
-    numpy in at import (the ETS fit's lean mirror is imported with the fit, in the fit worker)."""
+    numpy in at import (the ETS fit's module, league_agents.ets_model, is imported with the fit)."""
     done = subprocess.run([sys.executable, "-c", ADAPTERS], capture_output=True, text=True, timeout=120, check=True)
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert {"coin", "ets", "scripted", "claude_code"} <= set(report["loaded"])

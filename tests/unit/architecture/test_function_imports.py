@@ -5,7 +5,7 @@ docs/architecture.md, "Where imports go": an import inside a function is allowed
 extra itself (league.extras.EXTRA_OF), or a module of this project whose module-level imports reach one. Any
 other import inside a function fails here, naming the file, the line and why, so the count cannot creep back.
 
-The files below that other work owns (the composition root, the seat builders, the `_ets` fit) keep their
+The files below that other work owns (the composition root, the seat builders) keep their
 present count as a ceiling; ``agents/scripted_child.py`` is a stand-alone stdlib script run inside the
 sandbox, whose start-up is its whole cost (its docstring says why it imports next to nothing), and is left out.
 """
@@ -27,8 +27,6 @@ CEILING = {
     "league/contest/seats.py": 2,
     "league/evals/seats.py": 2,
     "agents/registry.py": 2,
-    "agents/ets_fit.py": 11,
-    "agents/ets_lean.py": 12,
 }
 #: Stand-alone scripts: run as files in a process of their own, not imported by the league.
 STANDALONE = ("agents/scripted_child.py", "league/verify/tools/", "league/evals/tools/")

@@ -1,6 +1,6 @@
 """The `_ets` seat's fast fit (params-only candidates, the AIC computed as statsmodels does, one results object)
 chooses the same model with the same numbers as fitting every candidate to a full results
-object and keeping the lowest ``res.aic`` (``league_agents.ets_fit.fit_plain``): its answers are sealed,
+object and keeping the lowest ``res.aic`` (``league_agents.ets_model.fit_plain``): its answers are sealed,
 so a drift in any bit of a parameter, the AIC or the forecast path would change the book."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from evals_helpers import walk
 
 from league_agents.base import SeatSpec
 from league_agents.baselines import EtsSeat
-from league_agents.ets_fit import CANDIDATES, candidate_aic, fit_plain
+from league_agents.ets_model import CANDIDATES, candidate_aic, fit_plain
 
 SERIES = {
     **{f"walk{n}-{seed}": walk(n, seed) for n, seed in ((30, 1), (61, 2), (140, 3), (260, 4), (500, 5), (640, 6))},
@@ -79,18 +79,17 @@ def test_the_fits_cover_every_candidate_and_no_model() -> None:
 def test_a_failing_candidate_is_skipped_the_same_way(monkeypatch: pytest.MonkeyPatch,
                                                      failing: tuple[Any, bool]) -> None:
     """A candidate whose fit raises (numpy's LinAlgError is a ValueError) is skipped by both paths. The
-    failure is raised in ``_setup_bounds``, which statsmodels' ``fit`` and the lean fit (league_agents.ets_lean)
-    both call."""
+    failure is raised in ``ETSModel.fit``, which both call (the fast path with ``return_params=True``)."""
     from statsmodels.tsa.exponential_smoothing.ets import ETSModel
 
-    real = ETSModel._setup_bounds
+    real = ETSModel.fit
 
-    def setup_bounds(self: Any) -> Any:
+    def failing_fit(self: Any, *args: Any, **kwargs: Any) -> Any:
         if (self.trend, self.damped_trend) == failing:
             raise np.linalg.LinAlgError("singular")
-        return real(self)
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(ETSModel, "_setup_bounds", setup_bounds)
+    monkeypatch.setattr(ETSModel, "fit", failing_fit)
     s = seat()
     for name in ("trend9", "walk140-3", "straight"):
         fast = s.fit(SERIES[name])
