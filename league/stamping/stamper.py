@@ -36,7 +36,7 @@ from tenacity import Retrying
 from league.book import Head, stamped_list
 from league.clock import Clock, iso_seconds
 from league.errors import LeagueError
-from league.jsonvalue import JsonObject
+from league.jsonvalue import Json, JsonObject, text
 from league.ops import metrics
 from league.registry import STAMPS, load
 from league.retry import bounded
@@ -361,11 +361,12 @@ class Stamper:
 
     def _upgrade_one(self, ots: Upgradable, status_file: Path) -> tuple[Path, bool] | None:
         try:
-            record = json.loads(status_file.read_text(encoding="utf-8"))
-            entry = next((b for b in record["backends"] if b["kind"] == "ots" and b["ok"]), None)
+            record = _status_record(status_file)
+            outcomes = _objects(record["backends"])
+            entry = next((b for b in outcomes if b["kind"] == "ots" and b["ok"]), None)
             if entry is None or entry.get("complete"):
                 return None
-            proof = status_file.with_name(entry["file"])
+            proof = status_file.with_name(text(entry["file"]))
             raw = proof.read_bytes()
             new, complete = ots.upgrade(raw)
             if new != raw:  # a proof still pending is left as it is (no rewrite, no fsync)
@@ -375,11 +376,26 @@ class Stamper:
             return None
         before = json.dumps(record, indent=1)
         entry["complete"] = entry["verified"] = complete
-        record["trust_level"] = level_of(tuple(BackendOutcome(**b) for b in record["backends"]))
+        record["trust_level"] = level_of(tuple(BackendOutcome.model_validate(b) for b in outcomes))
         after = json.dumps(record, indent=1)
         if after != before:
             _write_atomic(status_file, after.encode("utf-8") + b"\n")
-        return status_file.with_name(record["list"]), complete
+        return status_file.with_name(text(record["list"])), complete
+
+
+def _status_record(status_file: Path) -> JsonObject:
+    """A stamp's status record as JSON; one that is not an object is a ``ValueError`` (an unreadable record)."""
+    record: Json = json.loads(status_file.read_text(encoding="utf-8"))
+    if not isinstance(record, dict):
+        raise ValueError(f"{status_file.name} is a JSON {type(record).__name__}, not an object")
+    return record
+
+
+def _objects(value: Json) -> list[JsonObject]:
+    """A status record's ``backends``: an array of objects, else a ``ValueError``."""
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ValueError("backends is not an array of objects")
+    return [v for v in value if isinstance(v, dict)]
 
 
 #: Pending proofs asked about side by side by one upgrade (a few requests at a time to each calendar).
@@ -424,7 +440,7 @@ def recent_stamps(stamps_dir: Path, limit: int = 10) -> list[JsonObject]:
     out: list[JsonObject] = []
     for f in files[:limit]:
         try:
-            out.append({"day": f.parent.name, **json.loads(f.read_text(encoding="utf-8"))})
+            out.append({"day": f.parent.name, **_status_record(f)})
         except (OSError, ValueError) as exc:
             out.append({"day": f.parent.name, "list": f.name, "error": f"unreadable status: {exc}"})
     return out
