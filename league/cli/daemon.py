@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import structlog
 import typer
@@ -18,6 +19,7 @@ from league.config import load_config
 from league.errors import LeagueError
 from league.extras import extra
 from league.jobs.inflight import read_in_flight, read_remote_state
+from league.jsonvalue import items, obj
 from league.log import configure
 from league.shutdown import DEFAULT_GRACE_S, Shutdown, exit_now
 from league.workers.broker import broker_report
@@ -193,14 +195,14 @@ def status(config: ConfigOpt = Path("config")) -> None:
         stamps.add_column(col)
     for s in recent_stamps(cfg.data_dir / "stamps"):
         outcomes = ", ".join(f"{b.get('name', '?')}: {'ok' if b.get('ok') else 'FAILED ' + str(b.get('error', ''))}"
-                             for b in s.get("backends", []))
+                             for b in map(obj, items(s.get("backends"))))
         stamps.add_row(str(s.get("day", "")), str(s.get("list", "")), str(s.get("trust_level", "")), outcomes)
     console.print(stamps)
     store.close()
     _print_workers(console, cfg)
 
 
-def _print_workers(console: Any, cfg: Config) -> None:
+def _print_workers(console: Console, cfg: Config) -> None:
     """The asks in flight (from the books: sent, no reply sealed yet) and, when the roster names lab
     workers, each lab's queue on the broker: workers connected, asks waiting, replies not yet taken."""
     queues = {s.name: s.worker for s in cfg.roster.seat if s.worker}
@@ -222,7 +224,7 @@ def _print_workers(console: Any, cfg: Config) -> None:
     console.print(labs)
 
 
-def _print_remote_state(console: Any, cfg: Config) -> None:
+def _print_remote_state(console: Console, cfg: Config) -> None:
     """The daemon's remote runner's own view: each ask queued or running, on which worker, until when."""
     state = read_remote_state(cfg)
     if state is None:
@@ -235,7 +237,7 @@ def _print_remote_state(console: Any, cfg: Config) -> None:
     console.print(table)
 
 
-def _print_rows(console: Any, title: str, cols: tuple[str, ...], rows: list[Any]) -> None:
+def _print_rows(console: Console, title: str, cols: tuple[str, ...], rows: Sequence[object]) -> None:
     table = Table(title=title)
     for col in cols:
         table.add_column(col)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -26,28 +26,31 @@ from league.workers.broker import parse_target
 from league.workers.topology import check_queue_name
 
 if TYPE_CHECKING:
+    from league.evals.results import Results
     from league.runner import SeatRunner
 
 eval_app = typer.Typer(name="eval", help="Offline evaluations: event-question sets and point forecasts (MASE).",
                        no_args_is_help=True)
 
 
-def _pct(value: Any) -> str:
+def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def _num(value: Any, digits: int = 3) -> str:
+def _num(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def _print_scores(results: dict[str, Any]) -> None:
+def _print_scores(results: Results) -> None:
     scores, retrieval = results["scores"], results["retrieval"]
     typer.echo(f"retrieval: {retrieval['label']} (policy {retrieval['policy']}, {retrieval['enforced']})")
     typer.echo(f"{'group':<30} {'trials':>6} {'pass@1':>7} {'exam':>6} {'any@N':>6} {'all@N':>6} {'skill':>6} "
                f"{'parse✗':>6} {'silent':>6}")
     rows = [("overall", scores["overall"])]
-    rows += [(f"{grp.removeprefix('by_')}={name}", fig) for grp in ("by_question_type", "by_choice_type")
-             for name, fig in scores[grp].items()]
+    rows += [(f"{grp.removeprefix('by_')}={name}", fig)
+             for grp, groups in (("by_question_type", scores["by_question_type"]),
+                                 ("by_choice_type", scores["by_choice_type"]))
+             for name, fig in groups.items()]
     for name, f in rows:
         typer.echo(f"{name:<30} {f['trials']:>6} {_pct(f['pass_at_1']):>7} {_num(f['exam'], 2):>6} "
                    f"{_pct(f['pass_any']):>6} {_pct(f['pass_all']):>6} {_num(f['tversky_skill'], 2):>6} "
@@ -136,7 +139,7 @@ def questions(
         stamped = stamp_eval_book(stamp_config, out, SystemClock(), result.run_id)
         typer.echo(f"eval book stamped: trust level {stamped.trust_level}" if stamped else
                    "eval book NOT stamped (see the log); the run itself is complete")
-    _print_scores(dict(result.results))
+    _print_scores(result.results)
     typer.echo(f"excluded: {len(items(result.results['excluded']))} (reasons in results.json)")
     typer.echo(f"open data: {result.public} (run {result.run_id})")
 

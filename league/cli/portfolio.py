@@ -9,10 +9,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -59,14 +59,15 @@ def _scripted_decisions(rules: RuleSet, bars: SyntheticBars, day: date, seats: i
     return decisions
 
 
-def _print_table(console: Console, league: str, rows: list[dict[str, Any]]) -> None:
+def _print_table(console: Console, league: str, rows: Sequence[Mapping[str, object]]) -> None:
+    """One league's accounts as a table (the rows :func:`league.portfolio.publish.portfolio_tables` gives)."""
     table = Table(title=f"portfolio league {league}")
     for column in ("account", "kind", "value", "return", "max dd", "Sharpe", "Sortino", "turnover", "costs"):
         table.add_column(column, justify="left" if column in ("account", "kind") else "right")
     for r in rows:
         ratio = [f"{r[k]:.2f}" if r[k] is not None else "-" for k in ("sharpe", "sortino")]
-        table.add_row(r["account"], r["kind"], f"{r['value']:,.2f}", f"{r['ret']:+.2%}", f"{r['max_drawdown']:.2%}",
-                      *ratio, f"{r['turnover']:.2f}", f"{r['costs']:,.2f}")
+        table.add_row(str(r["account"]), str(r["kind"]), f"{r['value']:,.2f}", f"{r['ret']:+.2%}",
+                      f"{r['max_drawdown']:.2%}", *ratio, f"{r['turnover']:.2f}", f"{r['costs']:,.2f}")
     console.print(table)
 
 

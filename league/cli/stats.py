@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -25,6 +25,7 @@ from league.cli._progress import steps
 from league.config import load_roster
 from league.errors import LeagueError
 from league.extras import extra
+from league.jsonvalue import Json, JsonObject
 from league.scoring.errors import ScoringError
 from league.verify.compare import diff_json_bytes
 
@@ -45,11 +46,12 @@ def _families(roster: Path | None) -> dict[str, str]:
     return dict(load_roster(roster).families)
 
 
-def _clim(clim: Path | None) -> dict[str, Any] | None:
+def _clim(clim: Path | None) -> JsonObject | None:
+    """The climatology table a reader passes in place of the sealed one, as a JSON object."""
     if clim is None:
         return None
     try:
-        table = json.loads(clim.read_text(encoding="utf-8"))
+        table: Json = json.loads(clim.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ScoringError(f"cannot read climatology table {clim}: {exc}", fix="pass a valid JSON file") from exc
     if not isinstance(table, dict):

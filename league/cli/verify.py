@@ -6,7 +6,7 @@ import importlib.util
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,6 +15,7 @@ from league.cli._progress import steps as progress_bar
 from league.errors import ChainBroken, LeagueError
 from league.extras import STATS, extra, install_hint, missing
 from league.inputs import InputError, read_json
+from league.jsonvalue import Json
 from league.stamps.trust import TrustStore
 from league.verify import CONFORMANCE_PATH
 from league.verify.chain import verify as verify_chain
@@ -140,10 +141,18 @@ def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool
                               "(--trust-anchor PEM adds a root you have checked yourself)")
 
 
-def compliance_lines(doc: dict[str, Any]) -> list[str]:
-    """The compliance table as printed: number, level, status, the check to run."""
+def compliance_lines(doc: Json) -> list[str]:
+    """The compliance table as printed: number, level, status, the check to run; ``TypeError`` for a
+    document that is not such a table (an object whose ``requirements`` are objects)."""
+    if not isinstance(doc, dict):
+        raise TypeError(f"the table is a JSON {type(doc).__name__}, not an object")
+    rows = doc.get("requirements") or []
+    if not isinstance(rows, list):
+        raise TypeError(f"requirements is a JSON {type(rows).__name__}, not an array")
     out = []
-    for r in doc.get("requirements") or []:
+    for r in rows:
+        if not isinstance(r, dict):
+            raise TypeError(f"a requirement is a JSON {type(r).__name__}, not an object")
         out.append(f"  {r.get('number'):>2} {r.get('level', ''):<6} {r.get('status', ''):<14} {r.get('check', '')}")
     return out
 

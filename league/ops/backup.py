@@ -21,8 +21,9 @@ import sqlite3
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
+import msgspec
 import structlog
 
 from league.errors import LeagueError
@@ -34,6 +35,21 @@ SKIP = {"books", "public", "publish-cache", "league.db", "league.db-wal", "leagu
 
 class BackupError(LeagueError):
     """A backup or a restore could not be made safely; nothing was overwritten."""
+
+
+class BookEntry(TypedDict):
+    """One book in a backup's manifest: its file name, complete lines copied, and their SHA-256."""
+
+    name: str
+    lines: int
+    sha256: str
+
+
+class Manifest(TypedDict):
+    """``MANIFEST.json``: the database file the backup holds and every book copied."""
+
+    database: str
+    books: list[BookEntry]
 
 
 @dataclass(frozen=True)
@@ -85,7 +101,7 @@ def _run(cmd: list[str], what: str) -> None:
         raise BackupError(f"{what} failed: {done.stderr.strip()[-500:]}", fix="check [database] url and access")
 
 
-def backup(config_dir: Path, data_dir: Path, database_url: str, dest: Path) -> dict[str, Any]:
+def backup(config_dir: Path, data_dir: Path, database_url: str, dest: Path) -> Manifest:
     """Write a backup of the league to ``dest`` (must not exist) and return its manifest."""
     if dest.exists():
         raise BackupError(f"{dest} exists", fix="back up into a new folder (e.g. one named by the time)")
@@ -97,7 +113,8 @@ def backup(config_dir: Path, data_dir: Path, database_url: str, dest: Path) -> d
         if part.name not in SKIP:
             (shutil.copytree if part.is_dir() else shutil.copy2)(part, dest / "data" / part.name)
     shutil.copytree(config_dir, dest / "config")
-    manifest = {"database": database, "books": [b.__dict__ for b in books]}
+    manifest: Manifest = {"database": database,
+                          "books": [{"name": b.name, "lines": b.lines, "sha256": b.sha256} for b in books]}
     (dest / "MANIFEST.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     log.info("backup.written", dest=str(dest), books={b.name: b.lines for b in books})
     return manifest
@@ -108,7 +125,7 @@ def _lines(path: Path) -> int:
         return sum(1 for raw in fh if raw.endswith(b"\n"))
 
 
-def _check_targets(src: Path, data_dir: Path, manifest: dict[str, Any]) -> None:
+def _check_targets(src: Path, data_dir: Path, manifest: Manifest) -> None:
     for book in manifest["books"]:
         target = data_dir / "books" / book["name"]
         if target.exists() and _lines(target) > book["lines"]:
@@ -119,9 +136,9 @@ def _check_targets(src: Path, data_dir: Path, manifest: dict[str, Any]) -> None:
             raise BackupError(f"{copy} does not hash to its recorded digest", fix="use an intact backup")
 
 
-def restore(src: Path, config_dir: Path, data_dir: Path, database_url: str | None = None) -> dict[str, Any]:
+def restore(src: Path, config_dir: Path, data_dir: Path, database_url: str | None = None) -> Manifest:
     """Restore ``src`` into ``config_dir``/``data_dir`` (empty or shorter books only); returns the manifest."""
-    manifest = json.loads((src / "MANIFEST.json").read_text())
+    manifest = _read_manifest(src / "MANIFEST.json")
     _check_targets(src, data_dir, manifest)
     if not config_dir.exists():
         shutil.copytree(src / "config", config_dir)
@@ -135,7 +152,15 @@ def restore(src: Path, config_dir: Path, data_dir: Path, database_url: str | Non
         if not report.ok:
             raise BackupError(f"restored book {book['name']} does not verify: {report}", fix="use an intact backup")
     log.info("restore.done", data=str(data_dir), books={b["name"]: b["lines"] for b in manifest["books"]})
-    return dict(manifest)
+    return manifest
+
+
+def _read_manifest(path: Path) -> Manifest:
+    """The manifest a backup wrote, checked for its shape before anything is restored from it."""
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=Manifest)
+    except msgspec.DecodeError as exc:
+        raise BackupError(f"{path} is not a backup manifest: {exc}", fix="use an intact backup") from exc
 
 
 def _restore_database(dump: Path, url: str) -> None:

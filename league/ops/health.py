@@ -15,10 +15,20 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from league.errors import ConfigError
 from league.ops.metrics import exposition
+
+
+class HealthReport(TypedDict):
+    """``/healthz``'s JSON body: the state in a word, the main loop's age, the jobs running, the last one."""
+
+    status: str
+    loop_age_s: float
+    running: list[str]
+    last_job: dict[str, str]
+    degraded: NotRequired[dict[str, str]]
 
 
 @dataclass
@@ -55,12 +65,15 @@ class Health:
         in_job = any(now - since <= self.job_max_s for since in list(self.running.values()))
         return not self.stopping and (now - self._beat <= self.stale_after_s or in_job)
 
-    def report(self) -> tuple[int, dict[str, Any]]:
+    def report(self) -> tuple[int, HealthReport]:
+        """The HTTP status (503 when not alive) and the body the endpoint serves."""
         ok = self.alive()
         state = ("degraded" if self.degraded else "ok") if ok else ("stopping" if self.stopping else "stale")
-        body = {"status": state,
-                "loop_age_s": round(time.monotonic() - self._beat, 3), "running": sorted(self.running),
-                "last_job": self.last_job, **({"degraded": dict(self.degraded)} if self.degraded else {})}
+        body: HealthReport = {"status": state,
+                              "loop_age_s": round(time.monotonic() - self._beat, 3), "running": sorted(self.running),
+                              "last_job": self.last_job}
+        if self.degraded:
+            body["degraded"] = dict(self.degraded)
         return (200 if ok else 503), body
 
 
@@ -87,7 +100,7 @@ def _handler(health: Health) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - scrapes are not log lines
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - scrapes are not log lines
             return
 
     return Handler

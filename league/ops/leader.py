@@ -23,12 +23,16 @@ import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
 from league.errors import LeagueError
 from league.extras import extra
+
+if TYPE_CHECKING:  # psycopg is the optional ``postgres`` extra: imported where a lock is made
+    from psycopg import Connection
+    from psycopg.rows import TupleRow
 
 log = structlog.get_logger(__name__)
 
@@ -53,7 +57,8 @@ def league_key(data_dir: Path) -> int:
     return int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "big", signed=True)
 
 
-def _me() -> dict[str, Any]:
+def _me() -> dict[str, str | int]:
+    """Who leads, as the lock file records it for a standby's log."""
     return {"host": socket.gethostname(), "pid": os.getpid()}
 
 
@@ -93,9 +98,9 @@ class PostgresLeaderLock:
 
     def __init__(self, url: str, key: int) -> None:
         self.url, self.key = url, key
-        self._conn: Any = None
+        self._conn: Connection[TupleRow] | None = None
 
-    def _connect(self) -> Any:
+    def _connect(self) -> Connection[TupleRow]:
         with extra("postgres"):
             import psycopg
         dsn = self.url.replace("postgresql+psycopg://", "postgresql://", 1)
@@ -107,7 +112,8 @@ class PostgresLeaderLock:
 
     def try_acquire(self) -> bool:
         conn = self._conn or self._connect()
-        got = bool(conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key,)).fetchone()[0])
+        row = conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key,)).fetchone()
+        got = row is not None and bool(row[0])
         if got:
             self._conn = conn
         elif conn is not self._conn:

@@ -21,9 +21,19 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from league.book import Head
+
+
+class _Digest(Protocol):
+    """What is used of a running hashlib digest: fed, copied, read."""
+
+    def update(self, data: bytes, /) -> None: ...
+
+    def copy(self) -> _Digest: ...
+
+    def hexdigest(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -33,7 +43,7 @@ class _Seen:
     inode: int
     lines: int
     offset: int
-    digest: Any  # a hashlib sha256 object holding the state after those lines (copied before use)
+    digest: _Digest  # a hashlib sha256 object holding the state after those lines (copied before use)
     last: bytes  # line ``lines`` with its LF (b"" when none)
 
 

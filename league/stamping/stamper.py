@@ -26,15 +26,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import structlog
+from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from tenacity import Retrying
 
 from league.book import Head, stamped_list
 from league.clock import Clock, iso_seconds
 from league.errors import LeagueError
+from league.jsonvalue import Json, JsonObject, text
 from league.ops import metrics
 from league.registry import STAMPS, load
 from league.retry import bounded
@@ -54,9 +56,34 @@ from league.stamps.interface import (
 from league.stamps.rfc3161 import decode_reply, signer_certificate, verify_token
 from league.stamps.trust import TrustStore, check_token
 
+if TYPE_CHECKING:
+    from league.config import StampSettings
+    from league.stamps.local_tsa import AuthorityFiles
+
 log = structlog.get_logger(__name__)
 
 LOCAL_SCHEME = "local:"
+
+
+class LocalAuthority(StampBackend, Protocol):
+    """A ``local:`` authority (``league.stamps.local_tsa``): a backend whose certificates are its own files."""
+
+    files: AuthorityFiles
+
+
+class LocalAuthorityClass(Protocol):
+    """The registered ``local_tsa`` class: an authority is opened (created on first use) in its folder."""
+
+    def at(self, directory: Path, name: str, clock: Clock | None = None) -> LocalAuthority: ...
+
+
+@runtime_checkable
+class Upgradable(Protocol):
+    """A backend whose proofs complete later (OpenTimestamps): asked again with a pending proof's bytes."""
+
+    def upgrade(self, raw: bytes) -> tuple[bytes, bool]:
+        """The proof's new bytes and whether it is complete now."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -77,7 +104,7 @@ class StampResult:
 
 
 # ---------------------------------------------------------------------------- configuration
-def config_from_settings(settings: Any, data_dir: Path) -> StampConfig:
+def config_from_settings(settings: StampSettings, data_dir: Path) -> StampConfig:
     """Turn ``league.toml`` ``[stamps]`` (league.config.StampSettings) into a StampConfig.
 
     ``local_tsa = true`` adds two independent local authorities (``local-a``, ``local-b``) kept
@@ -100,9 +127,14 @@ def _in_data(data_dir: Path, value: str | None) -> Path | None:
     return data_dir / value if value else None
 
 
-def backend_class(kind: str) -> Any:
+def backend_class(kind: str) -> Callable[..., StampBackend]:
     """The backend class registered for ``kind`` (entry-point group ``forecast_league.stamps``)."""
-    return load(STAMPS, kind, "league.toml [stamps]")
+    return cast(Callable[..., StampBackend], load(STAMPS, kind, "league.toml [stamps]"))
+
+
+def local_authority_class() -> LocalAuthorityClass:
+    """The class registered as ``local_tsa``, which opens a local authority in its folder."""
+    return cast(LocalAuthorityClass, load(STAMPS, "local_tsa", "league.toml [stamps]"))
 
 
 def make_backends(config: StampConfig, clock: Clock) -> tuple[list[StampBackend], dict[str, CertFiles]]:
@@ -111,7 +143,7 @@ def make_backends(config: StampConfig, clock: Clock) -> tuple[list[StampBackend]
     certs: dict[str, CertFiles] = {}
     for t in config.tsa:
         if t.url.startswith(LOCAL_SCHEME):
-            local = backend_class("local_tsa").at(Path(t.url[len(LOCAL_SCHEME):]), t.name, clock)
+            local = local_authority_class().at(Path(t.url[len(LOCAL_SCHEME):]), t.name, clock)
             backends.append(local)
             certs[t.name] = CertFiles(local.files.ca_pem, local.files.tsa_crt)
         else:
@@ -150,7 +182,7 @@ class Stamper:
         self.backends = list(backends)
         self.certs = dict(certs or {})
         self._sleep = sleep
-        self._trust: Any = None  # the reader-side trust store, loaded on first public token
+        self._trust: TrustStore | None = None  # the reader-side trust store, loaded on first public token
         self._heads = HeadCache()  # each stamp hashes only the lines appended since the last (heads.py)
 
     def stamp_books(self, books: Sequence[tuple[str, Path]], *, note: str = "",
@@ -296,7 +328,7 @@ class Stamper:
         when its age is 7·2^k days (see :func:`upgrade_due`), so that proofs a calendar never completes
         do not make every night ask about every stamp ever made (quadratic over a season). ``league
         stamp upgrade`` asks about all of them."""
-        ots = next((b for b in self.backends if b.kind == "ots" and hasattr(b, "upgrade")), None)
+        ots = next((b for b in self.backends if b.kind == "ots" and isinstance(b, Upgradable)), None)
         done: list[tuple[Path, bool]] = []
         if ots is None:
             return done
@@ -307,7 +339,7 @@ class Stamper:
                 done.append(result)
         return done
 
-    def _upgrade_all(self, ots: Any, files: Sequence[Path]) -> list[tuple[Path, bool] | None]:
+    def _upgrade_all(self, ots: Upgradable, files: Sequence[Path]) -> list[tuple[Path, bool] | None]:
         """Each stamp's upgrade, in ``files`` order, up to :data:`UPGRADE_THREADS` asked side by side: each
         rewrites only its own proof and status file, so none waits for another's round trip to the calendar."""
         if len(files) < 2:
@@ -327,13 +359,14 @@ class Stamper:
             if due_on is None or day_due(day.name, due_on):
                 yield from sorted(day.glob("*.status.json"))
 
-    def _upgrade_one(self, ots: Any, status_file: Path) -> tuple[Path, bool] | None:
+    def _upgrade_one(self, ots: Upgradable, status_file: Path) -> tuple[Path, bool] | None:
         try:
-            record = json.loads(status_file.read_text(encoding="utf-8"))
-            entry = next((b for b in record["backends"] if b["kind"] == "ots" and b["ok"]), None)
+            record = _status_record(status_file)
+            outcomes = _objects(record["backends"])
+            entry = next((b for b in outcomes if b["kind"] == "ots" and b["ok"]), None)
             if entry is None or entry.get("complete"):
                 return None
-            proof = status_file.with_name(entry["file"])
+            proof = status_file.with_name(text(entry["file"]))
             raw = proof.read_bytes()
             new, complete = ots.upgrade(raw)
             if new != raw:  # a proof still pending is left as it is (no rewrite, no fsync)
@@ -343,11 +376,26 @@ class Stamper:
             return None
         before = json.dumps(record, indent=1)
         entry["complete"] = entry["verified"] = complete
-        record["trust_level"] = level_of(tuple(BackendOutcome(**b) for b in record["backends"]))
+        record["trust_level"] = level_of(tuple(BackendOutcome.model_validate(b) for b in outcomes))
         after = json.dumps(record, indent=1)
         if after != before:
             _write_atomic(status_file, after.encode("utf-8") + b"\n")
-        return status_file.with_name(record["list"]), complete
+        return status_file.with_name(text(record["list"])), complete
+
+
+def _status_record(status_file: Path) -> JsonObject:
+    """A stamp's status record as JSON; one that is not an object is a ``ValueError`` (an unreadable record)."""
+    record: Json = json.loads(status_file.read_text(encoding="utf-8"))
+    if not isinstance(record, dict):
+        raise ValueError(f"{status_file.name} is a JSON {type(record).__name__}, not an object")
+    return record
+
+
+def _objects(value: Json) -> list[JsonObject]:
+    """A status record's ``backends``: an array of objects, else a ``ValueError``."""
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ValueError("backends is not an array of objects")
+    return [v for v in value if isinstance(v, dict)]
 
 
 #: Pending proofs asked about side by side by one upgrade (a few requests at a time to each calendar).
@@ -386,19 +434,19 @@ def status_path(list_path: Path) -> Path:
     return list_path.with_name(list_path.name[: -len(".txt")] + ".status.json")
 
 
-def recent_stamps(stamps_dir: Path, limit: int = 10) -> list[dict[str, Any]]:
+def recent_stamps(stamps_dir: Path, limit: int = 10) -> list[JsonObject]:
     """The last ``limit`` status records, newest first (for ``league status``: failures and levels)."""
     files = sorted(Path(stamps_dir).glob("*/*.status.json"), key=lambda p: (p.parent.name, p.name), reverse=True)
-    out = []
+    out: list[JsonObject] = []
     for f in files[:limit]:
         try:
-            out.append({"day": f.parent.name, **json.loads(f.read_text(encoding="utf-8"))})
+            out.append({"day": f.parent.name, **_status_record(f)})
         except (OSError, ValueError) as exc:
             out.append({"day": f.parent.name, "list": f.name, "error": f"unreadable status: {exc}"})
     return out
 
 
-def _signer_to(folder: Path, cert: Any) -> Path | None:
+def _signer_to(folder: Path, cert: x509.Certificate | None) -> Path | None:
     if cert is None:
         return None
     folder.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,7 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 from urllib.parse import quote, unquote, urlsplit
 
 import structlog
@@ -41,6 +41,16 @@ if TYPE_CHECKING:
 log = structlog.get_logger(__name__)
 DEFAULT_PORTS = {"amqp": 5672, "amqps": 5671}
 CONNECT_TIMEOUT_S = 10.0
+
+
+class SslOptions(TypedDict, total=False):
+    """py-amqp's TLS options as :meth:`BrokerTarget.ssl_options` gives them (``ssl.wrap_socket`` names)."""
+
+    cert_reqs: ssl.VerifyMode
+    server_hostname: str
+    ca_certs: str
+    certfile: str
+    keyfile: str | None
 
 
 @dataclass(frozen=True)
@@ -90,12 +100,12 @@ class BrokerTarget:
         creds = f"{quote(self.user, safe='')}:{quote(self.password, safe='')}"
         return f"{self.scheme}://{creds}@{self.host}:{self.port}/{quote(self.vhost, safe='')}"
 
-    def ssl_options(self) -> dict[str, Any] | bool:
+    def ssl_options(self) -> SslOptions | bool:
         """py-amqp's TLS options: the certificate is verified, and so is the host name (py-amqp checks
         the name only when ``server_hostname`` is given, so it always is)."""
         if not self.tls:
             return False
-        opts: dict[str, Any] = {"cert_reqs": ssl.CERT_REQUIRED, "server_hostname": self.host}
+        opts: SslOptions = {"cert_reqs": ssl.CERT_REQUIRED, "server_hostname": self.host}
         if self.ca_file:
             opts["ca_certs"] = self.ca_file
         if self.cert_file:
@@ -103,9 +113,9 @@ class BrokerTarget:
             opts["keyfile"] = self.key_file or None
         return opts
 
-    def connection(self, **kwargs: Any) -> Connection:
-        """A kombu connection to this vhost (not yet connected)."""
-        return Connection(self.url(), ssl=self.ssl_options(), connect_timeout=CONNECT_TIMEOUT_S, **kwargs)
+    def connection(self, *, heartbeat: float = 0) -> Connection:
+        """A kombu connection to this vhost (not yet connected); ``heartbeat`` 0 (kombu's default) sends none."""
+        return Connection(self.url(), ssl=self.ssl_options(), connect_timeout=CONNECT_TIMEOUT_S, heartbeat=heartbeat)
 
 
 def parse_target(url: str, *, password_file: str | Path | None = None, ca_file: str = "", cert_file: str = "",

@@ -19,8 +19,6 @@ Why each setting (Celery 5 names):
 
 from __future__ import annotations
 
-from typing import Any
-
 from celery import Celery
 
 from league.workers.broker import BrokerTarget
@@ -41,7 +39,7 @@ def make_app(target: BrokerTarget, queue: str, *, worker: bool) -> Celery:
     return app
 
 
-def celery_settings(target: BrokerTarget, queue: str, *, worker: bool) -> dict[str, Any]:
+def celery_settings(target: BrokerTarget, queue: str, *, worker: bool) -> dict[str, object]:
     return {
         "task_serializer": "json",
         "accept_content": ["json"],

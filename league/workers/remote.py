@@ -31,10 +31,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 import structlog
 from kombu.connection import Connection
+from kombu.message import Message
+from kombu.messaging import Consumer
 from kombu.mixins import ConsumerMixin
 
 from league.clock import Clock
@@ -56,6 +58,20 @@ HARD_LIMIT_MARGIN_S = 300.0
 #: How often a runner with a ``state_file`` rewrites it (the daemon's asks in flight, for `league status`).
 STATE_EVERY_S = 2.0
 SEND_RETRY = {"max_retries": 3, "interval_start": 0.5, "interval_step": 1.0, "interval_max": 2.0}
+#: What a listener hands each decoded reply to (in its own thread): the listener, the JSON body, kombu's message.
+Deliver = Callable[["_ReplyListener", object, Message], None]
+
+
+class InFlight(TypedDict):
+    """One ask still awaited, as :meth:`RemoteSeatRunner.in_flight` lists it (and the state file keeps it)."""
+
+    seat: str
+    queue: str
+    identity: str
+    state: Literal["running", "queued"]
+    worker: str
+    since: str | None
+    cutoff: str
 
 
 @dataclass
@@ -68,20 +84,20 @@ class _Incoming:
 class _ReplyListener(ConsumerMixin):  # type: ignore[misc]
     """Consumes one lab's replies queue in its own thread; acknowledgements are made in that thread."""
 
-    def __init__(self, target: BrokerTarget, queue: str, deliver: Callable[[_ReplyListener, Any, Any], None]) -> None:
+    def __init__(self, target: BrokerTarget, queue: str, deliver: Deliver) -> None:
         self.connection: Connection = target.connection(heartbeat=30)
         self.queue = queue
         self._deliver = deliver
-        self._acks: deque[Any] = deque()
+        self._acks: deque[Message] = deque()
 
-    def get_consumers(self, consumer: Any, channel: Any) -> list[Any]:
+    def get_consumers(self, consumer: Callable[..., Consumer], channel: object) -> list[Consumer]:
         return [consumer(queues=[replies_queue(self.queue)], callbacks=[self._on_message], accept=["json"],
                          prefetch_count=256)]
 
-    def _on_message(self, body: Any, message: Any) -> None:
+    def _on_message(self, body: object, message: Message) -> None:
         self._deliver(self, body, message)
 
-    def request_ack(self, message: Any) -> None:
+    def request_ack(self, message: Message) -> None:
         """Called from any thread; the ack is made by the consumer thread at its next iteration."""
         self._acks.append(message)
 
@@ -93,7 +109,7 @@ class _ReplyListener(ConsumerMixin):  # type: ignore[misc]
             except Exception as exc:  # noqa: BLE001 - a channel lost since: the broker redelivers, we drop the copy
                 log.info("replies.ack_lost", queue=self.queue, error=str(exc))
 
-    def on_decode_error(self, message: Any, exc: Exception) -> None:
+    def on_decode_error(self, message: Message, exc: Exception) -> None:
         """A message that is not JSON (a pickle, say) is never decoded: logged and dropped."""
         log.error("replies.undecodable", queue=self.queue, content_type=message.content_type, error=str(exc))
         message.reject(requeue=False)
@@ -113,7 +129,7 @@ class _ReplyListener(ConsumerMixin):  # type: ignore[misc]
 class _Link:
     """One lab's vhost as the league uses it: its Celery app and its replies listener."""
 
-    def __init__(self, target: BrokerTarget, queue: str, deliver: Callable[[_ReplyListener, Any, Any], None]) -> None:
+    def __init__(self, target: BrokerTarget, queue: str, deliver: Deliver) -> None:
         self.queue = queue
         self.target = target.with_vhost(vhost_for(queue))
         declare_lab(self.target, queue)
@@ -135,7 +151,7 @@ class _Link:
                     pass
                 time.sleep(1.0)
 
-    def send(self, body: dict[str, Any], identity: str, deadline: datetime, timeout_s: float) -> None:
+    def send(self, body: wire.AskBody, identity: str, deadline: datetime, timeout_s: float) -> None:
         """Publish through ``league.asks`` (not Celery's shortcut to the default exchange), persistent,
         confirmed; the broker drops it at ``deadline`` if no worker took it (per-message TTL from ``expires``)."""
         self.app.send_task(TASK_NAME, args=[body], task_id=identity, queue=self.queue, exchange=ASKS_EXCHANGE.name,
@@ -287,7 +303,7 @@ class RemoteSeatRunner:
                 batch.conclude_unsent(body["identity"], f"the ask could not be queued for {job.queue!r}: {problem}")
         return batch
 
-    def _send(self, job: SeatJob, body: dict[str, Any], deadline: datetime) -> str:
+    def _send(self, job: SeatJob, body: wire.AskBody, deadline: datetime) -> str:
         """Publish one ask (confirmed by the broker); the problem in words when it could not be."""
         try:
             self._link(job.queue).send(body, body["identity"], deadline, job.spec.timeout_s)
@@ -316,7 +332,7 @@ class RemoteSeatRunner:
         return link
 
     # ---------------------------------------------------------------------------- consumer threads
-    def _deliver(self, listener: _ReplyListener, body: Any, message: Any) -> None:
+    def _deliver(self, listener: _ReplyListener, body: object, message: Message) -> None:
         """In a listener thread: stamp the arrival, route it to its batch (or keep it as a stray)."""
         arrived_at = self.clock.now()
         ack = _acker(listener, message)
@@ -369,7 +385,7 @@ class RemoteSeatRunner:
                 self._waiting.pop(identity, None)
             self._answered.update(answered)
 
-    def in_flight(self) -> list[dict[str, Any]]:
+    def in_flight(self) -> list[InFlight]:
         """Every ask still awaited: seat, queue, and whether (and where) it is running."""
         with self._lock:
             batches = set(self._waiting.values())
@@ -429,7 +445,7 @@ def _failed(ask: SeatAsk, now: datetime, detail: str) -> Future[SeatReply]:
     return future
 
 
-def _acker(listener: _ReplyListener, message: Any) -> Callable[[], None]:
+def _acker(listener: _ReplyListener, message: Message) -> Callable[[], None]:
     done = threading.Event()
 
     def ack() -> None:
@@ -559,9 +575,9 @@ class RemoteBatch:
             for identity in sorted(self._pending):
                 self._ready.append(self._unanswered(identity, now, "expired by the league", expired=True))
 
-    def in_flight(self) -> list[dict[str, Any]]:
+    def in_flight(self) -> list[InFlight]:
         with self._state:
-            rows = []
+            rows: list[InFlight] = []
             for identity in sorted(self._pending):
                 job, started = self.jobs[identity], self._started.get(identity)
                 rows.append({"seat": job.spec.name, "queue": job.queue, "identity": identity,

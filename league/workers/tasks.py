@@ -20,26 +20,27 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import structlog
-from celery import Celery
+from celery import Celery, Task
 from celery.signals import task_revoked
+from celery.worker.request import Request
 
 from league.clock import SystemClock
 from league.evals.policy import Policy
 from league.evals.seats import policy_seat
+from league.jsonvalue import Json
 from league.workers import wire
 from league.workers.errors import WireError
 from league.workers.topology import REPLIES_EXCHANGE, TASK_NAME
-from league_agents.base import FailureClass, Seat, SeatReply
+from league_agents.base import FailureClass, Seat, SeatReply, SeatSpec
 from league_agents.registry import build_seat, spec_problems
 
 log = structlog.get_logger(__name__)
 #: A reply is worth waiting for the broker to come back: retried on connection errors without a count
 #: (the task's hard time limit, set per ask by the league, ends a wait that never ends).
 REPLY_RETRY = {"max_retries": None, "interval_start": 0.5, "interval_step": 1.0, "interval_max": 3.0}
-Publish = Callable[[Mapping[str, Any]], None]
+Publish = Callable[[wire.Body], None]
 
 
 @dataclass(frozen=True)
@@ -57,14 +58,15 @@ def register(app: Celery, queue: str) -> None:
     """Register the seat task on the worker's app, and the expiry notice on Celery's revoke signal."""
 
     @app.task(name=TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-    def run_seat(task: Any, body: Any) -> None:
+    def run_seat(task: Task, body: object) -> None:
         request = task.request
         ctx = TaskContext(queue=queue, worker=str(request.hostname or socket.gethostname()),
                           redelivered=bool((request.delivery_info or {}).get("redelivered")),
                           publish=publisher(app, queue), now=SystemClock().now)
         execute(body, ctx)
 
-    def on_revoked(sender: Any = None, request: Any = None, expired: bool = False, **_: Any) -> None:
+    def on_revoked(sender: object = None, request: Request | None = None, expired: bool = False,
+                   **_: object) -> None:
         if not expired or request is None or getattr(sender, "app", None) is not app:
             return
         try:
@@ -83,7 +85,7 @@ def publisher(app: Celery, queue: str) -> Publish:
     """Publish one message to the lab's replies exchange, persistent, confirmed by the broker, retried
     until the broker takes it; nothing is declared (the lab's user may not)."""
 
-    def publish(body: Mapping[str, Any]) -> None:
+    def publish(body: wire.Body) -> None:
         with app.producer_or_acquire() as producer:
             producer.publish(dict(body), exchange=REPLIES_EXCHANGE, routing_key=queue, serializer="json",
                              delivery_mode=2, declare=[], retry=True, retry_policy=REPLY_RETRY)
@@ -91,7 +93,7 @@ def publisher(app: Celery, queue: str) -> Publish:
     return publish
 
 
-def execute(body: Any, ctx: TaskContext) -> None:
+def execute(body: object, ctx: TaskContext) -> None:
     """Run one ask and publish what happened; never raises for anything an ask or a seat can do."""
     try:
         ask = wire.parse(body)
@@ -123,7 +125,7 @@ def execute(body: Any, ctx: TaskContext) -> None:
     log.info("worker.ask_replied", seat=ask.seat.name, identity=ask.identity, failure=str(reply.failure or ""))
 
 
-def _refuse(body: Any, ctx: TaskContext, detail: str) -> None:
+def _refuse(body: object, ctx: TaskContext, detail: str) -> None:
     identity = body.get("identity") if isinstance(body, Mapping) else None
     try:
         message = wire.unrun_message(str(identity), queue=ctx.queue, worker=ctx.worker, outcome="refused",
@@ -138,12 +140,12 @@ _SEATS: dict[str, Seat] = {}
 _SEATS_LOCK = threading.Lock()
 
 
-def eval_policy(context: Mapping[str, Any]) -> str | None:
+def eval_policy(context: Mapping[str, Json]) -> str | None:
     """The network policy of an evaluation's ask (its context says ``kind = "eval"``), else ``None``."""
     return str(context.get("policy", "none")) if context.get("kind") == "eval" else None
 
 
-def seat_for(spec: Any, context: Mapping[str, Any] | None = None) -> Seat:
+def seat_for(spec: SeatSpec, context: Mapping[str, Json] | None = None) -> Seat:
     """The seat for a roster entry, built once per worker process (its sandbox is reused). An evaluation's
     ask is run as ``league eval questions`` runs it here: built by the evaluations (the eval stand-in
     included, an adapter like any other) on a sandbox that imposes the run's network policy (league.evals.policy)."""
@@ -155,7 +157,7 @@ def seat_for(spec: Any, context: Mapping[str, Any] | None = None) -> Seat:
         return _SEATS[key]
 
 
-def _build(spec: Any, policy: str | None) -> Seat:
+def _build(spec: SeatSpec, policy: str | None) -> Seat:
     return build_seat(spec) if policy is None else policy_seat(spec, Policy(policy))
 
 

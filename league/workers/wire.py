@@ -25,11 +25,12 @@ import re
 import uuid
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal, TypedDict
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from league.answers import show
+from league.jsonvalue import Json, JsonObject
 from league.workers.errors import WireError
 from league_agents.base import Ask, FailureClass, SeatReply, SeatSpec
 
@@ -82,7 +83,7 @@ class AskMessage(_Message):
     ask_sha256: SHA256
     session: str
     attempt: int = Field(ge=1)
-    context: dict[str, Any]
+    context: JsonObject
     deadline: AwareDatetime
     sent_at: AwareDatetime
 
@@ -128,10 +129,10 @@ class ReplyMessage(_Message):
     mode: str
     started_at: AwareDatetime | None
     finished_at: AwareDatetime | None
-    usage: dict[str, Any]
+    usage: JsonObject
     failure: FailureClass | None
     detail: str
-    fetches: list[dict[str, Any]] | None
+    fetches: list[JsonObject] | None
     redelivered: bool
     sent_at: AwareDatetime
 
@@ -159,11 +160,71 @@ class ReplyMessage(_Message):
         return self.raw_bytes().decode("utf-8", "surrogatepass")
 
 
+class AskBody(TypedDict):
+    """An ask as it travels (the JSON form of :class:`AskMessage`), in the order it is built."""
+
+    v: int
+    kind: Literal["ask"]
+    identity: str
+    queue: str
+    seat: JsonObject
+    text: str
+    ask_sha256: str
+    session: str
+    attempt: int
+    context: JsonObject
+    deadline: str
+    sent_at: str
+
+
+class StartedBody(TypedDict):
+    """A started notice as it travels (the JSON form of :class:`StartedMessage`)."""
+
+    v: int
+    kind: Literal["started"]
+    identity: str
+    queue: str
+    worker: str
+    started_at: str
+    redelivered: bool
+
+
+class ReplyBody(TypedDict):
+    """A reply as it travels (the JSON form of :class:`ReplyMessage`), in the order it is built."""
+
+    v: int
+    kind: Literal["reply"]
+    identity: str
+    queue: str
+    reply_id: str
+    worker: str
+    seat: str
+    ask_sha256: str
+    outcome: str
+    raw_b64: str
+    raw_encoding: str
+    raw_sha256: str
+    model: str
+    version: str
+    mode: str
+    started_at: str | None
+    finished_at: str | None
+    usage: JsonObject
+    failure: str | None
+    detail: str
+    fetches: list[JsonObject] | None
+    redelivered: bool
+    sent_at: str
+
+
+#: Every kind of message the league or a worker publishes.
+Body = AskBody | StartedBody | ReplyBody
+
 Message = Annotated[AskMessage | StartedMessage | ReplyMessage, Field(discriminator="kind")]
 _MESSAGE: TypeAdapter[AskMessage | StartedMessage | ReplyMessage] = TypeAdapter(Message)
 
 
-def parse(body: Any) -> AskMessage | StartedMessage | ReplyMessage:
+def parse(body: object) -> AskMessage | StartedMessage | ReplyMessage:
     """Validate a decoded JSON body; anything else is a :class:`WireError` naming what is wrong."""
     if not isinstance(body, Mapping):
         raise WireError(f"a league message is a JSON object, not {type(body).__name__}",
@@ -191,7 +252,7 @@ def secret_problems(spec: SeatSpec) -> list[str]:
             "`credentials` and keep the value on the worker's host" for p in problems]
 
 
-def _secret_keys(value: Any, path: str) -> list[str]:
+def _secret_keys(value: object, path: str) -> list[str]:
     if isinstance(value, Mapping):
         found = [f"{path}{k}" for k in value if _looks_secret(str(k))]
         return found + [p for k, v in value.items() for p in _secret_keys(v, f"{path}{k}.")]
@@ -209,7 +270,7 @@ def _looks_secret(key: str) -> bool:
     return bool(SECRET_WORDS & set(re.split(r"[_.\-]", low))) or any(pair in low for pair in SECRET_PAIRS)
 
 
-def _userinfo_urls(value: Any, path: str) -> list[str]:
+def _userinfo_urls(value: object, path: str) -> list[str]:
     if isinstance(value, str):
         return [path.rstrip(".")] if URL_USERINFO.match(value.strip()) else []
     if isinstance(value, Mapping):
@@ -219,18 +280,19 @@ def _userinfo_urls(value: Any, path: str) -> list[str]:
     return []
 
 
-def ask_message(spec: SeatSpec, ask: Ask, *, queue: str, deadline: datetime, sent_at: datetime) -> dict[str, Any]:
+def ask_message(spec: SeatSpec, ask: Ask, *, queue: str, deadline: datetime, sent_at: datetime) -> AskBody:
     """The task body for one seat's ask (validated before it leaves: a secret never reaches the broker)."""
-    body = {"v": WIRE_VERSION, "kind": "ask", "identity": identity_of(spec.name, ask.sha256, ask.attempt),
+    body: AskBody = {"v": WIRE_VERSION, "kind": "ask", "identity": identity_of(spec.name, ask.sha256, ask.attempt),
             "queue": queue,
             "seat": spec.model_dump(mode="json"), "text": ask.text, "ask_sha256": ask.sha256,
-            "session": ask.session, "attempt": ask.attempt, "context": json_value(ask.context),
+            "session": ask.session, "attempt": ask.attempt, "context": json_object(ask.context),
             "deadline": deadline.isoformat(), "sent_at": sent_at.isoformat()}
     parse(body)
     return body
 
 
-def started_message(ask: AskMessage, *, worker: str, started_at: datetime, redelivered: bool) -> dict[str, Any]:
+def started_message(ask: AskMessage, *, worker: str, started_at: datetime, redelivered: bool) -> StartedBody:
+    """The notice that the worker began running ``ask`` (sent again on every redelivery)."""
     return {"v": WIRE_VERSION, "kind": "started", "identity": ask.identity, "queue": ask.queue, "worker": worker,
             "started_at": started_at.isoformat(), "redelivered": redelivered}
 
@@ -247,20 +309,20 @@ def encode_raw(raw: str) -> tuple[bytes, str]:
 
 
 def reply_message(ask: AskMessage, reply: SeatReply, *, worker: str, redelivered: bool,
-                  sent_at: datetime) -> dict[str, Any]:
+                  sent_at: datetime) -> ReplyBody:
     """A worker's reply to ``ask``; every run gets a fresh ``reply_id`` (a redelivered copy of this
     message keeps it, a second run of the same ask does not: that is how duplicates are told apart)."""
     data, encoding = encode_raw(reply.raw)
-    body = {
+    body: ReplyBody = {
         "v": WIRE_VERSION, "kind": "reply", "identity": ask.identity, "queue": ask.queue,
         "reply_id": uuid.uuid4().hex, "worker": worker, "seat": ask.seat.name, "ask_sha256": ask.ask_sha256,
         "outcome": "ran", "raw_b64": base64.b64encode(data).decode("ascii"), "raw_encoding": encoding,
         "raw_sha256": hashlib.sha256(data).hexdigest(), "model": reply.model, "version": reply.version,
         "mode": reply.mode, "started_at": reply.started_at.isoformat(),
         "finished_at": reply.finished_at.isoformat(),
-        "usage": json_value(dict(reply.usage)), "failure": reply.failure.value if reply.failure else None,
+        "usage": json_object(reply.usage), "failure": reply.failure.value if reply.failure else None,
         "detail": reply.detail,
-        "fetches": None if reply.fetches is None else [json_value(dict(f)) for f in reply.fetches],
+        "fetches": None if reply.fetches is None else [json_object(f) for f in reply.fetches],
         "redelivered": redelivered, "sent_at": sent_at.isoformat(),
     }
     parse(body)
@@ -268,7 +330,7 @@ def reply_message(ask: AskMessage, reply: SeatReply, *, worker: str, redelivered
 
 
 def unrun_message(identity: str, *, queue: str, worker: str, outcome: str, failure: FailureClass, detail: str,
-                  sent_at: datetime, redelivered: bool = False) -> dict[str, Any]:
+                  sent_at: datetime, redelivered: bool = False) -> ReplyBody:
     """A reply saying the ask was not run: ``expired`` (not started by its deadline) or ``refused`` (the
     worker could not take it); no raw text, no times of its own."""
     sha, seat = split_identity(identity)
@@ -291,7 +353,12 @@ def seat_reply(msg: ReplyMessage, *, received_at: datetime) -> SeatReply:
     )
 
 
-def json_value(value: Any, depth: int = USAGE_DEPTH) -> Any:
+def json_object(value: Mapping[str, object]) -> JsonObject:
+    """A mapping as a plain JSON object: what :func:`json_value` makes of it, typed as the object it is."""
+    return {str(k): json_value(v, USAGE_DEPTH - 1) for k, v in value.items()}
+
+
+def json_value(value: object, depth: int = USAGE_DEPTH) -> Json:
     """``value`` as plain JSON: string keys, lists for tuples, ``None`` for NaN and infinities (JSON has
     none), containers below ``depth`` levels as a marker. What the book then keeps of it
     (``league.answers.json_safe``) is the same as of ``value`` itself."""
