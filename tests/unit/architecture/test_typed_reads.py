@@ -21,26 +21,19 @@ LEAGUE = ROOT / "league"
 
 #: Each package's ceiling (packages not named: 0). Lower them as the packages get typed; never raise them.
 CEILINGS: dict[str, int] = {
-    "(top)": 71,
-    "api": 69,
-    "book": 51,
-    "cli": 11,
-    "contest": 133,
+    "(top)": 14,
+    "api": 1,
+    "book": 6,
+    "cli": 1,
+    "contest": 54,
     "contracts": 3,
-    "crowd": 40,
-    "evals": 94,
-    "jobs": 62,
-    "ops": 8,
-    "portfolio": 25,
-    "prices": 15,
-    "publish": 126,
-    "scoring": 102,
+    "evals": 24,
+    "jobs": 38,
+    "prices": 1,
     "seatcore": 4,
-    "stamping": 8,
-    "stamps": 17,
-    "store": 50,
-    "verify": 116,
-    "workers": 48,
+    "stamps": 6,
+    "store": 2,
+    "verify": 31,
 }
 
 
@@ -64,6 +57,17 @@ def test_no_package_has_more_any_than_its_ceiling() -> None:
     found, _ = any_counts()
     over = {p: (n, CEILINGS.get(p, 0)) for p, n in found.items() if n > CEILINGS.get(p, 0)}
     assert not over, "Any over the ceiling (count, ceiling): " + ", ".join(f"{p} {v}" for p, v in sorted(over.items()))
+
+
+#: The whole of league/: at most this many ``Any`` per 1,000 lines (what is left: the stand-alone tools copied
+#: verbatim into the open data, the contest ledger's raw lines, and a few library signatures).
+MAX_PER_THOUSAND = 5.0
+
+
+def test_league_holds_at_most_five_any_per_thousand_lines() -> None:
+    found, lines = any_counts()
+    density = 1000 * sum(found.values()) / sum(lines.values())
+    assert density <= MAX_PER_THOUSAND, f"{density:.1f} Any per 1,000 lines in league/"
 
 
 def test_the_records_module_is_what_the_generator_writes() -> None:
