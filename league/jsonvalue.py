@@ -8,14 +8,15 @@ older writer's cell with an extra key or a missing one must still read). Pure, n
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, SupportsFloat, TypeAlias
 
 if TYPE_CHECKING:
     from pydantic import JsonValue as Json
 else:
     Json = object
 
-__all__ = ["Json", "JsonObject", "Number", "flag", "items", "number", "obj", "path", "text", "texts"]
+__all__ = ["Json", "JsonObject", "Number", "as_float", "as_int", "flag", "items", "number", "obj", "path", "text",
+           "texts"]
 
 #: A JSON object as read back (keys are always strings in JSON).
 JsonObject: TypeAlias = "dict[str, Json]"
@@ -59,3 +60,19 @@ def path(value: Json | None, *keys: str) -> Json | None:
             return None
         value = value.get(key)
     return value
+
+
+def as_float(value: object) -> float:
+    """``float(value)`` of a value decoded from JSON or handed back by a vendor library (a number or a numeric
+    string); any other value fails with the ``TypeError`` that ``float()`` raises, for the caller to name (a
+    reader that must stop on a malformed line, unlike :func:`number`, which reads it as absent)."""
+    if isinstance(value, str | SupportsFloat):
+        return float(value)
+    raise TypeError(f"float() argument must be a string or a real number, not {type(value).__name__!r}")
+
+
+def as_int(value: object) -> int:
+    """``int(value)`` of a decoded value (a number or a numeric string); any other fails as ``int()`` does."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(f"int() argument must be a string or a real number, not {type(value).__name__!r}")

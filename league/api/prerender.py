@@ -12,18 +12,11 @@ from pathlib import Path
 
 from league.api import views
 from league.api.views import LeagueTable, TableRow, Today
-from league.jsonvalue import Json
-
-
-def _float(x: Json) -> float:
-    """``float(x)`` for the JSON values it reads (a published figure); any other raises as ``float()`` does."""
-    if isinstance(x, int | float | str):
-        return float(x)
-    raise TypeError(f"float() argument must be a string or a real number, not '{type(x).__name__}'")
+from league.jsonvalue import Json, as_float
 
 
 def _fmt(x: Json, digits: int = 4) -> str:
-    return "–" if x is None else f"{_float(x):.{digits}f}"
+    return "–" if x is None else f"{as_float(x):.{digits}f}"
 
 
 def _cells(*values: object, num: tuple[int, ...] = ()) -> str:
@@ -36,7 +29,7 @@ def _interval(row: TableRow) -> str:
     if iv is None:
         return "–"
     if iv["lo"] is not None:
-        return f"{_float(iv['lo']):.3f}–{_float(iv['hi']):.3f}"
+        return f"{as_float(iv['lo']):.3f}–{as_float(iv['hi']):.3f}"
     return "none yet" if iv["reason"] else "–"
 
 

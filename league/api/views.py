@@ -27,7 +27,7 @@ from league.api.embargo import Embargo
 from league.api.errors import MAX_QUOTED, BadRequest, NotFound, clip, shown
 from league.api.paths import DataPaths
 from league.contracts.columns import COUNTED_RUN_ROLES, ISSUE_KINDS
-from league.jsonvalue import Json, JsonObject, items, number, obj
+from league.jsonvalue import Json, JsonObject, as_int, items, number, obj
 from league.jsonvalue import path as json_path
 
 RANK_MIN_FORECASTS = 30
@@ -137,11 +137,11 @@ class Store:
             return None
         try:
             head = _object(index["header"])
-            out = [(_int(head["offset"]), _int(head["length"]), "")]
+            out = [(as_int(head["offset"]), as_int(head["length"]), "")]
             sessions = index.get("sessions", [])
             if not isinstance(sessions, list):
                 raise TypeError("sessions is not a list")
-            out += [(_int(s["offset"]), _int(s["length"]), str(s["sha256"]))
+            out += [(as_int(s["offset"]), as_int(s["length"]), str(s["sha256"]))
                     for s in map(_object, sessions) if s.get("session") == day]
         except (KeyError, TypeError, ValueError):
             return None
@@ -154,13 +154,6 @@ def _object(value: Json) -> JsonObject:
     if not isinstance(value, dict):
         raise TypeError(f"{type(value).__name__} is not an object")
     return value
-
-
-def _int(value: Json) -> int:
-    """``int(value)`` for the JSON values it reads; any other is a TypeError, as ``int()`` raises."""
-    if isinstance(value, int | float | str):
-        return int(value)
-    raise TypeError(f"int() argument must be a string or a real number, not '{type(value).__name__}'")
 
 
 def _read_at(fh: BinaryIO, offset: int, length: int) -> bytes:

@@ -29,9 +29,9 @@ from league.contest.asks import utc
 from league.contest.bench_server import BenchRefused
 from league.contest.config import RoundRules
 from league.contest.ledger import Ledger
-from league.contest.markets.interface import Market, MarketSource, OrderBook, as_float
+from league.contest.markets.interface import Market, MarketSource, OrderBook
 from league.contest.markets.orders import Broker, OrderError, limit_price
-from league.jsonvalue import Json, JsonObject
+from league.jsonvalue import Json, JsonObject, as_float
 
 T = TypeVar("T")
 WindowState = Literal["open", "bet", "forfeit"]

@@ -17,10 +17,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Literal, Protocol, SupportsFloat, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from league.errors import LeagueError
-from league.jsonvalue import Json, JsonObject
+from league.jsonvalue import Json, JsonObject, as_float
 
 Venue = Literal["polymarket", "kalshi", "recorded"]
 VENUES: tuple[str, ...] = ("polymarket", "kalshi", "recorded")
@@ -49,14 +49,6 @@ def _check_probability(name: str, value: float | None, *, required: bool) -> Non
 
 def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def as_float(value: object) -> float:
-    """``float(value)`` of a value decoded from JSON or handed back by a vendor library (a number or a numeric
-    string); any other value fails with the ``TypeError`` that ``float()`` raises, for the caller to name."""
-    if isinstance(value, str | SupportsFloat):
-        return float(value)
-    raise TypeError(f"float() argument must be a string or a real number, not {type(value).__name__!r}")
 
 
 def _parse_time(value: Json | None, what: str) -> datetime | None:

@@ -20,8 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from league.calendar import Calendar
 from league.config import Config, Markets
 from league.crowd._http import Params, get_json, with_retries
-from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, as_float, aware_utc
-from league.jsonvalue import Json, JsonObject
+from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, aware_utc
+from league.jsonvalue import Json, JsonObject, as_float
 from league.prices.interface import PriceSource
 
 log = structlog.get_logger(__name__)

@@ -21,9 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from league.calendar import Calendar
 from league.config import Config
 from league.crowd._http import Params, Transient, get_json, json_list, with_retries
-from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, as_float, aware_utc
+from league.crowd.interface import CrowdError, CrowdProvider, CrowdQuote, aware_utc
 from league.extras import extra, keeping_recursion_limit
-from league.jsonvalue import Json, JsonObject
+from league.jsonvalue import Json, JsonObject, as_float
 from league.prices.interface import PriceSource
 
 log = structlog.get_logger(__name__)

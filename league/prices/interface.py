@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime
 from typing import Protocol, runtime_checkable
 
 from league.errors import LeagueError
-from league.jsonvalue import Json, JsonObject
+from league.jsonvalue import Json, JsonObject, as_float
 
 
 class PriceError(LeagueError):
@@ -76,16 +76,10 @@ class Bar:
     def from_json(cls, obj: Mapping[str, Json]) -> Bar:
         try:
             start = datetime.fromisoformat(str(obj["t"]).replace("Z", "+00:00"))
-            return cls(start, _real(obj["o"]), _real(obj["h"]), _real(obj["l"]), _real(obj["c"]), _real(obj["v"]))
+            o, h, lo, c, v = (as_float(obj[k]) for k in ("o", "h", "l", "c", "v"))
+            return cls(start, o, h, lo, c, v)
         except (KeyError, TypeError, ValueError) as exc:
             raise PriceError(f"not a bar record: {obj!r} ({exc})") from exc
-
-
-def _real(value: Json) -> float:
-    """A cached price or volume as ``float()`` reads it; any other shape fails as ``float()`` would."""
-    if isinstance(value, int | float | str):
-        return float(value)
-    raise TypeError(f"float() argument must be a string or a real number, not {type(value).__name__!r}")
 
 
 @runtime_checkable

@@ -18,7 +18,7 @@ from typing import TypedDict
 from league.book.index import Body, BodyIndex, BookIndex
 from league.book.shared import cut_index
 from league.crowd.compare import CrowdRow, at_answer_minute, compare, question, sealed_quotes
-from league.jsonvalue import Json, JsonObject, flag, items, obj
+from league.jsonvalue import Json, JsonObject, as_float, flag, items, obj
 from league.records import Sealed, as_json
 
 #: What the comparison reads of the book; the publisher parses only these lines (league.book.shared).
@@ -99,10 +99,10 @@ def comparison_rows(index: BodyIndex | BookIndex) -> list[CrowdRow]:
                 if seat.startswith("_"):
                     continue
                 rows.append(CrowdRow(session=date.fromisoformat(_str(run["session"])), market=market, seat=seat,
-                                     crowd_up=_float(cell["crowd_up"]), crowd_price=_float(q["price"]),
+                                     crowd_up=as_float(cell["crowd_up"]), crowd_price=as_float(q["price"]),
                                      crowd_outcome=outcomes.get((q["venue"], q["contract_id"])),
                                      league_outcome=league_up.get((run["session"], q["market"])),
-                                     volume_usd=_float(q["volume_usd"]), venue=str(q["venue"]),
+                                     volume_usd=as_float(q["volume_usd"]), venue=str(q["venue"]),
                                      contract_id=str(q["contract_id"]),
                                      **_at_answer(lines.get((q["venue"], q["contract_id"])), seat)))
     return rows
@@ -113,13 +113,6 @@ def _str(value: Json) -> str:
     if not isinstance(value, str):
         raise TypeError(f"expected a string, got {type(value).__name__}")
     return value
-
-
-def _float(value: Json) -> float:
-    """``float(value)`` for the JSON values it reads (numbers, numeric text); any other stops the comparison."""
-    if isinstance(value, int | float | str):
-        return float(value)
-    raise TypeError(f"float() argument must be a string or a real number, not '{type(value).__name__}'")
 
 
 class _AtAnswer(TypedDict):

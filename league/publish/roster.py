@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TypedDict
 
-from league.jsonvalue import Json, JsonObject, items, obj
+from league.jsonvalue import Json, JsonObject, as_int, items, obj
 
 SOURCE = ("asks.jsonl roster lines: each seat's family and side are sealed before its run's first ask; "
           "a seat keeps the family of the first roster line naming one")
@@ -59,11 +59,7 @@ def roster_document(lines: Iterable[JsonObject]) -> RosterDocument:
 
 def _line_number(value: Json | None) -> int:
     """``int(value or 0)`` for the JSON values it reads; any other raises as ``int()`` does."""
-    if not value:
-        return 0
-    if isinstance(value, int | float | str):
-        return int(value)
-    raise TypeError(f"int() argument must be a string or a real number, not '{type(value).__name__}'")
+    return as_int(value) if value else 0
 
 
 def _add_seat(seats: dict[str, JsonObject], conflicts: list[JsonObject], s: JsonObject, n: int) -> None:

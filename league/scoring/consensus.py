@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from league.jsonvalue import Json, JsonObject
+from league.jsonvalue import Json, JsonObject, as_float
 from league.scoring.constants import CLAMP_HI, CLAMP_LO, FAMILY_EXTRA_WEIGHT, TRIM_MIN_ANSWERS
 
 EVENT = ["unit", "event_key"]
@@ -40,8 +40,8 @@ class Rules:
         """Read ``consensus_clamp``, ``consensus_trim_from`` and ``family_weight`` (defaults where absent)."""
         m = dict(sealed or {})
         lo, hi = _pair(m["consensus_clamp"]) if "consensus_clamp" in m else (CLAMP_LO, CLAMP_HI)
-        return cls(lo, hi, int(_real(m.get("consensus_trim_from", TRIM_MIN_ANSWERS))),
-                   _real(m.get("family_weight", FAMILY_EXTRA_WEIGHT)))
+        return cls(lo, hi, int(as_float(m.get("consensus_trim_from", TRIM_MIN_ANSWERS))),
+                   as_float(m.get("family_weight", FAMILY_EXTRA_WEIGHT)))
 
     def as_json(self) -> JsonObject:
         return {"clamp": [self.clamp_lo, self.clamp_hi], "trim_from": self.trim_from,
@@ -51,19 +51,12 @@ class Rules:
 DEFAULT_RULES = Rules()
 
 
-def _real(value: Json | None) -> float:
-    """A sealed number (or numeric string) as ``float()`` reads it; any other shape fails as ``float()`` would."""
-    if isinstance(value, int | float | str):
-        return float(value)
-    raise TypeError(f"float() argument must be a string or a real number, not {type(value).__name__!r}")
-
-
 def _pair(value: Json | None) -> tuple[float, float]:
     """A sealed ``[lo, hi]`` pair; any other shape fails as unpacking it would."""
     if not isinstance(value, list) or len(value) != 2:
         raise TypeError(f"cannot unpack {type(value).__name__!r} into a clamp [lo, hi]")
     lo, hi = value
-    return _real(lo), _real(hi)
+    return as_float(lo), as_float(hi)
 
 
 def dedupe(rows: pd.DataFrame) -> pd.DataFrame:

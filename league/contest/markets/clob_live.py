@@ -18,9 +18,10 @@ from collections.abc import Callable, Mapping
 from typing import ParamSpec, TypeVar
 
 from league.contest.config import Venue
-from league.contest.markets.interface import Market, OrderBook, as_float
+from league.contest.markets.interface import Market, OrderBook
 from league.contest.markets.orders import Fill, OrderError
 from league.extras import extra, keeping_recursion_limit
+from league.jsonvalue import as_float
 
 P = ParamSpec("P")
 R = TypeVar("R")

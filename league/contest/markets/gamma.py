@@ -24,13 +24,12 @@ from league.contest.markets.interface import (
     Market,
     MarketSourceError,
     OrderBook,
-    as_float,
     aware,
     levels,
     parse_time,
 )
 from league.extras import extra, keeping_recursion_limit
-from league.jsonvalue import Json, JsonObject
+from league.jsonvalue import Json, JsonObject, as_float, as_int
 from league.retry import bounded
 
 log = structlog.get_logger(__name__)
@@ -143,18 +142,11 @@ def winner_of(market: Market) -> str | None:
     return won[0] if len(won) == 1 and len(lost) == len(market.outcomes) - 1 else None
 
 
-def _integer(value: Json) -> int:
-    """``int(value)`` of a decoded value; any other shape fails with the ``TypeError`` that ``int()`` raises."""
-    if isinstance(value, int | float | str):
-        return int(value)
-    raise TypeError(f"int() argument must be a string or a real number, not {type(value).__name__!r}")
-
-
 def _point(row: Json) -> tuple[int, float]:
     """One ``{t, p}`` history point; any other shape fails as indexing it would."""
     if not isinstance(row, dict):
         raise TypeError(f"{type(row).__name__!r} object is not subscriptable by 't'")
-    return _integer(row["t"]), as_float(row["p"])
+    return as_int(row["t"]), as_float(row["p"])
 
 
 def parse_history(body: Json, what: str) -> list[tuple[int, float]]:

@@ -13,10 +13,10 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol, SupportsFloat, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from league.contest.errors import ContestError
-from league.jsonvalue import Json, JsonObject
+from league.jsonvalue import Json, JsonObject, as_float
 
 
 class MarketSourceError(ContestError):
@@ -27,14 +27,6 @@ def aware(value: datetime, what: str) -> datetime:
     if value.tzinfo is None or value.utcoffset() is None:
         raise MarketSourceError(f"{what} {value!r} is naive", fix="pass timezone-aware datetimes")
     return value.astimezone(UTC)
-
-
-def as_float(value: object) -> float:
-    """``float(value)`` of a value decoded from JSON or handed back by a vendor library (a number or a numeric
-    string); any other value fails with the ``TypeError`` that ``float()`` raises, for the caller to name."""
-    if isinstance(value, str | SupportsFloat):
-        return float(value)
-    raise TypeError(f"float() argument must be a string or a real number, not {type(value).__name__!r}")
 
 
 def parse_time(value: object, what: str) -> datetime:
