@@ -48,7 +48,7 @@ def fetch_fields(reply: SeatReply) -> dict[str, object]:
 
 def seal_on_arrival(lg: League, pend: Pending, arrived: Future[SeatReply], *, sealed: Future[SeatReply]) -> None:
     """Live: seal the reply in the thread that received it; ``sealed`` resolves once the line is on
-    disk, so waiting for it (League.drain) waits for the seal."""
+    disk, so waiting for it (Asking.drain) waits for the seal."""
     reply = arrived.result()
     try:
         seal_reply(lg, pend, reply)

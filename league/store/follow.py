@@ -3,7 +3,7 @@
 The database is an index of the books, rebuildable from them (docs/store.md); :func:`index_book` brings it up
 to date incrementally, reading and verifying only the lines after the last one indexed. :class:`IndexFollower`
 calls it for the council book and the ask chain whenever asked to: the demo's parent process does so after
-each session of its forked season (whose League writes no index rows: ``League.index_elsewhere``), so the
+each session of its forked season (whose League writes no index rows: ``CouncilBooks.index_elsewhere``), so the
 season's thread, the demo's critical path, spends nothing on the index while the idle parent does it on the
 other core. The writer never waits for it: a line it has not indexed yet is one the next open would index.
 """
