@@ -15,6 +15,7 @@ Two shapes (docs/book.md, "Startup checkpoint and memory window"):
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -91,7 +92,7 @@ def keys_of_body(body: Body) -> Keys:
 
 
 @dataclass
-class _Index(Generic[T]):
+class _Index(ABC, Generic[T]):
     """What is sealed, by kind and session; ``T`` is what each line is kept as (a typed record, or its body).
 
     ``cutoff`` (ISO date) and ``older`` make it windowed: a non-sticky line of a session before the
@@ -110,12 +111,13 @@ class _Index(Generic[T]):
     partial: bool = False  # some line of the book is not in memory (else memory answers everything)
 
     # ------------------------------------------------------------------ what each kind of index says
+    @abstractmethod
     def keys(self, item: T) -> Keys:
-        raise NotImplementedError
+        """The keys a line is indexed by (number, kind, session, run, seat)."""
 
+    @abstractmethod
     def from_body(self, body: Body) -> T:
         """An older line (a body from the database or the book) as this index keeps lines."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------------ building
     def add_item(self, item: T) -> None:

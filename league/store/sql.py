@@ -19,7 +19,7 @@ import structlog
 from sqlalchemy import ColumnElement, RowMapping, Table, and_, delete, func, or_, select, update
 from sqlalchemy import text as sql_text
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection, Engine, Row
+from sqlalchemy.engine import Connection, Dialect, Engine, Row
 from sqlmodel import Session
 
 from league.book import BookLine
@@ -503,10 +503,17 @@ def _sqlite_insert(conn: Connection, table: Table, keys: tuple[str, ...]) -> Ins
         names = tuple(compiled.positiontup or ())
         plan = None
         if sorted(names) == sorted(keys) and compiled.positional:
-            procs = compiled._bind_processors  # noqa: SLF001 - the processors SQLAlchemy itself applies
-            plan = (compiled.string, names, tuple(procs.get(name) for name in names))
+            plan = (compiled.string, names, tuple(_bind_processor(table, name, conn.dialect) for name in names))
         _SQLITE_INSERTS[cache_key] = plan
     return _SQLITE_INSERTS[cache_key]
+
+
+def _bind_processor(table: Table, name: str, dialect: Dialect) -> object:
+    """What SQLAlchemy applies to a value of column ``name`` before the driver sees it on ``dialect`` (its
+    public per-type API: the dialect's implementation of the column's type, and its bind processor; None when
+    the value goes to the driver as it is)."""
+    column_type = table.c[name].type
+    return column_type.dialect_impl(dialect).bind_processor(dialect)
 
 
 #: Lines read a query at a time by :meth:`SqlStore.book_window` (a bound parameter each).

@@ -27,14 +27,3 @@ def test_seasons_keyed_weakly_by_their_league_let_it_be_freed() -> None:
     del lg
     gc.collect()
     assert alive() is None and len(table) == 0
-
-
-def test_a_bar_source_that_held_its_league_would_keep_it_alive() -> None:
-    """The check above can fail: a value that refers to its own key is never freed."""
-    table: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
-    lg = _Closed()
-    alive = weakref.ref(lg)
-    table[lg] = {"pro": lg}
-    del lg
-    gc.collect()
-    assert alive() is not None
