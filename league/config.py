@@ -20,7 +20,7 @@ from pydantic_core import ErrorDetails
 from league import inputs
 from league.errors import ConfigError
 from league.jsonvalue import Json
-from league.registry import CROWD, NO_CROWD, PRICES
+from league.registry import CROWD, NEWS, NO_CROWD, NO_NEWS, PRICES
 from league_agents.base import SeatSpec
 from league_agents.options import Text, Url, printable
 from league_agents.registry import spec_problems
@@ -134,6 +134,9 @@ class Schedule(Frozen):
     snapshot: str = "08:25"
     ask: str = "08:30"
     second_wave: str = "09:00"
+    #: the arms beside the counted run ([arms]): after its ask, before ingest closes, so that an arm's answers
+    #: can be sealed before the same common reference as the counted ones (docs/experiments.md)
+    arms: str = "08:40"
     ingest_close: str = "09:30"
     score: str = "16:05"
     publish: str = "20:00"
@@ -151,7 +154,10 @@ class Schedule(Frozen):
         day = [self.snapshot, self.ask, self.second_wave, self.ingest_close, self.score]
         if day != sorted(day):
             raise ValueError("the day's jobs must run in order snapshot < ask < second_wave < ingest_close < score")
-        for name in ("snapshot", "ask", "second_wave", "ingest_close", "score", "publish", "stamp_upgrade",
+        if not self.ask < self.arms < self.ingest_close:
+            raise ValueError("arms must run after ask and before ingest_close (its answers are compared only when "
+                             "sealed before the common reference)")
+        for name in ("snapshot", "ask", "arms", "second_wave", "ingest_close", "score", "publish", "stamp_upgrade",
                      "verify_book"):
             if "01:00" <= getattr(self, name) < "03:00":
                 raise ValueError(f"{name} falls in 01:00-03:00 ET, where DST makes times repeat or vanish")
@@ -259,6 +265,82 @@ class CrowdSettings(Frozen):
         return DEFAULT_CROWD_FALLBACK.get(self.provider, NO_CROWD)
 
 
+class NewsFeed(Frozen):
+    """One publisher's RSS or Atom feed, named as its headlines are shown in a packet."""
+
+    name: Annotated[str, Field(min_length=1, max_length=80), AfterValidator(printable)]
+    url: Url = Field(min_length=1)
+
+
+RELATIVE_DIR = r"^[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$"
+
+
+class NewsSettings(Frozen):
+    """Where the closed-book arm's headlines come from (docs/experiments.md, "News packets").
+
+    ``provider``: "none" (no packet: the closed-book arm is not run), "feeds" (the ``feeds`` listed here,
+    fetched at packet time) or "recorded" (feed files kept in ``DATA/<recorded_dir>``, the demo's and the
+    tests'). A packet holds at most ``max_items`` headlines published in the ``lookback_hours`` before its
+    cutoff (the counted run's ask time)."""
+
+    provider: str = NO_NEWS
+    feeds: tuple[NewsFeed, ...] = Field(default=(), max_length=64)
+    recorded_dir: Annotated[str, Field(min_length=1, max_length=200, pattern=RELATIVE_DIR)] = "news"
+    lookback_hours: float = Field(default=36.0, gt=0, le=24 * 14)
+    max_items: int = Field(default=30, ge=1, le=200)
+    timeout_s: float = Field(default=10.0, gt=0, le=120)
+
+    @field_validator("provider")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        if value != NO_NEWS and value not in NEWS:
+            raise ValueError(f"unknown news provider {shown(value)}; registered: {', '.join([NO_NEWS, *NEWS.names()])}")
+        return value
+
+    @model_validator(mode="after")
+    def _feeds_named(self) -> NewsSettings:
+        if self.provider == "feeds" and not self.feeds:
+            raise ValueError('provider "feeds" needs at least one [[news.feeds]] entry (name and url)')
+        names = [f.name for f in self.feeds]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"feed names must be unique; repeated: {', '.join(dupes)}")
+        return self
+
+
+ArmName = Literal["closed_book", "price_only"]
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri")
+
+
+class ArmsSettings(Frozen):
+    """The arms beside the counted run and the repeats (docs/experiments.md). Nothing here changes the daily
+    council: arms seal in their own book and publish their own files.
+
+    ``arms``: the variants asked after each counted run (empty: none); ``seats``: the roster seats they ask
+    (empty: every roster seat); ``repeat_seats``: the models asked the repeats (three or four; empty: no
+    repeats), ``repeats`` times each, on ``repeat_day``; ``seed``: the seeded order of the arms across days
+    (sealed with the schedule before the first arm ask)."""
+
+    arms: tuple[ArmName, ...] = Field(default=(), max_length=2)
+    seats: tuple[str, ...] = Field(default=(), max_length=MAX_SEATS)
+    repeat_seats: tuple[str, ...] = Field(default=(), max_length=8)
+    repeats: int = Field(default=3, ge=1, le=10)
+    repeat_day: Literal["mon", "tue", "wed", "thu", "fri"] = "fri"
+    seed: int = Field(default=20261206, ge=0, le=2**63 - 1)
+
+    @field_validator("arms", "seats", "repeat_seats")
+    @classmethod
+    def _unique(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        dupes = sorted({v for v in value if value.count(v) > 1})
+        if dupes:
+            raise ValueError(f"listed twice: {', '.join(dupes)}")
+        return value
+
+    @property
+    def active(self) -> bool:
+        return bool(self.arms or self.repeat_seats)
+
+
 class Paths(Frozen):
     data: Text = Field(default="data", min_length=1)
 
@@ -311,6 +393,8 @@ class LeagueSettings(Frozen):
     stamps: StampSettings = StampSettings()
     portfolio: PortfolioSettings = PortfolioSettings()
     crowd: CrowdSettings = CrowdSettings()
+    news: NewsSettings = NewsSettings()
+    arms: ArmsSettings = ArmsSettings()
     workers: WorkersSettings = Field(default_factory=WorkersSettings)
 
 
@@ -542,6 +626,17 @@ def _cross_check(config: Config, roster_path: Path) -> None:
         raise ConfigError(f"{roster_path}: seats {remote[:5]} run on a lab's worker (`worker = ...`) but {league_toml} "
                           "names no broker", fix="set [workers] broker_url and password_file in league.toml (or "
                           "LEAGUE_BROKER_URL / LEAGUE_BROKER_PASSWORD_FILE); docs/workers.md")
+    names = {s.name for s in roster.seat}
+    arms = config.settings.arms
+    for key, listed in (("arms.seats", arms.seats), ("arms.repeat_seats", arms.repeat_seats)):
+        unknown = [n for n in listed if n not in names]
+        if unknown:
+            raise ConfigError(f"{league_toml}: key `{key}` names {', '.join(map(shown, unknown[:5]))}, "
+                              "not a roster seat",
+                              fix=f"name seats of {roster_path.name} ({', '.join(sorted(names)[:8])})")
+    if "closed_book" in arms.arms and config.settings.news.provider == NO_NEWS:
+        raise ConfigError(f"{league_toml}: key `arms.arms` runs closed_book but [news] names no provider",
+                          fix='set [news] provider = "feeds" (with [[news.feeds]]) or "recorded"; docs/experiments.md')
     latest = max(m.end_time for m in config.markets.markets)
     if sch.score <= latest:
         raise ConfigError(f"{league_toml}: key `schedule.score` = {sch.score!r} is not after the latest market "

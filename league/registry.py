@@ -4,6 +4,9 @@
 * ``forecast_league.crowd`` — crowd providers: a factory ``(config, prices, calendar) -> CrowdProvider``
   (``provider = "none"`` is no provider, not an adapter); the fallback venue (``[crowd] fallback``) is one
   of them too, composed with the provider in the composition root;
+* ``forecast_league.news`` — headline providers for the closed-book arm's packet: a factory
+  ``(config) -> NewsSource`` (``feeds``: the operator's RSS/Atom feeds; ``recorded``: feed files kept in the
+  data folder, the demo's and the tests'); ``provider = "none"`` is no provider;
 * ``forecast_league.stamps`` — stamp backends: the backend class of each kind (``rfc3161``,
   ``local_tsa``, ``ots``, ``rekor``), built by the stamper from ``[stamps]``;
 * ``forecast_league.runners`` — seat runners: ``thread`` (``(seats)``: each seat in a thread here),
@@ -30,12 +33,14 @@ from league_agents.plugins import PluginError, Plugins
 
 PRICES = Plugins("forecast_league.prices", "price provider")
 CROWD = Plugins("forecast_league.crowd", "crowd provider")
+NEWS = Plugins("forecast_league.news", "news provider")
 STAMPS = Plugins("forecast_league.stamps", "stamp backend")
 RUNNERS = Plugins("forecast_league.runners", "seat runner")
 STORES = Plugins("forecast_league.stores", "database store")
 CONTEST_MARKETS = Plugins("forecast_league.contest_markets", "contest market source")
 CONTEST_BROKERS = Plugins("forecast_league.contest_brokers", "contest broker")
 NO_CROWD = "none"
+NO_NEWS = "none"
 #: The seat runners by role.
 THREAD_RUNNER, REMOTE_RUNNER, ROUTED_RUNNER = "thread", "remote", "routed"
 #: The contest's brokers: paper unless live trading is enabled.
