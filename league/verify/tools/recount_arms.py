@@ -240,13 +240,12 @@ def experiment(forecasts: list[dict[str, str]], arm_rows: list[dict[str, str]]) 
         if "price_only" in present:
             three_seats, grids = compared(mine, in_time, ("open", "closed_book", "price_only"))
             if len(three_seats) > 1:
-                three = {"seats": three_seats}
-                three.update({arm: arm_figures(g) for arm, g in grids.items()})
+                three = {"seats": three_seats, **{arm: arm_figures(g) for arm, g in grids.items()}}
         runs.append({"session": session, "open_run": counts["open"]["run_id"] if "open" in counts else None,
                      "arms": counts, "closed_vs_open": cvo, "three_arms": three})
     season: dict[str, object] = {}
     for arm, part in (("open", "closed_vs_open"), ("closed_book", "closed_vs_open"), ("price_only", "three_arms")):
-        held = [r[part][arm] for r in runs if isinstance(r[part], dict)]
+        held = [f for r in runs if isinstance(c := r[part], dict) and isinstance(f := c[arm], dict)]
         season[arm] = {"runs": len(held),
                        "mean_heat": rounded(average([f["heat"] for f in held if f["heat"] is not None])),
                        "mean_n_eff": rounded(average([f["n_eff"] for f in held if f["n_eff"] is not None]))}
@@ -270,7 +269,7 @@ def one_session(answers: list[dict[str, object]]) -> dict[str, float | None]:
             h = heat_of(by_seat[s])
             if h is not None:
                 own.append(h)
-    firsts = {s: by_seat[s][1] for s in seats if 1 in by_seat[s]}
+    firsts: Grid = {s: by_seat[s][1] for s in seats if 1 in by_seat[s]}
     spreads_within: list[float] = []
     means: dict[str, list[float]] = {}
     for s in seats:
@@ -284,12 +283,12 @@ def one_session(answers: list[dict[str, object]]) -> dict[str, float | None]:
             if ps:
                 means.setdefault(m, []).append(sum(ps) / len(ps))
     across = [v for m in sorted(means) if (v := sample_variance(means[m])) is not None]
-    return {"within_heat": average(own), "between_heat": heat_of(dict(firsts)),
+    return {"within_heat": average(own), "between_heat": heat_of(firsts),
             "within_var": average(spreads_within), "between_var": average(across)}
 
 
 def pooled(figs: list[dict[str, float | None]]) -> dict[str, object]:
-    return {f: rounded(average([x[f] for x in figs if x[f] is not None])) for f in FIGURES}
+    return {f: rounded(average([v for x in figs if (v := x[f]) is not None])) for f in FIGURES}
 
 
 def repeats(arm_rows: list[dict[str, str]]) -> dict[str, object]:
@@ -316,7 +315,7 @@ def repeats(arm_rows: list[dict[str, str]]) -> dict[str, object]:
         kinds[kind] = {
             "sessions": [{"session": d, "seats": sorted({str(a["seat"]) for a in mine if a["session"] == d}),
                           **{f: rounded(per[d][f]) for f in FIGURES}} for d in dates],
-            "season": {**pooled([per[d] for d in dates]), "sessions": len(dates)},
+            "season": dict(pooled([per[d] for d in dates]), sessions=len(dates)),
             "versions": {seat: versions[seat] for seat in sorted(versions)},
             "since_latest_version": latest}
     return {"version": 1, "kinds": kinds}
@@ -327,7 +326,7 @@ def keyed(items: list[object]) -> dict[str, object] | None:
     """A list of records named by their session or seat, keyed so; None when the list is not such."""
     for name in ("session", "seat"):
         if items and all(isinstance(i, dict) and name in i for i in items):
-            return {str(i[name]): i for i in items}
+            return {str(i[name]): i for i in items if isinstance(i, dict)}
     return None
 
 
@@ -356,13 +355,15 @@ def differences(published: object, mine: object, where: str) -> tuple[int, list[
     return 1, [f"{where}: published {json.dumps(published)}, recounted {json.dumps(mine)}"]
 
 
-def is_number(x: object) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
+def number(x: object) -> float | None:
+    """A JSON number as a float; None for anything else (a boolean included)."""
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
 
 
 def same_figure(published: object, mine: object) -> bool:
-    if is_number(published) and is_number(mine):
-        return round(float(published), PLACES) == round(float(mine), PLACES)
+    a, b = number(published), number(mine)
+    if a is not None and b is not None:
+        return round(a, PLACES) == round(b, PLACES)
     return type(published) is type(mine) and published == mine
 
 
@@ -389,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, KeyError, TypeError, csv.Error) as exc:
         print(f"recount_arms: cannot read the published files: {exc}", file=sys.stderr)
         return 2
-    compared, problems = 0, []
+    compared, problems = 0, list[str]()
     for name in (EXPERIMENT, REPEATS):
         c, found = differences(published[name], mine[name], name)
         compared, problems = compared + c, problems + found
