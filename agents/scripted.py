@@ -121,6 +121,7 @@ class ScriptedSeat(ScriptSeat):
             "hint": dict(ask.context.get("hint", {})) if float(opts.get("skill", 0)) > 0 else {},
             "skill": float(opts.get("skill", 0.0)),
             "mode": self.child_mode(ask),
+            **({"variant": str(ask.context["variant"])} if ask.context.get("variant") else {}),
         }
 
     def child_mode(self, ask: Ask) -> str:

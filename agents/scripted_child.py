@@ -3,7 +3,7 @@
 
 It reads one JSON request on stdin and prints a reply in the answer format
 (docs/answer-format.md). Every probability is a pure function of
-(seed, seat, session, market, horizon) through SHA-256, so runs are reproducible anywhere; with a
+(seed, seat, session, market, horizon[, variant]) through SHA-256, so runs are reproducible anywhere; with a
 ``skill`` above 0 it leans toward the demo's hint for that cell. Modes: normal, silent (prints
 nothing), malformed (prose and broken JSON), late (a normal answer; the parent reports it late).
 A normal answer also carries a ``targets`` block for the pro league (its action mapping from an empty
@@ -141,6 +141,11 @@ def dumps(o: object, depth: int = 0) -> str:
     raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
 
 
+#: How far an arm's or a repeat's answer of a scripted seat may move from its council answer (± half of it),
+#: the scripted stand-in for a model's sampling noise; a council ask carries no variant and is unchanged.
+VARIANT_SPREAD = 16.0
+
+
 def unit(*parts: object) -> float:
     """A number in [0, 1) from the parts, identical on every machine and Python version."""
     digest = sha256("|".join(str(p) for p in parts).encode("utf-8")).digest()
@@ -149,6 +154,9 @@ def unit(*parts: object) -> float:
 
 def probability(req: "Request", code: str, horizon: str) -> float:
     base = 30.0 + 40.0 * unit(req["seed"], req["seat"], req["session"], code, horizon)
+    variant = req.get("variant")
+    if variant:  # an arm or a repeat (docs/experiments.md): the same seat, asked again, a little apart
+        base += VARIANT_SPREAD * (unit(req["seed"], req["seat"], req["session"], code, horizon, variant) - 0.5)
     hint = ((req.get("hint") or {}).get(code) or {}).get(horizon)
     skill = min(1.0, max(0.0, float(req.get("skill", 0.0))))
     if isinstance(hint, (int, float)):

@@ -240,20 +240,8 @@ class MarketLine:
 def common_text(session: str, run_id: str, markets: Sequence[MarketLine], snapshot_sha256: str,
                 crowd: Sequence[Mapping[str, object]]) -> str:
     """The text every seat receives (before its own account block). Our own wording."""
-    parts = [
-        f"# Forecasting league — session {session} (run {run_id}, format {ASK_FORMAT_VERSION})",
-        "",
-        "You are one seat of a council of forecasters. Your answer is sealed in a public hash chain the moment "
-        "it arrives and is scored later against prices taken after the seal. Give your own judgement.",
-        "",
-        "Do NOT look up or use prediction-market odds (Polymarket, Kalshi or similar) for these questions.",
-        "",
-        f"## Market snapshot (sha256 {snapshot_sha256})",
-        "",
-        "| code | indicator | last | read at (UTC) | 1-day % | 5-day % | 21-day % | 52-week range | pre-market % |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    parts += [_snapshot_row(m) for m in markets]
+    parts = _opening(session, run_id, "Do NOT look up or use prediction-market odds (Polymarket, Kalshi or similar) "
+                     "for these questions.", markets, snapshot_sha256)
     parts += ["", "## The events", ""]
     parts += [f"- {m.code} ({m.name}): {m.reference}; horizons {', '.join(m.horizons)}" for m in markets]
     if crowd:
@@ -261,6 +249,46 @@ def common_text(session: str, run_id: str, markets: Sequence[MarketLine], snapsh
         parts += [f"- {c.get('market')}: {c.get('question')} — rules: {c.get('rules', '')}" for c in crowd]
     parts += ["", "## Answer format", "", _FORMAT_TEXT.strip(), ""]
     return "\n".join(parts)
+
+
+#: What each arm tells the seat about where its information may come from (docs/experiments.md).
+ARM_RULES = {
+    "closed_book": "This is a CLOSED-BOOK ask. Answer from the market snapshot and the sealed headlines below "
+                   "ONLY. Do NOT search the web, fetch pages or use any tool. Cite only links from the headlines.",
+    "price_only": "This is a PRICE-ONLY ask. Answer from the market snapshot below ONLY: no news, no search, no "
+                  "tool. Leave source_urls and source_domains empty.",
+}
+
+
+def arm_text(session: str, run_id: str, markets: Sequence[MarketLine], snapshot_sha256: str, *, arm: str,
+             packet_sha256: str | None = None, headlines: str = "") -> str:
+    """The text of a closed-book or price-only ask: the counted run's question and snapshot, no crowd price,
+    the arm's rule and (closed book) the sealed packet's headlines. Our own wording."""
+    parts = _opening(session, run_id, ARM_RULES[arm], markets, snapshot_sha256)
+    if arm == "closed_book":
+        parts += ["", f"## Headlines (sealed packet sha256 {packet_sha256})", "", headlines.rstrip("\n")]
+    parts += ["", "## The events", ""]
+    parts += [f"- {m.code} ({m.name}): {m.reference}; horizons {', '.join(m.horizons)}" for m in markets]
+    parts += ["", "## Answer format", "", _FORMAT_TEXT.strip(), ""]
+    return "\n".join(parts)
+
+
+def _opening(session: str, run_id: str, rule: str, markets: Sequence[MarketLine], snapshot_sha256: str) -> list[str]:
+    """The ask's title, the council's sentence, the ask's rule and the snapshot table (every variant's start)."""
+    parts = [
+        f"# Forecasting league — session {session} (run {run_id}, format {ASK_FORMAT_VERSION})",
+        "",
+        "You are one seat of a council of forecasters. Your answer is sealed in a public hash chain the moment "
+        "it arrives and is scored later against prices taken after the seal. Give your own judgement.",
+        "",
+        rule,
+        "",
+        f"## Market snapshot (sha256 {snapshot_sha256})",
+        "",
+        "| code | indicator | last | read at (UTC) | 1-day % | 5-day % | 21-day % | 52-week range | pre-market % |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    return parts + [_snapshot_row(m) for m in markets]
 
 
 def _fmt(value: object, digits: int = 2) -> str:

@@ -23,6 +23,7 @@ import json
 import multiprocessing
 import os
 import pickle
+import re
 import shutil
 import sys
 import threading
@@ -57,6 +58,7 @@ from league.jobs.scheduler import run_session, session_start
 from league.jobs.score import Bars, event_outcome
 from league.jobs.seal import pump
 from league.jobs.stamp import release_stamp, use_services, use_stamper
+from league.news.synthetic import write_demo_feeds
 from league.prices.reference import terminal_price
 from league.publish.compliance import MANIFEST
 from league.publish.files import PublishReport, publish, refresh_proof
@@ -104,27 +106,28 @@ def demo_sessions(calendar: Calendar, start: date, count: int) -> list[date]:
 
 def run_demo(out: Path, *, sessions: int = 10, seed: int = 7, start: date = DEFAULT_START,
              progress: Callable[[str], None] | None = None, split: bool | None = None,
-             say: Callable[[str], None] | None = None) -> DemoResult:
+             say: Callable[[str], None] | None = None, arms: bool = True) -> DemoResult:
     """Write a demo league into OUT, run SESSIONS days, publish; nothing is sealed if a tool is missing.
 
     ``split`` runs the season in a forked child process and publishes in this one once the child has exited,
     so the peak memory is the larger of the two, not their sum: the season's index, price memo and statistical
     imports are gone before publishing's whole-book reads begin. By default only where the system can fork and
     this process runs no other thread (a lock another thread holds at the fork would stay held in the child:
-    `league demo` starts no thread before it; a test process may hold a League's threads open).
+    `league demo` starts no thread before it; a test process may hold a League's threads open). ``arms``: the
+    season runs the experiments' arms and repeats beside the council (:func:`enable_arms`).
 
     OUT is held for the whole run (:func:`claim_folder`): a season left unfinished in it by a killed
     ``league demo`` is started again from scratch; ``say`` is told so."""
     check_arguments(start=start, sessions=sessions, seed=seed)
     require(load_roster(shipped_config_dir() / "roster.demo.toml").seat, what="the demo")
     days = demo_sessions(default_calendar(), start, sessions)
-    asked = {"sessions": sessions, "seed": seed, "start": start.isoformat()}
+    asked: dict[str, object] = {"sessions": sessions, "seed": seed, "start": start.isoformat(), "arms": arms}
     lock = claim_folder(out, asked, say)
     try:
         if split if split is not None else fork_safe():
-            season = season_in_child(out, days, seed, progress)
+            season = season_in_child(out, days, seed, progress, arms=arms)
         else:
-            season = run_season(out, days, seed, progress)
+            season = run_season(out, days, seed, progress, arms=arms)
             release_memory()  # the closed League's index, price memo and seats, before the publish step's own peak
         public = publish_season(season).out_dir
         count = _count_rows(public / "council-forecasts.csv")
@@ -285,7 +288,8 @@ def _write_state(out: Path, state: dict[str, object]) -> None:
 
 
 def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None, *,
-               index_elsewhere: bool = False, stamps: Callable[[StampRequest], object] | None = None) -> Season:
+               index_elsewhere: bool = False, stamps: Callable[[StampRequest], object] | None = None,
+               arms: bool = False) -> Season:
     """The season itself: the league folder, every day's jobs under the simulated clock, the replies still
     due sealed, the books closed (and the closed League dropped from module-level tables).
     ``index_elsewhere``: the calling process indexes the books into the database (:func:`season_in_child`'s
@@ -294,6 +298,8 @@ def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str],
     Rekor entries (the caller's log has them)."""
     clock = SimulatedClock(session_start(days[0]))
     config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)
+    if arms:
+        enable_arms(config_dir, data_dir, days, seed)
     config = load_config(config_dir)
     store = open_store(config.database_url)
     rekor = LocalRekor(clock.now)
@@ -319,19 +325,37 @@ def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str],
     return Season(config_dir, data_dir, clock.now(), lines, tuple(rekor.leaves))
 
 
+#: The demo's seats asked the repeats (three of the roster's, from three labs).
+DEMO_REPEAT_SEATS = ("aurora", "basalt", "cobalt")
+
+
+def enable_arms(config_dir: Path, data_dir: Path, days: list[date], seed: int) -> None:
+    """The demo runs the experiments beside its council (docs/experiments.md): the closed-book and price-only
+    arms on every session, the repeats on Fridays, the packets' headlines from synthetic feed files written
+    into the data folder (the ``recorded`` news provider reads them as it would recorded real feeds)."""
+    path = config_dir / "league.toml"
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r'(?m)^(\[news\].*\n)provider = "none"', r'\1provider = "recorded"', text, count=1)
+    text = re.sub(r'(?m)^arms = \[\]', 'arms = ["closed_book", "price_only"]', text, count=1)
+    text = re.sub(r'(?m)^repeat_seats = \[\]', f"repeat_seats = {json.dumps(list(DEMO_REPEAT_SEATS))}", text, count=1)
+    path.write_text(text, encoding="utf-8")
+    write_demo_feeds(data_dir / "news", days[0], days[-1], seed)
+
+
 def fork_safe() -> bool:
     """True where the system can fork and this process runs no thread but the caller's."""
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
-def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None) -> Season:
+def season_in_child(out: Path, days: list[date], seed: int, progress: Callable[[str], None] | None = None, *,
+                    arms: bool = False) -> Season:
     """:func:`run_season` in a forked child process; its progress, its stamps and its :class:`Season` come back
     through a pipe. This process indexes the books and takes the stamps (league.stamping.relay) while the child
     goes on, on a thread of lower priority (:func:`_lowered`) that also serves the local stand-ins, started
     after the fork. The child exits before this returns, so none of its memory outlives the season."""
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_season_child, args=(send, receive, os.getpid(), out, days, seed),
+    child = ctx.Process(target=_season_child, args=(send, receive, os.getpid(), out, days, seed, arms),
                         name="league-demo-season")
     child.start()
     send.close()  # the child's copy is the only writer left: its exit ends recv() with EOFError
@@ -468,7 +492,8 @@ class _Follower:
 SEASON_YOUNG_GENERATION = 20_000
 
 
-def _season_child(send: Connection, receive: Connection, parent: int, out: Path, days: list[date], seed: int) -> None:
+def _season_child(send: Connection, receive: Connection, parent: int, out: Path, days: list[date], seed: int,
+                  arms: bool = False) -> None:
     """The season's process: it ends with its parent (a season left writing the book after ``kill -9`` of
     ``league demo`` held the book's lock, so the restart could not open it), and it keeps no copy of the
     pipe's reading end, so a parent gone (where the kernel cannot be asked to end this process) is a broken
@@ -483,7 +508,7 @@ def _season_child(send: Connection, receive: Connection, parent: int, out: Path,
 
     try:
         season = run_season(out, days, seed, done, index_elsewhere=True,
-                            stamps=lambda request: send.send(("stamp", request)))
+                            stamps=lambda request: send.send(("stamp", request)), arms=arms)
     except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
         send.send(("failed", _portable(exc)))
         send.close()

@@ -34,7 +34,8 @@ from league.errors import LeagueError
 #: The statistics extra: the scores, `league stats`, `league verify` step 11 (the NYSE calendar sits on pandas).
 STATS = ("numpy", "scipy", "pandas", "statsmodels", "arch", "exchange_calendars")
 #: The daemon extra adds these to the statistics: scheduler, index database, migrations, API, metrics.
-DAEMON = ("apscheduler", "sqlmodel", "sqlalchemy", "alembic", "fastapi", "starlette", "uvicorn", "prometheus_client")
+DAEMON = ("apscheduler", "sqlmodel", "sqlalchemy", "alembic", "fastapi", "starlette", "uvicorn", "prometheus_client",
+          "feedparser")
 #: Top-level import name -> the extra that installs it (adapters' extras included).
 EXTRA_OF: dict[str, str] = {
     **dict.fromkeys(STATS, "stats"),

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, cast, runtime_checkable
 
 from league.registry import REMOTE_RUNNER, RUNNERS, load
 from league_agents.base import Ask, Now, Seat, SeatReply, SeatSpec, ask_one, close_seat
+from league_agents.registry import build_seat
 
 if TYPE_CHECKING:
     from league.clock import Clock
@@ -91,16 +92,29 @@ class ThreadRunner:
     def __init__(self, seats: Mapping[str, Seat], pool: ThreadPoolExecutor | None = None) -> None:
         self.seats = seats
         self._pool = pool or _POOL
+        self._variants: dict[str, Seat] = {}  # seats built for an ask whose roster entry differs (an arm's)
 
     def start(self, asks: Sequence[SeatAsk], now: Now, deadline: datetime | None = None) -> list[Future[SeatReply]]:
-        return [self._pool.submit(ask_one, self.seats[a.spec.name], a.ask, now) for a in asks]
+        return [self._pool.submit(ask_one, self.seat_for(a.spec), a.ask, now) for a in asks]
+
+    def seat_for(self, spec: SeatSpec) -> Seat:
+        """The seat that runs ``spec``: the one built for the roster entry, or, when the ask carries another
+        entry for that seat (an arm runs a ``web`` seat on policy ``api``), a seat built for exactly that entry,
+        as a remote worker builds each seat from the entry its task carries."""
+        seat = self.seats[spec.name]
+        if getattr(seat, "spec", spec) == spec:
+            return seat
+        key = spec.model_dump_json()
+        if key not in self._variants:
+            self._variants[key] = build_seat(spec)
+        return self._variants[key]
 
     def on_record(self, sink: RecordSink) -> None:
         return None
 
     def close(self) -> None:
         """Close the seats that hold something of their own (the `_ets` seat's fit worker process)."""
-        for seat in self.seats.values():
+        for seat in (*self.seats.values(), *self._variants.values()):
             close_seat(seat)
 
 

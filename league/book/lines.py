@@ -138,10 +138,10 @@ class _Reply(Line):
         return max(parse_iso(self.at), parse_iso(self.booked_at))
 
 
-class AnswerLine(_Reply):
-    """A reply sealed as received: parsed cells (``answered``) or the parse failure (``refused_shape``)."""
+class AnswerFields(_Reply):
+    """What a reply sealed as an answer carries, in the council book (:class:`AnswerLine`) and in the
+    arms' book (league.arms.lines): the parsed cells or the parse failure, the raw reply's hash, the asks'."""
 
-    kind: Literal["answer"] = "answer"
     model: str
     version: str
     mode: str
@@ -160,20 +160,26 @@ class AnswerLine(_Reply):
     raw_store_problem: str = ""
 
 
-class _NoReply(_Reply):
+class AnswerLine(AnswerFields):
+    """A reply sealed as received: parsed cells (``answered``) or the parse failure (``refused_shape``)."""
+
+    kind: Literal["answer"] = "answer"
+
+
+class NoReplyFields(_Reply):
     """No reply: how the ask failed (its class) and what was seen."""
 
     failure: str
     detail: str
 
 
-class IncidentLine(_NoReply):
+class IncidentLine(NoReplyFields):
     """No reply, for a reason of the infrastructure (sandbox, login, usage limit)."""
 
     kind: Literal["incident"] = "incident"
 
 
-class SilenceLine(_NoReply):
+class SilenceLine(NoReplyFields):
     """No reply (timeout, crash, empty output)."""
 
     kind: Literal["silence"] = "silence"

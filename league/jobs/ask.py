@@ -10,7 +10,7 @@ moment it arrives (:mod:`league.jobs.seal`).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from datetime import date, datetime
 from functools import partial
@@ -37,6 +37,8 @@ from league_agents.base import Ask, FailureClass, Now, SeatReply, SeatSpec, pref
 from league_agents.registry import reads_history
 
 log = structlog.get_logger(__name__)
+#: Who seals a reply that is not the council's (an arm's sealer, league.jobs.arms).
+Sealer = Callable[[League, Pending, SeatReply], None]
 #: What a seat's ask shows of its own paper accounts (from its latest sealed ``mark`` per league).
 SHOWN = ("session", "capital", "cash", "value", "interest", "positions", "prices", "weights", "fees_total", "peak")
 
@@ -51,7 +53,8 @@ def snapshot_rows(snapshot: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return {r["code"]: r for r in rows} if isinstance(rows, list) else dict(rows)
 
 
-def _market_lines(lg: League, session: str, snapshot: Mapping[str, object]) -> list[MarketLine]:
+def market_lines(lg: League, session: str, snapshot: Mapping[str, object]) -> list[MarketLine]:
+    """Each market's line of the ask: its name, horizons, reference rule and snapshot row."""
     rows = snapshot_rows(snapshot)
     lines = []
     for m in lg.config.markets.markets:
@@ -76,7 +79,7 @@ def job_ask(lg: League, session: str, *, role: RunRole = COUNTED, seats: Sequenc
         preflight(lg, session)
     specs = [s for s in lg.config.roster.seat if seats is None or s.name in seats]
     run_id = next_run_id(lg, session)
-    text = common_text(session, run_id, _market_lines(lg, session, record["snapshot"]), record["sha256"], crowd)
+    text = common_text(session, run_id, market_lines(lg, session, record["snapshot"]), record["sha256"], crowd)
     common_sha = publish_ask_text(lg.data_dir / "asks", text)
     asked = markets_asked(lg)
     closes, second = deadline(lg, session), second_wave_time(lg, session)
@@ -249,10 +252,12 @@ def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], c
 
 
 def send(lg: League, run_id: str, session: str, prepared: Sequence[SeatAsk], common_sha: str,
-         asked: dict[str, list[str]], *, now: Now | None = None) -> None:
+         asked: dict[str, list[str]], *, now: Now | None = None, seal: Sealer | None = None) -> None:
     """Send asks already sealed in the ask chain through the runner; each reply is sealed on arrival
     (simulated: by pump() at its arrival time). ``now`` is the clock the seats read (a resumed ask of
-    a simulated league reads its original asked time, league.jobs.inflight)."""
+    a simulated league reads its original asked time, league.jobs.inflight). ``seal``: an arm's sealer
+    (league.jobs.arms), ``None`` for the council's answer lines; an arm's ask is never a seat's ask in
+    flight for the second wave."""
     if not prepared:
         return
     stopped = budget_stops(lg, session, [item.spec for item in prepared])
@@ -263,10 +268,12 @@ def send(lg: League, run_id: str, session: str, prepared: Sequence[SeatAsk], com
     for item, fut in zip(prepared, arriving, strict=True):
         name, attempt = item.spec.name, item.ask.attempt
         if lg.simulated:  # sealed by pump() at its simulated arrival time
-            lg.asking.pending.append(Pending(run_id, session, name, attempt, common_sha, item.ask.sha256, asked, fut))
+            lg.asking.pending.append(Pending(run_id, session, name, attempt, common_sha, item.ask.sha256, asked, fut,
+                                             seal))
             continue
-        pend = Pending(run_id, session, name, attempt, common_sha, item.ask.sha256, asked, Future())
+        pend = Pending(run_id, session, name, attempt, common_sha, item.ask.sha256, asked, Future(), seal)
         sealed: Future[SeatReply] = Future()
         fut.add_done_callback(partial(seal_on_arrival, lg, pend, sealed=sealed))
         lg.asking.inflight.append(sealed)
-        lg.asking.inflight_by_seat[(session, name)] = sealed
+        if seal is None:
+            lg.asking.inflight_by_seat[(session, name)] = sealed

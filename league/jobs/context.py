@@ -17,6 +17,7 @@ from typing import Protocol
 
 import structlog
 
+from league.arms.book import ArmsBooks
 from league.book.index import BookIndex
 from league.calendar import Calendar
 from league.clock import Clock, SimulatedClock
@@ -71,6 +72,14 @@ class Pending:
     seat_ask_sha256: str
     markets: dict[str, list[str]]
     future: Future[SeatReply]
+    #: Who seals the reply: ``None`` is the council's answer line (league.jobs.seal.seal_reply); an arm's
+    #: ask names its own sealer (league.jobs.arms), so one pump seals every reply in arrival order.
+    seal: Callable[[League, Pending, SeatReply], None] | None = None
+
+    @property
+    def council(self) -> bool:
+        """An ask of a council run (not an arm's): what the second wave and the restart look at."""
+        return self.seal is None
 
 
 @dataclass
@@ -206,6 +215,14 @@ class League:
         self.asking = Asking(seats, runner, ask_context)
         self.books = CouncilBooks(config, clock, store)
         self.view = SeasonView(self.books, config, self.market)
+        self._arms: ArmsBooks | None = None
+
+    @property
+    def arms(self) -> ArmsBooks:
+        """The arms' books (league.arms.book), opened at first use: a league without arms never makes them."""
+        if self._arms is None:
+            self._arms = ArmsBooks(self.books.dir, self.clock)
+        return self._arms
 
     @property
     def simulated(self) -> bool:
@@ -216,7 +233,11 @@ class League:
         try:
             self.asking.close()
         finally:
-            self.books.close()
+            try:
+                if self._arms is not None:
+                    self._arms.close()
+            finally:
+                self.books.close()
 
     def __enter__(self) -> League:
         return self

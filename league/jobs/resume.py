@@ -38,6 +38,7 @@ from league.book.index import record_of
 from league.book.lines import SilenceLine
 from league.book.tail import recent_lines
 from league.clock import iso_seconds, parse_iso
+from league.jobs.arms import resume_arms
 from league.jobs.ask import deadline, markets_asked, seat_accounts, send, structured_context
 from league.jobs.context import League
 from league.jobs.inflight import REPLY_KINDS
@@ -90,6 +91,7 @@ def resume_in_flight(lg: League) -> list[Resumed]:
             todo.append((key, ask, parse_iso(ask.at) if ask else parse_iso(run.at)))
         if todo:
             out += _resume_run(lg, run, rosters.get(run.run_id), todo)
+    out += [Resumed(rid, seat, 1, action) for rid, seat, action in resume_arms(lg)]
     if out:
         log.warning("resume.in_flight", asks=[f"{r.run_id} {r.seat} #{r.attempt}: {r.action}" for r in out])
     return out
@@ -119,7 +121,7 @@ def _sealed_at(obj: Mapping[str, object]) -> datetime:
 
 def _in_process(lg: League) -> set[Key]:
     """Asks this process already holds: pending (simulated) or running (live: by session and seat)."""
-    busy = {(p.run_id, p.seat, p.attempt) for p in lg.asking.pending}
+    busy = {(p.run_id, p.seat, p.attempt) for p in lg.asking.pending if p.council}
     running = {key for key, fut in lg.asking.inflight_by_seat.items() if not fut.done()}
     for run in lg.books.index.of(records.Run):
         busy |= {(run.run_id, s, run.attempt) for s in run.roster if (run.session, s) in running}

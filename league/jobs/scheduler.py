@@ -29,6 +29,7 @@ from league.config import Schedule
 from league.contest.schedule import add_jobs
 from league.contest.schedule import catch_up as contest_catch_up
 from league.errors import BookError
+from league.jobs.arms import job_arms
 from league.jobs.ask import deadline, job_ask, prefetch_fits
 from league.jobs.context import League
 from league.jobs.crowd import resolve_crowd
@@ -112,13 +113,14 @@ class Job:
 
 
 STAMP = Stage("stamp", stamp)
-#: The league day, in order: snapshot → ask → (stamp) second wave → ingest close (stamp) → score
+#: The league day, in order: snapshot → ask → arms → (stamp) second wave → ingest close (stamp) → score
 #: (crowd, portfolio, the frozen shadow weights after session 10, stamp) → publish → stamp upgrade. Before
 #: the score, the next session's history-only fits start in their worker process (league.jobs.ask.prefetch_fits).
 #: Each stage is one module of this package.
 DAY: tuple[Job, ...] = (
     Job("snapshot", job_snapshot),
     Job("ask", job_ask),
+    Job("arms", job_arms),  # the experiments' arms and repeats (docs/experiments.md): their own book, never counted
     Job("second_wave", job_second_wave, before=(Stage("stamp", stamp_first_wave),)),  # the first wave: a batch
     Job("ingest_close", job_ingest_close, after=(STAMP,)),
     Job("score", job_score, before=(Stage("prefetch", prefetch_fits),),
@@ -129,7 +131,7 @@ DAY: tuple[Job, ...] = (
 )
 DAY_JOBS = tuple(job.name for job in DAY)
 JOBS = {job.name: job for job in DAY}
-MORNING_JOBS = ("snapshot", "ask", "second_wave")
+MORNING_JOBS = ("snapshot", "ask", "arms", "second_wave")
 
 
 def _stage(lg: League, stage: Stage, session: str) -> object:

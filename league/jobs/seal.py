@@ -51,7 +51,7 @@ def seal_on_arrival(lg: League, pend: Pending, arrived: Future[SeatReply], *, se
     disk, so waiting for it (Asking.drain) waits for the seal."""
     reply = arrived.result()
     try:
-        seal_reply(lg, pend, reply)
+        (pend.seal or seal_reply)(lg, pend, reply)
     except Exception as exc:  # noqa: BLE001 - recorded for `league run` and handed to whoever waits
         log.exception("seal.failed", seat=pend.seat, run_id=pend.run_id)
         metrics.SEAL_FAILURES.inc()
@@ -117,7 +117,7 @@ def pump(lg: League, until: datetime) -> int:
             lg.clock.set(max(reply.finished_at, lg.clock.now()))
             try:
                 ahead.wait(k)
-                seal_reply(lg, p, reply)
+                (p.seal or seal_reply)(lg, p, reply)
             except Exception as exc:  # noqa: BLE001 - this one and the later ones stay pending; reported below
                 log.exception("seal.failed", seat=p.seat, run_id=p.run_id)
                 failed.append(f"{p.run_id} {p.seat}: {exc}")
@@ -280,19 +280,21 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
             "booked_at": iso_seconds(reply.finished_at), **json_safe_object(fetch_fields(reply))}))
         metrics.reply_sealed(p.seat, failure, time.perf_counter() - started)
         return
-    content = _answer_content(lg, p, reply)
+    content = answer_content(lg, p, reply)
     try:
         lg.books.seal(AnswerLine.from_content(content))
     except InvalidRecord as exc:  # a last guard: the line is sealed without what could not be written
         log.error("seal.answer_unwritable", seat=p.seat, run_id=p.run_id, error=exc.message)
-        content = _bare_answer(content, exc.message)
+        content = bare_answer(content, exc.message)
         lg.books.seal(AnswerLine.from_content(content))
     metrics.reply_sealed(p.seat, str(content["status"]), time.perf_counter() - started)
     if lg.stages.stamps and lg.config.settings.stamps.per_answer:
         stamp_answer(lg, p.session)
 
 
-def _answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, object]:
+def answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, object]:
+    """The content of a reply's answer line: its raw bytes stored under their hash first, the parsed cells
+    (or the parse failure), the asks' hashes, times, usage and egress record (an arm adds its own keys)."""
     own, encoding, store_problem = _store_raw(lg, reply.raw)
     try:
         parsed = parse_reply(reply.raw, p.markets)
@@ -333,7 +335,8 @@ def _usage(usage: Mapping[str, object]) -> dict[str, Json]:
     return safe if size <= MAX_USAGE_CHARS else {"dropped": f"usage was {size} characters (at most {MAX_USAGE_CHARS})"}
 
 
-def _bare_answer(content: Mapping[str, object], problem: str) -> dict[str, object]:
+def bare_answer(content: Mapping[str, object], problem: str) -> dict[str, object]:
+    """An answer line's content without what could not be sealed (a last guard), as ``refused_shape``."""
     keep = ("run_id", "session", "seat", "attempt", "own_sha256", "ask_sha256", "seat_ask_sha256", "booked_at",
             "started_at", "elapsed_s", "raw_encoding", "raw_store_problem", "fetches")
     return {**{k: content[k] for k in keep if k in content}, "model": "unreported", "version": "unreported",

@@ -29,7 +29,7 @@ def asks_in_flight(lg: League, session: str) -> set[str]:
     seat is not asked again (a restart between 09:00 and 09:30 would otherwise ask every seat twice).
     """
     now = lg.clock.now()
-    busy = {p.seat for p in lg.asking.pending if p.session == session
+    busy = {p.seat for p in lg.asking.pending if p.council and p.session == session
             and (not p.future.done() or p.future.result().finished_at > now)}
     busy |= {seat for (sess, seat), fut in lg.asking.inflight_by_seat.items() if sess == session and not fut.done()}
     return busy

@@ -12,6 +12,7 @@ import hashlib
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
+from league.arms.book import ARM_ASKS, ARMS_BOOK, ARMS_DIR
 from league.jobs.context import League
 from league.stamping.stamper import Stamper, StampResult, Stamps, config_from_settings
 
@@ -19,6 +20,8 @@ BOOKS = ("council-book.jsonl", "asks.jsonl")
 #: The CLI contest's book (DATA/books) and its published name (the contest's files sit in public/contest/).
 CONTEST_BOOK = "contest-book.jsonl"
 CONTEST_PUBLISHED = "contest/contest-book.jsonl"
+#: The arms' books (DATA/books) and their published names (public/arms/), stamped with the others once they exist.
+ARMS_PUBLISHED = ((ARMS_BOOK, f"{ARMS_DIR}/{ARMS_BOOK}"), (ARM_ASKS, f"{ARMS_DIR}/{ARM_ASKS}"))
 #: One stamper per open league (its authorities are created at first use, not when the league opens).
 _STAMPERS: WeakKeyDictionary[League, Stamps] = WeakKeyDictionary()
 
@@ -38,6 +41,7 @@ def stamped_books(books_dir: Path) -> list[tuple[str, Path]]:
     contest = books_dir / CONTEST_BOOK
     if contest.is_file():
         books.append((CONTEST_PUBLISHED, contest))
+    books += [(published, books_dir / name) for name, published in ARMS_PUBLISHED if (books_dir / name).is_file()]
     return books
 
 
@@ -84,7 +88,8 @@ def release_stamp(stamper: Stamps, public: Path, manifest: str) -> StampResult |
     if not path.is_file():
         return None
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    books = [(name, public / name) for name in (*BOOKS, CONTEST_PUBLISHED) if (public / name).is_file()]
+    names = (*BOOKS, CONTEST_PUBLISHED, *(published for _, published in ARMS_PUBLISHED))
+    books = [(name, public / name) for name in names if (public / name).is_file()]
     return stamper.stamp_books(books, note=f"{manifest}: sha256 {digest}")
 
 

@@ -27,6 +27,7 @@ from typing import NoReturn, TypeVar
 
 import structlog
 
+from league.arms.book import ARM_ASKS, ARMS_BOOK, ARMS_DIR
 from league.book.shared import (
     EntryTable,
     KeptLines,
@@ -68,12 +69,14 @@ PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 PRODUCERS: dict[str, Producer | None] = dict(producers.ALL)
 STATS_FILES = ("council-stats.json", "council-calibration.json", "council-clim-window.json", "council-league.json")
 PORTFOLIO_FILES = ("arena-trades.csv", "arena-accounts.csv")
+ARMS_FILES = ("arms/", "arena-cb-experiment.json", "council-repeats.json")
 #: (source relative to the league package, published name)
 COPIES: tuple[tuple[str, str], ...] = (
     ("contracts/event-contract.schema.json", "event-contract.schema.json"),
     ("verify/tools/conformance.py", "tools/conformance.py"),
     ("verify/tools/replay_brier.py", "tools/replay_brier.py"),
     ("verify/tools/recount_consensus.py", "tools/recount_consensus.py"),
+    ("verify/tools/recount_arms.py", "tools/recount_arms.py"),
     ("verify/tools/replay.py", "replay.py"),
     ("../docs/protocol.md", "protocol.md"),  # the rules a recount follows (§10: consensus and N_eff)
 )
@@ -174,7 +177,7 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Config | Non
     out = Path(out_dir) if out_dir is not None else data_dir / "public"
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
-    plan = (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _contest,
+    plan = (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _contest, _arms,
             _proof, _copies, _protocol, _code, _digest, _forecasts_index, _compliance, _dataset, _manifest, _index)
     beside = workers > 1 and _can_fork()
     run.workers = workers
@@ -650,11 +653,20 @@ def _contest(run: _Run) -> None:
         write_bytes(out / CONTEST_BOOK, released_bytes(complete_lines(book)))
 
 
+def _arms(run: _Run) -> None:
+    """The arms' books, packets, rows and reports (league/publish/arms.py); nothing when no arm ever ran."""
+    if (run.data_dir / "books" / ARMS_BOOK).is_file():
+        _call(run, "arms", ARMS_FILES, run.data_dir, run.out)
+
+
 def _proof(run: _Run) -> None:
     """Proof pages from DATA/stamps; only the public half of the signing key is ever passed on."""
     books = {name: run.data_dir / "books" / name for name in ("council-book.jsonl", "asks.jsonl")}
     if (run.data_dir / "books" / CONTEST_BOOK).is_file():
         books[f"{CONTEST_DIR}/{CONTEST_BOOK}"] = run.data_dir / "books" / CONTEST_BOOK
+    for name in (ARMS_BOOK, ARM_ASKS):
+        if (run.data_dir / "books" / name).is_file():
+            books[f"{ARMS_DIR}/{name}"] = run.data_dir / "books" / name
     public_key = run.data_dir / "keys" / "league-signing.pub.pem"
     _call(run, "proof", ("proof/",), run.data_dir / "stamps", run.out, books=books,
           public_key=public_key if public_key.is_file() else None)

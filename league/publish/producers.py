@@ -17,6 +17,7 @@ from league.book.shared import KeptLines
 from league.evals import points as points_track
 from league.extras import extra
 from league.jsonvalue import JsonObject
+from league.publish import arms as arms_files
 from league.publish import crowd as crowd_files
 from league.publish import forecast_cache, proof_pages
 from league.publish import portfolio as portfolio_files
@@ -94,5 +95,10 @@ def proof(stamps_dir: Path, public_dir: Path, *, books: Mapping[str, Path],
     return proof_pages.write_proof_pages(stamps_dir, public_dir, books=books, public_key=public_key)
 
 
+def arms(data_dir: Path, out: Path) -> list[Path]:
+    """The arms' files (league.publish.arms; its reports are plain Python, no numerical stack)."""
+    return arms_files.write_arms(data_dir, out)
+
+
 ALL: dict[str, Producer] = {"forecasts": forecasts, "stats": stats, "portfolio": portfolio, "proof": proof,
-                            "crowd": crowd, "portfolio_tables": portfolio_tables, "points": points}
+                            "crowd": crowd, "portfolio_tables": portfolio_tables, "points": points, "arms": arms}

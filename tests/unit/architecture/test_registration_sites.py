@@ -100,8 +100,8 @@ def test_the_registered_adapters_cover_every_port() -> None:
     """The groups the composition root resolves by name: one per port."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     groups = {g.removeprefix("forecast_league.") for g in project["entry-points"] if g.startswith("forecast_league.")}
-    assert groups == {"seats", "sandboxes", "runners", "prices", "crowd", "stamps", "stores", "contest_markets",
-                      "contest_brokers"}
+    assert groups == {"seats", "sandboxes", "runners", "prices", "crowd", "news", "stamps", "stores",
+                      "contest_markets", "contest_brokers"}
 
 
 def test_a_planted_site_is_counted() -> None:

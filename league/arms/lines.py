@@ -1,0 +1,106 @@
+"""The arms' book lines: one model per kind, validated on construction (as league.book.lines for the council).
+
+The arms' book (``DATA/books/arms-book.jsonl``) is a hash chain of its own, with the council book's chain
+formula; its ask chain (``DATA/books/arm-asks.jsonl``) has the council ask chain's line kinds. A reader takes
+the line back with :func:`read_arm_line`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Annotated, Literal
+
+from pydantic import Field, TypeAdapter
+
+from league.book.chain import BOOKKEEPING
+from league.book.lines import AnswerFields, Line, NoReplyFields
+from league.errors import InvalidRecord
+
+#: The variants a run can be asked in: the two arms, and the repeats of the open and of the closed-book question.
+ArmKind = Literal["closed_book", "price_only", "repeat_open", "repeat_packet"]
+ARM_KINDS: tuple[str, ...] = ("closed_book", "price_only", "repeat_open", "repeat_packet")
+#: How an arm answer's access to retrieval is labelled (docs/experiments.md, "Search status").
+SearchStatus = Literal["verified", "configured", "instruction_only"]
+
+
+class ArmScheduleLine(Line):
+    """Line 1 of the arms' book once arms run: the seed and the rule that order the arms across days,
+    sealed before the first arm ask (so the order of any day can be recomputed and was not chosen later)."""
+
+    kind: Literal["arm_schedule"] = "arm_schedule"
+    seed: int
+    arms: list[str]
+    rule: str
+
+
+class PacketLine(Line):
+    """A closed-book packet, sealed under its hash before the first ask that shows it (never rebuilt)."""
+
+    kind: Literal["news_packet"] = "news_packet"
+    session: str
+    packet_sha256: str
+    cutoff: str
+    lookback_hours: float
+    items: int
+    provider: str
+    sources: list[str]
+    skipped: list[str] = Field(default_factory=list)
+
+
+class ArmRunLine(Line):
+    """One arm run of a session: which variant, after which counted run, under which policy per seat."""
+
+    kind: Literal["arm_run"] = "arm_run"
+    run_id: str
+    session: str
+    arm: ArmKind
+    repeat: int
+    open_run: str
+    order: list[str]
+    ask_sha256: str
+    snapshot_sha256: str
+    packet_sha256: str | None
+    roster: list[str]
+    network: dict[str, str]
+    reference_at: str
+    deadline: str
+
+
+class ArmAnswerLine(AnswerFields):
+    """An arm's reply sealed as received, with its variant, its search status and the links it cited that
+    were not in its packet (``outside``)."""
+
+    kind: Literal["arm_answer"] = "arm_answer"
+    arm: ArmKind
+    repeat: int
+    search_status: SearchStatus
+    outside: list[str]
+
+
+class ArmSilenceLine(NoReplyFields):
+    """No reply to an arm's ask (timeout, crash, infrastructure), or an ask lost with the daemon."""
+
+    kind: Literal["arm_silence"] = "arm_silence"
+    arm: ArmKind
+    repeat: int
+
+
+ArmLine = Annotated[ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine,
+                    Field(discriminator="kind")]
+_ADAPTER: TypeAdapter[ArmLine] = TypeAdapter(ArmLine)
+REPLY_KINDS = ("arm_answer", "arm_silence")
+
+
+TypedArmLine = ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine
+
+
+def read_arm_line(content: Mapping[str, object]) -> TypedArmLine:
+    """The model of a sealed arms' book line; InvalidRecord when it fits none."""
+    body = {k: v for k, v in content.items() if k not in BOOKKEEPING}
+    try:
+        return _ADAPTER.validate_json(json.dumps(body, ensure_ascii=False, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise InvalidRecord(f"a {body.get('kind', '?')!r} line of the arms' book does not fit its model: "
+                            f"{str(exc).splitlines()[0][:300]}") from None
+

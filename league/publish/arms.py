@@ -1,0 +1,113 @@
+"""The arms' open files (docs/experiments.md, open-data.md): their books, packets and ask texts under ``arms/``,
+one row per arm answer cell in ``arms/arm-forecasts.csv``, and the two reports computed from those rows and
+the council's own CSV: ``arena-cb-experiment.json`` (the arms against the open run) and ``council-repeats.json``
+(the noise floor of disagreement). Nothing here reads or writes a council file but ``council-forecasts.csv``,
+which it only reads; a league without arms gets none of these files.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from league.arms.book import ARM_ASKS, ARMS_BOOK, ARMS_DIR
+from league.arms.lines import ArmAnswerLine, ArmRunLine, ArmSilenceLine, read_arm_line
+from league.book import iter_lines
+from league.isotime import iso_seconds, parse_iso
+from league.publish.writing import complete_lines, copy_file, write_bytes, write_json
+from league.scoring.arms import arms_experiment, repeats_report
+
+ARM_FORECASTS = f"{ARMS_DIR}/arm-forecasts.csv"
+EXPERIMENT = "arena-cb-experiment.json"
+REPEATS = "council-repeats.json"
+HORIZONS = {"1d": 0, "1w": 1, "1m": 2, "6m": 3}
+ARM_COLUMNS: dict[str, str] = {
+    "run_id": "id of the arm run (<session>-<arm>, or <session>-<repeat kind>-<k> for a repeat)",
+    "session": "NYSE session the arm run belongs to",
+    "arm": "closed_book, price_only, repeat_open (the open question again) or repeat_packet (the closed-book one)",
+    "repeat": "0 for an arm; 1..k for the k-th repeat",
+    "seat": "seat id (ids starting with '_' are baselines: never in the figures)",
+    "model": "model the seat reported",
+    "version": "model version the seat reported",
+    "line": "number n of the arms' book line (arms/arms-book.jsonl) that sealed the reply",
+    "sealed_at": "UTC time the line was sealed: max(at, booked_at)",
+    "reference_at": "the session's common reference (counted ingest close) the arm is compared at",
+    "comparable": "true when sealed at or before reference_at (compared with the open run); false: reported apart",
+    "search_status": "verified, configured or instruction_only (docs/experiments.md)",
+    "outside": "cited links that were not in the arm's packet, ';'-separated",
+    "status": "answered, refused_shape or no_answer",
+    "asset": "market code",
+    "horizon": "1d, 1w, 1m or 6m",
+    "prob_up": "stated probability (0-100) of a strict rise; empty when none",
+    "action": "portfolio action word (empty when none)",
+    "cell_status": "elicited, explicit_50, invalid; empty when absent",
+}
+
+
+def write_arms(data_dir: Path, out: Path) -> list[Path]:
+    """Every arms file from the arms' books (nothing when the league never ran an arm)."""
+    books = data_dir / "books"
+    if not (books / ARMS_BOOK).is_file():
+        return []
+    target = out / ARMS_DIR
+    written = [write_bytes(target / name, complete_lines(books / name)) for name in (ARMS_BOOK, ARM_ASKS)
+               if (books / name).is_file()]
+    for folder in ("packets", "asks"):
+        for path in sorted((data_dir / ARMS_DIR / folder).glob("*.*")):
+            if not path.name.endswith(".tmp"):
+                written.append(copy_file(path, target / folder / path.name))
+    rows = list(arm_rows(out / ARMS_DIR / ARMS_BOOK))
+    written.append(write_bytes(out / ARM_FORECASTS, csv_bytes(rows)))
+    council = out / "council-forecasts.csv"
+    open_rows = _read_csv(council) if council.is_file() else []
+    written.append(write_json(out / EXPERIMENT, arms_experiment(open_rows, rows)))
+    written.append(write_json(out / REPEATS, repeats_report(rows)))
+    return written
+
+
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def csv_bytes(rows: Iterable[dict[str, str]]) -> bytes:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(ARM_COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue().encode("utf-8")
+
+
+def arm_rows(book: Path) -> Iterator[dict[str, str]]:
+    """One row per seat × market × horizon of every arm run's roster, from the sealed book alone (a reply's
+    cells; a silent or refused seat's cells empty, with its status), in book order."""
+    runs: dict[str, ArmRunLine] = {}
+    for line in iter_lines(book):
+        typed = read_arm_line({**line.content, "at": line.at})
+        if isinstance(typed, ArmRunLine):
+            runs[typed.run_id] = typed
+        elif isinstance(typed, ArmAnswerLine | ArmSilenceLine) and typed.run_id in runs:
+            yield from _cells(runs[typed.run_id], typed, line.n)
+
+
+def _cells(run: ArmRunLine, reply: ArmAnswerLine | ArmSilenceLine, n: int) -> Iterator[dict[str, str]]:
+    sealed = iso_seconds(reply.sealed_time())
+    answer = reply if isinstance(reply, ArmAnswerLine) else None
+    base = {"run_id": run.run_id, "session": run.session, "arm": run.arm, "repeat": str(run.repeat),
+            "seat": reply.seat, "model": answer.model if answer else "", "version": answer.version if answer else "",
+            "line": str(n), "sealed_at": sealed, "reference_at": run.reference_at,
+            "comparable": "true" if parse_iso(sealed) <= parse_iso(run.reference_at) else "false",
+            "search_status": answer.search_status if answer else "",
+            "outside": ";".join(answer.outside) if answer else "",
+            "status": answer.status if answer else "no_answer"}
+    items = answer.items if answer is not None and answer.status == "answered" else {}
+    if not items:  # a silent or refused reply (or one without cells): one row says so
+        yield {**base, "asset": "", "horizon": "", "prob_up": "", "action": "", "cell_status": ""}
+        return
+    for market in sorted(items):
+        for horizon, cell in sorted(items[market].items(), key=lambda hc: HORIZONS.get(hc[0], 9)):
+            prob = cell.get("prob_up")
+            yield {**base, "asset": market, "horizon": horizon, "prob_up": "" if prob is None else repr(prob),
+                   "action": str(cell.get("action") or ""), "cell_status": str(cell.get("cell_status") or "")}
