@@ -67,6 +67,25 @@ def write_arms(data_dir: Path, out: Path) -> list[Path]:
     return written
 
 
+def rebuild_arms(folder: Path, out: Path) -> None:
+    """A reader's rebuild (league verify step 11): the arms' rows and both reports from the published arms'
+    book and council-forecasts.csv (the one rebuilt into ``out`` when there is one), for the comparison."""
+    book = folder / ARMS_DIR / ARMS_BOOK
+    published = [name for name in (ARM_FORECASTS, EXPERIMENT, REPEATS) if (folder / name).is_file()]
+    if not book.is_file() or not published:
+        return
+    rows = list(arm_rows(book))
+    if ARM_FORECASTS in published:
+        write_bytes(out / ARM_FORECASTS, csv_bytes(rows))
+    council = out / "council-forecasts.csv" if (out / "council-forecasts.csv").is_file() else \
+        folder / "council-forecasts.csv"
+    open_rows = _read_csv(council) if council.is_file() else []
+    if EXPERIMENT in published:
+        write_json(out / EXPERIMENT, arms_experiment(open_rows, rows))
+    if REPEATS in published:
+        write_json(out / REPEATS, repeats_report(rows))
+
+
 def _read_csv(path: Path) -> list[dict[str, str]]:
     with open(path, encoding="utf-8", newline="") as fh:
         return list(csv.DictReader(fh))

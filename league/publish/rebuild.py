@@ -25,6 +25,7 @@ from typing import TypedDict, cast
 from zoneinfo import ZoneInfo
 
 from league import jsonvalue, records
+from league.arms.book import ARMS_DIR
 from league.book.index import BookIndex
 from league.book.shared import shared_reads
 from league.calendar import Calendar, default_calendar
@@ -32,8 +33,8 @@ from league.clock import parse_iso
 from league.config import HORIZON_SESSIONS, Config, MarketSpec
 from league.heap import collector_paused
 from league.jsonvalue import JsonObject, obj, text
+from league.publish import arms, producers
 from league.publish import documents as docs
-from league.publish import producers
 from league.publish import roster as rostermod
 from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.forecasts import write_forecasts
@@ -241,6 +242,7 @@ def rebuild_into(folder: Path, work: Path) -> Path:
         write_statistics(data, out / FORECASTS, out, published_inputs(folder))
     if published & set(PORTFOLIO_CSV):
         producers.portfolio(data, out)
+    arms.rebuild_arms(folder, out)
     return out
 
 
@@ -282,6 +284,10 @@ def compare_folder(folder: Path, rebuilt: Path) -> Rebuilt:
             continue
         result.compared.append(path.name)
         result.differences += _diff(path.name, published.read_bytes(), path.read_bytes())
+    for path in sorted((rebuilt / ARMS_DIR).glob("*.csv")):  # the arms' rows (arms/arm-forecasts.csv)
+        name = f"{ARMS_DIR}/{path.name}"
+        result.compared.append(name)
+        result.differences += _diff(name, (folder / name).read_bytes(), path.read_bytes())
     derived = (FORECASTS, ROSTER, DIGEST, PROTOCOL, *STATS_JSON, *PORTFOLIO_CSV)
     result.differences += [f"{name}: published, but cannot be recomputed from this folder (the statistics need "
                            f"{CLIM}, the roster asks.jsonl)" for name in derived

@@ -63,9 +63,13 @@ COUNCIL_BOOK = "council-book.jsonl"
 PUBLIC_KEY = "proof/league-signing.pub.pem"
 MANIFEST = "release-manifest.json"
 REPLAY_SCRIPTS = ("replay.py", "tools/replay_brier.py", "tools/recount_consensus.py")
+#: Recounts run when the folder holds what they recount (the arms' only where a league ran arms).
+OPTIONAL_SCRIPTS = {"tools/recount_arms.py": "arms/arm-forecasts.csv"}
 #: How each stand-alone recount is run by a reader (open-data.md step 7), relative to the folder.
 REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."],
-               "tools/recount_consensus.py": ["--data", "."]}
+               "tools/recount_consensus.py": ["--data", "."], "tools/recount_arms.py": ["."]}
+#: The arms' books (docs/experiments.md), published under arms/ once a league ran an arm.
+ARMS_BOOKS = ("arms/arms-book.jsonl", "arms/arm-asks.jsonl")
 MAX_SHOWN = 3
 #: What a book checked without a stamped head proves, said wherever that is all that was checked.
 PREFIX_ONLY = ("each book is checked as a prefix only: a book cut short is still a valid chain, so without a "
@@ -77,7 +81,7 @@ CONTEST_DIR = "contest"
 CONTEST_FILES = ("sealed.json", "metrics.json", "resolutions.json", "rounds.json", "sweeps.json",
                  "contest-book.jsonl")
 #: The books a published folder may hold; a folder with none of them (or only empty ones) has nothing to verify.
-BOOKS = (COUNCIL_BOOK, "asks.jsonl", f"{CONTEST_DIR}/contest-book.jsonl", "contest-book.jsonl")
+BOOKS = (COUNCIL_BOOK, "asks.jsonl", f"{CONTEST_DIR}/contest-book.jsonl", "contest-book.jsonl", *ARMS_BOOKS)
 #: The step a refusal is reported as: open-data.md step 1, getting the book and its proofs.
 FOLDER_STEP = (1, "the folder")
 #: A step this module does not own (the rebuild from the books uses the writer's producers, which
@@ -440,7 +444,7 @@ class Checker:
 
     def _books(self) -> list[str]:
         names = {e[0] for s in self.lists for e in s.entries}
-        names |= {n for n in (COUNCIL_BOOK, "asks.jsonl") if (self.root / n).is_file()}
+        names |= {n for n in (COUNCIL_BOOK, "asks.jsonl", *ARMS_BOOKS) if (self.root / n).is_file()}
         return sorted(n for n in names if _inside(self.root, n).is_file())
 
     # step 5 ------------------------------------------------------------------------
@@ -499,6 +503,8 @@ class Checker:
     # step 7 ------------------------------------------------------------------------
     def step7(self) -> tuple[Status, str]:
         scripts = [s for s in REPLAY_SCRIPTS if (self.root / s).is_file()]
+        scripts += [s for s, needs in OPTIONAL_SCRIPTS.items()
+                    if (self.root / s).is_file() and (self.root / needs).is_file()]
         if not scripts:
             return "skipped", "neither replay.py nor tools/replay_brier.py is published"
         if not self.run_scripts:
