@@ -11,13 +11,26 @@ Statuses: ``met``, ``partial`` (what is there and what is not is said), ``not me
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from league.stamps.rekor import PUBLIC_REKOR_LOG_ID
 
 VERIFY = "league verify FOLDER"
 MANIFEST = "release-manifest.json"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One named part of a requirement with several (requirement 17's diagnostics), checked on its own."""
+
+    name: str
+    status: str
+    evidence: str
+    check: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"part": self.name, "status": self.status, "evidence": self.evidence, "check": self.check}
 
 
 @dataclass(frozen=True)
@@ -28,10 +41,14 @@ class Requirement:
     status: str
     evidence: str
     check: str
+    parts: tuple[Part, ...] = ()
 
-    def as_json(self) -> dict[str, str | int]:
-        return {"number": self.number, "level": self.level, "requirement": self.text, "status": self.status,
-                "evidence": self.evidence, "check": self.check}
+    def as_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"number": self.number, "level": self.level, "requirement": self.text,
+                                  "status": self.status, "evidence": self.evidence, "check": self.check}
+        if self.parts:
+            out["parts"] = [p.as_json() for p in self.parts]
+        return out
 
 
 def _has(folder: Path, pattern: str) -> bool:
@@ -168,11 +185,51 @@ def requirements(folder: Path, *, manifest_written: bool = True) -> list[Require
          "this league collects no reader forecasts", "-"),
         (17, "SHOULD", "the diagnostics of §4-6 beside the scores (eigen share, participation ratio, "
              "distinctiveness, sides, citation fetch records, price-only arm, repeats, crowd bid/ask, costs "
-             "against a no-trade shadow)", "partial",
-         "participation ratio, top eigen share, distinctiveness, sides, crowd bid/ask/last trade, account costs "
-         "and shadow values; no price-only arm or citation fetch records", f"{VERIFY} (step 11)"),
+             "against a no-trade shadow)", "partial", _diagnostics_evidence(folder), f"{VERIFY} (steps 7, 11)"),
     ]
-    return [Requirement(*row) for row in rows]
+    out = [Requirement(*row) for row in rows]
+    return [*out[:-1], replace(out[-1], parts=_diagnostics_parts(folder))]
+
+
+ARMS_RECOUNT = "python3 -I tools/recount_arms.py ."
+
+
+def _arms_published(folder: Path) -> tuple[bool, bool]:
+    """(a run with the price-only arm, a session with probability repeats) in the folder's arms reports."""
+    try:
+        experiment = json.loads((folder / "arena-cb-experiment.json").read_text(encoding="utf-8"))
+        repeats = json.loads((folder / "council-repeats.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False, False
+    price_only = any(isinstance(r, dict) and r.get("three_arms") for r in experiment.get("runs", []))
+    kinds = repeats.get("kinds", {}) if isinstance(repeats, dict) else {}
+    return bool(price_only), bool(isinstance(kinds, dict) and kinds.get("repeat_packet", {}).get("sessions"))
+
+
+def _diagnostics_evidence(folder: Path) -> str:
+    price_only, repeats = _arms_published(folder)
+    found = [name for name, ok in (("the price-only arm (arena-cb-experiment.json three_arms)", price_only),
+                                   ("probability repeats (council-repeats.json)", repeats)) if ok]
+    missing = [name for name, ok in (("a price-only arm", price_only), ("probability repeats", repeats)) if not ok]
+    return ("participation ratio, top eigen share, distinctiveness, sides, crowd bid/ask/last trade, account costs "
+            f"and shadow values{''.join(', ' + f for f in found)}; not published: "
+            f"{', '.join([*missing, 'citation fetch records'])}")
+
+
+def _diagnostics_parts(folder: Path) -> tuple[Part, ...]:
+    """Requirement 17 part by part: what a reader checks for each diagnostic the arms and repeats publish."""
+    price_only, repeats = _arms_published(folder)
+    return (
+        Part("price-only arm", "met" if price_only else "not met",
+             "arena-cb-experiment.json: per run, N_eff and dispersion heat of the open, closed-book and price-only "
+             "arms on the same seats" if price_only else "no price-only arm ran ([arms] arms in league.toml)",
+             f"{ARMS_RECOUNT}; {VERIFY} (step 11)" if price_only else "-"),
+        Part("probability repeats", "met" if repeats else "not met",
+             "council-repeats.json: within-model against between-model variance of probabilities under a frozen "
+             "packet" if repeats else "no repeats ran ([arms] repeat_seats in league.toml)",
+             f"{ARMS_RECOUNT}; {VERIFY} (step 11)" if repeats else "-"),
+        Part("citation fetch records", "not met", "cited links are not fetched and sealed by the league yet", "-"),
+    )
 
 
 def compliance_document(folder: Path, generated_at: str, *, manifest_written: bool = True) -> dict[str, object]:

@@ -93,6 +93,11 @@ def test_every_arms_figure_is_rebuilt_from_the_books_and_recounted_from_the_file
     results = {r.step: r for r in verify_published(folder)}
     assert results[4].status == "ok" and "arms/arms-book.jsonl" in results[4].detail
     assert results[7].status == "ok"
+    compliance = json.loads((folder / "arena-compliance.json").read_text(encoding="utf-8"))
+    [r17] = [r for r in compliance["requirements"] if r["number"] == 17]
+    parts = {p["part"]: p for p in r17["parts"]}
+    for name in ("price-only arm", "probability repeats"):
+        assert parts[name]["status"] == "met" and "tools/recount_arms.py" in parts[name]["check"]
     experiment = json.loads((folder / "arena-cb-experiment.json").read_text(encoding="utf-8"))
     assert [r["session"] for r in experiment["runs"]] == [str(FIRST), str(LAST)]
     assert all(r["three_arms"] is not None for r in experiment["runs"])
