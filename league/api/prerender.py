@@ -66,9 +66,30 @@ def today_html(today: Today) -> str:
             f'(book line {today["line"]})</p><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
 
 
+def arms_html(arms: dict[str, object]) -> str:
+    """The three-arm table as plain HTML (the same rows the script draws)."""
+    runs = arms.get("runs")
+    if not isinstance(runs, list) or not runs:
+        return f'<p class="note">No arm has run yet ({escape(str(arms.get("source")))}).</p>'
+    head = "".join(f'<th scope="col">{h}</th>' for h in ("session", "seats", "open heat", "open N_eff",
+                                                         "closed-book heat", "closed-book N_eff", "price-only heat",
+                                                         "price-only N_eff"))
+    body = []
+    for run in runs:
+        cells = []
+        for arm in views.ARMS:
+            x = run.get(arm) if isinstance(run, dict) else None
+            cells += [_fmt(x.get("heat"), 1), _fmt(x.get("n_eff"), 2)] if isinstance(x, dict) else ["–", "–"]
+        body.append(f'<tr class="arms-row" data-session="{escape(str(run.get("session")))}">'
+                    f'<th scope="row">{escape(str(run.get("session")))}</th>'
+                    + _cells(run.get("seats"), *cells, num=tuple(range(7))) + "</tr>")
+    return f'<table class="arms"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+
+
 def render_index(template: Path, store: views.Store) -> str:
-    """index.html with today's run and the league tables filled in."""
+    """index.html with today's run, the league tables and the three-arm table filled in."""
     html = template.read_text(encoding="utf-8")
+    html = html.replace('<div id="arms-table"></div>', f'<div id="arms-table">{arms_html(views.arms(store))}</div>', 1)
     html = html.replace('<p class="loading">loading…</p>', today_html(views.today(store)), 1)
     return html.replace('<div id="league-tables"></div>',
                         f'<div id="league-tables">{league_html(views.league_table(store))}</div>', 1)

@@ -458,6 +458,32 @@ def points(store: Store) -> dict[str, object]:
             "source": "council-points.json"}
 
 
+#: How many runs the page's three-arm table shows (newest first); the file holds every run.
+ARM_RUNS_SHOWN = 10
+ARMS = ("open", "closed_book", "price_only")
+
+
+def arms(store: Store) -> dict[str, object]:
+    """The three-arm table (docs/experiments.md) from arena-cb-experiment.json, when published: per run, the
+    dispersion heat and N_eff of the open, closed-book and price-only arms on the same seats, newest first."""
+    report = store.json("arena-cb-experiment.json")
+    if not isinstance(report, dict):
+        return {"runs": [], "season": {}, "source": "arena-cb-experiment.json not published yet"}
+    rows: list[JsonObject] = []
+    for run in reversed(items(report.get("runs"))):
+        r = obj(run)
+        table = obj(r.get("three_arms")) or obj(r.get("closed_vs_open"))
+        if not table:
+            continue
+        rows.append({"session": r.get("session"), "seats": len(items(table.get("seats"))),
+                     **{arm: {"heat": obj(table.get(arm)).get("heat"), "n_eff": obj(table.get(arm)).get("n_eff")}
+                        if arm in table else None for arm in ARMS}})
+        if len(rows) == ARM_RUNS_SHOWN:
+            break
+    season = {arm: obj(obj(report.get("season")).get(arm)) for arm in ARMS}
+    return {"runs": rows, "season": season, "source": "arena-cb-experiment.json"}
+
+
 def corrections(store: Store) -> list[JsonObject]:
     """Every sealed correction line (paper §3.10), newest first: what it corrects, the new value, why.
     The figures on the page already use them (the CSV and the statistics apply each one)."""
@@ -480,4 +506,5 @@ def corrections(store: Store) -> list[JsonObject]:
 def page(store: Store) -> dict[str, object]:
     """Everything the league page shows, in one answer."""
     return {"today": today(store), "league": league_table(store), "grid": grid(store), "n_eff": n_eff(store),
-            "calibration": calibration(store), "points": points(store), "corrections": corrections(store)}
+            "calibration": calibration(store), "points": points(store), "corrections": corrections(store),
+            "arms": arms(store)}

@@ -256,6 +256,27 @@ function renderPoints(points) {
   ]), el("p", {class: "note"}, `Source: ${points.source}.`));
 }
 
+function renderArms(arms) {
+  const host = document.getElementById("arms-table");
+  host.replaceChildren();
+  if (!arms || !arms.runs.length) {
+    host.append(el("p", {class: "note"}, `No arm has run yet (${arms ? arms.source : "no data"}).`));
+    return;
+  }
+  const arm = (x) => x ? [el("td", {class: "num"}, fmt(x.heat, 1)), el("td", {class: "num"}, fmt(x.n_eff, 2))]
+    : [el("td", {}, "–"), el("td", {}, "–")];
+  const rows = arms.runs.map((r) => el("tr", {class: "arms-row", "data-session": r.session}, [
+    el("th", {scope: "row"}, r.session), el("td", {class: "num"}, r.seats),
+    ...arm(r.open), ...arm(r.closed_book), ...arm(r.price_only),
+  ]));
+  const head = ["session", "seats", "open heat", "open N_eff", "closed-book heat", "closed-book N_eff",
+    "price-only heat", "price-only N_eff"];
+  host.append(el("table", {class: "arms"}, [
+    el("thead", {}, el("tr", {}, head.map((h) => el("th", {scope: "col"}, h)))),
+    el("tbody", {}, rows),
+  ]), el("p", {class: "note"}, `Source: ${arms.source}; newest ${arms.runs.length} runs.`));
+}
+
 function renderProof(today) {
   const list = document.getElementById("proof-links");
   const links = (today && today.proof) || [];
@@ -351,6 +372,7 @@ async function main() {
     renderNeff(data.n_eff);
     renderCalibration(data.calibration);
     renderPoints(data.points);
+    renderArms(data.arms);
     renderProof(data.today);
     renderCorrections(data.corrections);
     await loadContest();

@@ -81,3 +81,25 @@ def test_a_session_view_reads_only_its_slice_of_the_csv(tmp_path: Path, monkeypa
     csv_path.write_bytes(data[:cut] + (b"1" if data[cut:cut + 1] == b"2" else b"2") + data[cut + 1:])  # same size
     with pytest.raises(AssertionError, match="whole CSV"):  # the slice no longer hashes: not trusted
         st.session_rows(day)
+
+
+def test_the_three_arm_table_reads_the_published_experiment(tmp_path: Path) -> None:
+    from league.api.prerender import arms_html
+    from league.api.views import arms
+
+    season = write_season(tmp_path / "data")
+    st = Store(DataPaths.resolve(season.data))
+    assert arms(st)["runs"] == [] and "not published" in str(arms(st)["source"])
+    assert "No arm has run yet" in arms_html(arms(st))
+    both = {"seats": ["a", "b"], "open": {"heat": 25.0, "n_eff": 1.5}, "closed_book": {"heat": 12.5, "n_eff": 1.2}}
+    runs = [{"session": "2026-06-01", "closed_vs_open": both, "three_arms": None},
+            {"session": "2026-06-02", "closed_vs_open": both,
+             "three_arms": {**both, "price_only": {"heat": 0.0, "n_eff": 1.0}}},
+            {"session": "2026-06-03", "closed_vs_open": None, "three_arms": None}]
+    (season.public / "arena-cb-experiment.json").write_text(json.dumps({"runs": runs, "season": {}}), encoding="utf-8")
+    table = arms(st)
+    assert [r["session"] for r in table["runs"]] == ["2026-06-02", "2026-06-01"]  # newest first, empty runs left out
+    newest, oldest = table["runs"]
+    assert newest["price_only"] == {"heat": 0.0, "n_eff": 1.0} and oldest["price_only"] is None
+    html = arms_html(table)
+    assert html.count('class="arms-row"') == 2 and "12.5" in html and "1.20" in html
