@@ -55,6 +55,9 @@ def demo(
                                         metavar="YYYY-MM-DD", help="first day, 2026-01-01 to 2199-12-31")] = (
         date(2026, 6, 1)
     ),
+    arms: Annotated[bool, typer.Option("--arms/--no-arms", envvar="LEAGUE_DEMO_ARMS",
+                                       help="run the closed-book and price-only arms and the repeats beside the "
+                                            "council (docs/experiments.md)")] = True,
 ) -> None:
     """Run SESSIONS league days offline (replay prices, sandboxed scripted seats), publish, verify.
 
@@ -73,7 +76,7 @@ def demo(
     with Progress(TextColumn("[bold]season"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                   TimeElapsedColumn(), console=console, transient=False, auto_refresh=False) as bar:
         task = bar.add_task("", total=sessions)
-        result = run_demo(out, sessions=sessions, seed=seed, start=start,
+        result = run_demo(out, sessions=sessions, seed=seed, start=start, arms=arms,
                           say=lambda text: console.print(text, markup=False, highlight=False, soft_wrap=True),
                           progress=lambda s: bar.update(task, advance=1, description=s, refresh=True))
     _print_tables(console, result.public_dir)
