@@ -58,6 +58,26 @@ def snapshot_problems(root: Path, lines: Sequence[Mapping[str, Json]]) -> tuple[
     return problems, len(seen)
 
 
+def arms_problems(root: Path, lines: Sequence[Mapping[str, Json]]) -> tuple[list[str], int]:
+    """(problems, files checked) over the arms' book (docs/experiments.md): each arm run's common ask text
+    (``arms/asks/<sha256>.md``; a repeat of the open question asks the council's ``asks/<sha256>.md``) and each
+    sealed news packet (``arms/packets/<sha256>.json``) must be published with the hash its line seals."""
+    wanted: dict[str, tuple[Json, str]] = {}
+    for x in lines:
+        n, kind = x.get("n"), x.get("kind")
+        sha = x.get("ask_sha256") if kind == "arm_run" else x.get("packet_sha256") if kind == "news_packet" else None
+        if not isinstance(sha, str):
+            continue
+        if kind == "news_packet":
+            wanted.setdefault(f"arms/packets/{sha}.json", (n, "packet_sha256"))
+        else:
+            folder = "asks" if x.get("arm") == "repeat_open" else "arms/asks"
+            wanted.setdefault(f"{folder}/{sha}.md", (n, "ask_sha256"))
+    problems = [p for rel, (n, field) in sorted(wanted.items())
+                if (p := _file_problem(root, rel, rel.rsplit("/", 1)[1].split(".")[0], n, field))]
+    return problems, len(wanted)
+
+
 def opening_problems(root: Path, lines: Sequence[Mapping[str, Json]]) -> tuple[list[str], list[str]]:
     """(problems, what was checked) for the opening line's config and climatology hashes."""
     opening = next((x for x in lines if x.get("kind") == "opening"), None)

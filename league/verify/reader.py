@@ -45,7 +45,7 @@ from league.stamps.rekor import PUBLIC_REKOR_LOG_ID, parse_response, verify_entr
 from league.stamps.rfc3161 import openssl_verify
 from league.stamps.trust import TokenCheck, TrustStore, check_token
 from league.verify.chain import MAX_LINE_BYTES, check_line, verify
-from league.verify.commitments import blind_problems, opening_problems, snapshot_problems
+from league.verify.commitments import arms_problems, blind_problems, opening_problems, snapshot_problems
 from league.verify.files import (
     MAX_PROOF_BYTES,
     bounded_lines,
@@ -458,15 +458,19 @@ class Checker:
         snap_bad, snaps = snapshot_problems(self.root, lines)
         open_bad, opened = opening_problems(self.root, lines)
         blind_bad, blind = blind_problems(lines)
+        arms_book = self.root / ARMS_BOOKS[0]
+        arms_bad, arms = arms_problems(self.root, read_lines(arms_book)) if arms_book.is_file() else ([], 0)
         if not shas and not snaps and not opened and not open_bad:
             return "skipped", "the book has no answer or run lines carrying ask_sha256 yet"
         bad = [p for sha, n in sorted(shas.items()) if (p := self._ask_problem(sha, n))]
-        bad += snap_bad + open_bad + blind_bad
+        bad += snap_bad + open_bad + blind_bad + arms_bad
         if bad:
             return "FAILED", _join(bad)
         also = "".join(f", {name}" for name in opened)
         blind_note = f"; {blind}" if blind else ""
-        return "ok", f"{len(shas)} ask texts, {snaps} snapshots{also} match the hashes sealed in the book{blind_note}"
+        arms_note = f"; {arms} arm ask texts and news packets match the arms' book" if arms else ""
+        return "ok", (f"{len(shas)} ask texts, {snaps} snapshots{also} match the hashes sealed in the book"
+                      f"{blind_note}{arms_note}")
 
     def _ask_problem(self, sha: str, line: int) -> str | None:
         path = _inside(self.root, f"asks/{sha}.md")

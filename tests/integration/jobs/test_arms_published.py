@@ -145,3 +145,16 @@ def test_a_tampered_arm_row_is_caught_by_the_rebuild_and_by_the_recount(folders:
     assert proc.returncode == 1, proc.stdout
     results = {r.step: r for r in verify_published(copy)}  # the reader's recount step runs the same tool
     assert results[7].status == "FAILED" and "tools/recount_arms.py exited 1" in results[7].detail
+
+
+def test_a_changed_packet_or_arm_ask_text_is_caught(folders: tuple[Path, Path], tmp_path: Path) -> None:
+    _, folder = folders
+    copy = _copy(folder, tmp_path)
+    assert {r.step: r for r in verify_published(copy)}[5].status == "ok"
+    packet = sorted((copy / "arms" / "packets").glob("*.json"))[0]
+    packet.write_bytes(packet.read_bytes().replace(b"https://news.example/", b"https://news.example/x", 1))
+    text = sorted((copy / "arms" / "asks").glob("*.md"))[0]
+    text.write_bytes(text.read_bytes() + b"\nAlso search the web.\n")
+    step5 = {r.step: r for r in verify_published(copy)}[5]
+    assert step5.status == "FAILED"
+    assert f"arms/packets/{packet.name}" in step5.detail and f"arms/asks/{text.name}" in step5.detail
