@@ -13,9 +13,12 @@ import pytest
 from arms_helpers import book_lines, enable_arms
 from day_helpers import league_dir, roster, seat
 
+from league.arms.book import ArmsBooks
 from league.calendar import et_time
+from league.clock import SimulatedClock, parse_iso
 from league.compose import build_league
 from league.config import load_config
+from league.jobs.arm_accounts import arm_account
 from league.jobs.context import Stages
 from league.jobs.scheduler import run_session
 from league.publish.arm_accounts import write_arm_accounts
@@ -35,10 +38,12 @@ class Seat:
     def __init__(self, spec: SeatSpec) -> None:
         self.spec = spec
         self.asks: list[tuple[str, str]] = []  # (variant, text)
+        self.texts: dict[tuple[str, str], str] = {}  # (session, variant) -> text
 
     def ask(self, ask: Ask, now: Any) -> SeatReply:
         variant = str(ask.context.get("variant", "council"))
         self.asks.append((variant, ask.text))
+        self.texts[(ask.session, variant)] = ask.text
         first = ask.session == DAYS[0].isoformat()
         action = "buy_strong" if self.spec.name == "bull" and variant == "closed_book" and first else "hold"
         raw = json.dumps({"forecast": {"SPX": {"1d": {"prob_up": 60, "action": action}}}})
@@ -51,7 +56,7 @@ def _league(root: Path, *, arms: bool, restart_after: int | None = None) -> tupl
     config_dir, data_dir, clock = league_dir(root, roster(seat("bull", "coin"), seat("bear", "coin"),
                                                          seat("_base", "coin")), et_time(DAYS[0], time(3, 0)))
     if arms:
-        enable_arms(config_dir, data_dir, DAYS[-1])
+        enable_arms(config_dir, data_dir, DAYS[-1], repeat_seats=("bull",), repeat_day="wed")  # repeats on day 3
     config = load_config(config_dir)
     seats = {s.name: Seat(s) for s in config.roster.seat}
     agents: dict[str, AgentSeat] = dict(seats)
@@ -177,3 +182,39 @@ def test_the_published_arm_accounts(runs: dict[str, Any], tmp_path: Path) -> Non
     bull = [r for r in lines if r.startswith(f"closed_book,long_only,arena-3,bull,{DAYS[0]},")]
     assert len(bull) == 1 and f",SPY:{trade['qty']},{trade['fee']}," in bull[0]
     assert f"price_only,long_short,pro-1,bear,{DAYS[0]},100000" in "\n".join(lines)
+
+
+def _block(text: str, seat: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(text.split(f"## Your paper account ({seat})")[1].split("```json")[1]
+                                        .split("```")[0])
+    return loaded
+
+
+def test_the_repeats_hold_no_account_and_show_the_account_of_the_question_they_repeat(runs: dict[str, Any]) -> None:
+    data_dir, seats, _ = runs["arms"]
+    asks = {v: t for (day, v), t in seats["bull"].texts.items() if day == DAYS[-1].isoformat()}
+    assert sorted(asks) == sorted(["council", "closed_book", "price_only", *(f"repeat_{q}-{k}" for q in
+                                                                            ("open", "packet") for k in (1, 2, 3))])
+    assert _block(asks["repeat_packet-1"], "bull") == _block(asks["closed_book"], "bull")
+    assert _block(asks["repeat_open-2"], "bull") == _block(asks["council"], "bull")
+    assert _block(asks["closed_book"], "bull") != _block(asks["council"], "bull")  # the arm's own account
+    assert not {m["arm"] for m in _marks(_book(data_dir))} - {"closed_book", "price_only"}
+
+
+def test_an_arm_account_is_read_up_to_a_time(runs: dict[str, Any]) -> None:
+    data_dir = runs["arms"][0]
+    marks = [m for m in _marks(_book(data_dir)) if (m["arm"], m["account"]) == ("price_only", "bear")]
+    first_at = min(parse_iso(m["at"]) for m in marks)
+    books = ArmsBooks(data_dir / "books", SimulatedClock(et_time(DAYS[-1] + timedelta(days=1), time(8, 0))))
+    try:
+        assert arm_account(books, "bear", "price_only", until=first_at - timedelta(seconds=1)) is None
+        day_one = arm_account(books, "bear", "price_only", until=first_at + timedelta(seconds=1))
+        latest = arm_account(books, "bear", "price_only")
+        assert arm_account(books, "nobody", "price_only") is None
+    finally:
+        books.close()
+    assert day_one is not None and latest is not None
+    assert {x["as_of"] for x in day_one.values()} == {DAYS[0].isoformat()}
+    assert {x["as_of"] for x in latest.values()} == {DAYS[-1].isoformat()}
+    assert set(latest["arena-3"]) == {"as_of", "capital", "cash", "value", "interest", "positions", "prices",
+                                      "weights", "fees_total", "peak"}
