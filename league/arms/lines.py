@@ -14,7 +14,16 @@ from typing import Annotated, Literal
 from pydantic import Field, TypeAdapter
 
 from league.book.chain import BOOKKEEPING
-from league.book.lines import AnswerFields, Line, NoReplyFields
+from league.book.lines import (
+    AnswerFields,
+    DecisionLine,
+    Line,
+    MarkLine,
+    NoReplyFields,
+    RejectionLine,
+    RulesLine,
+    TradeLine,
+)
 from league.errors import InvalidRecord
 
 #: The variants a run can be asked in: the two arms, and the repeats of the open and of the closed-book question.
@@ -86,13 +95,50 @@ class ArmSilenceLine(NoReplyFields):
     repeat: int
 
 
-ArmLine = Annotated[ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine,
+# The arms' own paper accounts (league.jobs.arm_accounts): the council's portfolio lines, each with its arm.
+class ArmRulesLine(RulesLine):
+    """A rule set sealed for an arm before it governs that arm's first decision."""
+
+    kind: Literal["arm_rules"] = "arm_rules"  # type: ignore[assignment]
+    arm: ArmKind
+
+
+class ArmDecisionLine(DecisionLine):
+    """An arm's accepted decision (from its arm answer), as the council's ``decision`` line."""
+
+    kind: Literal["arm_decision"] = "arm_decision"  # type: ignore[assignment]
+    arm: ArmKind
+
+
+class ArmRejectionLine(RejectionLine):
+    """An arm's decision that broke a rule, as the council's ``rejection`` line."""
+
+    kind: Literal["arm_rejection"] = "arm_rejection"  # type: ignore[assignment]
+    arm: ArmKind
+
+
+class ArmTradeLine(TradeLine):
+    """One fill of an arm's account, as the council's ``trade`` line."""
+
+    kind: Literal["arm_trade"] = "arm_trade"  # type: ignore[assignment]
+    arm: ArmKind
+
+
+class ArmMarkLine(MarkLine):
+    """An arm's account at the close of a session, as the council's ``mark`` line."""
+
+    kind: Literal["arm_mark"] = "arm_mark"  # type: ignore[assignment]
+    arm: ArmKind
+
+
+ArmAccountLine = ArmRulesLine | ArmDecisionLine | ArmRejectionLine | ArmTradeLine | ArmMarkLine
+ArmLine = Annotated[ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine | ArmAccountLine,
                     Field(discriminator="kind")]
 _ADAPTER: TypeAdapter[ArmLine] = TypeAdapter(ArmLine)
 REPLY_KINDS = ("arm_answer", "arm_silence")
 
 
-TypedArmLine = ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine
+TypedArmLine = ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine | ArmAccountLine
 
 
 def read_arm_line(content: Mapping[str, object]) -> TypedArmLine:

@@ -36,6 +36,7 @@ from league.clock import iso_seconds, parse_iso
 from league.config import Config
 from league.counting import counted_runs
 from league.errors import InvalidRecord
+from league.jobs.arm_accounts import arm_account
 from league.jobs.ask import deadline, market_lines, markets_asked, seat_accounts, send, structured_context
 from league.jobs.context import League, Pending
 from league.jobs.seal import DETAIL_CAP, answer_content, bare_answer, fetch_fields
@@ -200,12 +201,15 @@ def common_text_of(lg: League, opened: records.Run, record: Snapshot, arm: str,
     return text, publish_ask_text(lg.data_dir / ARMS_DIR / "asks", text)
 
 
-def seat_text(lg: League, common: str, arm: str, seat: str, opened: records.Run) -> str:
+def seat_text(lg: League, common: str, arm: str, seat: str, opened: records.Run, *,
+              until: datetime | None = None) -> str:
     """A seat's exact text: the common text and, for the open question's repeats, the seat's council account as
-    its counted ask showed it; an arm has no account of the council's (its block says so)."""
+    its counted ask showed it; an arm shows the seat's own account in that arm (league.jobs.arm_accounts), the
+    closed-book repeats the closed-book one. ``until``: the ask's sealed time when it is re-sent after a restart."""
     if arm == "repeat_open":
         return common + account_block(seat, seat_accounts(lg.books.index, seat, until=parse_iso(opened.at)))
-    return common + account_block(seat, None)
+    base = "closed_book" if arm == "repeat_packet" else arm
+    return common + account_block(seat, arm_account(lg.arms, seat, base, until=until))
 
 
 def _ask_arm(lg: League, books: ArmsBooks, opened: records.Run, record: Snapshot, arm: str, k: int,
@@ -330,7 +334,8 @@ def _resume_run(lg: League, books: ArmsBooks, run: ArmRunLine, todo: Sequence[st
     batches: dict[datetime, list[tuple[SeatSpec, str]]] = {}
     for seat in todo:
         sealed = asks.get((run.run_id, seat))
-        text = seat_text(lg, common[0], run.arm, seat, opened) if common is not None and opened is not None else ""
+        text = (seat_text(lg, common[0], run.arm, seat, opened, until=sealed[1] if sealed is not None else None)
+                if common is not None and opened is not None else "")
         problem = ("its seat is no longer asked by this arm" if seat not in specs else
                    "its common text, packet or snapshot is gone or changed" if common is None else
                    "it was never sealed in the arms' ask chain" if sealed is None else

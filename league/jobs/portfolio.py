@@ -12,8 +12,9 @@ fit — and a session already marked is never marked again.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -28,6 +29,7 @@ from league.book.lines import RulesLine, typed_line
 from league.counting import COUNTED, sealed_time, session_rows
 from league.jobs.context import League, MarketData
 from league.jobs.seal import read_reply
+from league.jsonvalue import Json
 from league.portfolio.bills import BillRates
 from league.portfolio.decisions import Decision, decision_from_reply
 from league.portfolio.engine import PriceBook
@@ -237,12 +239,19 @@ def counted_decisions(lg: League, session: str) -> list[Decision]:
 
 def _reply_object(lg: League, answer: records.Answer) -> dict[str, Any]:
     """The seat's own JSON object (with any ``targets`` block); the sealed cells when the raw is gone."""
-    raw = read_reply(lg.data_dir, answer.own_sha256, answer.raw_encoding)
+    return reply_object(lg.data_dir, answer.own_sha256, answer.raw_encoding, answer.items)
+
+
+def reply_object(data_dir: Path, own_sha256: str, raw_encoding: str,
+                 items: Mapping[str, Mapping[str, Mapping[str, Json]]]) -> dict[str, Json]:
+    """A sealed reply's own JSON object, read back from its stored raw; ``{"forecast": items}`` (the sealed
+    cells) when the raw is gone. Shared with the arms' accounts (league.jobs.arm_accounts)."""
+    raw = read_reply(data_dir, own_sha256, raw_encoding)
     obj = extract_json(raw) if raw is not None else None
     if obj is not None:
         safe = json_safe_object(obj)  # whatever the seat wrote, the portfolio lines can carry it
         return safe
-    return {"forecast": answer.items}
+    return {"forecast": {m: {h: dict(cell) for h, cell in cells.items()} for m, cells in items.items()}}
 
 
 def mark_session(lg: League, session: str) -> int:

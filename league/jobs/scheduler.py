@@ -29,6 +29,7 @@ from league.config import Schedule
 from league.contest.schedule import add_jobs
 from league.contest.schedule import catch_up as contest_catch_up
 from league.errors import BookError
+from league.jobs.arm_accounts import mark_arms
 from league.jobs.arms import job_arms
 from league.jobs.ask import deadline, job_ask, prefetch_fits
 from league.jobs.context import League
@@ -114,8 +115,9 @@ class Job:
 
 STAMP = Stage("stamp", stamp)
 #: The league day, in order: snapshot → ask → arms → (stamp) second wave → ingest close (stamp) → score
-#: (crowd, portfolio, the frozen shadow weights after session 10, stamp) → publish → stamp upgrade. Before
-#: the score, the next session's history-only fits start in their worker process (league.jobs.ask.prefetch_fits).
+#: (crowd, portfolio, the arms' own accounts, the frozen shadow weights after session 10, stamp) → publish →
+#: stamp upgrade. Before the score, the next session's history-only fits start in their worker process
+#: (league.jobs.ask.prefetch_fits).
 #: Each stage is one module of this package.
 DAY: tuple[Job, ...] = (
     Job("snapshot", job_snapshot),
@@ -125,7 +127,7 @@ DAY: tuple[Job, ...] = (
     Job("ingest_close", job_ingest_close, after=(STAMP,)),
     Job("score", job_score, before=(Stage("prefetch", prefetch_fits),),
         after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session),
-               Stage("shadow_weights", seal_shadow_weights), STAMP)),
+               Stage("arm_accounts", mark_arms), Stage("shadow_weights", seal_shadow_weights), STAMP)),
     Job("publish", publish_open_data, optional=True),
     Job("stamp_upgrade", stamp_upgrade, optional=True),
 )

@@ -16,10 +16,12 @@ from league.arms.book import ARM_ASKS, ARMS_BOOK, ARMS_DIR
 from league.arms.lines import ArmAnswerLine, ArmRunLine, ArmSilenceLine, read_arm_line
 from league.book import iter_lines
 from league.isotime import iso_seconds, parse_iso
+from league.publish.arm_accounts import write_arm_accounts
 from league.publish.writing import complete_lines, copy_file, write_bytes, write_json
 from league.scoring.arms import arms_experiment, repeats_report
 
 ARM_FORECASTS = f"{ARMS_DIR}/arm-forecasts.csv"
+ARM_ACCOUNTS = f"{ARMS_DIR}/arm-accounts.csv"
 EXPERIMENT = "arena-cb-experiment.json"
 REPEATS = "council-repeats.json"
 HORIZONS = {"1d": 0, "1w": 1, "1m": 2, "6m": 3}
@@ -60,6 +62,7 @@ def write_arms(data_dir: Path, out: Path) -> list[Path]:
                 written.append(copy_file(path, target / folder / path.name))
     rows = list(arm_rows(out / ARMS_DIR / ARMS_BOOK))
     written.append(write_bytes(out / ARM_FORECASTS, csv_bytes(rows)))
+    written.append(write_arm_accounts(out / ARMS_DIR / ARMS_BOOK, out / ARM_ACCOUNTS))
     council = out / "council-forecasts.csv"
     open_rows = _read_csv(council) if council.is_file() else []
     written.append(write_json(out / EXPERIMENT, arms_experiment(open_rows, rows)))
@@ -68,15 +71,17 @@ def write_arms(data_dir: Path, out: Path) -> list[Path]:
 
 
 def rebuild_arms(folder: Path, out: Path) -> None:
-    """A reader's rebuild (league verify step 11): the arms' rows and both reports from the published arms'
-    book and council-forecasts.csv (the one rebuilt into ``out`` when there is one), for the comparison."""
+    """A reader's rebuild (league verify step 11): the arms' rows, accounts and both reports from the published
+    arms' book and council-forecasts.csv (the one rebuilt into ``out`` when there is one), for the comparison."""
     book = folder / ARMS_DIR / ARMS_BOOK
-    published = [name for name in (ARM_FORECASTS, EXPERIMENT, REPEATS) if (folder / name).is_file()]
+    published = [name for name in (ARM_FORECASTS, ARM_ACCOUNTS, EXPERIMENT, REPEATS) if (folder / name).is_file()]
     if not book.is_file() or not published:
         return
     rows = list(arm_rows(book))
     if ARM_FORECASTS in published:
         write_bytes(out / ARM_FORECASTS, csv_bytes(rows))
+    if ARM_ACCOUNTS in published:
+        write_arm_accounts(book, out / ARM_ACCOUNTS)
     council = out / "council-forecasts.csv" if (out / "council-forecasts.csv").is_file() else \
         folder / "council-forecasts.csv"
     open_rows = _read_csv(council) if council.is_file() else []

@@ -69,6 +69,8 @@ FILES: tuple[FileInfo, ...] = (
              "a sealed news packet: headlines with source, link, publish time and SHA-256"),
     FileInfo("arms/asks/*.md", "once per arm run", "the common text of an arm's ask, named by its SHA-256"),
     FileInfo("arms/arm-forecasts.csv", NIGHTLY, "one row per arm answer cell (seat x market x horizon)"),
+    FileInfo("arms/arm-accounts.csv", NIGHTLY,
+             "the arms' own paper accounts: one row per arm x league x account x session (never in the daily tables)"),
     FileInfo("arena-cb-experiment.json", NIGHTLY,
              "per run: dispersion heat, N_eff, portfolio spread of the open, closed-book and price-only arms"),
     FileInfo("council-repeats.json", NIGHTLY, "repeats: within-model against between-model dispersion and variance"),

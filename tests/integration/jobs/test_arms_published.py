@@ -87,6 +87,8 @@ def test_every_arms_figure_is_rebuilt_from_the_books_and_recounted_from_the_file
     assert status == "ok", detail
     for name in ("arms/arm-forecasts.csv", "arena-cb-experiment.json", "council-repeats.json"):
         assert name in detail
+    if (folder / "arms" / "arm-accounts.csv").is_file():
+        assert "arms/arm-accounts.csv" in detail
     proc = subprocess.run([sys.executable, "-I", "tools/recount_arms.py", "."], cwd=folder, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
