@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from league.portfolio.publish import ACCOUNT_COLUMNS, TRADE_COLUMNS
+from league.publish.arm_accounts import ARM_ACCOUNT_COLUMNS
+from league.publish.arms import ARM_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -180,6 +182,8 @@ BOOK_FIELDS: dict[str, str] = {
 PRODUCER_COLUMNS: dict[str, Mapping[str, str]] = {
     "arena-trades.csv": TRADE_COLUMNS,
     "arena-accounts.csv": ACCOUNT_COLUMNS,
+    "arms/arm-forecasts.csv": ARM_COLUMNS,
+    "arms/arm-accounts.csv": ARM_ACCOUNT_COLUMNS,
 }
 
 
