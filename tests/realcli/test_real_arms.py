@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -45,6 +46,7 @@ ADAPTERS = ("claude_code", "codex")
 #: web -> api switch runs for both
 POLICIES = ({"claude_code": "web", "codex": "api"}, {"claude_code": "api", "codex": "web"})
 ELSEWHERE = "https://elsewhere.example/page"
+CLAUDE_WEB_TOOLS = ("WebSearch", "WebFetch")
 ARMS = ("closed_book", "price_only")
 
 
@@ -130,17 +132,20 @@ def asks_of(server: StandIn, arm: str) -> list[Seen]:
 
 
 def web_tools(requests: list[Seen]) -> set[str]:
-    """The web tools the requests offered the model: Claude Code's WebSearch/WebFetch (Anthropic Messages), a
-    server-side ``web_search*`` tool (Anthropic or OpenAI Responses)."""
+    """The web tools the requests offered the model: Claude Code's WebSearch/WebFetch, in the ``tools`` list
+    (2.1.197) or named one a line as deferred tools in a message (newer versions load them by ToolSearch), or
+    a server-side ``web_search*`` tool (Anthropic Messages or OpenAI Responses)."""
     found: set[str] = set()
     for r in requests:
-        tools = json.loads(r.body).get("tools") or []
-        for tool in tools:
+        doc = json.loads(r.body)
+        for tool in doc.get("tools") or []:
             name, kind = str(tool.get("name", "")), str(tool.get("type", ""))
-            if name in ("WebSearch", "WebFetch") or name.startswith("web_search"):
+            if name in CLAUDE_WEB_TOOLS or name.startswith("web_search"):
                 found.add(name)
             if kind.startswith("web_search"):
                 found.add(kind)
+        for text in _strings(doc.get("messages") or doc.get("input")):
+            found.update(re.findall(r"(?m)^(WebSearch|WebFetch)$", text) if "deferred tools" in text else ())
     return found
 
 
@@ -210,12 +215,12 @@ def test_search_is_verified_and_a_web_seat_runs_on_api(morning: dict[str, Any], 
 
 
 def test_the_web_seat_of_claude_code_loses_its_web_tools_in_the_arms(morning: dict[str, Any]) -> None:
-    """Claude Code lists its tools in every model call: WebSearch and WebFetch in the council's ask when its
-    roster says `web` (the arms' switch then matters), in no arm's ask."""
+    """Claude Code names its tools in every model call: WebSearch and WebFetch in the council's ask when its
+    roster says `web` (the arms' switch then matters), in no arm's ask (nor the council's under `api`)."""
     server = morning["servers"]["claude_code"]
     council = [r for r in server.model_calls() if f"run {SESSION}-r1," in r.body.decode("utf-8", "replace")]
     assert council
-    expected = {"WebSearch", "WebFetch"} if morning["policy"]["claude_code"] == "web" else set()
+    expected = set(CLAUDE_WEB_TOOLS) if morning["policy"]["claude_code"] == "web" else set()
     assert web_tools(council) == expected
     assert web_tools(asks_of(server, "closed_book") + asks_of(server, "price_only")) == set()
 
