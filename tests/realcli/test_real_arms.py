@@ -46,7 +46,11 @@ ADAPTERS = ("claude_code", "codex")
 #: web -> api switch runs for both
 POLICIES = ({"claude_code": "web", "codex": "api"}, {"claude_code": "api", "codex": "web"})
 ELSEWHERE = "https://elsewhere.example/page"
-CLAUDE_WEB_TOOLS = ("WebSearch", "WebFetch")
+#: the web tools each CLI offers its model under `web`: Claude Code's own two, Codex's server-side search
+WEB_TOOLS = {"claude_code": {"WebSearch", "WebFetch"}, "codex": {"web_search"}}
+#: Codex sends its tools (web_search among them under `web`) only for a model name it knows; for an unknown
+#: one (the other tests' stand-in name) its requests carry no tools at all, and the web switch would show nothing
+CODEX_MODEL = "gpt-5"
 ARMS = ("closed_book", "price_only")
 
 
@@ -97,7 +101,7 @@ def morning(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         servers = {a: stack.enter_context(StandIn(cited_reply([inside, ELSEWHERE], seed)))
                    for seed, a in enumerate(ADAPTERS)}
         seats = "".join(seat_table(a, servers[a].url, cli_prefix, network=policy[a], timeout_s=180)
-                        for a in ADAPTERS)
+                        for a in ADAPTERS).replace(f'model = "{VENDORS["codex"][1]}"', f'model = "{CODEX_MODEL}"')
         (config_dir / "roster.toml").write_text(COUNTING + seats)
         end = et_time(SESSION, time(9, 29))
         with build_league(load_config(config_dir), clock, stages=BARE) as lg:
@@ -140,7 +144,7 @@ def web_tools(requests: list[Seen]) -> set[str]:
         doc = json.loads(r.body)
         for tool in doc.get("tools") or []:
             name, kind = str(tool.get("name", "")), str(tool.get("type", ""))
-            if name in CLAUDE_WEB_TOOLS or name.startswith("web_search"):
+            if name in WEB_TOOLS["claude_code"] or name.startswith("web_search"):
                 found.add(name)
             if kind.startswith("web_search"):
                 found.add(kind)
@@ -214,13 +218,14 @@ def test_search_is_verified_and_a_web_seat_runs_on_api(morning: dict[str, Any], 
         assert web_tools(asks_of(morning["servers"][adapter], arm)) == set()  # the CLI's web tools are off
 
 
-def test_the_web_seat_of_claude_code_loses_its_web_tools_in_the_arms(morning: dict[str, Any]) -> None:
-    """Claude Code names its tools in every model call: WebSearch and WebFetch in the council's ask when its
-    roster says `web` (the arms' switch then matters), in no arm's ask (nor the council's under `api`)."""
-    server = morning["servers"]["claude_code"]
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_the_web_seat_loses_its_web_tools_in_the_arms(morning: dict[str, Any], adapter: str) -> None:
+    """A CLI names its tools in every model call: its web tools in the council's ask when its roster says
+    `web` (the arms' switch then matters), in no arm's ask (nor in the council's under `api`)."""
+    server = morning["servers"][adapter]
     council = [r for r in server.model_calls() if f"run {SESSION}-r1," in r.body.decode("utf-8", "replace")]
     assert council
-    expected = set(CLAUDE_WEB_TOOLS) if morning["policy"]["claude_code"] == "web" else set()
+    expected = WEB_TOOLS[adapter] if morning["policy"][adapter] == "web" else set()
     assert web_tools(council) == expected
     assert web_tools(asks_of(server, "closed_book") + asks_of(server, "price_only")) == set()
 
