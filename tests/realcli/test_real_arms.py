@@ -41,13 +41,16 @@ from arms_helpers import book_lines, enable_arms  # noqa: E402
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 SESSION = date(2026, 11, 24)  # a Tuesday
-ADAPTERS = ("claude_code", "codex")
+ADAPTERS = ("claude_code", "codex", "gemini_cli", "grok_cli")
 #: adapter -> the network policy its roster entry names: one seat on `web` (each CLI in turn), so an arm's
-#: web -> api switch runs for both
-POLICIES = ({"claude_code": "web", "codex": "api"}, {"claude_code": "api", "codex": "web"})
+#: web -> api switch runs for every CLI
+POLICIES = tuple({a: "web" if a == web else "api" for a in ADAPTERS} for web in ADAPTERS)
 ELSEWHERE = "https://elsewhere.example/page"
-#: the web tools each CLI offers its model under `web`: Claude Code's own two, Codex's server-side search
-WEB_TOOLS = {"claude_code": {"WebSearch", "WebFetch"}, "codex": {"web_search"}}
+#: the web tools each CLI offers its model under `web`: Claude Code's own two, Codex's server-side search, Gemini
+#: CLI's Google search; Grok CLI has none of its own (its `search` tool searches files), so nothing to switch off
+WEB_TOOLS = {"claude_code": {"WebSearch", "WebFetch"}, "codex": {"web_search"}, "gemini_cli": {"google_web_search"},
+             "grok_cli": set()}
+ANY_WEB_TOOL = {"WebSearch", "WebFetch", "web_search", "google_web_search", "web_fetch"}
 #: Codex sends its tools (web_search among them under `web`) only for a model name it knows; for an unknown
 #: one (the other tests' stand-in name) its requests carry no tools at all, and the web switch would show nothing
 CODEX_MODEL = "gpt-5"
@@ -135,19 +138,26 @@ def asks_of(server: StandIn, arm: str) -> list[Seen]:
     return [r for r in server.model_calls() if tag in r.body.decode("utf-8", "replace")]
 
 
+def tool_names(doc: dict[str, Any]) -> set[str]:
+    """The names (or server-side types) of the tools a model call declares, in any of the four wire formats."""
+    names: set[str] = set()
+    for tool in doc.get("tools") or []:
+        for decl in tool.get("functionDeclarations") or []:  # Gemini
+            names.add(str(decl.get("name", "")))
+        function = tool.get("function")
+        if isinstance(function, dict):  # Chat Completions
+            names.add(str(function.get("name", "")))
+        names.update(str(tool[k]) for k in ("name", "type") if tool.get(k))  # Anthropic, Responses
+    return names
+
+
 def web_tools(requests: list[Seen]) -> set[str]:
-    """The web tools the requests offered the model: Claude Code's WebSearch/WebFetch, in the ``tools`` list
-    (2.1.197) or named one a line as deferred tools in a message (newer versions load them by ToolSearch), or
-    a server-side ``web_search*`` tool (Anthropic Messages or OpenAI Responses)."""
+    """The web tools the requests offered the model: declared in ``tools``, or (newer Claude Code versions,
+    which load them by ToolSearch) named one a line as deferred tools in a message."""
     found: set[str] = set()
     for r in requests:
         doc = json.loads(r.body)
-        for tool in doc.get("tools") or []:
-            name, kind = str(tool.get("name", "")), str(tool.get("type", ""))
-            if name in WEB_TOOLS["claude_code"] or name.startswith("web_search"):
-                found.add(name)
-            if kind.startswith("web_search"):
-                found.add(kind)
+        found.update(n for n in tool_names(doc) if n in ANY_WEB_TOOL or n.startswith("web_search"))
         for text in _strings(doc.get("messages") or doc.get("input")):
             found.update(re.findall(r"(?m)^(WebSearch|WebFetch)$", text) if "deferred tools" in text else ())
     return found
