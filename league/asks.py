@@ -240,8 +240,7 @@ class MarketLine:
 def common_text(session: str, run_id: str, markets: Sequence[MarketLine], snapshot_sha256: str,
                 crowd: Sequence[Mapping[str, object]]) -> str:
     """The text every seat receives (before its own account block). Our own wording."""
-    parts = _opening(session, run_id, "Do NOT look up or use prediction-market odds (Polymarket, Kalshi or similar) "
-                     "for these questions.", markets, snapshot_sha256)
+    parts = _opening(session, run_id, _NO_CROWD, markets, snapshot_sha256)
     parts += ["", "## The events", ""]
     parts += [f"- {m.code} ({m.name}): {m.reference}; horizons {', '.join(m.horizons)}" for m in markets]
     if crowd:
@@ -251,12 +250,19 @@ def common_text(session: str, run_id: str, markets: Sequence[MarketLine], snapsh
     return "\n".join(parts)
 
 
+_NO_CROWD = "Do NOT look up or use prediction-market odds (Polymarket, Kalshi or similar) for these questions."
 #: What each arm tells the seat about where its information may come from (docs/experiments.md).
 ARM_RULES = {
     "closed_book": "This is a CLOSED-BOOK ask. Answer from the market snapshot and the sealed headlines below "
                    "ONLY. Do NOT search the web, fetch pages or use any tool. Cite only links from the headlines.",
     "price_only": "This is a PRICE-ONLY ask. Answer from the market snapshot below ONLY: no news, no search, no "
                   "tool. Leave source_urls and source_domains empty.",
+    "evening": "This is an EVENING reference ask, made after the close about the session named above; it is never "
+               "counted, and each answer is scored from the first price at or after it is sealed. " + _NO_CROWD,
+    "weekend_btc": "This is a WEEKEND reference ask about bitcoin for the session named above; it is never counted, "
+                   "and each answer is scored from the first price at or after it is sealed. " + _NO_CROWD,
+    "sunday_radar": "This is the SUNDAY RADAR ask about the coming session named above; it is never counted, and "
+                    "each answer is scored from the first price at or after it is sealed. " + _NO_CROWD,
 }
 
 

@@ -139,6 +139,11 @@ class Schedule(Frozen):
     arms: str = "08:40"
     ingest_close: str = "09:30"
     score: str = "16:05"
+    #: the extra reference runs ([arms] extra_runs): after a session's close, on Saturdays and Sundays, and on
+    #: Sunday evenings, each asked about the next session (docs/experiments.md, "Extra reference runs")
+    evening: str = "18:30"
+    weekend_btc: str = "12:00"
+    sunday_radar: str = "18:00"
     publish: str = "20:00"
     stamp_upgrade: str = "21:00"
     verify_book: str = "22:00"  # the nightly full verification of the council book (every day, in the background)
@@ -157,8 +162,10 @@ class Schedule(Frozen):
         if not self.ask < self.arms < self.ingest_close:
             raise ValueError("arms must run after ask and before ingest_close (its answers are compared only when "
                              "sealed before the common reference)")
-        for name in ("snapshot", "ask", "arms", "second_wave", "ingest_close", "score", "publish", "stamp_upgrade",
-                     "verify_book"):
+        if self.evening <= self.score:
+            raise ValueError("evening must run after score (the evening run is asked after the session's close)")
+        for name in ("snapshot", "ask", "arms", "second_wave", "ingest_close", "score", "evening", "weekend_btc",
+                     "sunday_radar", "publish", "stamp_upgrade", "verify_book"):
             if "01:00" <= getattr(self, name) < "03:00":
                 raise ValueError(f"{name} falls in 01:00-03:00 ET, where DST makes times repeat or vanish")
         return self
@@ -309,6 +316,7 @@ class NewsSettings(Frozen):
 
 
 ArmName = Literal["closed_book", "price_only"]
+ExtraRun = Literal["evening", "weekend_btc", "sunday_radar"]
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri")
 
 
@@ -327,8 +335,10 @@ class ArmsSettings(Frozen):
     repeats: int = Field(default=3, ge=1, le=10)
     repeat_day: Literal["mon", "tue", "wed", "thu", "fri"] = "fri"
     seed: int = Field(default=20261206, ge=0, le=2**63 - 1)
+    #: the extra reference runs: never counted, each scored on its own reference (docs/experiments.md)
+    extra_runs: tuple[ExtraRun, ...] = Field(default=(), max_length=3)
 
-    @field_validator("arms", "seats", "repeat_seats")
+    @field_validator("arms", "seats", "repeat_seats", "extra_runs")
     @classmethod
     def _unique(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         dupes = sorted({v for v in value if value.count(v) > 1})
@@ -338,7 +348,7 @@ class ArmsSettings(Frozen):
 
     @property
     def active(self) -> bool:
-        return bool(self.arms or self.repeat_seats)
+        return bool(self.arms or self.repeat_seats or self.extra_runs)
 
 
 class Paths(Frozen):

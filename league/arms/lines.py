@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from league.book.chain import BOOKKEEPING
 from league.book.lines import (
@@ -26,11 +26,18 @@ from league.book.lines import (
 )
 from league.errors import InvalidRecord
 
-#: The variants a run can be asked in: the two arms, and the repeats of the open and of the closed-book question.
-ArmKind = Literal["closed_book", "price_only", "repeat_open", "repeat_packet"]
-ARM_KINDS: tuple[str, ...] = ("closed_book", "price_only", "repeat_open", "repeat_packet")
+#: The variants a run can be asked in: the two arms, the repeats of the open and of the closed-book question, and
+#: the extra reference runs (asked outside the morning about the next session, each on its own reference).
+ArmKind = Literal["closed_book", "price_only", "repeat_open", "repeat_packet", "evening", "weekend_btc", "sunday_radar"]
+ARM_KINDS: tuple[str, ...] = ("closed_book", "price_only", "repeat_open", "repeat_packet", "evening", "weekend_btc",
+                              "sunday_radar")
+EXTRA_KINDS: tuple[str, ...] = ("evening", "weekend_btc", "sunday_radar")
 #: How an arm answer's access to retrieval is labelled (docs/experiments.md, "Search status").
 SearchStatus = Literal["verified", "configured", "instruction_only"]
+
+
+class _ArmModel(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
 class ArmScheduleLine(Line):
@@ -74,6 +81,39 @@ class ArmRunLine(Line):
     network: dict[str, str]
     reference_at: str
     deadline: str
+    #: An extra reference run's label (``earlier_run``: asked about a later session; ``reference``: a reference
+    #: computation) and the day it was asked on (``session`` is the session it is about); absent for an arm.
+    label: str = ""
+    asked_on: str = ""
+
+
+class ExtraScoreRow(_ArmModel):
+    """One answer cell of an extra run on its own event: the reference is the first bar at or after the
+    answer's seal, the end the session's horizon end (``why`` says what left it unresolved)."""
+
+    seat: str
+    market: str
+    reference_at: str
+    end_at: str
+    reference: float | None
+    reference_bar: str | None
+    close: float | None
+    close_bar: str | None
+    prob_up: float | None
+    outcome: int | None
+    brier: float | None
+    why: str = ""
+
+
+class ExtraScoreLine(Line):
+    """An extra reference run scored at one horizon, each answer on its own reference (the first bar at or
+    after its seal) to the session's horizon end; a missing price leaves its market unresolved."""
+
+    kind: Literal["extra_score"] = "extra_score"
+    run_id: str
+    session: str
+    horizon: str
+    rows: list[ExtraScoreRow]
 
 
 class ArmAnswerLine(AnswerFields):
@@ -132,13 +172,14 @@ class ArmMarkLine(MarkLine):
 
 
 ArmAccountLine = ArmRulesLine | ArmDecisionLine | ArmRejectionLine | ArmTradeLine | ArmMarkLine
-ArmLine = Annotated[ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine | ArmAccountLine,
-                    Field(discriminator="kind")]
+ArmLine = Annotated[ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine | ArmAccountLine
+                    | ExtraScoreLine, Field(discriminator="kind")]
 _ADAPTER: TypeAdapter[ArmLine] = TypeAdapter(ArmLine)
 REPLY_KINDS = ("arm_answer", "arm_silence")
 
 
-TypedArmLine = ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine | ArmAccountLine
+TypedArmLine = (ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine | ArmAccountLine
+                | ExtraScoreLine)
 
 
 def read_arm_line(content: Mapping[str, object]) -> TypedArmLine:

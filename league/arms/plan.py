@@ -7,6 +7,7 @@ import hashlib
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 
+from league.config import MarketSpec
 from league.jsonvalue import Json
 from league_agents.base import SeatSpec
 
@@ -16,6 +17,9 @@ SCHEDULE_RULE = (
     "position k % m! of the m! orders of the m arms, sorted by the SHA-256 hex of '<seed>:<b>:<order joined by />'; "
     "each block of m! days asks every order once")
 REPEAT_KINDS = ("repeat_open", "repeat_packet")
+#: The variants that ask the open question (the repeats of the counted ask, the extra reference runs): their
+#: seats run as they run in the council, with the network policy of their roster entry.
+OPEN_KINDS = ("repeat_open", "evening", "weekend_btc", "sunday_radar")
 
 
 def run_id(session: str, arm: str, repeat: int = 0) -> str:
@@ -40,8 +44,8 @@ def arm_spec(spec: SeatSpec, arm: str) -> SeatSpec:
     """The roster entry an arm runs a seat as. The closed-book and price-only arms (and the repeats of the
     closed-book question) never let a seat search: a seat on policy ``web`` runs on ``api`` (its model's
     endpoint and nothing else; the CLI adapters turn their own web tools off off ``web``) with no extra allowed
-    host. The open question's repeats run as the seat runs in the council."""
-    if arm == "repeat_open" or spec.network != "web":
+    host. The open question's repeats and the extra reference runs run as the seat runs in the council."""
+    if arm in OPEN_KINDS or spec.network != "web":
         return spec
     return spec.model_copy(update={"network": "api", "allow": ()})
 
@@ -58,6 +62,11 @@ def search_status(spec: SeatSpec, fetches: Sequence[Mapping[str, object]] | None
     if fetches is None or any(not f.get("allowed") for f in fetches):
         return "configured"
     return "verified"
+
+
+def run_markets(markets: Sequence[MarketSpec], kind: str) -> list[MarketSpec]:
+    """The markets a run asks about: bitcoin alone in the weekend runs (the one market that trades), else all."""
+    return [m for m in markets if kind != "weekend_btc" or not m.daily]
 
 
 def _norm(link: str) -> str:

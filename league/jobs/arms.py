@@ -28,8 +28,25 @@ import structlog
 from league import records
 from league.answers import clean_text, json_safe_object
 from league.arms.book import ARMS_DIR, ArmsBooks
-from league.arms.lines import ArmAnswerLine, ArmKind, ArmRunLine, ArmScheduleLine, ArmSilenceLine, PacketLine
-from league.arms.plan import REPEAT_KINDS, SCHEDULE_RULE, arm_spec, day_order, outside_links, run_id, search_status
+from league.arms.lines import (
+    EXTRA_KINDS,
+    ArmAnswerLine,
+    ArmKind,
+    ArmRunLine,
+    ArmScheduleLine,
+    ArmSilenceLine,
+    PacketLine,
+)
+from league.arms.plan import (
+    REPEAT_KINDS,
+    SCHEDULE_RULE,
+    arm_spec,
+    day_order,
+    outside_links,
+    run_id,
+    run_markets,
+    search_status,
+)
 from league.asks import account_block, arm_text, publish_ask_text, sha256_text, unsealable
 from league.book import iter_lines
 from league.clock import iso_seconds, parse_iso
@@ -201,12 +218,15 @@ def common_text_of(lg: League, opened: records.Run, record: Snapshot, arm: str,
     return text, publish_ask_text(lg.data_dir / ARMS_DIR / "asks", text)
 
 
-def seat_text(lg: League, common: str, arm: str, seat: str, opened: records.Run, *,
+def seat_text(lg: League, common: str, arm: str, seat: str, opened: records.Run | None, *,
               until: datetime | None = None) -> str:
     """A seat's exact text: the common text and, for the open question's repeats, the seat's council account as
     its counted ask showed it; an arm shows the seat's own account in that arm (league.jobs.arm_accounts), the
-    closed-book repeats the closed-book one. ``until``: the ask's sealed time when it is re-sent after a restart."""
-    if arm == "repeat_open":
+    closed-book repeats the closed-book one; an extra reference run (the open question at another time) the
+    seat's council account as it stands. ``until``: the ask's sealed time when it is re-sent after a restart."""
+    if arm in EXTRA_KINDS:
+        return common + account_block(seat, seat_accounts(lg.books.index, seat, until=until))
+    if arm == "repeat_open" and opened is not None:
         return common + account_block(seat, seat_accounts(lg.books.index, seat, until=parse_iso(opened.at)))
     base = "closed_book" if arm == "repeat_packet" else arm
     return common + account_block(seat, arm_account(lg.arms, seat, base, until=until))
@@ -239,21 +259,24 @@ def _ask_arm(lg: League, books: ArmsBooks, opened: records.Run, record: Snapshot
     texts = [(s.name, seat_text(lg, text, arm, s.name, opened)) for s in specs]
     books.asks.seal_asks(rid, session, 1, texts, common_sha)
     log.info("arms.asked", session=session, arm=arm, repeat=k, seats=[s.name for s in specs])
-    _send(lg, rid, session, arm, k, specs, texts, common_sha, record, packet if uses_packet else None)
+    send_arm(lg, rid, session, arm, k, specs, texts, common_sha, record, packet if uses_packet else None)
     return True
 
 
-def _send(lg: League, rid: str, session: str, arm: str, k: int, specs: Sequence[SeatSpec],
-          texts: Sequence[tuple[str, str]], common_sha: str, record: Snapshot, packet: Packet | None,
-          now: Now | None = None) -> None:
+def send_arm(lg: League, rid: str, session: str, arm: str, k: int, specs: Sequence[SeatSpec],
+             texts: Sequence[tuple[str, str]], common_sha: str, record: Snapshot, packet: Packet | None,
+             now: Now | None = None, *, asked: Mapping[str, list[str]] | None = None) -> None:
+    """Send an arm run's asks (sealed in the arms' ask chain) through the league's runner; each reply is sealed
+    on arrival by :func:`seal_arm_reply`. ``asked``: the markets and horizons asked (default: all)."""
     extra = lg.asking.ask_context(lg, session) if lg.asking.ask_context is not None else None
     context = structured_context(lg, {**record, "crowd": []}, extra)  # no crowd price in an arm
-    context["variant"] = rid.removeprefix(f"{session}-")  # which arm or repeat (a scripted stand-in varies by it)
+    # which arm or repeat (a scripted stand-in varies by it)
+    context["variant"] = arm if arm in EXTRA_KINDS else rid.removeprefix(f"{session}-")
     prepared = [SeatAsk(spec, Ask(text=t, sha256=sha256_text(t), session=session, attempt=1, context=context))
                 for spec, (_, t) in zip(specs, texts, strict=True)]
     links = tuple(h.link for h in packet.items) if packet is not None else ()
     sealer = partial(seal_arm_reply, arm=arm, repeat=k, specs={s.name: s for s in specs}, links=links)
-    send(lg, rid, session, prepared, common_sha, markets_asked(lg), now=now, seal=sealer)
+    send(lg, rid, session, prepared, common_sha, dict(asked or markets_asked(lg)), now=now, seal=sealer)
 
 
 def seal_arm_reply(lg: League, p: Pending, reply: SeatReply, *, arm: str, repeat: int,
@@ -307,6 +330,28 @@ def resume_arms(lg: League) -> list[tuple[str, str, str]]:
     return out
 
 
+def extra_snapshot_path(lg: League, rid: str) -> Path:
+    """Where an extra reference run keeps its own snapshot (league.jobs.extra_runs)."""
+    return lg.data_dir / ARMS_DIR / "snapshots" / f"{rid}.json"
+
+
+def _extra_record(lg: League, rid: str) -> Snapshot:
+    try:
+        loaded: dict[str, Json] = json.loads(extra_snapshot_path(lg, rid).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return loaded
+
+
+def _published_text(folder: Path, sha256: str) -> tuple[str, str] | None:
+    """A common ask text published under its hash, checked against it (None when gone or changed)."""
+    try:
+        text = (folder / f"{sha256}.md").read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return (text, sha256) if sha256_text(text) == sha256 else None
+
+
 def _at(instant: datetime) -> datetime:
     """What a resumed seat of a simulated league reads as now: its original asked time."""
     return instant
@@ -324,9 +369,18 @@ def _sealed_asks(books: ArmsBooks) -> dict[tuple[str, str], tuple[str, datetime]
 def _resume_run(lg: League, books: ArmsBooks, run: ArmRunLine, todo: Sequence[str],
                 asks: Mapping[tuple[str, str], tuple[str, datetime]]) -> list[tuple[str, str, str]]:
     opened = next((r for r in lg.books.index.runs(run.session) if r.run_id == run.open_run), None)
-    record = job_snapshot(lg, run.session) if opened is not None else {}
-    packet = load_packet(lg, books.packet(run.session)) if run.packet_sha256 else None  # type: ignore[arg-type]
-    common = common_text_of(lg, opened, record, run.arm, packet) if opened is not None else None
+    asked: dict[str, list[str]] | None = None
+    packet: Packet | None = None
+    common: tuple[str, str] | None = None
+    if run.arm in EXTRA_KINDS:  # its own snapshot and its published text
+        record = _extra_record(lg, run.run_id)
+        common = _published_text(lg.data_dir / ARMS_DIR / "asks", run.ask_sha256)
+        asked = {m.code: list(m.horizons) for m in run_markets(lg.config.markets.markets, run.arm)}
+    else:
+        record = job_snapshot(lg, run.session) if opened is not None else {}
+        line = books.packet(run.session) if run.packet_sha256 else None
+        packet = load_packet(lg, line) if line is not None else None
+        common = common_text_of(lg, opened, record, run.arm, packet) if opened is not None else None
     if common is not None and common[1] != run.ask_sha256:
         common = None
     specs = {s.name: s for s in arm_seats(lg, run.arm)}
@@ -335,7 +389,7 @@ def _resume_run(lg: League, books: ArmsBooks, run: ArmRunLine, todo: Sequence[st
     for seat in todo:
         sealed = asks.get((run.run_id, seat))
         text = (seat_text(lg, common[0], run.arm, seat, opened, until=sealed[1] if sealed is not None else None)
-                if common is not None and opened is not None else "")
+                if common is not None and (opened is not None or run.arm in EXTRA_KINDS) else "")
         problem = ("its seat is no longer asked by this arm" if seat not in specs else
                    "its common text, packet or snapshot is gone or changed" if common is None else
                    "it was never sealed in the arms' ask chain" if sealed is None else
@@ -351,8 +405,8 @@ def _resume_run(lg: League, books: ArmsBooks, run: ArmRunLine, todo: Sequence[st
         batches.setdefault(sealed[1], []).append((specs[seat], text))
         out.append((run.run_id, seat, "resent"))
     for asked_at, items in sorted(batches.items()):
-        _send(lg, run.run_id, run.session, run.arm, run.repeat, [s for s, _ in items],
-              [(s.name, t) for s, t in items], run.ask_sha256, record, packet,
-              now=partial(_at, asked_at) if lg.simulated else None)
+        send_arm(lg, run.run_id, run.session, run.arm, run.repeat, [s for s, _ in items],
+                 [(s.name, t) for s, t in items], run.ask_sha256, record, packet,
+                 now=partial(_at, asked_at) if lg.simulated else None, asked=asked)
     return out
 

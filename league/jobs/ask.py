@@ -24,7 +24,7 @@ from league.book.index import BookIndex
 from league.book.lines import RunLine, RunRole
 from league.calendar import et_time
 from league.clock import iso_seconds, parse_iso
-from league.config import as_time
+from league.config import MarketSpec, as_time
 from league.counting import COUNTED, counted_runs, run_events
 from league.jobs.context import League, Pending, Reading
 from league.jobs.preflight import preflight
@@ -53,11 +53,13 @@ def snapshot_rows(snapshot: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return {r["code"]: r for r in rows} if isinstance(rows, list) else dict(rows)
 
 
-def market_lines(lg: League, session: str, snapshot: Mapping[str, object]) -> list[MarketLine]:
-    """Each market's line of the ask: its name, horizons, reference rule and snapshot row."""
+def market_lines(lg: League, session: str, snapshot: Mapping[str, object],
+                 markets: Sequence[MarketSpec] | None = None) -> list[MarketLine]:
+    """Each market's line of the ask (of ``markets``, default all): its name, horizons, reference rule and
+    snapshot row."""
     rows = snapshot_rows(snapshot)
     lines = []
-    for m in lg.config.markets.markets:
+    for m in markets if markets is not None else lg.config.markets.markets:
         ref = (f"reference = first 1-minute bar at/after 09:30 ET on {session}; one-day end {m.end_time} ET"
                if m.daily else "reference = close of the first 1-minute bar starting at/after counted ingest closes "
                f"({lg.config.roster.deadline} ET; an answer sealed later has its own reference); one-day end "

@@ -34,6 +34,7 @@ from league.jobs.arms import job_arms
 from league.jobs.ask import deadline, job_ask, prefetch_fits
 from league.jobs.context import League
 from league.jobs.crowd import resolve_crowd
+from league.jobs.extra_runs import job_evening, job_sunday_radar, job_weekend_btc, score_extra_runs
 from league.jobs.ingest_close import job_ingest_close
 from league.jobs.portfolio import mark_session
 from league.jobs.publish import publish_open_data
@@ -65,26 +66,30 @@ class Fire:
 
 
 def trigger_for(schedule: Schedule, job: str) -> Any:
-    """A Monday–Friday cron trigger in New York time (day names, never weekday numbers)."""
+    """A cron trigger in New York time (day names, never weekday numbers): Monday–Friday for the day's jobs,
+    the extra reference runs on their own days (:data:`EXTRA_DAYS`)."""
     hour, minute = getattr(schedule, job).split(":")
-    return CronTrigger(day_of_week="mon,tue,wed,thu,fri", hour=int(hour), minute=int(minute), timezone=ET)
+    return CronTrigger(day_of_week=EXTRA_DAYS.get(job, WEEKDAYS), hour=int(hour), minute=int(minute), timezone=ET)
 
 
 def planned(schedule: Schedule, calendar: Calendar, start: datetime, end: datetime,
-            jobs: tuple[str, ...] | None = None) -> list[Fire]:
-    """Every fire in [start, end) of the day's jobs that falls on an NYSE session, in time order."""
+            jobs: tuple[str, ...] | None = None, *, extra: tuple[str, ...] = ()) -> list[Fire]:
+    """Every fire in [start, end) of the day's jobs that falls on an NYSE session, and of the ``extra`` reference
+    runs configured (the evening run on sessions, the weekend ones on their days), in time order. A fire's
+    ``session`` is the New York day it falls on."""
     fires: list[Fire] = []
-    for job in jobs or DAY_JOBS:
+    for job in (*(jobs or DAY_JOBS), *extra):
         trigger = trigger_for(schedule, job)
         prev = None
         nxt = trigger.get_next_fire_time(None, start)
         while nxt is not None and nxt < end:
             day = nxt.astimezone(ET).date()
-            if calendar.is_session(day):
+            if calendar.is_session(day) or job in OFF_SESSION:
                 fires.append(Fire(nxt.astimezone(ZoneInfo("UTC")), day.isoformat(), job))
             prev = nxt
             nxt = trigger.get_next_fire_time(prev, nxt + timedelta(seconds=1))
-    return sorted(fires, key=lambda f: (f.at, DAY_JOBS.index(f.job)))
+    order = (*DAY_JOBS, *EXTRA_JOBS)
+    return sorted(fires, key=lambda f: (f.at, order.index(f.job)))
 
 
 # ------------------------------------------------------------------------------- the jobs
@@ -126,13 +131,24 @@ DAY: tuple[Job, ...] = (
     Job("second_wave", job_second_wave, before=(Stage("stamp", stamp_first_wave),)),  # the first wave: a batch
     Job("ingest_close", job_ingest_close, after=(STAMP,)),
     Job("score", job_score, before=(Stage("prefetch", prefetch_fits),),
-        after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session),
-               Stage("arm_accounts", mark_arms), Stage("shadow_weights", seal_shadow_weights), STAMP)),
+        after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session), Stage("arm_accounts", mark_arms),
+               Stage("extra_scores", score_extra_runs), Stage("shadow_weights", seal_shadow_weights), STAMP)),
     Job("publish", publish_open_data, optional=True),
     Job("stamp_upgrade", stamp_upgrade, optional=True),
 )
 DAY_JOBS = tuple(job.name for job in DAY)
-JOBS = {job.name: job for job in DAY}
+#: The extra reference runs (docs/experiments.md): planned only when ``[arms] extra_runs`` names them.
+EXTRA: tuple[Job, ...] = (
+    Job("evening", job_evening),
+    Job("weekend_btc", job_weekend_btc),
+    Job("sunday_radar", job_sunday_radar),
+)
+EXTRA_JOBS = tuple(job.name for job in EXTRA)
+WEEKDAYS = "mon,tue,wed,thu,fri"
+#: The days each extra run fires on; the evening run only on a session, the weekend ones whatever the calendar.
+EXTRA_DAYS = {"evening": WEEKDAYS, "weekend_btc": "sat,sun", "sunday_radar": "sun"}
+OFF_SESSION = frozenset({"weekend_btc", "sunday_radar"})
+JOBS = {job.name: job for job in (*DAY, *EXTRA)}
 MORNING_JOBS = ("snapshot", "ask", "arms", "second_wave")
 
 
@@ -218,7 +234,8 @@ def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Store | No
     opened = lg.books.index.of_kind("opening")
     if opened:
         start = max(start, parse_iso(opened[0].at))
-    for fire in planned(lg.config.settings.schedule, lg.market.calendar, start, until):
+    for fire in planned(lg.config.settings.schedule, lg.market.calendar, start, until,
+                        extra=lg.config.settings.arms.extra_runs):
         if should_stop():
             log.info("catch_up.stopped", next_job=fire.job, session=fire.session)
             break
@@ -241,6 +258,8 @@ def run_session(lg: League, day: date, *, ledger: Store | None = None) -> list[t
     jumps from fire to fire and replies are sealed at their simulated arrival times in between."""
     start = et_time(day, time(3, 0))
     end = et_time(day + timedelta(days=1), time(3, 0))
+    if lg.config.settings.arms.extra_runs:  # the weekend's (and a holiday's) runs before the next session's day
+        end = max(end, et_time(lg.market.calendar.next_session(day), time(3, 0)))
     return catch_up(lg, start, end, ledger=ledger, before_each=lambda fire: pump(lg, fire.at))
 
 
@@ -265,6 +284,27 @@ def scheduled_entry(job: str) -> None:
         _RUNNING.append(job)
     try:
         run_job(lg, job, session.isoformat(), ledger=ledger)
+    finally:
+        with _ACTIVE:
+            _RUNNING.remove(job)
+            _ACTIVE.notify_all()
+
+
+def extra_entry(job: str) -> None:
+    """Module-level job function of an extra reference run (docs/experiments.md): the evening run on NYSE
+    sessions only, the weekend runs on their days whatever the calendar; keyed by the New York day it fires."""
+    lg, ledger = _DAEMON["league"], _DAEMON.get("ledger")
+    stop: Shutdown | None = _DAEMON.get("shutdown")
+    if stop is not None and stop.requested.is_set():
+        return
+    day = lg.clock.now().astimezone(ET).date()
+    if job not in OFF_SESSION and not lg.market.calendar.is_session(day):
+        log.info("job.not_a_session", job=job, day=str(day))
+        return
+    with _ACTIVE:
+        _RUNNING.append(job)
+    try:
+        run_job(lg, job, day.isoformat(), ledger=ledger)
     finally:
         with _ACTIVE:
             _RUNNING.remove(job)
@@ -298,6 +338,9 @@ def build_scheduler(lg: League, db_url: str, *, blocking: bool = True, contest: 
                       args=[job], id=f"league-{job}", name=job, replace_existing=True)
     sched.add_job("league.jobs.scheduler:verify_book_entry", nightly_trigger(lg.config.settings.schedule),
                   id="league-verify-book", name="verify_book", replace_existing=True)
+    for job in lg.config.settings.arms.extra_runs:  # the extra reference runs, on their own days
+        sched.add_job("league.jobs.scheduler:extra_entry", trigger_for(lg.config.settings.schedule, job),
+                      args=[job], id=f"league-{job}", name=job, replace_existing=True)
     if contest is not None:
         add_jobs(sched, contest)
     return sched

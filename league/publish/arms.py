@@ -8,20 +8,42 @@ which it only reads; a league without arms gets none of these files.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
-from collections.abc import Iterable, Iterator
+import json
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from league.arms.book import ARM_ASKS, ARMS_BOOK, ARMS_DIR
-from league.arms.lines import ArmAnswerLine, ArmRunLine, ArmSilenceLine, read_arm_line
+from league.arms.lines import ArmAnswerLine, ArmRunLine, ArmSilenceLine, ExtraScoreLine, read_arm_line
 from league.book import iter_lines
 from league.isotime import iso_seconds, parse_iso
 from league.publish.arm_accounts import write_arm_accounts
 from league.publish.writing import complete_lines, copy_file, write_bytes, write_json
 from league.scoring.arms import arms_experiment, repeats_report
+from league.verify.commitments import snapshot_bytes
 
 ARM_FORECASTS = f"{ARMS_DIR}/arm-forecasts.csv"
 ARM_ACCOUNTS = f"{ARMS_DIR}/arm-accounts.csv"
+EXTRA_RUNS = f"{ARMS_DIR}/extra-runs.csv"
+EXTRA_COLUMNS: dict[str, str] = {
+    "run_id": "id of the extra reference run (<day asked>-<kind>)",
+    "kind": "evening (after a session's close), weekend_btc (Saturday or Sunday, bitcoin) or sunday_radar",
+    "label": "earlier_run (asked about a later session) or reference (a reference computation); never counted",
+    "asked_on": "the New York day the run was asked on",
+    "session": "the NYSE session the run asks about (the next one after asked_on)",
+    "horizon": "1d, 1w, 1m or 6m",
+    "seat": "seat id",
+    "asset": "market code",
+    "prob_up": "stated probability (0-100) of a strict rise; empty when none",
+    "reference_at": "the answer's own reference: its seal time, to the second above (first bar at or after it)",
+    "end_at": "the session's horizon end",
+    "ref": "reference price (first 1-minute bar at or after reference_at)",
+    "close": "terminal price at end_at",
+    "outcome": "1 when close > ref, 0 otherwise; empty while unresolved",
+    "brier": "(prob_up/100 - outcome)^2; empty when either is missing",
+    "why": "why the cell has no Brier (a missing price, no stated probability)",
+}
 EXPERIMENT = "arena-cb-experiment.json"
 REPEATS = "council-repeats.json"
 HORIZONS = {"1d": 0, "1w": 1, "1m": 2, "6m": 3}
@@ -56,12 +78,20 @@ def write_arms(data_dir: Path, out: Path) -> list[Path]:
     target = out / ARMS_DIR
     written = [write_bytes(target / name, complete_lines(books / name)) for name in (ARMS_BOOK, ARM_ASKS)
                if (books / name).is_file()]
+    for path in sorted((data_dir / ARMS_DIR / "snapshots").glob("*.json")):  # an extra run's own snapshot
+        record = json.loads(path.read_text(encoding="utf-8"))
+        data = snapshot_bytes(record.get("snapshot"))
+        if hashlib.sha256(data).hexdigest() == record.get("sha256"):  # as the council's: never a changed one
+            written.append(write_bytes(target / "snapshots" / path.name, data))
     for folder in ("packets", "asks"):
         for path in sorted((data_dir / ARMS_DIR / folder).glob("*.*")):
             if not path.name.endswith(".tmp"):
                 written.append(copy_file(path, target / folder / path.name))
     rows = list(arm_rows(out / ARMS_DIR / ARMS_BOOK))
     written.append(write_bytes(out / ARM_FORECASTS, csv_bytes(rows)))
+    extra = list(extra_rows(out / ARMS_DIR / ARMS_BOOK))
+    if extra:
+        written.append(write_bytes(out / EXTRA_RUNS, csv_bytes(extra, EXTRA_COLUMNS)))
     written.append(write_arm_accounts(out / ARMS_DIR / ARMS_BOOK, out / ARM_ACCOUNTS))
     council = out / "council-forecasts.csv"
     open_rows = _read_csv(council) if council.is_file() else []
@@ -74,7 +104,8 @@ def rebuild_arms(folder: Path, out: Path) -> None:
     """A reader's rebuild (league verify step 11): the arms' rows, accounts and both reports from the published
     arms' book and council-forecasts.csv (the one rebuilt into ``out`` when there is one), for the comparison."""
     book = folder / ARMS_DIR / ARMS_BOOK
-    published = [name for name in (ARM_FORECASTS, ARM_ACCOUNTS, EXPERIMENT, REPEATS) if (folder / name).is_file()]
+    published = [name for name in (ARM_FORECASTS, ARM_ACCOUNTS, EXTRA_RUNS, EXPERIMENT, REPEATS)
+                 if (folder / name).is_file()]
     if not book.is_file() or not published:
         return
     rows = list(arm_rows(book))
@@ -82,6 +113,8 @@ def rebuild_arms(folder: Path, out: Path) -> None:
         write_bytes(out / ARM_FORECASTS, csv_bytes(rows))
     if ARM_ACCOUNTS in published:
         write_arm_accounts(book, out / ARM_ACCOUNTS)
+    if EXTRA_RUNS in published:
+        write_bytes(out / EXTRA_RUNS, csv_bytes(extra_rows(book), EXTRA_COLUMNS))
     council = out / "council-forecasts.csv" if (out / "council-forecasts.csv").is_file() else \
         folder / "council-forecasts.csv"
     open_rows = _read_csv(council) if council.is_file() else []
@@ -96,12 +129,33 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
-def csv_bytes(rows: Iterable[dict[str, str]]) -> bytes:
+def csv_bytes(rows: Iterable[dict[str, str]], columns: Mapping[str, str] = ARM_COLUMNS) -> bytes:
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(ARM_COLUMNS), lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     return buf.getvalue().encode("utf-8")
+
+
+def extra_rows(book: Path) -> Iterator[dict[str, str]]:
+    """One row per scored cell of every extra reference run (its ``extra_score`` lines), in book order."""
+    runs: dict[str, ArmRunLine] = {}
+    for line in iter_lines(book):
+        typed = read_arm_line({**line.content, "at": line.at})
+        if isinstance(typed, ArmRunLine):
+            runs[typed.run_id] = typed
+        elif isinstance(typed, ExtraScoreLine) and typed.run_id in runs:
+            run = runs[typed.run_id]
+            for r in typed.rows:
+                yield {"run_id": run.run_id, "kind": run.arm, "label": run.label, "asked_on": run.asked_on,
+                       "session": run.session, "horizon": typed.horizon, "seat": r.seat, "asset": r.market,
+                       "prob_up": _text(r.prob_up), "reference_at": r.reference_at, "end_at": r.end_at,
+                       "ref": _text(r.reference), "close": _text(r.close), "outcome": _text(r.outcome),
+                       "brier": _text(r.brier), "why": r.why}
+
+
+def _text(value: float | int | None) -> str:
+    return "" if value is None else repr(value)
 
 
 def arm_rows(book: Path) -> Iterator[dict[str, str]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from league.portfolio.publish import ACCOUNT_COLUMNS, TRADE_COLUMNS
 from league.publish.arm_accounts import ARM_ACCOUNT_COLUMNS
-from league.publish.arms import ARM_COLUMNS
+from league.publish.arms import ARM_COLUMNS, EXTRA_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,9 @@ FILES: tuple[FileInfo, ...] = (
              "a sealed news packet: headlines with source, link, publish time and SHA-256"),
     FileInfo("arms/asks/*.md", "once per arm run", "the common text of an arm's ask, named by its SHA-256"),
     FileInfo("arms/arm-forecasts.csv", NIGHTLY, "one row per arm answer cell (seat x market x horizon)"),
+    FileInfo("arms/extra-runs.csv", NIGHTLY,
+             "the extra reference runs' answer cells, each scored on its own reference (never counted)"),
+    FileInfo("arms/snapshots/*.json", "once per extra reference run", "an extra reference run's own price snapshot"),
     FileInfo("arms/arm-accounts.csv", NIGHTLY,
              "the arms' own paper accounts: one row per arm x league x account x session (never in the daily tables)"),
     FileInfo("arena-cb-experiment.json", NIGHTLY,
@@ -184,6 +187,7 @@ PRODUCER_COLUMNS: dict[str, Mapping[str, str]] = {
     "arena-accounts.csv": ACCOUNT_COLUMNS,
     "arms/arm-forecasts.csv": ARM_COLUMNS,
     "arms/arm-accounts.csv": ARM_ACCOUNT_COLUMNS,
+    "arms/extra-runs.csv": EXTRA_COLUMNS,
 }
 
 

@@ -60,21 +60,22 @@ def snapshot_problems(root: Path, lines: Sequence[Mapping[str, Json]]) -> tuple[
 
 def arms_problems(root: Path, lines: Sequence[Mapping[str, Json]]) -> tuple[list[str], int]:
     """(problems, files checked) over the arms' book (docs/experiments.md): each arm run's common ask text
-    (``arms/asks/<sha256>.md``; a repeat of the open question asks the council's ``asks/<sha256>.md``) and each
-    sealed news packet (``arms/packets/<sha256>.json``) must be published with the hash its line seals."""
-    wanted: dict[str, tuple[Json, str]] = {}
+    (``arms/asks/<sha256>.md``; a repeat of the open question asks the council's ``asks/<sha256>.md``), each
+    sealed news packet (``arms/packets/<sha256>.json``) and each extra reference run's own snapshot
+    (``arms/snapshots/<run id>.json``) must be published with the hash its line seals."""
+    wanted: dict[str, tuple[str, Json, str]] = {}  # file -> (hash, line, field)
     for x in lines:
         n, kind = x.get("n"), x.get("kind")
-        sha = x.get("ask_sha256") if kind == "arm_run" else x.get("packet_sha256") if kind == "news_packet" else None
-        if not isinstance(sha, str):
+        if kind == "news_packet" and isinstance(sha := x.get("packet_sha256"), str):
+            wanted.setdefault(f"arms/packets/{sha}.json", (sha, n, "packet_sha256"))
+        if kind != "arm_run":
             continue
-        if kind == "news_packet":
-            wanted.setdefault(f"arms/packets/{sha}.json", (n, "packet_sha256"))
-        else:
+        if isinstance(sha := x.get("ask_sha256"), str):
             folder = "asks" if x.get("arm") == "repeat_open" else "arms/asks"
-            wanted.setdefault(f"{folder}/{sha}.md", (n, "ask_sha256"))
-    problems = [p for rel, (n, field) in sorted(wanted.items())
-                if (p := _file_problem(root, rel, rel.rsplit("/", 1)[1].split(".")[0], n, field))]
+            wanted.setdefault(f"{folder}/{sha}.md", (sha, n, "ask_sha256"))
+        if x.get("asked_on") and isinstance(snap := x.get("snapshot_sha256"), str):
+            wanted.setdefault(f"arms/snapshots/{x.get('run_id')}.json", (snap, n, "snapshot_sha256"))
+    problems = [p for rel, (sha, n, field) in sorted(wanted.items()) if (p := _file_problem(root, rel, sha, n, field))]
     return problems, len(wanted)
 
 

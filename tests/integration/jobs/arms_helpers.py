@@ -11,8 +11,8 @@ from league.news.synthetic import write_demo_feeds
 
 
 def enable_arms(config_dir: Path, data_dir: Path, session: date, *, arms: tuple[str, ...] = ("closed_book",
-                "price_only"), repeat_seats: tuple[str, ...] = (), repeat_day: str = "fri", seats: tuple[str, ...] = ()
-                ) -> None:
+                "price_only"), repeat_seats: tuple[str, ...] = (), repeat_day: str = "fri", seats: tuple[str, ...] = (),
+                extra_runs: tuple[str, ...] = ()) -> None:
     """Turn the arms on in a league folder made by day_helpers.league_dir, with feeds around ``session``."""
     path = config_dir / "league.toml"
     text = path.read_text(encoding="utf-8")
@@ -21,6 +21,7 @@ def enable_arms(config_dir: Path, data_dir: Path, session: date, *, arms: tuple[
     text = text.replace("\narms = []", f"\narms = {json.dumps(list(arms))}", 1)
     text = text.replace("\nrepeat_seats = []", f"\nrepeat_seats = {json.dumps(list(repeat_seats))}", 1)
     text = text.replace('\nrepeat_day = "fri"', f'\nrepeat_day = "{repeat_day}"', 1)
+    text = text.replace('\nseed = 20261206', f"\nseed = 20261206\nextra_runs = {json.dumps(list(extra_runs))}", 1)
     if seats:
         text = text.replace("\n# seats = []", f"\nseats = {json.dumps(list(seats))}", 1)
     path.write_text(text, encoding="utf-8")

@@ -48,7 +48,8 @@ def _bwrap() -> None:
 def _season(root: Path, *, arms: bool) -> Path:
     config_dir, data_dir, _ = league_dir(root, SEATS, et_time(FIRST, time(7, 0)))
     if arms:
-        enable_arms(config_dir, data_dir, LAST, repeat_seats=("aurora", "basalt"), repeat_day="tue")
+        enable_arms(config_dir, data_dir, LAST, repeat_seats=("aurora", "basalt"), repeat_day="tue",
+                    extra_runs=("evening",))
     config = load_config(config_dir)
     end = et_time(LAST + timedelta(days=1), time(3, 0))
     with build_league(config, SimulatedClock(et_time(FIRST, time(8, 0))), stages=BARE) as lg:
@@ -89,6 +90,7 @@ def test_every_arms_figure_is_rebuilt_from_the_books_and_recounted_from_the_file
         assert name in detail
     if (folder / "arms" / "arm-accounts.csv").is_file():
         assert "arms/arm-accounts.csv" in detail
+    assert "arms/extra-runs.csv" in detail  # Monday's evening run, scored at Tuesday's close
     proc = subprocess.run([sys.executable, "-I", "tools/recount_arms.py", "."], cwd=folder, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from league.config import Schedule
+from league.config import ArmsSettings, Schedule
 from league.jobs.scheduler import DAY_JOBS, build_scheduler, trigger_for
 
 ET = ZoneInfo("America/New_York")
@@ -15,6 +15,13 @@ ET = ZoneInfo("America/New_York")
 class _Cfg:
     class settings:  # noqa: N801 - mimics the config object's attribute path
         schedule = Schedule()
+        arms = ArmsSettings()
+
+
+class _ExtraCfg:
+    class settings:  # noqa: N801 - mimics the config object's attribute path
+        schedule = Schedule()
+        arms = ArmsSettings(extra_runs=("evening", "weekend_btc", "sunday_radar"))
 
 
 class _League:
@@ -49,3 +56,20 @@ def test_ask_trigger_fires_at_0830_new_york_on_weekdays() -> None:
     nxt = trigger.get_next_fire_time(None, friday_evening)
     assert nxt.astimezone(ET).strftime("%a %H:%M") == "Mon 08:30"
     assert nxt.astimezone(UTC) == datetime(2026, 11, 30, 13, 30, tzinfo=UTC)
+
+
+def test_the_extra_reference_runs_fire_on_their_own_days(tmp_path: Path) -> None:
+    class _Extra:
+        config = _ExtraCfg()
+
+    sched = build_scheduler(_Extra(), f"sqlite:///{tmp_path / 'jobs.db'}", blocking=False)  # type: ignore[arg-type]
+    sched.start(paused=True)
+    try:
+        jobs = {j.id: j for j in sched.get_jobs()}
+        after = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)  # a Friday
+        fires = {name: jobs[f"league-{name}"].trigger.get_next_fire_time(None, after).astimezone(ET)
+                 .strftime("%a %H:%M") for name in ("evening", "weekend_btc", "sunday_radar")}
+        assert fires == {"evening": "Fri 18:30", "weekend_btc": "Sat 12:00", "sunday_radar": "Sun 18:00"}
+        assert jobs["league-weekend_btc"].func_ref == "league.jobs.scheduler:extra_entry"
+    finally:
+        sched.shutdown(wait=False)
