@@ -125,3 +125,38 @@ def test_the_repeat_of_the_open_question_is_the_counted_ask_itself(days: tuple[P
     for x in arm_asks:
         if x["kind"] == "ask" and "repeat_open" in str(x["run_id"]):
             assert x["ask_sha256"] == counted[x["seat"]]
+
+
+class _Recording:
+    """The league's one seat runner, recording every batch it is given (the arms must go through it too, so a
+    seat on a lab's worker answers its arms there)."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.batches: list[list[tuple[str, str, str]]] = []
+
+    def start(self, asks, now, deadline=None):  # type: ignore[no-untyped-def]
+        self.batches.append([(a.spec.name, a.spec.network, a.ask.sha256) for a in asks])
+        return self.inner.start(asks, now, deadline)  # type: ignore[attr-defined]
+
+    def on_record(self, sink):  # type: ignore[no-untyped-def]
+        return self.inner.on_record(sink)  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        self.inner.close()  # type: ignore[attr-defined]
+
+
+def test_the_arms_run_on_the_leagues_one_seat_runner(tmp_path: Path) -> None:
+    from league.compose import build_seats
+    from league.runner import ThreadRunner
+
+    config_dir, data_dir, _ = league_dir(tmp_path, SEATS, et_time(SESSION, time(7, 0)))
+    enable_arms(config_dir, data_dir, SESSION)
+    config = load_config(config_dir)
+    runner = _Recording(ThreadRunner(build_seats(config)))
+    with build_league(config, SimulatedClock(et_time(SESSION, time(8, 0))), stages=BARE, runner=runner) as lg:
+        catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION, time(9, 20)), before_each=lambda f: pump(lg, f.at))
+        pump(lg, et_time(SESSION, time(9, 20)))
+    sent = {sha for batch in runner.batches for _, _, sha in batch}
+    arm_asks = [x for x in book_lines(data_dir / "books" / "arm-asks.jsonl") if x["kind"] == "ask"]
+    assert arm_asks and {x["ask_sha256"] for x in arm_asks} <= sent  # every arm ask went through the runner
