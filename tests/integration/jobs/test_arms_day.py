@@ -160,3 +160,17 @@ def test_the_arms_run_on_the_leagues_one_seat_runner(tmp_path: Path) -> None:
     sent = {sha for batch in runner.batches for _, _, sha in batch}
     arm_asks = [x for x in book_lines(data_dir / "books" / "arm-asks.jsonl") if x["kind"] == "ask"]
     assert arm_asks and {x["ask_sha256"] for x in arm_asks} <= sent  # every arm ask went through the runner
+
+
+def test_without_headlines_the_closed_book_arm_waits_and_the_others_run(tmp_path: Path) -> None:
+    config_dir, data_dir, _ = league_dir(tmp_path, SEATS, et_time(SESSION, time(7, 0)))
+    enable_arms(config_dir, data_dir, SESSION)
+    shutil.rmtree(data_dir / "news")  # the recorded feeds are gone: the news provider fails with its reason
+    config = load_config(config_dir)
+    with build_league(config, SimulatedClock(et_time(SESSION, time(8, 0))), stages=BARE) as lg:
+        catch_up(lg, et_time(SESSION, time(3, 0)), et_time(SESSION, time(9, 20)), before_each=lambda f: pump(lg, f.at))
+        pump(lg, et_time(SESSION, time(9, 20)))
+    book = book_lines(data_dir / "books" / "arms-book.jsonl")
+    assert [x["arm"] for x in book if x["kind"] == "arm_run"] == ["price_only"]
+    assert not any(x["kind"] == "news_packet" for x in book)  # no packet is sealed without headlines
+    assert (data_dir / "books" / "council-book.jsonl").is_file()
