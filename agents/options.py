@@ -77,6 +77,8 @@ class ScriptedOptions(SeatOptions):
     model: Text | None = None
     version: Text = "scripted-1"
     tokens: int = Field(default=0, ge=0, le=10**12)
+    #: links every one-day cell cites (``source_urls``), with their domains: a stand-in for a model's citations
+    cite: tuple[Url, ...] = Field(default=(), max_length=20)
 
 
 class ContestStandInOptions(SeatOptions):

@@ -122,6 +122,7 @@ class ScriptedSeat(ScriptSeat):
             "skill": float(opts.get("skill", 0.0)),
             "mode": self.child_mode(ask),
             **({"variant": str(ask.context["variant"])} if ask.context.get("variant") else {}),
+            **({"cite": [str(u) for u in opts["cite"]]} if opts.get("cite") else {}),
         }
 
     def child_mode(self, ask: Ask) -> str:

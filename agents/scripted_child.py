@@ -180,6 +180,10 @@ def cell(req: "Request", code: str, horizon: str, market: "dict[str, Any]") -> "
     if horizon == "1d" and market.get("crowd"):
         out["crowd_up"] = p  # a crowd contract is listed for this market: its own probability, unseen price
     out["risk"] = "scripted seat: no view beyond its seed"
+    cite = req.get("cite")
+    if horizon == "1d" and cite:  # the links its roster entry names, as a model cites its sources
+        out["source_urls"] = list(cite)
+        out["source_domains"] = [u.split("/")[2] if u.count("/") >= 2 else "" for u in cite]
     return out
 
 

@@ -351,6 +351,19 @@ class ArmsSettings(Frozen):
         return bool(self.arms or self.repeat_seats or self.extra_runs)
 
 
+class SourcesSettings(Frozen):
+    """The fetch records of cited links (docs/experiments.md, "Fetch records"): after counted ingest closes, the
+    league fetches each link the session's counted answers cite, once, and seals what it got. Off by default: it
+    makes the league's host fetch URLs that models chose (bounded: public addresses only, a timeout, a size cap).
+    ``allow_private`` lets a test or an offline demo fetch from a stand-in on loopback."""
+
+    fetch: bool = False
+    timeout_s: float = Field(default=10.0, gt=0, le=120)
+    max_bytes: int = Field(default=2_000_000, ge=1024, le=50_000_000)
+    max_links: int = Field(default=500, ge=1, le=10_000)
+    allow_private: bool = False
+
+
 class Paths(Frozen):
     data: Text = Field(default="data", min_length=1)
 
@@ -405,6 +418,7 @@ class LeagueSettings(Frozen):
     crowd: CrowdSettings = CrowdSettings()
     news: NewsSettings = NewsSettings()
     arms: ArmsSettings = ArmsSettings()
+    sources: SourcesSettings = SourcesSettings()
     workers: WorkersSettings = Field(default_factory=WorkersSettings)
 
 

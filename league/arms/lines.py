@@ -87,6 +87,24 @@ class ArmRunLine(Line):
     asked_on: str = ""
 
 
+class FetchRecordLine(Line):
+    """The league's own fetch of a link a counted answer cited (its ``label``: the cited domain, its ``host``:
+    where the link really led), sealed after the answer; an error is a record too."""
+
+    kind: Literal["fetch_record"] = "fetch_record"
+    session: str
+    url: str
+    label: str
+    host: str
+    status: int | None
+    fetched_at: str
+    sha256: str | None
+    size: int
+    declared_published: str | None
+    error: str
+    cited_by: list[str]
+
+
 class ExtraScoreRow(_ArmModel):
     """One answer cell of an extra run on its own event: the reference is the first bar at or after the
     answer's seal, the end the session's horizon end (``why`` says what left it unresolved)."""
@@ -173,13 +191,13 @@ class ArmMarkLine(MarkLine):
 
 ArmAccountLine = ArmRulesLine | ArmDecisionLine | ArmRejectionLine | ArmTradeLine | ArmMarkLine
 ArmLine = Annotated[ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine | ArmAccountLine
-                    | ExtraScoreLine, Field(discriminator="kind")]
+                    | ExtraScoreLine | FetchRecordLine, Field(discriminator="kind")]
 _ADAPTER: TypeAdapter[ArmLine] = TypeAdapter(ArmLine)
 REPLY_KINDS = ("arm_answer", "arm_silence")
 
 
 TypedArmLine = (ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine | ArmAccountLine
-                | ExtraScoreLine)
+                | ExtraScoreLine | FetchRecordLine)
 
 
 def read_arm_line(content: Mapping[str, object]) -> TypedArmLine:

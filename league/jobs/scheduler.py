@@ -44,6 +44,7 @@ from league.jobs.seal import pump
 from league.jobs.second_wave import job_second_wave, stamp_first_wave
 from league.jobs.shadow import seal_shadow_weights
 from league.jobs.snapshot import job_snapshot
+from league.jobs.sources import fetch_sources
 from league.jobs.stamp import stamp, stamp_upgrade
 from league.jobs.verify_book import start_nightly
 from league.ops import health as ops_health
@@ -129,7 +130,7 @@ DAY: tuple[Job, ...] = (
     Job("ask", job_ask),
     Job("arms", job_arms),  # the experiments' arms and repeats (docs/experiments.md): their own book, never counted
     Job("second_wave", job_second_wave, before=(Stage("stamp", stamp_first_wave),)),  # the first wave: a batch
-    Job("ingest_close", job_ingest_close, after=(STAMP,)),
+    Job("ingest_close", job_ingest_close, after=(Stage("fetch_records", fetch_sources), STAMP)),
     Job("score", job_score, before=(Stage("prefetch", prefetch_fits),),
         after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session), Stage("arm_accounts", mark_arms),
                Stage("extra_scores", score_extra_runs), Stage("shadow_weights", seal_shadow_weights), STAMP)),

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from league.arms.book import ARM_ASKS, ARMS_BOOK, ARMS_DIR
-from league.arms.lines import ArmAnswerLine, ArmRunLine, ArmSilenceLine, ExtraScoreLine, read_arm_line
+from league.arms.lines import ArmAnswerLine, ArmRunLine, ArmSilenceLine, ExtraScoreLine, FetchRecordLine, read_arm_line
 from league.book import iter_lines
 from league.isotime import iso_seconds, parse_iso
 from league.publish.arm_accounts import write_arm_accounts
@@ -26,6 +26,21 @@ from league.verify.commitments import snapshot_bytes
 ARM_FORECASTS = f"{ARMS_DIR}/arm-forecasts.csv"
 ARM_ACCOUNTS = f"{ARMS_DIR}/arm-accounts.csv"
 EXTRA_RUNS = f"{ARMS_DIR}/extra-runs.csv"
+FETCH_RECORDS = f"{ARMS_DIR}/fetch-records.csv"
+FETCH_COLUMNS: dict[str, str] = {
+    "session": "NYSE session of the counted answers that cited the link",
+    "url": "the cited link, as the answer gave it",
+    "label": "the domain the answer named beside the link (a citation named after one outlet can link to another)",
+    "host": "the host the league's fetch really reached (after redirects)",
+    "status": "HTTP status of the league's fetch; empty when no response",
+    "fetched_at": "UTC time of the fetch (after the answers were sealed)",
+    "sha256": "SHA-256 of the body fetched; empty when none was read in full",
+    "size": "bytes of body read",
+    "declared_published": "the publication time the page declares in its own metadata (UTC); empty when none",
+    "error": "why there is no status or no hash (refused address, timeout, body above the cap...)",
+    "cited_by": "the seats whose counted answers cited the link, ';'-separated",
+    "line": "number n of the arms' book line that sealed the record",
+}
 EXTRA_COLUMNS: dict[str, str] = {
     "run_id": "id of the extra reference run (<day asked>-<kind>)",
     "kind": "evening (after a session's close), weekend_btc (Saturday or Sunday, bitcoin) or sunday_radar",
@@ -89,6 +104,9 @@ def write_arms(data_dir: Path, out: Path) -> list[Path]:
                 written.append(copy_file(path, target / folder / path.name))
     rows = list(arm_rows(out / ARMS_DIR / ARMS_BOOK))
     written.append(write_bytes(out / ARM_FORECASTS, csv_bytes(rows)))
+    fetches = list(fetch_rows(out / ARMS_DIR / ARMS_BOOK))
+    if fetches:
+        written.append(write_bytes(out / FETCH_RECORDS, csv_bytes(fetches, FETCH_COLUMNS)))
     extra = list(extra_rows(out / ARMS_DIR / ARMS_BOOK))
     if extra:
         written.append(write_bytes(out / EXTRA_RUNS, csv_bytes(extra, EXTRA_COLUMNS)))
@@ -104,7 +122,7 @@ def rebuild_arms(folder: Path, out: Path) -> None:
     """A reader's rebuild (league verify step 11): the arms' rows, accounts and both reports from the published
     arms' book and council-forecasts.csv (the one rebuilt into ``out`` when there is one), for the comparison."""
     book = folder / ARMS_DIR / ARMS_BOOK
-    published = [name for name in (ARM_FORECASTS, ARM_ACCOUNTS, EXTRA_RUNS, EXPERIMENT, REPEATS)
+    published = [name for name in (ARM_FORECASTS, ARM_ACCOUNTS, EXTRA_RUNS, FETCH_RECORDS, EXPERIMENT, REPEATS)
                  if (folder / name).is_file()]
     if not book.is_file() or not published:
         return
@@ -113,6 +131,8 @@ def rebuild_arms(folder: Path, out: Path) -> None:
         write_bytes(out / ARM_FORECASTS, csv_bytes(rows))
     if ARM_ACCOUNTS in published:
         write_arm_accounts(book, out / ARM_ACCOUNTS)
+    if FETCH_RECORDS in published:
+        write_bytes(out / FETCH_RECORDS, csv_bytes(fetch_rows(book), FETCH_COLUMNS))
     if EXTRA_RUNS in published:
         write_bytes(out / EXTRA_RUNS, csv_bytes(extra_rows(book), EXTRA_COLUMNS))
     council = out / "council-forecasts.csv" if (out / "council-forecasts.csv").is_file() else \
@@ -135,6 +155,17 @@ def csv_bytes(rows: Iterable[dict[str, str]], columns: Mapping[str, str] = ARM_C
     writer.writeheader()
     writer.writerows(rows)
     return buf.getvalue().encode("utf-8")
+
+
+def fetch_rows(book: Path) -> Iterator[dict[str, str]]:
+    """One row per sealed fetch record of a cited link, in book order."""
+    for line in iter_lines(book):
+        x = read_arm_line({**line.content, "at": line.at})
+        if isinstance(x, FetchRecordLine):
+            yield {"session": x.session, "url": x.url, "label": x.label, "host": x.host, "status": _text(x.status),
+                   "fetched_at": x.fetched_at, "sha256": x.sha256 or "", "size": str(x.size),
+                   "declared_published": x.declared_published or "", "error": x.error,
+                   "cited_by": ";".join(x.cited_by), "line": str(line.n)}
 
 
 def extra_rows(book: Path) -> Iterator[dict[str, str]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from league.portfolio.publish import ACCOUNT_COLUMNS, TRADE_COLUMNS
 from league.publish.arm_accounts import ARM_ACCOUNT_COLUMNS
-from league.publish.arms import ARM_COLUMNS, EXTRA_COLUMNS
+from league.publish.arms import ARM_COLUMNS, EXTRA_COLUMNS, FETCH_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,8 @@ FILES: tuple[FileInfo, ...] = (
     FileInfo("arms/arm-forecasts.csv", NIGHTLY, "one row per arm answer cell (seat x market x horizon)"),
     FileInfo("arms/extra-runs.csv", NIGHTLY,
              "the extra reference runs' answer cells, each scored on its own reference (never counted)"),
+    FileInfo("arms/fetch-records.csv", NIGHTLY,
+             "the league's own fetch of every link a counted answer cited: status, time, body SHA-256"),
     FileInfo("arms/snapshots/*.json", "once per extra reference run", "an extra reference run's own price snapshot"),
     FileInfo("arms/arm-accounts.csv", NIGHTLY,
              "the arms' own paper accounts: one row per arm x league x account x session (never in the daily tables)"),
@@ -188,6 +190,7 @@ PRODUCER_COLUMNS: dict[str, Mapping[str, str]] = {
     "arms/arm-forecasts.csv": ARM_COLUMNS,
     "arms/arm-accounts.csv": ARM_ACCOUNT_COLUMNS,
     "arms/extra-runs.csv": EXTRA_COLUMNS,
+    "arms/fetch-records.csv": FETCH_COLUMNS,
 }
 
 
