@@ -153,6 +153,13 @@ JOBS = {job.name: job for job in (*DAY, *EXTRA)}
 MORNING_JOBS = ("snapshot", "ask", "arms", "second_wave")
 
 
+def day_jobs(lg: League) -> tuple[str, ...]:
+    """The day's jobs this league runs: the ``arms`` job only when ``[arms]`` asks for arms or repeats (a league
+    without them plans, claims and logs exactly the day it always had)."""
+    arms = lg.config.settings.arms
+    return DAY_JOBS if arms.arms or arms.repeat_seats else tuple(j for j in DAY_JOBS if j != "arms")
+
+
 def _stage(lg: League, stage: Stage, session: str) -> object:
     """Run a stage; its failure is logged, except a book that could not be written (a full disk): then
     the job fails, so the catch-up retries it with its stages (each idempotent) instead of losing the
@@ -235,7 +242,7 @@ def catch_up(lg: League, start: datetime, until: datetime, *, ledger: Store | No
     opened = lg.books.index.of_kind("opening")
     if opened:
         start = max(start, parse_iso(opened[0].at))
-    for fire in planned(lg.config.settings.schedule, lg.market.calendar, start, until,
+    for fire in planned(lg.config.settings.schedule, lg.market.calendar, start, until, day_jobs(lg),
                         extra=lg.config.settings.arms.extra_runs):
         if should_stop():
             log.info("catch_up.stopped", next_job=fire.job, session=fire.session)
@@ -334,7 +341,7 @@ def build_scheduler(lg: League, db_url: str, *, blocking: bool = True, contest: 
     cls = BlockingScheduler if blocking else BackgroundScheduler
     sched = cls(jobstores={"default": SQLAlchemyJobStore(url=db_url, tablename="apscheduler_jobs")}, timezone=ET,
                 job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 300})
-    for job in DAY_JOBS:
+    for job in day_jobs(lg):
         sched.add_job("league.jobs.scheduler:scheduled_entry", trigger_for(lg.config.settings.schedule, job),
                       args=[job], id=f"league-{job}", name=job, replace_existing=True)
     sched.add_job("league.jobs.scheduler:verify_book_entry", nightly_trigger(lg.config.settings.schedule),

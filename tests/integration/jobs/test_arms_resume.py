@@ -4,11 +4,14 @@ tests/integration/jobs/test_fault_resume.py)."""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import shutil
 import signal
 import subprocess
 import sys
+import time as time_mod
 from collections import Counter
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
@@ -52,6 +55,22 @@ def _stopped_at(books: Path) -> datetime:
     return max(ats)
 
 
+def _lock_free(books: Path, wait_s: float = 20.0) -> None:
+    """Wait (bounded) until no process holds the council book's writer lock: a killed daemon's lock is released
+    by the kernel once every process sharing it has exited, which on a loaded machine can trail the exit code."""
+    end = time_mod.monotonic() + wait_s
+    while time_mod.monotonic() < end:
+        fd = os.open(books / "council-book.jsonl.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return
+        except BlockingIOError:
+            time_mod.sleep(0.2)
+        finally:
+            os.close(fd)
+
+
 def _day(config_dir: Path, start: datetime) -> None:
     config = load_config(config_dir)
     with build_league(config, SimulatedClock(start), stages=BARE) as lg:
@@ -73,6 +92,7 @@ def test_killed_with_arm_asks_in_flight_the_restart_resends_them_identically(tmp
     in_flight = [x for x in arms if x["kind"] == "arm_answer"]
     runs = [x for x in arms if x["kind"] == "arm_run"]
     assert len(in_flight) < sum(len(r["roster"]) for r in runs)  # basalt's arm asks were in flight at the kill
+    _lock_free(books)
     for _ in range(2):  # the second restart finds nothing left to do
         _day(killed, _stopped_at(books))
     calm_books = load_config(calm).data_dir / "books"

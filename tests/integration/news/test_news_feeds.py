@@ -5,6 +5,7 @@ providers are found in the registry by name."""
 from __future__ import annotations
 
 import functools
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -96,8 +97,9 @@ def test_no_feed_at_all_is_refused() -> None:
 def league_with(tmp_path: Path, news: str) -> Config:
     folder = tmp_path / "config"
     shutil.copytree(shipped_config_dir(), folder)
-    with (folder / "league.toml").open("a", encoding="utf-8") as toml:
-        toml.write("\n" + news)
+    toml = folder / "league.toml"  # the shipped [news] table replaced by this test's
+    text = re.sub(r"(?ms)^\[news\].*?(?=^\[)", "", toml.read_text(encoding="utf-8"))
+    toml.write_text(text + "\n" + news, encoding="utf-8")
     return load_config(folder)
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from league.clock import SimulatedClock
 from league.compose import contest_runtime, open_contest
-from league.config import Schedule
+from league.config import ArmsSettings, Schedule
 from league.contest.config import Venue
 from league.contest.context import broker_for, market_source
 from league.errors import ConfigError
@@ -24,7 +24,8 @@ class _League:
 
     def __init__(self, folder: Path) -> None:
         self.config = type("Config", (), {"folder": folder,
-                                          "settings": type("Settings", (), {"schedule": Schedule()})()})()
+                                          "settings": type("Settings", (), {"schedule": Schedule(),
+                                                                           "arms": ArmsSettings()})()})()
 
 
 def test_no_contest_toml_no_contest(tmp_path: Path) -> None:
@@ -48,7 +49,7 @@ def test_the_live_contest_on_a_data_folder_and_its_jobs_beside_the_councils(tmp_
             ids = {j.id for j in sched.get_jobs()}
         finally:
             sched.shutdown(wait=False)
-        assert ids == {f"league-{j}" for j in DAY_JOBS} | {"league-contest_sweep", "league-contest_poll",
+        assert ids == {f"league-{j}" for j in DAY_JOBS if j != "arms"} | {"league-contest_sweep", "league-contest_poll",
                                                             "league-contest_nightly", "league-verify-book"}
     finally:
         rt.close(0)

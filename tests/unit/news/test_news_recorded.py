@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,8 +51,9 @@ def test_a_naive_cutoff_is_refused() -> None:
 def test_from_config_reads_the_recorded_dir_under_the_data_folder(tmp_path: Path) -> None:
     folder = tmp_path / "config"
     shutil.copytree(shipped_config_dir(), folder)
-    with (folder / "league.toml").open("a", encoding="utf-8") as toml:
-        toml.write('\n[news]\nprovider = "recorded"\nrecorded_dir = "feeds/demo"\n')
+    toml = folder / "league.toml"  # the shipped [news] table replaced by this test's
+    text = re.sub(r"(?ms)^\[news\].*?(?=^\[)", "", toml.read_text(encoding="utf-8"))
+    toml.write_text(text + '\n[news]\nprovider = "recorded"\nrecorded_dir = "feeds/demo"\n', encoding="utf-8")
     config = load_config(folder)
     target = config.data_dir / "feeds" / "demo"
     target.mkdir(parents=True)
