@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import typer
 
 from league.cli.seat import RosterOpt, load_specs
-from league.config import load_config, load_settings
+from league.config import Config, load_config, load_settings
 from league.errors import LeagueError
 from league.workers.broker import broker_report
 from league_agents.registry import make_sandbox
@@ -71,7 +71,19 @@ def config_checks(config_dir: Path, roster: Path | None) -> list[Check]:
         key = config.data_dir / stamps.key
         checks.append(Check("stamps: signing key", key.is_file(), str(key),
                             "run `league init` (it makes the key) or set [stamps] key to the league's key"))
-    return checks
+    return checks + news_checks(config)
+
+
+def news_checks(config: Config) -> list[Check]:
+    """The closed-book arm's headlines (docs/experiments.md): recorded feed files in place, or each feed URL
+    reachable; nothing when no news provider is configured."""
+    news = config.settings.news
+    if news.provider == "recorded":
+        folder = config.data_dir / news.recorded_dir
+        feeds = sorted(folder.glob("*.xml")) if folder.is_dir() else []
+        return [Check("news: recorded feeds", bool(feeds), f"{folder}: {len(feeds)} feed files",
+                      "put the recorded RSS/Atom files there (one per publisher) or set [news] recorded_dir")]
+    return [reachable(f.url) for f in news.feeds] if news.provider == "feeds" else []
 
 
 def provider_checks(settings_file: Path) -> list[Check]:

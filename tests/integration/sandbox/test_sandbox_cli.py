@@ -157,3 +157,18 @@ def test_sandbox_exec_refuses_an_unknown_policy(sandbox: object) -> None:
     res = runner.invoke(app, ["sandbox", "exec", "--network", "lan", "--", "/bin/true"])
     assert res.exit_code == 2
     assert "unknown network policy" in res.stderr
+
+
+def test_doctor_says_whether_the_closed_book_arms_headlines_are_in_place(roster: Path) -> None:
+    settings = (f'[paths]\ndata = "{roster.parent / "data"}"\n' + OFFLINE_SETTINGS
+                + '\n[news]\nprovider = "recorded"\nrecorded_dir = "feeds"\n')
+    (roster.parent / "league.toml").write_text(settings)
+    res = runner.invoke(app, ["doctor", "--no-probe", "--no-providers", "--config", str(roster.parent)])
+    assert res.exit_code == 1 and "FAIL  news: recorded feeds" in res.stdout and "0 feed files" in res.stdout
+    from league.config import load_config
+
+    feeds = load_config(roster.parent).data_dir / "feeds"
+    feeds.mkdir(parents=True, exist_ok=True)
+    (feeds / "desk.xml").write_text("<rss/>", encoding="utf-8")
+    res = runner.invoke(app, ["doctor", "--no-probe", "--no-providers", "--config", str(roster.parent)])
+    assert "ok    news: recorded feeds" in res.stdout, res.stdout
