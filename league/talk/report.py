@@ -72,11 +72,11 @@ class CritiqueRecord:
 
     @property
     def reference_close(self) -> float | None:
-        return self.closes[0] if self.closes else None
+        return float(self.closes[0]) if self.closes else None
 
     @property
     def close_5(self) -> float | None:
-        return self.closes[HORIZON_SESSIONS] if len(self.closes) > HORIZON_SESSIONS else None
+        return float(self.closes[HORIZON_SESSIONS]) if len(self.closes) > HORIZON_SESSIONS else None
 
     @property
     def resolution(self) -> bool | None:
@@ -173,7 +173,7 @@ def _week_json(week: WeekRecord) -> dict[str, Json]:
     for c in week.critiques:
         k = c.critique
         critiques.append({"target": k.target, "market": k.market, "fund": c.fund, "risk": k.risk,
-                          "weight": k.weight, "direction": k.direction, "reference_close": c.reference_close,
+                          "weight": float(k.weight), "direction": k.direction, "reference_close": c.reference_close,
                           "close_5": c.close_5, "resolution": c.resolution})
     replies: list[Json] = [{"letter": r.letter, "ok": r.ok, "failure": r.failure,
                             "portfolio": {f: float(w) for f, w in r.portfolio.items()}, "line": r.line}
@@ -222,11 +222,13 @@ def talk_report(weeks: Iterable[WeekRecord]) -> dict[str, Json]:
             "season": {"f22": _f22_json(outcomes), "f23": _season_f23(listed)}}
 
 
-def _text(x: float | int | None) -> str:
-    """A number as the CSV writes it: Python's shortest round-tripping text, empty for none."""
-    if x is None:
-        return ""
-    return repr(x) if isinstance(x, int) else repr(float(x))
+def _text(x: float | None) -> str:
+    """A number as the CSV writes it: the float's shortest round-tripping text (25.0), empty for none."""
+    return "" if x is None else repr(float(x))
+
+
+def _line(n: int | None) -> str:
+    return "" if n is None else str(n)
 
 
 def critique_rows(weeks: Iterable[WeekRecord]) -> list[dict[str, str]]:
@@ -243,6 +245,6 @@ def critique_rows(weeks: Iterable[WeekRecord]) -> list[dict[str, str]]:
                          "direction": k.direction, "reference_close": _text(c.reference_close),
                          "close_5": _text(c.close_5),
                          "resolution": "unresolved" if resolution is None else str(resolution).lower(),
-                         "chair_line": _text(week.chair_line),
-                         "reply_line": _text(reply.line if reply is not None else None)})
+                         "chair_line": _line(week.chair_line),
+                         "reply_line": _line(reply.line if reply is not None else None)})
     return rows
