@@ -124,11 +124,14 @@ def compare(report: dict[str, object], recounted: dict[str, object]) -> tuple[in
     count, found = 0, []
     mine_weeks = recounted["weeks"]
     assert isinstance(mine_weeks, dict)
-    published_weeks = {str(w["week"]): w for w in report["weeks"]} if isinstance(report.get("weeks"), list) else {}
+    listed = report.get("weeks")
+    published_weeks = {str(w["week"]): w for w in listed if isinstance(w, dict)} if isinstance(listed, list) else {}
     for week in sorted(set(published_weeks) | set(mine_weeks)):
         where = f"{REPORT}.weeks.{week}"
         p_week, m_week = published_weeks.get(week), mine_weeks.get(week)
-        p_critiques = {f"{c['target']}/{c['market']}": c.get("resolution") for c in (p_week or {}).get("critiques", [])}
+        listed_critiques = p_week.get("critiques") if p_week is not None else []
+        p_critiques = {f"{c['target']}/{c['market']}": c.get("resolution")
+                       for c in (listed_critiques if isinstance(listed_critiques, list) else []) if isinstance(c, dict)}
         m_critiques = m_week["critiques"] if m_week else {}
         for key in sorted(set(p_critiques) | set(m_critiques)):
             count += 1
