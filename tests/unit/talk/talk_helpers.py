@@ -1,0 +1,52 @@
+"""Two hand-made council talk weeks shared by the report's and the recount's tests.
+
+Week 2026-W49 (letters revealed; seed 7: delta A, alpha B, bravo C, charlie D; bravo chairs as C):
+  B SPX (SPY) down, closes 100 ... 99   -> not up, "down" came true   -> true
+  D GOLD (GLD) up, closes 50 ... 50     -> equal is not up             -> false
+  A NDX (QQQ) up, closes 200 ... 210    -> up                          -> true
+Week 2026-W50 (letters sealed, not revealed; charlie chairs as A):
+  B SPX (SPY) down, three closes only   -> unresolved
+  C NDX (QQQ) down, closes 200 ... 195  -> true
+Season: 4 resolved, 3 hits.
+"""
+
+from __future__ import annotations
+
+from league.talk.critiques import Critique
+from league.talk.report import CritiqueRecord, ReplyRecord, WeekRecord
+from league.talk.rotation import letter_map, letter_map_sha256
+
+SEATS = ["alpha", "bravo", "charlie", "delta"]
+
+
+def critique(target: str, market: str, fund: str, weight: float, direction: str,
+             closes: list[float]) -> CritiqueRecord:
+    return CritiqueRecord(critique=Critique(target, market, f"risk of {target}'s {market}", weight,
+                                            direction),  # type: ignore[arg-type]
+                          fund=fund, closes=tuple(closes))
+
+
+def weeks() -> list[WeekRecord]:
+    w49 = letter_map(7, "2026-W49", SEATS)
+    w50 = letter_map(7, "2026-W50", SEATS)
+    first = WeekRecord(
+        week="2026-W49", chair_seat="bravo", chair_letter="C", letter_map=w49,
+        letter_map_sha256=letter_map_sha256(w49), council_portfolio={"SPY": 30.0, "GLD": 20.0},
+        critiques=(critique("B", "SPX", "SPY", 25, "down", [100, 101, 102, 103, 104, 99]),
+                   critique("D", "GOLD", "GLD", 30, "up", [50, 50, 50, 50, 50, 50]),
+                   critique("A", "NDX", "QQQ", 10, "up", [200, 201, 202, 203, 204, 210])),
+        replies=(ReplyRecord("B", True, {"SPY": 30.0}, line=12),
+                 ReplyRecord("D", False, failure="no JSON object found in the reply", line=13),
+                 ReplyRecord("A", True, {"QQQ": 10.0}, line=14)),
+        shadow_returns={"council": 0.01, "sealed:A": 0.02, "sealed:B": -0.01, "sealed:C": 0.0, "sealed:D": 0.03,
+                        "critiqued:A": 0.015, "stated:A": 0.02, "critiqued:B": 0.005, "stated:B": 0.004,
+                        "critiqued:D": 0.02},
+        chair_line=11)
+    second = WeekRecord(
+        week="2026-W50", chair_seat="charlie", chair_letter="A", letter_map=None,
+        letter_map_sha256=letter_map_sha256(w50), council_portfolio={},
+        critiques=(critique("B", "SPX", "SPY", 0, "down", [100, 99, 98]),
+                   critique("C", "NDX", "QQQ", 50, "down", [200, 199, 198, 197, 196, 195])),
+        replies=(ReplyRecord("B", True, {}, line=22), ReplyRecord("C", True, {"QQQ": 40.0}, line=23)),
+        chair_line=21)
+    return [second, first]  # out of order on purpose: the report sorts by week
