@@ -6,12 +6,14 @@ without them, alternating in one go.
 Each run is `league demo --sessions N --out DIR --arms` or `--no-arms` (the arms: the closed-book and price-only
 arms on every session, the repeats of three seats on Fridays, every ask a sandboxed scripted seat; see
 docs/experiments.md). Reported: the median wall seconds and CPU seconds (user + system, the seats' processes
-included) of each, and their ratio; the figures go between the ARMS-BENCH markers of docs/experiments.md.
+included) of each, and their ratio; the figures go between the ARMS-BENCH markers of docs/experiments.md and
+every run's raw figures into benchmarks/records/arms_bench.json.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import re
@@ -25,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "experiments.md"
+RECORD = ROOT / "benchmarks" / "records" / "arms_bench.json"
 START, END = "<!-- ARMS-BENCH:start -->", "<!-- ARMS-BENCH:end -->"
 
 
@@ -67,11 +70,16 @@ def main() -> None:
             f"{loads[0]:.1f} before, {loads[1]:.1f} after):\n\n"
             "| `league demo --sessions " + str(args.sessions) + "` | wall time | CPU time |\n|---|---|---|\n"
             f"| `--no-arms` (the council alone) | {med['--no-arms'][0]:.1f} s | {med['--no-arms'][1]:.1f} s |\n"
-            f"| `--arms` (closed book, price only, Friday repeats) | {med['--arms'][0]:.1f} s | "
+            f"| `--arms` (closed book, price only, Friday repeats, extra reference runs) | {med['--arms'][0]:.1f} s | "
             f"{med['--arms'][1]:.1f} s |\n"
             f"| ratio | {wall:.2f}× | {cpu:.2f}× |\n")
     print(text)
     if not args.no_write:
+        RECORD.write_text(json.dumps({"measured": time.strftime("%Y-%m-%d"), "machine": platform.machine(),
+                                      "cores": os.cpu_count(), "python": platform.python_version(),
+                                      "sessions": args.sessions, "load": loads,
+                                      "runs": {flag: [{"wall_s": round(w, 2), "cpu_s": round(c, 2)} for w, c in r]
+                                               for flag, r in results.items()}}, indent=1) + "\n", encoding="utf-8")
         doc = DOC.read_text(encoding="utf-8")
         if START not in doc:
             raise SystemExit(f"{DOC} has no {START} marker")
