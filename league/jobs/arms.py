@@ -27,7 +27,7 @@ import structlog
 
 from league import records
 from league.answers import clean_text, json_safe_object
-from league.arms.book import ARMS_DIR, ArmsBooks
+from league.arms.book import ARMS_BOOK, ARMS_DIR, ArmsBooks
 from league.arms.lines import (
     EXTRA_KINDS,
     ArmAnswerLine,
@@ -313,7 +313,7 @@ def resume_arms(lg: League) -> list[tuple[str, str, str]]:
     (same text, checked against the sealed hash; a simulated seat reads its original asked time), or sealed as
     lost (``no_answer``) when they cannot be: as the council's restart does (league.jobs.resume). Returns
     ``(run_id, seat, resent|lost)``."""
-    path = lg.data_dir.joinpath("books", "arms-book.jsonl")
+    path = lg.books.dir / ARMS_BOOK
     if not path.is_file():
         return []
     books = lg.arms

@@ -18,7 +18,7 @@ from typing import cast
 
 import structlog
 
-from league.arms.book import ARMS_DIR
+from league.arms.book import ARMS_BOOK, ARMS_DIR
 from league.arms.lines import EXTRA_KINDS, ArmAnswerLine, ArmKind, ArmRunLine, ExtraScoreLine, ExtraScoreRow
 from league.arms.plan import run_markets
 from league.asks import arm_text, publish_ask_text, unsealable
@@ -116,7 +116,7 @@ def job_sunday_radar(lg: League, day: str) -> str | None:
 def score_extra_runs(lg: League, session: str) -> int:
     """Seal an ``extra_score`` line for every extra run and horizon whose ends have all passed (once each);
     returns how many were sealed. A stage after the score job: the prices of a session are final then."""
-    if not lg.config.settings.arms.extra_runs or not (lg.books.dir / "arms-book.jsonl").is_file():
+    if not lg.config.settings.arms.extra_runs or not (lg.books.dir / ARMS_BOOK).is_file():
         return 0
     books = lg.arms
     now = lg.clock.now()
@@ -130,7 +130,7 @@ def score_extra_runs(lg: League, session: str) -> int:
     for run in books.runs():
         if run.arm not in EXTRA_KINDS:
             continue
-        markets = [m for m in markets_of(lg, run.arm)]
+        markets = markets_of(lg, run.arm)
         for horizon in sorted({h for m in markets for h in m.horizons}):
             if (run.run_id, horizon) in scored:
                 continue

@@ -278,41 +278,21 @@ _RUNNING: list[str] = []  # scheduled jobs running now
 
 
 def scheduled_entry(job: str) -> None:
-    """Module-level job function for the persistent job store (APScheduler needs an importable name)."""
+    """Module-level job function for the persistent job store (APScheduler needs an importable name). A job runs
+    on an NYSE session only, except the weekend reference runs (:data:`OFF_SESSION`), keyed by the day they fire."""
     lg, ledger = _DAEMON["league"], _DAEMON.get("ledger")
     stop: Shutdown | None = _DAEMON.get("shutdown")
     if stop is not None and stop.requested.is_set():
         log.info("job.not_started_stopping", job=job)
         return
     session = lg.clock.now().astimezone(ET).date()
-    if not lg.market.calendar.is_session(session):
+    if job not in OFF_SESSION and not lg.market.calendar.is_session(session):
         log.info("job.not_a_session", job=job, day=str(session))
         return
     with _ACTIVE:
         _RUNNING.append(job)
     try:
         run_job(lg, job, session.isoformat(), ledger=ledger)
-    finally:
-        with _ACTIVE:
-            _RUNNING.remove(job)
-            _ACTIVE.notify_all()
-
-
-def extra_entry(job: str) -> None:
-    """Module-level job function of an extra reference run (docs/experiments.md): the evening run on NYSE
-    sessions only, the weekend runs on their days whatever the calendar; keyed by the New York day it fires."""
-    lg, ledger = _DAEMON["league"], _DAEMON.get("ledger")
-    stop: Shutdown | None = _DAEMON.get("shutdown")
-    if stop is not None and stop.requested.is_set():
-        return
-    day = lg.clock.now().astimezone(ET).date()
-    if job not in OFF_SESSION and not lg.market.calendar.is_session(day):
-        log.info("job.not_a_session", job=job, day=str(day))
-        return
-    with _ACTIVE:
-        _RUNNING.append(job)
-    try:
-        run_job(lg, job, day.isoformat(), ledger=ledger)
     finally:
         with _ACTIVE:
             _RUNNING.remove(job)
@@ -347,7 +327,7 @@ def build_scheduler(lg: League, db_url: str, *, blocking: bool = True, contest: 
     sched.add_job("league.jobs.scheduler:verify_book_entry", nightly_trigger(lg.config.settings.schedule),
                   id="league-verify-book", name="verify_book", replace_existing=True)
     for job in lg.config.settings.arms.extra_runs:  # the extra reference runs, on their own days
-        sched.add_job("league.jobs.scheduler:extra_entry", trigger_for(lg.config.settings.schedule, job),
+        sched.add_job("league.jobs.scheduler:scheduled_entry", trigger_for(lg.config.settings.schedule, job),
                       args=[job], id=f"league-{job}", name=job, replace_existing=True)
     if contest is not None:
         add_jobs(sched, contest)

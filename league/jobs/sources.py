@@ -69,10 +69,8 @@ def fetch_sources(lg: League, session: str) -> int:
         fetcher.close()
     for url, record in zip(todo, fetched, strict=True):  # sealed in the links' order, whatever finished first
         label, seats = links[url]
-        books.seal(FetchRecordLine(session=session, url=url, label=label, host=record.host, status=record.status,
-                                   fetched_at=record.fetched_at, sha256=record.sha256, size=record.size,
-                                   declared_published=record.declared_published, error=record.error,
-                                   cited_by=sorted(seats)))
+        books.seal(FetchRecordLine.from_content({**record.as_json(), "session": session, "label": label,
+                                                 "cited_by": sorted(seats)}))
     log.info("sources.fetched", session=session, links=len(todo),
              failed=sum(1 for r in fetched if r.error or r.status is None))
     return len(todo)

@@ -16,12 +16,12 @@ and the difference would measure the roster instead of the question.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from league.jsonvalue import Json
+from league.scoring.reference import pearson
 
 Row = Mapping[str, str]
 #: A seat's answer for one market: (prob_up when stated, action when stated).
@@ -37,7 +37,6 @@ HORIZON = "1d"
 SCORE = {"buy_strong": 2, "buy_dips": 1, "hold": 0, "trim": -1, "sell": -2}
 ARMS = ("closed_book", "price_only")
 REPEATS = ("repeat_open", "repeat_packet")
-MIN_COMMON = 3  # markets both seats stated before their correlation means anything
 DIGITS = 6
 
 DEFINITIONS: dict[str, Json] = {
@@ -170,18 +169,6 @@ def heat(cells: Cells) -> float | None:
     return None if mean is None else 100.0 * mean
 
 
-def _pearson(xs: list[float], ys: list[float]) -> float | None:
-    n = len(xs)
-    if n < MIN_COMMON:
-        return None
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
-    sxx = sum((x - mx) ** 2 for x in xs)
-    syy = sum((y - my) ** 2 for y in ys)
-    if sxx <= 0 or syy <= 0:
-        return None
-    return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
-
 
 def _probs(cells: Cells) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
@@ -200,7 +187,7 @@ def n_eff(cells: Cells) -> tuple[int, float | None, float | None]:
     for i, a in enumerate(seats):
         for b in seats[i + 1:]:
             common = sorted(set(probs[a]) & set(probs[b]))
-            r = _pearson([probs[a][m] for m in common], [probs[b][m] for m in common])
+            r = pearson([probs[a][m] for m in common], [probs[b][m] for m in common])
             if r is not None:
                 corrs.append(r)
     n = len(seats)

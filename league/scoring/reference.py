@@ -48,7 +48,8 @@ def _council(row: Row) -> bool:
             and ref != "" and row["sealed_at"] != "" and row["sealed_at"] <= ref)
 
 
-def _pearson(xs: list[float], ys: list[float]) -> float | None:
+def pearson(xs: list[float], ys: list[float]) -> float | None:
+    """Pearson's r of two equal-length lists (None under three points or with no variance), clipped to [-1, 1]."""
     n = len(xs)
     if n < 3:
         return None
@@ -76,7 +77,7 @@ def n_eff_per_run(rows: Iterable[Row]) -> dict[tuple[str, str], tuple[int, float
         for i, a in enumerate(names):
             for b in names[i + 1:]:
                 common = sorted(set(seats[a]) & set(seats[b]))
-                r = _pearson([seats[a][m] for m in common], [seats[b][m] for m in common])
+                r = pearson([seats[a][m] for m in common], [seats[b][m] for m in common])
                 if r is not None:
                     corrs.append(r)
         n = len(names)

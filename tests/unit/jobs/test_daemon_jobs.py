@@ -71,6 +71,6 @@ def test_the_extra_reference_runs_fire_on_their_own_days(tmp_path: Path) -> None
         fires = {name: jobs[f"league-{name}"].trigger.get_next_fire_time(None, after).astimezone(ET)
                  .strftime("%a %H:%M") for name in ("evening", "weekend_btc", "sunday_radar")}
         assert fires == {"evening": "Fri 18:30", "weekend_btc": "Sat 12:00", "sunday_radar": "Sun 18:00"}
-        assert jobs["league-weekend_btc"].func_ref == "league.jobs.scheduler:extra_entry"
+        assert jobs["league-weekend_btc"].func_ref == "league.jobs.scheduler:scheduled_entry"
     finally:
         sched.shutdown(wait=False)
