@@ -122,6 +122,7 @@ class ScriptedSeat(ScriptSeat):
             "skill": float(opts.get("skill", 0.0)),
             "mode": self.child_mode(ask),
             **({"variant": str(ask.context["variant"])} if ask.context.get("variant") else {}),
+            **({"talk": dict(ask.context["talk"])} if ask.context.get("talk") else {}),
             **({"cite": [str(u) for u in opts["cite"]]} if opts.get("cite") else {}),
         }
 

@@ -207,6 +207,44 @@ def pro_targets(forecast: "dict[str, Any]") -> dict[str, dict[str, float]]:
     return {PRO_LEAGUE: dict(sorted(book.items()))}
 
 
+def talk_chair(req: "Request", talk: "dict[str, Any]") -> "dict[str, Any]":
+    """The council talk's chair (docs/experiments.md): four funds at 20% for the council, and two critiques of the
+    two letters the seed puts first, each of a position the letter holds (else of any market)."""
+    key = (req["seed"], req["seat"], talk["week"])
+    funds = talk["funds"]
+    held = sorted(set(funds.values()), key=lambda f: unit(*key, "fund", f))[:4]
+    letters = sorted(talk["letters"], key=lambda x: unit(*key, "letter", x))[:2]
+    critiques = []
+    for letter in letters:
+        owned = (talk["portfolios"] or {}).get(letter) or {}
+        markets = sorted(m for m, f in funds.items() if owned.get(f)) or sorted(funds)
+        market = min(markets, key=lambda m: unit(*key, letter, m))
+        up = unit(*key, letter, market, "direction") < 0.5
+        critiques.append({"target": letter, "market": market, "weight": 10 if owned.get(funds[market]) else 15,
+                          "direction": "up" if up else "down",
+                          "risk": f"scripted chair: {market} is a seeded worry, not a view"})
+    return {"council_portfolio": {f: 20 for f in sorted(held)}, "critiques": critiques}
+
+
+def talk_reply(req: "Request", talk: "dict[str, Any]") -> "dict[str, Any]":
+    """A critiqued seat meets each critique half-way (the mean of its weight and the chair's), scaled to 100%."""
+    funds = talk["funds"]
+    mine = dict(talk.get("portfolio") or {})
+    for c in talk.get("critiques") or []:
+        fund = funds[c["market"]]
+        mine[fund] = round((float(mine.get(fund, 0.0)) + float(c["weight"])) / 2.0, 4)
+    total = sum(mine.values())
+    if total > 100.0:
+        mine = {f: int(w * 10000.0 / total) / 100.0 for f, w in mine.items()}  # floored: the sum stays <= 100
+    return {"portfolio": {f: w for f, w in sorted(mine.items()) if w > 0}}
+
+
+def talk_answer(req: "Request") -> None:
+    talk = req["talk"]
+    body = talk_chair(req, talk) if talk.get("role") == "chair" else talk_reply(req, talk)
+    sys.stdout.write(f"Scripted seat {req['seat']}, council talk {talk['week']}.\n\n```json\n{dumps(body)}\n```\n")
+
+
 def main() -> None:
     req = loads(sys.stdin.read())
     mode = req.get("mode", "normal")
@@ -214,6 +252,9 @@ def main() -> None:
         return
     if mode == "malformed":
         sys.stdout.write('I think markets will mostly rise.\n{"forecast": {"SPX": {"1d": {"prob_up": 6')
+        return
+    if req.get("talk"):
+        talk_answer(req)
         return
     forecast = answer(req)
     reply: dict[str, Any] = {"forecast": forecast}

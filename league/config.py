@@ -144,6 +144,10 @@ class Schedule(Frozen):
     evening: str = "18:30"
     weekend_btc: str = "12:00"
     sunday_radar: str = "18:00"
+    #: the council talk ([talk]): the chair asked after the score's portfolio stage on the talk day, the critiqued
+    #: seats asked once the chair has answered (docs/experiments.md, "Council talk")
+    talk: str = "16:30"
+    talk_replies: str = "18:00"
     publish: str = "20:00"
     stamp_upgrade: str = "21:00"
     verify_book: str = "22:00"  # the nightly full verification of the council book (every day, in the background)
@@ -164,8 +168,11 @@ class Schedule(Frozen):
                              "sealed before the common reference)")
         if self.evening <= self.score:
             raise ValueError("evening must run after score (the evening run is asked after the session's close)")
+        if not self.score < self.talk < self.talk_replies < self.publish:
+            raise ValueError("the council talk runs in order score < talk < talk_replies < publish (the chair reads "
+                             "the portfolios the score marked; the day's publication shows the replies)")
         for name in ("snapshot", "ask", "arms", "second_wave", "ingest_close", "score", "evening", "weekend_btc",
-                     "sunday_radar", "publish", "stamp_upgrade", "verify_book"):
+                     "sunday_radar", "talk", "talk_replies", "publish", "stamp_upgrade", "verify_book"):
             if "01:00" <= getattr(self, name) < "03:00":
                 raise ValueError(f"{name} falls in 01:00-03:00 ET, where DST makes times repeat or vanish")
         return self
@@ -351,6 +358,26 @@ class ArmsSettings(Frozen):
         return bool(self.arms or self.repeat_seats or self.extra_runs)
 
 
+class TalkSettings(Frozen):
+    """The council talk (docs/experiments.md, "Council talk"): a weekly track beside the daily council, in the
+    arms' book. Off by default. ``weekday``: the session of the week it runs on (a holiday skips that week);
+    ``seats``: the council seats that take part (empty: every roster seat but the history-only baselines, which
+    cannot write a portfolio); ``seed``: the chairs' rotation, sealed before the first week."""
+
+    enabled: bool = False
+    weekday: Literal["mon", "tue", "wed", "thu", "fri"] = "fri"
+    seats: tuple[str, ...] = Field(default=(), max_length=MAX_SEATS)
+    seed: int = Field(default=20261206, ge=0, le=2**63 - 1)
+
+    @field_validator("seats")
+    @classmethod
+    def _unique(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        dupes = sorted({v for v in value if value.count(v) > 1})
+        if dupes:
+            raise ValueError(f"listed twice: {', '.join(dupes)}")
+        return value
+
+
 class SourcesSettings(Frozen):
     """The fetch records of cited links (docs/experiments.md, "Fetch records"): after counted ingest closes, the
     league fetches each link the session's counted answers cite, once, and seals what it got. Off by default: it
@@ -418,6 +445,7 @@ class LeagueSettings(Frozen):
     crowd: CrowdSettings = CrowdSettings()
     news: NewsSettings = NewsSettings()
     arms: ArmsSettings = ArmsSettings()
+    talk: TalkSettings = TalkSettings()
     sources: SourcesSettings = SourcesSettings()
     workers: WorkersSettings = Field(default_factory=WorkersSettings)
 
@@ -652,12 +680,24 @@ def _cross_check(config: Config, roster_path: Path) -> None:
                           "LEAGUE_BROKER_URL / LEAGUE_BROKER_PASSWORD_FILE); docs/workers.md")
     names = {s.name for s in roster.seat}
     arms = config.settings.arms
-    for key, listed in (("arms.seats", arms.seats), ("arms.repeat_seats", arms.repeat_seats)):
+    talk = config.settings.talk
+    for key, listed in (("arms.seats", arms.seats), ("arms.repeat_seats", arms.repeat_seats),
+                        ("talk.seats", talk.seats)):
         unknown = [n for n in listed if n not in names]
         if unknown:
             raise ConfigError(f"{league_toml}: key `{key}` names {', '.join(map(shown, unknown[:5]))}, "
                               "not a roster seat",
                               fix=f"name seats of {roster_path.name} ({', '.join(sorted(names)[:8])})")
+    baselines = [n for n in talk.seats if n.startswith("_")]
+    if baselines:
+        raise ConfigError(f"{league_toml}: key `talk.seats` names {', '.join(map(shown, baselines[:5]))}, a "
+                          "history-only baseline", fix="name seats that answer in text; a baseline cannot write a "
+                          "portfolio or a critique")
+    if talk.enabled and len([s for s in roster.seat if not s.name.startswith("_")
+                             and (not talk.seats or s.name in talk.seats)]) < 2:
+        raise ConfigError(f"{league_toml}: [talk] is enabled with fewer than two seats",
+                          fix="a chair critiques the others: list two seats or more in `talk.seats`, or leave it "
+                              "empty for every roster seat but the baselines")
     if "closed_book" in arms.arms and config.settings.news.provider == NO_NEWS:
         raise ConfigError(f"{league_toml}: key `arms.arms` runs closed_book but [news] names no provider",
                           fix='set [news] provider = "feeds" (with [[news.feeds]]) or "recorded"; docs/experiments.md')

@@ -332,7 +332,8 @@ DEMO_REPEAT_SEATS = ("aurora", "basalt", "cobalt")
 def enable_arms(config_dir: Path, data_dir: Path, days: list[date], seed: int) -> None:
     """The demo runs the experiments beside its council (docs/experiments.md): the closed-book and price-only
     arms on every session, the repeats on Fridays, the extra reference runs (evening, weekend bitcoin, Sunday
-    radar), the packets' headlines from synthetic feed files written into the data folder (the ``recorded``
+    radar), the council talk on Fridays, the packets' headlines from synthetic feed files written into the data
+    folder (the ``recorded``
     news provider reads them as it would recorded real feeds)."""
     path = config_dir / "league.toml"
     text = path.read_text(encoding="utf-8")
@@ -341,6 +342,7 @@ def enable_arms(config_dir: Path, data_dir: Path, days: list[date], seed: int) -
     text = re.sub(r'(?m)^repeat_seats = \[\]', f"repeat_seats = {json.dumps(list(DEMO_REPEAT_SEATS))}", text, count=1)
     text = re.sub(r'(?m)^(seed = 20261206.*)$', r'\1\nextra_runs = ["evening", "weekend_btc", "sunday_radar"]', text,
                   count=1)
+    text = re.sub(r'(?m)^(\[talk\].*\n)enabled = false', r'\1enabled = true', text, count=1)
     path.write_text(text, encoding="utf-8")
     write_demo_feeds(data_dir / "news", days[0], days[-1], seed)
 

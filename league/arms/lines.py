@@ -189,15 +189,140 @@ class ArmMarkLine(MarkLine):
     arm: ArmKind
 
 
+# The council talk (league.jobs.talk, docs/experiments.md "Council talk"): a weekly track in the same book.
+class TalkScheduleLine(Line):
+    """The council talk's rules and seed, sealed before its first week's chair is asked (so no chair and no
+    letter can be chosen after seeing a reply)."""
+
+    kind: Literal["talk_schedule"] = "talk_schedule"
+    seed: int
+    weekday: str
+    league: str
+    rotation: str
+    letters: str
+
+
+class TalkWeekLine(Line):
+    """A week of the talk opened: its chair (by the sealed rotation), the SHA-256 of its letter map (the map itself
+    is revealed after the week), every seat's portfolio of the week under its letter, and the chair's ask."""
+
+    kind: Literal["talk_week"] = "talk_week"
+    week: str
+    index: int
+    session: str
+    chair: str
+    chair_letter: str
+    letter_map_sha256: str
+    seats: int
+    league: str
+    funds: dict[str, str]
+    portfolios: dict[str, dict[str, float]]
+    run_id: str
+    ask_sha256: str
+    deadline: str
+
+
+class TalkChairLine(Line):
+    """The chair's reply as received (its raw bytes kept under ``own_sha256``), read: the council's portfolio and
+    the critiques when ``ok``, else the failure; a chair that did not answer has ``answered`` false."""
+
+    kind: Literal["talk_chair"] = "talk_chair"
+    run_id: str
+    week: str
+    seat: str
+    answered: bool
+    ok: bool
+    failure: str
+    council_portfolio: dict[str, float]
+    critiques: list[dict[str, str | float]]
+    notes: list[str]
+    own_sha256: str
+    seat_ask_sha256: str
+    model: str
+    version: str
+    booked_at: str
+    raw_encoding: str = "utf-8"
+
+
+class TalkRoundLine(Line):
+    """The critiqued seats asked, each with its letter and its critiques, sealed before the first reply ask."""
+
+    kind: Literal["talk_round"] = "talk_round"
+    run_id: str
+    week: str
+    session: str
+    asked: dict[str, str]
+    deadline: str
+
+
+class TalkReplyLine(Line):
+    """A critiqued seat's reply as received, read: the portfolio it states when ``ok``, else the failure."""
+
+    kind: Literal["talk_reply"] = "talk_reply"
+    run_id: str
+    week: str
+    seat: str
+    letter: str
+    answered: bool
+    ok: bool
+    failure: str
+    portfolio: dict[str, float]
+    own_sha256: str
+    seat_ask_sha256: str
+    model: str
+    version: str
+    booked_at: str
+    raw_encoding: str = "utf-8"
+
+
+class TalkRevealLine(Line):
+    """A week's letter map, revealed after the week (it must match the digest its ``talk_week`` line sealed)."""
+
+    kind: Literal["talk_reveal"] = "talk_reveal"
+    week: str
+    letter_map: dict[str, str]
+    salt: str
+
+
+class TalkEngineRow(_ArmModel):
+    """One shadow account in one league after the five sessions: held, or refused by the league's rules."""
+
+    account: str
+    status: Literal["held", "rejected", "no_price"]
+    reason: str
+    value: str | None
+    #: value / capital - 1 at the fifth session's close
+    gain: float | None
+    fees: str | None
+
+
+class TalkAccountsLine(Line):
+    """A week's shadow accounts and its critiques' prices, sealed at the close of the fifth session after the talk:
+    each account's weights, the funds' closes from the talk session on (null where no price), and what the
+    portfolio engine made of each account under each league's rules."""
+
+    kind: Literal["talk_accounts"] = "talk_accounts"
+    week: str
+    sessions: list[str]
+    weights: dict[str, dict[str, float]]
+    closes: dict[str, list[float | None]]
+    engine: dict[str, list[TalkEngineRow]]
+
+
+TalkLine = (TalkScheduleLine | TalkWeekLine | TalkChairLine | TalkRoundLine | TalkReplyLine | TalkRevealLine
+            | TalkAccountsLine)
+TALK_KINDS = ("talk_schedule", "talk_week", "talk_chair", "talk_round", "talk_reply", "talk_reveal", "talk_accounts")
+
+
 ArmAccountLine = ArmRulesLine | ArmDecisionLine | ArmRejectionLine | ArmTradeLine | ArmMarkLine
 ArmLine = Annotated[ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine | ArmAccountLine
-                    | ExtraScoreLine | FetchRecordLine, Field(discriminator="kind")]
+                    | ExtraScoreLine | FetchRecordLine | TalkLine, Field(discriminator="kind")]
 _ADAPTER: TypeAdapter[ArmLine] = TypeAdapter(ArmLine)
 REPLY_KINDS = ("arm_answer", "arm_silence")
 
 
 TypedArmLine = (ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine | ArmAccountLine
-                | ExtraScoreLine | FetchRecordLine)
+                | ExtraScoreLine | FetchRecordLine | TalkLine)
 
 
 def read_arm_line(content: Mapping[str, object]) -> TypedArmLine:

@@ -254,17 +254,19 @@ def _fan_out(lg: League, run_id: str, session: str, specs: Sequence[SeatSpec], c
 
 
 def send(lg: League, run_id: str, session: str, prepared: Sequence[SeatAsk], common_sha: str,
-         asked: dict[str, list[str]], *, now: Now | None = None, seal: Sealer | None = None) -> None:
+         asked: dict[str, list[str]], *, now: Now | None = None, seal: Sealer | None = None,
+         closes: datetime | None = None) -> None:
     """Send asks already sealed in the ask chain through the runner; each reply is sealed on arrival
     (simulated: by pump() at its arrival time). ``now`` is the clock the seats read (a resumed ask of
     a simulated league reads its original asked time, league.jobs.inflight). ``seal``: an arm's sealer
     (league.jobs.arms), ``None`` for the council's answer lines; an arm's ask is never a seat's ask in
-    flight for the second wave."""
+    flight for the second wave. ``closes``: the asks' deadline when it is not the session's ingest close (the
+    council talk's, after the close)."""
     if not prepared:
         return
     stopped = budget_stops(lg, session, [item.spec for item in prepared])
     running = [item for item in prepared if item.spec.name not in stopped]
-    started = iter(lg.asking.runner.start(running, now or lg.clock.now, deadline(lg, session)))
+    started = iter(lg.asking.runner.start(running, now or lg.clock.now, closes or deadline(lg, session)))
     arriving = [stopped_reply(lg, item.spec.name, stopped[item.spec.name], now) if item.spec.name in stopped
                 else next(started) for item in prepared]
     for item, fut in zip(prepared, arriving, strict=True):

@@ -44,6 +44,7 @@ from league.jobs.context import League
 from league.jobs.inflight import REPLY_KINDS
 from league.jobs.seal import sweep_temporary
 from league.jobs.snapshot import snapshot_path
+from league.jobs.talk import resume_talk
 from league.runner import SeatAsk
 from league_agents.base import Ask, Now
 
@@ -92,6 +93,7 @@ def resume_in_flight(lg: League) -> list[Resumed]:
         if todo:
             out += _resume_run(lg, run, rosters.get(run.run_id), todo)
     out += [Resumed(rid, seat, 1, action) for rid, seat, action in resume_arms(lg)]
+    out += [Resumed(rid, seat, 1, action) for rid, seat, action in resume_talk(lg)]
     if out:
         log.warning("resume.in_flight", asks=[f"{r.run_id} {r.seat} #{r.attempt}: {r.action}" for r in out])
     return out

@@ -46,6 +46,7 @@ from league.jobs.shadow import seal_shadow_weights
 from league.jobs.snapshot import job_snapshot
 from league.jobs.sources import fetch_sources
 from league.jobs.stamp import stamp, stamp_upgrade
+from league.jobs.talk import job_talk, job_talk_replies, settle_talk
 from league.jobs.verify_book import start_nightly
 from league.ops import health as ops_health
 from league.ops import metrics, sdnotify
@@ -121,8 +122,9 @@ class Job:
 
 STAMP = Stage("stamp", stamp)
 #: The league day, in order: snapshot → ask → arms → (stamp) second wave → ingest close (stamp) → score
-#: (crowd, portfolio, the arms' own accounts, the frozen shadow weights after session 10, stamp) → publish →
-#: stamp upgrade. Before the score, the next session's history-only fits start in their worker process
+#: (crowd, portfolio, the arms' own accounts, the talk's reveals and shadow accounts, the frozen shadow weights
+#: after session 10, stamp) → the council talk's chair and replies (on the talk day) → publish → stamp upgrade.
+#: Before the score, the next session's history-only fits start in their worker process
 #: (league.jobs.ask.prefetch_fits).
 #: Each stage is one module of this package.
 DAY: tuple[Job, ...] = (
@@ -133,7 +135,10 @@ DAY: tuple[Job, ...] = (
     Job("ingest_close", job_ingest_close, after=(Stage("fetch_records", fetch_sources), STAMP)),
     Job("score", job_score, before=(Stage("prefetch", prefetch_fits),),
         after=(Stage("crowd", resolve_crowd), Stage("portfolio", mark_session), Stage("arm_accounts", mark_arms),
-               Stage("extra_scores", score_extra_runs), Stage("shadow_weights", seal_shadow_weights), STAMP)),
+               Stage("extra_scores", score_extra_runs), Stage("talk_settle", settle_talk),
+               Stage("shadow_weights", seal_shadow_weights), STAMP)),
+    Job("talk", job_talk),  # the council talk (docs/experiments.md): its own lines in the arms' book
+    Job("talk_replies", job_talk_replies),
     Job("publish", publish_open_data, optional=True),
     Job("stamp_upgrade", stamp_upgrade, optional=True),
 )
@@ -153,11 +158,16 @@ JOBS = {job.name: job for job in (*DAY, *EXTRA)}
 MORNING_JOBS = ("snapshot", "ask", "arms", "second_wave")
 
 
+TALK_JOBS = ("talk", "talk_replies")
+
+
 def day_jobs(lg: League) -> tuple[str, ...]:
-    """The day's jobs this league runs: the ``arms`` job only when ``[arms]`` asks for arms or repeats (a league
-    without them plans, claims and logs exactly the day it always had)."""
+    """The day's jobs this league runs: the ``arms`` job only when ``[arms]`` asks for arms or repeats, the talk's
+    only when ``[talk]`` is enabled (a league without them plans, claims and logs exactly the day it always had)."""
     arms = lg.config.settings.arms
-    return DAY_JOBS if arms.arms or arms.repeat_seats else tuple(j for j in DAY_JOBS if j != "arms")
+    off = (() if arms.arms or arms.repeat_seats else ("arms",)) + (() if lg.config.settings.talk.enabled
+                                                                     else TALK_JOBS)
+    return tuple(j for j in DAY_JOBS if j not in off)
 
 
 def _stage(lg: League, stage: Stage, session: str) -> object:

@@ -67,7 +67,7 @@ def seal_record(lg: League, record: ReplyRecord) -> None:
     by the league's clock (at most now: a simulated league books it at its own time)."""
     run_id, session, attempt = _asked(lg, record.ask_sha256, record.seat)
     reply = record.reply
-    own, encoding, _ = _store_raw(lg, reply.raw) if reply.raw else ("", RAW_UTF8, "")
+    own, encoding, _ = store_raw(lg, reply.raw) if reply.raw else ("", RAW_UTF8, "")
     content: dict[str, object] = {
         "run_id": run_id, "session": session, "seat": record.seat, "attempt": attempt, "reason": record.reason,
         "worker": _short(record.worker), "redelivered": record.redelivered, "seat_ask_sha256": record.ask_sha256,
@@ -139,8 +139,8 @@ RAW_AHEAD_THREADS = 4
 class _RawAhead:
     """Store the raw replies of a pump's due replies concurrently, ahead of sealing them in order.
 
-    Each file is written, fsync'd and renamed exactly as :func:`_store_raw` does when sealing; a reply's
-    seal waits for its own file (:meth:`wait`) and then finds it in place (``_store_raw``'s "already
+    Each file is written, fsync'd and renamed exactly as :func:`store_raw` does when sealing; a reply's
+    seal waits for its own file (:meth:`wait`) and then finds it in place (``store_raw``'s "already
     stored" path), so each raw reply is on disk before its answer line, as before. What changes is only
     that the fsyncs of a batch overlap each other and the book's: the main thread no longer waits for
     them one after the other. A file that could not be stored ahead is simply stored (or its problem
@@ -157,13 +157,13 @@ class _RawAhead:
         for k, raw in enumerate(raws):
             if raw and raw not in seen:  # the same text twice is one file: stored once, ahead of the first
                 seen.add(raw)
-                self._done[k] = self._pool.submit(_store_raw, lg, raw)
+                self._done[k] = self._pool.submit(store_raw, lg, raw)
 
     def wait(self, k: int) -> None:
         """Return once the k-th reply's file is stored (or failed to be: its seal then tries itself)."""
         done = self._done[k]
         if done is not None:
-            done.exception()  # waited for; a failure is left to the seal's own _store_raw
+            done.exception()  # waited for; a failure is left to the seal's own store_raw
 
     def __enter__(self) -> _RawAhead:
         return self
@@ -206,7 +206,7 @@ def read_reply(data_dir: Path, own_sha256: str, raw_encoding: str = "") -> str |
     return path.read_bytes().decode("utf-8", errors)
 
 
-def _store_raw(lg: League, raw: str) -> tuple[str, str, str]:
+def store_raw(lg: League, raw: str) -> tuple[str, str, str]:
     """Keep the raw reply under the hash of its exact bytes before sealing: the book carries the hash.
 
     Returns ``(sha256, encoding, problem)``; a file that cannot be written (full disk) is a problem
@@ -295,7 +295,7 @@ def seal_reply(lg: League, p: Pending, reply: SeatReply) -> None:
 def answer_content(lg: League, p: Pending, reply: SeatReply) -> dict[str, object]:
     """The content of a reply's answer line: its raw bytes stored under their hash first, the parsed cells
     (or the parse failure), the asks' hashes, times, usage and egress record (an arm adds its own keys)."""
-    own, encoding, store_problem = _store_raw(lg, reply.raw)
+    own, encoding, store_problem = store_raw(lg, reply.raw)
     try:
         parsed = parse_reply(reply.raw, p.markets)
     except Exception as exc:  # noqa: BLE001 - the parser is total by design; this keeps the promise if not

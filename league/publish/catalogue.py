@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from league.portfolio.publish import ACCOUNT_COLUMNS, TRADE_COLUMNS
 from league.publish.arm_accounts import ARM_ACCOUNT_COLUMNS
 from league.publish.arms import ARM_COLUMNS, EXTRA_COLUMNS, FETCH_COLUMNS
+from league.publish.talk import CRITIQUE_COLUMN_TEXT
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,8 @@ FILES: tuple[FileInfo, ...] = (
     FileInfo("replay.py", "on a recount change", "stand-alone recount of every portfolio account"),
     FileInfo("proof/*", "at every stamp", "stamped lists, .ots proofs, RFC 3161 tokens, transparency-log indexes"),
     FileInfo("arms/arms-book.jsonl", ON_SEAL,
-             "the arms' book: schedule, sealed news packets, arm runs and their answers (never counted)"),
+             "the arms' book: schedule, sealed news packets, arm runs and their answers, the council talk (never "
+             "counted)"),
     FileInfo("arms/arm-asks.jsonl", ON_SEAL, "the arms' ask chain: each arm ask's roster and exact-text SHA-256"),
     FileInfo("arms/packets/*.json", "once per session with a closed-book arm",
              "a sealed news packet: headlines with source, link, publish time and SHA-256"),
@@ -83,6 +85,12 @@ FILES: tuple[FileInfo, ...] = (
     FileInfo("council-repeats.json", NIGHTLY, "repeats: within-model against between-model dispersion and variance"),
     FileInfo("tools/recount_arms.py", "on a recount change",
              "stand-alone recount of arena-cb-experiment.json and council-repeats.json from the published rows"),
+    FileInfo("council-talk.json", NIGHTLY,
+             "the council talk per week: chair, letters once revealed, portfolios, critiques, replies, shadow "
+             "accounts, F22 and F23"),
+    FileInfo("council-talk-critiques.csv", NIGHTLY, "one row per council talk critique with its resolution"),
+    FileInfo("tools/recount_talk.py", "on a recount change",
+             "stand-alone recount of council-talk.json from its critiques, weights and closes"),
     FileInfo("contest/contest-book.jsonl", ON_SEAL, "the CLI contest's book: asks, replies, bets, seals, winners"),
     FileInfo("contest/forecasts/*.json", "once per daily sweep (06:00 UTC)",
              "one sealed sweep of the CLI contest; its SHA-256 is listed in contest/sealed.json"),
@@ -190,6 +198,7 @@ PRODUCER_COLUMNS: dict[str, Mapping[str, str]] = {
     "arms/arm-forecasts.csv": ARM_COLUMNS,
     "arms/arm-accounts.csv": ARM_ACCOUNT_COLUMNS,
     "arms/extra-runs.csv": EXTRA_COLUMNS,
+    "council-talk-critiques.csv": CRITIQUE_COLUMN_TEXT,
     "arms/fetch-records.csv": FETCH_COLUMNS,
 }
 

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from league.arms.book import ARMS_BOOK, ARMS_DIR
 from league.book.shared import KeptLines
 from league.evals import points as points_track
 from league.extras import extra
@@ -21,6 +22,7 @@ from league.publish import arms as arms_files
 from league.publish import crowd as crowd_files
 from league.publish import forecast_cache, proof_pages
 from league.publish import portfolio as portfolio_files
+from league.publish import talk as talk_files
 from league.publish.writing import write_json
 
 #: A producer: called with the data and output folders (and its own options); what it returns is not read.
@@ -96,8 +98,9 @@ def proof(stamps_dir: Path, public_dir: Path, *, books: Mapping[str, Path],
 
 
 def arms(data_dir: Path, out: Path) -> list[Path]:
-    """The arms' files (league.publish.arms; its reports are plain Python, no numerical stack)."""
-    return arms_files.write_arms(data_dir, out)
+    """The arms' files (league.publish.arms; its reports are plain Python, no numerical stack) and the council
+    talk's, from the arms' book just published (league.publish.talk)."""
+    return arms_files.write_arms(data_dir, out) + talk_files.write_talk(out / ARMS_DIR / ARMS_BOOK, out)
 
 
 ALL: dict[str, Producer] = {"forecasts": forecasts, "stats": stats, "portfolio": portfolio, "proof": proof,

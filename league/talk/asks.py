@@ -88,27 +88,33 @@ End your reply with ONE JSON object, exactly in this shape:
 """
 
 
-def reply_text(week: str, letter: str, own_portfolio: Mapping[str, float], critique: Critique, *,
-               funds: Sequence[str] | None = None) -> str:
-    """A critiqued seat's ask for week ``week``: its own portfolio, the critique of one of its positions, and
-    the request for ONE JSON object with the portfolio it will hold. ``funds`` (the funds it may hold) default
-    to those of its portfolio."""
+def reply_text(week: str, letter: str, own_portfolio: Mapping[str, float], critique: Critique | Sequence[Critique],
+               *, funds: Sequence[str] | None = None) -> str:
+    """A critiqued seat's ask for week ``week``: its own portfolio, the chair's critiques of its positions (one
+    ask per seat, however many of its positions the chair questions), and the request for ONE JSON object with
+    the portfolio it will hold. ``funds`` (the funds it may hold) default to those of its portfolio."""
     _checked_letter(letter)
     listed = list(funds) if funds is not None else list(own_portfolio)
-    if critique.target != letter:
-        raise TalkError(f"the critique targets {critique.target}, not {letter}")
+    critiques = [critique] if isinstance(critique, Critique) else list(critique)
+    if not critiques:
+        raise TalkError(f"no critique of {letter} to show")
+    for c in critiques:
+        if c.target != letter:
+            raise TalkError(f"the critique targets {c.target}, not {letter}")
+    shown = "\n\n".join(f"""- market: {c.market}
+- risk: {c.risk}
+- the weight the chair would give it: {_pct(c.weight)}%
+- the direction the chair expects over the next five sessions: {c.direction}""" for c in critiques)
+    which = "one of your positions" if len(critiques) == 1 else f"{len(critiques)} of your positions"
     return f"""# Council talk, week {week}: a critique of your portfolio
 
 Your paper portfolio for the week (weights in percent of equity, long-only; cash is the rest):
 
 {_table({letter: own_portfolio}, listed, "you")}
 
-This week's chair questions one of your positions:
+This week's chair questions {which}:
 
-- market: {critique.market}
-- risk: {critique.risk}
-- the weight the chair would give it: {_pct(critique.weight)}%
-- the direction the chair expects over the next five sessions: {critique.direction}
+{shown}
 
 Consider the critique and state the portfolio you will hold: weights in percent of equity, each 0 to 100,
 summing to at most 100 (cash is the rest), over these funds only: {", ".join(listed)}. Keeping your portfolio

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from league.jsonvalue import Json
 from league.talk import TalkError
 from league.talk.critiques import HORIZON_SESSIONS, Critique, came_true, check_weights, f22
-from league.talk.rotation import LETTER_RULE, ROTATION_RULE, letter_map_sha256
+from league.talk.rotation import LETTER_RULE, ROTATION_RULE, letter_commitment
 from league.talk.shadow import COUNCIL, critiqued_key, sealed_key, stated_key
 
 TALK_JSON = "council-talk.json"
@@ -104,10 +104,14 @@ class ReplyRecord:
 class WeekRecord:
     """One week of the council talk as sealed: the integrator fills it from the book's lines.
 
-    ``letter_map`` (seat -> letter) stays None until the week's letters are revealed; ``letter_map_sha256``
-    is the digest sealed before the chair's ask, and a revealed map must match it. ``shadow_returns`` holds
-    the accounts' returns keyed as league.talk.shadow names them; ``chair_line`` is the chair's reply's line
-    number in the track's book, each reply's ``line`` its own."""
+    ``letter_map`` (seat -> letter) and ``salt`` stay None until the week's letters are revealed;
+    ``letter_map_sha256`` is the commitment sealed before the chair's ask
+    (:func:`league.talk.rotation.letter_commitment`), and a revealed map and salt must give it.
+    ``shadow_returns`` holds the accounts' returns keyed as league.talk.shadow names them (None: a held fund
+    has no price); ``chair_line`` is the chair's reply's line number in the track's book, each reply's ``line``
+    its own. ``portfolios`` (letter -> weights) is what the chair read, ``accounts`` every shadow account's
+    weights, ``closes`` each fund's closes over ``sessions`` (the talk session and the five after it),
+    ``engine`` what the portfolio engine made of each account under each league's rules."""
 
     week: str
     chair_seat: str
@@ -116,17 +120,25 @@ class WeekRecord:
     council_portfolio: Mapping[str, float]
     critiques: tuple[CritiqueRecord, ...]
     replies: tuple[ReplyRecord, ...] = ()
-    shadow_returns: Mapping[str, float] = field(default_factory=dict)
+    shadow_returns: Mapping[str, float | None] = field(default_factory=dict)
     letter_map: Mapping[str, str] | None = None
     chair_line: int | None = None
+    salt: str | None = None
+    session: str = ""
+    chair_failure: str = ""
+    portfolios: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    accounts: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    sessions: Sequence[str] = ()
+    closes: Mapping[str, Sequence[float | None]] = field(default_factory=dict)
+    engine: Mapping[str, Sequence[Mapping[str, Json]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.week or not self.chair_seat or not self.chair_letter:
             raise TalkError("a talk week needs its week, chair seat and chair letter")
         check_weights(self.council_portfolio, f"the council portfolio of {self.week}")
         if self.letter_map is not None:
-            if letter_map_sha256(self.letter_map) != self.letter_map_sha256:
-                raise TalkError(f"the revealed letters of {self.week} do not match the sealed digest")
+            if not self.salt or letter_commitment(self.week, self.letter_map, self.salt) != self.letter_map_sha256:
+                raise TalkError(f"the revealed letters of {self.week} do not match the sealed commitment")
             if self.letter_map.get(self.chair_seat) != self.chair_letter:
                 raise TalkError(f"the chair {self.chair_seat} is not {self.chair_letter} in the revealed letters")
         positions = [(c.critique.target, c.critique.market) for c in self.critiques]
@@ -136,22 +148,26 @@ class WeekRecord:
         letters = [r.letter for r in self.replies]
         if len(set(letters)) != len(letters) or not set(letters) <= targets:
             raise TalkError(f"the replies of {self.week} are not one per critiqued letter")
-        if any(not math.isfinite(r) for r in self.shadow_returns.values()):
+        if any(r is not None and not math.isfinite(r) for r in self.shadow_returns.values()):
             raise TalkError(f"a shadow return of {self.week} is not finite")
 
     def reply_of(self, letter: str) -> ReplyRecord | None:
         return next((r for r in self.replies if r.letter == letter), None)
 
 
-def _diff(returns: Mapping[str, float], a: str, b: str) -> float | None:
-    return returns[a] - returns[b] if a in returns and b in returns else None
+def _diff(returns: Mapping[str, float | None], a: str, b: str) -> float | None:
+    x, y = returns.get(a), returns.get(b)
+    return x - y if x is not None and y is not None else None
 
 
 def week_f23(week: WeekRecord) -> dict[str, Json]:
-    """The week's F23 differences (None where an account is missing)."""
+    """The week's F23 differences (None where an account or a return is missing)."""
     r = week.shadow_returns
     sealed = [v for k, v in r.items() if k.startswith("sealed:")]
-    council = r[COUNCIL] - sum(sealed) / len(sealed) if COUNCIL in r and sealed else None
+    whole = bool(sealed) and all(v is not None for v in sealed)
+    council_r = r.get(COUNCIL)
+    council = (council_r - sum(v for v in sealed if v is not None) / len(sealed)
+               if council_r is not None and whole else None)
     seats: list[Json] = []
     for letter in sorted({c.critique.target for c in week.critiques}, key=lambda x: (len(x), x)):
         seats.append({"letter": letter,
@@ -179,14 +195,22 @@ def _week_json(week: WeekRecord) -> dict[str, Json]:
                             "portfolio": {f: float(w) for f, w in r.portfolio.items()}, "line": r.line}
                            for r in week.replies]
     revealed = week.letter_map is not None
-    return {"week": week.week, "chair_letter": week.chair_letter,
+    engine: dict[str, Json] = {league: [dict(row) for row in rows] for league, rows in sorted(week.engine.items())}
+    return {"week": week.week, "session": week.session or None, "chair_letter": week.chair_letter,
             "chair_seat": week.chair_seat if revealed else None,
             "letter_map": dict(week.letter_map) if week.letter_map is not None else None,
+            "salt": week.salt if revealed else None,
             "letter_map_sha256": week.letter_map_sha256, "chair_line": week.chair_line,
+            "chair_failure": week.chair_failure,
+            "portfolios": {k: {f: float(w) for f, w in v.items()} for k, v in sorted(week.portfolios.items())},
             "council_portfolio": {f: float(w) for f, w in week.council_portfolio.items()},
             "critiques": critiques, "replies": replies,
             "f22": _f22_json([r for c in week.critiques if (r := c.resolution) is not None]),
-            "shadow_returns": {k: round(v, PLACES) for k, v in sorted(week.shadow_returns.items())},
+            "sessions": list(week.sessions),
+            "closes": {f: [None if c is None else float(c) for c in cs] for f, cs in sorted(week.closes.items())},
+            "accounts": {k: {f: float(w) for f, w in v.items()} for k, v in sorted(week.accounts.items())},
+            "shadow_returns": {k: rounded(v) for k, v in sorted(week.shadow_returns.items())},
+            "engine": engine,
             "f23": week_f23(week)}
 
 

@@ -1,9 +1,11 @@
 """Who chairs each week, and the letters the chair reads the seats under. Pure: no I/O, no clock.
 
 Both rules are a seeded SHA-256 ordering, so anyone holding the seed and the seat list recomputes them with
-``hashlib`` alone; the seed is sealed before the season's first talk, and each week's letter map is sealed
-(by its SHA-256, :func:`letter_map_sha256`) before the chair is asked, so neither can be chosen after seeing
-a reply.
+``hashlib`` alone. The chairs' seed is sealed (in clear) before the season's first talk: who chairs is no secret.
+Each week's letters come from a salt of their own, kept private until the week is over; before the chair is
+asked only a commitment is sealed (:func:`letter_commitment`: the SHA-256 of the map, the week and the salt),
+which hides the map (without the salt, a hash of the map alone could be found by trying the few permutations)
+and binds it: the revealed map and salt must give the sealed digest.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ ROTATION_RULE = (
     "every block of n weeks gives the chair to every seat once."
 )
 LETTER_RULE = (
-    "For week W the seats are sorted by the SHA-256 hex digest (UTF-8) of '{seed}:{W}:{seat}', ties by seat id; "
-    "the first gets letter A, then B ... Z, AA, AB ... (bijective base 26). The map seat -> letter is sealed as "
-    "the SHA-256 hex digest of its JSON with sorted keys, separators (',', ':') and ASCII escapes."
+    "For week W with salt S (the week's secret, revealed with its map) the seats are sorted by the SHA-256 hex "
+    "digest (UTF-8) of '{S}:{W}:{seat}', ties by seat id; the first gets letter A, then B ... Z, AA, AB ... "
+    "(bijective base 26). Before the chair is asked, the week seals the SHA-256 hex digest of the JSON "
+    "{\"letters\": map, \"salt\": S, \"week\": W} with sorted keys, separators (',', ':') and ASCII escapes."
 )
 
 
@@ -73,8 +76,8 @@ def letter(index: int) -> str:
     return out
 
 
-def letter_map(seed: int, week: str, seats: Sequence[str]) -> dict[str, str]:
-    """seat -> letter for week ``week`` by :data:`LETTER_RULE`, in letter order.
+def letter_map(seed: int | str, week: str, seats: Sequence[str]) -> dict[str, str]:
+    """seat -> letter for week ``week`` under salt ``seed`` by :data:`LETTER_RULE`, in letter order.
 
     A new permutation each week so that a letter does not follow a seat from week to week (a chair could
     otherwise learn who B is from the portfolios' style over a season)."""
@@ -85,11 +88,14 @@ def letter_map(seed: int, week: str, seats: Sequence[str]) -> dict[str, str]:
     return {seat: letter(i) for i, seat in enumerate(order)}
 
 
-def canonical_json(value: Mapping[str, str]) -> str:
-    """The letter map's canonical JSON: sorted keys, no spaces, ASCII escapes."""
+def canonical_json(value: Mapping[str, object]) -> str:
+    """Canonical JSON: sorted keys, no spaces, ASCII escapes."""
     return json.dumps(dict(value), sort_keys=True, separators=(",", ":"))
 
 
-def letter_map_sha256(mapping: Mapping[str, str]) -> str:
-    """SHA-256 hex digest of the map's canonical JSON, sealed before the chair's ask and checked at reveal."""
-    return _digest(canonical_json(mapping))
+def letter_commitment(week: str, mapping: Mapping[str, str], salt: str) -> str:
+    """SHA-256 hex digest of ``{"letters": map, "salt": salt, "week": week}`` in canonical JSON: sealed before the
+    chair's ask, checked when the map and its salt are revealed (:data:`LETTER_RULE`)."""
+    if not salt:
+        raise TalkError("a letter commitment needs the week's salt")
+    return _digest(canonical_json({"letters": dict(mapping), "salt": salt, "week": week}))

@@ -49,7 +49,7 @@ def test_the_live_contest_on_a_data_folder_and_its_jobs_beside_the_councils(tmp_
             ids = {j.id for j in sched.get_jobs()}
         finally:
             sched.shutdown(wait=False)
-        assert ids == {f"league-{j}" for j in DAY_JOBS if j != "arms"} | {"league-contest_sweep", "league-contest_poll",
+        assert ids == {f"league-{j}" for j in DAY_JOBS if j not in ("arms", "talk", "talk_replies")} | {"league-contest_sweep", "league-contest_poll",
                                                             "league-contest_nightly", "league-verify-book"}
     finally:
         rt.close(0)

@@ -38,7 +38,7 @@ def test_jobs_are_persisted_with_new_york_triggers(tmp_path: Path) -> None:
         assert nightly.func_ref == "league.jobs.scheduler:verify_book_entry"
         nxt = nightly.trigger.get_next_fire_time(None, datetime(2026, 11, 28, 12, 0, tzinfo=UTC))
         assert nxt.astimezone(ET).strftime("%a %H:%M") == "Sat 22:00"
-        assert set(jobs) == {f"league-{j}" for j in DAY_JOBS if j != "arms"}  # no [arms]: no arms job
+        assert set(jobs) == {f"league-{j}" for j in DAY_JOBS if j not in ("arms", "talk", "talk_replies")}  # no [arms]: no arms job
         assert all(j.func_ref == "league.jobs.scheduler:scheduled_entry" for j in jobs.values())
     finally:
         sched.shutdown(wait=False)
@@ -46,7 +46,7 @@ def test_jobs_are_persisted_with_new_york_triggers(tmp_path: Path) -> None:
     again.start(paused=True)
     try:
         # replace_existing: no duplicates after a restart
-        assert len(again.get_jobs()) == len([j for j in DAY_JOBS if j != "arms"]) + 1
+        assert len(again.get_jobs()) == len([j for j in DAY_JOBS if j not in ("arms", "talk", "talk_replies")]) + 1
     finally:
         again.shutdown(wait=False)
 

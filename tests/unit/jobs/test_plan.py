@@ -18,7 +18,7 @@ from league.jobs.scheduler import DAY_JOBS, planned
 
 ET = ZoneInfo("America/New_York")
 WALL = {"snapshot": "08:25", "ask": "08:30", "arms": "08:40", "second_wave": "09:00", "ingest_close": "09:30",
-        "score": "16:05", "publish": "20:00", "stamp_upgrade": "21:00"}
+        "score": "16:05", "talk": "16:30", "talk_replies": "18:00", "publish": "20:00", "stamp_upgrade": "21:00"}
 
 
 @pytest.mark.parametrize(

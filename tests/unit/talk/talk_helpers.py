@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from league.talk.critiques import Critique
 from league.talk.report import CritiqueRecord, ReplyRecord, WeekRecord
-from league.talk.rotation import letter_map, letter_map_sha256
+from league.talk.rotation import letter_commitment, letter_map
 
 SEATS = ["alpha", "bravo", "charlie", "delta"]
 
@@ -31,7 +31,7 @@ def weeks() -> list[WeekRecord]:
     w50 = letter_map(7, "2026-W50", SEATS)
     first = WeekRecord(
         week="2026-W49", chair_seat="bravo", chair_letter="C", letter_map=w49,
-        letter_map_sha256=letter_map_sha256(w49), council_portfolio={"SPY": 30.0, "GLD": 20.0},
+        letter_map_sha256=letter_commitment("2026-W49", w49, "7"), salt="7", council_portfolio={"SPY": 30.0, "GLD": 20.0},
         critiques=(critique("B", "SPX", "SPY", 25, "down", [100, 101, 102, 103, 104, 99]),
                    critique("D", "GOLD", "GLD", 30, "up", [50, 50, 50, 50, 50, 50]),
                    critique("A", "NDX", "QQQ", 10, "up", [200, 201, 202, 203, 204, 210])),
@@ -44,7 +44,7 @@ def weeks() -> list[WeekRecord]:
         chair_line=11)
     second = WeekRecord(
         week="2026-W50", chair_seat="charlie", chair_letter="A", letter_map=None,
-        letter_map_sha256=letter_map_sha256(w50), council_portfolio={},
+        letter_map_sha256=letter_commitment("2026-W50", w50, "7"), council_portfolio={},
         critiques=(critique("B", "SPX", "SPY", 0, "down", [100, 99, 98]),
                    critique("C", "NDX", "QQQ", 50, "down", [200, 199, 198, 197, 196, 195])),
         replies=(ReplyRecord("B", True, {}, line=22), ReplyRecord("C", True, {"QQQ": 40.0}, line=23)),

@@ -66,7 +66,7 @@ def test_critique_rows_one_per_critique_in_week_order() -> None:
 
 def test_a_week_whose_revealed_letters_do_not_match_the_sealed_digest_is_refused() -> None:
     week = weeks()[1]
-    with pytest.raises(TalkError, match="sealed digest"):
+    with pytest.raises(TalkError, match="sealed commitment"):
         dataclasses.replace(week, letter_map={"bravo": "A", "alpha": "B", "charlie": "C", "delta": "D"})
     with pytest.raises(TalkError, match="same position"):
         dataclasses.replace(week, critiques=(week.critiques[0], week.critiques[0]))

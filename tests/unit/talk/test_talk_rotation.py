@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from league.talk import TalkError
-from league.talk.rotation import chair_for, letter, letter_map, letter_map_sha256
+from league.talk.rotation import chair_for, letter, letter_commitment, letter_map
 
 SEATS = ["alpha", "bravo", "charlie", "delta"]
 
@@ -50,8 +50,10 @@ def test_letter_map_is_the_hashlib_order_a_reader_recomputes() -> None:
     assert letter_map(7, "2026-W50", SEATS) == {"charlie": "A", "alpha": "B", "delta": "C", "bravo": "D"}
 
 
-def test_letter_map_digest_is_sha256_of_the_canonical_json() -> None:
+def test_letter_commitment_is_sha256_of_the_canonical_json_with_week_and_salt() -> None:
     mapping = {"delta": "A", "alpha": "B", "bravo": "C", "charlie": "D"}
-    canonical = '{"alpha":"B","bravo":"C","charlie":"D","delta":"A"}'
-    assert letter_map_sha256(mapping) == hashlib.sha256(canonical.encode()).hexdigest()
-    assert letter_map_sha256({"alpha": "A"}) != letter_map_sha256({"alpha": "B"})
+    canonical = '{"letters":{"alpha":"B","bravo":"C","charlie":"D","delta":"A"},"salt":"s1","week":"2026-W49"}'
+    assert letter_commitment("2026-W49", mapping, "s1") == hashlib.sha256(canonical.encode()).hexdigest()
+    assert letter_commitment("2026-W49", {"alpha": "A"}, "s1") != letter_commitment("2026-W49", {"alpha": "B"}, "s1")
+    # the salt hides the map: the same map under another salt gives another digest
+    assert letter_commitment("2026-W49", mapping, "s1") != letter_commitment("2026-W49", mapping, "s2")
