@@ -102,6 +102,8 @@ def write_arms(data_dir: Path, out: Path) -> list[Path]:
         for path in sorted((data_dir / ARMS_DIR / folder).glob("*.*")):
             if not path.name.endswith(".tmp"):
                 written.append(copy_file(path, target / folder / path.name))
+    if not any(not line.kind.startswith("talk_") for line in iter_lines(out / ARMS_DIR / ARMS_BOOK)):
+        return written  # the council talk alone (league.publish.talk): no arm ever ran, no arm's report
     rows = list(arm_rows(out / ARMS_DIR / ARMS_BOOK))
     written.append(write_bytes(out / ARM_FORECASTS, csv_bytes(rows)))
     fetches = list(fetch_rows(out / ARMS_DIR / ARMS_BOOK))

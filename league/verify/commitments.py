@@ -19,6 +19,8 @@ from typing import Any
 from league.blind import MASK, reveal_problems
 from league.inputs import InputError, check_inside
 from league.jsonvalue import Json
+from league.talk import TalkError
+from league.talk.rotation import letter_commitment, letter_map
 from league.verify.files import file_sha256, read_small
 
 
@@ -68,6 +70,8 @@ def arms_problems(root: Path, lines: Sequence[Mapping[str, Json]]) -> tuple[list
         n, kind = x.get("n"), x.get("kind")
         if kind == "news_packet" and isinstance(sha := x.get("packet_sha256"), str):
             wanted.setdefault(f"arms/packets/{sha}.json", (sha, n, "packet_sha256"))
+        if kind == "talk_week" and isinstance(sha := x.get("ask_sha256"), str):  # the chair's exact ask
+            wanted.setdefault(f"arms/asks/{sha}.md", (sha, n, "ask_sha256"))
         if kind != "arm_run":
             continue
         if isinstance(sha := x.get("ask_sha256"), str):
@@ -76,7 +80,48 @@ def arms_problems(root: Path, lines: Sequence[Mapping[str, Json]]) -> tuple[list
         if x.get("asked_on") and isinstance(snap := x.get("snapshot_sha256"), str):
             wanted.setdefault(f"arms/snapshots/{x.get('run_id')}.json", (snap, n, "snapshot_sha256"))
     problems = [p for rel, (sha, n, field) in sorted(wanted.items()) if (p := _file_problem(root, rel, sha, n, field))]
-    return problems, len(wanted)
+    return problems + talk_problems(lines), len(wanted)
+
+
+def talk_problems(lines: Sequence[Mapping[str, Json]]) -> list[str]:
+    """The council talk's order and letters (docs/experiments.md, "Council talk"): each week's line (with its
+    letter commitment) sealed before its chair's reply, and each revealed letter map following the letter rule
+    under its salt, giving the sealed commitment and the week's chair letter."""
+    weeks = {str(x.get("week")): x for x in lines if x.get("kind") == "talk_week"}
+    problems: list[str] = []
+    for x in lines:
+        kind, week = x.get("kind"), str(x.get("week"))
+        opened = weeks.get(week)
+        if kind in ("talk_chair", "talk_round", "talk_reply", "talk_reveal", "talk_accounts") and (
+                opened is None or _int(opened.get("n")) >= _int(x.get("n"))):
+            problems.append(f"arms' book line {x.get('n')} ({kind}) comes before its week {week} was opened")
+            continue
+        if kind != "talk_reveal" or opened is None:
+            continue
+        mapping, salt = x.get("letter_map"), x.get("salt")
+        if not isinstance(mapping, dict) or not isinstance(salt, str) or not salt:
+            problems.append(f"arms' book line {x.get('n')}: the reveal of {week} has no letter map or salt")
+            continue
+        letters = {str(k): str(v) for k, v in mapping.items()}
+        try:
+            ruled = letter_map(salt, week, sorted(letters))
+            digest = letter_commitment(week, letters, salt)
+        except TalkError as exc:
+            problems.append(f"arms' book line {x.get('n')}: {exc.message}")
+            continue
+        if ruled != letters:
+            problems.append(f"arms' book line {x.get('n')}: the letters of {week} do not follow the letter rule")
+        if digest != opened.get("letter_map_sha256"):
+            problems.append(f"arms' book line {x.get('n')}: the letters of {week} do not give the commitment "
+                            f"sealed at line {opened.get('n')}")
+        if letters.get(str(opened.get("chair"))) != opened.get("chair_letter"):
+            problems.append(f"arms' book line {x.get('n')}: the chair of {week} is not its letter "
+                            f"{opened.get('chair_letter')}")
+    return problems
+
+
+def _int(value: Json) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else -1
 
 
 def opening_problems(root: Path, lines: Sequence[Mapping[str, Json]]) -> tuple[list[str], list[str]]:

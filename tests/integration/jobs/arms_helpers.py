@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -30,3 +31,15 @@ def enable_arms(config_dir: Path, data_dir: Path, session: date, *, arms: tuple[
 
 def book_lines(path: Path) -> list[dict[str, object]]:
     return [json.loads(x) for x in path.read_bytes().splitlines()]
+
+
+def enable_talk(config_dir: Path, *, weekday: str = "fri", seed: int | None = None) -> None:
+    """Turn the council talk on in a league folder made by day_helpers.league_dir."""
+    path = config_dir / "league.toml"
+    text = path.read_text(encoding="utf-8")
+    text, done = re.subn(r'(?m)^(\[talk\].*\n)enabled = false\nweekday = "fri"',
+                         rf'\1enabled = true\nweekday = "{weekday}"', text, count=1)
+    assert done == 1, "league.toml has no [talk] table to enable"
+    if seed is not None:
+        text = re.sub(r"(?m)^(\[talk\][^\[]*?)seed = 20261206", rf"\1seed = {seed}", text, count=1)
+    path.write_text(text, encoding="utf-8")

@@ -10,13 +10,16 @@ import pytest
 
 from league.clock import SimulatedClock
 from league.compose import contest_runtime, open_contest
-from league.config import ArmsSettings, Schedule
+from league.config import ArmsSettings, Schedule, TalkSettings
 from league.contest.config import Venue
 from league.contest.context import broker_for, market_source
 from league.errors import ConfigError
-from league.jobs.scheduler import DAY_JOBS, build_scheduler
+from league.jobs.scheduler import DAY_JOBS, TALK_JOBS, build_scheduler
 
 LIVE = Path(str(resources.files("league.contest").joinpath("live.toml")))
+
+#: Jobs a league plans only when configured: the arms ([arms]) and the council talk ([talk]).
+OFF_BY_DEFAULT = ("arms", *TALK_JOBS)
 
 
 class _League:
@@ -25,7 +28,8 @@ class _League:
     def __init__(self, folder: Path) -> None:
         self.config = type("Config", (), {"folder": folder,
                                           "settings": type("Settings", (), {"schedule": Schedule(),
-                                                                           "arms": ArmsSettings()})()})()
+                                                                           "arms": ArmsSettings(),
+                                                                           "talk": TalkSettings()})()})()
 
 
 def test_no_contest_toml_no_contest(tmp_path: Path) -> None:
@@ -49,8 +53,9 @@ def test_the_live_contest_on_a_data_folder_and_its_jobs_beside_the_councils(tmp_
             ids = {j.id for j in sched.get_jobs()}
         finally:
             sched.shutdown(wait=False)
-        assert ids == {f"league-{j}" for j in DAY_JOBS if j not in ("arms", "talk", "talk_replies")} | {"league-contest_sweep", "league-contest_poll",
-                                                            "league-contest_nightly", "league-verify-book"}
+        day = {f"league-{j}" for j in DAY_JOBS if j not in OFF_BY_DEFAULT}
+        assert ids == day | {"league-contest_sweep", "league-contest_poll", "league-contest_nightly",
+                             "league-verify-book"}
     finally:
         rt.close(0)
 

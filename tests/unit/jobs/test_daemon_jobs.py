@@ -6,22 +6,27 @@ from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from league.config import ArmsSettings, Schedule
-from league.jobs.scheduler import DAY_JOBS, build_scheduler, trigger_for
+from league.config import ArmsSettings, Schedule, TalkSettings
+from league.jobs.scheduler import DAY_JOBS, TALK_JOBS, build_scheduler, trigger_for
 
 ET = ZoneInfo("America/New_York")
+
+#: Jobs a league plans only when configured: the arms ([arms]) and the council talk ([talk]).
+OFF_BY_DEFAULT = ("arms", *TALK_JOBS)
 
 
 class _Cfg:
     class settings:  # noqa: N801 - mimics the config object's attribute path
         schedule = Schedule()
         arms = ArmsSettings()
+        talk = TalkSettings()
 
 
 class _ExtraCfg:
     class settings:  # noqa: N801 - mimics the config object's attribute path
         schedule = Schedule()
         arms = ArmsSettings(extra_runs=("evening", "weekend_btc", "sunday_radar"))
+        talk = TalkSettings()
 
 
 class _League:
@@ -38,7 +43,7 @@ def test_jobs_are_persisted_with_new_york_triggers(tmp_path: Path) -> None:
         assert nightly.func_ref == "league.jobs.scheduler:verify_book_entry"
         nxt = nightly.trigger.get_next_fire_time(None, datetime(2026, 11, 28, 12, 0, tzinfo=UTC))
         assert nxt.astimezone(ET).strftime("%a %H:%M") == "Sat 22:00"
-        assert set(jobs) == {f"league-{j}" for j in DAY_JOBS if j not in ("arms", "talk", "talk_replies")}  # no [arms]: no arms job
+        assert set(jobs) == {f"league-{j}" for j in DAY_JOBS if j not in OFF_BY_DEFAULT}
         assert all(j.func_ref == "league.jobs.scheduler:scheduled_entry" for j in jobs.values())
     finally:
         sched.shutdown(wait=False)
@@ -46,7 +51,7 @@ def test_jobs_are_persisted_with_new_york_triggers(tmp_path: Path) -> None:
     again.start(paused=True)
     try:
         # replace_existing: no duplicates after a restart
-        assert len(again.get_jobs()) == len([j for j in DAY_JOBS if j not in ("arms", "talk", "talk_replies")]) + 1
+        assert len(again.get_jobs()) == len([j for j in DAY_JOBS if j not in OFF_BY_DEFAULT]) + 1
     finally:
         again.shutdown(wait=False)
 

@@ -31,7 +31,8 @@ def weeks() -> list[WeekRecord]:
     w50 = letter_map(7, "2026-W50", SEATS)
     first = WeekRecord(
         week="2026-W49", chair_seat="bravo", chair_letter="C", letter_map=w49,
-        letter_map_sha256=letter_commitment("2026-W49", w49, "7"), salt="7", council_portfolio={"SPY": 30.0, "GLD": 20.0},
+        letter_map_sha256=letter_commitment("2026-W49", w49, "7"), salt="7",
+        council_portfolio={"SPY": 30.0, "GLD": 20.0},
         critiques=(critique("B", "SPX", "SPY", 25, "down", [100, 101, 102, 103, 104, 99]),
                    critique("D", "GOLD", "GLD", 30, "up", [50, 50, 50, 50, 50, 50]),
                    critique("A", "NDX", "QQQ", 10, "up", [200, 201, 202, 203, 204, 210])),
