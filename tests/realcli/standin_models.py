@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -33,6 +34,9 @@ class StandIn:
     model: str = "standin-model-1"
     mode: str = "ok"
     requests: list[Seen] = field(default_factory=list)
+    #: When set, the reply text for a model call's request body (a test whose seats are asked several kinds of
+    #: question, the council talk's chair and critiqued seats among them); else :attr:`reply` every time.
+    respond: Callable[[bytes], str] | None = None
     server: ThreadingHTTPServer | None = None
 
     def __enter__(self) -> StandIn:
@@ -128,6 +132,8 @@ def chat_completion(reply: str, model: str, stream: bool) -> tuple[bytes, str]:
 
 
 def _answer(standin: StandIn, path: str, body: bytes) -> tuple[int, bytes, str]:
+    if standin.respond is not None:
+        standin = StandIn(reply=standin.respond(body), model=standin.model, mode=standin.mode)
     try:
         request = json.loads(body) if body else {}
     except ValueError:
