@@ -327,6 +327,9 @@ def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str],
 
 #: The demo's seats asked the repeats (three of the roster's, from three labs).
 DEMO_REPEAT_SEATS = ("aurora", "basalt", "cobalt")
+#: The demo's council talk: every scripted seat that answers a first ask (the silent ``mute`` and the second-wave
+#: ``dozer`` never would; ``grumpy``'s malformed replies show a failed chair or reply in the files).
+DEMO_TALK_SEATS = ("aurora", "aurora-mini", "basalt", "cobalt", "delta", "ember", "grumpy", "sloth")
 
 
 def enable_arms(config_dir: Path, data_dir: Path, days: list[date], seed: int) -> None:
@@ -342,7 +345,8 @@ def enable_arms(config_dir: Path, data_dir: Path, days: list[date], seed: int) -
     text = re.sub(r'(?m)^repeat_seats = \[\]', f"repeat_seats = {json.dumps(list(DEMO_REPEAT_SEATS))}", text, count=1)
     text = re.sub(r'(?m)^(seed = 20261206.*)$', r'\1\nextra_runs = ["evening", "weekend_btc", "sunday_radar"]', text,
                   count=1)
-    text = re.sub(r'(?m)^(\[talk\].*\n)enabled = false', r'\1enabled = true', text, count=1)
+    text = re.sub(r'(?m)^(\[talk\].*\nenabled = )false(\n.*\n)# seats = \[\].*$',
+                  rf'\1true\2seats = {json.dumps(list(DEMO_TALK_SEATS))}', text, count=1)
     path.write_text(text, encoding="utf-8")
     write_demo_feeds(data_dir / "news", days[0], days[-1], seed)
 
