@@ -8,11 +8,14 @@ Routes:
   ``/api/runs/{run_id}``        one run: its run line, answers, other lines, N_eff
   ``/api/sessions/{YYYY-MM-DD}`` one session: runs, markets, per-seat scores, proof links
   ``/api/today``, ``/api/page`` the latest run; everything the page shows
+  ``/api/talk``                 the council talk: the newest weeks and the season's F22 and F23
   ``/api/lines?from=A&to=B``    book lines A..B as NDJSON (at most MAX_RANGE lines)
   ``/api/lines/{n}``            one line, typed by its kind (its schema in /api/docs)
   ``/api/stream?from=N&kind=K`` book lines from N as NDJSON, following the book as it grows
   ``/api/contest``              the CLI contest: metrics, sealed sweeps, newest rounds and their cards
   ``/api/contest/stream?from=N&kind=K`` the contest's book lines, as the contest's embargo allows
+  ``/api/arms/stream?from=N&kind=K`` the published arms' book (arms/arms-book.jsonl): the arms' and the
+                                council talk's lines, from N, as NDJSON (following it with ``follow=true``)
   ``/{path}``                   any file of the open-data folder, byte for byte (HTTP ranges honoured)
 
 Nothing here writes: the app only reads the folder and the book. Every refusal is a 4xx with a
@@ -35,6 +38,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from league.api import views
+from league.api.armsbook import ARMS_BOOK_KINDS, ArmsBookIndex, published_arms_book
 from league.api.contest import CONTEST_KINDS, ContestBook, contest_view
 from league.api.embargo import embargoed_file
 from league.api.errors import ApiError, BadRequest, NotFound, RangeNotSatisfiable, error_body, shown, shown_all
@@ -67,6 +71,7 @@ def create_app(data_dir: Path, *, poll_s: float = POLL_S, db_url: str | None = N
     _json_routes(app, store)
     _book_routes(app, store, poll_s)
     _contest_routes(app, store, poll_s)
+    _arms_routes(app, store, poll_s)
     _file_routes(app, store)
     return app
 
@@ -124,6 +129,10 @@ def _json_routes(app: FastAPI, store: views.Store) -> None:
     @app.get("/api/page")
     def page() -> dict[str, object]:
         return views.page(store)
+
+    @app.get("/api/talk")
+    def talk() -> dict[str, object]:
+        return views.talk(store)
 
 
 def _check_kinds(store: views.Store, kinds: list[str]) -> frozenset[str]:
@@ -253,6 +262,34 @@ async def _follow_contest(book: ContestBook, request: Request, start: int, kinds
 
     def select(first: int, last: int) -> list[bytes]:
         return [raw + b"\n" for i, raw in enumerate(book.raw_lines(first, last), first)
+                if not kinds or book.kind(i) in kinds]
+
+    async for chunk in _stream(book.refresh, select, request, start, follow, poll_s):
+        yield chunk
+
+
+def _arms_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
+    book = ArmsBookIndex(published_arms_book(store.paths.public))
+
+    @app.get("/api/arms/stream")
+    def arms_stream(request: Request, start: Annotated[int, Query(alias="from", ge=1)] = 1,
+                    kind: Annotated[list[str] | None, Query()] = None, follow: bool = False) -> StreamingResponse:
+        """The published arms' book from line ``from`` (the arms' and the council talk's kinds), as NDJSON."""
+        unknown = sorted(set(kind or []) - ARMS_BOOK_KINDS)
+        if unknown:
+            raise BadRequest(f"unknown kind {shown_all(unknown)}", fix=_one_of(ARMS_BOOK_KINDS))
+        _check_start(start, book.refresh())
+        return StreamingResponse(_follow_arms(store, book, request, start, frozenset(kind or []), follow, poll_s),
+                                 media_type=NDJSON, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+async def _follow_arms(store: views.Store, book: ArmsBookIndex, request: Request, start: int, kinds: frozenset[str],
+                       follow: bool, poll_s: float) -> AsyncIterator[bytes]:
+    """The arms' book's lines from ``start`` (as the served file shows them: the embargo's redaction applied)."""
+
+    def select(first: int, last: int) -> list[bytes]:
+        store.embargo.refresh()
+        return [store.embargo.public_raw(raw) + b"\n" for i, raw in enumerate(book.raw_lines(first, last), first)
                 if not kinds or book.kind(i) in kinds]
 
     async for chunk in _stream(book.refresh, select, request, start, follow, poll_s):

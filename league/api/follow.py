@@ -120,8 +120,10 @@ def _error_text(resp: httpx.Response) -> str:
 
 # ------------------------------------------------------------------------------ formatting
 def compact(raw: bytes) -> str:
-    """One short row for a score line; any other line is printed as it is stored."""
+    """One short row for a score line or a council talk line; any other line is printed as it is stored."""
     obj: JsonObject = json.loads(raw)
+    if str(obj.get("kind", "")).startswith("talk_"):
+        return _talk_row(obj)
     if obj.get("kind") not in ("score", "score_h"):
         return raw.decode("utf-8")
     head = f"#{obj.get('n')} {obj.get('kind')} {obj.get('session', '')} {obj.get('run_id', '')}".rstrip()
@@ -145,3 +147,47 @@ def _market_cell(code: str, m: Json) -> str:
     change = (close / ref - 1) * 100 if ref else 0.0
     draw = " draw" if m.get("draw") else ""
     return f"{code} {ref:g}->{close:g} {change:+.2f}% {arrow}{draw}"
+
+
+def _outcome(obj: JsonObject) -> str:
+    """ok, or what failed (a chair's or a critiqued seat's reply)."""
+    if obj.get("ok") is True:
+        return "ok"
+    return f"failed: {clip(str(obj.get('failure') or 'no reason given'), 120)}"
+
+
+def _pairs(value: Json) -> str:
+    """seat -> letter as "seat=L", in letter order."""
+    if not isinstance(value, dict):
+        return "?"
+    listed = sorted(((str(letter), str(seat)) for seat, letter in value.items()), key=lambda p: (len(p[0]), p))
+    return " ".join(f"{seat}={letter}" for letter, seat in listed)
+
+
+def _talk_row(obj: JsonObject) -> str:
+    """One row for a council talk line: its number, kind and week, who (seat and letter) and how it went."""
+    kind = str(obj.get("kind"))
+    head = f"#{obj.get('n')} {kind} {obj.get('week', '')}".rstrip()
+    if kind == "talk_schedule":
+        return f"{head} league {obj.get('league')} on {obj.get('weekday')}, seed {obj.get('seed')}"
+    if kind == "talk_week":
+        return (f"{head} session {obj.get('session')}: chair {obj.get('chair')} as {obj.get('chair_letter')}, "
+                f"{obj.get('seats')} seats, letters sealed {str(obj.get('letter_map_sha256', ''))[:12]}")
+    if kind == "talk_chair":
+        critiques = items(obj.get("critiques"))
+        said = ", ".join(f"{c.get('target')} {c.get('market')} {c.get('direction')}" for c in critiques
+                         if isinstance(c, dict))
+        return (f"{head} chair {obj.get('seat')} {_outcome(obj)}"
+                + (f": {len(critiques)} critiques ({said})" if obj.get("ok") is True else ""))
+    if kind == "talk_round":
+        return f"{head} asked {_pairs(obj.get('asked'))}"
+    if kind == "talk_reply":
+        return f"{head} seat {obj.get('seat')} as {obj.get('letter')} {_outcome(obj)}"
+    if kind == "talk_reveal":
+        return f"{head} letters {_pairs(obj.get('letter_map'))}"
+    if kind == "talk_accounts":
+        sessions = [str(x) for x in items(obj.get("sessions"))]
+        span = f"{sessions[0]}..{sessions[-1]}" if sessions else "no sessions"
+        weights = obj.get("weights")
+        return f"{head} {span}: {len(weights) if isinstance(weights, dict) else 0} accounts"
+    return head

@@ -86,10 +86,113 @@ def arms_html(arms: dict[str, object]) -> str:
     return f'<table class="arms"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
 
 
+def _d(x: object) -> dict[str, object]:
+    return x if isinstance(x, dict) else {}
+
+
+def _dicts(x: object) -> list[dict[str, object]]:
+    return [y for y in x if isinstance(y, dict)] if isinstance(x, list) else []
+
+
+def _pct(x: object, digits: int = 2) -> str:
+    """A return (a fraction) as a signed percentage; – when missing."""
+    return "–" if not isinstance(x, int | float) or isinstance(x, bool) else f"{as_float(x) * 100:+.{digits}f}%"
+
+
+def _weights(portfolio: object) -> str:
+    if not isinstance(portfolio, dict) or not portfolio:
+        return "all cash"
+    return ", ".join(f"{fund} {as_float(w):g}%" for fund, w in portfolio.items() if isinstance(w, int | float))
+
+
+def _resolution(r: object) -> str:
+    return "unresolved" if r is None else ("came true" if r is True else "did not")
+
+
+def _f22_text(f22: object) -> str:
+    f = f22 if isinstance(f22, dict) else {}
+    n = f.get("n") or 0
+    if not n or f.get("share") is None:
+        return "no critique resolved yet"
+    ci = f.get("ci95")
+    interval = f" (95% interval {_fmt(ci[0], 3)}–{_fmt(ci[1], 3)})" if isinstance(ci, list) and len(ci) == 2 else ""
+    return f"{_fmt(f.get('share'), 3)} of {n} resolved critiques came true{interval}"
+
+
+F23_NAMES = (("council_vs_sealed_mean", "council − sealed mean"), ("critiqued_vs_sealed", "critiqued − sealed"),
+             ("stated_vs_sealed", "stated − sealed"), ("stated_vs_critiqued", "stated − critiqued"))
+
+
+def _talk_week_html(w: dict[str, object]) -> str:
+    week = escape(str(w.get("week")))
+    seat = (f" ({escape(str(w['chair_seat']))})" if w.get("chair_seat")
+            else " (seat shown once the letters are revealed)")
+    council = (_weights(w.get("council_portfolio")) if not w.get("chair_failure")
+               else f"none ({w.get('chair_failure')})")
+    parts = [f'<h3>{week}{" · " + escape(str(w["session"])) if w.get("session") else ""} · chair '
+             f"{escape(str(w.get('chair_letter')))}{seat}</h3>",
+             f"<p>Council portfolio: {escape(council)}.</p>"]
+    critiques = _dicts(w.get("critiques"))
+    if critiques:
+        head = "".join(f'<th scope="col">{h}</th>' for h in ("target", "market", "weight", "direction",
+                                                             "over 5 sessions"))
+        rows = "".join(f'<tr class="talk-critique" data-target="{escape(str(c.get("target")))}">'
+                       + _cells(c.get("target"), f"{c.get('market')} ({c.get('fund')})",
+                                f"{as_float(c.get('weight')):g}%" if isinstance(c.get("weight"), int | float)
+                                else "–", c.get("direction"), _resolution(c.get("resolution")), num=(2,)) + "</tr>"
+                       for c in critiques)
+        parts.append(f'<table class="talk-critiques"><caption>Critiques</caption><thead><tr>{head}</tr></thead>'
+                     f"<tbody>{rows}</tbody></table>")
+    returns = _d(w.get("returns"))
+    replies = {str(r.get("letter")): r for r in _dicts(w.get("replies"))}
+    seats = _dicts(returns.get("seats"))
+    if seats:
+        head = "".join(f'<th scope="col">{h}</th>' for h in ("letter", "reply", "sealed", "critiqued", "stated"))
+        rows = ""
+        for x in seats:
+            r = replies.get(str(x.get("letter")), {})
+            status = str(r.get("status", "no reply yet"))
+            if r.get("failure"):
+                status += f": {r['failure']}"
+            rows += (f'<tr class="talk-seat" data-letter="{escape(str(x.get("letter")))}">'
+                     + _cells(x.get("letter"), status, _pct(x.get("sealed")), _pct(x.get("critiqued")),
+                              _pct(x.get("stated")), num=(2, 3, 4)) + "</tr>")
+        parts.append(f'<table class="talk-seats"><caption>Critiqued letters: reply and shadow returns</caption>'
+                     f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+    if w.get("settled"):
+        parts.append(f"<p>Shadow returns over the talk session and the five after it: council "
+                     f"{_pct(returns.get('council'))}, sealed mean {_pct(returns.get('sealed_mean'))}. "
+                     f"F22 this week: {escape(_f22_text(w.get('f22')))}.</p>")
+    else:
+        parts.append("<p>Not settled yet: the shadow returns come five sessions after the talk.</p>")
+    return f'<article class="talk-week" data-week="{week}">{"".join(parts)}</article>'
+
+
+def talk_html(talk: dict[str, object]) -> str:
+    """The council talk as plain HTML: the season's F22 and F23, then the newest weeks."""
+    weeks = _dicts(talk.get("weeks"))
+    if not weeks:
+        return f'<p class="note">No council talk yet ({escape(str(talk.get("source")))}).</p>'
+    season = _d(talk.get("season"))
+    f23 = _d(season.get("f23"))
+    means = []
+    for name, label in F23_NAMES:
+        figure = _d(f23.get(name))
+        mean = figure.get("mean")
+        shown = "–" if not isinstance(mean, int | float) else f"{as_float(mean) * 100:+.2f} pp"
+        means.append(f"{label} {shown} (n {figure.get('n', 0)})")
+    total = talk.get("weeks_total", len(weeks))
+    return (f'<div class="talk-season"><p>Season F22: {escape(_f22_text(season.get("f22")))}.</p>'
+            f"<p>Season F23 means (return differences in percentage points): {escape('; '.join(means))}.</p></div>"
+            + "".join(_talk_week_html(w) for w in weeks)
+            + f'<p class="note">Source: {escape(str(talk.get("source")))}; newest {len(weeks)} of {total} weeks.</p>')
+
+
 def render_index(template: Path, store: views.Store) -> str:
-    """index.html with today's run, the league tables and the three-arm table filled in."""
+    """index.html with today's run, the league tables, the three-arm table and the council talk filled in."""
     html = template.read_text(encoding="utf-8")
     html = html.replace('<div id="arms-table"></div>', f'<div id="arms-table">{arms_html(views.arms(store))}</div>', 1)
+    html = html.replace('<div id="talk-body"></div>', f'<div id="talk-body">{talk_html(views.talk(store))}</div>', 1)
     html = html.replace('<p class="loading">loading…</p>', today_html(views.today(store)), 1)
     return html.replace('<div id="league-tables"></div>',
                         f'<div id="league-tables">{league_html(views.league_table(store))}</div>', 1)

@@ -484,6 +484,57 @@ def arms(store: Store) -> dict[str, object]:
     return {"runs": rows, "season": season, "source": "arena-cb-experiment.json"}
 
 
+#: How many weeks the page's council talk section shows (newest first); the file holds every week.
+TALK_WEEKS_SHOWN = 8
+TALK_JSON = "council-talk.json"
+
+
+def _letter_order(letter: str) -> tuple[int, str]:
+    return len(letter), letter
+
+
+def _talk_week(w: JsonObject) -> JsonObject:
+    """One week as the page shows it: the chair, the council's portfolio, the critiques, each critiqued letter's
+    reply and the shadow returns (council, the sealed accounts' mean, each critiqued letter's three accounts)."""
+    critiques = [obj(c) for c in items(w.get("critiques"))]
+    replies = {str(obj(r).get("letter")): obj(r) for r in items(w.get("replies"))}
+    targets = sorted({str(c.get("target")) for c in critiques}, key=_letter_order)
+    returns = obj(w.get("shadow_returns"))
+    sealed = [returns[k] for k in sorted(returns) if k.startswith("sealed:")]
+    known = [x for x in (number(v) for v in sealed) if x is not None]
+    sealed_mean = round(sum(known) / len(known), 6) if known and len(known) == len(sealed) else None
+    reply_rows: list[Json] = []
+    for letter in targets:
+        r = replies.get(letter)
+        reply_rows.append({"letter": letter, "status": "no reply yet" if r is None else
+                           ("ok" if r.get("ok") is True else "failed"),
+                           "failure": None if r is None else r.get("failure") or None})
+    return {"week": w.get("week"), "session": w.get("session"), "chair_letter": w.get("chair_letter"),
+            "chair_seat": w.get("chair_seat"), "revealed": w.get("letter_map") is not None,
+            "chair_failure": w.get("chair_failure") or None, "council_portfolio": obj(w.get("council_portfolio")),
+            "critiques": [{k: c.get(k) for k in ("target", "market", "fund", "weight", "direction", "resolution")}
+                          for c in critiques],
+            "replies": reply_rows, "f22": obj(w.get("f22")),
+            "returns": {"council": returns.get("council"), "sealed_mean": sealed_mean,
+                        "seats": [{"letter": L, "sealed": returns.get(f"sealed:{L}"),
+                                   "critiqued": returns.get(f"critiqued:{L}"),
+                                   "stated": returns.get(f"stated:{L}")} for L in targets]},
+            "settled": bool(returns)}
+
+
+def talk(store: Store) -> dict[str, object]:
+    """The council talk (docs/experiments.md) from council-talk.json, when published: the newest
+    :data:`TALK_WEEKS_SHOWN` weeks, newest first, and the season's F22 and F23."""
+    report = store.json(TALK_JSON)
+    if not isinstance(report, dict):
+        return {"weeks": [], "weeks_total": 0, "season": {}, "source": f"{TALK_JSON} not published yet"}
+    listed = [obj(w) for w in items(report.get("weeks")) if isinstance(w, dict)]
+    newest = sorted(listed, key=lambda w: str(w.get("week")), reverse=True)[:TALK_WEEKS_SHOWN]
+    season = obj(report.get("season"))
+    return {"weeks": [_talk_week(w) for w in newest], "weeks_total": len(listed),
+            "season": {"f22": obj(season.get("f22")), "f23": obj(season.get("f23"))}, "source": TALK_JSON}
+
+
 def corrections(store: Store) -> list[JsonObject]:
     """Every sealed correction line (paper §3.10), newest first: what it corrects, the new value, why.
     The figures on the page already use them (the CSV and the statistics apply each one)."""
@@ -507,4 +558,4 @@ def page(store: Store) -> dict[str, object]:
     """Everything the league page shows, in one answer."""
     return {"today": today(store), "league": league_table(store), "grid": grid(store), "n_eff": n_eff(store),
             "calibration": calibration(store), "points": points(store), "corrections": corrections(store),
-            "arms": arms(store)}
+            "arms": arms(store), "talk": talk(store)}

@@ -1,7 +1,10 @@
 """``league tail``: print the book's lines as they are sealed (a local file or the API's stream).
 
 The CLI contest's kinds (``contest.bet``, ... or ``contest.*`` for all of them) follow the contest's
-book instead: ``data/books/contest-book.jsonl`` by default, or the API's ``/api/contest/stream``."""
+book instead: ``data/books/contest-book.jsonl`` by default, or the API's ``/api/contest/stream``. The arms'
+and the council talk's kinds (``arm_answer``, ``talk_chair``, ...; ``arms.*`` for every kind of the arms'
+book, ``talk.*`` for the talk's) follow the arms' book: ``data/books/arms-book.jsonl`` by default, or the
+API's ``/api/arms/stream`` (the published copy). One book at a time."""
 
 from __future__ import annotations
 
@@ -16,7 +19,14 @@ from league.extras import extra
 
 DEFAULT_BOOK = "data/books/council-book.jsonl"
 DEFAULT_CONTEST_BOOK = "data/books/contest-book.jsonl"
+DEFAULT_ARMS_BOOK = "data/books/arms-book.jsonl"
 ALL_CONTEST = "contest.*"
+ALL_ARMS = "arms.*"
+ALL_TALK = "talk.*"
+COUNCIL, CONTEST, ARMS = "council", "contest", "arms"
+#: Each book: its local default and the API stream that follows it.
+BOOKS = {COUNCIL: (DEFAULT_BOOK, "/api/stream"), CONTEST: (DEFAULT_CONTEST_BOOK, "/api/contest/stream"),
+         ARMS: (DEFAULT_ARMS_BOOK, "/api/arms/stream")}
 
 
 def register(app: typer.Typer) -> None:
@@ -45,20 +55,22 @@ def tail(
 
     With --rows, a researcher's view: each row of council-forecasts.csv as it is scored, with its
     Brier, from a data folder (or the demo's folder); --after-row resumes after the last row seen.
-    With contest kinds (``--kind 'contest.*'``), the CLI contest's book instead of the council's."""
+    With contest kinds (``--kind 'contest.*'``), the CLI contest's book instead of the council's; with the arms'
+    or the council talk's kinds (``--kind 'talk.*'``, ``--kind 'arms.*'``, ``--kind talk_chair``), the arms'."""
     with extra("daemon"):
+        from league.api.armsbook import ARMS_BOOK_KINDS, TALK_LINE_KINDS
         from league.api.contest import CONTEST_KINDS
         from league.api.follow import compact, follow_file, follow_url
     if rows:
         _tail_rows(source, after_row, fmt, follow)
         return
 
-    kinds, contest = _kinds(kind or [], CONTEST_KINDS)
+    kinds, which = _kinds(kind or [], CONTEST_KINDS, ARMS_BOOK_KINDS, TALK_LINE_KINDS)
+    default, stream = BOOKS[which]
     if source.startswith(("http://", "https://")):
-        lines = follow_url(source, start, kinds, follow, stream="/api/contest/stream" if contest else "/api/stream")
+        lines = follow_url(source, start, kinds, follow, stream=stream)
     else:
-        book = DEFAULT_CONTEST_BOOK if contest and source == DEFAULT_BOOK else source
-        lines = follow_file(Path(book), start, kinds, follow)
+        lines = follow_file(Path(default if source == DEFAULT_BOOK else source), start, kinds, follow)
     try:
         for _, line in lines:
             typer.echo(line.decode("utf-8") if raw else compact(line))
@@ -66,20 +78,33 @@ def tail(
         raise typer.Exit(0) from None
 
 
-def _kinds(asked: list[str], contest_kinds: frozenset[str]) -> tuple[frozenset[str], bool]:
-    """The kinds to print and whether they are the contest's (one book at a time: no mixing)."""
+def _kinds(asked: list[str], contest_kinds: frozenset[str], arms_kinds: frozenset[str] = frozenset(),
+           talk_kinds: frozenset[str] = frozenset()) -> tuple[frozenset[str], str]:
+    """The kinds to print and the book they are in (council, contest or arms: one book at a time, no mixing).
+    ``contest.*`` and ``arms.*`` mean every kind of their book (no filter), ``talk.*`` every talk kind."""
     wanted = set(asked)
-    everything = ALL_CONTEST in wanted
-    wanted.discard(ALL_CONTEST)
-    unknown = wanted - COUNCIL_KINDS - contest_kinds
+    wildcards = {w for w in (ALL_CONTEST, ALL_ARMS, ALL_TALK) if w in wanted}
+    wanted -= wildcards
+    unknown = wanted - COUNCIL_KINDS - contest_kinds - arms_kinds
     if unknown:
         raise LeagueError(f"unknown kind {', '.join(sorted(unknown))}",
-                          fix=f"use one of {sorted(COUNCIL_KINDS | contest_kinds)} or {ALL_CONTEST}")
-    contest = everything or bool(wanted & contest_kinds)
-    if contest and wanted - contest_kinds:
-        raise LeagueError("council and contest kinds are in two books; `league tail` follows one",
-                          fix="run one `league tail` for the council's kinds and one for the contest's")
-    return (frozenset() if everything else frozenset(wanted)), contest
+                          fix=f"use one of {sorted(COUNCIL_KINDS | contest_kinds | arms_kinds)} or "
+                              f"{ALL_CONTEST}, {ALL_ARMS}, {ALL_TALK}")
+    books = {COUNCIL: bool(wanted & COUNCIL_KINDS),
+             CONTEST: ALL_CONTEST in wildcards or bool(wanted & contest_kinds),
+             ARMS: bool(wildcards & {ALL_ARMS, ALL_TALK}) or bool(wanted & arms_kinds)}
+    chosen = [name for name, asked_for in books.items() if asked_for]
+    if len(chosen) > 1:
+        raise LeagueError(f"{' and '.join(chosen)} kinds are in {('two', 'three')[len(chosen) - 2]} books; "
+                          "`league tail` follows one",
+                          fix="run one `league tail` per book: the council's, the contest's (contest.*) or the "
+                              "arms' (arms.*, talk.*)")
+    which = chosen[0] if chosen else COUNCIL
+    if ALL_CONTEST in wildcards or ALL_ARMS in wildcards:
+        return frozenset(), which
+    if ALL_TALK in wildcards:
+        wanted |= talk_kinds
+    return frozenset(wanted), which
 
 
 def _tail_rows(source: str, after_row: str | None, fmt: str, follow: bool) -> None:

@@ -29,14 +29,14 @@ def test_the_report_has_each_weeks_critiques_f22_and_f23() -> None:
          "direction": "up", "reference_close": 200, "close_5": 210, "resolution": True}]
     # 2 of 3: Wilson [0.207660, 0.938508] (centre 0.573084, half 0.365424)
     assert first["f22"] == {"n": 3, "hits": 2, "share": 0.666667, "ci95": [0.20766, 0.938508]}
-    # council 0.01 - mean(0.02, -0.01, 0, 0.03) = 0.01 - 0.01 = 0
-    # A: 0.015 - 0.02 = -0.005, 0.02 - 0.02 = 0, 0.02 - 0.015 = 0.005
-    # B: 0.005 + 0.01 = 0.015, 0.004 + 0.01 = 0.014, 0.004 - 0.005 = -0.001
-    # D: 0.02 - 0.03 = -0.01, no reply: no stated account
-    assert first["f23"] == {"council_vs_sealed_mean": 0.0, "seats": [
-        {"letter": "A", "critiqued_vs_sealed": -0.005, "stated_vs_sealed": 0.0, "stated_vs_critiqued": 0.005},
-        {"letter": "B", "critiqued_vs_sealed": 0.015, "stated_vs_sealed": 0.014, "stated_vs_critiqued": -0.001},
-        {"letter": "D", "critiqued_vs_sealed": -0.01, "stated_vs_sealed": None, "stated_vs_critiqued": None}]}
+    # sealed mean (0.03 + 0.015 + 0 + 0.01) / 4 = 0.01375; council -0.003 - 0.01375 = -0.01675
+    # A: 0.015 - 0.03 = -0.015, 0.005 - 0.03 = -0.025, 0.005 - 0.015 = -0.01
+    # B: 0.0175 - 0.015 = 0.0025, -0.003 - 0.015 = -0.018, -0.003 - 0.0175 = -0.0205
+    # D: 0.01 - 0.01 = 0, no reply: no stated account
+    assert first["f23"] == {"council_vs_sealed_mean": -0.01675, "seats": [
+        {"letter": "A", "critiqued_vs_sealed": -0.015, "stated_vs_sealed": -0.025, "stated_vs_critiqued": -0.01},
+        {"letter": "B", "critiqued_vs_sealed": 0.0025, "stated_vs_sealed": -0.018, "stated_vs_critiqued": -0.0205},
+        {"letter": "D", "critiqued_vs_sealed": 0.0, "stated_vs_sealed": None, "stated_vs_critiqued": None}]}
     assert second["critiques"][0]["resolution"] is None and second["critiques"][0]["close_5"] is None
     # 1 of 1: Wilson [0.206549, 1]
     assert second["f22"] == {"n": 1, "hits": 1, "share": 1.0, "ci95": [0.206549, 1.0]}
@@ -44,12 +44,13 @@ def test_the_report_has_each_weeks_critiques_f22_and_f23() -> None:
     season = report["season"]
     assert isinstance(season, dict)
     assert season["f22"] == {"n": 4, "hits": 3, "share": 0.75, "ci95": [0.300642, 0.954413]}
-    # critiqued_vs_sealed (-0.005 + 0.015 - 0.01) / 3 = 0; stated_vs_sealed (0 + 0.014) / 2 = 0.007;
-    # stated_vs_critiqued (0.005 - 0.001) / 2 = 0.002; the second week has no returns yet
-    assert season["f23"] == {"council_vs_sealed_mean": {"n": 1, "mean": 0.0},
-                             "critiqued_vs_sealed": {"n": 3, "mean": 0.0},
-                             "stated_vs_sealed": {"n": 2, "mean": 0.007},
-                             "stated_vs_critiqued": {"n": 2, "mean": 0.002}}
+    # critiqued_vs_sealed (-0.015 + 0.0025 + 0) / 3 = -0.0041666.. -> -0.004167; stated_vs_sealed
+    # (-0.025 - 0.018) / 2 = -0.0215; stated_vs_critiqued (-0.01 - 0.0205) / 2 = -0.01525; the second week has
+    # no returns yet
+    assert season["f23"] == {"council_vs_sealed_mean": {"n": 1, "mean": -0.01675},
+                             "critiqued_vs_sealed": {"n": 3, "mean": -0.004167},
+                             "stated_vs_sealed": {"n": 2, "mean": -0.0215},
+                             "stated_vs_critiqued": {"n": 2, "mean": -0.01525}}
 
 
 def test_critique_rows_one_per_critique_in_week_order() -> None:
