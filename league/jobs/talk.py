@@ -63,7 +63,7 @@ from league.records import Mark
 from league.runner import SeatAsk
 from league.seatcore.files import write_atomic
 from league.talk.asks import chair_text, reply_text
-from league.talk.critiques import HORIZON_SESSIONS, Critique
+from league.talk.critiques import HORIZON_SESSIONS, Critique, apply_critique
 from league.talk.parse import parse_chair, parse_reply
 from league.talk.rotation import LETTER_RULE, ROTATION_RULE, chair_for, letter_commitment, letter_map
 from league.talk.shadow import COUNCIL, critiqued_key, sealed_key, stated_key
@@ -377,8 +377,6 @@ def shadow_weights(week: TalkWeekLine, chair: TalkChairLine | None,
                    replies: Sequence[TalkReplyLine]) -> dict[str, dict[str, float]]:
     """Every shadow account's weights (league.talk.shadow): the council's when the chair's reply was read, each
     sealed portfolio, each critiqued one with its critiques applied, each stated one."""
-    from league.talk.critiques import apply_critique  # noqa: PLC0415 - pure; kept next to its single use
-
     accounts: dict[str, dict[str, float]] = {sealed_key(k): dict(v) for k, v in week.portfolios.items()}
     if chair is not None and chair.ok:
         accounts[COUNCIL] = dict(chair.council_portfolio)
