@@ -309,20 +309,54 @@ class TalkAccountsLine(Line):
     engine: dict[str, list[TalkEngineRow]]
 
 
+# Registered predictions (league.jobs.predictions, docs/predictions.md): sealed in the same book.
+class PredictionRegistryLine(Line):
+    """A registry of predictions, sealed (its exact bytes under ``registry_sha256``, every set-B script's bytes
+    under its own SHA-256) before the data its windows read exists: ``sessions`` counted sessions had run."""
+
+    kind: Literal["prediction_registry"] = "prediction_registry"
+    registry_sha256: str
+    name: str
+    ids: list[str]
+    scripts: dict[str, str]
+    sessions: int
+    first_window_session: int
+
+
+class PredictionResolutionLine(Line):
+    """One prediction resolved at the first publication after its check date: true, false, or unresolved with
+    the reason; the value, the sample, a renamed field's mapping and the SHA-256 of every file it read. Never
+    deleted, never resolved again."""
+
+    kind: Literal["prediction_resolution"] = "prediction_resolution"
+    id: str
+    registry_sha256: str
+    check_date: str
+    session: str
+    status: Literal["true", "false", "unresolved"]
+    value: float | None
+    n: int | None
+    reason: str
+    mapping: dict[str, str]
+    inputs: dict[str, str]
+
+
 TalkLine = (TalkScheduleLine | TalkWeekLine | TalkChairLine | TalkRoundLine | TalkReplyLine | TalkRevealLine
             | TalkAccountsLine)
 TALK_KINDS = ("talk_schedule", "talk_week", "talk_chair", "talk_round", "talk_reply", "talk_reveal", "talk_accounts")
+PredictionLine = PredictionRegistryLine | PredictionResolutionLine
+PREDICTION_KINDS = ("prediction_registry", "prediction_resolution")
 
 
 ArmAccountLine = ArmRulesLine | ArmDecisionLine | ArmRejectionLine | ArmTradeLine | ArmMarkLine
 ArmLine = Annotated[ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine | ArmAccountLine
-                    | ExtraScoreLine | FetchRecordLine | TalkLine, Field(discriminator="kind")]
+                    | ExtraScoreLine | FetchRecordLine | TalkLine | PredictionLine, Field(discriminator="kind")]
 _ADAPTER: TypeAdapter[ArmLine] = TypeAdapter(ArmLine)
 REPLY_KINDS = ("arm_answer", "arm_silence")
 
 
 TypedArmLine = (ArmScheduleLine | PacketLine | ArmRunLine | ArmAnswerLine | ArmSilenceLine | ArmAccountLine
-                | ExtraScoreLine | FetchRecordLine | TalkLine)
+                | ExtraScoreLine | FetchRecordLine | TalkLine | PredictionLine)
 
 
 def read_arm_line(content: Mapping[str, object]) -> TypedArmLine:

@@ -1,10 +1,12 @@
-"""The publish stage: regenerate the open-data folder from the books every night (docs/open-data.md)."""
+"""The publish stage: regenerate the open-data folder from the books every night (docs/open-data.md), and resolve
+the registered predictions whose check date has come against it (league.jobs.predictions)."""
 
 from __future__ import annotations
 
 import structlog
 
 from league.jobs.context import League
+from league.jobs.predictions import resolve_due
 from league.jobs.stamp import stamp_release
 from league.publish.compliance import MANIFEST
 from league.publish.files import PublishReport, publish, refresh_proof
@@ -16,7 +18,10 @@ def publish_open_data(lg: League, session: str) -> PublishReport | None:
     """The nightly ``publish`` job (DATA/public), when this league publishes nightly."""
     if not lg.stages.publish:
         return None
-    return _stamped(lg, publish(lg.data_dir, config=lg.config, clock=lg.clock))
+    report = publish(lg.data_dir, config=lg.config, clock=lg.clock)
+    if resolve_due(lg, session, report.out_dir):  # their lines and inputs published with the night's files
+        report = publish(lg.data_dir, config=lg.config, clock=lg.clock)
+    return _stamped(lg, report)
 
 
 def _stamped(lg: League, report: PublishReport) -> PublishReport:

@@ -70,7 +70,7 @@ PRODUCERS: dict[str, Producer | None] = dict(producers.ALL)
 STATS_FILES = ("council-stats.json", "council-calibration.json", "council-clim-window.json", "council-league.json")
 PORTFOLIO_FILES = ("arena-trades.csv", "arena-accounts.csv")
 ARMS_FILES = ("arms/", "arena-cb-experiment.json", "council-repeats.json", "council-talk.json",
-              "council-talk-critiques.csv")
+              "council-talk-critiques.csv", "predictions/", "predictions.json")
 #: (source relative to the league package, published name)
 COPIES: tuple[tuple[str, str], ...] = (
     ("contracts/event-contract.schema.json", "event-contract.schema.json"),
@@ -79,6 +79,7 @@ COPIES: tuple[tuple[str, str], ...] = (
     ("verify/tools/recount_consensus.py", "tools/recount_consensus.py"),
     ("verify/tools/recount_arms.py", "tools/recount_arms.py"),
     ("verify/tools/recount_talk.py", "tools/recount_talk.py"),
+    ("verify/tools/resolve_predictions.py", "tools/resolve_predictions.py"),
     ("verify/tools/replay.py", "replay.py"),
     ("../docs/protocol.md", "protocol.md"),  # the rules a recount follows (§10: consensus and N_eff)
 )

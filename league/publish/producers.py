@@ -22,6 +22,7 @@ from league.publish import arms as arms_files
 from league.publish import crowd as crowd_files
 from league.publish import forecast_cache, proof_pages
 from league.publish import portfolio as portfolio_files
+from league.publish import predictions as prediction_files
 from league.publish import talk as talk_files
 from league.publish.writing import write_json
 
@@ -99,8 +100,10 @@ def proof(stamps_dir: Path, public_dir: Path, *, books: Mapping[str, Path],
 
 def arms(data_dir: Path, out: Path) -> list[Path]:
     """The arms' files (league.publish.arms; its reports are plain Python, no numerical stack) and the council
-    talk's, from the arms' book just published (league.publish.talk)."""
-    return arms_files.write_arms(data_dir, out) + talk_files.write_talk(out / ARMS_DIR / ARMS_BOOK, out)
+    talk's and the registered predictions', from the arms' book just published (league.publish.talk,
+    league.publish.predictions)."""
+    return (arms_files.write_arms(data_dir, out) + talk_files.write_talk(out / ARMS_DIR / ARMS_BOOK, out)
+            + prediction_files.write_predictions(data_dir, out))
 
 
 ALL: dict[str, Producer] = {"forecasts": forecasts, "stats": stats, "portfolio": portfolio, "proof": proof,

@@ -35,6 +35,7 @@ from league.heap import collector_paused
 from league.jsonvalue import JsonObject, obj, text
 from league.publish import arms, producers
 from league.publish import documents as docs
+from league.publish import predictions as prediction_files
 from league.publish import roster as rostermod
 from league.publish import talk as talk_files
 from league.publish.bookfacts import BookFacts, read_facts
@@ -245,6 +246,7 @@ def rebuild_into(folder: Path, work: Path) -> Path:
         producers.portfolio(data, out)
     arms.rebuild_arms(folder, out)
     talk_files.rebuild_talk(folder, out)
+    prediction_files.rebuild_predictions(folder, out)
     return out
 
 

@@ -72,6 +72,16 @@ def arms_problems(root: Path, lines: Sequence[Mapping[str, Json]]) -> tuple[list
             wanted.setdefault(f"arms/packets/{sha}.json", (sha, n, "packet_sha256"))
         if kind == "talk_week" and isinstance(sha := x.get("ask_sha256"), str):  # the chair's exact ask
             wanted.setdefault(f"arms/asks/{sha}.md", (sha, n, "ask_sha256"))
+        if kind == "prediction_registry" and isinstance(sha := x.get("registry_sha256"), str):
+            wanted.setdefault(f"predictions/registry-{sha}.toml", (sha, n, "registry_sha256"))
+            scripts = x.get("scripts")
+            for digest in scripts.values() if isinstance(scripts, dict) else ():
+                if isinstance(digest, str):
+                    wanted.setdefault(f"predictions/scripts/{digest}.py", (digest, n, "scripts"))
+        if kind == "prediction_resolution" and isinstance(inputs := x.get("inputs"), dict):
+            for digest in inputs.values():
+                if isinstance(digest, str):
+                    wanted.setdefault(f"predictions/inputs/{digest}", (digest, n, "inputs"))
         if kind != "arm_run":
             continue
         if isinstance(sha := x.get("ask_sha256"), str):
