@@ -38,6 +38,7 @@ from typing import TypedDict, TypeVar, cast
 
 import structlog
 
+from league.arms.book import ARMS_BOOK, ArmsBooks
 from league.calendar import Calendar, default_calendar, et_time, event_contract
 from league.clock import Clock, SimulatedClock
 from league.compose import build_league
@@ -53,6 +54,7 @@ from league.jobs import portfolio
 from league.jobs.ask import default_context
 from league.jobs.context import League, Reading, Stages
 from league.jobs.portfolio import record_bill_rates
+from league.jobs.predictions import register, resolve_in
 from league.jobs.preflight import require
 from league.jobs.scheduler import run_session, session_start
 from league.jobs.score import Bars, event_outcome
@@ -97,6 +99,8 @@ class Season:
     ended_at: datetime
     book_lines: int
     rekor_leaves: tuple[bytes, ...]
+    #: The season's last session (the registered predictions due by then are resolved at its publication).
+    last_session: str = ""
 
 
 def demo_sessions(calendar: Calendar, start: date, count: int) -> list[date]:
@@ -315,6 +319,8 @@ def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str],
             if index_elsewhere:
                 lg.books.index_elsewhere()
             record_bill_rates(lg, days[0] - timedelta(days=10), days[-1])
+            if arms:
+                register_demo_predictions(lg, days)
             for day in days:
                 run_session(lg, day, ledger=store)
                 if progress:
@@ -322,7 +328,7 @@ def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str],
             pump(lg, clock.now() + timedelta(days=1))
             lines = lg.books.book.lines
         forget(lg)
-    return Season(config_dir, data_dir, clock.now(), lines, tuple(rekor.leaves))
+    return Season(config_dir, data_dir, clock.now(), lines, tuple(rekor.leaves), days[-1].isoformat())
 
 
 #: The demo's seats asked the repeats (three of the roster's, from three labs).
@@ -330,6 +336,18 @@ DEMO_REPEAT_SEATS = ("aurora", "basalt", "cobalt")
 #: The demo's council talk: every scripted seat that answers a first ask (the silent ``mute`` and the second-wave
 #: ``dozer`` never would; ``grumpy``'s malformed replies show a failed chair or reply in the files).
 DEMO_TALK_SEATS = ("aurora", "aurora-mini", "basalt", "cobalt", "delta", "ember", "grumpy", "sloth")
+
+
+def register_demo_predictions(lg: League, days: list[date]) -> None:
+    """The example registry (config/predictions.toml, docs/predictions.md) registered before the season's first
+    session, as a copy whose check dates are the season's last session and whose default window starts at its
+    second session, so that the season's last publication resolves every line it can decide."""
+    text = (lg.config.folder / "predictions.toml").read_text(encoding="utf-8")
+    text = re.sub(r"(?m)^check_date = .*$", f"check_date = {days[-1].isoformat()}", text)
+    text = re.sub(r"(?m)^from_session = 11\b", "from_session = 2", text)
+    copy = lg.config.folder / "predictions.demo.toml"
+    copy.write_text(text, encoding="utf-8")
+    register(lg, copy)
 
 
 def enable_arms(config_dir: Path, data_dir: Path, days: list[date], seed: int) -> None:
@@ -553,6 +571,14 @@ def publish_season(season: Season) -> PublishReport:
     config = load_config(season.config_dir)
     clock = SimulatedClock(season.ended_at)
     report = publish(season.data_dir, config=config, clock=clock, workers=2)
+    if (season.data_dir / "books" / ARMS_BOOK).is_file():  # the registered predictions due by the last session
+        books = ArmsBooks(season.data_dir / "books", clock)
+        try:
+            resolved = resolve_in(books, season.data_dir, season.last_session, report.out_dir)
+        finally:
+            books.close()
+        if resolved:
+            report = publish(season.data_dir, config=config, clock=clock, workers=2)
     if DEMO_STAGES.stamps:
         rekor = LocalRekor(clock.now)
         rekor.leaves = list(season.rekor_leaves)

@@ -335,7 +335,7 @@ class PredictionResolutionLine(Line):
     session: str
     status: Literal["true", "false", "unresolved"]
     value: float | None
-    n: int | None
+    sample: int | None
     reason: str
     mapping: dict[str, str]
     inputs: dict[str, str]

@@ -22,7 +22,7 @@ from typing import Any
 
 import structlog
 
-from league.arms.book import ARMS_BOOK
+from league.arms.book import ARMS_BOOK, ArmsBooks
 from league.arms.lines import PredictionRegistryLine, PredictionResolutionLine
 from league.jobs.context import League
 from league.jobs.stamp import stamped_books, stamper_for
@@ -55,17 +55,13 @@ def script_path(data_dir: Path, sha: str) -> Path:
     return data_dir / PREDICTIONS_DIR / "scripts" / f"{sha}.py"
 
 
-def registries(lg: League) -> list[PredictionRegistryLine]:
-    if not (lg.books.dir / ARMS_BOOK).is_file():
-        return []
-    return [x for _, x in lg.arms.lines() if isinstance(x, PredictionRegistryLine)]
+def registries(books: ArmsBooks) -> list[PredictionRegistryLine]:
+    return [x for _, x in books.lines() if isinstance(x, PredictionRegistryLine)]
 
 
-def resolutions(lg: League) -> dict[str, PredictionResolutionLine]:
-    if not (lg.books.dir / ARMS_BOOK).is_file():
-        return {}
+def resolutions(books: ArmsBooks) -> dict[str, PredictionResolutionLine]:
     out: dict[str, PredictionResolutionLine] = {}
-    for _, x in lg.arms.lines():
+    for _, x in books.lines():
         if isinstance(x, PredictionResolutionLine):
             out.setdefault(x.id, x)
     return out
@@ -85,7 +81,7 @@ def register(lg: League, path: Path, *, stamp: bool = True) -> PredictionRegistr
         raise RegistryError(f"{path}: not UTF-8 text", fix="save the registry as UTF-8") from None
     registry = read_registry(text, str(path))
     ran = sessions_run(lg)
-    sealed_ids = {i for r in registries(lg) for i in r.ids}
+    sealed_ids = {i for r in registries(lg.arms) for i in r.ids}
     scripts: dict[str, bytes] = {}
     for pred in registry.predictions:
         if pred.id in sealed_ids:
@@ -136,12 +132,20 @@ def load_sealed(data_dir: Path, line: PredictionRegistryLine) -> Registry:
 
 def resolve_due(lg: League, session: str, public: Path) -> list[PredictionResolutionLine]:
     """Resolve every prediction whose check date is on or before ``session`` and that was never resolved,
-    against the folder just published; returns the lines sealed."""
-    done = resolutions(lg)
+    against the folder just published; returns the lines sealed (none, and no arms' book opened, when the league
+    never registered a prediction)."""
+    if not (lg.books.dir / ARMS_BOOK).is_file():
+        return []
+    return resolve_in(lg.arms, lg.data_dir, session, public)
+
+
+def resolve_in(books: ArmsBooks, data_dir: Path, session: str, public: Path) -> list[PredictionResolutionLine]:
+    """:func:`resolve_due` on the arms' book ``books`` of the league whose data folder is ``data_dir``."""
+    done = resolutions(books)
     sealed: list[PredictionResolutionLine] = []
-    for reg in registries(lg):
+    for reg in registries(books):
         try:
-            registry = load_sealed(lg.data_dir, reg)
+            registry = load_sealed(data_dir, reg)
         except (OSError, RegistryError) as exc:
             log.error("predictions.registry_unreadable", sha256=reg.registry_sha256, error=str(exc)[:300])
             continue
@@ -155,12 +159,12 @@ def resolve_due(lg: League, session: str, public: Path) -> list[PredictionResolu
             except resolver.ScriptChanged as exc:
                 log.error("predictions.script_changed", id=pred.id, error=str(exc))
                 continue
-            inputs = _keep_inputs(lg.data_dir, public, got["inputs"])
+            inputs = _keep_inputs(data_dir, public, got["inputs"])
             line = PredictionResolutionLine(
                 id=pred.id, registry_sha256=reg.registry_sha256, check_date=pred.check_date.isoformat(),
-                session=session, status=got["status"], value=got["value"], n=got["n"], reason=got["reason"],
+                session=session, status=got["status"], value=got["value"], sample=got["n"], reason=got["reason"],
                 mapping=got["mapping"], inputs=inputs)
-            lg.arms.seal(line)
+            books.seal(line)
             sealed.append(line)
             log.info("predictions.resolved", id=pred.id, status=line.status, value=line.value, reason=line.reason)
     return sealed

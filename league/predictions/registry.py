@@ -83,6 +83,7 @@ class Prediction(_Model):
     script: Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}\.py$")] | None = None
     sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
     inputs: tuple[Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}$")], ...] = ()
+    args: tuple[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:=-]{1,100}$")], ...] = ()
 
     @model_validator(mode="after")
     def _rules(self) -> Prediction:
@@ -96,8 +97,8 @@ class Prediction(_Model):
         if self.votes and not math.isclose(statistics.median(self.votes), self.p, abs_tol=1e-9):
             raise ValueError(f"p = {self.p} is not the median of its votes ({statistics.median(self.votes):g})")
         if self.set == "A":
-            if self.script or self.sha256 or self.inputs:
-                raise ValueError("a set-A line reads published fields: no script, sha256 or inputs")
+            if self.script or self.sha256 or self.inputs or self.args:
+                raise ValueError("a set-A line reads published fields: no script, sha256, inputs or args")
             if (self.field is None) == (self.left is None or self.right is None):
                 raise ValueError("a set-A line names either `field`, or both `left` and `right` (value = left - "
                                  "right)")

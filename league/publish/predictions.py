@@ -77,7 +77,7 @@ def predictions_report(book: Path, folder: Path) -> dict[str, Json]:
             resolution: Json = None
             if resolved is not None:
                 rn, r = resolved
-                resolution = {"status": r.status, "value": r.value, "n": r.n, "reason": r.reason,
+                resolution = {"status": r.status, "value": r.value, "n": r.sample, "reason": r.reason,
                               "mapping": dict(r.mapping), "inputs": dict(r.inputs), "session": r.session, "line": rn,
                               "sealed_at": r.at}
             status = resolved[1].status if resolved is not None else "pending"

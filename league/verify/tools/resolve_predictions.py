@@ -20,8 +20,9 @@ The rules (docs/predictions.md):
 1. A prediction's **value**. Set A: ``field`` is one published field, addressed by ``file`` and ``path`` (below);
    or ``left`` and ``right`` are two, and the value is left - right. Set B: the ``script`` (its bytes must have
    the registry's ``sha256``, else it is not run) is run as ``python3 -I SCRIPT FOLDER --from-session N --to
-   DATE`` in a folder holding the inputs it declares (``inputs``), and prints one JSON object ``{"value": number
-   or null, "n": integer, "detail": text}``; a null value is unresolved with its detail as the reason.
+   DATE [ARGS...]`` (the line's ``args``) in a folder holding the inputs it declares (``inputs``) and prints one
+   JSON object ``{"value": number or null, "n": integer, "detail": text}``; a null value is unresolved with its
+   detail as the reason.
 2. The **sample**: set A, the integer at ``sample`` (file and path) when given; set B, the script's ``n``. Below
    ``min_sample`` the prediction is unresolved ("sample too small").
 3. The **outcome**: true when ``value OP threshold`` holds (OP one of < <= > >=), false otherwise.
@@ -204,7 +205,7 @@ def number(value: Any, what: str) -> float:
 def run_script(files: Files, folder: str, pred: Mapping[str, Any], window: Mapping[str, Any]) -> dict[str, Any]:
     """Run a set-B script on its declared inputs; its bytes must have the sealed SHA-256."""
     sha = str(pred["sha256"])
-    script = os.path.join(folder, DIRECTORY, "scripts", f"{sha}.py")
+    script = os.path.abspath(os.path.join(folder, DIRECTORY, "scripts", f"{sha}.py"))
     if not os.path.isfile(script):
         raise Unresolved(f"file missing: the script {pred['script']}")
     if sha256_file(script) != sha:
@@ -218,7 +219,8 @@ def run_script(files: Files, folder: str, pred: Mapping[str, Any], window: Mappi
             os.makedirs(os.path.dirname(target), exist_ok=True)
             shutil.copyfile(where, target)
         proc = subprocess.run([sys.executable, "-I", script, tmp, "--from-session", str(window["from_session"]),
-                               "--to", str(window["to"])], capture_output=True, text=True,
+                               "--to", str(window["to"]), *[str(a) for a in pred.get("args", [])]],
+                              capture_output=True, text=True,
                               timeout=SCRIPT_TIMEOUT_S, cwd=tmp, check=False)
     if proc.returncode != 0:
         raise Unresolved(f"the script failed (exit {proc.returncode}): {proc.stderr.strip()[-200:]}")
