@@ -89,28 +89,32 @@ class Prediction(_Model):
     def _rules(self) -> Prediction:
         for name, x in (("threshold", self.threshold), ("p", self.p), ("no_skill", self.no_skill)):
             if x is not None and not math.isfinite(x):
-                raise ValueError(f"{name} is not a finite number")
+                raise ValueError(f"{name}: not a finite number")
         if not 0 < self.p < 1:
-            raise ValueError(f"p = {self.p} is not a probability strictly between 0 and 1")
+            raise ValueError(f"p: {self.p} is not a probability strictly between 0 and 1")
         if any(not 0 <= v <= 1 for v in self.votes):
-            raise ValueError("a vote is not a probability from 0 to 1")
+            raise ValueError("votes: a vote is not a probability from 0 to 1")
         if self.votes and not math.isclose(statistics.median(self.votes), self.p, abs_tol=1e-9):
-            raise ValueError(f"p = {self.p} is not the median of its votes ({statistics.median(self.votes):g})")
+            raise ValueError(f"p: {self.p} is not the median of its votes ({statistics.median(self.votes):g})")
         if self.set == "A":
-            if self.script or self.sha256 or self.inputs or self.args:
-                raise ValueError("a set-A line reads published fields: no script, sha256, inputs or args")
+            extra = next((k for k in ("script", "sha256", "inputs", "args") if getattr(self, k)), None)
+            if extra:
+                raise ValueError(f"{extra}: a set-A line reads published fields: no script, sha256, inputs or args")
             if (self.field is None) == (self.left is None or self.right is None):
-                raise ValueError("a set-A line names either `field`, or both `left` and `right` (value = left - "
-                                 "right)")
+                raise ValueError("field: a set-A line names either `field`, or both `left` and `right` (value = "
+                                 "left - right)")
         else:
             if self.script is None or self.sha256 is None:
-                raise ValueError("a set-B line names its `script` and the script's `sha256`")
-            if self.field or self.left or self.right or self.sample:
-                raise ValueError("a set-B line's script is its definition: no field, left, right or sample")
+                raise ValueError(f"{'script' if self.script is None else 'sha256'}: a set-B line names its `script` "
+                                 "and the script's `sha256`")
+            extra = next((k for k in ("field", "left", "right", "sample") if getattr(self, k)), None)
+            if extra:
+                raise ValueError(f"{extra}: a set-B line's script is its definition: no field, left, right or "
+                                 "sample")
             if ".." in self.script or any(".." in x for x in self.inputs):
-                raise ValueError("a script or input path leaves its folder")
+                raise ValueError("script: a script or input path leaves its folder")
         if self.window is not None and self.window.to is not None and self.window.to > self.check_date:
-            raise ValueError("the window ends after the check date")
+            raise ValueError("window: the window ends after the check date")
         return self
 
     def resolver_json(self, default: Window) -> dict[str, Json]:
@@ -141,14 +145,14 @@ class Registry(_Model):
 
 def _line_of(text: str, index: int, key: str | None) -> int:
     """The line of the ``index``-th ``[[prediction]]`` table (or of ``key`` inside it)."""
-    starts = [m.start() for m in re.finditer(r"(?m)^\s*\[\[prediction\]\]", text)]
+    starts = [m.start() for m in re.finditer(r"(?m)^[ \t]*\[\[prediction\]\]", text)]
     if index >= len(starts):
         return 1
     start = starts[index]
     end = starts[index + 1] if index + 1 < len(starts) else len(text)
     line = text.count("\n", 0, start) + 1
     if key:
-        m = re.search(rf"(?m)^\s*{re.escape(key)}\s*=", text[start:end])
+        m = re.search(rf"(?m)^[ \t]*{re.escape(key)}[ \t]*=", text[start:end])
         if m:
             return line + text.count("\n", start, start + m.start())
     return line
@@ -194,15 +198,25 @@ def read_registry(text: str, where: str) -> Registry:
     return Registry(name=str(head["name"]), note=str(head.get("note", "")), window=window, predictions=tuple(out))
 
 
+_NAMED = re.compile(r"^([a-z_0-9]+): (.*)$", re.S)
+
+
 def _key(exc: ValidationError) -> str | None:
-    loc = exc.errors()[0].get("loc", ())
-    return str(loc[0]) if loc else None
+    """The key an error is about: pydantic's location, or the key a rule names first (``p: ...``)."""
+    err = exc.errors()[0]
+    loc = err.get("loc", ())
+    if loc:
+        return str(loc[0])
+    m = _NAMED.match(str(err.get("msg", "")).removeprefix("Value error, "))
+    return m.group(1) if m else None
 
 
 def _first(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(x) for x in err.get("loc", ()))
     msg = str(err.get("msg", "")).removeprefix("Value error, ")
+    if not err.get("loc") and (m := _NAMED.match(msg)):
+        msg = m.group(2)
     return f"{msg}" + (f" (at {where})" if where and "." in where else "")
 
 
