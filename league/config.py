@@ -168,9 +168,6 @@ class Schedule(Frozen):
                              "sealed before the common reference)")
         if self.evening <= self.score:
             raise ValueError("evening must run after score (the evening run is asked after the session's close)")
-        if not self.score < self.talk < self.talk_replies < self.publish:
-            raise ValueError("the council talk runs in order score < talk < talk_replies < publish (the chair reads "
-                             "the portfolios the score marked; the day's publication shows the replies)")
         for name in ("snapshot", "ask", "arms", "second_wave", "ingest_close", "score", "evening", "weekend_btc",
                      "sunday_radar", "talk", "talk_replies", "publish", "stamp_upgrade", "verify_book"):
             if "01:00" <= getattr(self, name) < "03:00":
@@ -693,6 +690,11 @@ def _cross_check(config: Config, roster_path: Path) -> None:
         raise ConfigError(f"{league_toml}: key `talk.seats` names {', '.join(map(shown, baselines[:5]))}, a "
                           "history-only baseline", fix="name seats that answer in text; a baseline cannot write a "
                           "portfolio or a critique")
+    if talk.enabled and not sch.score < sch.talk < sch.talk_replies < sch.publish:
+        raise ConfigError(f"{league_toml}: [talk] is enabled but [schedule] talk = {sch.talk!r} and talk_replies = "
+                          f"{sch.talk_replies!r} do not fall in order between score ({sch.score}) and publish "
+                          f"({sch.publish})", fix="the chair reads the portfolios the score marked and the day's "
+                          "publication shows the replies: set score < talk < talk_replies < publish")
     if talk.enabled and len([s for s in roster.seat if not s.name.startswith("_")
                              and (not talk.seats or s.name in talk.seats)]) < 2:
         raise ConfigError(f"{league_toml}: [talk] is enabled with fewer than two seats",
