@@ -91,6 +91,13 @@ FILES: tuple[FileInfo, ...] = (
     FileInfo("council-talk-critiques.csv", NIGHTLY, "one row per council talk critique with its resolution"),
     FileInfo("tools/recount_talk.py", "on a recount change",
              "stand-alone recount of council-talk.json from its critiques, weights and closes"),
+    FileInfo("council-sides.json", NIGHTLY,
+             "sides per counted run and horizon: within/between correlation, split tests, largest cell gap, eigen "
+             "share, participation ratio, every side gap with its leave-one-seat-out range and owner; season summary"),
+    FileInfo("council-tertiles.json", NIGHTLY,
+             "disagreement tertiles per horizon: events split by the seats' spread, the consensus's Brier by tertile"),
+    FileInfo("tools/recount_sides.py", "on a recount change",
+             "stand-alone recount of council-sides.json and council-tertiles.json from the published files"),
     FileInfo("contest/contest-book.jsonl", ON_SEAL, "the CLI contest's book: asks, replies, bets, seals, winners"),
     FileInfo("contest/forecasts/*.json", "once per daily sweep (06:00 UTC)",
              "one sealed sweep of the CLI contest; its SHA-256 is listed in contest/sealed.json"),

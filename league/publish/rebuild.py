@@ -36,6 +36,7 @@ from league.jsonvalue import JsonObject, obj, text
 from league.publish import arms, producers
 from league.publish import documents as docs
 from league.publish import roster as rostermod
+from league.publish import sides as sides_files
 from league.publish import talk as talk_files
 from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.forecasts import write_forecasts
@@ -245,6 +246,7 @@ def rebuild_into(folder: Path, work: Path) -> Path:
         producers.portfolio(data, out)
     arms.rebuild_arms(folder, out)
     talk_files.rebuild_talk(folder, out)
+    sides_files.rebuild_sides(folder, out)
     return out
 
 
