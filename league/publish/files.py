@@ -648,7 +648,11 @@ def _sides_files(run: _Run) -> None:
     if run.side is None:
         _attempt(run, sides_files.SIDES_FILES, sides_files.write_sides, run.out)
         return
-    _after_stats(run, sides_files.SIDES_FILES, lambda: None, lambda _: sides_files.write_sides(run.out))
+
+    def merge(_: None) -> None:
+        sides_files.write_sides(run.out)
+
+    _after_stats(run, sides_files.SIDES_FILES, lambda: None, merge)
 
 
 def _contest(run: _Run) -> None:

@@ -280,7 +280,7 @@ def _gaps(values: Mapping[str, Mapping[str, float]], cells: Sequence[str], side_
           labels: tuple[str, str]) -> JsonObject:
     """The pooled gap (every answer of each side) and each cell's, each with its leave-one-out range."""
     pooled = loso([(s, v) for s in sorted(values) for v in values[s].values()], side_of, labels)
-    per_cell = []
+    per_cell: list[Json] = []
     for c in cells:
         g = loso([(s, values[s][c]) for s in sorted(values) if c in values[s]], side_of, labels)
         if g is not None:
@@ -314,7 +314,7 @@ def sides_report(answers: Sequence[Answer], side_of: Mapping[str, str]) -> JsonO
         runs.append({"run_id": run_id, "session": rows[0].session, "horizon": ALL,
                      **_group(rows, "horizon asset", side_of, labels)})
     return {"computed": True, "gap": f"{labels[0]} minus {labels[1]}", "labels": list(labels),
-            "max_splits": MAX_SPLITS, "seed": SEED, "runs": runs, "season": season_summary(runs)}
+            "max_splits": MAX_SPLITS, "seed": SEED, "runs": [*runs], "season": season_summary(runs)}
 
 
 def _owners(run: JsonObject) -> list[str]:
@@ -340,18 +340,19 @@ def _p_below(run: JsonObject, block: str) -> bool:
 
 def season_summary(runs: Sequence[JsonObject]) -> JsonObject:
     """Per horizon: runs computed and not, runs with p < 0.05 on each test, the seats most often owners."""
-    out: list[JsonObject] = []
+    out: list[Json] = []
     for h in sorted({str(r["horizon"]) for r in runs}, key=_horizon_rank):
         mine = [r for r in runs if r["horizon"] == h]
         done = [r for r in mine if r.get("computed")]
         owners = Counter(o for r in done for o in _owners(r))
+        not_computed: list[Json] = [{"run_id": r["run_id"], "reason": r.get("reason")} for r in mine
+                                    if not r.get("computed")]
+        ranked: list[Json] = [{"seat": s, "gaps": n} for s, n in sorted(owners.items(), key=lambda kv: (-kv[1], kv[0]))]
         out.append({"horizon": h, "runs": len(mine), "computed": len(done),
-                    "not_computed": [{"run_id": r["run_id"], "reason": r.get("reason")} for r in mine
-                                     if not r.get("computed")],
+                    "not_computed": not_computed,
                     "correlation_p_below_0_05": sum(_p_below(r, "correlation") for r in done),
                     "largest_gap_p_below_0_05": sum(_p_below(r, "largest_gap") for r in done),
-                    "owners": [{"seat": s, "gaps": n} for s, n in sorted(owners.items(), key=lambda kv: (-kv[1],
-                                                                                                          kv[0]))]})
+                    "owners": ranked})
     return {"runs": len({str(r["run_id"]) for r in runs}), "by_horizon": out}
 
 
@@ -386,14 +387,14 @@ def tertiles_report(answers: Sequence[Answer], consensus: Mapping[tuple[str, str
     for key, (p, outcome) in sorted(consensus.items()):
         if key in probs and len(probs[key]) >= 2:
             events[horizon[key]].append((population_sd(probs[key]), (p / 100.0 - outcome) ** 2))
-    out: list[JsonObject] = []
+    out: list[Json] = []
     for h in sorted(events, key=_horizon_rank):
         ev = events[h]
         if len(ev) < 3:
             out.append({"horizon": h, "events": len(ev), "computed": False, "reason": "fewer than 3 events"})
             continue
         cuts = tertile_cuts([s for s, _ in ev])
-        rows: list[JsonObject] = []
+        rows: list[Json] = []
         for name in ("low", "mid", "high"):
             part = [(s, b) for s, b in ev if tertile_of(s, cuts) == name]
             rows.append({"tertile": name, "events": len(part),

@@ -125,7 +125,7 @@ def pearson(xs, ys):
     vx, vy = math.fsum((x - mx) ** 2 for x in xs), math.fsum((y - my) ** 2 for y in ys)
     if vx <= MIN_VARIANCE or vy <= MIN_VARIANCE:
         return None
-    return max(-1.0, min(1.0, math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys)) / math.sqrt(vx * vy)))
+    return max(-1.0, min(1.0, math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / math.sqrt(vx * vy)))
 
 
 def jacobi_eigenvalues(a):
