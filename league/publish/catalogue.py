@@ -96,6 +96,9 @@ FILES: tuple[FileInfo, ...] = (
              "share, participation ratio, every side gap with its leave-one-seat-out range and owner; season summary"),
     FileInfo("council-tertiles.json", NIGHTLY,
              "disagreement tertiles per horizon: events split by the seats' spread, the consensus's Brier by tertile"),
+    FileInfo("council-style.json", NIGHTLY,
+             "F30: after a blind season's reveal, cross-validated accuracy of predicting the model from its sealed "
+             "reply texts against chance; else why not"),
     FileInfo("tools/recount_sides.py", "on a recount change",
              "stand-alone recount of council-sides.json and council-tertiles.json from the published files"),
     FileInfo("contest/contest-book.jsonl", ON_SEAL, "the CLI contest's book: asks, replies, bets, seals, winners"),

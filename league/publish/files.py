@@ -645,6 +645,7 @@ def _portfolio(run: _Run) -> None:
 def _sides_files(run: _Run) -> None:
     """council-sides.json and council-tertiles.json from the published forecasts, roster and statistics
     (league/publish/sides.py): once the statistics are written, in whichever process wrote them."""
+    _attempt(run, (sides_files.STYLE_JSON,), sides_files.write_style, run.data_dir, run.out)
     if run.side is None:
         _attempt(run, sides_files.SIDES_FILES, sides_files.write_sides, run.out)
         return

@@ -74,3 +74,52 @@ def rebuild_sides(folder: Path, out: Path) -> None:
     in ``out`` (which :func:`league.publish.rebuild.rebuild_into` wrote from the books), when they are published."""
     if any((folder / name).is_file() for name in SIDES_FILES):
         write_sides(out)
+
+
+STYLE_JSON = "council-style.json"
+BOOK = "council-book.jsonl"
+
+
+def style_document(book: Path, replies: Path) -> JsonObject:
+    """council-style.json (F30): the classifier's figures once a blind season is revealed, else why not.
+
+    Reads the book's ``blind`` and ``reveal`` lines and each answer line's ``own_sha256``; the texts are the
+    raw replies in DATA/replies/<own_sha256>.txt (not published, so a reader cannot rebuild this file:
+    ``league verify`` does not, and no stdlib tool recounts it)."""
+    blind = reveal = False
+    models: dict[str, str] = {}
+    sealed: list[tuple[str, str]] = []
+    if book.is_file():
+        for raw in book.read_bytes().split(b"\n"):
+            if not raw.strip():
+                continue
+            line = json.loads(raw)
+            kind = line.get("kind")
+            if kind == "blind":
+                blind = True
+            elif kind == "reveal":
+                reveal = True
+                models.update({str(s.get("seat")): str(s.get("model")) for s in line.get("seats", [])})
+            elif kind == "answer" and line.get("own_sha256"):
+                sealed.append((str(line.get("seat")), str(line["own_sha256"])))
+    if not blind:
+        return {"status": "not a blind season", "reason": "the book seals no blind line: the models' names were "
+                "never hidden, so F30 (does style expose a model once names are hidden) does not apply"}
+    if not reveal:
+        return {"status": "blind season not yet revealed",
+                "reason": "F30 is scored after the reveal line opens the commitments"}
+    texts, labels = [], []
+    for seat, sha in sealed:
+        path = replies / f"{sha}.txt"
+        if seat in models and path.is_file():
+            texts.append(path.read_text(encoding="utf-8", errors="replace"))
+            labels.append(models[seat])
+    with extra("stats"):
+        from league.scoring.style import style_test
+    return {"status": "revealed", "source": f"{BOOK} answer lines (own_sha256) and the reveal line; the raw "
+            "replies DATA/replies/<own_sha256>.txt", "recount": "not recounted by a stdlib tool; not rebuilt by "
+            "league verify (the raw replies are not in the open-data folder)", **style_test(texts, labels)}
+
+
+def write_style(data_dir: Path, out: Path) -> Path:
+    return write_json(out / STYLE_JSON, style_document(data_dir / "books" / BOOK, data_dir / "replies"))
