@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from league.errors import LeagueError
 
 #: The statistics extra: the scores, `league stats`, `league verify` step 11 (the NYSE calendar sits on pandas).
-STATS = ("numpy", "scipy", "pandas", "statsmodels", "arch", "exchange_calendars")
+STATS = ("numpy", "scipy", "pandas", "statsmodels", "arch", "exchange_calendars", "sklearn")
 #: The daemon extra adds these to the statistics: scheduler, index database, migrations, API, metrics.
 DAEMON = ("apscheduler", "sqlmodel", "sqlalchemy", "alembic", "fastapi", "starlette", "uvicorn", "prometheus_client",
           "feedparser")

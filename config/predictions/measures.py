@@ -72,7 +72,7 @@ def pearson(xs: list[float], ys: list[float]) -> float | None:
     syy = sum((y - my) ** 2 for y in ys)
     if sxx == 0 or syy == 0:
         return None
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / math.sqrt(sxx * syy)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / math.sqrt(sxx * syy)
 
 
 def mean_correlation(rows: list[dict[str, str]], horizon: str) -> tuple[float | None, int, str]:

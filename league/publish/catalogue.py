@@ -98,6 +98,16 @@ FILES: tuple[FileInfo, ...] = (
     FileInfo("predictions/inputs/*", "once per resolution", "a file a resolution read, kept by SHA-256"),
     FileInfo("tools/resolve_predictions.py", "on a resolver change",
              "the league's own resolver of registered predictions, stand-alone: re-resolves every sealed one"),
+    FileInfo("council-sides.json", NIGHTLY,
+             "sides per counted run and horizon: within/between correlation, split tests, largest cell gap, eigen "
+             "share, participation ratio, every side gap with its leave-one-seat-out range and owner; season summary"),
+    FileInfo("council-tertiles.json", NIGHTLY,
+             "disagreement tertiles per horizon: events split by the seats' spread, the consensus's Brier by tertile"),
+    FileInfo("council-style.json", NIGHTLY,
+             "F30: after a blind season's reveal, cross-validated accuracy of predicting the model from its sealed "
+             "reply texts against chance; else why not"),
+    FileInfo("tools/recount_sides.py", "on a recount change",
+             "stand-alone recount of council-sides.json and council-tertiles.json from the published files"),
     FileInfo("contest/contest-book.jsonl", ON_SEAL, "the CLI contest's book: asks, replies, bets, seals, winners"),
     FileInfo("contest/forecasts/*.json", "once per daily sweep (06:00 UTC)",
              "one sealed sweep of the CLI contest; its SHA-256 is listed in contest/sealed.json"),

@@ -240,7 +240,25 @@ def _diagnostics_parts(folder: Path) -> tuple[Part, ...]:
              "declared publication time), sealed in the arms' book" if fetched else
              "no cited link was fetched ([sources] fetch in league.toml)",
              f"{VERIFY} (steps 4, 11)" if fetched else "-"),
+        _side_tests_part(folder),
     )
+
+
+def _side_tests_part(folder: Path) -> Part:
+    """Met when council-sides.json publishes per-run figures (two sealed sides and a run with both)."""
+    try:
+        doc = json.loads((folder / "council-sides.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        doc = None
+    runs = doc.get("runs") if isinstance(doc, dict) else None
+    done = sum(1 for r in runs if isinstance(r, dict) and r.get("computed")) if isinstance(runs, list) else 0
+    if done:
+        return Part("side tests", "met", f"council-sides.json: {done} run x horizon groups with within/between "
+                    "correlation, split tests, eigen figures and leave-one-seat-out gaps",
+                    f"python3 -I tools/recount_sides.py .; {VERIFY} (step 11)")
+    why = (str(doc.get("reason") or "no run had two answering seats on each side") if isinstance(doc, dict)
+           else "council-sides.json is not published")
+    return Part("side tests", "not met", why, "-")
 
 
 def compliance_document(folder: Path, generated_at: str, *, manifest_written: bool = True) -> dict[str, object]:

@@ -47,6 +47,7 @@ from league.heap import collector_paused, settle_heap
 from league.jsonvalue import JsonObject
 from league.publish import commitments, crowd, portfolio, producers
 from league.publish import documents as docs
+from league.publish import sides as sides_files
 from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.catalogue import info_for
 from league.publish.compliance import MANIFEST, compliance_document
@@ -80,6 +81,7 @@ COPIES: tuple[tuple[str, str], ...] = (
     ("verify/tools/recount_arms.py", "tools/recount_arms.py"),
     ("verify/tools/recount_talk.py", "tools/recount_talk.py"),
     ("verify/tools/resolve_predictions.py", "tools/resolve_predictions.py"),
+    ("verify/tools/recount_sides.py", "tools/recount_sides.py"),
     ("verify/tools/replay.py", "replay.py"),
     ("../docs/protocol.md", "protocol.md"),  # the rules a recount follows (§10: consensus and N_eff)
 )
@@ -180,7 +182,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Config | Non
     out = Path(out_dir) if out_dir is not None else data_dir / "public"
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
-    plan = (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _contest, _arms,
+    plan = (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _sides_files,
+            _contest, _arms,
             _proof, _copies, _protocol, _code, _digest, _forecasts_index, _compliance, _dataset, _manifest, _index)
     beside = workers > 1 and _can_fork()
     run.workers = workers
@@ -638,6 +641,20 @@ def _portfolio(run: _Run) -> None:
         return
     _after_stats(run, ("council-league.json",), lambda: portfolio.tables_block(run.data_dir),
                  lambda block: portfolio.merge_tables(run.out, block), if_league=True)
+
+
+def _sides_files(run: _Run) -> None:
+    """council-sides.json and council-tertiles.json from the published forecasts, roster and statistics
+    (league/publish/sides.py): once the statistics are written, in whichever process wrote them."""
+    _attempt(run, (sides_files.STYLE_JSON,), sides_files.write_style, run.data_dir, run.out)
+    if run.side is None:
+        _attempt(run, sides_files.SIDES_FILES, sides_files.write_sides, run.out)
+        return
+
+    def merge(_: None) -> None:
+        sides_files.write_sides(run.out)
+
+    _after_stats(run, sides_files.SIDES_FILES, lambda: None, merge)
 
 
 def _contest(run: _Run) -> None:

@@ -37,6 +37,7 @@ from league.publish import arms, producers
 from league.publish import documents as docs
 from league.publish import predictions as prediction_files
 from league.publish import roster as rostermod
+from league.publish import sides as sides_files
 from league.publish import talk as talk_files
 from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.forecasts import write_forecasts
@@ -247,6 +248,7 @@ def rebuild_into(folder: Path, work: Path) -> Path:
     arms.rebuild_arms(folder, out)
     talk_files.rebuild_talk(folder, out)
     prediction_files.rebuild_predictions(folder, out)
+    sides_files.rebuild_sides(folder, out)
     return out
 
 

@@ -1,0 +1,125 @@
+"""``council-sides.json`` and ``council-tertiles.json`` (paper §5.8, F18/F19; §8's disagreement tertiles).
+
+Built from three published files only — ``council-forecasts.csv`` (the answers), ``roster.json`` (each
+seat's sealed side) and ``council-stats.json`` (the published consensus per event, for the tertiles) — so
+that ``league verify`` step 11 rebuilds both from what a reader holds and ``tools/recount_sides.py``
+recounts every figure with the standard library. The figures are league.scoring.sides's.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from league.extras import extra
+from league.jsonvalue import JsonObject
+from league.publish.writing import write_json
+
+FORECASTS, ROSTER, STATS = "council-forecasts.csv", "roster.json", "council-stats.json"
+SIDES_JSON, TERTILES_JSON = "council-sides.json", "council-tertiles.json"
+SIDES_FILES = (SIDES_JSON, TERTILES_JSON)
+SOURCE = {"answers": FORECASTS, "sides": f"{ROSTER} (seats[*].side, as sealed in the roster lines of asks.jsonl)",
+          "consensus": f"{STATS} consensus.per_event (p, outcome)",
+          "recount": "python3 -I tools/recount_sides.py .",
+          "definitions": "league/scoring/sides.py docstring; NOTES / docs: sides and disagreement tertiles"}
+
+
+def roster_sides(folder: Path) -> dict[str, str]:
+    """Seat -> side of the seats whose side roster.json names (none when it is not published)."""
+    path = folder / ROSTER
+    if not path.is_file():
+        return {}
+    seats = json.loads(path.read_text(encoding="utf-8")).get("seats", {})
+    return {str(k): str(v.get("side")) for k, v in seats.items() if isinstance(v, dict) and v.get("side")}
+
+
+def published_consensus(folder: Path) -> dict[tuple[str, str], tuple[float, float]]:
+    """(run_id, event_id) -> (consensus p, outcome) of every resolved event of council-stats.json."""
+    path = folder / STATS
+    if not path.is_file():
+        return {}
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    events = doc.get("consensus", {}).get("per_event", []) if isinstance(doc, dict) else []
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    for e in events:
+        p, o = e.get("p"), e.get("outcome")
+        if isinstance(p, int | float) and isinstance(o, int | float):
+            out.setdefault((str(e.get("run_id")), str(e.get("event_id"))), (float(p), float(o)))
+    return out
+
+
+def write_sides(folder: Path) -> list[Path]:
+    """Both files into ``folder`` from its forecasts, roster and statistics; nothing without the forecasts."""
+    if not (folder / FORECASTS).is_file():
+        return []
+    with extra("stats"):
+        from league.scoring import sides as sidesmod
+    with open(folder / FORECASTS, encoding="utf-8", newline="") as fh:
+        answers = sidesmod.council_answers(csv.DictReader(fh))
+    report: JsonObject = {"source": dict(SOURCE), **sidesmod.sides_report(answers, roster_sides(folder))}
+    written = [write_json(folder / SIDES_JSON, report)]
+    if (folder / STATS).is_file():
+        tertiles: JsonObject = {"source": dict(SOURCE), "spread": "population standard deviation of the seats' "
+                                "probabilities (points) per event; at least two seats",
+                                "cut_rule": "cuts = the ceil(n/3)-th and ceil(2n/3)-th smallest spread (rounded to 9 "
+                                "decimals); low <= cut 1 < mid <= cut 2 < high; equal spreads share a tertile",
+                                **sidesmod.tertiles_report(answers, published_consensus(folder))}
+        written.append(write_json(folder / TERTILES_JSON, tertiles))
+    return written
+
+
+def rebuild_sides(folder: Path, out: Path) -> None:
+    """A reader's rebuild (league verify step 11): both files from the rebuilt forecasts, roster and statistics
+    in ``out`` (which :func:`league.publish.rebuild.rebuild_into` wrote from the books), when they are published."""
+    if any((folder / name).is_file() for name in SIDES_FILES):
+        write_sides(out)
+
+
+STYLE_JSON = "council-style.json"
+BOOK = "council-book.jsonl"
+
+
+def style_document(book: Path, replies: Path) -> JsonObject:
+    """council-style.json (F30): the classifier's figures once a blind season is revealed, else why not.
+
+    Reads the book's ``blind`` and ``reveal`` lines and each answer line's ``own_sha256``; the texts are the
+    raw replies in DATA/replies/<own_sha256>.txt (not published, so a reader cannot rebuild this file:
+    ``league verify`` does not, and no stdlib tool recounts it)."""
+    blind = reveal = False
+    models: dict[str, str] = {}
+    sealed: list[tuple[str, str]] = []
+    if book.is_file():
+        for raw in book.read_bytes().split(b"\n"):
+            if not raw.strip():
+                continue
+            line = json.loads(raw)
+            kind = line.get("kind")
+            if kind == "blind":
+                blind = True
+            elif kind == "reveal":
+                reveal = True
+                models.update({str(s.get("seat")): str(s.get("model")) for s in line.get("seats", [])})
+            elif kind == "answer" and line.get("own_sha256"):
+                sealed.append((str(line.get("seat")), str(line["own_sha256"])))
+    if not blind:
+        return {"status": "not a blind season", "reason": "the book seals no blind line: the models' names were "
+                "never hidden, so F30 (does style expose a model once names are hidden) does not apply"}
+    if not reveal:
+        return {"status": "blind season not yet revealed",
+                "reason": "F30 is scored after the reveal line opens the commitments"}
+    texts, labels = [], []
+    for seat, sha in sealed:
+        path = replies / f"{sha}.txt"
+        if seat in models and path.is_file():
+            texts.append(path.read_text(encoding="utf-8", errors="replace"))
+            labels.append(models[seat])
+    with extra("stats"):
+        from league.scoring.style import style_test
+    return {"status": "revealed", "source": f"{BOOK} answer lines (own_sha256) and the reveal line; the raw "
+            "replies DATA/replies/<own_sha256>.txt", "recount": "not recounted by a stdlib tool; not rebuilt by "
+            "league verify (the raw replies are not in the open-data folder)", **style_test(texts, labels)}
+
+
+def write_style(data_dir: Path, out: Path) -> Path:
+    return write_json(out / STYLE_JSON, style_document(data_dir / "books" / BOOK, data_dir / "replies"))

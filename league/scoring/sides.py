@@ -1,0 +1,406 @@
+"""Sides per run and disagreement tertiles (paper §5.8, F18/F19; §8's first secondary question). Pure: no I/O.
+
+Why per run: a season pooled over every morning can hide a national block that shows on some mornings
+and not others, and the paper reads the sides on single counted runs (70 splits of eight seats into four
+and four on 20 October, 126 splits of nine into five and four on 21 October). Every figure here is
+recounted by the stand-alone ``league/verify/tools/recount_sides.py`` (standard library only), so the
+definitions below are the contract both follow (NOTES-sides-tertiles.md says them in words):
+
+* Answers: the council rows of the counted run (``council_answers``), one per seat and event.
+* A group is one run and one horizon (cells = its markets), or the run's ``all`` group (cells = every
+  market x horizon of the run, as the paper's 48 cells). Seats: those with a side that answered a cell.
+* Correlation of two seats: Pearson over the cells both answered; undefined (left out) with fewer than
+  3 common cells or a variance <= 1e-12 on either side. Within = mean over same-side pairs, between =
+  mean over cross pairs; difference = within - between.
+* Splits: every choice (itertools.combinations of the sorted seats) of as many seats as the first side
+  (sides sorted by name) holds; when there are more than ``MAX_SPLITS``, ``MAX_SPLITS`` draws of
+  ``sorted(random.Random(SEED).sample(range(k), size))`` from one generator. p = share of splits whose
+  statistic is >= the observed one - ``TOL`` (the observed split is one of the enumerated ones).
+* Cell gap: mean probability of the first side minus the second's over the seats that answered the cell
+  (a cell needs one answer on each side); the largest gap is the largest |gap| (ties: the first cell).
+* Eigen figures: the seats' correlation matrix over the cells every seat answered, seats without variance
+  there left out (at least 2 seats and 3 cells); top share = largest eigenvalue / trace, participation
+  ratio = (sum lambda)^2 / sum lambda^2.
+* Leave one seat out: each gap (every cell's and the pooled one, in probability and, on resolved cells,
+  in Brier score) recomputed without each answering seat in turn (a removal that empties a side is left
+  out); its range [min, max]; a gap that changes sign or keeps less than half its size without one seat
+  is that seat's (the seat whose removal moves it most toward or past zero; ties: first by name).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from league.jsonvalue import Json, JsonObject
+
+#: The splits enumerated before a seeded sample stands in (C(14, 7) = 3432 stays enumerated).
+MAX_SPLITS = 5000
+#: The sample's seed (random.Random, so a stdlib recount replays it): the paper's bootstrap seed.
+SEED = 20261102
+#: A split's statistic counts as "at least as large" when >= the observed one minus this.
+TOL = 1e-9
+MIN_COMMON = 3
+MIN_VARIANCE = 1e-12
+#: Spreads are compared for the tertile cuts after rounding to this many decimals (ties then go together).
+SPREAD_PLACES = 9
+HORIZON_ORDER = ("1d", "1w", "1m", "6m")
+ALL = "all"
+STATED = frozenset({"elicited", "explicit_50"})
+SESSION_RUN = frozenset({"session_run", "counted"})
+ISSUE = frozenset({"issue", "answer"})
+FALSE_WORDS = frozenset({"0", "false", "no", "n"})
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One counted council answer to one event (probability in points; outcome 1/0, None while open)."""
+
+    run_id: str
+    session: str
+    seat: str
+    asset: str
+    horizon: str
+    event: str
+    p: float
+    outcome: float | None
+
+
+# ------------------------------------------------------------------------------ rows
+def _number(text: str | None) -> float | None:
+    try:
+        value = float((text or "").strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _is_council_row(r: Mapping[str, str]) -> bool:
+    """docs/protocol.md §6 rule 1, as tools/recount_consensus.py reads it."""
+    reference = (r.get("event_reference_at") or r.get("reference_at") or "").replace("+00:00", "Z")
+    return (not r.get("seat", "").startswith("_") and r.get("status") == "counted"
+            and r.get("cell_status") in STATED and _number(r.get("prob_up")) is not None and bool(reference)
+            and r.get("sealed_at", "").replace("+00:00", "Z") <= reference
+            and r.get("line_kind") in ISSUE and r.get("run_role") in SESSION_RUN
+            and (r.get("same_event") or "").strip().lower() not in FALSE_WORDS)
+
+
+def event_key(r: Mapping[str, str]) -> str:
+    return r.get("event_id_v2") or r.get("event_id") or f"{r.get('session')}|{r.get('asset')}|{r.get('horizon')}"
+
+
+def council_answers(rows: Iterable[Mapping[str, str]]) -> list[Answer]:
+    """The counted council answers of council-forecasts.csv rows: one per run, event and seat (the
+    earliest sealed; ties by seat), the outcome a strict rise of close over ref (None while open)."""
+    chosen = sorted((r for r in rows if _is_council_row(r)),
+                    key=lambda r: (r["run_id"], event_key(r), r["sealed_at"], r["seat"]))
+    out: list[Answer] = []
+    seen: set[tuple[str, str, str]] = set()
+    for r in chosen:
+        key = (r["run_id"], event_key(r), r["seat"])
+        if key in seen:
+            continue
+        seen.add(key)
+        ref, close = _number(r.get("ref")), _number(r.get("close"))
+        out.append(Answer(r["run_id"], r["session"], r["seat"], r["asset"], r["horizon"], event_key(r),
+                          float(r["prob_up"]), None if ref is None or close is None else float(close > ref)))
+    return out
+
+
+# ------------------------------------------------------------------------------ small figures
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Pearson correlation (None with fewer than MIN_COMMON values or no variance)."""
+    n = len(xs)
+    if n < MIN_COMMON:
+        return None
+    mx, my = math.fsum(xs) / n, math.fsum(ys) / n
+    vx = math.fsum((x - mx) ** 2 for x in xs)
+    vy = math.fsum((y - my) ** 2 for y in ys)
+    if vx <= MIN_VARIANCE or vy <= MIN_VARIANCE:
+        return None
+    cov = math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    return max(-1.0, min(1.0, cov / math.sqrt(vx * vy)))
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+def side_gap(values: Sequence[tuple[str, float]], side_of: Mapping[str, str], labels: tuple[str, str],
+             drop: str | None = None) -> float | None:
+    """Mean of the first side's values minus the second's (``drop``: a seat left out); None if a side is empty."""
+    a = [v for s, v in values if s != drop and side_of[s] == labels[0]]
+    b = [v for s, v in values if s != drop and side_of[s] == labels[1]]
+    return math.fsum(a) / len(a) - math.fsum(b) / len(b) if a and b else None
+
+
+def loso(values: Sequence[tuple[str, float]], side_of: Mapping[str, str],
+         labels: tuple[str, str]) -> JsonObject | None:
+    """A side gap with its leave-one-seat-out range and, when one seat carries it, that seat."""
+    gap = side_gap(values, side_of, labels)
+    if gap is None:
+        return None
+    without: dict[str, float] = {}
+    for seat in sorted({s for s, _ in values}):
+        g = side_gap(values, side_of, labels, drop=seat)
+        if g is not None:
+            without[seat] = g
+    owner: str | None = None
+    if gap != 0 and without:
+        sign = 1.0 if gap > 0 else -1.0
+        seat, g = min(without.items(), key=lambda kv: (kv[1] * sign, kv[0]))
+        if g * sign < 0 or abs(g) < abs(gap) / 2:
+            owner = seat
+    span: list[Json] = [min(without.values()), max(without.values())] if without else []
+    return {"gap": gap, "loso_range": span, "owner": owner}
+
+
+def eigen_figures(y: Mapping[str, Mapping[str, float]], cells: Sequence[str]) -> JsonObject:
+    """Top eigenvalue share and participation ratio of the seats' correlation matrix (complete cells)."""
+    complete = [c for c in cells if all(c in row for row in y.values())]
+    seats = [s for s in sorted(y) if len(complete) >= MIN_COMMON
+             and _variance([y[s][c] for c in complete]) > MIN_VARIANCE]
+    if len(seats) < 2 or len(complete) < MIN_COMMON:
+        return {"seats": len(seats), "cells": len(complete), "top_share": None, "participation_ratio": None}
+    r = np.array([[1.0 if a == b else (pearson([y[a][c] for c in complete], [y[b][c] for c in complete]) or 0.0)
+                   for b in seats] for a in seats])
+    lam = np.linalg.eigvalsh(r)
+    trace = float(lam.sum())
+    return {"seats": len(seats), "cells": len(complete), "top_share": float(lam.max()) / trace,
+            "participation_ratio": trace**2 / float((lam**2).sum())}
+
+
+def _variance(xs: Sequence[float]) -> float:
+    m = math.fsum(xs) / len(xs)
+    return math.fsum((x - m) ** 2 for x in xs)
+
+
+# ------------------------------------------------------------------------------ splits
+def splits(k: int, size: int) -> tuple[list[tuple[int, ...]], bool]:
+    """Every choice of ``size`` of ``k`` seats, or MAX_SPLITS seeded draws (True) when there are more."""
+    if math.comb(k, size) <= MAX_SPLITS:
+        return list(itertools.combinations(range(k), size)), False
+    rng = random.Random(SEED)
+    return [tuple(sorted(rng.sample(range(k), size))) for _ in range(MAX_SPLITS)], True
+
+
+def _corr_differences(sim: npt.NDArray[np.float64], member: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Within minus between mean correlation for each membership row (NaN where either is undefined)."""
+    i, j = np.triu_indices(sim.shape[0], 1)
+    s = sim[i, j]
+    ok = np.isfinite(s)
+    i, j, s = i[ok], j[ok], s[ok]
+    same = member[:, i] * member[:, j] + (1 - member[:, i]) * (1 - member[:, j])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        within = (same @ s) / same.sum(axis=1)
+        between = ((1 - same) @ s) / (1 - same).sum(axis=1)
+    return np.asarray(within - between, dtype=float)
+
+
+def _largest_gaps(y: npt.NDArray[np.float64], member: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Largest |cell gap| for each membership row (NaN when no cell has both sides)."""
+    mask = (~np.isnan(y)).astype(float)
+    y0 = np.nan_to_num(y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gap = (y0 @ member.T) / (mask @ member.T) - (y0 @ (1 - member).T) / (mask @ (1 - member).T)
+    gap = np.abs(gap)
+    gap[~np.isfinite(gap)] = -1.0
+    best = gap.max(axis=0) if gap.size else np.full(member.shape[0], -1.0)
+    return np.where(best < 0, np.nan, best)
+
+
+def _share_at_least(null: npt.NDArray[np.float64], observed: float | None) -> float | None:
+    if observed is None or not null.size:
+        return None
+    return float(np.mean(np.nan_to_num(null, nan=-np.inf) >= observed - TOL))
+
+
+# ------------------------------------------------------------------------------ one group
+def _group(answers: Sequence[Answer], cell_of: str, side_of: Mapping[str, str],
+           labels: tuple[str, str]) -> JsonObject:
+    """One run's figures over its cells (``cell_of``: ``asset`` or ``horizon asset``)."""
+    y: dict[str, dict[str, float]] = defaultdict(dict)
+    brier: dict[str, dict[str, float]] = defaultdict(dict)
+    for a in answers:
+        cell = a.asset if cell_of == "asset" else f"{a.horizon} {a.asset}"
+        y[a.seat][cell] = a.p
+        if a.outcome is not None:
+            brier[a.seat][cell] = (a.p / 100.0 - a.outcome) ** 2
+    seats = sorted(y)
+    cells = sorted({c for row in y.values() for c in row})
+    members = {lab: [s for s in seats if side_of[s] == lab] for lab in labels}
+    head: JsonObject = {"sides": {lab: list(v) for lab, v in members.items()}, "cells": len(cells)}
+    short = [f"side {lab} has {len(v)} answering seat{'s' if len(v) != 1 else ''} (2 needed)"
+             for lab, v in members.items() if len(v) < 2]
+    if short:
+        return {**head, "computed": False, "reason": "; ".join(short)}
+    k = len(seats)
+    sim = np.full((k, k), np.nan)
+    for a_i, b_i in itertools.combinations(range(k), 2):
+        common = [c for c in cells if c in y[seats[a_i]] and c in y[seats[b_i]]]
+        r = pearson([y[seats[a_i]][c] for c in common], [y[seats[b_i]][c] for c in common])
+        sim[a_i, b_i] = sim[b_i, a_i] = np.nan if r is None else r
+    combos, sampled = splits(k, len(members[labels[0]]))
+    member = np.zeros((len(combos), k))
+    for row, combo in enumerate(combos):
+        member[row, list(combo)] = 1.0
+    pairs = {lab: [float(sim[a_i, b_i]) for a_i, b_i in itertools.combinations(range(k), 2)
+                   if side_of[seats[a_i]] == side_of[seats[b_i]] == lab and np.isfinite(sim[a_i, b_i])]
+             for lab in labels}
+    within = _mean([v for lab in labels for v in pairs[lab]])
+    between = _mean([float(sim[a_i, b_i]) for a_i, b_i in itertools.combinations(range(k), 2)
+                     if side_of[seats[a_i]] != side_of[seats[b_i]] and np.isfinite(sim[a_i, b_i])])
+    diff = within - between if within is not None and between is not None else None
+    y_arr = np.array([[y[s].get(c, np.nan) for s in seats] for c in cells])
+    cell_gaps = [(c, side_gap([(s, y[s][c]) for s in seats if c in y[s]], side_of, labels)) for c in cells]
+    found = [(c, g) for c, g in cell_gaps if g is not None]
+    largest = max(found, key=lambda cg: abs(cg[1])) if found else None  # max keeps the first of equals
+    t_obs = abs(largest[1]) if largest is not None else None
+    return {**head, "computed": True, "seats": k, "splits": len(combos), "sampled": sampled,
+            "correlation": {"within": within, "between": between, "difference": diff,
+                            "within_by_side": {lab: _mean(pairs[lab]) for lab in labels},
+                            "p_value": _share_at_least(_corr_differences(sim, member), diff)},
+            "largest_gap": None if largest is None else {
+                "cell": largest[0], "gap": largest[1],
+                "p_value": _share_at_least(_largest_gaps(y_arr, member), t_obs)},
+            "eigen": eigen_figures(y, cells),
+            "gaps": {"probability": _gaps(y, cells, side_of, labels),
+                     "brier": _gaps(brier, cells, side_of, labels)}}
+
+
+def _gaps(values: Mapping[str, Mapping[str, float]], cells: Sequence[str], side_of: Mapping[str, str],
+          labels: tuple[str, str]) -> JsonObject:
+    """The pooled gap (every answer of each side) and each cell's, each with its leave-one-out range."""
+    pooled = loso([(s, v) for s in sorted(values) for v in values[s].values()], side_of, labels)
+    per_cell: list[Json] = []
+    for c in cells:
+        g = loso([(s, values[s][c]) for s in sorted(values) if c in values[s]], side_of, labels)
+        if g is not None:
+            per_cell.append({"cell": c, **g})
+    return {"pooled": pooled, "cells": per_cell}
+
+
+# ------------------------------------------------------------------------------ the report
+def _horizon_rank(h: str) -> tuple[int, str]:
+    return (HORIZON_ORDER.index(h) if h in HORIZON_ORDER else len(HORIZON_ORDER), h)
+
+
+def sides_report(answers: Sequence[Answer], side_of: Mapping[str, str]) -> JsonObject:
+    """council-sides.json's figures: per counted run and horizon (and the run's ``all`` cells), then the season."""
+    labels_found = sorted(set(side_of.values()))
+    if len(labels_found) != 2:
+        return {"computed": False, "reason": f"the roster seals {len(labels_found)} side(s) "
+                f"({', '.join(labels_found) or 'none'}); the tests need exactly two", "runs": [], "season": None}
+    labels = (labels_found[0], labels_found[1])
+    sided = [a for a in answers if a.seat in side_of]
+    by_run: dict[str, list[Answer]] = defaultdict(list)
+    for a in sided:
+        by_run[a.run_id].append(a)
+    runs: list[JsonObject] = []
+    for run_id in sorted(by_run, key=lambda r: (by_run[r][0].session, r)):
+        rows = by_run[run_id]
+        horizons = sorted({a.horizon for a in rows}, key=_horizon_rank)
+        for h in horizons:
+            runs.append({"run_id": run_id, "session": rows[0].session, "horizon": h,
+                         **_group([a for a in rows if a.horizon == h], "asset", side_of, labels)})
+        runs.append({"run_id": run_id, "session": rows[0].session, "horizon": ALL,
+                     **_group(rows, "horizon asset", side_of, labels)})
+    return {"computed": True, "gap": f"{labels[0]} minus {labels[1]}", "labels": list(labels),
+            "max_splits": MAX_SPLITS, "seed": SEED, "runs": [*runs], "season": season_summary(runs)}
+
+
+def _owners(run: JsonObject) -> list[str]:
+    out: list[str] = []
+    gaps = run.get("gaps")
+    if not isinstance(gaps, dict):
+        return out
+    for kind in ("probability", "brier"):
+        block = gaps.get(kind)
+        if not isinstance(block, dict):
+            continue
+        cells = block.get("cells")
+        found = [block.get("pooled"), *(cells if isinstance(cells, list) else [])]
+        out += [str(g["owner"]) for g in found if isinstance(g, dict) and g.get("owner")]
+    return out
+
+
+def _p_below(run: JsonObject, block: str) -> bool:
+    b = run.get(block)
+    p = b.get("p_value") if isinstance(b, dict) else None
+    return isinstance(p, float | int) and p < ALPHA
+
+
+def season_summary(runs: Sequence[JsonObject]) -> JsonObject:
+    """Per horizon: runs computed and not, runs with p < 0.05 on each test, the seats most often owners."""
+    out: list[Json] = []
+    for h in sorted({str(r["horizon"]) for r in runs}, key=_horizon_rank):
+        mine = [r for r in runs if r["horizon"] == h]
+        done = [r for r in mine if r.get("computed")]
+        owners = Counter(o for r in done for o in _owners(r))
+        not_computed: list[Json] = [{"run_id": r["run_id"], "reason": r.get("reason")} for r in mine
+                                    if not r.get("computed")]
+        ranked: list[Json] = [{"seat": s, "gaps": n} for s, n in sorted(owners.items(), key=lambda kv: (-kv[1], kv[0]))]
+        out.append({"horizon": h, "runs": len(mine), "computed": len(done),
+                    "not_computed": not_computed,
+                    "correlation_p_below_0_05": sum(_p_below(r, "correlation") for r in done),
+                    "largest_gap_p_below_0_05": sum(_p_below(r, "largest_gap") for r in done),
+                    "owners": ranked})
+    return {"runs": len({str(r["run_id"]) for r in runs}), "by_horizon": out}
+
+
+# ------------------------------------------------------------------------------ tertiles
+def population_sd(xs: Sequence[float]) -> float:
+    m = math.fsum(xs) / len(xs)
+    return math.sqrt(math.fsum((x - m) ** 2 for x in xs) / len(xs))
+
+
+def tertile_cuts(spreads: Sequence[float]) -> tuple[float, float]:
+    """The cuts: the ceil(n/3)-th and ceil(2n/3)-th smallest spread (rounded to SPREAD_PLACES)."""
+    s = sorted(round(x, SPREAD_PLACES) for x in spreads)
+    n = len(s)
+    return s[math.ceil(n / 3) - 1], s[math.ceil(2 * n / 3) - 1]
+
+
+def tertile_of(spread: float, cuts: tuple[float, float]) -> str:
+    x = round(spread, SPREAD_PLACES)
+    return "low" if x <= cuts[0] else "mid" if x <= cuts[1] else "high"
+
+
+def tertiles_report(answers: Sequence[Answer], consensus: Mapping[tuple[str, str], tuple[float, float]]) -> JsonObject:
+    """council-tertiles.json: per horizon, events split by the seats' spread; the consensus's mean Brier by tertile.
+
+    ``consensus``: (run_id, event) -> (published consensus p in points, outcome) of the resolved events."""
+    probs: dict[tuple[str, str], list[float]] = defaultdict(list)
+    horizon: dict[tuple[str, str], str] = {}
+    for a in answers:
+        probs[(a.run_id, a.event)].append(a.p)
+        horizon[(a.run_id, a.event)] = a.horizon
+    events: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for key, (p, outcome) in sorted(consensus.items()):
+        if key in probs and len(probs[key]) >= 2:
+            events[horizon[key]].append((population_sd(probs[key]), (p / 100.0 - outcome) ** 2))
+    out: list[Json] = []
+    for h in sorted(events, key=_horizon_rank):
+        ev = events[h]
+        if len(ev) < 3:
+            out.append({"horizon": h, "events": len(ev), "computed": False, "reason": "fewer than 3 events"})
+            continue
+        cuts = tertile_cuts([s for s, _ in ev])
+        rows: list[Json] = []
+        for name in ("low", "mid", "high"):
+            part = [(s, b) for s, b in ev if tertile_of(s, cuts) == name]
+            rows.append({"tertile": name, "events": len(part),
+                         "spread_min": min((s for s, _ in part), default=None),
+                         "spread_max": max((s for s, _ in part), default=None),
+                         "spread_mean": _mean([s for s, _ in part]),
+                         "brier_consensus": _mean([b for _, b in part])})
+        out.append({"horizon": h, "events": len(ev), "computed": True, "cuts": list(cuts), "tertiles": rows})
+    return {"by_horizon": out}

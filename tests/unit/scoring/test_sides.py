@@ -1,0 +1,177 @@
+"""Sides per run and disagreement tertiles (league/scoring/sides.py), against figures worked out by hand.
+
+The hand case: four seats, two per side (a1, a2 on side "a"; b1, b2 on side "b"), three markets X, Y, Z:
+
+    a1: 60 50 40    a2: 70 50 30    b1: 40 50 60    b2: 50 60 55
+
+Centred: a1 (10, 0, -10), a2 (20, 0, -20), b1 (-10, 0, 10), b2 (-5, 5, 0), so r(a1, a2) = 1, r(a, b1) = -1,
+r(a, b2) = -50/sqrt(200 x 50) = -0.5 (and -100/sqrt(800 x 50) = -0.5), r(b1, b2) = 50/sqrt(200 x 50) = 0.5.
+Within = (1 + 0.5)/2 = 0.75, between = (-1 - 0.5 - 1 - 0.5)/4 = -0.75, difference 1.5. The C(4, 2) = 6 splits
+pair up into three partitions: {a1 a2 | b1 b2} 1.5, {a1 b1 | a2 b2} -0.75, {a1 b2 | a2 b1} -0.75: p = 2/6.
+Cell gaps a - b: X 65 - 45 = 20, Y 50 - 55 = -5, Z 35 - 57.5 = -22.5 (the largest). Largest |gap| per
+partition: 22.5, 10 (X 50 - 60), 5 (Y 55 - 50): p = 2/6. Without b2, Y's gap is 50 - 50 = 0: Y's gap is b2's.
+The correlation matrix reduces on x = (t, t, -t, s) to [[3, -0.5], [-1.5, 1]], eigenvalues 2 +- sqrt(7)/2 (and
+0, 0): top share (2 + sqrt(7)/2)/4, participation ratio 16/11.5.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from league.scoring.sides import (
+    MAX_SPLITS,
+    SEED,
+    Answer,
+    council_answers,
+    loso,
+    population_sd,
+    sides_report,
+    splits,
+    tertile_cuts,
+    tertile_of,
+    tertiles_report,
+)
+
+SIDE = {"a1": "a", "a2": "a", "b1": "b", "b2": "b"}
+PROBS = {"a1": (60, 50, 40), "a2": (70, 50, 30), "b1": (40, 50, 60), "b2": (50, 60, 55)}
+OUTCOME = {"X": 1.0, "Y": 0.0, "Z": None}
+
+
+def hand_answers() -> list[Answer]:
+    return [Answer("r1", "2026-11-02", seat, m, "1d", f"ev-{m}", float(p), OUTCOME[m])
+            for seat, ps in PROBS.items() for m, p in zip("XYZ", ps, strict=True)]
+
+
+def group(report: dict[str, object], horizon: str) -> dict[str, object]:
+    runs = report["runs"]
+    assert isinstance(runs, list)
+    return next(r for r in runs if r["horizon"] == horizon)
+
+
+def test_hand_case_correlations_splits_and_gap() -> None:
+    g = group(sides_report(hand_answers(), SIDE), "1d")
+    assert g["computed"] is True and g["splits"] == 6 and g["sampled"] is False
+    corr = g["correlation"]
+    assert corr["within"] == pytest.approx(0.75)
+    assert corr["between"] == pytest.approx(-0.75)
+    assert corr["difference"] == pytest.approx(1.5)
+    assert corr["within_by_side"] == {"a": pytest.approx(1.0), "b": pytest.approx(0.5)}
+    assert corr["p_value"] == pytest.approx(2 / 6)
+    assert g["largest_gap"] == {"cell": "Z", "gap": pytest.approx(-22.5), "p_value": pytest.approx(2 / 6)}
+
+
+def test_hand_case_eigen_figures() -> None:
+    eig = group(sides_report(hand_answers(), SIDE), "1d")["eigen"]
+    assert eig["seats"] == 4 and eig["cells"] == 3
+    assert eig["top_share"] == pytest.approx((2 + math.sqrt(7) / 2) / 4)
+    assert eig["participation_ratio"] == pytest.approx(16 / 11.5)
+
+
+def test_leave_one_seat_out_names_the_seat() -> None:
+    cells = {c["cell"]: c for c in group(sides_report(hand_answers(), SIDE), "1d")["gaps"]["probability"]["cells"]}
+    # Z: without a1 30 - 57.5, a2 40 - 57.5, b1 35 - 55, b2 35 - 60: never half, no owner
+    assert cells["Z"]["loso_range"] == [pytest.approx(-27.5), pytest.approx(-17.5)]
+    assert cells["Z"]["owner"] is None
+    # Y: -5; without b2 50 - 50 = 0 (less than half): b2's; without b1 50 - 60 = -10
+    assert cells["Y"]["gap"] == pytest.approx(-5)
+    assert cells["Y"]["loso_range"] == [pytest.approx(-10), pytest.approx(0)]
+    assert cells["Y"]["owner"] == "b2"
+
+
+def test_a_sign_flip_is_that_seats() -> None:
+    # a: 80 and 40 (mean 60), b: 50 and 50: gap 10; without a1 the gap is 40 - 50 = -10 (flips)
+    got = loso([("a1", 80.0), ("a2", 40.0), ("b1", 50.0), ("b2", 50.0)], SIDE, ("a", "b"))
+    assert got == {"gap": pytest.approx(10.0), "loso_range": [pytest.approx(-10.0), pytest.approx(30.0)],
+                   "owner": "a1"}
+
+
+def test_brier_gap_on_resolved_cells_only() -> None:
+    cells = {c["cell"]: c for c in group(sides_report(hand_answers(), SIDE), "1d")["gaps"]["brier"]["cells"]}
+    assert sorted(cells) == ["X", "Y"]  # Z is open
+    # X up: a (0.16 + 0.09)/2 = 0.125, b (0.36 + 0.25)/2 = 0.305
+    assert cells["X"]["gap"] == pytest.approx(0.125 - 0.305)
+
+
+def test_all_group_pools_the_horizons() -> None:
+    answers = hand_answers() + [Answer(a.run_id, a.session, a.seat, a.asset, "1w", a.event + "w", a.p, None)
+                                for a in hand_answers()]
+    g = group(sides_report(answers, SIDE), "all")
+    assert g["cells"] == 6 and g["splits"] == 6
+
+
+def test_paper_split_counts() -> None:
+    assert len(splits(8, 4)[0]) == 70  # eight seats into four and four (20 October)
+    assert len(splits(9, 5)[0]) == 126  # nine into five and four (21 October)
+    assert len(splits(14, 7)[0]) == 3432 and splits(14, 7)[1] is False
+
+
+def test_seeded_sample_is_replayable_with_the_stdlib() -> None:
+    drawn, sampled = splits(16, 8)  # C(16, 8) = 12870 > MAX_SPLITS
+    rng = random.Random(SEED)
+    assert sampled and len(drawn) == MAX_SPLITS
+    assert drawn[:3] == [tuple(sorted(rng.sample(range(16), 8))) for _ in range(3)]
+
+
+def test_small_run_listed_with_reason() -> None:
+    answers = [a for a in hand_answers() if a.seat != "b2"]
+    g = group(sides_report(answers, SIDE), "1d")
+    assert g["computed"] is False
+    assert g["reason"] == "side b has 1 answering seat (2 needed)"
+    season = sides_report(answers, SIDE)["season"]
+    assert season["by_horizon"][0]["not_computed"] == [{"run_id": "r1", "reason": g["reason"]}]
+
+
+def test_one_side_only_is_not_computed() -> None:
+    report = sides_report(hand_answers(), {"a1": "us", "a2": "us", "b1": "us", "b2": "us"})
+    assert report["computed"] is False and report["runs"] == []
+
+
+def test_season_counts_owners() -> None:
+    season = sides_report(hand_answers(), SIDE)["season"]
+    owners = {o["seat"]: o["gaps"] for o in season["by_horizon"][0]["owners"]}
+    assert owners.get("b2", 0) >= 1
+
+
+def test_tertile_cuts_by_hand() -> None:
+    # spreads 0, 10, 5, 20, 2, 15 -> sorted 0 2 5 10 15 20; n = 6: cuts at the 2nd (2) and 4th (10)
+    cuts = tertile_cuts([0, 10, 5, 20, 2, 15])
+    assert cuts == (2, 10)
+    assert [tertile_of(x, cuts) for x in (0, 2, 5, 10, 15, 20)] == ["low", "low", "mid", "mid", "high", "high"]
+    # ties share a tertile: four equal spreads all fall in the lowest
+    assert [tertile_of(5.0, tertile_cuts([5.0] * 4))] * 4 == ["low"] * 4
+
+
+def test_population_sd() -> None:
+    assert population_sd([40.0, 60.0]) == pytest.approx(10.0)  # sample SD would be 14.14
+
+
+def test_tertiles_report_by_hand() -> None:
+    pairs = {"e0": (50, 50), "e1": (40, 60), "e2": (45, 55), "e3": (30, 70), "e4": (48, 52), "e5": (35, 65)}
+    answers = [Answer("r1", "s", seat, e, "1d", e, float(p), 1.0)
+               for e, ps in pairs.items() for seat, p in zip(("s1", "s2"), ps, strict=True)]
+    # consensus p per event and outcome 1: Brier (1 - p/100)^2
+    cons = {("r1", e): (float(60 + i), 1.0) for i, e in enumerate(pairs)}
+    report = tertiles_report(answers, cons)["by_horizon"][0]
+    assert report["cuts"] == [2, 10] and report["events"] == 6
+    low, mid, high = report["tertiles"]
+    # low: e0 (0, p 60) and e4 (2, p 64); mid: e2 (5, p 62) and e1 (10, p 61); high: e5 (15, p 65), e3 (20, p 63)
+    assert low["events"] == 2 and low["brier_consensus"] == pytest.approx((0.4**2 + 0.36**2) / 2)
+    assert mid["brier_consensus"] == pytest.approx((0.38**2 + 0.39**2) / 2)
+    assert high["brier_consensus"] == pytest.approx((0.35**2 + 0.37**2) / 2)
+    assert high["spread_min"] == pytest.approx(15) and high["spread_max"] == pytest.approx(20)
+
+
+def test_council_answers_rule() -> None:
+    base = {"run_id": "r1", "session": "2026-11-02", "seat": "a1", "status": "counted", "cell_status": "elicited",
+            "prob_up": "60", "sealed_at": "2026-11-02T13:00:00Z", "event_reference_at": "2026-11-02T14:30:00Z",
+            "reference_at": "2026-11-02T14:30:00Z", "line_kind": "issue", "run_role": "session_run",
+            "same_event": "1", "asset": "X", "horizon": "1d", "event_id_v2": "ev2-x", "event_id": "ev1-x",
+            "ref": "100", "close": "101"}
+    rows = [base, {**base, "prob_up": "70", "sealed_at": "2026-11-02T13:05:00Z"},  # a later answer: not kept
+            {**base, "seat": "_coin"}, {**base, "seat": "a2", "sealed_at": "2026-11-02T15:00:00Z"},  # late
+            {**base, "seat": "b1", "status": "not_counted"}, {**base, "seat": "b2", "close": ""}]
+    got = council_answers(rows)
+    assert [(a.seat, a.p, a.outcome) for a in got] == [("a1", 60.0, 1.0), ("b2", 60.0, None)]
