@@ -84,6 +84,10 @@ def _timely(r: dict[str, str]) -> bool:
     return bool(r["sealed_at"]) and r["sealed_at"] <= (r["event_reference_at"] or r["reference_at"])
 
 
+def _sign(x: float) -> int:
+    return (x > 0) - (x < 0)
+
+
 def _set_b_by_hand(folder: Path, line: dict[str, Any]) -> tuple[float, int]:
     rows = _rows(folder, line)
     stated = [r for r in rows if _timely(r) and r["prob_up"]]
@@ -105,7 +109,7 @@ def _set_b_by_hand(folder: Path, line: dict[str, Any]) -> tuple[float, int]:
         return statistics.fmean(corr), len(corr)
     if line["id"] == "F15":
         stats = json.loads(_kept(folder, line, "council-stats.json").read_text(encoding="utf-8"))
-        move = {(r["asset"], r["session"]): (float(r["close"]) > float(r["ref"])) - (float(r["close"]) < float(r["ref"]))
+        move = {(r["asset"], r["session"]): _sign(float(r["close"]) - float(r["ref"]))
                 for r in rows if r["horizon"] == "1d" and r["ref"] and r["close"]}
         days = sorted({d for _, d in move})
         pairs = []
