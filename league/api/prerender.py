@@ -188,11 +188,42 @@ def talk_html(talk: dict[str, object]) -> str:
             + f'<p class="note">Source: {escape(str(talk.get("source")))}; newest {len(weeks)} of {total} weeks.</p>')
 
 
+def predictions_html(report: dict[str, object]) -> str:
+    """The registered predictions as plain HTML: the scorecard, then one row per line with its status, its data
+    and the command that re-resolves it from the open files alone."""
+    lines = _dicts(report.get("predictions"))
+    if not lines:
+        return f'<p class="note">No registered prediction yet ({escape(str(report.get("source")))}).</p>'
+    card = _d(report.get("scorecard"))
+    head = "".join(f"<th>{h}</th>" for h in ("id", "statement", "p", "rule", "check date", "status", "value (n)",
+                                            "re-resolve"))
+    rows = ""
+    for x in lines:
+        status = str(x.get("status"))
+        shown = ("—" if x.get("value") is None else f"{x.get('value')}") + (
+            f" (n {x.get('n')})" if x.get("n") is not None else "")
+        if status == "unresolved":
+            shown = f"unresolved: {x.get('reason')}"
+        rows += (f'<tr class="prediction" data-id="{escape(str(x.get("id")))}" data-status="{escape(status)}">'
+                 f"<td>{escape(str(x.get('id')))}</td><td>{escape(str(x.get('statement')))}"
+                 f"<br><small>{escape(str(x.get('measure')))}</small></td><td>{escape(str(x.get('p')))}</td>"
+                 f"<td>value {escape(str(x.get('op')))} {escape(str(x.get('threshold')))}</td>"
+                 f"<td>{escape(str(x.get('check_date')))}</td><td>{escape(status)}</td><td>{escape(shown)}</td>"
+                 f"<td><code>{escape(str(x.get('command')))}</code></td></tr>")
+    summary = (f"{card.get('resolved')} of {card.get('due')} due lines resolved; Brier of the registered "
+               f"probabilities {card.get('brier')} (worst case, every unresolved line failed: "
+               f"{card.get('brier_worst_case')}); skill against always 0.5: {card.get('skill_vs_half')}")
+    return (f"<p>{escape(summary)}.</p><table class=\"predictions\"><thead><tr>{head}</tr></thead>"
+            f"<tbody>{rows}</tbody></table>")
+
+
 def render_index(template: Path, store: views.Store) -> str:
     """index.html with today's run, the league tables, the three-arm table and the council talk filled in."""
     html = template.read_text(encoding="utf-8")
     html = html.replace('<div id="arms-table"></div>', f'<div id="arms-table">{arms_html(views.arms(store))}</div>', 1)
     html = html.replace('<div id="talk-body"></div>', f'<div id="talk-body">{talk_html(views.talk(store))}</div>', 1)
+    html = html.replace('<div id="predictions-body"></div>',
+                        f'<div id="predictions-body">{predictions_html(views.predictions(store))}</div>', 1)
     html = html.replace('<p class="loading">loading…</p>', today_html(views.today(store)), 1)
     return html.replace('<div id="league-tables"></div>',
                         f'<div id="league-tables">{league_html(views.league_table(store))}</div>', 1)

@@ -535,6 +535,34 @@ def talk(store: Store) -> dict[str, object]:
             "season": {"f22": obj(season.get("f22")), "f23": obj(season.get("f23"))}, "source": TALK_JSON}
 
 
+PREDICTIONS_JSON = "predictions.json"
+
+
+def predictions(store: Store) -> dict[str, object]:
+    """The registered predictions (docs/predictions.md) from predictions.json, when published: each line with its
+    status, its value and sample once resolved, the files it read and the command that re-resolves it; the
+    scorecard."""
+    report = store.json(PREDICTIONS_JSON)
+    if not isinstance(report, dict):
+        return {"predictions": [], "scorecard": {}, "registries": [], "source": f"{PREDICTIONS_JSON} not published yet"}
+    lines: list[JsonObject] = []
+    for x in items(report.get("predictions")):
+        if not isinstance(x, dict):
+            continue
+        r = obj(x.get("resolution"))
+        lines.append({"id": x.get("id"), "set": x.get("set"), "statement": x.get("statement"),
+                      "measure": x.get("measure"), "check_date": x.get("check_date"), "p": x.get("p"),
+                      "op": x.get("op"), "threshold": x.get("threshold"), "status": x.get("status"),
+                      "value": r.get("value"), "n": r.get("n"), "reason": r.get("reason"),
+                      "inputs": [str(k) for k in sorted(obj(r.get("inputs")))], "resolved_on": r.get("session"),
+                      "command": x.get("command")})
+    registries = [{"name": obj(x).get("name"), "sha256": obj(x).get("sha256"), "file": obj(x).get("file"),
+                   "sealed_at": obj(x).get("sealed_at"), "note": obj(x).get("note")}
+                  for x in items(report.get("registries"))]
+    return {"predictions": lines, "scorecard": obj(report.get("scorecard")), "registries": registries,
+            "source": PREDICTIONS_JSON}
+
+
 def corrections(store: Store) -> list[JsonObject]:
     """Every sealed correction line (paper §3.10), newest first: what it corrects, the new value, why.
     The figures on the page already use them (the CSV and the statistics apply each one)."""
@@ -558,4 +586,4 @@ def page(store: Store) -> dict[str, object]:
     """Everything the league page shows, in one answer."""
     return {"today": today(store), "league": league_table(store), "grid": grid(store), "n_eff": n_eff(store),
             "calibration": calibration(store), "points": points(store), "corrections": corrections(store),
-            "arms": arms(store), "talk": talk(store)}
+            "arms": arms(store), "talk": talk(store), "predictions": predictions(store)}
