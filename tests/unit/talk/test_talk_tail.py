@@ -54,7 +54,8 @@ def write_book(path: Path) -> Path:
 def test_the_kinds_are_every_kind_the_arms_book_is_read_with() -> None:
     assert TALK_LINE_KINDS == set(TALK)
     assert {"arm_schedule", "news_packet", "arm_run", "arm_answer", "arm_silence", "arm_rules", "arm_decision",
-            "arm_rejection", "arm_trade", "arm_mark", "extra_score", "fetch_record", *TALK} == ARMS_BOOK_KINDS
+            "arm_rejection", "arm_trade", "arm_mark", "extra_score", "fetch_record", "prediction_registry",
+            "prediction_resolution", *TALK} == ARMS_BOOK_KINDS
 
 
 def test_kinds_pick_one_book() -> None:
