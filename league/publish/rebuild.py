@@ -40,6 +40,7 @@ from league.publish import talk as talk_files
 from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.forecasts import write_forecasts
 from league.publish.memory import release_memory
+from league.publish.sources import rebuild_sources
 from league.publish.writing import write_json
 from league.verify.compare import FORECAST_KEY, diff_csv_bytes, diff_csv_order, diff_json_bytes
 from league.verify.reader import Status
@@ -245,6 +246,7 @@ def rebuild_into(folder: Path, work: Path) -> Path:
         producers.portfolio(data, out)
     arms.rebuild_arms(folder, out)
     talk_files.rebuild_talk(folder, out)
+    rebuild_sources(folder, out)
     return out
 
 
