@@ -33,11 +33,15 @@ SESSION = date(2026, 11, 24)
 PAGE = b'<html><head><meta property="og:published_time" content="2026-11-24T11:00:00Z"></head><body>x</body></html>'
 
 
+HITS: dict[str, int] = {}
+
+
 class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         return None
 
     def do_GET(self) -> None:  # noqa: N802
+        HITS[self.path] = HITS.get(self.path, 0) + 1
         status, body = (200, PAGE) if self.path == "/story" else (404, b"gone")
         self.send_response(status)
         self.send_header("Content-Type", "text/html")
@@ -82,6 +86,7 @@ def test_each_cited_link_is_fetched_once_after_the_answers_and_sealed(days: tupl
     records = [x for x in book_lines(data / "books" / "arms-book.jsonl") if x["kind"] == "fetch_record"]
     by_url = {x["url"]: x for x in records}
     assert sorted(by_url) == [f"{base}/missing", f"{base}/story"] and len(records) == 2
+    assert HITS == {"/story": 1, "/missing": 1}  # cited by two seats in every market, fetched once
     story, missing = by_url[f"{base}/story"], by_url[f"{base}/missing"]
     assert (story["status"], story["sha256"], story["size"]) == (200, hashlib.sha256(PAGE).hexdigest(), len(PAGE))
     assert story["declared_published"] == "2026-11-24T11:00:00Z" and story["host"] == "127.0.0.1"
