@@ -59,7 +59,8 @@ DEFINITIONS: dict[str, str] = {
                "method.ask_sites: what the ask itself gave the seats",
     "unfetched": "a citation of a link with no fetch record for its session (arms/fetch-records.csv)",
     "unreached": "a citation whose fetch record has no 2xx status (refused, timed out, not found)",
-    "site": "the fetch record's host (lower case, a leading 'www.' dropped): where the link really led",
+    "site": "the fetch record's host (lower case; a ':port' when it has one colon, a trailing '.' and a leading "
+            "'www.' dropped): where the link really led",
     "relabelled": "counted citations whose label (normalised as a site) is not their site",
     "citations": "counted citations: not removed, fetched with a 2xx status",
     "top_share": "the most-cited site's count / citations (ties: the alphabetically first site)",
@@ -82,8 +83,11 @@ DEFINITIONS: dict[str, str] = {
 
 
 def site_of(host: str) -> str:
-    """A host as a site: lower case, no trailing dot, no leading ``www.``."""
-    h = host.strip().lower().rstrip(".")
+    """A host as a site: lower case, no port (a label may carry one), no trailing dot, no leading ``www.``."""
+    h = host.strip().lower()
+    if h.count(":") == 1:  # host:port (an IPv6 address has more colons and no port here)
+        h = h.split(":")[0]
+    h = h.rstrip(".")
     return h[4:] if h.startswith("www.") else h
 
 

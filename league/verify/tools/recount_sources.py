@@ -16,8 +16,9 @@ The rules:
 1. Rows: run_role ``session_run`` or ``counted``, status ``counted``, line_kind ``issue`` or ``answer``, horizon
    ``1d``, seat not starting with ``_``, sealed_at <= event_reference_at (else reference_at), text compared.
 2. A citation: one link of a row (source_urls split on ';', stripped, blanks dropped, a repeat in the row
-   dropped); its label is source_domains at the same position. Site of a host: lower case, trailing '.' and a
-   leading 'www.' dropped. The citation's record is the first fetch-records row with its session and url.
+   dropped); its label is source_domains at the same position. Site of a host: lower case; with exactly one ':'
+   the part before it; a trailing '.' and a leading 'www.' dropped. The citation's record is the first
+   fetch-records row with its session and url.
 3. Removed: the link is in an ask text (every ``https?://`` run up to whitespace, <>()[]"'`| with trailing
    .,;: dropped), or its site (the record's host, else the link's own host) equals or ends with '.' + an
    ask site. Else unfetched (no record), else unreached (status not starting with '2', or no host), else
@@ -65,7 +66,10 @@ def read_csv(path):
 
 
 def site(host):
-    h = (host or "").strip().lower().rstrip(".")
+    h = (host or "").strip().lower()
+    if h.count(":") == 1:
+        h = h.split(":")[0]
+    h = h.rstrip(".")
     return h[4:] if h.startswith("www.") else h
 
 
