@@ -177,13 +177,21 @@ def permutation_test(strata: Sequence[Stratum], seed: int = SEED, permutations: 
             value = _statistic(strata, combo)
             hits += value is not None and value >= observed - 1e-12
         return {**base, "p": _round(hits / space), "exact": True, "permutations": space}
+    # Permuting within a stratum keeps its count of agreeing pairs: only the sharing pairs need counting, the
+    # others' agreement is the rest (the same integers as a full count, hence the same statistic, bit for bit).
+    shared = [[(i, j) for i, j, share in s[1] if share] for s in strata]
+    agreeing = sum(acts[i] == acts[j] for acts, pairs in ((s[0], s[1]) for s in strata) for i, j, _ in pairs)
+    n_share = sum(len(x) for x in shared)
+    n_other = sum(len(s[1]) for s in strata) - n_share
     rng = random.Random(seed)
     lists = [list(s[0]) for s in strata]
     for _ in range(permutations):
-        for acts in lists:
+        a_share = 0
+        for acts, pairs in zip(lists, shared, strict=True):
             rng.shuffle(acts)
-        value = _statistic(strata, lists)
-        hits += value is not None and value >= observed - 1e-12
+            for i, j in pairs:
+                a_share += acts[i] == acts[j]
+        hits += a_share / n_share - (agreeing - a_share) / n_other >= observed - 1e-12
     return {**base, "p": _round((1 + hits) / (1 + permutations)), "exact": False, "permutations": permutations}
 
 
