@@ -2,9 +2,9 @@
 links the league can fetch (``[sources] fetch``) and shared-sources figures to publish.
 
 Each outlet listens on its own loopback address (127.0.0.21 to 127.0.0.24 on Linux, where all of 127/8 is
-loopback), so the fetch records name different hosts. Pages are fixed HTML with a declared publication time.
-One path shows a citation named after one outlet that leads to another (``/wire/...`` on the first outlet
-redirects to the second); ``/gone`` answers 404. The fourth outlet stands for the league's own data source:
+loopback), on one fixed port, so the fetch records name different hosts. Pages are fixed HTML with a declared
+publication time. One path shows a citation named after one outlet that leads to another (``/wire/...`` on the
+first outlet redirects to the second); ``/gone`` answers 404. The fourth outlet stands for the league's own data source:
 the demo lists it in ``[sources] ask_sites``, so its citations are removed as what the ask itself gave.
 """
 
@@ -17,6 +17,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 #: outlet name -> loopback address.
 OUTLETS = {"wire": "127.0.0.21", "rates": "127.0.0.22", "energy": "127.0.0.23", "snapshot": "127.0.0.24"}
+#: One fixed port, so the links the seats cite (and so the books) are the same in every demo with the same seed.
+#: Demos running at once share it (SO_REUSEPORT: any of them answers, with the same fixed pages).
+PORT = 28431
+
+
+class _Server(ThreadingHTTPServer):
+    allow_reuse_address = True
+    allow_reuse_port = True
 
 
 def _page(path: str) -> bytes:
@@ -49,7 +57,10 @@ def serve_pages() -> Iterator[dict[str, str]]:
 
     with ExitStack() as stack:
         for name, address in OUTLETS.items():
-            server = ThreadingHTTPServer((address, 0), Handler)
+            try:
+                server: ThreadingHTTPServer = _Server((address, PORT), Handler)
+            except OSError:  # the fixed port is taken by another user's process: any port (the links then differ)
+                server = _Server((address, 0), Handler)
             server.daemon_threads = True
             stack.callback(server.server_close)
             stack.callback(server.shutdown)
