@@ -50,6 +50,8 @@ import os
 import random
 import re
 import sys
+from collections.abc import Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 FORECASTS = "council-forecasts.csv"
@@ -58,14 +60,16 @@ REPORT = "council-sources.json"
 ACTIONS = ("buy_strong", "buy_dips", "hold", "trim", "sell")
 URL = re.compile(r"https?://[^\s<>()\[\]\"'`|]+")
 TOP = 10
+#: one stratum: its seats' actions (seats in id order) and its pairs (i, j, share a link)
+Stratum = tuple[list[str], list[tuple[int, int, bool]]]
 
 
-def read_csv(path):
+def read_csv(path: str) -> list[dict[str, str]]:
     with open(path, encoding="utf-8", newline="") as fh:
         return list(csv.DictReader(fh))
 
 
-def site(host):
+def site(host: str) -> str:
     h = (host or "").strip().lower()
     if h.count(":") == 1:
         h = h.split(":")[0]
@@ -73,25 +77,25 @@ def site(host):
     return h[4:] if h.startswith("www.") else h
 
 
-def own_host(url):
+def own_host(url: str) -> str:
     try:
         return site(urlsplit(url).hostname or "")
     except ValueError:
         return ""
 
 
-def r6(x):
+def r6(x: float | None) -> float | None:
     return None if x is None else round(x, 6)
 
 
-def counted_row(r):
+def counted_row(r: dict[str, str]) -> bool:
     ref = r.get("event_reference_at") or r.get("reference_at") or ""
     return (r.get("run_role") in ("session_run", "counted") and r.get("status") == "counted"
             and r.get("line_kind") in ("issue", "answer") and r.get("horizon") == "1d"
             and not r.get("seat", "").startswith("_") and ref != "" and r.get("sealed_at", "") <= ref)
 
 
-def stat(strata, orders):
+def stat(strata: list[Stratum], orders: Sequence[Sequence[str]]) -> float | None:
     n_share = n_other = a_share = a_other = 0
     for (_, pairs), acts in zip(strata, orders, strict=True):
         for i, j, shares in pairs:
@@ -107,7 +111,7 @@ def stat(strata, orders):
     return a_share / n_share - a_other / n_other
 
 
-def perm_test(strata, seed, count):
+def perm_test(strata: list[Stratum], seed: int, count: int) -> dict[str, Any]:
     observed = stat(strata, [s[0] for s in strata])
     out = {"strata": len(strata), "pairs": sum(len(s[1]) for s in strata),
            "sharing_pairs": sum(1 for s in strata for p in s[1] if p[2]), "statistic": r6(observed), "p": None,
@@ -137,15 +141,15 @@ def perm_test(strata, seed, count):
     return out
 
 
-def table(counts):
-    per = {}
+def table(counts: dict[tuple[str, str], int]) -> list[dict[str, Any]]:
+    per: dict[str, dict[str, int]] = {}
     for (s, seat), k in counts.items():
         per.setdefault(s, {})[seat] = k
     order = sorted(per, key=lambda s: (-sum(per[s].values()), s))
     return [{"site": s, "total": sum(per[s].values()), "seats": dict(sorted(per[s].items()))} for s in order]
 
 
-def mean_jaccard(sets):
+def mean_jaccard(sets: dict[str, set[str]]) -> tuple[float | None, int]:
     vals = []
     for a, b in itertools.combinations(sorted(sets), 2):
         union = sets[a] | sets[b]
@@ -154,23 +158,25 @@ def mean_jaccard(sets):
     return (sum(vals) / len(vals) if vals else None), len(vals)
 
 
-def recount(folder, method):
+def recount(folder: str, method: dict[str, Any]) -> dict[str, Any]:
     rows = read_csv(os.path.join(folder, FORECASTS))
     fetch_path = os.path.join(folder, FETCHES)
-    records = {}
+    records: dict[tuple[str, str], dict[str, str]] = {}
     for f in read_csv(fetch_path) if os.path.isfile(fetch_path) else []:
         records.setdefault((f.get("session", ""), f.get("url", "")), f)
-    asked = set()
+    asked: set[str] = set()
     for path in sorted(glob.glob(os.path.join(folder, "asks", "*.md"))):
         with open(path, encoding="utf-8") as fh:
             asked.update(m.group(0).rstrip(".,;:") for m in URL.finditer(fh.read()))
     ask_sites = sorted({site(s) for s in method["ask_sites"] if s.strip()})
     seed, count = int(method["seed"]), int(method["permutations"])
-    runs = {}
+    runs: dict[str, list[dict[str, str]]] = {}
     for r in rows:
         if counted_row(r):
             runs.setdefault(r["run_id"], []).append(r)
-    out_runs, all_counts, all_strata = [], {}, []
+    out_runs: list[dict[str, Any]] = []
+    all_counts: dict[tuple[str, str], int] = {}
+    all_strata: list[Stratum] = []
     totals = {"citations": 0, "removed": 0, "unfetched": 0, "unreached": 0, "relabelled": 0}
     for run_id in sorted(runs):
         rr = runs[run_id]
@@ -200,10 +206,12 @@ def recount(folder, method):
                     if site(label) != s:
                         t["relabelled"] += 1
         seats = sorted({r["seat"] for r in rr})
-        counts, by_site, seat_of_site = {}, {}, {}
-        links = {s: set() for s in seats}
-        sites = {s: set() for s in seats}
-        cell = {}
+        counts: dict[tuple[str, str], int] = {}
+        by_site: dict[str, int] = {}
+        seat_of_site: dict[str, set[str]] = {}
+        links: dict[str, set[str]] = {s: set() for s in seats}
+        sites: dict[str, set[str]] = {s: set() for s in seats}
+        cell: dict[tuple[str, str], set[str]] = {}
         for seat, market, url, s in kept:
             counts[(s, seat)] = counts.get((s, seat), 0) + 1
             by_site[s] = by_site.get(s, 0) + 1
@@ -214,7 +222,7 @@ def recount(folder, method):
         n = len(kept)
         top = sorted(by_site.items(), key=lambda kv: (-kv[1], kv[0]))[0] if by_site else None
         shared = sum(k for s, k in by_site.items() if len(seat_of_site[s]) >= 2)
-        actions = {}
+        actions: dict[str, dict[str, str]] = {}
         for r in rr:
             if r.get("action") in ACTIONS:
                 actions.setdefault(r.get("asset", ""), {}).setdefault(r["seat"], r["action"])
@@ -239,10 +247,10 @@ def recount(folder, method):
         for key, k in counts.items():
             all_counts[key] = all_counts.get(key, 0) + k
         all_strata.extend(strata)
-        for key in t:
-            totals[key] += t[key]
+        for name in t:
+            totals[name] += t[name]
         totals["citations"] += n
-    site_totals = {}
+    site_totals: dict[str, int] = {}
     for (s, _), k in all_counts.items():
         site_totals[s] = site_totals.get(s, 0) + k
     tops = sorted(site_totals.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP]
@@ -254,7 +262,7 @@ def recount(folder, method):
                        "permutation": perm_test(all_strata, seed, count), "seat_sites": table(all_counts)}}
 
 
-def norm(x):
+def norm(x: Any) -> Any:
     if isinstance(x, float):
         return round(x, 6)
     if isinstance(x, bool) or x is None or isinstance(x, (int, str)):
@@ -266,7 +274,7 @@ def norm(x):
     return x
 
 
-def differences(published, mine, path=""):
+def differences(published: Any, mine: Any, path: str = "") -> tuple[int, list[str]]:
     """(figures compared, differences) between two JSON values; definitions are skipped."""
     if isinstance(published, dict) and isinstance(mine, dict):
         compared, found = 0, []
@@ -295,7 +303,7 @@ def differences(published, mine, path=""):
     return 1, ([] if same else [f"{path}: published {published!r}, recounted {mine!r}"])
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Recount council-sources.json from the published files.")
     parser.add_argument("folder", help="the open-data folder")
     parser.add_argument("--json", action="store_true", help="print the recounted report instead of comparing")

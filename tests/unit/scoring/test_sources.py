@@ -4,15 +4,21 @@ Every expected value below is worked out in the comments from the rows, not take
 
 from __future__ import annotations
 
+import csv
+import json
 import random
+import subprocess
+import sys
 from fractions import Fraction
 from itertools import combinations
+from pathlib import Path
 
 import pytest
 
 from league.scoring.sources import ask_links, permutation_test, sources_report
 
 REF = "2026-10-20T13:30:00Z"
+TOOL = Path(__file__).resolve().parents[3] / "league" / "verify" / "tools" / "recount_sources.py"
 
 
 def row(seat: str, market: str, action: str, urls: str, labels: str, **over: str) -> dict[str, str]:
@@ -119,3 +125,47 @@ def test_a_fetch_without_a_2xx_is_unreached(status: str) -> None:
     fetches = [rec(U[4], "cnbc.com", status)]
     report = sources_report([row("b", "M2", "sell", U[4], "cnbc.com")], fetches, [])
     assert report["runs"][0]["unreached"] == 1 and report["runs"][0]["citations"] == 0  # type: ignore[index]
+
+
+def _folder(root: Path, report: object) -> Path:
+    """The hand case as an open-data folder: the CSV, the fetch records, one ask text and the report."""
+    columns = sorted({k for r in ROWS for k in r})
+    with open(root / "council-forecasts.csv", "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(ROWS)
+    (root / "arms").mkdir()
+    with open(root / "arms" / "fetch-records.csv", "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=["session", "url", "label", "host", "status"])
+        writer.writeheader()
+        writer.writerows(FETCHES)
+    (root / "asks").mkdir()
+    (root / "asks" / "abc.md").write_text(ASK, encoding="utf-8")
+    (root / "council-sources.json").write_text(json.dumps(report), encoding="utf-8")
+    return root
+
+
+def _recount(folder: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-I", str(TOOL), "."], cwd=folder, capture_output=True, text=True,
+                          check=False)
+
+
+def test_the_recount_tool_agrees_and_catches_a_changed_figure(tmp_path: Path) -> None:
+    report = json.loads(json.dumps(sources_report(ROWS, FETCHES, ask_links([ASK]))))
+    (tmp_path / "same").mkdir()
+    assert _recount(_folder(tmp_path / "same", report)).returncode == 0
+    for path, value in ((("runs", 0, "permutation", "p"), 0.2), (("season", "removed"), 3),
+                        (("runs", 0, "seat_sites", 0, "seats", "a"), 1)):
+        changed = json.loads(json.dumps(report))
+        node = changed
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+        folder = tmp_path / "-".join(map(str, path))
+        folder.mkdir()
+        done = _recount(_folder(folder, changed))
+        assert done.returncode == 1 and "MISMATCH" in done.stdout, (path, done.stdout)
+    missing = tmp_path / "missing"
+    missing.mkdir()
+    (missing / "council-sources.json").write_text(json.dumps(report), encoding="utf-8")
+    assert _recount(missing).returncode == 2  # no council-forecasts.csv
