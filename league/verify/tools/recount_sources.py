@@ -51,7 +51,6 @@ import random
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any
 from urllib.parse import urlsplit
 
 FORECASTS = "council-forecasts.csv"
@@ -111,9 +110,9 @@ def stat(strata: list[Stratum], orders: Sequence[Sequence[str]]) -> float | None
     return a_share / n_share - a_other / n_other
 
 
-def perm_test(strata: list[Stratum], seed: int, count: int) -> dict[str, Any]:
+def perm_test(strata: list[Stratum], seed: int, count: int) -> dict[str, object]:
     observed = stat(strata, [s[0] for s in strata])
-    out = {"strata": len(strata), "pairs": sum(len(s[1]) for s in strata),
+    out: dict[str, object] = {"strata": len(strata), "pairs": sum(len(s[1]) for s in strata),
            "sharing_pairs": sum(1 for s in strata for p in s[1] if p[2]), "statistic": r6(observed), "p": None,
            "exact": None, "permutations": None}
     if observed is None:
@@ -141,7 +140,7 @@ def perm_test(strata: list[Stratum], seed: int, count: int) -> dict[str, Any]:
     return out
 
 
-def table(counts: dict[tuple[str, str], int]) -> list[dict[str, Any]]:
+def table(counts: dict[tuple[str, str], int]) -> list[dict[str, object]]:
     per: dict[str, dict[str, int]] = {}
     for (s, seat), k in counts.items():
         per.setdefault(s, {})[seat] = k
@@ -158,7 +157,7 @@ def mean_jaccard(sets: dict[str, set[str]]) -> tuple[float | None, int]:
     return (sum(vals) / len(vals) if vals else None), len(vals)
 
 
-def recount(folder: str, method: dict[str, Any]) -> dict[str, Any]:
+def recount(folder: str, method: dict[str, object]) -> dict[str, object]:
     rows = read_csv(os.path.join(folder, FORECASTS))
     fetch_path = os.path.join(folder, FETCHES)
     records: dict[tuple[str, str], dict[str, str]] = {}
@@ -168,13 +167,16 @@ def recount(folder: str, method: dict[str, Any]) -> dict[str, Any]:
     for path in sorted(glob.glob(os.path.join(folder, "asks", "*.md"))):
         with open(path, encoding="utf-8") as fh:
             asked.update(m.group(0).rstrip(".,;:") for m in URL.finditer(fh.read()))
-    ask_sites = sorted({site(s) for s in method["ask_sites"] if s.strip()})
-    seed, count = int(method["seed"]), int(method["permutations"])
+    listed, seed_text, count_text = method["ask_sites"], method["seed"], method["permutations"]
+    if not isinstance(listed, list) or not isinstance(seed_text, int) or not isinstance(count_text, int):
+        raise TypeError("method: ask_sites must be a list, seed and permutations whole numbers")
+    ask_sites = sorted({site(str(s)) for s in listed if str(s).strip()})
+    seed, count = seed_text, count_text
     runs: dict[str, list[dict[str, str]]] = {}
     for r in rows:
         if counted_row(r):
             runs.setdefault(r["run_id"], []).append(r)
-    out_runs: list[dict[str, Any]] = []
+    out_runs: list[dict[str, object]] = []
     all_counts: dict[tuple[str, str], int] = {}
     all_strata: list[Stratum] = []
     totals = {"citations": 0, "removed": 0, "unfetched": 0, "unreached": 0, "relabelled": 0}
@@ -262,7 +264,7 @@ def recount(folder: str, method: dict[str, Any]) -> dict[str, Any]:
                        "permutation": perm_test(all_strata, seed, count), "seat_sites": table(all_counts)}}
 
 
-def norm(x: Any) -> Any:
+def norm(x: object) -> object:
     if isinstance(x, float):
         return round(x, 6)
     if isinstance(x, bool) or x is None or isinstance(x, (int, str)):
@@ -274,7 +276,7 @@ def norm(x: Any) -> Any:
     return x
 
 
-def differences(published: Any, mine: Any, path: str = "") -> tuple[int, list[str]]:
+def differences(published: object, mine: object, path: str = "") -> tuple[int, list[str]]:
     """(figures compared, differences) between two JSON values; definitions are skipped."""
     if isinstance(published, dict) and isinstance(mine, dict):
         compared, found = 0, []
