@@ -61,7 +61,7 @@ DEFINITIONS: dict[str, str] = {
     "unreached": "a citation whose fetch record has no 2xx status (refused, timed out, not found)",
     "site": "the fetch record's host (lower case; a ':port' when it has one colon, a trailing '.' and a leading "
             "'www.' dropped): where the link really led",
-    "relabelled": "counted citations whose label (normalised as a site) is not their site",
+    "relabelled": "counted citations with a label whose label (normalised as a site) is not their site",
     "citations": "counted citations: not removed, fetched with a 2xx status",
     "top_share": "the most-cited site's count / citations (ties: the alphabetically first site)",
     "shared_site_share": "citations on sites cited by at least two seats of the run / citations",
@@ -239,7 +239,7 @@ def sources_report(rows: Iterable[Row], fetches: Iterable[Row], asked_links: Ite
                 else:
                     counted.append((c, site))
                     cell_links[(c.seat, c.market)].add(c.url)
-                    tally["relabelled"] += site_of(c.label) != site
+                    tally["relabelled"] += bool(c.label) and site_of(c.label) != site
         seats = sorted({r["seat"] for r in run_rows})
         site_count = Counter(site for _, site in counted)
         site_seats: dict[str, set[str]] = defaultdict(set)

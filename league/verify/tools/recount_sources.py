@@ -22,7 +22,7 @@ The rules:
 3. Removed: the link is in an ask text (every ``https?://`` run up to whitespace, <>()[]"'`| with trailing
    .,;: dropped), or its site (the record's host, else the link's own host) equals or ends with '.' + an
    ask site. Else unfetched (no record), else unreached (status not starting with '2', or no host), else
-   counted; relabelled when site(label) != site.
+   counted; relabelled when the label is not empty and site(label) != site.
 4. Per run (runs in id order): citations; top site (highest count, ties by name) and its share; share on
    sites with at least two seats; mean Jaccard over seat pairs (the run's seats, id order) of their link and
    site sets, pairs with an empty union left out; site x seat counts, sites by total then name.
@@ -205,7 +205,7 @@ def recount(folder: str, method: dict[str, object]) -> dict[str, object]:
                     t["unreached"] += 1
                 else:
                     kept.append((r["seat"], r.get("asset", ""), url, s))
-                    if site(label) != s:
+                    if label != "" and site(label) != s:
                         t["relabelled"] += 1
         seats = sorted({r["seat"] for r in rr})
         counts: dict[tuple[str, str], int] = {}

@@ -169,3 +169,9 @@ def test_the_recount_tool_agrees_and_catches_a_changed_figure(tmp_path: Path) ->
     missing.mkdir()
     (missing / "council-sources.json").write_text(json.dumps(report), encoding="utf-8")
     assert _recount(missing).returncode == 2  # no council-forecasts.csv
+
+
+def test_a_link_without_a_label_is_not_relabelled() -> None:
+    report = sources_report([row("b", "M2", "sell", f"{U[4]};{U[3]}", "cnbc.com")], FETCHES, [])
+    run = report["runs"][0]  # type: ignore[index]
+    assert run["citations"] == 2 and run["relabelled"] == 0  # U[3] has no label (none at its position)
