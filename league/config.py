@@ -386,6 +386,10 @@ class SourcesSettings(Frozen):
     max_bytes: int = Field(default=2_000_000, ge=1024, le=50_000_000)
     max_links: int = Field(default=500, ge=1, le=10_000)
     allow_private: bool = False
+    #: the league's own data sources (its snapshot's price hosts): a citation of one is what the ask gave the
+    #: seats, removed before the shared-sources figures (council-sources.json) are counted
+    ask_sites: tuple[Annotated[str, Field(min_length=1, max_length=253)], ...] = (
+        "finance.yahoo.com", "query1.finance.yahoo.com", "query2.finance.yahoo.com")
 
 
 class Paths(Frozen):

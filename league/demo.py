@@ -42,7 +42,7 @@ from league.arms.book import ARMS_BOOK, ArmsBooks
 from league.calendar import Calendar, default_calendar, et_time, event_contract
 from league.clock import Clock, SimulatedClock
 from league.compose import build_league
-from league.config import Config, MarketSpec, load_config, load_roster, shipped_config_dir
+from league.config import Config, MarketSpec, SourcesSettings, load_config, load_roster, shipped_config_dir
 from league.contracts import EventContract
 from league.counting import run_events
 from league.crowd.recorded import SyntheticCrowd
@@ -67,6 +67,7 @@ from league.publish.files import PublishReport, publish, refresh_proof
 from league.publish.memory import release_memory
 from league.scoring.climatology import WINDOW
 from league.shutdown import die_with_parent
+from league.sources.standin import OUTLETS, serve_pages
 from league.stamping.relay import RelayStamper, StampDesk, StampRequest
 from league.stamping.stamper import Stamper, config_from_settings
 from league.stamps.standins import LocalCalendar, LocalRekor
@@ -304,12 +305,13 @@ def run_season(out: Path, days: list[date], seed: int, progress: Callable[[str],
     config_dir, data_dir = init_folder(out, demo=True, seed=seed, clock=clock)
     if arms:
         enable_arms(config_dir, data_dir, days, seed)
-    config = load_config(config_dir)
-    store = open_store(config.database_url)
     rekor = LocalRekor(clock.now)
     serving: AbstractContextManager[StampServices] = (
         nullcontext(StampServices()) if stamps is not None else local_stamp_services(clock, rekor))
-    with serving as services:
+    with serve_pages() as pages, serving as services:
+        enable_sources(config_dir, pages)
+        config = load_config(config_dir)
+        store = open_store(config.database_url)
         with build_league(config, clock, stages=DEMO_STAGES, store=store, anchor=days[0]) as lg:
             add_stand_ins(lg, seed)
             if stamps is not None:
@@ -367,6 +369,35 @@ def enable_arms(config_dir: Path, data_dir: Path, days: list[date], seed: int) -
                   rf'\1true\2seats = {json.dumps(list(DEMO_TALK_SEATS))}', text, count=1)
     path.write_text(text, encoding="utf-8")
     write_demo_feeds(data_dir / "news", days[0], days[-1], seed)
+
+
+#: What the demo's seats cite in their one-day cells (outlet, path): overlapping sets, a citation named after one
+#: outlet that leads to another (``/wire/``), a page that is gone (404) and the league's own data source
+#: (``snapshot``, listed in ``ask_sites``: removed from the shared-sources figures).
+DEMO_CITES: dict[str, tuple[tuple[str, str], ...]] = {
+    "aurora": (("wire", "/markets-open"), ("rates", "/fed-minutes")),
+    "aurora-mini": (("wire", "/markets-open"), ("energy", "/oil-stocks")),
+    "basalt": (("rates", "/fed-minutes"), ("wire", "/wire/macro-brief")),
+    "cobalt": (("energy", "/oil-stocks"), ("energy", "/asia-close"), ("snapshot", "/quotes")),
+    "delta": (("rates", "/fed-minutes"), ("energy", "/gone")),
+    "ember": (("wire", "/markets-open"), ("snapshot", "/quotes")),
+}
+
+
+def enable_sources(config_dir: Path, pages: dict[str, str]) -> None:
+    """The demo's seats cite the stand-in pages (league/sources/standin.py) and the league fetches them after
+    counted ingest (docs/experiments.md, "Fetch records"), from loopback: ``allow_private`` in the demo only."""
+    roster = config_dir / "roster.toml"
+    text = roster.read_text(encoding="utf-8")
+    for name, cites in DEMO_CITES.items():
+        links = json.dumps([f"{pages[outlet]}{path}" for outlet, path in cites])
+        text = re.sub(rf'(?m)(^name = "{re.escape(name)}"\n(?:(?!\[\[seat\]\]).*\n)*?options = \{{[^}}\n]*?) \}}',
+                      rf"\1, cite = {links} }}", text, count=1)
+    roster.write_text(text, encoding="utf-8")
+    sites = json.dumps([*SourcesSettings().ask_sites, OUTLETS["snapshot"]])
+    with open(config_dir / "league.toml", "a", encoding="utf-8") as fh:
+        fh.write(f"\n[sources]\nfetch = true\nallow_private = true  # the demo's stand-in pages are on loopback\n"
+                 f"timeout_s = 5\nask_sites = {sites}  # the last: the demo's stand-in for the league's own data\n")
 
 
 def fork_safe() -> bool:

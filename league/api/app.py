@@ -10,6 +10,7 @@ Routes:
   ``/api/today``, ``/api/page`` the latest run; everything the page shows
   ``/api/talk``                 the council talk: the newest weeks and the season's F22 and F23
   ``/api/predictions``          the registered predictions: each line's status and data, the scorecard
+  ``/api/sources``              who cites what: the season's site x seat citation counts, the newest runs' overlap
   ``/api/lines?from=A&to=B``    book lines A..B as NDJSON (at most MAX_RANGE lines)
   ``/api/lines/{n}``            one line, typed by its kind (its schema in /api/docs)
   ``/api/stream?from=N&kind=K`` book lines from N as NDJSON, following the book as it grows
@@ -138,6 +139,9 @@ def _json_routes(app: FastAPI, store: views.Store) -> None:
     @app.get("/api/predictions")
     def predictions() -> dict[str, object]:
         return views.predictions(store)
+    @app.get("/api/sources")
+    def sources() -> dict[str, object]:
+        return views.sources(store)
 
 
 def _check_kinds(store: views.Store, kinds: list[str]) -> frozenset[str]:

@@ -217,6 +217,59 @@ def predictions_html(report: dict[str, object]) -> str:
             f"<tbody>{rows}</tbody></table>")
 
 
+def _share(x: object) -> str:
+    return "–" if not isinstance(x, int | float) or isinstance(x, bool) else f"{as_float(x) * 100:.1f}%"
+
+
+def sources_html(src: dict[str, object]) -> str:
+    """Who cites what as plain HTML: a sites x seats heat map (each cell's count, shaded by its share of the
+    largest cell; no script needed) and the newest runs' overlap figures."""
+    sites = _dicts(src.get("sites"))
+    if not sites:
+        return f'<p class="note">No fetched citation yet ({escape(str(src.get("source")))}).</p>'
+    listed = src.get("seats")
+    seats = [s for s in listed if isinstance(s, str)] if isinstance(listed, list) else []
+    top = max((int(v) for x in sites for v in _d(x.get("seats")).values() if isinstance(v, int)), default=1) or 1
+    head = "".join(f'<th scope="col">{escape(h)}</th>' for h in ("site", *seats, "total"))
+    body = []
+    for x in sites:
+        counts = _d(x.get("seats"))
+        cells = []
+        for seat in seats:
+            k = counts.get(seat)
+            n = k if isinstance(k, int) else 0
+            shade = f' style="background: rgba(200, 80, 30, {0.08 + 0.72 * n / top:.2f})"' if n else ""
+            cells.append(f'<td class="num"{shade} title="{escape(seat)}: {n}">{n if n else ""}</td>')
+        body.append(f'<tr class="sources-row" data-site="{escape(str(x.get("site")))}">'
+                    f'<th scope="row">{escape(str(x.get("site")))}</th>{"".join(cells)}'
+                    f'<td class="num">{escape(str(x.get("total")))}</td></tr>')
+    season = _d(src.get("season"))
+    runs_head = "".join(f'<th scope="col">{h}</th>' for h in (
+        "run", "citations", "top site", "top share", "on shared sites", "Jaccard links", "Jaccard sites",
+        "sharing − other agreement", "p", "unfetched"))
+    runs = "".join(f'<tr class="sources-run" data-run="{escape(str(r.get("run_id")))}">'
+                   f'<th scope="row">{escape(str(r.get("run_id")))}</th>'
+                   + _cells(r.get("citations"), r.get("top_site") or "–", _share(r.get("top_share")),
+                            _share(r.get("shared_site_share")), _fmt(_num(r.get("jaccard_links")), 3),
+                            _fmt(_num(r.get("jaccard_sites")), 3), _fmt(_num(r.get("statistic")), 3),
+                            _fmt(_num(r.get("p")), 3), r.get("unfetched"), num=(0, 2, 3, 4, 5, 6, 7, 8)) + "</tr>"
+                   for r in _dicts(src.get("runs")))
+    return (f'<table class="sources-map"><caption>Counted citations by site and seat, season '
+            f'({escape(str(season.get("citations")))} citations; the {len(sites)} most cited of '
+            f'{escape(str(src.get("sites_total")))} sites)</caption><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>'
+            f'<table class="sources-runs"><thead><tr>{runs_head}</tr></thead><tbody>{runs}</tbody></table>'
+            f'<p class="note">Season: sharing − other agreement {_fmt(_num(season.get("statistic")), 3)}, '
+            f'permutation p {_fmt(_num(season.get("p")), 3)} ({escape(str(season.get("permutations")))} '
+            f'permutations); not counted: {escape(str(season.get("unfetched")))} unfetched, '
+            f'{escape(str(season.get("unreached")))} unreached, {escape(str(season.get("removed")))} given by the '
+            f'ask. Source: {escape(str(src.get("source")))}.</p>')
+
+
+def _num(x: object) -> Json:
+    return x if isinstance(x, int | float) and not isinstance(x, bool) else None
+
+
 def render_index(template: Path, store: views.Store) -> str:
     """index.html with today's run, the league tables, the three-arm table and the council talk filled in."""
     html = template.read_text(encoding="utf-8")
@@ -224,6 +277,10 @@ def render_index(template: Path, store: views.Store) -> str:
     html = html.replace('<div id="talk-body"></div>', f'<div id="talk-body">{talk_html(views.talk(store))}</div>', 1)
     html = html.replace('<div id="predictions-body"></div>',
                         f'<div id="predictions-body">{predictions_html(views.predictions(store))}</div>', 1)
+
+
+    html = html.replace('<div id="sources-map"></div>',
+                        f'<div id="sources-map">{sources_html(views.sources(store))}</div>', 1)
     html = html.replace('<p class="loading">loading…</p>', today_html(views.today(store)), 1)
     return html.replace('<div id="league-tables"></div>',
                         f'<div id="league-tables">{league_html(views.league_table(store))}</div>', 1)

@@ -587,3 +587,40 @@ def page(store: Store) -> dict[str, object]:
     return {"today": today(store), "league": league_table(store), "grid": grid(store), "n_eff": n_eff(store),
             "calibration": calibration(store), "points": points(store), "corrections": corrections(store),
             "arms": arms(store), "talk": talk(store), "predictions": predictions(store)}
+
+
+#: The "who cites what" chart: how many sites (most cited first) and runs (newest first) the page shows.
+SOURCES_JSON = "council-sources.json"
+SOURCES_SITES_SHOWN = 15
+SOURCES_RUNS_SHOWN = 10
+
+
+def sources(store: Store) -> dict[str, object]:
+    """Who cites what (docs/experiments.md, shared sources) from council-sources.json, when published: the
+    season's site x seat counts of the counted (fetched) citations, the most-cited sites first, and the newest
+    runs' overlap figures."""
+    report = store.json(SOURCES_JSON)
+    if not isinstance(report, dict):
+        return {"sites": [], "seats": [], "runs": [], "season": {}, "source": f"{SOURCES_JSON} not published yet"}
+    season = obj(report.get("season"))
+    table = [obj(x) for x in items(season.get("seat_sites"))]
+    shown = table[:SOURCES_SITES_SHOWN]
+    seats = sorted({str(k) for x in table for k in obj(x.get("seats"))})
+    runs: list[Json] = []
+    for run in reversed(items(report.get("runs"))):
+        r = obj(run)
+        test = obj(r.get("permutation"))
+        runs.append({k: r.get(k) for k in ("run_id", "session", "citations", "unfetched", "unreached", "removed",
+                                            "top_site", "top_share", "shared_site_share", "jaccard_links",
+                                            "jaccard_sites")}
+                    | {"statistic": test.get("statistic"), "p": test.get("p")})
+        if len(runs) == SOURCES_RUNS_SHOWN:
+            break
+    test = obj(season.get("permutation"))
+    return {"sites": [{"site": x.get("site"), "total": x.get("total"), "seats": obj(x.get("seats"))} for x in shown],
+            "sites_total": len(table), "seats": seats, "runs": runs,
+            "season": {k: season.get(k) for k in ("runs", "citations", "unfetched", "unreached", "removed",
+                                                  "relabelled")} | {"statistic": test.get("statistic"),
+                                                                    "p": test.get("p"),
+                                                                    "permutations": test.get("permutations")},
+            "source": SOURCES_JSON}

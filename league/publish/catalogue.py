@@ -108,6 +108,11 @@ FILES: tuple[FileInfo, ...] = (
              "reply texts against chance; else why not"),
     FileInfo("tools/recount_sides.py", "on a recount change",
              "stand-alone recount of council-sides.json and council-tertiles.json from the published files"),
+    FileInfo("council-sources.json", NIGHTLY,
+             "shared sources per run and season: citation concentration, Jaccard overlap of links and sites, "
+             "the sharing-agreement permutation test, site x seat counts (fetched links only)"),
+    FileInfo("tools/recount_sources.py", "on a recount change",
+             "stand-alone recount of council-sources.json from the forecasts CSV, fetch records and ask texts"),
     FileInfo("contest/contest-book.jsonl", ON_SEAL, "the CLI contest's book: asks, replies, bets, seals, winners"),
     FileInfo("contest/forecasts/*.json", "once per daily sweep (06:00 UTC)",
              "one sealed sweep of the CLI contest; its SHA-256 is listed in contest/sealed.json"),

@@ -194,6 +194,7 @@ def requirements(folder: Path, *, manifest_written: bool = True) -> list[Require
 
 
 ARMS_RECOUNT = "python3 -I tools/recount_arms.py ."
+SOURCES_RECOUNT = "python3 -I tools/recount_sources.py ."
 
 
 def _arms_published(folder: Path) -> tuple[bool, bool]:
@@ -226,6 +227,7 @@ def _diagnostics_parts(folder: Path) -> tuple[Part, ...]:
     """Requirement 17 part by part: what a reader checks for each diagnostic the arms and repeats publish."""
     price_only, repeats = _arms_published(folder)
     fetched = (folder / "arms" / "fetch-records.csv").is_file()
+    overlap = (folder / "council-sources.json").is_file()
     return (
         Part("price-only arm", "met" if price_only else "not met",
              "arena-cb-experiment.json: per run, N_eff and dispersion heat of the open, closed-book and price-only "
@@ -237,9 +239,13 @@ def _diagnostics_parts(folder: Path) -> tuple[Part, ...]:
              f"{ARMS_RECOUNT}; {VERIFY} (step 11)" if repeats else "-"),
         Part("citation fetch records", "met" if fetched else "not met",
              "arms/fetch-records.csv: the league's own fetch of every cited link (status, time, body SHA-256, "
-             "declared publication time), sealed in the arms' book" if fetched else
+             "declared publication time), sealed in the arms' book" + (
+                 "; council-sources.json: the shared-sources figures over the fetched links only (per run: "
+                 "concentration, Jaccard overlap of links and sites, the sharing-agreement permutation test, "
+                 "unfetched links counted apart)" if overlap else "") if fetched else
              "no cited link was fetched ([sources] fetch in league.toml)",
-             f"{VERIFY} (steps 4, 11)" if fetched else "-"),
+             (f"{SOURCES_RECOUNT}; {VERIFY} (steps 4, 7, 11)" if overlap else f"{VERIFY} (steps 4, 11)")
+             if fetched else "-"),
         _side_tests_part(folder),
     )
 

@@ -58,7 +58,9 @@ from league.publish.forecasts_index import forecasts_index
 from league.publish.memory import fork_frozen, release_memory
 from league.publish.producers import Producer
 from league.publish.rebuild import sealed_inputs, write_roster
+from league.publish.sources import SOURCES, write_sources
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
+from league.scoring.sources import DEFAULT_ASK_SITES
 from league.verify.linecheck import Entry, check_lines, check_table, line_entry, prob_entry
 
 log = structlog.get_logger(__name__)
@@ -82,6 +84,7 @@ COPIES: tuple[tuple[str, str], ...] = (
     ("verify/tools/recount_talk.py", "tools/recount_talk.py"),
     ("verify/tools/resolve_predictions.py", "tools/resolve_predictions.py"),
     ("verify/tools/recount_sides.py", "tools/recount_sides.py"),
+    ("verify/tools/recount_sources.py", "tools/recount_sources.py"),
     ("verify/tools/replay.py", "replay.py"),
     ("../docs/protocol.md", "protocol.md"),  # the rules a recount follows (§10: consensus and N_eff)
 )
@@ -183,8 +186,8 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Config | Non
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
     plan = (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _sides_files,
-            _contest, _arms,
-            _proof, _copies, _protocol, _code, _digest, _forecasts_index, _compliance, _dataset, _manifest, _index)
+            _contest, _arms, _sources, _proof, _copies, _protocol, _code, _digest, _forecasts_index, _compliance,
+            _dataset, _manifest, _index)
     beside = workers > 1 and _can_fork()
     run.workers = workers
     with shared_reads():  # the book is verified once, then each producer parses its kinds only (league/book/shared.py)
@@ -677,6 +680,12 @@ def _arms(run: _Run) -> None:
     """The arms' books, packets, rows and reports (league/publish/arms.py); nothing when no arm ever ran."""
     if (run.data_dir / "books" / ARMS_BOOK).is_file():
         _call(run, "arms", ARMS_FILES, run.data_dir, run.out)
+
+
+def _sources(run: _Run) -> None:
+    """The shared-sources figures (league/publish/sources.py) from the CSV and fetch records just written."""
+    sites = run.config.settings.sources.ask_sites if run.config is not None else DEFAULT_ASK_SITES
+    _attempt(run, (SOURCES,), write_sources, run.out, sites)
 
 
 def _proof(run: _Run) -> None:

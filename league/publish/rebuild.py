@@ -42,6 +42,7 @@ from league.publish import talk as talk_files
 from league.publish.bookfacts import BookFacts, read_facts
 from league.publish.forecasts import write_forecasts
 from league.publish.memory import release_memory
+from league.publish.sources import rebuild_sources
 from league.publish.writing import write_json
 from league.verify.compare import FORECAST_KEY, diff_csv_bytes, diff_csv_order, diff_json_bytes
 from league.verify.reader import Status
@@ -249,6 +250,7 @@ def rebuild_into(folder: Path, work: Path) -> Path:
     talk_files.rebuild_talk(folder, out)
     prediction_files.rebuild_predictions(folder, out)
     sides_files.rebuild_sides(folder, out)
+    rebuild_sources(folder, out)
     return out
 
 

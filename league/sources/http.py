@@ -4,8 +4,12 @@ A link a model cites is untrusted input fetched from the league's host, so: http
 URL, every host of the redirect chain (at most 5 hops) resolved and refused unless all its addresses are public
 (no loopback, private, link-local or reserved address: a cited ``http://169.254.169.254/`` is a record of a
 refusal, not a request), a timeout, and at most ``max_bytes`` of body read (the record then says so, without a
-hash). The declared publication time is read from the page's own metadata (``article:published_time``,
-``og:published_time``, ``datePublished``, ``<time datetime>``), never guessed.
+hash), all within one deadline (``timeout_s`` from the request to the last byte: a page that drips its body
+slower than that is cut, not waited on). The address checked is the address connected to: the connection is
+opened by a network backend that resolves the host, refuses a non-public address and connects to the address it
+checked, so a host that resolves to a public address for the check and to an inner one for the request (DNS
+rebinding) reaches nothing. The declared publication time is read from the page's own metadata
+(``article:published_time``, ``og:published_time``, ``datePublished``, ``<time datetime>``), never guessed.
 """
 
 from __future__ import annotations
@@ -14,11 +18,13 @@ import hashlib
 import ipaddress
 import re
 import socket
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
+import httpcore
 import httpx
 
 from league.clock import Clock, iso_seconds
@@ -35,6 +41,37 @@ def resolve(host: str, port: int) -> list[str]:
     return sorted({str(info[4][0]) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)})
 
 
+def inner_addresses(addresses: Iterable[str]) -> list[str]:
+    """The addresses that are not global (loopback, private, link-local, reserved, shared...)."""
+    return [a for a in addresses if not ipaddress.ip_address(a.split("%")[0]).is_global]
+
+
+class _CheckedBackend(httpcore.SyncBackend):
+    """Opens every connection to an address it resolved and checked itself (the request never resolves again)."""
+
+    def __init__(self, resolver: Resolve, allow_private: bool) -> None:
+        self.resolver = resolver
+        self.allow_private = allow_private
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                    socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None) -> httpcore.NetworkStream:
+        try:
+            addresses = list(self.resolver(host, port))
+        except (OSError, ValueError) as exc:
+            raise httpcore.ConnectError(f"the host does not resolve: {str(exc)[:200]}") from exc
+        inner = inner_addresses(addresses)
+        if not addresses or (inner and not self.allow_private):
+            raise httpcore.ConnectError(f"refused at connect: {host} resolves to {inner[0] if inner else 'nothing'}")
+        return super().connect_tcp(addresses[0], port, timeout, local_address, socket_options)
+
+
+class _CheckedTransport(httpx.HTTPTransport):
+    def __init__(self, resolver: Resolve, allow_private: bool) -> None:
+        super().__init__(trust_env=False)
+        self._pool = httpcore.ConnectionPool(ssl_context=httpx.create_ssl_context(trust_env=False),
+                                             network_backend=_CheckedBackend(resolver, allow_private))
+
+
 class HttpFetcher:
     """Fetch cited links over HTTP, one record each (see the module docstring)."""
 
@@ -43,13 +80,16 @@ class HttpFetcher:
                  resolver: Resolve = resolve) -> None:
         self.clock = clock
         self.max_bytes = max_bytes
+        self.timeout_s = timeout_s
         self.allow_private = allow_private
         self.resolver = resolver
         self.client = client or httpx.Client(timeout=timeout_s, follow_redirects=False,
-                                             headers={"User-Agent": USER_AGENT}, trust_env=False)
+                                             headers={"User-Agent": USER_AGENT}, trust_env=False,
+                                             transport=_CheckedTransport(resolver, allow_private))
 
     def fetch(self, url: str) -> FetchRecord:
         at = iso_seconds(self.clock.now())
+        deadline = time.monotonic() + self.timeout_s
         current = url
         for _ in range(MAX_REDIRECTS + 1):
             host = urlsplit(current).hostname or ""
@@ -61,7 +101,11 @@ class HttpFetcher:
                     if resp.is_redirect and "location" in resp.headers:
                         current = urljoin(current, resp.headers["location"])
                         continue
-                    body, cut = _read(resp, self.max_bytes)
+                    body, cut = _read(resp, self.max_bytes, deadline)
+                    if cut == "slow":
+                        return FetchRecord(url, host, resp.status_code, at, None, len(body), None,
+                                           f"the body took longer than the {self.timeout_s:g} s timeout: cut, "
+                                           "not hashed")
                     if cut:
                         return FetchRecord(url, host, resp.status_code, at, None, len(body), None,
                                            f"the body is larger than {self.max_bytes} bytes: not hashed")
@@ -86,7 +130,7 @@ class HttpFetcher:
             return f"the host does not resolve: {str(exc)[:200]}"
         if not addresses:
             return "the host does not resolve"
-        inner = [a for a in addresses if not ipaddress.ip_address(a.split("%")[0]).is_global]
+        inner = inner_addresses(addresses)
         if inner and not self.allow_private:
             return f"refused: {parts.hostname} resolves to a non-public address ({inner[0]})"
         return ""
@@ -95,14 +139,18 @@ class HttpFetcher:
         self.client.close()
 
 
-def _read(resp: httpx.Response, cap: int) -> tuple[bytes, bool]:
+def _read(resp: httpx.Response, cap: int, deadline: float) -> tuple[bytes, str]:
+    """The body up to ``cap`` bytes and the deadline: (body, "" | "size" | "slow"). The client's timeout bounds
+    each read; a body that keeps dripping within it is cut here, once the whole fetch's deadline passes."""
     chunks, size = [], 0
     for chunk in resp.iter_bytes():
         chunks.append(chunk)
         size += len(chunk)
         if size > cap:
-            return b"".join(chunks)[:cap], True
-    return b"".join(chunks), False
+            return b"".join(chunks)[:cap], "size"
+        if time.monotonic() > deadline:
+            return b"".join(chunks), "slow"
+    return b"".join(chunks), ""
 
 
 class _Meta(HTMLParser):

@@ -33,11 +33,15 @@ SESSION = date(2026, 11, 24)
 PAGE = b'<html><head><meta property="og:published_time" content="2026-11-24T11:00:00Z"></head><body>x</body></html>'
 
 
+HITS: dict[str, int] = {}
+
+
 class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         return None
 
     def do_GET(self) -> None:  # noqa: N802
+        HITS[self.path] = HITS.get(self.path, 0) + 1
         status, body = (200, PAGE) if self.path == "/story" else (404, b"gone")
         self.send_response(status)
         self.send_header("Content-Type", "text/html")
@@ -82,6 +86,7 @@ def test_each_cited_link_is_fetched_once_after_the_answers_and_sealed(days: tupl
     records = [x for x in book_lines(data / "books" / "arms-book.jsonl") if x["kind"] == "fetch_record"]
     by_url = {x["url"]: x for x in records}
     assert sorted(by_url) == [f"{base}/missing", f"{base}/story"] and len(records) == 2
+    assert HITS == {"/story": 1, "/missing": 1}  # cited by two seats in every market, fetched once
     story, missing = by_url[f"{base}/story"], by_url[f"{base}/missing"]
     assert (story["status"], story["sha256"], story["size"]) == (200, hashlib.sha256(PAGE).hexdigest(), len(PAGE))
     assert story["declared_published"] == "2026-11-24T11:00:00Z" and story["host"] == "127.0.0.1"
@@ -108,7 +113,44 @@ def test_published_met_in_the_compliance_and_rebuilt_by_verify(days: tuple[Path,
     assert status == "ok" and "arms/fetch-records.csv" in detail, detail
     [r17] = [r for r in json.loads((public / "arena-compliance.json").read_text(encoding="utf-8"))["requirements"]
              if r["number"] == 17]
-    assert {p["part"]: p["status"] for p in r17["parts"]}["citation fetch records"] == "met"
+    [part] = [p for p in r17["parts"] if p["part"] == "citation fetch records"]
+    assert part["status"] == "met" and "council-sources.json" in part["evidence"]
+    assert "python3 -I tools/recount_sources.py ." in part["check"]
     [r17_plain] = [r for r in json.loads((plain / "public" / "arena-compliance.json").read_text(encoding="utf-8"))
                    ["requirements"] if r["number"] == 17]
     assert {p["part"]: p["status"] for p in r17_plain["parts"]}["citation fetch records"] == "not met"
+
+
+def test_the_sources_figures_published_rebuilt_and_recounted(days: tuple[Path, Path], base: str,
+                                                             tmp_path: Path) -> None:
+    """Two seats cite /story (fetched, 200), aurora also /missing (404: unreached): every market's 1d cell of
+    each seat cites them, so per run 2 counted citations a market, all on 127.0.0.1, one shared link."""
+    import subprocess
+    import sys
+
+    public = days[1] / "public"
+    report = json.loads((public / "council-sources.json").read_text(encoding="utf-8"))
+    [run] = report["runs"]
+    markets = len({r["asset"] for r in csv.DictReader(io.StringIO((public / "council-forecasts.csv")
+                                                                  .read_text(encoding="utf-8")))
+                   if r["run_id"] == run["run_id"] and r["horizon"] == "1d" and r["seat"] == "aurora"
+                   and r["status"] == "counted"})
+    assert run["citations"] == 2 * markets and run["unreached"] == markets and run["unfetched"] == 0
+    assert run["top_site"] == "127.0.0.1" and run["top_share"] == 1.0 and run["shared_site_share"] == 1.0
+    assert run["jaccard_links"] == 1.0 and run["jaccard_sites"] == 1.0  # both counted sets are {/story}
+    assert run["seat_sites"] == [{"site": "127.0.0.1", "total": 2 * markets,
+                                  "seats": {"aurora": markets, "basalt": markets}}]
+    status, detail = rebuild_step(public)
+    assert status == "ok" and "council-sources.json" in detail, detail
+    tool = public / "tools" / "recount_sources.py"
+    done = subprocess.run([sys.executable, "-I", str(tool), "."], cwd=public, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    copy = tmp_path / "public"
+    shutil.copytree(public, copy)
+    report["runs"][0]["jaccard_sites"] = 0.5
+    (copy / "council-sources.json").write_text(json.dumps(report), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-I", str(tool), "."], cwd=copy, capture_output=True, text=True)
+    assert done.returncode == 1 and "jaccard_sites" in done.stdout, done.stdout
+    (copy / "council-forecasts.csv").unlink()
+    done = subprocess.run([sys.executable, "-I", str(tool), "."], cwd=copy, capture_output=True, text=True)
+    assert done.returncode == 2
