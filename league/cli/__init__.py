@@ -61,6 +61,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "eval": ("eval", "Offline evaluations: event-question sets and point forecasts (MASE)."),
     "portfolio": ("portfolio", "Portfolio leagues: rule sets, an offline season, the account replay."),
     "predictions": ("predictions", "Registered predictions about the league: seal a registry, resolve, show."),
+    "readers": ("readers", "The reader experiment: the readers' write service."),
     "sandbox": ("sandbox", "Inspect the bubblewrap sandbox the seats run in."),
     "seat": ("seat", "Check a seat of the roster."),
     "stamp": ("stamp", "Stamp the books' heads outside the operator (OpenTimestamps, RFC 3161, Rekor)."),

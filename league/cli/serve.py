@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from league.cli._common import DataDir
+from league.cli._common import ConfigDir, DataDir
 from league.extras import extra
 
 
@@ -27,6 +27,13 @@ def serve(
         "--db", envvar="LEAGUE_DB_URL",
         help="database whose book index the API starts from (default: the league's, from the config "
              "beside DATA or DATA/league.db; '' reads the whole book)")] = None,
+    readers: Annotated[bool, typer.Option(
+        "--readers/--no-readers", envvar="LEAGUE_SERVE_READERS",
+        help="mount the readers' write service (docs/readers.md) under /readers beside the read-only API")] = False,
+    config: ConfigDir = Path("config"),
+    secure_cookie: Annotated[bool, typer.Option(
+        "--secure-cookie/--no-secure-cookie", envvar="LEAGUE_READERS_SECURE_COOKIE",
+        help="mark the readers' cookie Secure (behind https; off only for a local test over http)")] = True,
 ) -> None:
     """Serve the open data read-only at /, JSON views under /api, the book stream and the league page."""
     with extra("daemon"):
@@ -34,9 +41,15 @@ def serve(
 
         from league.api import create_app
         from league.api.server import header_timeout_protocol
+        from league.clock import SystemClock
+        from league.config import load_config
+        from league.readers.service import readers_app_for
 
     application = create_app(data, db_url=db)
+    if readers:  # a separate app with its own state and book writer, mounted beside the read-only one
+        application.mount("/readers", readers_app_for(load_config(config), SystemClock(),
+                                                      secure_cookie=secure_cookie))
     typer.echo(f"serving {data} on http://{host}:{port}/ (league page at /, open data at /index.html)")
     # log_config=None: uvicorn keeps the root handler league.log installed (JSON or console like every line)
-    uvicorn.run(application, host=host, port=port, log_level="warning", log_config=None,
+    uvicorn.run(application, host=host, port=port, log_level="warning", log_config=None, access_log=False,
                 http=header_timeout_protocol(header_timeout))
