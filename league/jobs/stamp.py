@@ -14,6 +14,7 @@ from weakref import WeakKeyDictionary
 
 from league.arms.book import ARM_ASKS, ARMS_BOOK, ARMS_DIR
 from league.jobs.context import League
+from league.readers.book import READERS_BOOK, READERS_DIR
 from league.stamping.stamper import Stamper, StampResult, Stamps, config_from_settings
 
 BOOKS = ("council-book.jsonl", "asks.jsonl")
@@ -42,6 +43,8 @@ def stamped_books(books_dir: Path) -> list[tuple[str, Path]]:
     if contest.is_file():
         books.append((CONTEST_PUBLISHED, contest))
     books += [(published, books_dir / name) for name, published in ARMS_PUBLISHED if (books_dir / name).is_file()]
+    if (books_dir / READERS_BOOK).is_file():  # written by the readers' service, stamped with the others
+        books.append((f"{READERS_DIR}/{READERS_BOOK}", books_dir / READERS_BOOK))
     return books
 
 

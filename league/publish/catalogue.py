@@ -28,6 +28,9 @@ class FileInfo:
 
 
 NIGHTLY = "nightly (league publish)"
+#: Published fields renamed since they were first published: {"file", "old", "new", "since"} (a path prefix, as the
+#: registered predictions' resolver reads them: docs/predictions.md). None so far.
+RENAMED: tuple[dict[str, str], ...] = ()
 ON_SEAL = "grows on every sealed line; the copy here is refreshed nightly"
 
 FILES: tuple[FileInfo, ...] = (
@@ -113,6 +116,11 @@ FILES: tuple[FileInfo, ...] = (
              "the sharing-agreement permutation test, site x seat counts (fetched links only)"),
     FileInfo("tools/recount_sources.py", "on a recount change",
              "stand-alone recount of council-sources.json from the forecasts CSV, fetch records and ask texts"),
+    FileInfo("readers/readers-book.jsonl", ON_SEAL,
+             "the readers' book: each reader's group (g0 blind, g1 see), views, peeks and forecasts, sealed on arrival "
+             "(no address and no hash of one); its figures are the experiment block of council-league.json"),
+    FileInfo("tools/recount_readers.py", "on a recount change",
+             "stand-alone recount of council-league.json's experiment block from the readers' book and the CSV"),
     FileInfo("contest/contest-book.jsonl", ON_SEAL, "the CLI contest's book: asks, replies, bets, seals, winners"),
     FileInfo("contest/forecasts/*.json", "once per daily sweep (06:00 UTC)",
              "one sealed sweep of the CLI contest; its SHA-256 is listed in contest/sealed.json"),

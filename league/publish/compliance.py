@@ -180,9 +180,7 @@ def requirements(folder: Path, *, manifest_written: bool = True) -> list[Require
         (15, "MUST", "a methodology change opens a new measurement segment; corrections are appended lines that "
              "keep the original", "met", "methodology_version on every row and record; correction lines",
          "python3 -I tools/conformance.py council-forecasts.csv; " + f"{VERIFY} (step 11)"),
-        (16, "MUST", "reader forecasts: randomised once, one first forecast per market, identifier and session, "
-             "closed at the reference, no address stored", "not applicable",
-         "this league collects no reader forecasts", "-"),
+        _readers_requirement(folder),
         (17, "SHOULD", "the diagnostics of §4-6 beside the scores (eigen share, participation ratio, "
              "distinctiveness, sides, citation fetch records, price-only arm, repeats, crowd bid/ask, costs "
              "against a no-trade shadow)", "partial", _diagnostics_evidence(folder), f"{VERIFY} (steps 7, 11)"),
@@ -194,6 +192,26 @@ def requirements(folder: Path, *, manifest_written: bool = True) -> list[Require
 
 
 ARMS_RECOUNT = "python3 -I tools/recount_arms.py ."
+READERS_RECOUNT = "python3 -I tools/recount_readers.py ."
+R16 = ("reader forecasts: randomised once, one first forecast per market, identifier and session, closed at the "
+       "reference, no address stored")
+
+
+def _readers_requirement(folder: Path) -> tuple[int, str, str, str, str, str]:
+    """Requirement 16: met once the readers' book and the experiment block are published (docs/readers.md)."""
+    try:
+        league = json.loads((folder / "council-league.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        league = {}
+    block = league.get("experiment") if isinstance(league, dict) else None
+    if not (folder / "readers" / "readers-book.jsonl").is_file() or not isinstance(block, dict):
+        return (16, "MUST", R16, "not applicable", "this league collects no reader forecasts (league serve --readers "
+                "or league readers serve opens the experiment: docs/readers.md)", "-")
+    return (16, "MUST", R16, "met",
+            "readers/readers-book.jsonl: each reader's group drawn once (g0 blind, g1 see), only the first forecast "
+            "per identifier, market and session counted, forecasts refused after the session's reference time, no "
+            "address or address hash kept; council-league.json experiment: the measures by group",
+            f"{READERS_RECOUNT}; {VERIFY} (steps 4, 11)")
 SOURCES_RECOUNT = "python3 -I tools/recount_sources.py ."
 
 

@@ -47,9 +47,10 @@ from league.heap import collector_paused, settle_heap
 from league.jsonvalue import JsonObject
 from league.publish import commitments, crowd, portfolio, producers
 from league.publish import documents as docs
+from league.publish import readers as readers_files
 from league.publish import sides as sides_files
 from league.publish.bookfacts import BookFacts, read_facts
-from league.publish.catalogue import info_for
+from league.publish.catalogue import RENAMED, info_for
 from league.publish.compliance import MANIFEST, compliance_document
 from league.publish.crowd import COMPARED_KINDS
 from league.publish.errors import PublishError
@@ -60,6 +61,8 @@ from league.publish.producers import Producer
 from league.publish.rebuild import sealed_inputs, write_roster
 from league.publish.sources import SOURCES, write_sources
 from league.publish.writing import complete_lines, copy_file, sha256_file, write_bytes, write_json
+from league.readers.book import READERS_BOOK
+from league.readers.rules import GROUP_LABELS
 from league.scoring.sources import DEFAULT_ASK_SITES
 from league.verify.linecheck import Entry, check_lines, check_table, line_entry, prob_entry
 
@@ -85,6 +88,7 @@ COPIES: tuple[tuple[str, str], ...] = (
     ("verify/tools/resolve_predictions.py", "tools/resolve_predictions.py"),
     ("verify/tools/recount_sides.py", "tools/recount_sides.py"),
     ("verify/tools/recount_sources.py", "tools/recount_sources.py"),
+    ("verify/tools/recount_readers.py", "tools/recount_readers.py"),
     ("verify/tools/replay.py", "replay.py"),
     ("../docs/protocol.md", "protocol.md"),  # the rules a recount follows (§10: consensus and N_eff)
 )
@@ -185,9 +189,9 @@ def publish(data_dir: Path, out_dir: Path | None = None, *, config: Config | Non
     out = Path(out_dir) if out_dir is not None else data_dir / "public"
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(data_dir, out, iso_seconds((clock or SystemClock()).now()), config or _load_config(data_dir))
-    plan = (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _portfolio, _sides_files,
-            _contest, _arms, _sources, _proof, _copies, _protocol, _code, _digest, _forecasts_index, _compliance,
-            _dataset, _manifest, _index)
+    plan = (_books, _commitments, _forecasts, _line_check, _stats, _points, _crowd, _readers, _portfolio,
+            _sides_files, _contest, _arms, _sources, _proof, _copies, _protocol, _code, _digest, _forecasts_index,
+            _compliance, _dataset, _manifest, _index)
     beside = workers > 1 and _can_fork()
     run.workers = workers
     with shared_reads():  # the book is verified once, then each producer parses its kinds only (league/book/shared.py)
@@ -636,6 +640,23 @@ def _crowd(run: _Run) -> None:
                  lambda blocks: crowd.merge_blocks(run.out, blocks), if_league=True)
 
 
+def _readers(run: _Run) -> None:
+    """The readers' book (league/publish/readers.py) and, once the statistics are written, the reader
+    experiment's block of council-league.json computed from the copy just published."""
+    _attempt(run, (readers_files.PUBLISHED,), readers_files.write_readers_book, run.data_dir, run.out)
+    book = run.out / readers_files.PUBLISHED
+    if not book.is_file():
+        return
+    forecasts = run.out / "council-forecasts.csv"
+    if run.side is None:
+        if (run.out / "council-league.json").is_file():
+            _attempt(run, ("council-league.json",), lambda: readers_files.merge_experiment(
+                run.out, readers_files.experiment_block(book, forecasts)))
+        return
+    _after_stats(run, ("council-league.json",), lambda: readers_files.experiment_block(book, forecasts),
+                 lambda block: readers_files.merge_experiment(run.out, block), if_league=True)
+
+
 def _portfolio(run: _Run) -> None:
     _call(run, "portfolio", PORTFOLIO_FILES, run.data_dir, run.out)
     if run.side is None:
@@ -696,6 +717,8 @@ def _proof(run: _Run) -> None:
     for name in (ARMS_BOOK, ARM_ASKS):
         if (run.data_dir / "books" / name).is_file():
             books[f"{ARMS_DIR}/{name}"] = run.data_dir / "books" / name
+    if (run.data_dir / "books" / READERS_BOOK).is_file():
+        books[readers_files.PUBLISHED] = run.data_dir / "books" / READERS_BOOK
     public_key = run.data_dir / "keys" / "league-signing.pub.pem"
     _call(run, "proof", ("proof/",), run.data_dir / "stamps", run.out, books=books,
           public_key=public_key if public_key.is_file() else None)
@@ -775,9 +798,13 @@ def _dataset(run: _Run) -> None:
         name = path.relative_to(run.out).as_posix()
         described[name] = _describe(run, name, path)
     described["arena-dataset.json"] = {"format": "json", "description": "this data dictionary"}
+    labels: dict[str, str] = {}
+    if (run.out / readers_files.PUBLISHED).is_file():
+        labels = {f"council-league.json:experiment.groups.{g}": text for g, text in GROUP_LABELS.items()}
     described["index.html"] = {"format": "html", "description": "the index of the files"}
     described[MANIFEST] = {"format": "json", "description": info_for(MANIFEST).description}
-    write_json(run.out / "arena-dataset.json", {"generated_at": run.generated_at, "files": described})
+    write_json(run.out / "arena-dataset.json", {"generated_at": run.generated_at, "files": described,
+                                                "labels": labels, "renamed": list(RENAMED)})
 
 
 def _describe(run: _Run, name: str, path: Path) -> dict[str, object]:

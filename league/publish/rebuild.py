@@ -36,6 +36,7 @@ from league.jsonvalue import JsonObject, obj, text
 from league.publish import arms, producers
 from league.publish import documents as docs
 from league.publish import predictions as prediction_files
+from league.publish import readers as readers_files
 from league.publish import roster as rostermod
 from league.publish import sides as sides_files
 from league.publish import talk as talk_files
@@ -246,6 +247,7 @@ def rebuild_into(folder: Path, work: Path) -> Path:
         write_statistics(data, out / FORECASTS, out, published_inputs(folder))
     if published & set(PORTFOLIO_CSV):
         producers.portfolio(data, out)
+    readers_files.rebuild_experiment(folder, out)
     arms.rebuild_arms(folder, out)
     talk_files.rebuild_talk(folder, out)
     prediction_files.rebuild_predictions(folder, out)

@@ -68,14 +68,17 @@ OPTIONAL_SCRIPTS = {"tools/recount_arms.py": "arms/arm-forecasts.csv",
                     "tools/recount_talk.py": "council-talk-critiques.csv",
                     "tools/resolve_predictions.py": "predictions.json",
                     "tools/recount_sides.py": "council-sides.json",
-                    "tools/recount_sources.py": "council-sources.json"}
+                    "tools/recount_sources.py": "council-sources.json",
+                    "tools/recount_readers.py": "readers/readers-book.jsonl"}
 #: How each stand-alone recount is run by a reader (open-data.md step 7), relative to the folder.
 REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."],
                "tools/recount_consensus.py": ["--data", "."], "tools/recount_arms.py": ["."],
                "tools/recount_talk.py": ["."], "tools/resolve_predictions.py": ["."], "tools/recount_sides.py": ["."],
-               "tools/recount_sources.py": ["."]}
+               "tools/recount_sources.py": ["."], "tools/recount_readers.py": ["."]}
 #: The arms' books (docs/experiments.md), published under arms/ once a league ran an arm.
 ARMS_BOOKS = ("arms/arms-book.jsonl", "arms/arm-asks.jsonl")
+#: The readers' book (docs/readers.md), published once a reader came.
+READERS_BOOK = "readers/readers-book.jsonl"
 MAX_SHOWN = 3
 #: What a book checked without a stamped head proves, said wherever that is all that was checked.
 PREFIX_ONLY = ("each book is checked as a prefix only: a book cut short is still a valid chain, so without a "
@@ -87,7 +90,8 @@ CONTEST_DIR = "contest"
 CONTEST_FILES = ("sealed.json", "metrics.json", "resolutions.json", "rounds.json", "sweeps.json",
                  "contest-book.jsonl")
 #: The books a published folder may hold; a folder with none of them (or only empty ones) has nothing to verify.
-BOOKS = (COUNCIL_BOOK, "asks.jsonl", f"{CONTEST_DIR}/contest-book.jsonl", "contest-book.jsonl", *ARMS_BOOKS)
+BOOKS = (COUNCIL_BOOK, "asks.jsonl", f"{CONTEST_DIR}/contest-book.jsonl", "contest-book.jsonl", *ARMS_BOOKS,
+         READERS_BOOK)
 #: The step a refusal is reported as: open-data.md step 1, getting the book and its proofs.
 FOLDER_STEP = (1, "the folder")
 #: A step this module does not own (the rebuild from the books uses the writer's producers, which
@@ -450,7 +454,7 @@ class Checker:
 
     def _books(self) -> list[str]:
         names = {e[0] for s in self.lists for e in s.entries}
-        names |= {n for n in (COUNCIL_BOOK, "asks.jsonl", *ARMS_BOOKS) if (self.root / n).is_file()}
+        names |= {n for n in (COUNCIL_BOOK, "asks.jsonl", *ARMS_BOOKS, READERS_BOOK) if (self.root / n).is_file()}
         return sorted(n for n in names if _inside(self.root, n).is_file())
 
     # step 5 ------------------------------------------------------------------------
