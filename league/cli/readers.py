@@ -36,7 +36,9 @@ def serve(
     outer = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     outer.mount("/readers", readers_app_for(load_config(config), SystemClock(), secure_cookie=secure_cookie))
     typer.echo(f"readers' write service on http://{host}:{port}/readers/ (no access log, no address kept)")
-    uvicorn.run(outer, host=host, port=port, log_level="warning", log_config=None, access_log=False)
+    # behind nginx the client is the proxy: its X-Forwarded-For (from loopback only) is the address the limits hash
+    uvicorn.run(outer, host=host, port=port, log_level="warning", log_config=None, access_log=False,
+                proxy_headers=True, forwarded_allow_ips="127.0.0.1")
 
 
 def register(app: typer.Typer) -> None:
