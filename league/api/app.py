@@ -37,6 +37,7 @@ from fastapi import FastAPI, Query, Request
 from fastapi import Path as FastPath
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
+from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from league.api import views
@@ -66,7 +67,10 @@ def create_app(data_dir: Path, *, poll_s: float = POLL_S, db_url: str | None = N
     index starts from the league's database index when there is one (``db_url``, else the league's own;
     ``""``: read the whole book), so the start does not grow with the book (league.api.dbseed)."""
     store = views.Store(DataPaths.resolve(data_dir), db_url=db_url)
-    app = FastAPI(title="Forecasting league", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    # the docs page's Swagger UI files from the installed package (fastapi-offline), never from a CDN: a reader of a
+    # league that asks to trust no operator is not sent to third parties, and the page works offline
+    app = FastAPIOffline(title="Forecasting league", docs_url="/api/docs", redoc_url=None,
+                         openapi_url="/api/openapi.json", static_url="/api/docs-static")
     app.state.store = store
     _handlers(app)
     _ops_routes(app, store)

@@ -61,3 +61,4 @@ def test_each_line_its_status_data_and_command_escaped_on_the_page(root: Path) -
     assert 'data-id="F8" data-status="unresolved"' in page and "unresolved: sample too small: 3 &lt; 100" in page
     assert "<code>python3 -I tools/resolve_predictions.py . --id F12</code>" in page
     assert "1 of 2 due lines resolved; Brier of the registered probabilities 0.16" in page
+
