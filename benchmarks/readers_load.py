@@ -37,12 +37,15 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from datetime import time as dtime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORD = ROOT / "benchmarks" / "records" / "readers_load.json"
@@ -51,7 +54,7 @@ OPEN = datetime(2026, 12, 7, 13, 0, tzinfo=UTC)  # Monday 08:00 New York: the se
 
 
 # ---------------------------------------------------------------------------------------------- the server side
-def build_app(data: Path) -> Any:
+def build_app(data: Path) -> FastAPI:
     """The read-only API over ``data`` with the readers' service mounted as ``league serve --readers`` mounts
     it, on a frozen clock during a session and with the per-address limits lifted (one address, many readers)."""
     from league.api import create_app
@@ -76,7 +79,8 @@ def make_data(root: Path) -> Path:
     (season.data / "public").mkdir(exist_ok=True)
     events = [{"horizon": "1d", "session": "2026-12-04", "asset": m, "p": 40.0 + 2 * i} for i, m in enumerate(MARKETS)]
     (season.data / "public" / "council-stats.json").write_text(json.dumps({"consensus": {"per_event": events}}))
-    return season.data
+    data: Path = season.data
+    return data
 
 
 def serve(data: Path, port: int) -> None:
@@ -270,9 +274,10 @@ def main() -> None:
         _, err = server.communicate(timeout=30)
     med = {k: statistics.median(r["readers"][k] for r in runs) for k in ("rps", "posts_per_s", "p50_ms", "p99_ms")}
     base_med = {k: statistics.median(r["baseline_healthz"][k] for r in runs) for k in ("rps", "p50_ms", "p99_ms")}
-    record = {"date": date.today().isoformat(), "commit": _commit(),
+    record = {"date": datetime.now(UTC).date().isoformat(), "commit": _commit(),
               "machine": f"{platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}",
-              "command": " ".join(["benchmarks/readers_load.py", *sys.argv[1:]]),
+              "command": " ".join([".venv/bin/python benchmarks/readers_load.py", *sys.argv[1:]]),
+              "load_average_after": [round(x, 2) for x in os.getloadavg()],
               "readers": args.readers, "seconds": args.seconds, "runs": runs, "median": med,
               "baseline_median": base_med, "rps_ratio_to_baseline": round(med["rps"] / base_med["rps"], 3),
               "all_sealed_exactly_once": all(not r["problems"] for r in runs),
@@ -280,7 +285,8 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(record, indent=1) + "\n")
     print(f"readers: {med['rps']:.1f} req/s ({med['posts_per_s']:.1f} POST/s), POST p50 {med['p50_ms']:.1f} ms, "
-          f"p99 {med['p99_ms']:.1f} ms; baseline /healthz {base_med['rps']:.1f} req/s, p50 {base_med['p50_ms']:.1f} ms; "
+          f"p99 {med['p99_ms']:.1f} ms; baseline /healthz {base_med['rps']:.1f} req/s, "
+          f"p50 {base_med['p50_ms']:.1f} ms; "
           f"ratio {record['rps_ratio_to_baseline']}; sealed exactly once: {record['all_sealed_exactly_once']}")
     if not record["all_sealed_exactly_once"]:
         sys.exit(1)
