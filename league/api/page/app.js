@@ -461,7 +461,7 @@ function peekBox() {
     const got = await readersSend("peek", {});
     if (got.ok) {
       showCouncil(got.data.council);
-      document.getElementById("readers-council").prepend(el("p", {class: "note", id: "readers-peeked"},
+      document.querySelector("#readers-council h3").after(el("p", {class: "note", id: "readers-peeked"},
         "You opened the council before your first forecast: this is recorded as looking before forecasting."));
     } else {
       msg.className = "readers-msg error";

@@ -42,6 +42,7 @@ from league.readers.service import ReadersService, create_readers_app  # noqa: E
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 selenium = pytest.importorskip("selenium", reason="needs selenium (the dev extra: pip install -e '.[dev]')")
 
 from selenium import webdriver  # noqa: E402
@@ -223,6 +224,10 @@ def test_two_readers_in_both_groups_the_blind_one_peeks_a_second_forecast_and_a_
         WebDriverWait(blind, 20).until(lambda d: d.find_elements(By.ID, "readers-council"))
         assert "SPX 62 % up" in blind.find_element(By.ID, "readers-council").text
         assert "recorded as looking before forecasting" in blind.find_element(By.ID, "readers-peeked").text
+        ARTIFACTS.mkdir(exist_ok=True)  # for a person to look at: the section as a blind reader sees it
+        section = blind.find_element(By.ID, "readers")
+        blind.execute_script("arguments[0].scrollIntoView(true);", section)
+        section.screenshot(str(ARTIFACTS / "readers-form.png"))
         blind_reader = next(x["reader"] for x in assigned if x["group"] == "g0")
         peeks = [x for x in site.book() if x["kind"] == "reader_peek"]
         assert [(x["reader"], x["session"]) for x in peeks] == [(blind_reader, "2026-12-07")]
