@@ -107,8 +107,13 @@ def _relay(listener: socket.socket, target: tuple[str, int], stop: threading.Eve
         except OSError:
             return
         outer = socket.socket()
-        outer.bind((CLIENT, 0))
-        outer.connect(target)
+        try:
+            outer.bind((CLIENT, 0))
+            outer.connect(target)
+        except OSError:  # the server is going away at the end of the test
+            inner.close()
+            outer.close()
+            continue
         threading.Thread(target=pipe, args=(inner, outer), daemon=True).start()
         threading.Thread(target=pipe, args=(outer, inner), daemon=True).start()
 
