@@ -20,7 +20,7 @@ PIP_INSTALL = $(BIN)/pip install -q -c $(LOCK)
 define apt_missing
 	@missing=(); for p in $(1); do \
 	  case $$p in bubblewrap) c=bwrap;; chromium) c=/usr/bin/chromium;; rabbitmq-server) c=rabbitmqctl;; \
-	    iproute2) c=ip;; lib*) c=;; *) c=$$p;; esac; \
+	    chromium-driver) c=/usr/bin/chromedriver;; iproute2) c=ip;; lib*) c=;; *) c=$$p;; esac; \
 	  if [ -n "$$c" ]; then command -v $$c >/dev/null; else dpkg -s $$p >/dev/null 2>&1; fi || missing+=($$p); done; \
 	if [ $${#missing[@]} -gt 0 ]; then \
 	  apt-get install -y "$${missing[@]}" >/dev/null 2>&1 || (apt-get update >/dev/null && apt-get install -y "$${missing[@]}"); \
@@ -33,11 +33,11 @@ endef
 deps:
 	$(call apt_missing,bubblewrap libseccomp2 socat openssl)
 
-# chromium: the league page's browser test; npm (with Node.js), g++ and make: the real vendor CLIs the
-# tests run (Gemini CLI compiles node-pty); rabbitmq-server: the broker of the remote-seat tests (.ci/run
+# chromium: the league page's browser tests; chromium-driver: the WebDriver Selenium drives it through (the
+# readers' form test); npm (with Node.js), g++ and make: the real vendor CLIs the tests run (Gemini CLI compiles node-pty); rabbitmq-server: the broker of the remote-seat tests (.ci/run
 # starts it); iproute2: their lab hosts in network namespaces; nginx: the page under deploy/'s URL prefix.
 deps-test: deps
-	$(call apt_missing,chromium npm g++ make rabbitmq-server iproute2 nginx)
+	$(call apt_missing,chromium chromium-driver npm g++ make rabbitmq-server iproute2 nginx)
 
 # The four real vendor CLIs at pinned versions, from the npm registry, cached outside the repository
 # (tests/realcli/clis.py says where; reused until a pin or the Node version changes).

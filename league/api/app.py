@@ -39,6 +39,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Mount
+from starlette.types import ASGIApp
 
 from league.api import views
 from league.api.armsbook import ARMS_BOOK_KINDS, ArmsBookIndex, published_arms_book
@@ -80,6 +82,12 @@ def create_app(data_dir: Path, *, poll_s: float = POLL_S, db_url: str | None = N
     _arms_routes(app, store, poll_s)
     _file_routes(app, store)
     return app
+
+
+def mount_beside(app: FastAPI, prefix: str, sub: ASGIApp) -> None:
+    """Mount ``sub`` under ``prefix`` ahead of the open-data catch-all (``/{path}`` answers every GET, so a
+    mount appended after it would never see a GET: ``GET /readers/state`` was a 404 "no file" answer)."""
+    app.router.routes.insert(0, Mount(prefix, app=sub))
 
 
 def _handlers(app: FastAPI) -> None:

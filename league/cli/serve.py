@@ -40,6 +40,7 @@ def serve(
         import uvicorn
 
         from league.api import create_app
+        from league.api.app import mount_beside
         from league.api.server import header_timeout_protocol
         from league.clock import SystemClock
         from league.config import load_config
@@ -47,8 +48,8 @@ def serve(
 
     application = create_app(data, db_url=db)
     if readers:  # a separate app with its own state and book writer, mounted beside the read-only one
-        application.mount("/readers", readers_app_for(load_config(config), SystemClock(),
-                                                      secure_cookie=secure_cookie))
+        mount_beside(application, "/readers", readers_app_for(load_config(config), SystemClock(),
+                                                              secure_cookie=secure_cookie))
     typer.echo(f"serving {data} on http://{host}:{port}/ (league page at /, open data at /index.html)")
     # log_config=None: uvicorn keeps the root handler league.log installed (JSON or console like every line)
     uvicorn.run(application, host=host, port=port, log_level="warning", log_config=None, access_log=False,

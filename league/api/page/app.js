@@ -384,4 +384,250 @@ async function main() {
   }
 }
 
+
+// ---------------------------------------------------------------------------------------------------------
+// The reader experiment (docs/readers.md): a form beside the council, posted to the readers' write service
+// mounted under readers/ on the same origin. Each answer carries the next single-use anti-forgery token, so the
+// page sends one request at a time (a queue) and takes a fresh token from readers/state after a refusal.
+const readers = {state: null, csrf: "", queue: Promise.resolve()};
+
+function readersBox() {
+  return document.getElementById("readers-body");
+}
+
+async function readersCall(path, body) {
+  const init = body === undefined ? {credentials: "same-origin"}
+    : {method: "POST", credentials: "same-origin", headers: {"content-type": "application/json"},
+      body: JSON.stringify({...body, csrf: readers.csrf})};
+  const resp = await fetch(`readers/${path}`, init);
+  let data = null;
+  try { data = await resp.json(); } catch (err) { data = null; }
+  if (data && data.csrf) readers.csrf = data.csrf;
+  return {ok: resp.ok, status: resp.status, data: data || {}};
+}
+
+// One request at a time: a token is good once, so two forms sent at once must not share one.
+function readersSend(path, body) {
+  const next = readers.queue.then(async () => {
+    const got = await readersCall(path, body);
+    if (!got.ok && got.status !== 404) {
+      const fresh = await readersCall("state");  // a refused request spent its token: take the next one
+      if (!fresh.ok) readers.csrf = "";
+    }
+    return got;
+  });
+  readers.queue = next.catch(() => undefined);
+  return next;
+}
+
+function refusal(got) {
+  const d = got.data || {};
+  return d.error ? `${d.error}${d.fix ? ` — ${d.fix}` : ""}` : `the service answered ${got.status}`;
+}
+
+function councilPanel(council) {
+  const markets = readers.state.markets;
+  const up = (council && council.up) || {};
+  const from = council && council.session;
+  const rows = markets.map((m) => el("tr", {class: "council-row", "data-market": m}, [
+    el("th", {scope: "row"}, m),
+    el("td", {class: "num"}, up[m] === undefined ? "–" : `${fmt(up[m], 0)} % up`),
+  ]));
+  return el("div", {id: "readers-council", class: "readers-council"}, [
+    el("h3", {}, "The council"),
+    el("p", {class: "note"}, from
+      ? `The council's one-day consensus probability of up, from the latest published session (${from}); the `
+        + "session you forecast stays sealed until it is scored."
+      : "No council figures are published yet."),
+    el("table", {}, [el("thead", {}, el("tr", {}, [el("th", {scope: "col"}, "market"), el("th", {scope: "col"}, "council")])),
+      el("tbody", {}, rows)]),
+  ]);
+}
+
+function showCouncil(council) {
+  const old = document.getElementById("readers-council");
+  const panel = councilPanel(council);
+  if (old) old.replaceWith(panel);
+  else document.getElementById("readers-council-slot").append(panel);
+  const peek = document.getElementById("readers-peek-box");
+  if (peek) peek.remove();
+}
+
+function peekBox() {
+  const button = el("button", {type: "button", id: "readers-peek"}, "Show the council now");
+  const msg = el("p", {class: "readers-msg", id: "readers-peek-msg"});
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    const got = await readersSend("peek", {});
+    if (got.ok) {
+      showCouncil(got.data.council);
+      document.querySelector("#readers-council h3").after(el("p", {class: "note", id: "readers-peeked"},
+        "You opened the council before your first forecast: this is recorded as looking before forecasting."));
+    } else {
+      msg.className = "readers-msg error";
+      msg.textContent = refusal(got);
+      button.disabled = false;
+    }
+  });
+  return el("div", {id: "readers-peek-box", class: "readers-peek"}, [
+    el("p", {class: "note"}, "Your group sees the council after your first forecast of the session. You may open "
+      + "it now, but opening it before you forecast is recorded as looking before forecasting (a peek)."),
+    button, msg,
+  ]);
+}
+
+function sideInputs(name, idPrefix) {
+  return el("span", {class: "readers-side"}, ["up", "down"].map((side) => el("label", {}, [
+    el("input", {type: "radio", name, value: side, id: `${idPrefix}-${side}`, required: "required"}), ` ${side}`,
+  ])));
+}
+
+function confidenceInput(id) {
+  const range = el("input", {type: "range", min: "55", max: "95", step: "1", value: "70", id, name: "confidence",
+    "aria-label": "confidence in percent"});
+  const shown = el("output", {for: id, class: "readers-conf"}, "70 %");
+  range.addEventListener("input", () => { shown.textContent = `${range.value} %`; });
+  return el("span", {class: "readers-confidence"}, [el("label", {for: id}, "confidence "), range, " ", shown]);
+}
+
+function chosen(form, name) {
+  const picked = form.querySelector(`input[name="${name}"]:checked`);
+  return picked ? picked.value : null;
+}
+
+function marketForm(market, already) {
+  const key = market.replace(/[^A-Za-z0-9_-]/g, "_");
+  const msg = el("span", {class: "readers-msg", "data-market": market},
+    already ? "You have forecast this market for this session: a further forecast is recorded but does not count." : "");
+  const form = el("form", {class: "readers-form", "data-market": market}, [
+    el("strong", {class: "readers-market"}, market), " ",
+    sideInputs(`side-${key}`, `readers-${key}`), " ", confidenceInput(`readers-${key}-confidence`), " ",
+    el("button", {type: "submit", class: "readers-submit"}, "Forecast"), " ", msg,
+  ]);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const side = chosen(form, `side-${key}`);
+    const confidence = Number(form.querySelector('input[name="confidence"]').value);
+    const button = form.querySelector("button");
+    button.disabled = true;
+    const got = await readersSend("forecast", {session: readers.state.session, market, side, confidence});
+    button.disabled = false;
+    if (got.ok) {
+      msg.className = `readers-msg ${got.data.counted ? "counted" : "later"}`;
+      msg.textContent = got.data.counted
+        ? `Counted: ${side} at ${confidence} % for ${readers.state.session}.`
+        : `Recorded, not counted: ${got.data.why || "only your first forecast counts"}.`;
+      if (got.data.council && !document.getElementById("readers-council")) showCouncil(got.data.council);
+    } else {
+      msg.className = "readers-msg error";
+      msg.textContent = refusal(got);
+    }
+  });
+  return form;
+}
+
+function revisionPart() {
+  const markets = readers.state.markets;
+  const select = el("select", {id: "revision-market", name: "market"}, markets.map((m) => el("option", {value: m}, m)));
+  const msg = el("p", {class: "readers-msg", id: "revision-msg"});
+  const shows = el("div", {id: "revision-display"});
+  const privateForm = el("form", {id: "revision-private", class: "readers-form"}, [
+    el("label", {for: "revision-market"}, "market "), select, " ", sideInputs("revision-side", "revision-private"), " ",
+    confidenceInput("revision-private-confidence"), " ",
+    el("button", {type: "submit"}, "Record my private forecast"),
+  ]);
+  const finalForm = el("form", {id: "revision-final", class: "readers-form", hidden: "hidden"}, [
+    el("span", {id: "revision-final-market"}), " ", sideInputs("revision-final-side", "revision-final"), " ",
+    confidenceInput("revision-final-confidence"), " ", el("button", {type: "submit"}, "Record my final forecast"),
+  ]);
+  const panelShown = (shown) => {
+    const panel = document.getElementById("readers-council");
+    if (panel) panel.hidden = !shown;
+  };
+  privateForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const market = select.value;
+    const got = await readersSend("revision/private", {session: readers.state.session, market,
+      side: chosen(privateForm, "revision-side"),
+      confidence: Number(privateForm.querySelector('input[name="confidence"]').value)});
+    if (!got.ok) { msg.className = "readers-msg error"; msg.textContent = refusal(got); return; }
+    msg.className = "readers-msg"; msg.textContent = `Private forecast of ${market} recorded.`;
+    const s = got.data.shows || {};
+    shows.replaceChildren(el("p", {class: "revision-shows", "data-display": got.data.display},
+      got.data.display === "council"
+        ? (s.council === null || s.council === undefined ? `The council has no published figure for ${market}.`
+          : `The council (session ${s.from_session}): ${fmt(s.council, 0)} % up for ${market}.`)
+        : s.control));
+    privateForm.hidden = true;
+    finalForm.hidden = false;
+    finalForm.setAttribute("data-market", market);
+    document.getElementById("revision-final-market").textContent = `final forecast of ${market}:`;
+  });
+  finalForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const market = finalForm.getAttribute("data-market");
+    const got = await readersSend("revision/final", {session: readers.state.session, market,
+      side: chosen(finalForm, "revision-final-side"),
+      confidence: Number(finalForm.querySelector('input[name="confidence"]').value)});
+    if (!got.ok) { msg.className = "readers-msg error"; msg.textContent = refusal(got); return; }
+    msg.className = "readers-msg"; msg.textContent = `Final forecast of ${market} recorded.`;
+    finalForm.hidden = true;
+    privateForm.hidden = false;
+    shows.replaceChildren();
+    panelShown(true);
+  });
+  const open = el("button", {type: "button", id: "revision-open"}, "Start the revision protocol");
+  const body = el("div", {id: "revision-steps", hidden: "hidden"}, [
+    el("p", {class: "note"}, "1. Record a private forecast (the council panel above is hidden meanwhile). "
+      + "2. You are shown, drawn at random, either the council's figure or a control display with no forecast. "
+      + "3. Record your final forecast of the same market."),
+    privateForm, shows, finalForm, msg,
+  ]);
+  open.addEventListener("click", () => { body.hidden = false; open.hidden = true; panelShown(false); });
+  return el("div", {id: "readers-revision", class: "readers-revision"}, [
+    el("h3", {}, "Second part: revise a forecast"),
+    el("p", {class: "note"}, "A separate study: it does not change the forecasts above. "
+      + "One private and one final forecast per market and session."),
+    open, body,
+  ]);
+}
+
+function renderReaders(state) {
+  readers.state = state;
+  const box = readersBox();
+  const groupText = state.group === "g1" ? "you see the council's figures at once"
+    : "you see the council's figures after your first forecast of this session";
+  const done = new Set(state.forecast || []);
+  box.replaceChildren(
+    el("p", {id: "readers-session"}, [`Forecasts for the session of `, el("strong", {}, state.session),
+      `, open until ${state.closes_at} · your group: ${groupText}.`]),
+    el("div", {id: "readers-council-slot"}),
+    el("div", {id: "readers-forms"}, state.markets.map((m) => marketForm(m, done.has(m)))),
+    revisionPart(),
+  );
+  box.parentElement.setAttribute("data-group", state.group);
+  if (state.council_visible) showCouncil(state.council);
+  else document.getElementById("readers-council-slot").append(peekBox());
+}
+
+async function loadReaders() {
+  const section = document.getElementById("readers");
+  try {
+    const got = await readersCall("state");
+    if (got.status === 404) {
+      readersBox().replaceChildren(el("p", {class: "readers-off"},
+        "The reader experiment is not open on this server."));
+      section.setAttribute("data-readers", "off");
+      return;
+    }
+    if (!got.ok) throw new Error(refusal(got));
+    renderReaders(got.data);
+    section.setAttribute("data-readers", "ready");
+  } catch (err) {
+    readersBox().replaceChildren(el("p", {class: "error"}, `The reader experiment could not load: ${err.message}`));
+    section.setAttribute("data-readers", "error");
+  }
+}
+
 main();
+loadReaders();

@@ -128,6 +128,7 @@ def test_page_shows_the_table_rows_and_the_grid(site: tuple[str, Season], tmp_pa
     assert all(c["data-brier"] not in ("", "null") for c in dom.cells)
     assert {r["data-agent"]: float(r["data-brier"]) for r in dom.contest} == CONTEST_AGENTS
     assert [c["data-round"] for c in dom.cards] == ["3"]
+    assert "The reader experiment is not open on this server." in result.stdout  # no readers' service mounted
 
 
 def test_screenshot_is_kept(site: tuple[str, Season], tmp_path: Path) -> None:
