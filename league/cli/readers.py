@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 
 from league.cli._common import ConfigDir
+from league.clock import SystemClock
+from league.config import load_config
 from league.extras import extra
 
 readers_app = typer.Typer(help="The reader experiment: the readers' write service.", no_args_is_help=True)
@@ -29,8 +31,6 @@ def serve(
         import uvicorn
         from fastapi import FastAPI
 
-        from league.clock import SystemClock
-        from league.config import load_config
         from league.readers.service import readers_app_for
 
     outer = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)

@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 
 from league.cli._common import ConfigDir, DataDir
+from league.clock import SystemClock
+from league.config import load_config
 from league.extras import extra
 
 
@@ -42,8 +44,6 @@ def serve(
         from league.api import create_app
         from league.api.app import mount_beside
         from league.api.server import header_timeout_protocol
-        from league.clock import SystemClock
-        from league.config import load_config
         from league.readers.service import readers_app_for
 
     application = create_app(data, db_url=db)

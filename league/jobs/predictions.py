@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import structlog
 
@@ -155,7 +154,7 @@ def resolve_in(books: ArmsBooks, data_dir: Path, session: str, public: Path) -> 
             entry = pred.resolver_json(registry.window)
             files = resolver.Files(str(public))
             try:
-                got: dict[str, Any] = resolver.resolve(files, entry)
+                got = resolver.resolve(files, entry)
             except resolver.ScriptChanged as exc:
                 log.error("predictions.script_changed", id=pred.id, error=str(exc))
                 continue

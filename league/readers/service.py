@@ -27,7 +27,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo
 
 import structlog
@@ -216,7 +215,7 @@ class ReadersService:
                 "revision": sorted(f"{m}" for (r, s, m) in self.book.state.private if r == reader and s == session)}
 
     # ------------------------------------------------------------------ forecasts
-    def _fields(self, body: dict[str, Any]) -> tuple[str, str, str, int]:
+    def _fields(self, body: dict[str, object]) -> tuple[str, str, str, int]:
         session, closes = self.open_session()
         asked = body.get("session", session)
         if asked != session:
@@ -233,7 +232,7 @@ class ReadersService:
             raise Refused(422, exc.message, exc.fix or "see the form") from None
         return session, str(market), side, confidence
 
-    def forecast(self, reader: str, body: dict[str, Any]) -> dict[str, object]:
+    def forecast(self, reader: str, body: dict[str, object]) -> dict[str, object]:
         session, market, side, confidence = self._fields(body)
         state = self.book.state
         with self._lock:  # one first forecast per reader x market x session, even for two requests at once
@@ -258,7 +257,7 @@ class ReadersService:
             self.book.seal(ReaderPeekLine(reader=reader, session=session))
         return {"council": _council(self.council.shown_for(session)), "csrf": self.token_for(reader)}
 
-    def private(self, reader: str, body: dict[str, Any]) -> dict[str, object]:
+    def private(self, reader: str, body: dict[str, object]) -> dict[str, object]:
         session, market, side, confidence = self._fields(body)
         with self._lock:
             if (reader, session, market) in self.book.state.private:
@@ -274,7 +273,7 @@ class ReadersService:
             else {"control": CONTROL}
         return {"display": display, "shows": shows, "csrf": self.token_for(reader)}
 
-    def final(self, reader: str, body: dict[str, Any]) -> dict[str, object]:
+    def final(self, reader: str, body: dict[str, object]) -> dict[str, object]:
         session, market, side, confidence = self._fields(body)
         with self._lock:
             key = (reader, session, market)
@@ -320,7 +319,7 @@ def create_readers_app(service: ReadersService, *, secure_cookie: bool = True) -
                                 status_code=413)
         return await call_next(request)
 
-    async def body_of(request: Request) -> dict[str, Any]:
+    async def body_of(request: Request) -> dict[str, object]:
         raw = await request.body()
         if len(raw) > service.limits.max_body_bytes:
             raise Refused(413, "the request body is too large", fix="send one forecast at a time")

@@ -14,6 +14,11 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold, cross_val_predict
+from sklearn.pipeline import make_pipeline
+
 from league.jsonvalue import JsonObject
 
 SEED = 20261102
@@ -39,11 +44,6 @@ def style_test(texts: Sequence[str], models: Sequence[str], *, folds: int = FOLD
     if len(counts) < 2 or k < 2:
         return {"computed": False, "reason": "needs two models with at least two texts each",
                 "texts_per_model": dict(per_model)}
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import StratifiedKFold, cross_val_predict
-    from sklearn.pipeline import make_pipeline
-
     pipe = make_pipeline(TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True),
                          LogisticRegression(max_iter=2000))
     predicted = cross_val_predict(pipe, list(texts), list(models),

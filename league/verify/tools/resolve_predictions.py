@@ -52,7 +52,6 @@ import sys
 import tempfile
 import tomllib
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 REPORT = "predictions.json"
 DIRECTORY = "predictions"
@@ -60,6 +59,9 @@ DICTIONARY = "arena-dataset.json"
 PLACES = 6
 SCRIPT_TIMEOUT_S = 300
 OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+#: What ``json.load`` and ``tomllib.load`` give back, read at the files' boundary: any JSON value (the script
+#: is not type-checked: it is published and run as it is).
+Loaded = object
 _STEP = re.compile(r'\.?([A-Za-z0-9_\-]+)|\[(\d+)\]|\["([^"]+)"\]|\[([^\]=]+=[^\]]*)\]')
 
 
@@ -75,9 +77,9 @@ def sha256_file(path: str) -> str:
     return digest.hexdigest()
 
 
-def parse_path(text: str) -> list[tuple[str, Any]]:
+def parse_path(text: str) -> list[tuple[str, Loaded]]:
     """``a.b[0].c[seat=x,horizon=1d]`` -> [("key", "a"), ("key", "b"), ("index", 0), ("key", "c"), ("match", {...})]."""
-    steps: list[tuple[str, Any]] = []
+    steps: list[tuple[str, Loaded]] = []
     pos = 0
     while pos < len(text):
         m = _STEP.match(text, pos)
@@ -102,7 +104,7 @@ def parse_path(text: str) -> list[tuple[str, Any]]:
     return steps
 
 
-def as_text(value: Any) -> str:
+def as_text(value: Loaded) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
@@ -114,7 +116,7 @@ class Missing(Exception):
     """A path step found nothing."""
 
 
-def lookup(doc: Any, steps: Sequence[tuple[str, Any]]) -> Any:
+def lookup(doc: Loaded, steps: Sequence[tuple[str, Loaded]]) -> Loaded:
     here = doc
     for kind, arg in steps:
         if kind == "key":
@@ -172,7 +174,7 @@ class Files:
         return where
 
 
-def field_value(files: Files, ref: Mapping[str, Any], mapping: dict[str, str]) -> Any:
+def field_value(files: Files, ref: Mapping[str, Loaded], mapping: dict[str, str]) -> Loaded:
     """The value at ``ref`` (``file``, ``path``), through the data dictionary's renames when the path is gone."""
     name, path = str(ref["file"]), str(ref["path"])
     where = files.path(name)
@@ -196,13 +198,14 @@ def field_value(files: Files, ref: Mapping[str, Any], mapping: dict[str, str]) -
     raise Unresolved(f"field renamed or missing without a documented equivalent: {name}: {path} ({missing})")
 
 
-def number(value: Any, what: str) -> float:
+def number(value: Loaded, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise Unresolved(f"{what} is not a finite number: {value!r}"[:300])
     return float(value)
 
 
-def run_script(files: Files, folder: str, pred: Mapping[str, Any], window: Mapping[str, Any]) -> dict[str, Any]:
+def run_script(files: Files, folder: str, pred: Mapping[str, Loaded],
+               window: Mapping[str, Loaded]) -> dict[str, Loaded]:
     """Run a set-B script on its declared inputs; its bytes must have the sealed SHA-256."""
     sha = str(pred["sha256"])
     script = os.path.abspath(os.path.join(folder, DIRECTORY, "scripts", f"{sha}.py"))
@@ -237,7 +240,7 @@ class ScriptChanged(Exception):
     """A set-B script whose bytes differ from its sealed hash: never run."""
 
 
-def resolve(files: Files, pred: Mapping[str, Any]) -> dict[str, Any]:
+def resolve(files: Files, pred: Mapping[str, Loaded]) -> dict[str, Loaded]:
     """One prediction's resolution: {"id", "status", "value", "n", "reason", "mapping", "inputs"}."""
     mapping: dict[str, str] = {}
     value: float | None = None
@@ -273,7 +276,7 @@ def resolve(files: Files, pred: Mapping[str, Any]) -> dict[str, Any]:
             "reason": reason, "mapping": mapping, "inputs": dict(sorted(files.read.items()))}
 
 
-def load_registry(folder: str, name: str, sha: str) -> list[dict[str, Any]]:
+def load_registry(folder: str, name: str, sha: str) -> list[dict[str, Loaded]]:
     path = os.path.join(folder, DIRECTORY, name)
     if sha256_file(path) != sha:
         raise ValueError(f"{DIRECTORY}/{name} does not have its sealed SHA-256")
@@ -282,7 +285,7 @@ def load_registry(folder: str, name: str, sha: str) -> list[dict[str, Any]]:
     return [normal(p, doc.get("window") or {}) for p in doc.get("prediction", [])]
 
 
-def normal(pred: Mapping[str, Any], default: Mapping[str, Any]) -> dict[str, Any]:
+def normal(pred: Mapping[str, Loaded], default: Mapping[str, Loaded]) -> dict[str, Loaded]:
     """A registry entry with its window filled in (default: from session 11 to its check date) and dates as text."""
     out = {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in pred.items()}
     window = {"from_session": 11, **{k: v for k, v in default.items()}, **(pred.get("window") or {})}
@@ -291,7 +294,7 @@ def normal(pred: Mapping[str, Any], default: Mapping[str, Any]) -> dict[str, Any
     return out
 
 
-def same(a: Any, b: Any) -> bool:
+def same(a: Loaded, b: Loaded) -> bool:
     if isinstance(a, float) or isinstance(b, float):
         return a is not None and b is not None and round(float(a), PLACES) == round(float(b), PLACES)
     return bool(a == b)
@@ -306,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with open(os.path.join(args.folder, REPORT), encoding="utf-8") as fh:
             report = json.load(fh)
-        predictions: dict[str, dict[str, Any]] = {}
+        predictions: dict[str, dict[str, Loaded]] = {}
         for reg in report["registries"]:
             for pred in load_registry(args.folder, str(reg["file"]), str(reg["sha256"])):
                 predictions[str(pred["id"])] = pred
