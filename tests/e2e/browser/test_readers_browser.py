@@ -38,6 +38,7 @@ from league.api.app import mount_beside  # noqa: E402
 from league.calendar import default_calendar  # noqa: E402
 from league.clock import SimulatedClock  # noqa: E402
 from league.publish import publish  # noqa: E402
+from league.publish.readers import experiment_block  # noqa: E402
 from league.readers.service import ReadersService, create_readers_app  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -252,6 +253,17 @@ def test_two_readers_in_both_groups_the_blind_one_peeks_a_second_forecast_and_a_
         assert "forecasts for '2026-12-07' are closed or not open yet" in shown
         assert "forecasts are open for 2026-12-08 until 2026-12-08T14:30:00Z" in shown
         assert not [x for x in site.book() if x["kind"] == "reader_forecast" and x["market"] == "NDX"]
+
+        # The published experiment figures of this run, against a hand count: one reader per group, the see
+        # reader's one counted forecast (its later one apart), the blind reader's peek, no outcome known yet.
+        forecasts = tmp_path / "no-outcomes.csv"
+        forecasts.write_text("session,asset,horizon,ref,close\n", encoding="utf-8")
+        block = experiment_block(site.service.book.path, forecasts)
+        g0, g1 = block["groups"]["g0"], block["groups"]["g1"]
+        assert (g0["identifiers"], g0["first_forecasts"], g0["peeks"]) == (1, 0, 1)
+        assert (g1["identifiers"], g1["first_forecasts"], g1["peeks"], g1["scored"]) == (1, 1, 0, 0)
+        assert g1["anchoring"] == 1.0 and g1["anchoring_n"] == 1  # up, consensus 62: agrees
+        assert block["later_forecasts"] == 1 and block["identifiers"] == 2
 
 
 def test_the_client_address_is_kept_nowhere(tmp_path: Path, caplog: pytest.LogCaptureFixture,
