@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import os
 import threading
+from datetime import UTC, datetime
+from pathlib import Path
 
 os.environ.setdefault("LEAGUE_SEAT_UIDS", "64000-64999")
 
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402 - after the environment above, which the league reads at import
+
+from league.book import Book  # noqa: E402
+from league.clock import SimulatedClock  # noqa: E402
 
 # No timing assertion in the suite: Hypothesis' per-example deadline (200 ms) failed property tests on a
 # loaded 2-core machine for reasons that had nothing to do with the property.
@@ -48,3 +53,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if astray:
         raise pytest.UsageError(f"tests marked fork must live under {FORK_TESTS_FOLDER} (tests/suite.sh runs only "
                                 f"that folder's): {', '.join(astray)}")
+
+
+@pytest.fixture()
+def api_root(tmp_path: Path) -> Path:
+    """A data folder the read-only API can open: a council book with one run line and an empty public folder
+    (the page's and the API's tests publish into it what they read)."""
+    with Book(tmp_path / "books" / "council-book.jsonl", SimulatedClock(datetime(2026, 12, 7, tzinfo=UTC))) as book:
+        book.append("run", {"run_id": "r1", "session": "2026-12-07"})
+    (tmp_path / "public").mkdir()
+    return tmp_path

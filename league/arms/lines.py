@@ -222,26 +222,31 @@ class TalkWeekLine(Line):
     deadline: str
 
 
-class TalkChairLine(Line):
-    """The chair's reply as received (its raw bytes kept under ``own_sha256``), read: the council's portfolio and
-    the critiques when ``ok``, else the failure; a chair that did not answer has ``answered`` false."""
+class _TalkReplyFields(Line):
+    """What every talk reply line carries: who answered which ask, whether it was read, its raw bytes' hash."""
 
-    kind: Literal["talk_chair"] = "talk_chair"
     run_id: str
     week: str
     seat: str
     answered: bool
     ok: bool
     failure: str
-    council_portfolio: dict[str, float]
-    critiques: list[dict[str, str | float]]
-    notes: list[str]
     own_sha256: str
     seat_ask_sha256: str
     model: str
     version: str
     booked_at: str
     raw_encoding: str = "utf-8"
+
+
+class TalkChairLine(_TalkReplyFields):
+    """The chair's reply as received (its raw bytes kept under ``own_sha256``), read: the council's portfolio and
+    the critiques when ``ok``, else the failure; a chair that did not answer has ``answered`` false."""
+
+    kind: Literal["talk_chair"] = "talk_chair"
+    council_portfolio: dict[str, float]
+    critiques: list[dict[str, str | float]]
+    notes: list[str]
 
 
 class TalkRoundLine(Line):
@@ -255,24 +260,12 @@ class TalkRoundLine(Line):
     deadline: str
 
 
-class TalkReplyLine(Line):
+class TalkReplyLine(_TalkReplyFields):
     """A critiqued seat's reply as received, read: the portfolio it states when ``ok``, else the failure."""
 
     kind: Literal["talk_reply"] = "talk_reply"
-    run_id: str
-    week: str
-    seat: str
     letter: str
-    answered: bool
-    ok: bool
-    failure: str
     portfolio: dict[str, float]
-    own_sha256: str
-    seat_ask_sha256: str
-    model: str
-    version: str
-    booked_at: str
-    raw_encoding: str = "utf-8"
 
 
 class TalkRevealLine(Line):

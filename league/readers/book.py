@@ -78,29 +78,29 @@ class ReaderForecastLine(Line):
     consensus_session: str | None
 
 
-class ReaderPrivateLine(Line):
-    """The revision protocol's private forecast (the council hidden) and the display drawn for the reader next."""
+class _RevisionFields(Line):
+    """A revision-protocol forecast: reader, session, market, side and confidence."""
 
-    kind: Literal["reader_private"] = "reader_private"
     reader: str
     session: str
     market: str
     side: Literal["up", "down"]
     confidence: int = Field(ge=55, le=95)
+
+
+class ReaderPrivateLine(_RevisionFields):
+    """The revision protocol's private forecast (the council hidden) and the display drawn for the reader next."""
+
+    kind: Literal["reader_private"] = "reader_private"
     display: Literal["council", "control"]
     consensus_up: float | None
     consensus_session: str | None
 
 
-class ReaderFinalLine(Line):
+class ReaderFinalLine(_RevisionFields):
     """The revision protocol's final forecast of the same market and session, after its display."""
 
     kind: Literal["reader_final"] = "reader_final"
-    reader: str
-    session: str
-    market: str
-    side: Literal["up", "down"]
-    confidence: int = Field(ge=55, le=95)
 
 
 ReaderLine = (ReaderOpeningLine | ReaderAssignedLine | ReaderViewLine | ReaderPeekLine | ReaderForecastLine

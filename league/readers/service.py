@@ -347,36 +347,32 @@ def create_readers_app(service: ReadersService, *, secure_cookie: bool = True) -
                                 secure=secure_cookie, path="/")
         return service.state(reader)
 
-    @app.post("/forecast")
-    async def forecast(request: Request) -> dict[str, object]:
+    async def posted(request: Request, act: Callable[[str, dict[str, object]], dict[str, object]], *,
+                     counted: bool = True) -> dict[str, object]:
+        """A POST: a known reader, a bounded JSON body, its single-use token spent, the address's day counted
+        (a peek is not a forecast), then the act, off the event loop (it seals, and a seal waits on the disk)."""
         reader = known(request)
         body = await body_of(request)
         service.spend(body.get("csrf"), reader)
-        service.count(request)
-        return await run_in_threadpool(service.forecast, reader, body)
+        if counted:
+            service.count(request)
+        return await run_in_threadpool(act, reader, body)
+
+    @app.post("/forecast")
+    async def forecast(request: Request) -> dict[str, object]:
+        return await posted(request, service.forecast)
 
     @app.post("/peek")
     async def peek(request: Request) -> dict[str, object]:
-        reader = known(request)
-        body = await body_of(request)
-        service.spend(body.get("csrf"), reader)
-        return await run_in_threadpool(service.peek, reader)
+        return await posted(request, lambda reader, _body: service.peek(reader), counted=False)
 
     @app.post("/revision/private")
     async def private(request: Request) -> dict[str, object]:
-        reader = known(request)
-        body = await body_of(request)
-        service.spend(body.get("csrf"), reader)
-        service.count(request)
-        return await run_in_threadpool(service.private, reader, body)
+        return await posted(request, service.private)
 
     @app.post("/revision/final")
     async def final(request: Request) -> dict[str, object]:
-        reader = known(request)
-        body = await body_of(request)
-        service.spend(body.get("csrf"), reader)
-        service.count(request)
-        return await run_in_threadpool(service.final, reader, body)
+        return await posted(request, service.final)
 
     return app
 

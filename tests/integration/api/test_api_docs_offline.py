@@ -3,23 +3,17 @@ third-party resource, and it works offline."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from league.api import create_app
-from league.book import Book
-from league.clock import SimulatedClock
 
 
 @pytest.fixture()
-def root(tmp_path: Path) -> Path:
-    with Book(tmp_path / "books" / "council-book.jsonl", SimulatedClock(datetime(2026, 12, 7, tzinfo=UTC))) as book:
-        book.append("run", {"run_id": "r1", "session": "2026-12-07"})
-    (tmp_path / "public").mkdir()
-    return tmp_path
+def root(api_root: Path) -> Path:
+    return api_root
 
 
 def test_the_api_docs_page_loads_nothing_from_a_third_party(root: Path) -> None:

@@ -4,15 +4,12 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from league.api import create_app
-from league.book import Book
-from league.clock import SimulatedClock
 
 REPORT = {"version": 1, "registries": [{"name": "r", "sha256": "ab" * 32, "file": "registry-x.toml"}],
           "predictions": [
@@ -33,11 +30,8 @@ REPORT = {"version": 1, "registries": [{"name": "r", "sha256": "ab" * 32, "file"
 
 
 @pytest.fixture()
-def root(tmp_path: Path) -> Path:
-    with Book(tmp_path / "books" / "council-book.jsonl", SimulatedClock(datetime(2026, 12, 7, tzinfo=UTC))) as book:
-        book.append("run", {"run_id": "r1", "session": "2026-12-07"})
-    (tmp_path / "public").mkdir()
-    return tmp_path
+def root(api_root: Path) -> Path:
+    return api_root
 
 
 def test_before_any_registry_is_published(root: Path) -> None:

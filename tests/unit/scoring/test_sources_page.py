@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,17 +12,12 @@ from fastapi.testclient import TestClient
 from test_sources import ASK, FETCHES, ROWS
 
 from league.api import create_app
-from league.book import Book
-from league.clock import SimulatedClock
 from league.scoring.sources import ask_links, sources_report
 
 
 @pytest.fixture()
-def root(tmp_path: Path) -> Path:
-    with Book(tmp_path / "books" / "council-book.jsonl", SimulatedClock(datetime(2026, 12, 7, tzinfo=UTC))) as book:
-        book.append("run", {"run_id": "r1", "session": "2026-12-07"})
-    (tmp_path / "public").mkdir()
-    return tmp_path
+def root(api_root: Path) -> Path:
+    return api_root
 
 
 def test_before_any_fetched_citation(root: Path) -> None:

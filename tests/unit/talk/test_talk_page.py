@@ -4,7 +4,6 @@ server writes into the page (readable without JavaScript), from the hand-made we
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -12,17 +11,12 @@ from fastapi.testclient import TestClient
 from talk_helpers import weeks
 
 from league.api import create_app
-from league.book import Book
-from league.clock import SimulatedClock
 from league.talk.report import TALK_JSON, talk_report
 
 
 @pytest.fixture()
-def root(tmp_path: Path) -> Path:
-    with Book(tmp_path / "books" / "council-book.jsonl", SimulatedClock(datetime(2026, 12, 7, tzinfo=UTC))) as book:
-        book.append("run", {"run_id": "r1", "session": "2026-12-07"})
-    (tmp_path / "public").mkdir()
-    return tmp_path
+def root(api_root: Path) -> Path:
+    return api_root
 
 
 def publish(root: Path, report: object | None = None) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +17,8 @@ from league.api import follow as follow_module
 from league.api.armsbook import ARMS_BOOK_KINDS, TALK_LINE_KINDS
 from league.api.contest import CONTEST_KINDS
 from league.api.follow import compact, follow_url
-from league.book import Book
 from league.cli import app
 from league.cli.tail import _kinds
-from league.clock import SimulatedClock
 from league.errors import LeagueError
 
 TALK = ("talk_schedule", "talk_week", "talk_chair", "talk_round", "talk_reply", "talk_reveal", "talk_accounts")
@@ -122,11 +119,8 @@ def test_tail_from_a_url_reads_the_arms_stream(monkeypatch: pytest.MonkeyPatch) 
 
 
 @pytest.fixture()
-def root(tmp_path: Path) -> Path:
-    with Book(tmp_path / "books" / "council-book.jsonl", SimulatedClock(datetime(2026, 12, 7, tzinfo=UTC))) as book:
-        book.append("run", {"run_id": "r1", "session": "2026-12-07"})
-    (tmp_path / "public").mkdir()
-    return tmp_path
+def root(api_root: Path) -> Path:
+    return api_root
 
 
 def ns(body: bytes) -> list[int]:
