@@ -117,7 +117,7 @@ def _curvature(z: Array) -> float:
 def _sse(design: Array, z: Array) -> tuple[Array, float]:
     coef, *_ = np.linalg.lstsq(design, z, rcond=None)
     resid = z - design @ coef
-    return coef, float(np.dot(resid, resid))
+    return np.asarray(coef, dtype=np.float64), float(np.dot(resid, resid))
 
 
 def trend_segments(z: Array, future_range: float, scale: float) -> list[Segment]:

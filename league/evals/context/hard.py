@@ -19,6 +19,7 @@ from typing import Final, Protocol
 
 from league.evals.context.windows import Window
 from league.evals.mase import seasonal_naive
+from league.extras import extra
 
 HARD_THRESHOLD: Final = 0.10
 
@@ -58,8 +59,9 @@ class HoltWinters:
         return f"statsmodels-ets(trend=add,damped,seasonal={'add' if self.m >= 2 else 'none'},m={self.m})"
 
     def forecast(self, history: Sequence[float], h: int) -> list[float]:
-        import numpy as np  # the stats extra; imported here so the seasonal naive needs nothing else
-        from statsmodels.tsa.holtwinters import ExponentialSmoothing
+        with extra("stats"):  # imported here so the seasonal naive needs nothing else
+            import numpy as np
+            from statsmodels.tsa.holtwinters import ExponentialSmoothing
 
         y = np.asarray(history, dtype=float)
         seasonal = "add" if self.m >= 2 and len(y) >= 2 * self.m + 2 else None

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
+from league.extras import extra
+
 Bucket = Literal["short", "medium", "long"]
 
 MIN_SERIES_LENGTH: Final = 24
@@ -53,7 +55,8 @@ class Series:
 
     def __post_init__(self) -> None:
         if len(self.timestamps) != len(self.values):
-            raise WindowError(f"series {self.series_id!r}: {len(self.timestamps)} timestamps, {len(self.values)} values")
+            n_ts, n_vals = len(self.timestamps), len(self.values)
+            raise WindowError(f"series {self.series_id!r}: {n_ts} timestamps, {n_vals} values")
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,9 @@ def _float(text: str) -> float:
     return float(text) if text.strip() not in ("", "NA", "NaN", "nan", "null") else math.nan
 
 
-def read_series_csv(path: Path, id_col: str = "id", time_col: str = "timestamp", value_col: str = "value") -> list[Series]:
+def read_series_csv(
+    path: Path, id_col: str = "id", time_col: str = "timestamp", value_col: str = "value",
+) -> list[Series]:
     """Long-format CSV (one row per id, timestamp, value) to series sorted by id, each sorted by timestamp.
 
     Timestamps are kept as text and sorted as text: ISO 8601 in one zone sorts correctly that way. An empty or
@@ -173,7 +178,8 @@ def read_series_parquet(
     path: Path, id_col: str = "id", time_col: str = "timestamp", value_col: str = "value",
 ) -> list[Series]:
     """Long-format Parquet, as the CSV reader; needs pandas with a Parquet engine (pyarrow or fastparquet)."""
-    import pandas as pd  # the stats extra; imported here so the CSV path needs nothing beyond the stdlib
+    with extra("stats"):  # imported here so the CSV path needs nothing beyond the stdlib
+        import pandas as pd
 
     try:
         frame = pd.read_parquet(path, columns=[id_col, time_col, value_col])
