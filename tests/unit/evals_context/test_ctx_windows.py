@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from league.evals.context.windows import (
@@ -15,6 +17,7 @@ from league.evals.context.windows import (
     history_length,
     make_windows,
     read_series_csv,
+    read_series_parquet,
     seal,
 )
 
@@ -93,3 +96,15 @@ def test_csv_reader_groups_and_sorts(tmp_path: Path) -> None:
     assert math.isnan(got[0].values[0])
     with pytest.raises(WindowError, match="missing column"):
         read_series_csv(path, value_col="target")
+
+
+def test_parquet_reader_reads_or_names_the_missing_engine(tmp_path: Path) -> None:
+    path = tmp_path / "s.parquet"
+    has_engine = any(importlib.util.find_spec(m) is not None for m in ("pyarrow", "fastparquet"))
+    if not has_engine:
+        with pytest.raises(WindowError, match="pyarrow"):
+            read_series_parquet(path)
+        return
+    pd.DataFrame({"id": ["a", "a"], "timestamp": ["2024-01-02", "2024-01-01"], "value": [2.0, 1.0]}).to_parquet(path)
+    (s,) = read_series_parquet(path)
+    assert s.values == (1.0, 2.0)
