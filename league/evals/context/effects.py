@@ -20,8 +20,8 @@ value may fall outside 0..100. All thresholds below are module constants, docume
 
 **Micro** (closed intervals [start, end] of future steps, 0-based, that the reference forecast missed):
 a step is missed when |actual − reference| ≥ 10 % of the future's range; runs of missed steps closer than
-max(history period, ⌈5 % H⌉) steps are merged; runs shorter than max(3, ⌈2 % H⌉) steps are dropped. Each
-interval's kind:
+max(history period, ⌈5 % H⌉) steps are merged; runs shorter than max(3, ⌈2 % H⌉) steps, or in which fewer than
+half the steps are missed (scattered noise spikes), are dropped. Each interval's kind:
 
 - ``period_change`` when the residual oscillates (|mean residual| < half its mean absolute value) and the
   interval's own period (as above, on the actual values of the interval) exists and differs from the history's
@@ -57,6 +57,7 @@ MISS_SHARE: Final = 0.10  # a step is missed when |residual| >= 10 % of the futu
 MERGE_SHARE: Final = 0.05
 MIN_RUN_SHARE: Final = 0.02
 MIN_RUN: Final = 3
+MIN_DENSITY: Final = 0.5  # at least half the steps of a merged run are missed (scattered noise spikes are not)
 PERIOD_CHANGE_SHARE: Final = 0.10
 
 
@@ -185,7 +186,10 @@ def missed_runs(residual: Array, future_range: float, history_period: int | None
         else:
             runs.append([step, step])
     min_run = max(MIN_RUN, math.ceil(MIN_RUN_SHARE * h))
-    return [(a, b) for a, b in runs if b - a + 1 >= min_run]
+    return [
+        (a, b) for a, b in runs
+        if b - a + 1 >= min_run and int(np.count_nonzero(missed[a : b + 1])) >= MIN_DENSITY * (b - a + 1)
+    ]
 
 
 def _period_differs(local: int | None, before: int | None) -> bool:

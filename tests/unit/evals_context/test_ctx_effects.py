@@ -102,6 +102,16 @@ def test_nothing_missed_means_no_micro() -> None:
     assert rec["macro.min"] == pytest.approx(0.0, abs=1e-9) and rec["macro.max"] == pytest.approx(100.0)
 
 
+def test_scattered_spikes_are_not_an_interval() -> None:
+    # single-step spikes at 10, 20, 30: gaps of 10 <= the merge gap (the history period, 12) make one run 10..30,
+    # but only 3 of its 21 steps are missed (< half): dropped. A solid 5-step bump at 45..49 is kept.
+    spikes = {10: 6.0, 20: 6.0, 30: 6.0}
+    future = [50.0 + sine(N + t) + spikes.get(t, 0.0) + (6.0 if 45 <= t <= 49 else 0.0) for t in range(H)]
+    rec = compute_effects(HISTORY, future, SEASONAL_NAIVE).record()
+    assert rec["micro.count"] == 1
+    assert (rec["micro.1.kind"], rec["micro.1.start"], rec["micro.1.end"]) == ("deviation", 45, 49)
+
+
 def test_flat_history_has_no_normalised_effects() -> None:
     with pytest.raises(EffectsError):
         compute_effects([1.0] * 10, [1.0, 2.0, 3.0], [1.0, 1.0, 1.0])
