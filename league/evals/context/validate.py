@@ -80,14 +80,16 @@ def check(
     eff = compute_effects(history, future, reference, history_period)
     truth = eff.record()
     h = eff.horizon
+    for key in ("macro.trend.count", "micro.count"):  # counts first: a wrong count explains the keys that follow
+        if key not in record:
+            raise InvalidEffect(key, f"missing (recomputed {truth[key]!r})")
+        _exact(key, record[key], truth[key])
     for key in record:
         if key not in truth:
             raise InvalidEffect(key, "unknown key (not in the recomputed record)")
     for key in truth:
         if key not in record:
             raise InvalidEffect(key, f"missing (recomputed {truth[key]!r})")
-    _exact("macro.trend.count", record["macro.trend.count"], truth["macro.trend.count"])
-    _exact("micro.count", record["micro.count"], truth["micro.count"])
     shares = []
     for i, seg in enumerate(eff.segments, start=1):
         for label in ("direction", "shape"):

@@ -189,6 +189,15 @@ def test_validator_rejects_a_wrong_waveform_entry_unknown_and_missing_keys() -> 
     assert err.value.key == "macro.max"
 
 
+def test_a_record_claiming_two_segments_is_rejected_on_the_count() -> None:
+    rec = _record(SEASON_FUTURE)  # one segment, up
+    rec.update({"macro.trend.count": 2, "macro.trend.1.share": 0.5, "macro.trend.2.direction": "down",
+                "macro.trend.2.shape": "linear", "macro.trend.2.share": 0.5})
+    with pytest.raises(InvalidEffect) as err:
+        validate(rec, HISTORY, SEASON_FUTURE, SEASONAL_NAIVE)
+    assert err.value.key == "macro.trend.count" and "recomputed 1" in str(err.value)
+
+
 def test_check_returns_the_recomputed_record() -> None:
     rec = _record(SHIFT_FUTURE)
     assert check(rec, HISTORY, SHIFT_FUTURE, SEASONAL_NAIVE) == rec
