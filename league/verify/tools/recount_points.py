@@ -275,7 +275,7 @@ def compare(published, recounted, where, out):
     elif isinstance(published, list) and isinstance(recounted, list):
         if len(published) != len(recounted):
             out.append(f"MISMATCH {where}: {len(published)} entries published, {len(recounted)} recounted")
-        for i, (p, r) in enumerate(zip(published, recounted)):
+        for i, (p, r) in enumerate(zip(published, recounted, strict=False)):
             compare(p, r, f"{where}[{i}]", out)
     elif not same(published, recounted):
         out.append(f"MISMATCH {where}: published {json.dumps(published)}, recounted {json.dumps(recounted)}")
