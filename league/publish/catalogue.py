@@ -121,6 +121,8 @@ FILES: tuple[FileInfo, ...] = (
              "(no address and no hash of one); its figures are the experiment block of council-league.json"),
     FileInfo("tools/recount_readers.py", "on a recount change",
              "stand-alone recount of council-league.json's experiment block from the readers' book and the CSV"),
+    FileInfo("tools/recount_points.py", "on a recount change",
+             "stand-alone recount of council-points.json (MASE of the sealed targets) from council-book.jsonl"),
     FileInfo("contest/contest-book.jsonl", ON_SEAL, "the CLI contest's book: asks, replies, bets, seals, winners"),
     FileInfo("contest/forecasts/*.json", "once per daily sweep (06:00 UTC)",
              "one sealed sweep of the CLI contest; its SHA-256 is listed in contest/sealed.json"),

@@ -89,6 +89,7 @@ COPIES: tuple[tuple[str, str], ...] = (
     ("verify/tools/recount_sides.py", "tools/recount_sides.py"),
     ("verify/tools/recount_sources.py", "tools/recount_sources.py"),
     ("verify/tools/recount_readers.py", "tools/recount_readers.py"),
+    ("verify/tools/recount_points.py", "tools/recount_points.py"),
     ("verify/tools/replay.py", "replay.py"),
     ("../docs/protocol.md", "protocol.md"),  # the rules a recount follows (§10: consensus and N_eff)
 )

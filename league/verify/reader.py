@@ -69,12 +69,14 @@ OPTIONAL_SCRIPTS = {"tools/recount_arms.py": "arms/arm-forecasts.csv",
                     "tools/resolve_predictions.py": "predictions.json",
                     "tools/recount_sides.py": "council-sides.json",
                     "tools/recount_sources.py": "council-sources.json",
-                    "tools/recount_readers.py": "readers/readers-book.jsonl"}
+                    "tools/recount_readers.py": "readers/readers-book.jsonl",
+                    "tools/recount_points.py": "council-points.json"}
 #: How each stand-alone recount is run by a reader (open-data.md step 7), relative to the folder.
 REPLAY_ARGS = {"replay.py": ["."], "tools/replay_brier.py": ["--data", "."],
                "tools/recount_consensus.py": ["--data", "."], "tools/recount_arms.py": ["."],
                "tools/recount_talk.py": ["."], "tools/resolve_predictions.py": ["."], "tools/recount_sides.py": ["."],
-               "tools/recount_sources.py": ["."], "tools/recount_readers.py": ["."]}
+               "tools/recount_sources.py": ["."], "tools/recount_readers.py": ["."],
+               "tools/recount_points.py": ["."]}
 #: The arms' books (docs/experiments.md), published under arms/ once a league ran an arm.
 ARMS_BOOKS = ("arms/arms-book.jsonl", "arms/arm-asks.jsonl")
 #: The readers' book (docs/readers.md), published once a reader came.

@@ -1,7 +1,6 @@
-"""GIFT-Eval-CTX's pure data layer: windows, the hard-window filter, the structured effects and their validator.
-
-The track (seed 004) gives a forecaster a history plus *structured effects* drawn from the realised future
-and scores its path by MASE. This package builds the windows, keeps the hard ones, computes the effects by code
-and re-checks any effects record against the series. No clock, no network; the only I/O is reading a series file
-(``windows.read_series_csv`` / ``read_series_parquet``).
+"""The contextual point-forecast track (seed 004, GIFT-Eval-CTX): history-plus-effects windows and how their
+paths are scored. Pure (no clock, no network): ``windows`` (windows from a series, their hashes; the only I/O is
+reading a series file), ``hard`` (the hard-window filter against a named reference forecaster), ``effects``
+(Macro and Micro effects computed by code from the realised future), ``validate`` (every value recomputed),
+``scores`` (MASE of a path, relative MASE per configuration, compliance figures).
 """
