@@ -28,6 +28,6 @@ def test_a_bar_on_stderr_only_when_asked(verb: str, demo_league: dict[str, objec
     assert verb not in quiet.stderr and "done" not in quiet.stderr
     last = shown.stderr.strip().splitlines()[-1]
     assert last.startswith(verb) and "done" in last  # the bar ends complete: N/N, "done"
-    total = 12 if verb == "verify" else 22  # verify: steps 2-13; publish: its 22 steps
+    total = 12 if verb == "verify" else 23  # verify: steps 2-13; publish: its 23 steps
     assert f"{total}/{total}" in last
     assert shown.stdout.splitlines()[0].split()[0] == quiet.stdout.splitlines()[0].split()[0]
