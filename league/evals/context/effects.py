@@ -15,7 +15,8 @@ value may fall outside 0..100. All thresholds below are module constants, docume
   under 5 points in magnitude is linear, else convex (c > 0) or concave (c < 0).
 - ``macro.season.period``: the lag (2..H/2, so ≥ 2 full cycles) of the highest local peak of the linearly
   detrended future's autocorrelation, kept when that peak is ≥ 0.5, else ``None``; ``macro.season.waveform``:
-  the mean detrended value per phase (phase 0 = first future step), less its mean, in points ([] when none).
+  the mean detrended value per phase (phases counted from the first future step), less its mean, in points
+  ([] when none).
 - ``macro.min`` / ``macro.max``: the future's minimum and maximum in points.
 
 **Micro** (closed intervals [start, end] of future steps, 0-based, that the reference forecast missed):
@@ -88,7 +89,7 @@ def detect_period(values: Sequence[float] | Array) -> int | None:
 
 
 def _waveform(values: Array, period: int) -> Array:
-    """Mean linearly-detrended value per phase (phase 0 = first step), less its mean, in raw units."""
+    """Mean linearly-detrended value per phase (phases counted from the first step), less its mean, in raw units."""
     n = len(values)
     t = np.arange(n, dtype=np.float64)
     slope, icpt = np.polyfit(t, values, 1)

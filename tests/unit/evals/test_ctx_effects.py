@@ -173,7 +173,7 @@ def test_validator_rejects_shares_that_are_off_even_if_they_sum_to_one() -> None
 def test_validator_rejects_a_wrong_waveform_entry_unknown_and_missing_keys() -> None:
     rec = _record(SEASON_FUTURE)
     wave = list(rec["macro.season.waveform"])  # type: ignore[call-overload]
-    wave[3] = wave[3] + 8.0  # 8 points off at phase 3
+    wave[3] = wave[3] + 8.0  # 8 points off at the fourth phase
     rec["macro.season.waveform"] = wave
     with pytest.raises(InvalidEffect) as err:
         validate(rec, HISTORY, SEASON_FUTURE, SEASONAL_NAIVE)

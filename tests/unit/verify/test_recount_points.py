@@ -39,12 +39,12 @@ def row(seat: str, session: str, horizon: str, status: str, target: float | None
 def hand_book(folder: Path) -> None:
     """Market X, one-day closes 10, 12, 11, 15 on four sessions; season m = 1, min_history 1.
 
-    Session 2: history [10] (n - m = 0 < 1): A's target is unscaled.
-    Session 3: history [10, 12]: scale 2, naive 12, close 11. A says 13 (prob_up 30, reference 12: 13 < 12 is
+    The second session: history [10] (n - m = 0 < 1): A's target is unscaled.
+    The third session: history [10, 12]: scale 2, naive 12, close 11. A says 13 (prob_up 30, reference 12: 13 < 12 is
       false, out of range): error 1, naive 0.5. B says 12 (prob_up 50: in range): error 0.5, naive 0.5.
-    Session 4: history [10, 12, 11]: scale (2 + 1) / 2 = 1.5, naive 11, close 15. A says 14 (prob_up 70,
+    The fourth session: history [10, 12, 11]: scale (2 + 1) / 2 = 1.5, naive 11, close 15. A says 14 (prob_up 70,
       reference 11: in range): error 1/1.5 = 2/3, naive 4/1.5 = 8/3. B gave no answer (asked, not answered).
-      The one-week event of session 4 has no close: A's 16 (prob_up 60 over 11: in range) is unresolved.
+      The one-week event of the fourth session has no close: A's 16 (prob_up 60 over 11: in range) is unresolved.
     A: mase (1 + 2/3) / 2 = 5/6, naive (0.5 + 8/3) / 2 = 19/12, relative 10/19. B: 0.5 / 0.5 = 1.
     """
     lines: list[dict[str, object]] = [{"kind": "session_open", "n": 1, "session": SESSIONS[0]}]
