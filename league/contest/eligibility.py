@@ -112,12 +112,16 @@ def category_of(market: Market, categories: Mapping[str, Sequence[str]]) -> str:
 
 
 def category_share_ok(category: str, past_week: Sequence[str], rules: EligibilityRules) -> Refusal:
-    if not past_week:
+    """The cap must hold *after* the pick: a round that would take its category from 2 of 5 rounds to 3 of 6
+    (50 %) is refused, though 2 of 5 is within 40 %. A category's first round in the window is always allowed
+    (1 of 1 is 100 %: otherwise no round could open in an empty or short week)."""
+    count = sum(1 for c in past_week if c == category)
+    if count == 0:
         return None
-    share = sum(1 for c in past_week if c == category) / len(past_week)
-    if share > rules.max_category_share + 1e-12:
-        return (f"category {category!r} holds {share:.0%} of the past week's rounds "
-                f"(at most {rules.max_category_share:.0%})")
+    after, total = count + 1, len(past_week) + 1
+    if after > rules.max_category_share * total + 1e-12:
+        return (f"category {category!r} would hold {after / total:.0%} of the past week's rounds with this one "
+                f"({after} of {total}; at most {rules.max_category_share:.0%})")
     return None
 
 

@@ -98,9 +98,22 @@ def test_category_from_tags_then_venue_then_other() -> None:
 
 
 def test_no_category_above_forty_percent_of_the_week() -> None:
-    assert category_share_ok("sports", (), RULES) is None
-    assert category_share_ok("sports", ("sports", "crypto", "tech", "politics", "culture"), RULES) is None
-    assert "50%" in (category_share_ok("sports", ("sports", "sports", "crypto", "tech"), RULES) or "")
+    assert category_share_ok("sports", (), RULES) is None  # a category's first round: 1 of 1
+    assert category_share_ok("sports", ("crypto", "tech"), RULES) is None  # first sports round: 1 of 3
+    assert category_share_ok("sports", ("sports", "crypto", "tech", "politics", "culture"), RULES) is None  # 2 of 6
+    assert category_share_ok("sports", ("sports", "crypto", "tech", "politics"), RULES) is None  # 2 of 5 = 40 %
+    assert "60%" in (category_share_ok("sports", ("sports", "sports", "crypto", "tech"), RULES) or "")  # 3 of 5
+
+
+def test_the_category_cap_holds_after_the_pick() -> None:
+    """Regression: the share was checked before the pick, so 2 of 5 (40 %) let a third round in: 3 of 6 = 50 %."""
+    week = ("sports", "sports", "crypto", "tech", "politics")
+    reason = category_share_ok("sports", week, RULES)
+    assert reason is not None and "50%" in reason and "3 of 6" in reason
+    assert category_share_ok("crypto", week, RULES) is None  # 2 of 6 = 33 %
+    picked, refused = pick_for_rounds([_cand("s", "sports"), _cand("c", "crypto")],
+                                      RoundsState(today=0, running=0, past_week=week), RULES)
+    assert [c.market.id for c in picked] == ["c"] and [r.market_id for r in refused] == ["s"]
 
 
 def test_daily_and_concurrent_caps() -> None:
@@ -142,8 +155,9 @@ def test_screen_reads_books_only_for_listing_eligible_markets() -> None:
 def test_round_picks_respect_daily_cap_concurrency_and_category() -> None:
     cands = [_cand("a", "sports"), _cand("b", "sports"), _cand("c", "crypto"), _cand("d", "tech")]
     picked, refused = pick_for_rounds(cands, RoundsState(today=3, running=0, past_week=("politics",)), RULES)
-    assert [c.market.id for c in picked] == ["a", "c"]  # b: sports at 50% of the week after a; d: 5 a day
+    assert [c.market.id for c in picked] == ["a", "c"]  # b: sports would be 2 of 3 (67%) after a; d: 5 a day
     assert [r.market_id for r in refused] == ["b", "d"]
-    assert "category 'sports' holds 50%" in refused[0].reason and "5 rounds already opened today" in refused[1].reason
+    assert "category 'sports' would hold 67%" in refused[0].reason
+    assert "5 rounds already opened today" in refused[1].reason
     picked, refused = pick_for_rounds(cands, RoundsState(today=0, running=3, past_week=()), RULES)
     assert picked == [] and all("at once" in r.reason for r in refused)
