@@ -25,6 +25,9 @@ def verify(
     resolutions: Annotated[Path | None, typer.Option(
         "--resolutions", envvar="LEAGUE_CONTEST_RESOLUTIONS",
         help="recorded resolutions (JSON {market_id: winner}) for a folder that publishes none")] = None,
+    strict: Annotated[bool, typer.Option(
+        "--strict", envvar="LEAGUE_CONTEST_VERIFY_STRICT",
+        help="also fail (exit 4) when published figures are left unchecked (e.g. no resolutions)")] = False,
 ) -> None:
     """Check every sealed file against sealed.json (and the book), recompute metrics.json."""
     with extra("stats"):
@@ -35,6 +38,10 @@ def verify(
     bad = [c for c in checks if c.failed]
     if bad:
         raise VerifyFailed(f"{len(bad)} check(s) FAILED for {folder}", fix="each FAILED line names the file and field")
+    left = [c for c in checks if c.status == "unchecked"]
+    if strict and left:
+        raise VerifyFailed(f"--strict: {len(left)} group(s) of published figures unchecked for {folder}",
+                           fix="each unchecked line says why (e.g. pass the recorded winners with --resolutions)")
 
 
 @contest_app.command("demo")

@@ -11,9 +11,14 @@ folder's top) and the reference implementation's (the same files under ``data/``
    (``resolutions.json``, or ``--resolutions`` for a reference folder, which publishes none) and
    compared field by field. Intervals are recomputed when the file names our bootstrap (seed,
    resamples); a reference folder's intervals come from another resampler, so only their
-   consistency with the verdict is checked. A reference folder's figures are compared at the
-   precision it publishes (±0.0001); ours exactly.
-Each failure names the file and the field.
+   consistency with the verdict is checked. Every figure is compared exactly: a figure published
+   to N decimals must be the recomputed figure rounded the same way (both files round as the
+   reference does: 4 decimals, P&L 2), so 0.148 published where 0.1481 is recomputed fails.
+Each failure names the file, the JSON path, the published and the recomputed figure.
+
+A group of published figures that cannot be recomputed from the folder (no recorded resolutions,
+intervals of an unnamed resampler, a betting record without our rounds) is reported "unchecked"
+with the reason: it is not a failure, but neither is it verified, and ``--strict`` refuses it.
 
 Every file is read as :mod:`league.inputs` reads what a user hands over: a regular file inside the
 folder named (a symbolic link out of it, a FIFO or a device is refused, never followed or opened),
@@ -47,12 +52,16 @@ BETTING_FIELDS = ("played", "wins", "losses", "no_bets", "win_rate", "net_pnl", 
 @dataclass(frozen=True)
 class Check:
     name: str
-    status: str  # "ok", "FAILED" or "skipped"
+    status: str  # "ok", "FAILED", "unchecked" (published but not recomputable here) or "skipped" (nothing to check)
     detail: str = ""
 
     @property
     def failed(self) -> bool:
         return self.status == "FAILED"
+
+    @property
+    def unchecked(self) -> bool:
+        return self.status == "unchecked"
 
 
 def ok(name: str, detail: str = "") -> Check:
@@ -65,6 +74,11 @@ def failed(name: str, detail: str) -> Check:
 
 def skipped(name: str, detail: str) -> Check:
     return Check(name, "skipped", detail)
+
+
+def unchecked(name: str, detail: str) -> Check:
+    """Published figures this folder gives no means to recompute: said, never counted as verified."""
+    return Check(name, "unchecked", detail)
 
 
 #: A published file whose JSON is not the shape this check reads (a list where an object belongs, ...).
@@ -80,7 +94,9 @@ class Layout:
 
     @property
     def tolerance(self) -> float:
-        return 0.0 if self.kind == "ours" else 1e-4 + 1e-12
+        """Exact for both layouts: each publishes its figures rounded (4 decimals, P&L 2) and the recomputed
+        figures are rounded the same way, so a difference of one unit of the last decimal is a difference."""
+        return 0.0
 
     def path(self, name: str) -> Path:
         return self.root / name
@@ -233,19 +249,52 @@ def load_resolutions(layout: Layout, override: Path | None) -> dict[str, str] | 
     return {str(r["market_id"]): str(r["winner"]) for r in body if r.get("winner") is not None}
 
 
+def _number(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
 def same(a: object, b: object, tol: float) -> bool:
-    if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
+    if isinstance(a, int | float) and isinstance(b, int | float) and _number(a) and _number(b):
         return math.isclose(float(a), float(b), rel_tol=0.0, abs_tol=tol)
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return all(same(x, y, tol) for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 
+def decimals(x: object) -> int | None:
+    """How many decimals a published number shows (JSON drops trailing zeros: 0.1480 reads as 0.148)."""
+    if not _number(x):
+        return None
+    text = repr(x)
+    if "e" in text or "E" in text or "inf" in text or "nan" in text:
+        return None
+    return len(text.partition(".")[2]) if isinstance(x, float) and "." in text else 0
+
+
+def mismatch(path: str, published: object, recomputed: object) -> str:
+    """One field's report: its JSON path, the published and the recomputed figure (and, for a number, the
+    decimals it was published to: the recomputed figure at that precision is what it had to equal)."""
+    shown = f"{path}: published {published!r}"
+    n = decimals(published)
+    if n is not None and _number(recomputed) and isinstance(published, float):
+        shown += f" ({n} decimal{'s' if n != 1 else ''})"
+    return f"{shown}, recomputed {recomputed!r}"
+
+
+def differences(path: str, published: object, recomputed: object, tol: float) -> Iterator[str]:
+    """Every differing leaf, by JSON path (an interval's bound as ``ci[0]``), so the report names the figure."""
+    if (isinstance(published, list) and isinstance(recomputed, list) and len(published) == len(recomputed)
+            and published):
+        for i, (x, y) in enumerate(zip(published, recomputed, strict=True)):
+            yield from differences(f"{path}[{i}]", x, y, tol)
+    elif not same(published, recomputed, tol):
+        yield mismatch(path, published, recomputed)
+
+
 def compare(where: str, published: Mapping[str, object], recomputed: Mapping[str, object], fields: Sequence[str],
             tol: float) -> Iterator[str]:
     for f in fields:
-        if not same(published.get(f), recomputed.get(f), tol):
-            yield f"{where}.{f}: published {published.get(f)!r}, recomputed {recomputed.get(f)!r}"
+        yield from differences(f"{where}.{f}", published.get(f), recomputed.get(f), tol)
 
 
 def _rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
@@ -310,7 +359,9 @@ def _recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Pat
     metrics = layout.read(path, "metrics file")
     resolutions = load_resolutions(layout, resolutions_path)
     if resolutions is None:
-        return [skipped("metrics.json", "no recorded resolutions (resolutions.json or --resolutions)")]
+        return [unchecked("metrics.json", "forecast_accuracy not recomputed: no recorded resolutions (the folder "
+                                          "publishes no resolutions.json and no --resolutions file was given)"),
+                *recompute_betting(layout, metrics)]
     published = metrics.get("forecast_accuracy", {})
     boot = published.get("bootstrap")
     with_ci = isinstance(boot, dict) and {"resamples", "seed"} <= set(boot)
@@ -321,22 +372,51 @@ def _recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Pat
             if "void" not in s} if sweeps else None  # a voided sweep offered nothing
     agents = [(str(r["agent"]), str(r.get("name", r["agent"]))) for r in published.get("agents", [])]
     mine = forecast_accuracy(docs, resolutions, agents, stats, part)
-    problems = list(accuracy_problems(published, mine, layout.tolerance, with_ci))
+    problems = list(resolution_problems(published, mine, docs, resolutions, resolutions_path))
+    problems += accuracy_problems(published, mine, layout.tolerance, with_ci)
     checks = [failed("metrics.json", p) for p in problems] or [
         ok("metrics.json", f"forecast_accuracy recomputed: {mine['markets_resolved']} resolved markets, "
                            f"{sum(r['n'] for r in mine['agents'])} forecasts")]
     if not with_ci:
-        checks.append(skipped("metrics.json", "intervals not recomputed: the folder does not name its resampling "
-                                              "(only each verdict's consistency with its interval was checked)"))
+        checks.append(unchecked("metrics.json", "intervals not recomputed: the folder does not name its "
+                                                "resampling (only each verdict's consistency with its interval was "
+                                                "checked)"))
     checks += recompute_betting(layout, metrics)
     return checks
+
+
+def resolution_problems(published: Mapping[str, Any], mine: Mapping[str, Any], docs: Sequence[Mapping[str, Any]],
+                        resolutions: Mapping[str, str], override: Path | None) -> Iterator[str]:
+    """Whether the resolutions are the ones the snapshot was computed on: a winner that is not an outcome of
+    its swept market, and a count of resolved swept markets other than the published one, are named (with
+    the markets the file resolves), since every other figure would then differ for that reason alone."""
+    source = str(override) if override is not None else "resolutions.json"
+    outcomes = {str(m["id"]): [str(o) for o in m["outcomes"]] for doc in docs for m in doc["markets"]}
+    for market, winner in sorted(resolutions.items()):
+        if market in outcomes and winner not in outcomes[market]:
+            yield (f"{source}: market {market}: winner {winner!r} is not one of its swept outcomes "
+                   f"{outcomes[market]!r}")
+    if "markets_resolved" in published and published["markets_resolved"] != mine["markets_resolved"]:
+        resolved = sorted(m for m in resolutions if m in outcomes and resolutions[m] in outcomes[m])
+        unknown = sorted(m for m in resolutions if m not in outcomes)
+        yield (f"forecast_accuracy.markets_resolved: published {published['markets_resolved']!r}, recomputed "
+               f"{mine['markets_resolved']!r}: {source} and the sealed sweeps that verify do not give the "
+               f"snapshot's resolved markets (the file resolves {_ids(resolved)} of them"
+               + (f"; not in a verified sweep: {_ids(unknown)}" if unknown else "") + ")")
+
+
+def _ids(ids: Sequence[str], most: int = 40) -> str:
+    shown = ", ".join(ids[:most])
+    return f"{len(ids)}: {shown}" + (f", … {len(ids) - most} more" if len(ids) > most else "") if ids else "none"
 
 
 def recompute_betting(layout: Layout, metrics: Mapping[str, Any]) -> list[Check]:
     published = metrics.get("betting_record")
     rounds_path = layout.path("rounds.json")
-    if not isinstance(published, dict) or "voided" not in published or not _present(rounds_path):
-        return [skipped("metrics.json", "betting_record not recomputed (needs our rounds.json and voided list)")]
+    if not isinstance(published, dict):
+        return [skipped("metrics.json", "no betting_record published")]
+    if "voided" not in published or not _present(rounds_path):
+        return [unchecked("metrics.json", "betting_record not recomputed (needs our rounds.json and voided list)")]
     agents = [(str(r["agent"]), str(r.get("name", r["agent"]))) for r in published.get("agents", [])]
     mine = betting_record(layout.read(rounds_path, "rounds file"), published["voided"], agents)
     problems = list(betting_problems(published, mine))

@@ -147,14 +147,14 @@ def test_a_reference_layout_folder_verifies(tmp_path: Path) -> None:
     repo, resolutions = reference_folder(tmp_path)
     checks = verify_folder(repo, resolutions)
     assert [c for c in checks if c.failed] == []
-    assert any(c.status == "skipped" and "intervals not recomputed" in c.detail for c in checks)
+    assert any(c.status == "unchecked" and "intervals not recomputed" in c.detail for c in checks)
     assert any(c.name == "data/forecasts/2026-10-09.json" and c.status == "ok" for c in checks)
 
 
 def test_without_resolutions_the_metrics_are_not_claimed_verified(tmp_path: Path) -> None:
     repo, _ = reference_folder(tmp_path)
     checks = verify_folder(repo)
-    assert any(c.name == "metrics.json" and c.status == "skipped" for c in checks)
+    assert any(c.name == "metrics.json" and c.status == "unchecked" for c in checks)
 
 
 def test_a_tampered_reference_copy_fails_naming_file_and_field(tmp_path: Path) -> None:
