@@ -151,7 +151,7 @@ def test_strict_exits_non_zero_when_figures_are_unchecked(tmp_path: Path) -> Non
 
 # --------------------------------------------------------------- resolutions that are not the snapshot's
 def with_count(repo: Path) -> None:
-    write_metrics(repo, {**METRICS, FA: {**METRICS[FA], "markets_resolved": 2}})
+    write_metrics(repo, bumped(METRICS, (FA, "markets_resolved"), 2))
 
 
 def test_resolutions_missing_a_market_of_the_snapshot_are_named(tmp_path: Path) -> None:
@@ -179,3 +179,14 @@ def test_extra_markets_in_the_resolutions_are_not_a_mismatch(tmp_path: Path) -> 
     with_count(repo)
     resolutions.write_text(json.dumps({"A": "Yes", "B": "Z", "C": "No"}))  # a later market: ignored
     assert failures(repo, resolutions) == []
+
+
+def test_the_readers_step_13_notes_unchecked_figures_for_strict(tmp_path: Path) -> None:
+    """`league verify --strict` refuses a contest step whose figures were left unchecked (no resolutions)."""
+    from league.verify.reader import Checker
+
+    repo, _ = reference_folder(tmp_path)
+    checker = Checker(repo / "data", None, run_scripts=False, contest=verify_folder)
+    status, _detail = checker.step13()
+    assert status == "ok"
+    assert "contest figures unchecked: metrics.json: forecast_accuracy not recomputed" in checker.strict_notes[13]
