@@ -37,6 +37,7 @@ from typing import Any
 from league.contest.files import KIND
 from league.contest.metrics import Stats, betting_record, forecast_accuracy
 from league.inputs import InputError, parse_json, read_json, read_text
+from league.jsonvalue import Json, items, obj
 from league.seatcore.files import dump_bytes, sha256_bytes
 from league.verify.chain import MAX_LINE_BYTES, OVERLONG, check_line
 from league.verify.files import bounded_lines, regular
@@ -385,13 +386,14 @@ def _recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Pat
     return checks
 
 
-def resolution_problems(published: Mapping[str, Any], mine: Mapping[str, Any], docs: Sequence[Mapping[str, Any]],
+def resolution_problems(published: Mapping[str, Json], mine: Mapping[str, Json], docs: Sequence[Mapping[str, Json]],
                         resolutions: Mapping[str, str], override: Path | None) -> Iterator[str]:
     """Whether the resolutions are the ones the snapshot was computed on: a winner that is not an outcome of
     its swept market, and a count of resolved swept markets other than the published one, are named (with
     the markets the file resolves), since every other figure would then differ for that reason alone."""
     source = str(override) if override is not None else "resolutions.json"
-    outcomes = {str(m["id"]): [str(o) for o in m["outcomes"]] for doc in docs for m in doc["markets"]}
+    outcomes = {str(obj(m).get("id")): [str(o) for o in items(obj(m).get("outcomes"))]
+                for doc in docs for m in items(doc.get("markets"))}
     for market, winner in sorted(resolutions.items()):
         if market in outcomes and winner not in outcomes[market]:
             yield (f"{source}: market {market}: winner {winner!r} is not one of its swept outcomes "

@@ -1,5 +1,5 @@
 """`league contest verify` to the last digit: exact comparison at the published precision, figures left
-unchecked said so (and refused under ``--strict``), resolutions that are not the snapshot's named (issue 46)."""
+unchecked said so (and refused under ``--strict``), resolutions that are not the snapshot's named."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def bumped(doc: dict[str, Any], keys: tuple[str | int, ...], value: object) -> d
     return dict(copy)
 
 
-# Every figure of the reference fixture the check recomputes (its intervals are not: issue 46 item 1), with
+# Every figure of the reference fixture the check recomputes (not its intervals: it names no resampling), with
 # the JSON path the report must name and, written out by hand, the figure one unit of its 4th decimal above
 # (an integer: one above). The recomputed figures are the fixture's own hand-computed values.
 FA = "forecast_accuracy"
