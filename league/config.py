@@ -324,6 +324,14 @@ ExtraRun = Literal["evening", "weekend_btc", "sunday_radar"]
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri")
 
 
+def listed_once(value: tuple[str, ...]) -> tuple[str, ...]:
+    """A list of names, refused when a name repeats."""
+    dupes = sorted({v for v in value if value.count(v) > 1})
+    if dupes:
+        raise ValueError(f"listed twice: {', '.join(dupes)}")
+    return value
+
+
 class ArmsSettings(Frozen):
     """The arms beside the counted run and the repeats (docs/experiments.md). Nothing here changes the daily
     council: arms seal in their own book and publish their own files.
@@ -345,10 +353,7 @@ class ArmsSettings(Frozen):
     @field_validator("arms", "seats", "repeat_seats", "extra_runs")
     @classmethod
     def _unique(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        dupes = sorted({v for v in value if value.count(v) > 1})
-        if dupes:
-            raise ValueError(f"listed twice: {', '.join(dupes)}")
-        return value
+        return listed_once(value)
 
     @property
     def active(self) -> bool:
@@ -369,10 +374,7 @@ class TalkSettings(Frozen):
     @field_validator("seats")
     @classmethod
     def _unique(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        dupes = sorted({v for v in value if value.count(v) > 1})
-        if dupes:
-            raise ValueError(f"listed twice: {', '.join(dupes)}")
-        return value
+        return listed_once(value)
 
 
 class SourcesSettings(Frozen):

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from datetime import date
 from pathlib import Path
 from typing import Annotated
 from zoneinfo import ZoneInfo
 
 import typer
 
-from league.cli._common import ConfigDir
+from league.cli._common import ConfigDir, parse_day
 from league.errors import UsageError
 from league.extras import extra
 
@@ -56,8 +55,9 @@ def resolve_cmd(
         from league.compose import open_for_correction
         from league.jobs.predictions import resolve_due
         from league.publish.files import publish
+    asked = parse_day(session, option="--session", env="LEAGUE_PREDICTIONS_SESSION") if session else None
     lg = open_for_correction(config)
-    day = date.fromisoformat(session) if session else lg.clock.now().astimezone(NEW_YORK).date()
+    day = asked or lg.clock.now().astimezone(NEW_YORK).date()
     try:
         report = publish(lg.data_dir, config=lg.config, clock=lg.clock)
         sealed = resolve_due(lg, day.isoformat(), report.out_dir)
