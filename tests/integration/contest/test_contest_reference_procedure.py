@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_contest_verify import published  # noqa: F401 (a fixture: our demo day, published)
 
 from league.contest.errors import ContestError
 from league.contest.refstats import compensated_sum
@@ -202,9 +203,9 @@ def test_the_cli_prints_and_writes_the_document(repo: Path, tmp_path: Path) -> N
     out = tmp_path / "metrics.json"
     done = run("contest", "metrics", str(repo), "--resolutions", str(RESOLUTIONS), "--out", str(out))
     assert done.returncode == 0, done.stderr
-    published = (repo / "data" / "metrics.json").read_bytes()
-    assert out.read_bytes() == published
-    assert done.stdout == published.decode("utf-8") + "\n"
+    file = (repo / "data" / "metrics.json").read_bytes()
+    assert out.read_bytes() == file
+    assert done.stdout == file.decode("utf-8") + "\n"
     strict = run("contest", "verify", str(repo), "--resolutions", str(RESOLUTIONS), "--strict")
     assert strict.returncode == 0, strict.stdout + strict.stderr
     bad = run("contest", "metrics", str(repo), "--resolutions", str(RESOLUTIONS), "--procedure", "numpy")
@@ -217,3 +218,19 @@ def test_the_leagues_procedure_leaves_the_references_intervals_unchecked(repo: P
     """Asked for the league's procedure, a reference file names no seed of it: intervals are unchecked."""
     checks = verify_folder(repo, RESOLUTIONS, "league")
     assert any(c.status == "unchecked" and "intervals not recomputed" in c.detail for c in checks)
+
+
+# ------------------------------------------------------------------------------- the league's own folder
+@pytest.mark.sandbox
+def test_metrics_of_our_demo_folder_are_its_published_file_byte_for_byte(published: Path,  # noqa: F811
+                                                                          tmp_path: Path) -> None:
+    """The demo day published (league.contest.demo's run_day, resolve, publish): `league contest metrics`
+    recomputes metrics.json, the league's procedure named in it, equal to the published bytes."""
+    metrics = json.loads((published / "metrics.json").read_text())
+    boot = metrics["forecast_accuracy"]["bootstrap"]
+    assert boot["procedure"] == "league" and {"seed", "resamples"} <= set(boot)
+    out = tmp_path / "metrics.json"
+    done = run("contest", "metrics", str(published), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == (published / "metrics.json").read_bytes()
+    assert recompute_metrics(published).procedure == "league"
