@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 AGENTS = [("claude", "Claude"), ("codex", "Codex"), ("agy", "Gemini"), ("grok", "Grok")]
 MODELS = {"claude": "claude-fable-5-1", "codex": "gpt-6-luna", "agy": "gemini-3.1-pro-high", "grok": "grok-4.7"}
 SWEEPS = {"2026-10-09": ["540121", "540388", "541002", "541977"],
-          "2026-10-10": ["542310", "542311", "543090", "543412"],
+          "2026-10-10": ["538310", "538311", "543090", "539412"],  # ids below the day before's
           "2026-10-11": ["544001", "544780", "545215"],
           "2026-10-13": ["546002", "546118"]}
 THREE = {"540388", "543090", "545215"}  # three-outcome markets
