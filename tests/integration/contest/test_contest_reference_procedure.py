@@ -23,7 +23,7 @@ from test_contest_verify import published  # noqa: F401 (a fixture: our demo day
 from league.contest.errors import ContestError
 from league.contest.refstats import compensated_sum
 from league.contest.remetrics import recompute_metrics
-from league.contest.verify import verify_folder
+from league.contest.verify import snapshot_date, verify_folder
 
 ASSET = Path(__file__).resolve().parents[2] / "assets" / "contest-ref"
 INDEPENDENT = Path(__file__).resolve().parent / "reference_independent.py"
@@ -234,3 +234,19 @@ def test_metrics_of_our_demo_folder_are_its_published_file_byte_for_byte(publish
     assert done.returncode == 0, done.stderr
     assert out.read_bytes() == (published / "metrics.json").read_bytes()
     assert recompute_metrics(published).procedure == "league"
+
+
+@pytest.mark.parametrize(("metrics", "day"), [
+    ({"generated_at": 1791591737.301892}, "2026-10-10"),
+    ({"generated_at": "1791591737"}, None),  # not a number: no snapshot day, every sweep counts
+    ({"generated_at": float("inf")}, None),
+    ({"generated_at": 1e300}, None),
+    ({}, None),
+])
+def test_the_snapshot_day_is_the_utc_day_of_generated_at(metrics: dict[str, object], day: str | None) -> None:
+    assert snapshot_date(metrics) == day  # type: ignore[arg-type]
+
+
+def test_verify_refuses_an_unknown_procedure(repo: Path) -> None:
+    done = run("contest", "verify", str(repo), "--resolutions", str(RESOLUTIONS), "--procedure", "numpy")
+    assert done.returncode == 2 and "--procedure reference or --procedure league" in done.stderr
