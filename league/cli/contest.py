@@ -13,7 +13,9 @@ from league.cli._common import parse_day
 from league.clock import SystemClock
 from league.contest.config import load_config
 from league.contest.errors import VerifyFailed
+from league.errors import UsageError
 from league.extras import extra
+from league.seatcore.files import write_atomic
 
 contest_app = typer.Typer(name="contest", help="The vendor-CLI contest: sealed sweeps and betting rounds.",
                           no_args_is_help=True)
@@ -28,11 +30,15 @@ def verify(
     strict: Annotated[bool, typer.Option(
         "--strict", envvar="LEAGUE_CONTEST_VERIFY_STRICT",
         help="also fail (exit 4) when published figures are left unchecked (e.g. no resolutions)")] = False,
+    procedure: Annotated[str | None, typer.Option(
+        "--procedure", envvar="LEAGUE_CONTEST_PROCEDURE",
+        help="bootstrap procedure of the intervals: reference or league (default: the one the folder names, "
+             "else the reference's for a reference-layout folder)")] = None,
 ) -> None:
     """Check every sealed file against sealed.json (and the book), recompute metrics.json."""
     with extra("stats"):
         from league.contest.verify import verify_folder
-    checks = verify_folder(folder, resolutions)
+    checks = verify_folder(folder, resolutions, checked_procedure(procedure))
     for c in checks:
         typer.echo(f"{c.status:<7} {c.name}" + (f": {c.detail}" if c.detail else ""))
     bad = [c for c in checks if c.failed]
@@ -42,6 +48,41 @@ def verify(
     if strict and left:
         raise VerifyFailed(f"--strict: {len(left)} group(s) of published figures unchecked for {folder}",
                            fix="each unchecked line says why (e.g. pass the recorded winners with --resolutions)")
+
+
+PROCEDURES = ("reference", "league")
+
+
+def checked_procedure(procedure: str | None) -> str | None:
+    if procedure is not None and procedure not in PROCEDURES:
+        raise UsageError(f"--procedure {procedure!r} is not a bootstrap procedure",
+                         fix="give --procedure reference or --procedure league (or LEAGUE_CONTEST_PROCEDURE)")
+    return procedure
+
+
+@contest_app.command("metrics")
+def metrics(
+    folder: Annotated[Path, typer.Argument(help="a published contest folder (ours, or the reference's layout)")],
+    resolutions: Annotated[Path | None, typer.Option(
+        "--resolutions", envvar="LEAGUE_CONTEST_RESOLUTIONS",
+        help="recorded resolutions (JSON {market_id: winner}) for a folder that publishes none")] = None,
+    as_of: Annotated[str | None, typer.Option(
+        "--as-of", envvar="LEAGUE_CONTEST_AS_OF",
+        help="the day (YYYY-MM-DD) the metrics are a snapshot of (default: the metrics.json's own day)")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", envvar="LEAGUE_CONTEST_METRICS_OUT", help="also write the document to this file")] = None,
+    procedure: Annotated[str | None, typer.Option(
+        "--procedure", envvar="LEAGUE_CONTEST_PROCEDURE",
+        help="bootstrap procedure of the intervals: reference or league (default: the folder's)")] = None,
+) -> None:
+    """Recompute a folder's metrics as of a day and print them, in the folder's own field layout."""
+    with extra("stats"):
+        from league.contest.remetrics import recompute_metrics
+    day = parse_day(as_of, option="--as-of", env="LEAGUE_CONTEST_AS_OF").isoformat() if as_of is not None else None
+    result = recompute_metrics(folder, resolutions, day, checked_procedure(procedure))
+    if out is not None:
+        write_atomic(out, result.data)
+    typer.echo(result.data.decode("utf-8"))
 
 
 @contest_app.command("demo")

@@ -32,7 +32,8 @@ class Stats:
     level: float = 0.95
 
     def as_json(self) -> JsonObject:
-        return {"method": BOOTSTRAP_METHOD, "resamples": self.resamples, "seed": self.seed, "level": self.level}
+        return {"procedure": "league", "method": BOOTSTRAP_METHOD, "resamples": self.resamples, "seed": self.seed,
+                "level": self.level}
 
 
 def r4(x: float) -> float:

@@ -9,9 +9,13 @@ folder's top) and the reference implementation's (the same files under ``data/``
 2. our book, when the folder has one: the chain holds and each sealed sweep's hash is in it;
 3. ``metrics.json`` is recomputed from the sealed forecasts and the recorded resolutions
    (``resolutions.json``, or ``--resolutions`` for a reference folder, which publishes none) and
-   compared field by field. Intervals are recomputed when the file names our bootstrap (seed,
-   resamples); a reference folder's intervals come from another resampler, so only their
-   consistency with the verdict is checked. Every figure is compared exactly: a figure published
+   compared field by field, as of the snapshot's own date (its ``generated_at``: a sweep sealed later
+   is not in it, so ``markets_open`` and ``sweeps`` count only the sweeps up to that day). Intervals are
+   recomputed by the procedure the folder's intervals were drawn with: the league's
+   (league.contest.stats) when the file names it in ``forecast_accuracy.bootstrap``, the reference's
+   (league.contest.refstats) for a folder in the reference's layout, or the one ``--procedure``
+   names; with the league's procedure on a file that names no seed, only each interval's
+   consistency with its verdict is checked. Every figure is compared exactly: a figure published
    to N decimals must be the recomputed figure rounded the same way (both files round as the
    reference does: 4 decimals, P&L 2), so 0.148 published where 0.1481 is recomputed fails.
 Each failure names the file, the JSON path, the published and the recomputed figure.
@@ -31,13 +35,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from league.contest import refstats
 from league.contest.files import KIND
 from league.contest.metrics import Stats, betting_record, forecast_accuracy
 from league.inputs import InputError, parse_json, read_json, read_text
-from league.jsonvalue import Json, items, obj
+from league.jsonvalue import Json, JsonObject, items, number, obj, text
 from league.seatcore.files import dump_bytes, sha256_bytes
 from league.verify.chain import MAX_LINE_BYTES, OVERLONG, check_line
 from league.verify.files import bounded_lines, regular
@@ -130,6 +136,10 @@ def find_layout(folder: Path) -> Layout | None:
 
 def _present(path: Path) -> bool:
     return path.is_symlink() or path.exists()
+
+
+#: For the other readers of a folder (league.contest.remetrics): an entry of any type counts as there.
+present = _present
 
 
 # ----------------------------------------------------------------------------------- sealed files
@@ -337,10 +347,11 @@ def betting_problems(published: Mapping[str, Any], mine: Mapping[str, Any]) -> I
         yield from compare(f"betting_record.agents[{agent}]", pub_rows.get(agent, {}), row, BETTING_FIELDS, 0.0)
 
 
-def recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Path | None) -> list[Check]:
+def recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Path | None,
+              procedure: str | None = None) -> list[Check]:
     """metrics.json recomputed; a file it needs that cannot be read, or of another shape, is one FAILED check."""
     try:
-        return _recompute(layout, docs, resolutions_path)
+        return _recompute(layout, docs, resolutions_path, procedure)
     except InputError as exc:
         return [failed("metrics.json", f"not recomputed: {exc.message}")]
     except SHAPE_ERRORS as exc:
@@ -353,7 +364,8 @@ def _why(exc: Exception) -> str:
     return text if len(text) <= 200 else text[:199] + "…"
 
 
-def _recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Path | None) -> list[Check]:
+def _recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Path | None,
+               procedure: str | None = None) -> list[Check]:
     path = layout.path("metrics.json")
     if not _present(path):
         return [skipped("metrics.json", "no metrics.json in this folder")]
@@ -364,26 +376,115 @@ def _recompute(layout: Layout, docs: list[dict[str, Any]], resolutions_path: Pat
                                           "publishes no resolutions.json and no --resolutions file was given)"),
                 *recompute_betting(layout, metrics)]
     published = metrics.get("forecast_accuracy", {})
-    boot = published.get("bootstrap")
-    with_ci = isinstance(boot, dict) and {"resamples", "seed"} <= set(boot)
-    stats = Stats(int(boot["resamples"]), int(boot["seed"]), float(boot.get("level", 0.95))) if with_ci \
-        else Stats(2000, 0)
-    sweeps = layout.read(layout.path("sweeps.json"), "sweeps file") if _present(layout.path("sweeps.json")) else None
-    part = {s["date"]: {r["agent"]: r["status"] for r in s["runs"]} for s in sweeps
-            if "void" not in s} if sweeps else None  # a voided sweep offered nothing
-    agents = [(str(r["agent"]), str(r.get("name", r["agent"]))) for r in published.get("agents", [])]
-    mine = forecast_accuracy(docs, resolutions, agents, stats, part)
-    problems = list(resolution_problems(published, mine, docs, resolutions, resolutions_path))
+    chosen = choose_procedure(layout, published, procedure)
+    snapshot = as_of_docs(docs, snapshot_date(metrics))
+    mine, with_ci = accuracy_for(layout, metrics, snapshot, resolutions, chosen)
+    problems = list(resolution_problems(published, mine, snapshot, resolutions, resolutions_path))
     problems += accuracy_problems(published, mine, layout.tolerance, with_ci)
+    problems += count_problems(published, mine)
+    n = sum(number(obj(r).get("n")) or 0 for r in items(mine.get("agents")))
     checks = [failed("metrics.json", p) for p in problems] or [
-        ok("metrics.json", f"forecast_accuracy recomputed: {mine['markets_resolved']} resolved markets, "
-                           f"{sum(r['n'] for r in mine['agents'])} forecasts")]
+        ok("metrics.json", f"forecast_accuracy recomputed ({chosen} procedure): {mine.get('markets_resolved')} "
+                           f"resolved markets, {n} forecasts" + (", every interval" if with_ci else ""))]
     if not with_ci:
         checks.append(unchecked("metrics.json", "intervals not recomputed: the folder does not name its "
                                                 "resampling (only each verdict's consistency with its interval was "
-                                                "checked)"))
+                                                "checked; --procedure reference recomputes the reference's)"))
     checks += recompute_betting(layout, metrics)
     return checks
+
+
+PROCEDURES = ("reference", "league")
+
+
+def choose_procedure(layout: Layout, published: Mapping[str, Json], requested: str | None) -> str:
+    """The bootstrap procedure a folder's intervals are checked with: the one asked for, else the one its
+    metrics file names (``forecast_accuracy.bootstrap.procedure``; a league file naming a seed and B without a
+    procedure is the league's), else the reference's for a folder in the reference's layout."""
+    if requested is not None:
+        if requested not in PROCEDURES:
+            raise ValueError(f"--procedure {requested!r} is not one of {', '.join(PROCEDURES)}")
+        return requested
+    boot = obj(published.get("bootstrap"))
+    if text(boot.get("procedure")) in PROCEDURES:
+        return text(boot.get("procedure"))
+    return "league" if layout.kind == "ours" or boot else "reference"
+
+
+def snapshot_date(metrics: Mapping[str, Json]) -> str | None:
+    """The UTC day a metrics file is a snapshot of (its ``generated_at``), or None when it names none."""
+    at = number(metrics.get("generated_at"))
+    if at is None or not math.isfinite(at):
+        return None
+    try:
+        return datetime.fromtimestamp(at, UTC).date().isoformat()
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def as_of_docs(docs: Sequence[JsonObject], as_of: str | None) -> list[JsonObject]:
+    """The sealed sweeps dated on or before ``as_of`` (every one when None): a snapshot counts no later sweep."""
+    return [d for d in docs if as_of is None or text(d.get("date")) <= as_of]
+
+
+def participation_of(layout: Layout) -> dict[str, dict[str, str]] | None:
+    """Who took part in each sweep, from the folder's sweeps.json (a voided sweep offered nothing), if any."""
+    if not _present(layout.path("sweeps.json")):
+        return None
+    sweeps = layout.read(layout.path("sweeps.json"), "sweeps file")
+    return {text(obj(s).get("date")): {text(obj(r).get("agent")): text(obj(r).get("status"))
+                                       for r in items(obj(s).get("runs"))}
+            for s in items(sweeps) if "void" not in obj(s)}
+
+
+def contest_agents(metrics: Mapping[str, Json]) -> list[tuple[str, str]]:
+    """The contestants in configured order: the keys of ``contestants`` when the file keeps their order (the
+    reference's does; ours is written with sorted keys, where the order decides nothing: ties rank by id),
+    else the order of the published rows."""
+    rows = [obj(r) for r in items(obj(metrics.get("forecast_accuracy")).get("agents"))]
+    names = {text(r.get("agent")): text(r.get("name"), text(r.get("agent"))) for r in rows}
+    listed = obj(metrics.get("contestants"))
+    if listed and set(names) <= set(listed):
+        return [(a, names.get(a) or text(obj(v).get("name"), a)) for a, v in listed.items()]
+    return list(names.items())
+
+
+def agents_in(docs: Sequence[JsonObject]) -> list[tuple[str, str]]:
+    """With no metrics file to name the contestants: every agent with a sealed forecast, in order of first
+    appearance (sweep date, then agent id, as each sealed file lists them), named by its id."""
+    seen: dict[str, str] = {}
+    for doc in sorted(docs, key=lambda d: text(d.get("date"))):
+        for f in items(doc.get("forecasts")):
+            agent = text(obj(f).get("agent"))
+            seen.setdefault(agent, agent)
+    return list(seen.items())
+
+
+def accuracy_for(layout: Layout, metrics: Mapping[str, Json], docs: Sequence[JsonObject],
+                 resolutions: Mapping[str, str], chosen: str) -> tuple[JsonObject, bool]:
+    """forecast_accuracy recomputed by the chosen procedure, and whether its intervals are comparable."""
+    boot = obj(obj(metrics.get("forecast_accuracy")).get("bootstrap"))
+    agents = contest_agents(metrics) or agents_in(docs)
+    part = participation_of(layout)
+    if chosen == "reference":
+        seed, resamples = number(boot.get("seed")), number(boot.get("resamples"))
+        mine = refstats.accuracy(docs, resolutions, agents, seed=int(seed) if seed is not None else refstats.SEED,
+                                 resamples=int(resamples) if resamples is not None else refstats.RESAMPLES,
+                                 participation=part)
+        if boot:
+            mine["bootstrap"] = refstats.named(int(seed or refstats.SEED), int(resamples or refstats.RESAMPLES))
+        return mine, True
+    with_ci = {"resamples", "seed"} <= set(boot)
+    stats = Stats(int(number(boot["resamples"]) or 0), int(number(boot["seed"]) or 0),
+                  float(number(boot.get("level")) or 0.95)) if with_ci else Stats(2000, 0)
+    return forecast_accuracy(docs, resolutions, agents, stats, part), with_ci
+
+
+def count_problems(published: Mapping[str, Json], mine: Mapping[str, Json]) -> Iterator[str]:
+    """markets_open and sweeps, as of the snapshot's date (a later sweep is not in an earlier snapshot)."""
+    for f in ("markets_open", "sweeps"):
+        if f in published:
+            yield from differences(f"forecast_accuracy.{f}", published[f], mine.get(f), 0.0)
 
 
 def resolution_problems(published: Mapping[str, Json], mine: Mapping[str, Json], docs: Sequence[Mapping[str, Json]],
@@ -426,7 +527,7 @@ def recompute_betting(layout: Layout, metrics: Mapping[str, Any]) -> list[Check]
         ok("metrics.json", f"betting_record recomputed from rounds.json: {mine['rounds_counted']} counted rounds")]
 
 
-def verify_folder(folder: Path, resolutions: Path | None = None) -> list[Check]:
+def verify_folder(folder: Path, resolutions: Path | None = None, procedure: str | None = None) -> list[Check]:
     layout = find_layout(folder)
     if layout is None:
         return [failed(str(folder), "no sealed.json (nor data/sealed.json): not a contest folder")]
@@ -434,5 +535,5 @@ def verify_folder(folder: Path, resolutions: Path | None = None) -> list[Check]:
     checks += check_book(layout, listed)
     if any(c.failed and c.name == "sealed.json" for c in checks) and not docs:
         return [*checks, skipped("metrics.json", "not recomputed: sealed.json cannot be read")]
-    checks += recompute(layout, docs, resolutions)
+    checks += recompute(layout, docs, resolutions, procedure)
     return checks

@@ -42,7 +42,7 @@ def bumped(doc: dict[str, Any], keys: tuple[str | int, ...], value: object) -> d
     return dict(copy)
 
 
-# Every figure of the reference fixture the check recomputes (not its intervals: it names no resampling), with
+# Every figure of the reference fixture but its intervals (test_contest_reference_procedure.py moves those), with
 # the JSON path the report must name and, written out by hand, the figure one unit of its 4th decimal above
 # (an integer: one above). The recomputed figures are the fixture's own hand-computed values.
 FA = "forecast_accuracy"
@@ -87,8 +87,8 @@ def test_decimals_are_read_from_the_published_number() -> None:
 
 
 def test_an_interval_bound_is_named_by_its_index(tmp_path: Path) -> None:
-    """Intervals, where recomputed (our folders), are reported bound by bound; here the verdict check still
-    catches an interval rewritten so that it no longer supports the published verdict."""
+    """Intervals are reported bound by bound; the verdict check also catches an interval rewritten so that it
+    no longer supports the published verdict."""
     repo, resolutions = reference_folder(tmp_path)
     write_metrics(repo, bumped(METRICS, (FA, "agents", 0, "vs_crowd", "ci"), [0.01, 0.5]))
     problems = failures(repo, resolutions)
@@ -144,9 +144,12 @@ def test_strict_exits_non_zero_when_figures_are_unchecked(tmp_path: Path) -> Non
     strict = run("contest", "verify", str(repo), "--strict")
     assert strict.returncode == 4, strict.stdout + strict.stderr
     assert "--strict" in strict.stderr and "unchecked" in strict.stderr
-    # with the resolutions, only the reference's intervals stay unchecked (another resampler): still refused
+    # with the resolutions every figure is recomputed, intervals by the reference's procedure: accepted
     with_res = run("contest", "verify", str(repo), "--resolutions", str(resolutions), "--strict")
-    assert with_res.returncode == 4 and "intervals not recomputed" in with_res.stdout
+    assert with_res.returncode == 0, with_res.stdout + with_res.stderr
+    # under the league's procedure the reference's intervals name no seed: unchecked, refused
+    league = run("contest", "verify", str(repo), "--resolutions", str(resolutions), "--strict", "--procedure", "league")
+    assert league.returncode == 4 and "intervals not recomputed" in league.stdout
 
 
 # --------------------------------------------------------------- resolutions that are not the snapshot's
