@@ -26,7 +26,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from league.evals.context.scores import CtxAnswer, CtxReport, CtxWindow, Effects, fit, naive_path, points, score
+from league.evals.context.scores import (
+    CtxAnswer,
+    CtxCompliance,
+    CtxReport,
+    CtxWindow,
+    Effects,
+    fit,
+    naive_path,
+    points,
+    score,
+)
 from league.evals.context.windowset import ARMS, MODES
 from league.evals.mase import seasonal_scale
 from league.jsonvalue import Json, JsonObject, items, number, obj, text
@@ -171,6 +181,11 @@ def seat_figures(answers: Sequence[tuple[CtxAnswer, SealedWindow]]) -> SeatFigur
     return SeatFigures(score([a for a, _ in answers]), effects)
 
 
+def _figure(comp: CtxCompliance, name: str) -> float | int | None:
+    value: object = dict(comp)[name]
+    return value if value is None or isinstance(value, int | float) else None
+
+
 def rows(seat: str, f: SeatFigures) -> list[tuple[str, str, str, str, str]]:
     """The seat's published figures, one row each (see the module docstring)."""
     r = f.report
@@ -183,8 +198,8 @@ def rows(seat: str, f: SeatFigures) -> list[tuple[str, str, str, str, str]]:
         out.append((seat, "arm", arm, "relative_mase", cell(a["overall"])))
         out += [(seat, "arm", arm, f"relative_mase.{b}", cell(v)) for b, v in a["buckets"].items()]
         out += [(seat, "arm", arm, "windows", cell(a["windows"])), (seat, "arm", arm, "unscaled", cell(a["unscaled"]))]
-        comp: Mapping[str, float | int | None] = a["compliance"]
-        out += [(seat, "arm", arm, fig, cell(comp[fig])) for fig in COMPLIANCE_FIGURES]
+        comp = a["compliance"]
+        out += [(seat, "arm", arm, fig, cell(_figure(comp, fig))) for fig in COMPLIANCE_FIGURES]
     for arm, pools in f.effects.items():
         for key, figs in pools.items():
             out += [(seat, "effects", f"{arm}|{key}", fig, cell(v)) for fig, v in figs.items()]
@@ -205,7 +220,8 @@ def results(replies: Sequence[JsonObject], window_set: JsonObject,
                        "arms": {arm: {"overall": _round(a["overall"]),
                                       "buckets": {b: _round(v) for b, v in a["buckets"].items()},
                                       "windows": a["windows"], "unscaled": a["unscaled"],
-                                      "compliance": {k: _round(v) for k, v in a["compliance"].items()}}
+                                      "compliance": {k: _round(_figure(a["compliance"], k))
+                                                     for k in COMPLIANCE_FIGURES}}
                                 for arm, a in f.report["arms"].items()},
                        "effects": {arm: {k: {fig: _round(v) for fig, v in figs.items()} for k, figs in pools.items()}
                                    for arm, pools in f.effects.items()}}

@@ -46,7 +46,7 @@ from league.evals.context.report import ROW_COLUMNS, results
 from league.evals.context.scores import fit
 from league.evals.context.windowset import CtxEntry, WindowSet, shown_effects
 from league.evals.errors import EvalError
-from league.jsonvalue import JsonObject, items
+from league.jsonvalue import Json, JsonObject, items
 from league.seatcore.files import read_json, sha256_text, store_text, write_atomic, write_json
 from league.seatcore.ledger import TrackBook
 from league_agents.base import Now, Seat
@@ -260,10 +260,10 @@ def _runs(path: Path) -> int:
 
 def _open_line(run_id: str, sets: WindowSet, windows_sha: str, baselines: Sequence[str],
                seats: Sequence[AskingSeat], opts: CtxOptions, prompts: Mapping[str, str]) -> JsonObject:
-    windows: list[JsonObject] = [
+    windows: list[Json] = [
         {"id": e.window_id, "sha256": e.window.sha256, "effects_sha256": e.effects_sha256,
          "reference": e.reference_name, "rmae": e.rmae} for e in sets.entries]
-    asked: list[JsonObject] = [{"name": s.name, "adapter": s.adapter, "model": s.model} for s in seats]
+    asked: list[Json] = [{"name": s.name, "adapter": s.adapter, "model": s.model} for s in seats]
     return {"run_id": run_id, "track": "gift-eval-ctx", "windows_file": WINDOWS_FILE, "windows_sha256": windows_sha,
             "set_sha256": sets.seal, "windows": windows, "baselines": list(baselines), "seats": asked,
             "arms": list(opts.arms), "modes": list(opts.modes), "policy": opts.policy,

@@ -112,6 +112,11 @@ class Source:
                             "season": s.season} for s in self.series]}
 
 
+def shipped_series() -> Path:
+    """The shipped demo series (league/evals/data/ctx-series.csv, written by benchmarks/make_ctx_series.py)."""
+    return Path(__file__).resolve().parents[1] / "data" / "ctx-series.csv"
+
+
 def parse_freq(text: str) -> Frequency:
     """``H``, ``15min``, ``2W`` ... to a :class:`Frequency`; a name not in the table is a clear error."""
     found = re.fullmatch(r"\s*(\d*)\s*([A-Za-z]+)\s*", text)

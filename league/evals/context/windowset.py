@@ -136,7 +136,7 @@ class CtxEntry:
         (macro, (lo, hi)), = effect_bounds(self.effects, w.history, w.future, "macro").items()
         micro: list[Json] = [[a, b, low, high] for (a, b), (low, high) in
                              effect_bounds(self.effects, w.history, w.future, "micro").items()]
-        effects: JsonObject = {k: v for k, v in self.effects.items()}
+        effects: JsonObject = {k: list(v) if isinstance(v, list) else v for k, v in self.effects.items()}
         return {"id": self.window_id, "sha256": w.sha256, "effects_sha256": self.effects_sha256,
                 "series_id": w.series_id, "bucket": w.bucket, "horizon": w.horizon, "start": w.start,
                 "freq": self.freq, "season": self.season,
