@@ -47,7 +47,7 @@ def test_the_bounds_of_the_effects_by_arm_and_the_future_meets_them_all() -> Non
     # the level shift runs 25..59: its bounds are the future's min and max there, in points of the history
     pts = points(fut[25:60], hist)
     assert pts is not None and micro == {(25, 59): (min(pts), max(pts))}
-    assert both == macro | micro
+    assert both == {**macro, **micro}
     assert effects_met(fut, hist, both) == (2, 2)  # the realised future meets every effect
     flat = tuple([min(hist)] * 60)  # the history's minimum (0 points): below the shifted level (40..140)
     checked, met = effects_met(flat, hist, micro) or (0, 0)
