@@ -14,6 +14,7 @@ from league.clock import SystemClock
 from league.errors import ConfigError
 from league.evals.build_questions import build, data_dir
 from league.evals.config import find_seat, load_config
+from league.evals.context.report import ARMS, MODES
 from league.evals.errors import RecountFailed
 from league.evals.points import points_report, print_lines, write_report
 from league.evals.policy import Policy, PolicySandbox, retrieval
@@ -231,7 +232,7 @@ def context(
         from league.evals.context.baselines import is_baseline
         from league.evals.context.run import AskingSeat, CtxOptions, load_port, run_context
         from league.evals.context.sources import read_book_series, read_series_file, shipped_series
-        from league.evals.context.windowset import ARMS, BUCKET_NAMES, MODES, build_window_set
+        from league.evals.context.windowset import BUCKET_NAMES, build_window_set
     if series is not None and data is not None:
         raise ConfigError("both --series and --data given", fix="name one source of series")
     arm_names = _names(arms, ARMS, "arms", ARMS)

@@ -37,10 +37,13 @@ from league.evals.context.scores import (
     points,
     score,
 )
-from league.evals.context.windowset import ARMS, MODES
 from league.evals.mase import seasonal_scale
 from league.jsonvalue import Json, JsonObject, items, number, obj, text
 
+#: The arms (what the prompt shows beside the history) and the modes (how the path is made), in the order the
+#: answers are scored and published.
+ARMS: Final = ("history", "macro", "micro", "both")
+MODES: Final = ("direct", "editing")
 DIGITS: Final = 6
 ROW_COLUMNS: Final = ("seat", "scope", "key", "figure", "value")
 COMPLIANCE_FIGURES: Final = ("answers", "exact", "exact_share", "truncated", "padded", "missing", "range_checked",

@@ -216,7 +216,7 @@ class _Run:
         self.book.append(REPLY, {
             "run_id": self.run_id, "seat": seat, "window_id": entry.window_id, "arm": arm, "mode": mode,
             "prompt_sha256": prompt_sha, "raw_sha256": raw_sha, "path_sha256": path_sha,
-            "steps": len(values) if path_sha is not None and values is not None else 0, "fit": how,
+            "path_steps": len(values) if path_sha is not None and values is not None else 0, "fit": how,
             "ended": ended, "error": (error or path_error or "")[:1000], "edit_steps": steps,
             "started_at": started, "finished_at": iso_seconds(self.clock.now())})
 

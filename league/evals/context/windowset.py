@@ -34,6 +34,7 @@ from typing import Final
 
 from league.evals.context.effects import EffectsError, Record, Value, compute_effects
 from league.evals.context.hard import HARD_THRESHOLD, Forecaster, HoltWinters, score
+from league.evals.context.report import ARMS
 from league.evals.context.scores import Effects, points
 from league.evals.context.sources import Source
 from league.evals.context.validate import InvalidEffect, validate
@@ -41,8 +42,6 @@ from league.evals.context.windows import Bucket, Window, make_windows, seal
 from league.evals.errors import EvalError
 from league.jsonvalue import Json, JsonObject
 
-ARMS: Final = ("history", "macro", "micro", "both")
-MODES: Final = ("direct", "editing")
 BUCKET_NAMES: Final[tuple[Bucket, ...]] = ("short", "medium", "long")
 REFERENCE_FAMILY: Final = "statsmodels.tsa.holtwinters.ExponentialSmoothing"
 
