@@ -13,7 +13,8 @@ It:
 3. recomputes every window's SHA-256 (canonical JSON, floats by ``repr``), every effects record's SHA-256, the
    set's seal, each stated range (the future's minimum and maximum) and each effect's bounds, and compares them
    with the published and the sealed ones;
-4. re-reads every path from ``paths/<sha256>.txt`` and every raw reply from ``replies/<sha256>.txt`` (the hashes
+4. checks every prompt file against the hash sealed in ``ctx.open`` and each reply's prompt against it;
+   re-reads every path from ``paths/<sha256>.txt`` and every raw reply from ``replies/<sha256>.txt`` (the hashes
    must match) and the path's fit to the horizon;
 5. recomputes every figure of ``context-scores.csv`` (MASE per configuration, the seasonal naive's, the
    relative MASE, the geometric means overall, per bucket and per arm × mode, the compliance counts and shares,
@@ -286,7 +287,15 @@ def recount(base: Path) -> list:
         problems.append(f"{run_id}: context-windows.json is not the file sealed in ctx.open")
     windows, found = check_windows(json.loads(windows_bytes), opened)
     problems += [f"{run_id}: {p}" for p in found]
+    for key, digest in opened["prompts"].items():
+        prompt = base / "prompts" / f"{digest}.txt"
+        if not prompt.is_file() or sha(prompt.read_bytes()) != digest:
+            problems.append(f"{run_id}: the prompt of {key} is missing or does not have its sealed hash")
     replies = [x for x in book if x["kind"] == "ctx.reply" and x["run_id"] == run_id]
+    for r in replies:
+        sealed = opened["prompts"].get(f"{r['window_id']}|{r['arm']}|{r['mode']}")
+        if r.get("prompt_sha256") is not None and r["prompt_sha256"] != sealed:
+            problems.append(f"{run_id}: line {r['n']}: the reply's prompt is not the one sealed in ctx.open")
     answers: dict = defaultdict(list)
     for r in sorted(replies, key=lambda r: (r["seat"], windows[r["window_id"]]["index"], ARMS.index(r["arm"]),
                                             MODES.index(r["mode"]))):

@@ -29,9 +29,9 @@ from league.errors import ConfigError
 from league.evals.context import run as ctx_run
 from league.evals.context.report import results
 from league.evals.context.run import AskingSeat, CtxOptions, ModulePort, run_context
-from league.evals.context.scores import CtxWindow, path_mase
+from league.evals.context.scores import CtxWindow, effects_met, path_mase, points, within_range
 from league.evals.context.sources import read_series_file, shipped_series
-from league.evals.context.windowset import WindowSet, build_window_set
+from league.evals.context.windowset import WindowSet, build_window_set, effect_bounds
 from league.jsonvalue import Json, JsonObject
 from league.seatcore.files import sha256_text
 from league_agents.base import Ask, Now, Seat, SeatReply, SeatSpec, ask_one
@@ -244,6 +244,30 @@ def test_a_changed_figure_fails_the_recount_naming_it(tmp_path: Path, window_set
     # a path changed after the run fails its sealed hash
     path_file = next((result.public / "paths").glob("*.txt"))
     path_file.write_text("[1.0]", encoding="ascii")
+    assert "does not have its sealed hash" in recount(result.public).stdout
+
+
+def test_the_realised_future_keeps_every_effect_of_the_shipped_set(window_set: WindowSet) -> None:
+    for e in window_set.entries:
+        w = e.window
+        bounds = effect_bounds(e.effects, w.history, w.future)
+        count = e.effects["micro.count"]
+        assert isinstance(count, int)
+        intervals = {(0, w.horizon - 1)} | {(e.effects[f"micro.{i}.start"], e.effects[f"micro.{i}.end"])
+                                            for i in range(1, count + 1)}
+        assert set(bounds) == intervals  # a Micro interval over the whole horizon shares the Macro one's key
+        assert effects_met(w.future, w.history, bounds) == (len(bounds), len(bounds))
+        stated = points(e.stated_range, w.history)
+        assert stated is not None and within_range(w.future, w.history, (stated[0], stated[1]))
+
+
+def test_a_reply_with_another_prompt_fails_the_recount(tmp_path: Path, window_set: WindowSet) -> None:
+    seat = AskingSeat("scripted", ScriptedSeat(), "scripted", "scripted-1")
+    result = run_context(window_set, tmp_path, CLOCK, CtxOptions(("history",), ("direct",)), seats=[seat],
+                         port=ModulePort(stand_in_module()), sandbox=NoSandbox())  # type: ignore[arg-type]
+    assert "0 difference(s)" in recount(result.public).stdout
+    prompt = next((result.public / "prompts").glob("*.txt"))
+    prompt.write_text("another prompt", encoding="utf-8")
     assert "does not have its sealed hash" in recount(result.public).stdout
 
 
