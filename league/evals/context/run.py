@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import importlib
 import importlib.util
+import inspect
 import io
 import json
 import math
@@ -116,7 +117,8 @@ class AskPort(Protocol):
     def text(self, q: QuestionFields) -> str: ...
 
     def ask(self, seat: Seat, q: QuestionFields, *, sandbox: Sandbox, now: Now,
-            on_step: Callable[[StepLike], None] | None = None) -> ReplyLike: ...
+            on_step: Callable[[StepLike], None] | None = None,
+            on_ask: Callable[[str], None] | None = None) -> ReplyLike: ...
 
 
 class ModulePort:
@@ -133,9 +135,15 @@ class ModulePort:
         return str(cast(Callable[[object], str], self.module.ask_text)(self._question(q)))
 
     def ask(self, seat: Seat, q: QuestionFields, *, sandbox: Sandbox, now: Now,
-            on_step: Callable[[StepLike], None] | None = None) -> ReplyLike:
+            on_step: Callable[[StepLike], None] | None = None,
+            on_ask: Callable[[str], None] | None = None) -> ReplyLike:
+        """One ask; ``on_ask`` (every ask's text, the editing loop's later asks too) is passed on when the
+        module's ``ask_path`` takes it."""
         ask_path = cast(Callable[..., ReplyLike], self.module.ask_path)
-        return ask_path(seat, self._question(q), sandbox=sandbox, now=now, on_step=on_step)
+        extra: dict[str, Callable[[str], None]] = {}
+        if on_ask is not None and "on_ask" in inspect.signature(ask_path).parameters:
+            extra["on_ask"] = on_ask
+        return ask_path(seat, self._question(q), sandbox=sandbox, now=now, on_step=on_step, **extra)
 
 
 def load_port() -> AskPort | None:
@@ -199,6 +207,10 @@ class _Run:
     sandbox: Sandbox | None
     port: AskPort | None
 
+    def store_prompt(self, text: str) -> None:
+        """Every ask's text under its hash in ``prompts/`` (the editing loop's later asks are not in ctx.open)."""
+        store_text(self.out / "prompts", text)
+
     def store_path(self, values: Sequence[float] | None) -> tuple[str | None, str | None]:
         """(path hash, error): a path with a non-finite value is not stored and is sealed as an error."""
         if values is None:
@@ -245,7 +257,8 @@ class _Run:
                 "error": (step.error or "")[:1000], "path_sha256": step.path_sha256})
 
         try:
-            reply = port.ask(seat.seat, q, sandbox=sandbox, now=self.clock.now, on_step=on_step)
+            reply = port.ask(seat.seat, q, sandbox=sandbox, now=self.clock.now, on_step=on_step,
+                             on_ask=lambda text: self.store_prompt(text))
         except Exception as exc:  # noqa: BLE001 - the port never raises; if it does, the reply is an error
             self.seal(seat.name, entry, arm, mode, prompt_sha=sha256_text(port.text(q)), raw="", values=None,
                       error=f"{type(exc).__name__}: {exc}", ended="no_answer", steps=0, started=started)

@@ -287,6 +287,10 @@ def recount(base: Path) -> list:
         problems.append(f"{run_id}: context-windows.json is not the file sealed in ctx.open")
     windows, found = check_windows(json.loads(windows_bytes), opened)
     problems += [f"{run_id}: {p}" for p in found]
+    for sub in ("prompts", "replies", "paths", "steps"):
+        for stored in sorted((base / sub).glob("*.txt")) if (base / sub).is_dir() else []:
+            if sha(stored.read_bytes()) != stored.stem:
+                problems.append(f"{run_id}: {sub}/{stored.name} does not have the hash it is named by")
     for key, digest in opened["prompts"].items():
         prompt = base / "prompts" / f"{digest}.txt"
         if not prompt.is_file() or sha(prompt.read_bytes()) != digest:
