@@ -32,6 +32,7 @@ from league.evals.context.run import AskingSeat, CtxOptions, ModulePort, run_con
 from league.evals.context.scores import CtxWindow, effects_met, path_mase, points, within_range
 from league.evals.context.sources import read_series_file, shipped_series
 from league.evals.context.windowset import WindowSet, build_window_set, effect_bounds
+from league.evals.errors import RecountFailed
 from league.jsonvalue import Json, JsonObject
 from league.seatcore.files import sha256_text
 from league_agents.base import Ask, Now, Seat, SeatReply, SeatSpec, ask_one
@@ -302,6 +303,13 @@ def test_the_command_runs_baselines_and_a_seat_and_recount_checks_it(tmp_path: P
     folder = out / "public" / "context" / "c001"
     rec = CliRunner().invoke(app, ["eval", "recount", str(folder)])
     assert rec.exit_code == 0 and "0 difference(s)" in rec.output, rec.output
+    scores = folder / "context-scores.csv"
+    scores.write_text(scores.read_text(encoding="utf-8").replace("_naive,overall,all,relative_mase,1.000000",
+                                                                 "_naive,overall,all,relative_mase,0.990000"),
+                      encoding="utf-8")
+    rec = CliRunner().invoke(app, ["eval", "recount", str(folder)])
+    assert isinstance(rec.exception, RecountFailed) and rec.exception.exit_code == 4
+    assert "DIFFERS c001: _naive overall all relative_mase: published '0.990000'" in rec.output
     bad = CliRunner().invoke(app, ["eval", "context", "--arms", "sideways", "--out", str(out)])
     assert isinstance(bad.exception, ConfigError) and "unknown arms sideways" in str(bad.exception)
     assert bad.exception.exit_code == 2 and not (out / "public" / "context" / "c002").exists()
