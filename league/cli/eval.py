@@ -14,16 +14,19 @@ from league.clock import SystemClock
 from league.errors import ConfigError
 from league.evals.build_questions import build, data_dir
 from league.evals.config import find_seat, load_config
+from league.evals.context.report import ARMS, MODES
 from league.evals.errors import RecountFailed
 from league.evals.points import points_report, print_lines, write_report
-from league.evals.policy import Policy
+from league.evals.policy import Policy, PolicySandbox, retrieval
 from league.evals.questions import read_question_file, shipped_question_file
 from league.evals.run import RunOptions, run_questions
+from league.evals.seats import policy_seat
 from league.extras import extra
 from league.jsonvalue import items
 from league.runner import remote_runner
 from league.workers.broker import parse_target
 from league.workers.topology import check_queue_name
+from league_agents.registry import make_sandbox
 
 if TYPE_CHECKING:
     from league.evals.results import Results
@@ -145,11 +148,16 @@ def questions(
 
 
 @eval_app.command("recount")
-def recount(folder: Annotated[Path, typer.Argument(help="an evaluation's open-data folder (OUT/public)")]) -> None:
-    """Run the folder's stand-alone recount (tools/recount_eval.py) with this Python, isolated (-I)."""
+def recount(folder: Annotated[Path, typer.Argument(
+        help="an evaluation's open-data folder (OUT/public, or OUT/public/context/RUN of a contextual run)")]) -> None:
+    """Run the folder's stand-alone recount (tools/recount_eval.py, or tools/recount_context.py for a contextual
+    run) with this Python, isolated (-I)."""
     script = folder / "tools" / "recount_eval.py"
+    if (folder / "tools" / "recount_context.py").is_file():
+        script = folder / "tools" / "recount_context.py"
     if not script.is_file():
-        raise RecountFailed(f"{script} is missing", fix="pass the public folder written by `league eval questions`")
+        raise RecountFailed(f"{script} is missing", fix="pass the public folder written by `league eval questions` "
+                            "or a run folder OUT/public/context/RUN written by `league eval context`")
     proc = subprocess.run([sys.executable, "-I", str(script), "--data", str(folder)], capture_output=True, text=True,
                           check=False)
     typer.echo(proc.stdout.rstrip())
@@ -176,6 +184,103 @@ def points(
     if out is not None:
         write_report(report, out)
         typer.echo(f"written: {out / 'points.json'}, {out / 'points.csv'}")
+
+
+def _names(values: list[str] | None, default: tuple[str, ...], what: str, allowed: tuple[str, ...] = ()) -> list[str]:
+    """A repeatable option's values, each also split on commas (``--arms history,macro``); checked when
+    ``allowed`` is given."""
+    names = [n.strip() for v in values or [] for n in v.split(",") if n.strip()] or list(default)
+    bad = [n for n in names if allowed and n not in allowed]
+    if bad:
+        raise ConfigError(f"unknown {what} {', '.join(bad)}", fix=f"{what} are: {', '.join(allowed)}")
+    return list(dict.fromkeys(names))
+
+
+@eval_app.command("context")
+def context(
+    series: Annotated[Path | None, typer.Option("--series", envvar="LEAGUE_EVAL_CTX_SERIES",
+                                                help="a CSV or Parquet file: id,timestamp,value "
+                                                     "(default: the shipped demo series)")] = None,
+    data: Annotated[Path | None, typer.Option("--data", envvar="LEAGUE_EVAL_CTX_DATA",
+                                              help="instead: a league data folder (the council book's closes)")] = None,
+    freq: Annotated[str | None, typer.Option("--freq", envvar="LEAGUE_EVAL_CTX_FREQ",
+                                             help="the series' frequency (default: inferred): H, D, 15min")] = None,
+    seat: Annotated[list[str] | None, typer.Option("--seat", envvar="LEAGUE_EVAL_CTX_SEATS",
+                                                   help="a seat or baseline (_naive, _ets, _theta); repeatable "
+                                                        "(default: the three baselines)")] = None,
+    arms: Annotated[list[str] | None, typer.Option("--arms", envvar="LEAGUE_EVAL_CTX_ARMS",
+                                                   help="history, macro, micro, both (default: all)")] = None,
+    modes: Annotated[list[str] | None, typer.Option("--modes", envvar="LEAGUE_EVAL_CTX_MODES",
+                                                    help="direct, editing (default: both)")] = None,
+    horizon: Annotated[list[int] | None, typer.Option("--horizon", envvar="LEAGUE_EVAL_CTX_HORIZONS",
+                                                      help="horizon(s) in steps, 30..900 (default: 30)")] = None,
+    buckets: Annotated[list[str] | None, typer.Option("--buckets", envvar="LEAGUE_EVAL_CTX_BUCKETS",
+                                                      help="short, medium, long (default: all)")] = None,
+    max_windows: Annotated[int, typer.Option("--max-windows", envvar="LEAGUE_EVAL_CTX_MAX_WINDOWS", min=1,
+                                             help="candidate windows per series, horizon and bucket")] = 2,
+    out: Annotated[Path, typer.Option("--out", envvar="LEAGUE_EVAL_OUT", help="evaluation folder")] = Path("eval-out"),
+    concurrency: Annotated[int, typer.Option("--concurrency", envvar="LEAGUE_EVAL_CONCURRENCY", min=1)] = 4,
+    policy: Annotated[str | None, typer.Option("--policy", envvar="LEAGUE_EVAL_POLICY",
+                                               help="network policy of the asked seats: none, api or web")] = None,
+    eval_config: Annotated[Path | None, typer.Option("--eval-config", envvar="LEAGUE_EVAL_CONFIG")] = None,
+    roster: Annotated[Path | None, typer.Option("--roster", envvar="LEAGUE_ROSTER",
+                                                help="a league roster.toml for seats beyond the config")] = None,
+) -> None:
+    """The contextual point-forecast track: hard windows with their effects, sealed, then the baselines and the
+    seats' paths per arm and mode, scored by MASE relative to the seasonal naive (docs/evals.md, section C)."""
+    with extra("stats"):
+        from league.evals.context.baselines import is_baseline
+        from league.evals.context.run import AskingSeat, CtxOptions, load_port, run_context
+        from league.evals.context.sources import read_book_series, read_series_file, shipped_series
+        from league.evals.context.windowset import BUCKET_NAMES, build_window_set
+    if series is not None and data is not None:
+        raise ConfigError("both --series and --data given", fix="name one source of series")
+    arm_names = _names(arms, ARMS, "arms", ARMS)
+    mode_names = _names(modes, MODES, "modes", MODES)
+    bucket_names = _names(buckets, BUCKET_NAMES, "buckets", BUCKET_NAMES)
+    seat_names = _names(seat, ("_naive", "_ets", "_theta"), "seats")
+    config = load_config(eval_config)
+    try:
+        run_policy = Policy(policy or config.policy)
+    except ValueError as exc:
+        raise ConfigError(f"bad option: {exc}", fix="--policy is none, api or web") from exc
+    chosen = [find_seat(config, name, roster) for name in seat_names if not is_baseline(name)]
+    port = load_port() if chosen else None
+    if chosen and port is None:
+        raise ConfigError(f"asking {chosen[0].name!r} needs league.evals.context.ask, not installed",
+                          fix="run the baselines only: --seat _naive --seat _ets --seat _theta")
+    source = read_book_series(data) if data is not None else read_series_file(series or shipped_series(), freq)
+    sets = build_window_set(source, horizon or [30], bucket_names, max_windows=max_windows)
+    sandbox = PolicySandbox(make_sandbox(), Policy.NONE) if chosen else None
+    asked = [AskingSeat(c.name, policy_seat(c.seat, run_policy), c.seat.adapter, c.seat.model,
+                        min(concurrency, c.max_concurrency)) for c in chosen]
+    result = run_context(sets, out, SystemClock(), CtxOptions(tuple(arm_names), tuple(mode_names), concurrency,
+                                                               run_policy.value, retrieval(run_policy).label),
+                         baselines=[n for n in seat_names if is_baseline(n)], seats=asked, port=port,
+                         sandbox=sandbox, say=typer.echo)
+    for line in summary_lines(result.rows):
+        typer.echo(line)
+    typer.echo(f"open data: {result.public} (run {result.run_id}); recount: league eval recount {result.public}")
+
+
+def summary_lines(rows: list[tuple[str, str, str, str, str]]) -> list[str]:
+    """The summary table: per seat and arm × mode, the relative MASE and the compliance shares."""
+    table: dict[tuple[str, str], dict[str, str]] = {}
+    for seat, scope, key, figure, value in rows:
+        if scope == "arm":
+            table.setdefault((seat, key), {})[figure] = value
+    out = ["relative MASE vs the seasonal naive (geometric mean over arm × mode × bucket; lower is better)",
+           f"{'seat':<16} {'arm/mode':<16} {'rel.MASE':>9} {'windows':>8} {'exact%':>7} {'range%':>7} "
+           f"{'effects%':>9}"]
+
+    def pct(value: str | None) -> str:
+        return "n/a" if not value else f"{100 * float(value):.0f}%"
+
+    for (seat, key), f in sorted(table.items()):
+        out.append(f"{seat:<16} {key:<16} {f.get('relative_mase') or 'n/a':>9} {f.get('windows', ''):>8} "
+                   f"{pct(f.get('exact_share')):>7} {pct(f.get('within_range_share')):>7} "
+                   f"{pct(f.get('effects_met_share')):>9}")
+    return out
 
 
 @eval_app.command("build-questions")

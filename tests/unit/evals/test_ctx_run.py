@@ -1,0 +1,315 @@
+"""`league eval context` end to end: the sealed window set, the baselines and a scripted seat asked through the
+asking module's interface (a stand-in of it here, direct and editing), the figures by hand, the recount.
+
+The asking module (league.evals.context.ask) is another piece of work; until it is installed, the stand-in below
+implements exactly its interface (PathQuestion, ask_text, EditStep, PathReply, ask_path) in this test only.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from typer.testing import CliRunner
+
+from league.book import iter_lines
+from league.cli import app
+from league.clock import SimulatedClock
+from league.errors import ConfigError
+from league.evals.context import run as ctx_run
+from league.evals.context.report import results
+from league.evals.context.run import AskingSeat, CtxOptions, ModulePort, run_context
+from league.evals.context.scores import CtxWindow, effects_met, path_mase, points, within_range
+from league.evals.context.sources import read_series_file, shipped_series
+from league.evals.context.windowset import WindowSet, build_window_set, effect_bounds
+from league.evals.errors import RecountFailed
+from league.jsonvalue import Json, JsonObject
+from league.seatcore.files import sha256_text
+from league_agents.base import Ask, Now, Seat, SeatReply, SeatSpec, ask_one
+from sandbox.interface import Sandbox
+
+# ------------------------------------------------------------------ a stand-in of the asking module's interface
+
+
+@dataclass(frozen=True)
+class PathQuestion:
+    window_id: str
+    arm: str
+    mode: str
+    history: tuple[float, ...]
+    history_timestamps: tuple[str, ...]
+    future_timestamps: tuple[str, ...]
+    stated_range: tuple[float, float] | None
+    effects: dict[str, object] | None
+    base: tuple[float, ...] | None
+
+
+@dataclass(frozen=True)
+class EditStep:
+    index: int
+    code: str
+    ok: bool
+    error: str | None
+    path_sha256: str | None
+
+
+@dataclass(frozen=True)
+class PathReply:
+    prompt_sha256: str
+    raw: str
+    values: tuple[float, ...] | None
+    error: str | None
+    steps: tuple[EditStep, ...]
+    ended: str
+
+
+def ask_text(q: PathQuestion) -> str:
+    return (f"window {q.window_id}, arm {q.arm}, mode {q.mode}: forecast {len(q.future_timestamps)} steps\n"
+            f"history: {list(q.history)}\nrange: {q.stated_range}\neffects: {json.dumps(q.effects, sort_keys=True)}\n"
+            f"base: {None if q.base is None else list(q.base)}\n")
+
+
+def ask_path(seat: Seat, q: PathQuestion, *, sandbox: Sandbox, now: Now,
+             on_step: Callable[[EditStep], None] | None = None) -> PathReply:
+    text = ask_text(q)
+    context: JsonObject = {"arm": q.arm, "mode": q.mode, "h": len(q.future_timestamps), "last": q.history[-1],
+                           "base": None if q.base is None else list(q.base)}
+    reply = ask_one(seat, Ask(text=text, sha256=sha256_text(text), session="ctx", context=context), now)
+    steps: tuple[EditStep, ...] = ()
+    if q.mode == "editing" and reply.raw.strip():
+        steps = (EditStep(1, "path = base", True, None, sha256_text(reply.raw)),)
+        if on_step is not None:
+            on_step(steps[0])
+    if not reply.raw.strip():
+        return PathReply(sha256_text(text), "", None, "no reply", steps, "no_answer")
+    values = tuple(float(v) for v in reply.raw.removeprefix("values:").split(","))
+    return PathReply(sha256_text(text), reply.raw, values, None, steps, "answered")
+
+
+def stand_in_module() -> ModuleType:
+    module = ModuleType("ask_stand_in")
+    for name, value in (("PathQuestion", PathQuestion), ("EditStep", EditStep), ("PathReply", PathReply),
+                        ("ask_text", ask_text), ("ask_path", ask_path)):
+        setattr(module, name, value)
+    return module
+
+
+class ScriptedSeat:
+    """Direct: the last value repeated (micro: two steps too many, macro: one too few); editing: the base path
+    (both/editing: silent)."""
+
+    spec = SeatSpec(name="scripted", adapter="scripted", model="scripted-1")
+
+    def ask(self, ask: Ask, now: Now) -> SeatReply:
+        c = ask.context
+        h, arm = int(c["h"]), str(c["arm"])
+        if c["mode"] == "editing":
+            path = [] if arm == "both" else [float(v) for v in c["base"]]
+        else:
+            path = [float(c["last"])] * (h + 2 if arm == "micro" else h - 1 if arm == "macro" else h)
+        raw = "values:" + ",".join(repr(v) for v in path) if path else ""
+        t = now()
+        return SeatReply(seat=self.spec.name, raw=raw, model="scripted-1", version="1", mode="", started_at=t,
+                         finished_at=t)
+
+
+class NoSandbox:
+    def exec(self, *args: object, **kwargs: object) -> object:
+        raise AssertionError("the stand-in runs no code")
+
+
+CLOCK = SimulatedClock(datetime(2026, 12, 6, 12, tzinfo=UTC))
+
+
+@pytest.fixture(scope="module")
+def window_set() -> WindowSet:
+    return build_window_set(read_series_file(shipped_series()), [30], ["long"], max_windows=1)
+
+
+def recount(folder: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-I", str(folder / "tools" / "recount_context.py"), "--data", str(folder)],
+                          capture_output=True, text=True, timeout=120)
+
+
+# ------------------------------------------------------------------------------------------------ by hand
+
+
+def test_mase_geometric_means_compliance_and_the_breakdown_by_hand() -> None:
+    def window(wid: str, history: list[float], future: list[float], bucket: str, micro: list[Json]) -> JsonObject:
+        low, high = min(history), max(history)
+        pts: list[Json] = [100 * (v - low) / (high - low) for v in (min(future), max(future))]
+        return {"id": wid, "history": list[Json](history), "future": list[Json](future), "season": 1, "bucket": bucket,
+                "stated_range": [min(future), max(future)], "macro_bounds": [0, len(future) - 1, *pts],
+                "micro_bounds": micro, "effects": {"micro.1.kind": "deviation"} if micro else {}}
+
+    doc: JsonObject = {"windows": [window("w1", [1, 3, 2, 4], [5, 5], "short", [[1, 1, 100.0, 200.0]]),
+                                   window("w2", [0, 2, 0, 2], [1, 3], "long", [])]}
+    paths = {"p1": (4.0, 7.0), "p2": (2.0, 3.0), "p3": (5.0, 6.0)}
+    replies: list[JsonObject] = [
+        {"seat": "s", "window_id": "w2", "arm": "history", "mode": "direct", "path_sha256": "p2"},
+        {"seat": "s", "window_id": "w1", "arm": "macro", "mode": "direct", "path_sha256": "p3"},
+        {"seat": "s", "window_id": "w1", "arm": "history", "mode": "direct", "path_sha256": "p1"}]
+    _, rows = results(replies, doc, paths.__getitem__)
+    got = {(scope, key, fig): value for _, scope, key, fig, value in rows}
+    # w1: scale (2+1+2)/3 = 5/3; naive 4,4 -> MASE 1/(5/3) = 0.6; path 4,7 -> errors 1,2 -> 1.5/(5/3) = 0.9
+    assert got[("config", "history/direct|short", "mase")] == "0.900000"
+    assert got[("config", "history/direct|short", "mase_naive")] == "0.600000"
+    assert got[("config", "history/direct|short", "relative")] == "1.500000"
+    # w2: scale 2; naive 2,2 -> errors 1,1 -> 0.5; path 2,3 -> errors 1,0 -> 0.25; relative 0.5
+    assert got[("config", "history/direct|long", "relative")] == "0.500000"
+    # macro on w1: 5,6 -> errors 0,1 -> 0.5/(5/3) = 0.3 -> relative 0.3/0.6 = 0.5
+    assert got[("config", "macro/direct|short", "relative")] == "0.500000"
+    assert got[("arm", "history/direct", "relative_mase")] == f"{math.sqrt(1.5 * 0.5):.6f}"
+    assert got[("overall", "all", "relative_mase")] == f"{(1.5 * 0.5 * 0.5) ** (1 / 3):.6f}"
+    assert got[("bucket", "short", "relative_mase")] == f"{math.sqrt(1.5 * 0.5):.6f}"
+    # stated ranges in points: w1 [133.3, 133.3] (path 100, 200: out); w2 [50, 150] (path 100, 150: in)
+    assert got[("arm", "history/direct", "range_checked")] == "2"
+    assert got[("arm", "history/direct", "within_range_share")] == "0.500000"
+    # macro bound of w1: 133.3 ± 5; the path's mean 150 points: not met
+    assert (got[("arm", "macro/direct", "effects_checked")], got[("arm", "macro/direct", "effects_met")]) == ("1", "0")
+    # the history arm is shown no effects: none checked
+    assert got[("arm", "history/direct", "effects_checked")] == "0"
+    # inside w1's Micro interval (step 1): 2/(5/3) = 1.2 vs the naive's 1/(5/3) = 0.6 -> relative 2
+    assert got[("effects", "history/direct|inside", "relative")] == "2.000000"
+    assert got[("effects", "history/direct|kind=deviation", "mase")] == "1.200000"
+    # outside: w1 step 0 (0.6, naive 0.6), w2 (0.5 + 0, naive 0.5 + 0.5): 1.1/3 vs 1.6/3
+    assert got[("effects", "history/direct|outside", "steps")] == "3"
+    assert got[("effects", "history/direct|outside", "relative")] == f"{1.1 / 1.6:.6f}"
+
+
+# ------------------------------------------------------------------------------------------- end to end
+
+
+def test_a_run_seals_the_set_before_asking_and_recounts(tmp_path: Path, window_set: WindowSet) -> None:
+    n = len(window_set.entries)
+    assert n >= 2
+    seat = AskingSeat("scripted", ScriptedSeat(), "scripted", "scripted-1", limit=2)
+    result = run_context(window_set, tmp_path, CLOCK, CtxOptions(("history", "macro", "micro", "both"),
+                                                                 ("direct", "editing"), concurrency=3),
+                         baselines=["_naive", "_ets", "_theta"], seats=[seat], port=ModulePort(stand_in_module()),
+                         sandbox=NoSandbox())  # type: ignore[arg-type]
+    lines = list(iter_lines(tmp_path / "eval-book.jsonl"))
+    kinds = [line.kind for line in lines]
+    assert kinds[0] == "ctx.open" and kinds[-1] == "ctx.close"
+    assert kinds.count("ctx.reply") == 3 * n + n * 4 * 2
+    assert kinds.count("ctx.step") == n * 3  # editing in history, macro, micro (both/editing is silent)
+    opened = lines[0].content
+    assert opened["set_sha256"] == window_set.seal and len(opened["windows"]) == n
+    assert opened["windows_sha256"] == hashlib.sha256((tmp_path / "context-windows.json").read_bytes()).hexdigest()
+    prompts = opened["prompts"]
+    assert len(prompts) == n * 8 and all((tmp_path / "prompts" / f"{h}.txt").is_file() for h in prompts.values())
+    replies = [line.content for line in lines if line.kind == "ctx.reply"]
+    asked = [r for r in replies if r["seat"] == "scripted"]
+    assert {r["prompt_sha256"] for r in asked} == set(prompts.values())
+    by = {(r["arm"], r["mode"]): r["fit"] for r in asked}
+    assert by[("micro", "direct")] == "truncated" and by[("macro", "direct")] == "padded"
+    assert by[("both", "editing")] == "missing" and by[("history", "editing")] == "exact"
+    got = {(s, scope, key, fig): v for s, scope, key, fig, v in result.rows}
+    assert got[("_naive", "overall", "all", "relative_mase")] == "1.000000"
+    assert got[("scripted", "arm", "micro/direct", "truncated")] == str(n)
+    assert got[("scripted", "arm", "both/editing", "missing")] == str(n)
+    assert got[("scripted", "arm", "history/editing", "range_checked")] == "0"  # editing states no range
+    # the scripted editing path is the ETS base path: the same MASE as the _ets baseline
+    assert got[("scripted", "arm", "history/editing", "relative_mase")] == got[("_ets", "overall", "all",
+                                                                                 "relative_mase")]
+    public = result.public
+    for name in ("context-windows.json", "context-results.json", "context-scores.csv", "eval-book.jsonl"):
+        assert (public / name).is_file()
+    ok = recount(public)
+    assert ok.returncode == 0 and "0 difference(s)" in ok.stdout, ok.stdout
+
+
+def test_a_changed_figure_fails_the_recount_naming_it(tmp_path: Path, window_set: WindowSet) -> None:
+    result = run_context(window_set, tmp_path, CLOCK, CtxOptions(("history",), ("direct",)),
+                         baselines=["_naive", "_theta"])
+    scores = result.public / "context-scores.csv"
+    with scores.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    target = next(r for r in rows if r[:4] == ["_theta", "overall", "all", "relative_mase"])
+    target[4] = f"{float(target[4]) + 0.000001:.6f}"
+    with scores.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh, lineterminator="\n").writerows(rows)
+    bad = recount(result.public)
+    assert bad.returncode == 1
+    assert "DIFFERS c001: _theta overall all relative_mase: published" in bad.stdout, bad.stdout
+    # a path changed after the run fails its sealed hash
+    path_file = next((result.public / "paths").glob("*.txt"))
+    path_file.write_text("[1.0]", encoding="ascii")
+    assert "does not have its sealed hash" in recount(result.public).stdout
+
+
+def test_the_realised_future_keeps_every_effect_of_the_shipped_set(window_set: WindowSet) -> None:
+    for e in window_set.entries:
+        w = e.window
+        bounds = effect_bounds(e.effects, w.history, w.future)
+        count = e.effects["micro.count"]
+        assert isinstance(count, int)
+        intervals = {(0, w.horizon - 1)} | {(e.effects[f"micro.{i}.start"], e.effects[f"micro.{i}.end"])
+                                            for i in range(1, count + 1)}
+        assert set(bounds) == intervals  # a Micro interval over the whole horizon shares the Macro one's key
+        assert effects_met(w.future, w.history, bounds) == (len(bounds), len(bounds))
+        stated = points(e.stated_range, w.history)
+        assert stated is not None and within_range(w.future, w.history, (stated[0], stated[1]))
+
+
+def test_a_reply_with_another_prompt_fails_the_recount(tmp_path: Path, window_set: WindowSet) -> None:
+    seat = AskingSeat("scripted", ScriptedSeat(), "scripted", "scripted-1")
+    result = run_context(window_set, tmp_path, CLOCK, CtxOptions(("history",), ("direct",)), seats=[seat],
+                         port=ModulePort(stand_in_module()), sandbox=NoSandbox())  # type: ignore[arg-type]
+    assert "0 difference(s)" in recount(result.public).stdout
+    prompt = next((result.public / "prompts").glob("*.txt"))
+    prompt.write_text("another prompt", encoding="utf-8")
+    assert "does not have its sealed hash" in recount(result.public).stdout
+
+
+def test_the_relative_mase_of_the_ets_baseline_equals_utilsforecast(window_set: WindowSet) -> None:
+    pd = pytest.importorskip("pandas")
+    losses = pytest.importorskip("utilsforecast.losses")
+    for e in window_set.entries:
+        w, m = e.window, e.season
+        naive = [w.history[len(w.history) - 1 + h - m * math.ceil(h / m)] for h in range(1, w.horizon + 1)]
+        n = len(w.history)
+        train = pd.DataFrame({"unique_id": "a", "ds": list(range(n)), "y": list(w.history)})
+        test = pd.DataFrame({"unique_id": "a", "ds": list(range(n, n + w.horizon)), "y": list(w.future),
+                             "ets": list(e.reference), "naive": naive})
+        expected = losses.mase(test, ["ets", "naive"], m, train)
+        ours = CtxWindow(w.history, w.future, m, w.bucket)
+        mase_ets, mase_naive = path_mase(e.reference, ours), path_mase(tuple(naive), ours)
+        assert mase_ets is not None and mase_naive is not None
+        assert mase_ets == pytest.approx(float(expected["ets"].iloc[0]), rel=1e-12)
+        assert mase_ets / mase_naive == pytest.approx(
+            float(expected["ets"].iloc[0]) / float(expected["naive"].iloc[0]), rel=1e-12)
+
+
+def test_the_command_runs_baselines_and_a_seat_and_recount_checks_it(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ctx_run, "load_port", lambda: ModulePort(stand_in_module()))
+    out = tmp_path / "o"
+    res = CliRunner().invoke(app, ["eval", "context", "--seat", "_naive,_ets", "--seat", "standin-sharp",
+                                   "--arms", "history,both", "--modes", "direct", "--horizon", "30",
+                                   "--buckets", "long", "--max-windows", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "standin-sharp" in res.output and "history/direct" in res.output and "_ets" in res.output
+    folder = out / "public" / "context" / "c001"
+    rec = CliRunner().invoke(app, ["eval", "recount", str(folder)])
+    assert rec.exit_code == 0 and "0 difference(s)" in rec.output, rec.output
+    scores = folder / "context-scores.csv"
+    scores.write_text(scores.read_text(encoding="utf-8").replace("_naive,overall,all,relative_mase,1.000000",
+                                                                 "_naive,overall,all,relative_mase,0.990000"),
+                      encoding="utf-8")
+    rec = CliRunner().invoke(app, ["eval", "recount", str(folder)])
+    assert isinstance(rec.exception, RecountFailed) and rec.exception.exit_code == 4
+    assert "DIFFERS c001: _naive overall all relative_mase: published '0.990000'" in rec.output
+    bad = CliRunner().invoke(app, ["eval", "context", "--arms", "sideways", "--out", str(out)])
+    assert isinstance(bad.exception, ConfigError) and "unknown arms sideways" in str(bad.exception)
+    assert bad.exception.exit_code == 2 and not (out / "public" / "context" / "c002").exists()
