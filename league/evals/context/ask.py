@@ -102,20 +102,24 @@ def _silence(reply: SeatReply) -> str:
 
 
 def ask_path(seat: Seat, q: PathQuestion, *, sandbox: Sandbox, now: Now,
-             on_step: Callable[[EditStep], None] | None = None) -> PathReply:
+             on_step: Callable[[EditStep], None] | None = None,
+             on_ask: Callable[[str], None] | None = None) -> PathReply:
     """Ask ``seat`` for the path of ``q``; ``sandbox`` runs editing programs (never the seat: the seat runs in
-    its own). Never raises: a failure of the league's own code is a ``no_answer`` naming it."""
+    its own). ``on_ask`` receives every ask's text before it leaves (so each can be stored under its hash).
+    Never raises: a failure of the league's own code is a ``no_answer`` naming it."""
     first = ask_text(q)
+    seen: Callable[[str], None] = on_ask or (lambda _: None)
     try:
         if q.mode == "direct":
-            return _direct(seat, q, first, now)
-        return _editing(seat, q, first, sandbox, now, on_step)
+            return _direct(seat, q, first, now, seen)
+        return _editing(seat, q, first, sandbox, now, on_step, seen)
     except Exception as exc:  # noqa: BLE001 - one window must not stop a run; the reply names the failure
         return PathReply(sha256_text(first), "", None, f"internal error: {type(exc).__name__}: {exc}"[:500], (),
                          "no_answer")
 
 
-def _direct(seat: Seat, q: PathQuestion, text: str, now: Now) -> PathReply:
+def _direct(seat: Seat, q: PathQuestion, text: str, now: Now, on_ask: Callable[[str], None]) -> PathReply:
+    on_ask(text)
     reply = ask_one(seat, _ask(q, text, 1), now)
     if reply.silent:
         return PathReply(sha256_text(text), reply.raw, None, _silence(reply), (), "no_answer")
@@ -124,7 +128,7 @@ def _direct(seat: Seat, q: PathQuestion, text: str, now: Now) -> PathReply:
 
 
 def _editing(seat: Seat, q: PathQuestion, first: str, sandbox: Sandbox, now: Now,
-             on_step: Callable[[EditStep], None] | None) -> PathReply:
+             on_step: Callable[[EditStep], None] | None, on_ask: Callable[[str], None]) -> PathReply:
     current = tuple(q.base or ())
     shown: list[StepRecord] = []
     steps: list[EditStep] = []
@@ -139,6 +143,7 @@ def _editing(seat: Seat, q: PathQuestion, first: str, sandbox: Sandbox, now: Now
 
     for index in range(1, MAX_EDIT_STEPS + 1):
         text = first if index == 1 else edit_text(q, shown, current)
+        on_ask(text)
         reply = ask_one(seat, _ask(q, text, index), now)
         raws.append(f"### step {index}\n{reply.raw}")
         if reply.silent:

@@ -260,8 +260,11 @@ def test_editing_records_every_step_keeps_the_path_on_failure_and_stops_at_done(
                      "Let me think about the season.", program("path = path[:2]"),
                      program("path = [v * 2 for v in path]\nprint('doubled')"), "DONE"])
     seen: list[EditStep] = []
+    texts: list[str] = []
     box = PlainProcess()
-    reply = ask_path(seat, question("micro", "editing"), sandbox=box, now=now, on_step=seen.append)
+    reply = ask_path(seat, question("micro", "editing"), sandbox=box, now=now, on_step=seen.append,
+                     on_ask=texts.append)
+    assert texts == [a.text for a in seat.asks]
     assert reply.ended == "answered" and reply.error is None
     assert reply.values == (32.0, 34.0, 36.0)
     assert [s.index for s in reply.steps] == [1, 2, 3, 4, 5, 6] and seen == list(reply.steps)
