@@ -23,6 +23,7 @@ from league.evals.context.pathprompt import MAX_EDIT_STEPS, PathQuestionError, S
 from league.evals.context.scores import fit
 from league.evals.policy import Policy, PolicySandbox
 from league_agents.base import Ask, FailureClass, SeatReply, SeatSpec
+from league_agents.registry import build_seat
 from sandbox.bwrap import BwrapSandbox
 from sandbox.interface import EndedBy, ExecResult, Sandbox, system_now
 from sandbox.netpolicy import EgressRules
@@ -387,3 +388,19 @@ def test_the_editing_loop_through_the_real_sandbox(box: Sandbox) -> None:
     assert reply.values == (14.0, 15.0, 16.0) and [s.ok for s in reply.steps] == [True, False, True]
     assert "ZeroDivisionError" in (reply.steps[1].error or "")
 
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("mode", MODES)
+def test_the_eval_standin_answers_path_asks(box: Sandbox, mode: str) -> None:
+    seat = build_seat(SeatSpec(name="standin-ctx", adapter="eval-standin", options={"seed": 3}), sandbox=box)
+    reply = ask_path(seat, question("both", mode), sandbox=box, now=now)
+    assert reply.ended == "answered", reply
+    if mode == "direct":
+        assert reply.values == HISTORY[-3:] and reply.steps == ()
+    else:
+        assert reply.values == tuple(0.5 * (b + h) for b, h in zip(BASE, HISTORY[-3:], strict=True))
+        assert [(s.ok, s.code) for s in reply.steps][1] == (True, "DONE") and reply.steps[0].ok
+    prose = build_seat(SeatSpec(name="standin-ctx", adapter="eval-standin", options={"mode": "prose"}), sandbox=box)
+    refused = ask_path(prose, question("both", mode), sandbox=box, now=now)
+    assert refused.ended == "refused" and refused.values is None
