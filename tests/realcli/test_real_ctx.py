@@ -4,8 +4,8 @@ is asked through ``ask_path`` for two windows made by windows.py from a syntheti
 four arms (the arms spread over the two windows). The stand-in answers a direct ask with a JSON array (of the
 wrong length for two arms, so the scores' fit truncates and pads) and an editing ask with one program, then DONE;
 the league runs each program in its own sandbox. Asserted: the lengths and fits, the editing steps, that the
-prompt the model received carries its arm's effects and not the other arm's, that no prompt names a model, seat
-or family, and that nothing of the operator's environment reached the stand-in.
+prompt the model received is the very prompt and carries its arm's effects and not the other arm's, that no
+prompt names a model, seat or family, and that nothing of the operator's environment reached the stand-in.
 
 ``LEAGUE_CLI_VERSIONS=newest`` runs the same test against the npm registry's newest CLIs (tests/realcli/clis.py).
 """
@@ -128,5 +128,7 @@ def test_real_cli_answers_path_questions_in_both_modes_and_every_arm(adapter: st
         if q.effects:
             first_key = next(iter(q.effects))
             assert f"{first_key} = " in got[0]
-        prompt = ask_text(q).lower()
-        assert not [w for w in (seat_name, model, f"{seat_name}-lab", adapter) if w.lower() in prompt]
+        # ... and received it whole: the very prompt (the first ask's, in editing mode), which names no seat or model
+        prompt = ask_text(q)
+        assert any(json.dumps(prompt)[1:-1] in b for b in got), (adapter, q.window_id)
+        assert not [w for w in (seat_name, model, f"{seat_name}-lab", adapter) if w.lower() in prompt.lower()]
