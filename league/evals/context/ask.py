@@ -22,7 +22,9 @@ ran). The loop ends at DONE, at the cap, or when the seat gives no reply (it is 
   the path is the last good one, perhaps the base);
 - ``refused``: replies came but held no path (direct: the reason is ``error``; editing: no reply held a program
   or DONE). A malformed reply is "refused" in this sense: it is sealed as received and scored as missing;
-- ``no_answer``: the seat gave no reply at all (silence, timeout, crash, an incident; ``error`` says which).
+- ``no_answer``: the seat gave no reply at all (silence, timeout, crash, an incident; ``error`` says which), or
+  the sandbox could not run an editing program (``error`` starts ``sandbox incident:``; the loop stops there and
+  no path is kept: the base is not the seat's answer).
 
 ``raw`` is the reply as received (direct), or every reply of the loop, each after a line ``### step N``
 (editing). ``prompt_sha256`` is the SHA-256 of :func:`ask_text` (the direct prompt or the first editing ask;
@@ -164,6 +166,9 @@ def _editing(seat: Seat, q: PathQuestion, first: str, sandbox: Sandbox, now: Now
             continue
         engaged = True
         result = run_program(sandbox, parsed.code, current, q.history)
+        if result.incident:  # the league could not run the program: no verdict on the seat, no path
+            record(EditStep(index, parsed.code, False, result.error, None))
+            return PathReply(sha256_text(first), "\n".join(raws), None, result.error, tuple(steps), "no_answer")
         if result.values is not None:
             current = result.values
             record(EditStep(index, parsed.code, True, None, path_sha256(current)))

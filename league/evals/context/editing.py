@@ -62,6 +62,8 @@ class ProgramResult:
 
     values: tuple[float, ...] | None
     error: str | None
+    #: The sandbox could not run the program at all (not the program's fault): the loop stops there.
+    incident: bool = False
 
 
 def _tail(text: str, limit: int) -> str:
@@ -100,9 +102,9 @@ def run_program(sandbox: Sandbox, code: str, path: Sequence[float], history: Seq
             [SYSTEM_PYTHON, "-I", "-S", f"{SANDBOX_HOME}/harness.py", f"{SANDBOX_HOME}/step.py"], stdin=stdin,
             timeout=timeout_s, profile=EDIT_PROFILE, files_in_home=files)
     except SandboxError as exc:
-        return ProgramResult(None, f"the sandbox could not run the program: {exc.message}")
-    except Exception as exc:  # noqa: BLE001 - the loop must go on; the step records the failure
-        return ProgramResult(None, f"the program could not be run: {type(exc).__name__}: {exc}"[:500])
+        return ProgramResult(None, f"sandbox incident: the sandbox could not run the program: {exc.message}", True)
+    except Exception as exc:  # noqa: BLE001 - never raises; the step records the failure
+        return ProgramResult(None, f"sandbox incident: {type(exc).__name__}: {exc}"[:500], True)
     if res.ended_by is not EndedBy.EXIT:
         limits = {EndedBy.TIMEOUT: f"ran longer than {timeout_s:g} s", EndedBy.MEMORY: "used too much memory",
                   EndedBy.OUTPUT_CAP: "printed too much", EndedBy.FILE_SIZE: "wrote too large a file",

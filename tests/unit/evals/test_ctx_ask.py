@@ -25,7 +25,7 @@ from league.evals.policy import Policy, PolicySandbox
 from league_agents.base import Ask, FailureClass, SeatReply, SeatSpec
 from league_agents.registry import build_seat
 from sandbox.bwrap import BwrapSandbox
-from sandbox.interface import EndedBy, ExecResult, Sandbox, system_now
+from sandbox.interface import EndedBy, ExecResult, Sandbox, SandboxError, system_now
 from sandbox.netpolicy import EgressRules
 from sandbox.profiles import SANDBOX_HOME, Profile
 
@@ -321,6 +321,18 @@ def test_editing_silence_and_refusal() -> None:
     prose = ask_path(ListSeat(lambda ask: "I would rather not."), question(mode="editing"), sandbox=PlainProcess(),
                      now=now)
     assert prose.ended == "refused" and prose.values is None and len(prose.steps) == MAX_EDIT_STEPS
+
+
+def test_a_sandbox_that_cannot_run_stops_the_loop_without_a_path() -> None:
+    class Broken(PlainProcess):
+        def exec(self, argv: Sequence[str], **kw: object) -> ExecResult:  # type: ignore[override]
+            raise SandboxError("bwrap is missing", fix="apt-get install -y bubblewrap")
+
+    seat = ListSeat(lambda ask: program("path = [v + 1 for v in path]"))
+    reply = ask_path(seat, question(mode="editing"), sandbox=Broken(), now=now)
+    assert reply.ended == "no_answer" and reply.values is None and len(seat.asks) == 1
+    assert (reply.error or "").startswith("sandbox incident:") and "bwrap is missing" in (reply.error or "")
+    assert [s.ok for s in reply.steps] == [False]
 
 
 def test_a_question_is_a_value() -> None:
