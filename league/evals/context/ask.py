@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
 
 from league.evals.context.editing import run_program
 from league.evals.context.pathparse import parse_path, parse_step
@@ -59,6 +59,7 @@ __all__ = ["ARMS", "MODES", "EditStep", "PathQuestion", "PathReply", "arm_effect
            "parse_path"]
 
 Ended = Literal["answered", "no_answer", "refused"]
+T = TypeVar("T")
 DONE: Final = "DONE"
 
 
@@ -103,18 +104,38 @@ def _silence(reply: SeatReply) -> str:
     return f"no reply ({why}{': ' + reply.detail[:300] if reply.detail else ''})"
 
 
+class _HookFailed(Exception):
+    """The caller's own ``on_step``/``on_ask`` raised: carried past the catch-all, re-raised as it was."""
+
+
+def _hooked(fn: Callable[[T], None] | None) -> Callable[[T], None]:
+    def call(arg: T) -> None:
+        if fn is None:
+            return
+        try:
+            fn(arg)
+        except Exception as exc:
+            raise _HookFailed from exc
+
+    return call
+
+
 def ask_path(seat: Seat, q: PathQuestion, *, sandbox: Sandbox, now: Now,
              on_step: Callable[[EditStep], None] | None = None,
              on_ask: Callable[[str], None] | None = None) -> PathReply:
     """Ask ``seat`` for the path of ``q``; ``sandbox`` runs editing programs (never the seat: the seat runs in
     its own). ``on_ask`` receives every ask's text before it leaves (so each can be stored under its hash).
-    Never raises: a failure of the league's own code is a ``no_answer`` naming it."""
+    Never raises for the seat, its replies or the sandbox: a failure of this module's own code is a
+    ``no_answer`` naming it. What ``on_step`` or ``on_ask`` raise (the caller's own: a book that cannot be
+    written) propagates unchanged."""
     first = ask_text(q)
-    seen: Callable[[str], None] = on_ask or (lambda _: None)
     try:
         if q.mode == "direct":
-            return _direct(seat, q, first, now, seen)
-        return _editing(seat, q, first, sandbox, now, on_step, seen)
+            return _direct(seat, q, first, now, _hooked(on_ask))
+        return _editing(seat, q, first, sandbox, now, _hooked(on_step), _hooked(on_ask))
+    except _HookFailed as hook:
+        assert hook.__cause__ is not None
+        raise hook.__cause__ from None
     except Exception as exc:  # noqa: BLE001 - one window must not stop a run; the reply names the failure
         return PathReply(sha256_text(first), "", None, f"internal error: {type(exc).__name__}: {exc}"[:500], (),
                          "no_answer")
@@ -130,7 +151,7 @@ def _direct(seat: Seat, q: PathQuestion, text: str, now: Now, on_ask: Callable[[
 
 
 def _editing(seat: Seat, q: PathQuestion, first: str, sandbox: Sandbox, now: Now,
-             on_step: Callable[[EditStep], None] | None, on_ask: Callable[[str], None]) -> PathReply:
+             on_step: Callable[[EditStep], None], on_ask: Callable[[str], None]) -> PathReply:
     current = tuple(q.base or ())
     shown: list[StepRecord] = []
     steps: list[EditStep] = []
@@ -140,8 +161,7 @@ def _editing(seat: Seat, q: PathQuestion, first: str, sandbox: Sandbox, now: Now
 
     def record(step: EditStep) -> None:
         steps.append(step)
-        if on_step is not None:
-            on_step(step)
+        on_step(step)
 
     for index in range(1, MAX_EDIT_STEPS + 1):
         text = first if index == 1 else edit_text(q, shown, current)

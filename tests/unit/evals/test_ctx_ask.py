@@ -335,6 +335,16 @@ def test_a_sandbox_that_cannot_run_stops_the_loop_without_a_path() -> None:
     assert [s.ok for s in reply.steps] == [False]
 
 
+def test_what_the_callers_hooks_raise_propagates() -> None:
+    def full(step: EditStep) -> None:
+        raise OSError("no space left on the book's disk")
+
+    with pytest.raises(OSError, match="no space left"):
+        ask_path(ListSeat(["DONE"]), question(mode="editing"), sandbox=PlainProcess(), now=now, on_step=full)
+    with pytest.raises(OSError, match="no space left"):
+        ask_path(ListSeat(["[1]"]), question(), sandbox=PlainProcess(), now=now, on_ask=lambda t: full(None))  # type: ignore[arg-type]
+
+
 def test_a_question_is_a_value() -> None:
     q = question(mode="editing")
     assert isinstance(ask_path(ListSeat(["DONE"]), q, sandbox=PlainProcess(), now=now), PathReply)
