@@ -12,11 +12,18 @@ box with a different answer, so only the LAST box is its answer. When the prompt
 it writes one before the final box. Modes: normal, silent (prints nothing), prose (no box at all), crash
 (exit 1), mixed (about one reply in five breaks one parsing rule: no box, an empty box, a lower-case letter,
 an unknown letter).
+
+A contextual-track path ask (league.evals.context: its prompt holds "History values: [...]" and "Horizon: N
+steps", and the request no question) is answered with a path: in direct mode the last H history values as one
+JSON array in a code block; in editing mode, on the first reply one program that averages the path with the
+last H history values, then DONE. Mode ``prose`` answers in words only; ``mixed`` breaks about one path in five
+(prose, one step short, a NaN, or a program that fails).
 """
 
 import hashlib
 import json
 import os
+import re
 import sys
 import time
 from typing import Any
@@ -101,6 +108,41 @@ def reply(req: Request) -> str:
     return "\n".join(parts)
 
 
+PATH_HISTORY = re.compile(r"History values: (\[[^\]]*\])")
+PATH_HORIZON = re.compile(r"Horizon: (\d+) steps")
+BLEND = "```python\nlast = history[-len(path):]\npath = [0.5 * (p + h) for p, h in zip(path, last)]\n```"
+
+
+def is_path_ask(req: Request) -> bool:
+    prompt = str(req.get("prompt", ""))
+    return not req.get("question") and bool(PATH_HISTORY.search(prompt) and PATH_HORIZON.search(prompt))
+
+
+def path_reply(req: Request) -> str:
+    """A contextual-track path ask: the last H history values (direct), or one blending program then DONE."""
+    prompt = str(req["prompt"])
+    history = [float(v) for v in json.loads(PATH_HISTORY.search(prompt).group(1))]  # type: ignore[union-attr]
+    horizon = int(PATH_HORIZON.search(prompt).group(1))  # type: ignore[union-attr]
+    mode = req.get("mode", "normal")
+    u = unit(req["seed"], req["seat"], hashlib.sha256(prompt.encode("utf-8")).hexdigest(), req["trial"], "path")
+    if mode == "prose" or (mode == "mixed" and u < 0.05):
+        return "The series should keep its recent pattern, a little higher than now."
+    if "Improve a statistical base forecast" in prompt:
+        if "This is reply 1 of" not in prompt:
+            return "DONE"
+        if mode == "mixed" and u < 0.2:
+            return "Blending with the last cycle.\n```python\npath = [p / 0 for p in path]\n```"
+        return "Blending the base with the last cycle.\n" + BLEND
+    last = (history * (horizon // len(history) + 1))[-horizon:] if len(history) < horizon else history[-horizon:]
+    values: list[object] = [round(v, 6) for v in last]
+    if mode == "mixed" and u < 0.1:
+        values = values[:-1]
+    elif mode == "mixed" and u < 0.2:
+        values[0] = "NaN"
+    text = json.dumps(values).replace('"NaN"', "NaN")
+    return "The last cycle, continued.\n```json\n" + text + "\n```"
+
+
 def interfaces() -> list[str]:
     try:
         with open("/proc/net/dev", encoding="utf-8") as fh:
@@ -118,7 +160,7 @@ def main() -> int:
     if mode == "crash":
         sys.stderr.write("stand-in: simulated crash\n")
         return 1
-    envelope = {"model": req.get("model", "standin"), "result": reply(req),
+    envelope = {"model": req.get("model", "standin"), "result": path_reply(req) if is_path_ask(req) else reply(req),
                 "total_cost_usd": req.get("cost_usd"), "network": interfaces(),
                 "proxy": os.environ.get("HTTPS_PROXY", "")}
     sys.stdout.write(json.dumps(envelope, ensure_ascii=False) + "\n")

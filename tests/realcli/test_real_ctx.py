@@ -1,0 +1,134 @@
+"""The contextual track's path questions with the four real vendor CLIs: each pinned CLI, in the real sandbox
+under the run's ``api`` policy (its only way out the egress proxy to a stand-in of its vendor's API on 127.0.0.1),
+is asked through ``ask_path`` for two windows made by windows.py from a synthetic series, in both modes and all
+four arms (the arms spread over the two windows). The stand-in answers a direct ask with a JSON array (of the
+wrong length for two arms, so the scores' fit truncates and pads) and an editing ask with one program, then DONE;
+the league runs each program in its own sandbox. Asserted: the lengths and fits, the editing steps, that the
+prompt the model received is the very prompt and carries its arm's effects and not the other arm's, that no
+prompt names a model, seat or family, and that nothing of the operator's environment reached the stand-in.
+
+``LEAGUE_CLI_VERSIONS=newest`` runs the same test against the npm registry's newest CLIs (tests/realcli/clis.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from conftest import VENDORS, received_nothing_of
+from standin_models import StandIn
+
+from league.evals.context.ask import ARMS, EditStep, PathQuestion, PathReply, arm_effects, ask_path, ask_text
+from league.evals.context.effects import compute_effects
+from league.evals.context.pathprompt import canonical_path
+from league.evals.context.scores import fit, naive_path
+from league.evals.context.windows import Series, Window, make_windows
+from league.evals.policy import Policy, PolicySandbox
+from league.evals.seats import policy_seat
+from league_agents.base import SeatSpec
+from league_agents.registry import make_sandbox
+from sandbox.interface import system_now
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
+H = 30
+SEASON = 12
+SHIFT = 1.5
+#: direct mode: how many steps the stand-in answers per arm (the horizon ± a few: the scores' fit is exercised)
+LENGTHS = {"history": H, "macro": H + 2, "micro": H - 3, "both": H}
+FITS = {"history": "exact", "macro": "truncated", "micro": "padded", "both": "exact"}
+STEP_ONE = f"```python\npath = [v + {SHIFT} for v in path]\n```\n"
+
+
+def series() -> Series:
+    """240 hourly steps: a period-12 wave on a slow trend, with a level shift late in the newest window."""
+    vals = [50 + 10 * math.sin(2 * math.pi * t / SEASON) + 0.05 * t + (9.0 if t >= 225 else 0.0) for t in range(240)]
+    stamps = tuple(f"2026-03-{1 + t // 24:02d}T{t % 24:02d}:00:00+00:00" for t in range(240))
+    return Series("wave", stamps, tuple(vals))
+
+
+def questions() -> list[PathQuestion]:
+    windows: list[Window] = make_windows(series(), H, "long")
+    assert len(windows) == 2
+    out = []
+    for mode in ("direct", "editing"):
+        for i, arm in enumerate(ARMS):
+            w = windows[i % 2]
+            reference = naive_path(w.history, H, SEASON)
+            record = compute_effects(w.history, w.future, reference, history_period=SEASON).record()
+            out.append(PathQuestion(
+                window_id=f"{w.sha256[:12]}-{arm}-{mode}", arm=arm, mode=mode, history=w.history,
+                history_timestamps=w.history_timestamps, future_timestamps=w.future_timestamps,
+                stated_range=(min(w.future) - 1, max(w.future) + 1), effects=arm_effects(record, arm),
+                base=reference if mode == "editing" else None))
+    return out
+
+
+def respond(body: bytes) -> str:
+    """The scripted model: reads which ask this is from the prompt inside the request body."""
+    text = body.decode("utf-8", "replace")
+    if "Improve a statistical base forecast" in text:
+        return "DONE" if "This is reply 1 of at most" not in text else "I will lift the base a little.\n" + STEP_ONE
+    arm = {(True, True): "both", (True, False): "macro", (False, True): "micro", (False, False): "history"}[
+        ("macro.trend.count =" in text, "micro.count =" in text)]
+    return "Here is the forecast.\n```json\n" + json.dumps([round(40 + 0.5 * k, 3) for k in range(LENGTHS[arm])]) \
+        + "\n```\n"
+
+
+def history_marker(q: PathQuestion) -> str:
+    return ask_text(q).split("History values: ", 1)[1][:60]
+
+
+@pytest.mark.parametrize("adapter", sorted(VENDORS))
+def test_real_cli_answers_path_questions_in_both_modes_and_every_arm(adapter: str, cli_prefix: Path,
+                                                                     secrets: dict[str, str]) -> None:
+    seat_name, model, _, suffix = VENDORS[adapter]
+    qs = questions()
+    steps: dict[str, list[EditStep]] = {q.window_id: [] for q in qs}
+    with StandIn("unused", respond=respond) as standin:
+        spec = SeatSpec(name=seat_name, adapter=adapter, model=model, family=f"{seat_name}-lab", effort="high",
+                        timeout_s=180, network="api", credentials=(),
+                        options={"base_url": standin.url + suffix, "cli_prefix": str(cli_prefix)})
+        box = make_sandbox()
+        seat = policy_seat(spec, Policy.API, sandbox=box)
+        programs = PolicySandbox(box, Policy.API)  # as the pipeline may pass it: programs still get no network
+
+        def one(q: PathQuestion) -> PathReply:
+            return ask_path(seat, q, sandbox=programs, now=system_now, on_step=steps[q.window_id].append)
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            replies = list(pool.map(one, qs))
+        bodies = [c.body.decode("utf-8", "replace") for c in standin.model_calls()]
+        leaked = received_nothing_of(standin, secrets)
+    assert not leaked
+    for q, reply in zip(qs, replies, strict=True):
+        assert reply.ended == "answered", (q.window_id, reply.error, reply.raw[-500:], reply.steps)
+        assert reply.prompt_sha256 and reply.values is not None
+        if q.mode == "direct":
+            assert len(reply.values) == LENGTHS[q.arm] and reply.steps == ()
+            fitted, how = fit(reply.values, q.horizon)
+            assert how == FITS[q.arm] and fitted is not None and len(fitted) == H
+        else:
+            assert q.base is not None
+            want = tuple(b + SHIFT for b in q.base)
+            assert reply.values == pytest.approx(want)
+            assert [(s.index, s.ok, s.code.strip()) for s in reply.steps] == [
+                (1, True, STEP_ONE.split("\n")[1]), (2, True, "DONE")]
+            assert reply.steps[0].path_sha256 == reply.steps[1].path_sha256 is not None
+            assert steps[q.window_id] == list(reply.steps)  # every step handed over as it happened
+            assert reply.values is not None and canonical_path(reply.values)
+        # the model received this very question: its window, its mode, its arm's effects and no other arm's
+        shows_macro, shows_micro = q.arm in ("macro", "both"), q.arm in ("micro", "both")
+        mode_mark = "Improve a statistical base forecast" if q.mode == "editing" else "Forecast the next values"
+        got = [b for b in bodies if history_marker(q) in b and mode_mark in b
+               and ("macro.trend.count =" in b) is shows_macro and ("micro.count =" in b) is shows_micro]
+        assert got, (adapter, q.window_id)
+        if q.effects:
+            first_key = next(iter(q.effects))
+            assert f"{first_key} = " in got[0]
+        # ... and received it whole: the very prompt (the first ask's, in editing mode), which names no seat or model
+        prompt = ask_text(q)
+        assert any(json.dumps(prompt)[1:-1] in b for b in got), (adapter, q.window_id)
+        assert not [w for w in (seat_name, model, f"{seat_name}-lab", adapter) if w.lower() in prompt.lower()]
