@@ -13,53 +13,19 @@ import io
 import json
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from pathlib import Path
 
 import httpx
 import structlog
 
-from league.api.errors import MAX_ERROR_CHARS, ApiError, clip
+from league.api.errors import MAX_ERROR_CHARS, clip
+from league.book.follow import FollowError as FollowError
+from league.book.follow import follow_file as follow_file
 from league.jsonvalue import Json, JsonObject, items, obj
 
 log = structlog.get_logger(__name__)
 Line = tuple[int, bytes]
 #: The most of an error response ``league tail`` reads (the API's own are a few hundred bytes).
 MAX_ERROR_BODY = 64 << 10
-
-
-class FollowError(ApiError):
-    """The book cannot be followed (missing file, the API refused the request, retries exhausted)."""
-
-
-def follow_file(path: Path, start: int = 1, kinds: frozenset[str] = frozenset(), follow: bool = False,
-                poll_s: float = 0.2, sleep: Callable[[float], None] = time.sleep) -> Iterator[Line]:
-    """Lines ``start..`` of a local book; with ``follow`` keep polling for appended lines."""
-    if not path.is_file():
-        raise FollowError(f"{path}: no such book", fix="pass the path of council-book.jsonl or the API's URL")
-    n, offset, pending = 0, 0, b""
-    while True:
-        with open(path, "rb") as fh:
-            fh.seek(offset)
-            data = fh.read()
-        offset += len(data)
-        pending += data
-        *complete, pending = pending.split(b"\n")
-        for raw in complete:
-            n += 1
-            if n >= start and _wanted(raw, kinds):
-                yield n, raw
-        if not follow:
-            return
-        sleep(poll_s)
-
-
-def _wanted(raw: bytes, kinds: frozenset[str]) -> bool:
-    if not kinds:
-        return True
-    try:
-        return str(json.loads(raw).get("kind", "")) in kinds
-    except ValueError:
-        return False
 
 
 def follow_url(base: str, start: int = 1, kinds: frozenset[str] = frozenset(), follow: bool = False,

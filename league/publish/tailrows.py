@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from league import records
-from league.api.follow import follow_file
+from league.book.follow import follow_file
 from league.book.view import BookView
 from league.errors import LeagueError
 from league.publish.forecasts import ROW_COLUMNS, scored_rows
