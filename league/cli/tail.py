@@ -17,7 +17,8 @@ import typer
 
 from league.api.armsbook import ARMS_BOOK_KINDS, TALK_LINE_KINDS
 from league.api.contest import CONTEST_KINDS
-from league.api.follow import compact, csv_record, follow_file, follow_rows_url, follow_url
+from league.api import follow as remote
+from league.api.follow import compact, csv_record, follow_file
 from league.book.lines import COUNCIL_KINDS
 from league.errors import LeagueError
 from league.extras import extra
@@ -71,7 +72,7 @@ def tail(
     kinds, which = _kinds(kind or [], CONTEST_KINDS, ARMS_BOOK_KINDS, TALK_LINE_KINDS)
     default, stream = BOOKS[which]
     if source.startswith(("http://", "https://")):
-        lines = follow_url(source, start, kinds, follow, stream=stream)
+        lines = remote.follow_url(source, start, kinds, follow, stream=stream)
     else:
         lines = follow_file(Path(default if source == DEFAULT_BOOK else source), start, kinds, follow)
     try:
@@ -129,7 +130,7 @@ def _tail_rows(source: str, after_row: str | None, fmt: str, follow: bool) -> No
 def _remote_rows(base: str, after_row: str | None, fmt: str, follow: bool) -> Iterator[str]:
     """The API's rows as CSV (the header once, from the first connection's column list) or NDJSON."""
     columns: tuple[str, ...] = ()
-    for event in follow_rows_url(base, after_row, follow):
+    for event in remote.follow_rows_url(base, after_row, follow):
         if isinstance(event, tuple):
             if not columns and fmt == "csv":
                 yield csv_record(dict(zip(event, event, strict=True)), event)
