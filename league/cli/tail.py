@@ -15,9 +15,9 @@ from typing import Annotated
 
 import typer
 
+from league.api import follow as remote
 from league.api.armsbook import ARMS_BOOK_KINDS, TALK_LINE_KINDS
 from league.api.contest import CONTEST_KINDS
-from league.api import follow as remote
 from league.api.follow import compact, csv_record, follow_file
 from league.book.lines import COUNCIL_KINDS
 from league.errors import LeagueError
