@@ -364,8 +364,12 @@ def _ops_routes(app: FastAPI, store: views.Store) -> None:
 
 def _file_routes(app: FastAPI, store: views.Store) -> None:
     @app.get("/", include_in_schema=False)
-    def index() -> HTMLResponse:
-        return HTMLResponse(render_index(PAGE_DIR / "index.html", store))
+    def index(request: Request) -> HTMLResponse:
+        html = render_index(PAGE_DIR / "index.html", store)
+        if not any(isinstance(r, Mount) and r.path == "/readers" for r in request.app.router.routes):
+            # no readers' service here: the page says so without asking readers/state (a 404 by design)
+            html = html.replace('<section id="readers">', '<section id="readers" data-readers-service="off">', 1)
+        return HTMLResponse(html)
 
     @app.get("/page/{name}", include_in_schema=False)
     def page_asset(name: str) -> FileResponse:

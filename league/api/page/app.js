@@ -622,7 +622,8 @@ function renderReaders(state) {
 async function loadReaders() {
   const section = document.getElementById("readers");
   try {
-    const got = await readersCall("state");
+    // the server marks the section when no readers' service is mounted: no request that can only answer 404
+    const got = section.getAttribute("data-readers-service") === "off" ? {status: 404} : await readersCall("state");
     if (got.status === 404) {
       readersBox().replaceChildren(el("p", {class: "readers-off"},
         "The reader experiment is not open on this server."));

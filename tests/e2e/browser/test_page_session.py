@@ -101,7 +101,7 @@ def test_the_rendered_page_shows_every_wave_and_every_link_answers(site: tuple[s
     assert rendered.ready == "1"
     assert rendered.waves == ids
     assert sorted(rendered.answers) == sorted((seat, str(ids.index(run) + 1)) for seat, run in answers)
-    urls = sorted({urljoin(url, u) for u in served.urls + rendered.urls if not u.startswith(("#", "mailto:"))})
+    urls = sorted({urljoin(url, u) for u in served.urls + rendered.urls if not u.startswith(("#", "mailto:", "data:"))})
     assert any(u.endswith("/council-book.jsonl") for u in urls) and any("/api/runs/" in u for u in urls)
     assert all(urlsplit(u).netloc == urlsplit(url).netloc for u in urls), urls
     with httpx.Client(timeout=60) as client:
