@@ -85,13 +85,17 @@ def test_remote_rows_resume_after_a_row_id(served: tuple[str, Path]) -> None:
 
 
 def test_the_lean_install_follows_a_remote_league(served: tuple[str, Path], tmp_path: Path) -> None:
-    """Nothing of the daemon or statistics extras is importable, yet the rows come, the same as on the host."""
+    """Nothing of the daemon or statistics extras is importable, yet the rows come, the same as on the host; so do
+    the book's lines (`league tail URL`, `league tail BOOK`)."""
     base, data = served
     ids = [json.loads(x)["row_id"] for x in _cli("--rows", str(data), "--format", "ndjson").splitlines()]
     env = {k: v for k, v in os.environ.items() if k not in ("LEAGUE_PROGRESS",)}
+    book = str(data / "books" / "council-book.jsonl")
     for args, want in ((["tail", "--rows", base], _cli("--rows", str(data))),
                        (["tail", "--rows", base, "--after-row", ids[3], "--format", "ndjson"],
-                        _cli("--rows", str(data), "--after-row", ids[3], "--format", "ndjson"))):
+                        _cli("--rows", str(data), "--after-row", ids[3], "--format", "ndjson")),
+                       (["tail", base, "--kind", "score"], _cli(book, "--kind", "score")),  # the book's lines
+                       (["tail", book, "--from", "5"], _cli(book, "--from", "5"))):
         done = subprocess.run([sys.executable, "-c", LEAN, *args], capture_output=True, text=True, timeout=300,
                               cwd=tmp_path, env=env, check=False)
         assert done.returncode == 0, done.stderr[-2000:]
