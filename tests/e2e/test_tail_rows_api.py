@@ -140,9 +140,12 @@ def test_following_over_the_api_delivers_the_rows_of_a_score_line_sealed_while_i
         before = [e for e in follow_rows_url(base) if isinstance(e, dict)]
 
         def reader() -> None:
-            for event in follow_rows_url(base, before[-1]["row_id"], follow=True):
-                if isinstance(event, dict):
-                    seen.append(event)
+            try:
+                for event in follow_rows_url(base, before[-1]["row_id"], follow=True, retries=0):
+                    if isinstance(event, dict):
+                        seen.append(event)
+            except FollowError:
+                pass  # the server stopped at the end of the test
 
         threading.Thread(target=reader, daemon=True).start()
         time.sleep(0.5)  # let the reader connect and wait (no assertion on time: the loop below waits)
