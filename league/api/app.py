@@ -16,6 +16,8 @@ Routes:
   ``/api/stream?from=N&kind=K`` book lines from N as NDJSON, following the book as it grows
   ``/api/contest``              the CLI contest: metrics, sealed sweeps, newest rounds and their cards
   ``/api/contest/stream?from=N&kind=K`` the contest's book lines, as the contest's embargo allows
+  ``/api/rows/stream?after=ROW_ID`` the scored rows of ``league tail --rows`` (CSV columns + brier) as NDJSON,
+                                after a row id, following the book with ``follow=true``
   ``/api/arms/stream?from=N&kind=K`` the published arms' book (arms/arms-book.jsonl): the arms' and the
                                 council talk's lines, from N, as NDJSON (following it with ``follow=true``)
   ``/{path}``                   any file of the open-data folder, byte for byte (HTTP ranges honoured)
@@ -49,6 +51,7 @@ from league.api.embargo import embargoed_file
 from league.api.errors import ApiError, BadRequest, NotFound, RangeNotSatisfiable, error_body, shown, shown_all
 from league.api.paths import DataPaths
 from league.api.prerender import render_index
+from league.api.rows import COLUMNS, COLUMNS_HEADER, RowSelect, resume_point, rows_data
 from league.api.schemas import LineView, line_view
 from league.ops import metrics
 
@@ -80,6 +83,7 @@ def create_app(data_dir: Path, *, poll_s: float = POLL_S, db_url: str | None = N
     _book_routes(app, store, poll_s)
     _contest_routes(app, store, poll_s)
     _arms_routes(app, store, poll_s)
+    _rows_routes(app, store, poll_s)
     _file_routes(app, store)
     return app
 
@@ -317,6 +321,22 @@ async def _follow_arms(store: views.Store, book: ArmsBookIndex, request: Request
         yield chunk
 
 
+def _rows_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
+    @app.get("/api/rows/stream")
+    def rows_stream(request: Request, after: Annotated[str | None, Query(max_length=40)] = None,
+                    follow: bool = False) -> StreamingResponse:
+        """The scored rows after row ``after`` (``<score line>.<index>``) as NDJSON, each with the CSV's columns,
+        ``row_id`` and ``brier`` (league.api.rows); ``follow=true`` keeps it open for the rows of new score
+        lines. The column order is in the ``X-League-Row-Columns`` header."""
+        data = rows_data(store.paths.book)
+        start, last = resume_point(after)
+        _check_start(start, store.book.refresh())
+        select = RowSelect(data, store.book.kind, last)
+        return StreamingResponse(_stream(store.book.refresh, select, request, start, follow, poll_s),
+                                 media_type=NDJSON, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no",
+                                                             COLUMNS_HEADER: COLUMNS})
+
+
 def _ops_routes(app: FastAPI, store: views.Store) -> None:
     """``/healthz`` for a load balancer or nginx, ``/metrics`` for Prometheus; requests are counted by
     route template (never by raw path, so a scan of random paths cannot grow the series)."""
@@ -344,8 +364,12 @@ def _ops_routes(app: FastAPI, store: views.Store) -> None:
 
 def _file_routes(app: FastAPI, store: views.Store) -> None:
     @app.get("/", include_in_schema=False)
-    def index() -> HTMLResponse:
-        return HTMLResponse(render_index(PAGE_DIR / "index.html", store))
+    def index(request: Request) -> HTMLResponse:
+        html = render_index(PAGE_DIR / "index.html", store)
+        if not any(isinstance(r, Mount) and r.path == "/readers" for r in request.app.router.routes):
+            # no readers' service here: the page says so without asking readers/state (a 404 by design)
+            html = html.replace('<section id="readers">', '<section id="readers" data-readers-service="off">', 1)
+        return HTMLResponse(html)
 
     @app.get("/page/{name}", include_in_schema=False)
     def page_asset(name: str) -> FileResponse:

@@ -1,62 +1,31 @@
 """Follow a book: a local file or the API's NDJSON stream, resuming from the last line seen.
 
-Used by ``league tail``. Both sources yield ``(n, raw_line)`` in order. The URL follower keeps the
-number of the last line it delivered; when the connection drops it reconnects with
+Used by ``league tail`` (and ``league tail --rows URL``, :func:`follow_rows_url`). It imports no web
+framework: the lean install (no daemon extra) follows a remote league. Both sources yield ``(n, raw_line)``
+in order. The URL follower keeps the number of the last line it delivered; when the connection drops it reconnects with
 ``from = last + 1`` after a bounded, growing pause, so no line is skipped or delivered twice.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import httpx
 import structlog
 
-from league.api.errors import MAX_ERROR_CHARS, ApiError, clip
-from league.jsonvalue import Json, JsonObject, items
+from league.api.errors import MAX_ERROR_CHARS, clip
+from league.book.follow import FollowError as FollowError
+from league.book.follow import follow_file as follow_file
+from league.jsonvalue import Json, JsonObject, items, obj
 
 log = structlog.get_logger(__name__)
 Line = tuple[int, bytes]
 #: The most of an error response ``league tail`` reads (the API's own are a few hundred bytes).
 MAX_ERROR_BODY = 64 << 10
-
-
-class FollowError(ApiError):
-    """The book cannot be followed (missing file, the API refused the request, retries exhausted)."""
-
-
-def follow_file(path: Path, start: int = 1, kinds: frozenset[str] = frozenset(), follow: bool = False,
-                poll_s: float = 0.2, sleep: Callable[[float], None] = time.sleep) -> Iterator[Line]:
-    """Lines ``start..`` of a local book; with ``follow`` keep polling for appended lines."""
-    if not path.is_file():
-        raise FollowError(f"{path}: no such book", fix="pass the path of council-book.jsonl or the API's URL")
-    n, offset, pending = 0, 0, b""
-    while True:
-        with open(path, "rb") as fh:
-            fh.seek(offset)
-            data = fh.read()
-        offset += len(data)
-        pending += data
-        *complete, pending = pending.split(b"\n")
-        for raw in complete:
-            n += 1
-            if n >= start and _wanted(raw, kinds):
-                yield n, raw
-        if not follow:
-            return
-        sleep(poll_s)
-
-
-def _wanted(raw: bytes, kinds: frozenset[str]) -> bool:
-    if not kinds:
-        return True
-    try:
-        return str(json.loads(raw).get("kind", "")) in kinds
-    except ValueError:
-        return False
 
 
 def follow_url(base: str, start: int = 1, kinds: frozenset[str] = frozenset(), follow: bool = False,
@@ -100,6 +69,67 @@ def _one_connection(client: httpx.Client, base: str, start: int, kinds: frozense
                 continue
             raw = text.encode("utf-8")
             yield int(json.loads(raw)["n"]), raw
+
+
+#: The rows stream's route and the header naming its columns (league.api.rows: the server side).
+ROWS_STREAM = "/api/rows/stream"
+ROWS_COLUMNS_HEADER = "X-League-Row-Columns"
+#: What :func:`follow_rows_url` yields: the columns (once per connection, before its rows) or a row.
+RowEvent = tuple[str, ...] | dict[str, str]
+
+
+def follow_rows_url(base: str, after: str | None = None, follow: bool = False, retries: int = 8,
+                    client: httpx.Client | None = None,
+                    sleep: Callable[[float], None] = time.sleep) -> Iterator[RowEvent]:
+    """The scored rows of the API's ``/api/rows/stream`` after row ``after``; reconnects after the last row seen.
+
+    Each connection first yields the column names (the server's ``X-League-Row-Columns``), so a CSV printer
+    writes its header before the first row even while it waits; then each row as a dict of strings."""
+    own = client or httpx.Client(timeout=httpx.Timeout(10.0, read=None))
+    last, failures = after, 0
+    try:
+        while True:
+            try:
+                for event in _rows_connection(own, base, last, follow):
+                    if isinstance(event, dict):
+                        last, failures = event["row_id"], 0
+                    yield event
+                if not follow:
+                    return
+            except httpx.TransportError as exc:
+                failures += 1
+                if failures > retries:
+                    raise FollowError(f"lost {base} {failures} times in a row: {exc}",
+                                      fix="check that `league serve` is running") from exc
+                pause = min(30.0, 0.5 * 2 ** (failures - 1))
+                log.warning("tail.reconnect", url=base, after_row=last, pause_s=pause, error=str(exc))
+                sleep(pause)
+    finally:
+        if client is None:
+            own.close()
+
+
+def _rows_connection(client: httpx.Client, base: str, after: str | None, follow: bool) -> Iterator[RowEvent]:
+    params: list[tuple[str, str | int | float | bool | None]] = [("follow", "true" if follow else "false")]
+    if after:
+        params.append(("after", after))
+    with client.stream("GET", base.rstrip("/") + ROWS_STREAM, params=params) as resp:
+        if resp.status_code != 200:
+            raise FollowError(f"{base} refused the rows stream ({resp.status_code}): {_error_text(resp)}",
+                              fix="check the URL (the league's API base, e.g. http://host:8765) and --after-row")
+        yield tuple(resp.headers.get(ROWS_COLUMNS_HEADER, "").split(","))
+        for text in resp.iter_lines():
+            if not text.strip():
+                continue
+            row = obj(json.loads(text))
+            yield {str(k): str(v) for k, v in row.items()}
+
+
+def csv_record(row: Mapping[str, str], columns: Sequence[str]) -> str:
+    """One CSV record (no line end) of ``row``'s values in ``columns`` order: the header is ``columns`` itself."""
+    buf = io.StringIO()
+    csv.DictWriter(buf, fieldnames=list(columns), lineterminator="", extrasaction="ignore").writerow(row)
+    return buf.getvalue()
 
 
 def _error_text(resp: httpx.Response) -> str:

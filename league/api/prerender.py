@@ -7,10 +7,12 @@ plain HTML tables, with the same row markup (``tr.seat-row`` with ``data-seat``/
 
 from __future__ import annotations
 
+import re
 from html import escape
 from pathlib import Path
 
 from league.api import views
+from league.api.errors import ApiError
 from league.api.views import LeagueTable, TableRow, Today
 from league.jsonvalue import Json, as_float
 
@@ -56,14 +58,20 @@ def league_html(league: LeagueTable) -> str:
 
 
 def today_html(today: Today) -> str:
+    """The whole session: one line per wave (run), then every seat's answer with the wave it came from."""
     if not today.get("run_id"):
         return '<p class="prerendered">No run sealed yet.</p>'
+    waves = "".join(f'<li data-run="{escape(str(r.get("run_id")))}">wave {escape(str(r.get("wave")))}: run '
+                    f'{escape(str(r.get("run_id")))} (book line {escape(str(r.get("line")))}) · '
+                    f'{escape(str(r.get("answered")))} of {escape(str(r.get("seats")))} seats answered</li>'
+                    for r in today.get("runs", []))
     rows = "".join("<tr>" + _cells(a["seat"], f"{a.get('model') or ''} {a.get('version') or ''}", a.get("at") or "",
-                                   a.get("cells", ""), f"#{a.get('n', '')}", num=(3, 4)) + "</tr>"
+                                   a.get("cells", ""), f"wave {a.get('wave', 1)} ({a.get('run_id', today['run_id'])})",
+                                   f"#{a.get('n', '')}", num=(3, 5)) + "</tr>"
                    for a in today["answers"])
-    head = "".join(f'<th scope="col">{h}</th>' for h in ("seat", "model", "sealed", "cells", "line"))
-    return (f'<div class="prerendered"><p>{escape(str(today["session"]))} · run {escape(str(today["run_id"]))} '
-            f'(book line {today["line"]})</p><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
+    head = "".join(f'<th scope="col">{h}</th>' for h in ("seat", "model", "sealed", "cells", "wave", "line"))
+    return (f'<div class="prerendered"><p>{escape(str(today["session"]))} · {len(today.get("runs", []))} wave(s)</p>'
+            f'<ul>{waves}</ul><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
 
 
 def arms_html(arms: dict[str, object]) -> str:
@@ -270,6 +278,30 @@ def _num(x: object) -> Json:
     return x if isinstance(x, int | float) and not isinstance(x, bool) else None
 
 
+#: A link of the page's own HTML to a file of the open-data folder (relative; not the API's or the page's own).
+DATA_LINK = re.compile(r'<a href="(?!api/|page/|[a-z]+:|#|/)([^"?#]+)">([^<]*)</a>')
+
+
+def published_links(html: str, store: views.Store) -> str:
+    """The page's links to open-data files, kept only for the files this folder publishes.
+
+    A league that has not published a file yet (the CLI contest's metrics.json, sealed.json, rounds.json on a
+    league without the contest) would otherwise show a link answering 404. Each name is looked up the way the
+    file route serves it (:meth:`league.api.paths.DataPaths.public_file`), so a link is kept exactly when it
+    answers 200; release-manifest.json lists the same files but index.html and proof/. A missing file's name
+    stays as plain text, marked as not published."""
+
+    def keep(match: re.Match[str]) -> str:
+        name, label = match.group(1), match.group(2)
+        try:
+            store.paths.public_file(name)
+        except ApiError:
+            return f'<span class="unpublished" title="not published in this folder yet">{label}</span>'
+        return match.group(0)
+
+    return DATA_LINK.sub(keep, html)
+
+
 def render_index(template: Path, store: views.Store) -> str:
     """index.html with today's run, the league tables, the three-arm table and the council talk filled in."""
     html = template.read_text(encoding="utf-8")
@@ -282,5 +314,6 @@ def render_index(template: Path, store: views.Store) -> str:
     html = html.replace('<div id="sources-map"></div>',
                         f'<div id="sources-map">{sources_html(views.sources(store))}</div>', 1)
     html = html.replace('<p class="loading">loading…</p>', today_html(views.today(store)), 1)
+    html = published_links(html, store)
     return html.replace('<div id="league-tables"></div>',
                         f'<div id="league-tables">{league_html(views.league_table(store))}</div>', 1)

@@ -421,13 +421,15 @@ def proof_links(store: Store, day: str) -> list[str]:
 
 
 class Today(TypedDict, total=False):
-    """``/api/today``: the last run, its answers and proofs (only ``run`` and ``book_lines`` before any run)."""
+    """``/api/today``: the last session's runs (its waves), every seat's answers and the proofs (only ``run``
+    and ``book_lines`` before any run). ``run_id`` and ``line`` name the newest run, as before."""
 
     run: None
     run_id: str
     session: str
     at: Json
     line: int
+    runs: list[JsonObject]
     answers: list[JsonObject]
     n_eff: list[JsonObject]
     proof: list[str]
@@ -435,15 +437,28 @@ class Today(TypedDict, total=False):
 
 
 def today(store: Store) -> Today:
+    """The whole latest session, not only its newest run: a session is asked in waves (a run, then a second
+    run ``…-r2`` for the seats that must be asked again), and showing the last wave alone hid every seat the
+    first wave asked. Each answer says which run (wave) it came from."""
     store.book.refresh()
     run_id = store.book.last_run()
     if run_id is None:
         return {"run": None, "book_lines": store.book.lines}
     detail = run(store, run_id)
     day = str(detail["run"].get("session", ""))
-    return {"run_id": run_id, "session": day, "at": detail["run"].get("at"), "line": detail["line"],
-            "answers": detail["answers"], "n_eff": detail["n_eff"], "proof": proof_links(store, day),
-            "book_lines": store.book.lines}
+    waves = store.book.runs_of_session(day) or [run_id]
+    runs: list[JsonObject] = []
+    answers: list[JsonObject] = []
+    n_effs: list[JsonObject] = []
+    for wave, rid in enumerate(waves, 1):
+        one = detail if rid == run_id else run(store, rid)
+        seats = one["answers"]
+        runs.append({"run_id": rid, "wave": wave, "line": one["line"], "at": one["run"].get("at"),
+                     "seats": len(seats), "answered": sum(1 for a in seats if (number(a.get("cells")) or 0) > 0)})
+        answers += [{**a, "run_id": rid, "wave": wave} for a in seats]
+        n_effs += one["n_eff"]
+    return {"run_id": run_id, "session": day, "at": detail["run"].get("at"), "line": detail["line"], "runs": runs,
+            "answers": answers, "n_eff": n_effs, "proof": proof_links(store, day), "book_lines": store.book.lines}
 
 
 def points(store: Store) -> dict[str, object]:

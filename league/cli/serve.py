@@ -41,8 +41,7 @@ def serve(
     with extra("daemon"):
         import uvicorn
 
-        from league.api import create_app
-        from league.api.app import mount_beside
+        from league.api.app import create_app, mount_beside
         from league.api.server import header_timeout_protocol
         from league.readers.service import readers_app_for
 

@@ -8,11 +8,17 @@ API's ``/api/arms/stream`` (the published copy). One book at a time."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from league.api import follow as remote
+from league.api.armsbook import ARMS_BOOK_KINDS, TALK_LINE_KINDS
+from league.api.contest import CONTEST_KINDS
+from league.api.follow import compact, csv_record, follow_file
 from league.book.lines import COUNCIL_KINDS
 from league.errors import LeagueError
 from league.extras import extra
@@ -35,7 +41,8 @@ def register(app: typer.Typer) -> None:
 
 def tail(
     source: Annotated[str, typer.Argument(envvar="LEAGUE_TAIL_SOURCE",
-                                          help="book file or API base URL (http://host:port)")] = DEFAULT_BOOK,
+                                          help="book file, data folder (--rows) or API base URL "
+                                               "(http://host:port)")] = DEFAULT_BOOK,
     kind: Annotated[list[str] | None, typer.Option("--kind", envvar="LEAGUE_TAIL_KIND",
                                                    help="only lines of this kind (repeatable)")] = None,
     start: Annotated[int, typer.Option("--from", envvar="LEAGUE_TAIL_FROM", min=1,
@@ -54,13 +61,10 @@ def tail(
     """Print each line from --from on; score lines as one compact row. Resumes after a disconnect.
 
     With --rows, a researcher's view: each row of council-forecasts.csv as it is scored, with its
-    Brier, from a data folder (or the demo's folder); --after-row resumes after the last row seen.
+    Brier, from a data folder (or the demo's folder) or a league's API URL (the same rows, over
+    /api/rows/stream); --after-row resumes after the last row seen.
     With contest kinds (``--kind 'contest.*'``), the CLI contest's book instead of the council's; with the arms'
     or the council talk's kinds (``--kind 'talk.*'``, ``--kind 'arms.*'``, ``--kind talk_chair``), the arms'."""
-    with extra("daemon"):
-        from league.api.armsbook import ARMS_BOOK_KINDS, TALK_LINE_KINDS
-        from league.api.contest import CONTEST_KINDS
-        from league.api.follow import compact, follow_file, follow_url
     if rows:
         _tail_rows(source, after_row, fmt, follow)
         return
@@ -68,7 +72,7 @@ def tail(
     kinds, which = _kinds(kind or [], CONTEST_KINDS, ARMS_BOOK_KINDS, TALK_LINE_KINDS)
     default, stream = BOOKS[which]
     if source.startswith(("http://", "https://")):
-        lines = follow_url(source, start, kinds, follow, stream=stream)
+        lines = remote.follow_url(source, start, kinds, follow, stream=stream)
     else:
         lines = follow_file(Path(default if source == DEFAULT_BOOK else source), start, kinds, follow)
     try:
@@ -108,15 +112,38 @@ def _kinds(asked: list[str], contest_kinds: frozenset[str], arms_kinds: frozense
 
 
 def _tail_rows(source: str, after_row: str | None, fmt: str, follow: bool) -> None:
-    with extra("daemon"):
-        from league.publish.tailrows import follow_rows, render
+    """The scored rows of a data folder (read here) or of a league's API (``/api/rows/stream``): the same rows.
+
+    Over the API only httpx is needed, so a researcher's lean install follows a remote league; reading a data
+    folder recomputes the rows from the book and needs the daemon extra."""
     if fmt not in ("csv", "ndjson"):
         raise LeagueError(f"--format {fmt!r}", fix="use csv or ndjson")
     if source.startswith(("http://", "https://")):
-        raise LeagueError("--rows reads a data folder", fix="run it on the league host with --rows DATA_DIR")
+        _echo_all(_remote_rows(source, after_row, fmt, follow))
+        return
+    with extra("daemon"):
+        from league.publish.tailrows import follow_rows, render
     path = Path("data") if source == DEFAULT_BOOK and not Path(source).exists() else Path(source)
+    _echo_all(render(follow_rows(path, after_row, follow), fmt))
+
+
+def _remote_rows(base: str, after_row: str | None, fmt: str, follow: bool) -> Iterator[str]:
+    """The API's rows as CSV (the header once, from the first connection's column list) or NDJSON."""
+    columns: tuple[str, ...] = ()
+    for event in remote.follow_rows_url(base, after_row, follow):
+        if isinstance(event, tuple):
+            if not columns and fmt == "csv":
+                yield csv_record(dict(zip(event, event, strict=True)), event)
+            columns = columns or event
+        elif fmt == "ndjson":
+            yield json.dumps(event, ensure_ascii=False)
+        else:
+            yield csv_record(event, columns)
+
+
+def _echo_all(lines: Iterable[str]) -> None:
     try:
-        for text in render(follow_rows(path, after_row, follow), fmt):
+        for text in lines:
             typer.echo(text)
     except KeyboardInterrupt:
         raise typer.Exit(0) from None

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from league import records
-from league.api.follow import follow_file
+from league.book.follow import follow_file
 from league.book.view import BookView
 from league.errors import LeagueError
 from league.publish.forecasts import ROW_COLUMNS, scored_rows
@@ -42,18 +42,39 @@ def data_folder(source: Path) -> Path:
                       fix="pass the data folder (or the demo's --out folder) of a league, or an API URL")
 
 
+class RowReader:
+    """The scored rows of one score line at a time, from a league's data folder.
+
+    The rows of a score line read every line before it (the answers, the corrections), so the book's view
+    is opened again only when a line is newer than the view: a reader following the book pays one reopen
+    per new score line, not one per row."""
+
+    def __init__(self, data: Path) -> None:
+        self.data = data
+        self.view: BookView | None = None
+
+    def rows(self, n: int) -> list[dict[str, str]]:
+        """The rows of line ``n`` (none unless it is a score line), each with its ``row_id`` and Brier."""
+        if self.view is None or n not in self.view.index.lines:
+            self.view = BookView.open(self.data)
+        line = self.view.index.lines[n]
+        return list(scored_rows(self.view, line)) if isinstance(line, records.Score) else []
+
+
+def first_line(after: str | None) -> tuple[int, tuple[int, int]]:
+    """The first book line to read when resuming after ``after`` and the sort key rows must exceed."""
+    last = parse_row_id(after) if after else (0, -1)
+    return max(1, last[0]), last
+
+
 def follow_rows(source: Path, after: str | None = None, follow: bool = False,
                 poll_s: float = 0.5) -> Iterator[dict[str, str]]:
     """Each scored row after ``after``, in book order; with ``follow`` keep waiting for new score lines."""
     data = data_folder(source)
-    last = parse_row_id(after) if after else (0, -1)
-    view: BookView | None = None
-    for n, _raw in follow_file(data / "books" / "council-book.jsonl", max(1, last[0]), SCORE_KINDS, follow,
-                              poll_s=poll_s):
-        if view is None or n not in view.index.lines:
-            view = BookView.open(data)  # the rows read every line before their score line
-        line = view.index.lines[n]
-        for row in scored_rows(view, line) if isinstance(line, records.Score) else ():
+    start, last = first_line(after)
+    reader = RowReader(data)
+    for n, _raw in follow_file(data / "books" / "council-book.jsonl", start, SCORE_KINDS, follow, poll_s=poll_s):
+        for row in reader.rows(n):
             if parse_row_id(row["row_id"]) > last:
                 yield row
 

@@ -71,17 +71,26 @@ function renderToday(today) {
     box.append(el("p", {}, "No run sealed yet."));
     return;
   }
-  const answered = today.answers.filter((a) => a.cells > 0).length;
+  // the whole session: every wave (a run, then "-r2" for the seats asked again), every seat, and the wave of each answer
+  const runs = today.runs || [{run_id: today.run_id, wave: 1, line: today.line, seats: today.answers.length,
+    answered: today.answers.filter((a) => a.cells > 0).length}];
+  const seats = new Set(today.answers.map((a) => a.seat));
+  const answered = new Set(today.answers.filter((a) => a.cells > 0).map((a) => a.seat));
   box.append(el("p", {id: "today-run"}, [
-    el("strong", {}, today.session), ` · run ${today.run_id} (book line ${today.line}) · `,
-    `${answered} of ${today.answers.length} seats answered · the book holds ${today.book_lines} lines`,
+    el("strong", {}, today.session), ` · ${runs.length} ${runs.length === 1 ? "wave" : "waves"} · `,
+    `${answered.size} of ${seats.size} seats answered in the session · the book holds ${today.book_lines} lines`,
   ]));
-  const rows = today.answers.map((a) => el("tr", {}, [
+  box.append(el("ul", {id: "today-waves"}, runs.map((r) => el("li", {"data-run": r.run_id, "data-wave": r.wave}, [
+    `wave ${r.wave}: run `, el("a", {href: `api/runs/${encodeURIComponent(r.run_id)}`}, r.run_id),
+    ` (book line ${r.line}) · ${r.answered} of ${r.seats} seats answered`,
+  ]))));
+  const rows = today.answers.map((a) => el("tr", {class: "today-answer", "data-seat": a.seat, "data-wave": a.wave || 1}, [
     el("td", {}, a.seat), el("td", {}, `${a.model || ""} ${a.version || ""}`), el("td", {}, a.at || ""),
-    el("td", {class: "num"}, a.cells), el("td", {class: "num"}, el("a", {href: `api/runs/${encodeURIComponent(today.run_id)}`}, `#${a.n}`)),
+    el("td", {class: "num"}, a.cells), el("td", {}, `wave ${a.wave || 1} (${a.run_id || today.run_id})`),
+    el("td", {class: "num"}, el("a", {href: `api/runs/${encodeURIComponent(a.run_id || today.run_id)}`}, `#${a.n}`)),
   ]));
   box.append(el("table", {id: "today-answers"}, [
-    el("thead", {}, el("tr", {}, ["seat", "model", "sealed", "cells", "line"].map((h) => el("th", {}, h)))),
+    el("thead", {}, el("tr", {}, ["seat", "model", "sealed", "cells", "wave", "line"].map((h) => el("th", {}, h)))),
     el("tbody", {}, rows),
   ]));
 }
@@ -613,7 +622,8 @@ function renderReaders(state) {
 async function loadReaders() {
   const section = document.getElementById("readers");
   try {
-    const got = await readersCall("state");
+    // the server marks the section when no readers' service is mounted: no request that can only answer 404
+    const got = section.getAttribute("data-readers-service") === "off" ? {status: 404} : await readersCall("state");
     if (got.status === 404) {
       readersBox().replaceChildren(el("p", {class: "readers-off"},
         "The reader experiment is not open on this server."));

@@ -12,12 +12,15 @@ made with this (full) environment first.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import time
 import venv
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from source_tree import run, source_copy
 
@@ -123,3 +126,33 @@ def test_league_worker_starts_its_celery_app(lean: Path, tmp_path: Path) -> None
     assert helped.returncode == 0 and "--queue" in helped.stdout
     kind, name, tasks = run([str(lean / "bin" / "python"), "-c", WORKER], tmp_path).stdout.split(maxsplit=2)
     assert (kind, name) == ("Celery", "league-lab-a") and "league." in tasks
+
+
+def test_league_tail_follows_a_remote_league(lean: Path, published: Path, tmp_path: Path) -> None:
+    """`league tail --rows URL` and `league tail URL` need only httpx: the lean install prints what the host
+    reads from its own data folder (the server is this full environment's `league serve`)."""
+    data, full = published / "data", str(Path(sys.executable).with_name("league"))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen([full, "serve", "--data", str(data), "--port", str(port), "--db", ""],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while server.poll() is None and time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        host = run([full, "tail", "--rows", str(data), "--format", "ndjson"], tmp_path).stdout
+        remote = _league(lean, "tail", "--rows", base, "--format", "ndjson", cwd=tmp_path)
+        assert remote.returncode == 0, remote.stderr
+        assert remote.stdout == host and host.count("\n") > 10
+        book = str(data / "books" / "council-book.jsonl")
+        lines = _league(lean, "tail", base, "--kind", "score", cwd=tmp_path)
+        assert lines.returncode == 0 and lines.stdout == run([full, "tail", book, "--kind", "score"], tmp_path).stdout
+    finally:
+        server.terminate()
+        server.wait(20)
