@@ -22,12 +22,18 @@ seals with its answer line (paper requirement 17, "fetch records").
 
 from __future__ import annotations
 
+import atexit
+import ctypes
 import enum
+import fcntl
 import ipaddress
+import itertools
 import json
 import os
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -52,6 +58,9 @@ INSIDE_PORT = 3128
 PROXY_URL = f"http://127.0.0.1:{INSIDE_PORT}"
 WEB_PORTS = frozenset({80, 443})
 SOCAT_FIX = "apt-get install -y socat"
+NSENTER_FIX = "apt-get install -y util-linux (nsenter joins a networked seat to its prepared namespace)"
+EGRESS_ENV = "LEAGUE_SANDBOX_EGRESS"
+EGRESS_MODES = ("auto", "shared", "per-run")
 PROXY_FIX = "pip install 'proxy.py>=2.4' (a dependency of forecast-league: pip install -e .)"
 READY_TIMEOUT_S = 15.0
 
@@ -422,3 +431,232 @@ def _proxy_process_env() -> dict[str, str]:
     """The proxy's own environment: the league's, minus any proxy variables of the operator's shell
     (the egress proxy connects directly) — it never sees a seat's secrets, which go to the sandbox."""
     return {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+
+
+# -- the shared egress service ---------------------------------------------------------------------
+_CLONE_NEWNET = 0x40000000
+_SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
+_IFREQ = "16sH14x"
+
+
+def egress_mode(value: str | None = None) -> str:
+    """``auto`` (the shared service where the league may create network namespaces, i.e. as root, else
+    a proxy per run), ``shared`` or ``per-run``; from ``LEAGUE_SANDBOX_EGRESS`` when not given."""
+    mode = (value if value is not None else os.environ.get(EGRESS_ENV, "auto")).strip().lower() or "auto"
+    if mode not in EGRESS_MODES:
+        raise SandboxError(f"{EGRESS_ENV}={mode!r} is not one of {', '.join(EGRESS_MODES)}",
+                           fix=f"unset {EGRESS_ENV} (auto) or set it to shared or per-run")
+    if mode == "auto":
+        return "shared" if os.geteuid() == 0 and shutil.which("nsenter") else "per-run"
+    return mode
+
+
+def seat_namespace() -> tuple[socket.socket, int]:
+    """A fresh network namespace holding only a loopback that is up and a listening socket on its
+    ``127.0.0.1:3128``: (that listener, an fd of the namespace). The seat's sandbox joins the namespace
+    (``nsenter --net``) instead of creating its own, so its proxy port listens before the seat starts,
+    with no forwarder inside. Made in a throw-away thread: ``unshare(CLONE_NEWNET)`` moves only the
+    calling thread, the league's own threads keep the host's network."""
+    out: dict[str, object] = {}
+
+    def make() -> None:
+        try:
+            if ctypes.CDLL(None, use_errno=True).unshare(_CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+                got = fcntl.ioctl(probe.fileno(), _SIOCGIFFLAGS, struct.pack(_IFREQ, b"lo", 0))
+                flags = int(struct.unpack(_IFREQ, got)[1])
+                fcntl.ioctl(probe.fileno(), _SIOCSIFFLAGS, struct.pack(_IFREQ, b"lo", flags | _IFF_UP))
+            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listener.bind(("127.0.0.1", INSIDE_PORT))
+            listener.listen(128)
+            out["listener"] = listener
+            out["ns"] = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            out["error"] = exc
+
+    worker = threading.Thread(target=make, name="league-netns")
+    worker.start()
+    worker.join()
+    listener, ns = out.get("listener"), out.get("ns")
+    if not isinstance(listener, socket.socket) or not isinstance(ns, int):
+        if isinstance(listener, socket.socket):
+            listener.close()
+        raise SandboxError(f"cannot prepare the seat's network namespace: {out.get('error')}",
+                           fix=f"run the league as root, or set {EGRESS_ENV}=per-run")
+    return listener, ns
+
+
+class EgressService:
+    """One long-lived egress proxy for all networked runs of this league process.
+
+    ``python -m sandbox.egress_plugin --service FD``, started lazily on the first networked run (or
+    ahead of the morning by :meth:`warm`), restarted at the next run if it died, stopped at exit. Each
+    run hands it a listener that lives in that run's own namespace; the run's rules travel with it.
+    The league never waits for it on a seat's start: a seat's first connection waits in its listener's
+    backlog until the service accepts it."""
+
+    def __init__(self, python: str = sys.executable) -> None:
+        self.python = python
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._ctl: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        atexit.register(self.stop)
+
+    def warm(self) -> None:
+        """Start the service now (it imports proxy.py once, ~0.3 s) so the first run does not pay it."""
+        with self._lock:
+            self._running()
+
+    @property
+    def pid(self) -> int | None:
+        proc = self._proc
+        return proc.pid if proc is not None and proc.poll() is None else None
+
+    def open(self, directory: Path, listener: socket.socket, idle_s: float) -> str:
+        """Hand the run's listener and directory to the service; returns the run's id."""
+        run_id = f"{os.getpid()}-{next(self._ids)}"
+        msg = json.dumps({"op": "open", "run": run_id, "dir": str(directory), "idle": max(1, int(idle_s))})
+        with self._lock:
+            for attempt in (1, 2):
+                ctl = self._running()
+                try:
+                    socket.send_fds(ctl, [msg.encode()], [listener.fileno()])
+                    return run_id
+                except OSError as exc:
+                    self._stop()
+                    if attempt == 2:
+                        raise SandboxError(f"the egress service does not take runs: {exc}", fix=PROXY_FIX) from exc
+        raise AssertionError("unreachable")
+
+    def close(self, run_id: str) -> None:
+        """End the run at the service: its listener is shut and its record no longer grows. A service
+        that died since the run was opened is a :class:`SandboxError` (the run lost its only way out
+        meanwhile; the next run starts a fresh service)."""
+        with self._lock:
+            ctl = self._ctl
+            try:
+                if ctl is None:
+                    raise OSError("the service is not running")
+                ctl.send(json.dumps({"op": "close", "run": run_id}).encode())
+                reply = ctl.recv(65536)
+                if not reply:
+                    raise OSError("the service ended")
+                known = bool(json.loads(reply).get("known"))
+            except (OSError, ValueError) as exc:
+                self._stop()
+                raise SandboxError(f"the egress service died during the run: {exc}", fix=PROXY_FIX) from exc
+        if not known:
+            raise SandboxError("the egress service was restarted during the run (it no longer knew it)",
+                               fix=PROXY_FIX)
+
+    def _running(self) -> socket.socket:
+        if self._proc is not None and self._proc.poll() is None and self._ctl is not None:
+            return self._ctl
+        self._stop()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
+                [self.python, "-m", "sandbox.egress_plugin", "--service", str(theirs.fileno())],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                pass_fds=(theirs.fileno(),), start_new_session=True, env=_proxy_process_env())
+        except OSError as exc:
+            mine.close()
+            raise SandboxError(f"the egress service could not start: {exc}", fix=PROXY_FIX) from exc
+        finally:
+            theirs.close()
+        mine.settimeout(READY_TIMEOUT_S)
+        try:
+            ready = mine.recv(65536)
+        except OSError:
+            ready = b""
+        if not ready:
+            proc.kill()
+            _, err = proc.communicate()
+            mine.close()
+            detail = err.decode("utf-8", "replace")[-800:] or "no detail"
+            raise SandboxError(f"the egress service did not start: {detail}", fix=PROXY_FIX)
+        assert proc.stderr is not None
+        proc.stderr.close()  # from here on its warnings go nowhere (nobody would drain the pipe)
+        self._proc, self._ctl = proc, mine
+        log.info("sandbox.egress_service_started", pid=proc.pid)
+        return mine
+
+    def _stop(self) -> None:
+        if self._ctl is not None:
+            self._ctl.close()
+            self._ctl = None
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                try:
+                    os.killpg(self._proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    self._proc.kill()
+            self._proc.wait()
+            self._proc = None
+
+    def stop(self) -> None:
+        """Stop the service (at the league's exit; a later run starts a new one)."""
+        with self._lock:
+            self._stop()
+
+
+SERVICE = EgressService()
+
+
+@dataclass
+class SharedEgress:
+    """The egress of one run through the shared service: the run's namespace (joined by its sandbox),
+    its private directory (rules and fetch record, never visible inside the sandbox) and its id."""
+
+    rules: EgressRules
+    idle_s: float = 600.0
+    service: EgressService = field(default_factory=lambda: SERVICE)
+    directory: Path = field(init=False)
+    netns_fd: int | None = field(init=False, default=None)
+    run_id: str | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.directory = Path(tempfile.mkdtemp(prefix="league-egress-"))
+        (self.directory / "rules.json").write_text(json.dumps(self.rules.as_json()), encoding="utf-8")
+
+    def launch(self) -> SharedEgress:
+        """Prepare the namespace and hand its listener to the service (which may still be starting)."""
+        try:
+            listener, self.netns_fd = seat_namespace()
+            try:
+                self.run_id = self.service.open(self.directory, listener, self.idle_s)
+            finally:
+                listener.close()  # the service holds its own copy; if it dies, the seat's connects fail fast
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def started(self) -> None:
+        """The sandbox has joined the namespace: the league's handle on it is no longer needed."""
+        if self.netns_fd is not None:
+            os.close(self.netns_fd)
+            self.netns_fd = None
+
+    def wait_ready(self) -> None:
+        """Kept for the per-run proxy's call site: the shared service answers at :meth:`finish`."""
+
+    def finish(self) -> tuple[Fetch, ...]:
+        """End the run at the service and return its fetch record; the private directory is removed."""
+        try:
+            if self.run_id is not None:
+                self.service.close(self.run_id)
+                self.run_id = None
+            return read_fetches(self.record)
+        finally:
+            self.close()
+
+    @property
+    def record(self) -> Path:
+        return self.directory / "fetches.jsonl"
+
+    def close(self) -> None:
+        self.started()
+        shutil.rmtree(self.directory, ignore_errors=True)
