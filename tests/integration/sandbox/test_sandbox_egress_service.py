@@ -1,0 +1,123 @@
+"""The shared egress service: one proxy process for all runs, each run reachable only through its own
+namespace's listener, so a run never uses another run's allow-list; a service that dies is never an
+open route (the run is a SandboxError, the next run starts a fresh service)."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import http.server
+import os
+import shutil
+import signal
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from sandbox.bwrap import BwrapSandbox
+from sandbox.interface import ExecResult, SandboxError
+from sandbox.netpolicy import SERVICE, EgressRules
+
+pytestmark = pytest.mark.sandbox
+PY = "/usr/bin/python3"
+# fetch each URL; a bare number sleeps that many seconds in between (to hold a run open)
+FETCH = """
+import sys, time, urllib.request
+for arg in sys.argv[1:]:
+    if arg.isdigit():
+        time.sleep(int(arg)); continue
+    try:
+        print("OK", arg, urllib.request.urlopen(arg, timeout=5).read().decode(), flush=True)
+    except Exception as exc:
+        print("ERR", arg, exc, flush=True)
+"""
+
+
+class Counting(http.server.ThreadingHTTPServer):
+    hits = 0
+
+
+@pytest.fixture
+def shared() -> BwrapSandbox:
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
+    if os.geteuid() != 0:
+        pytest.skip("the shared egress service prepares network namespaces: the league runs as root")
+    return BwrapSandbox(egress="shared")
+
+
+@pytest.fixture
+def host_service() -> Iterator[Counting]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            return
+
+        def do_GET(self) -> None:  # noqa: N802
+            srv.hits += 1
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"HOST-SERVICE")
+
+    srv = Counting(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def wait_for(cond: object, what: str, limit_s: float = 20.0) -> None:
+    """Poll ``cond`` (a callable) until true; the limit only bounds a broken run, it asserts no speed."""
+    deadline = time.monotonic() + limit_s
+    while not cond():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        time.sleep(0.02)
+
+
+def test_a_run_cannot_use_the_allow_list_of_a_concurrent_run(shared: BwrapSandbox, host_service: Counting) -> None:
+    """Run A may reach the host service and is still open; run B, served by the same service process at
+    the same time, may not: B is refused, and each record holds only its own run's requests."""
+    url = f"http://127.0.0.1:{host_service.server_address[1]}/x"
+    allowed = EgressRules.of("api", [f"127.0.0.1:{host_service.server_address[1]}"])
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        first = pool.submit(shared.exec, [PY, "-c", FETCH, url, "3", url], timeout=30, egress=allowed)
+        wait_for(lambda: host_service.hits == 1, "run A's first request")
+        service_pid = SERVICE.pid
+        other = shared.exec([PY, "-c", FETCH, url], timeout=30, egress=EgressRules.of("api", ["api.example.com"]))
+        assert not first.done(), "run A ended before run B asked: the two runs did not overlap"
+        a: ExecResult = first.result()
+    assert f"ERR {url} HTTP Error 403" in other.text, other.err_text
+    assert a.text.count("OK") == 2, a.err_text
+    assert host_service.hits == 2
+    assert SERVICE.pid == service_pid is not None
+    assert [(f.port, f.allowed) for f in a.fetches] == [(host_service.server_address[1], True)] * 2
+    assert [(f.port, f.allowed, f.reason) for f in other.fetches] == [
+        (host_service.server_address[1], False, "not on the allow-list (policy api)")]
+
+
+def test_a_service_that_dies_mid_run_is_a_sandbox_error_and_never_an_open_route(
+        shared: BwrapSandbox, host_service: Counting) -> None:
+    url = f"http://127.0.0.1:{host_service.server_address[1]}/x"
+    rules = EgressRules.of("api", [f"127.0.0.1:{host_service.server_address[1]}"])
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        run = pool.submit(shared.exec, [PY, "-c", FETCH, url, "2", url], timeout=30, egress=rules)
+        wait_for(lambda: host_service.hits == 1, "the run's first request")
+        dead = SERVICE.pid
+        assert dead is not None
+        os.kill(dead, signal.SIGKILL)
+        with pytest.raises(SandboxError, match="egress service"):
+            run.result()
+    assert host_service.hits == 1  # the request after the death reached nothing
+    again = shared.exec([PY, "-c", FETCH, url], timeout=30, egress=rules)
+    assert f"OK {url} HOST-SERVICE" in again.text, again.err_text
+    assert SERVICE.pid not in (None, dead)
+
+
+def test_the_namespace_and_the_run_directory_stay_outside_the_sandbox(shared: BwrapSandbox) -> None:
+    """No fd of the run's namespace is inherited inside, and the rules and record are not visible there."""
+    code = ("import os\nfor fd in os.listdir('/proc/self/fd'):\n    try: print(os.readlink('/proc/self/fd/' + fd))\n"
+            "    except OSError: pass\nprint('DIR', os.path.exists('/run/league-egress'))")
+    res = shared.exec([PY, "-c", code], timeout=20, egress=EgressRules.of("api", ["api.example.com"]))
+    assert "DIR False" in res.text, res.err_text
+    assert not [line for line in res.text.splitlines() if line.startswith("net:")]
+    assert res.exit_code == 0
