@@ -5,10 +5,12 @@ open route (the run is a SandboxError, the next run starts a fresh service)."""
 from __future__ import annotations
 
 import concurrent.futures
+import ctypes
 import http.server
 import os
 import shutil
 import signal
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -17,7 +19,7 @@ import pytest
 
 from sandbox.bwrap import BwrapSandbox
 from sandbox.interface import ExecResult, SandboxError
-from sandbox.netpolicy import SERVICE, EgressRules
+from sandbox.netpolicy import SERVICE, EgressRules, SharedEgress
 
 pytestmark = pytest.mark.sandbox
 PY = "/usr/bin/python3"
@@ -121,3 +123,47 @@ def test_the_namespace_and_the_run_directory_stay_outside_the_sandbox(shared: Bw
     assert "DIR False" in res.text, res.err_text
     assert not [line for line in res.text.splitlines() if line.startswith("net:")]
     assert res.exit_code == 0
+
+
+def connect_inside(netns_fd: int) -> socket.socket:
+    """A TCP connection to 127.0.0.1:3128 of the run's namespace, as its seat would make it (made in a
+    throw-away thread that joins the namespace: a socket stays in the namespace it was made in)."""
+    out: list[socket.socket] = []
+
+    def join() -> None:
+        assert ctypes.CDLL(None, use_errno=True).setns(netns_fd, 0x40000000) == 0  # CLONE_NEWNET
+        out.append(socket.create_connection(("127.0.0.1", 3128), timeout=20))
+
+    worker = threading.Thread(target=join)
+    worker.start()
+    worker.join()
+    return out[0]
+
+
+def test_each_run_keeps_its_own_inactivity_timeout_the_seats_deadline(shared: BwrapSandbox) -> None:
+    """Two runs of the one service, deadlines 1 s and 120 s, each with a silent tunnel open: the
+    short run's tunnel is closed by the proxy, the long run's one is still open after that."""
+    silent = socket.create_server(("127.0.0.1", 0))
+    port = silent.getsockname()[1]
+    rules = EgressRules.of("api", [f"127.0.0.1:{port}"])
+    short, long = SharedEgress(rules, idle_s=1).launch(), SharedEgress(rules, idle_s=120).launch()
+    tunnels = []
+    try:
+        for run in (short, long):
+            assert run.netns_fd is not None
+            tunnel = connect_inside(run.netns_fd)
+            tunnel.sendall(f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            assert b" 200 " in tunnel.recv(4096).split(b"\r\n")[0]
+            tunnels.append(tunnel)
+        tunnels[0].settimeout(30)
+        assert tunnels[0].recv(1) == b""  # closed by the proxy: 1 s without a byte either way
+        tunnels[1].settimeout(1)
+        with pytest.raises(TimeoutError):
+            tunnels[1].recv(1)
+        assert [len(r.finish()) for r in (short, long)] == [1, 1]
+    finally:
+        for tunnel in tunnels:
+            tunnel.close()
+        for run in (short, long):
+            run.close()
+        silent.close()
