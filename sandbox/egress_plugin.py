@@ -156,7 +156,7 @@ def service(control_fd: int) -> None:
     ``{"run": ID, "known": bool}`` once the listener is shut and the record will not grow. The first
     message sent is ``{"ready": PID}``, after proxy.py is imported and its flags are built. EOF on the
     control socket (the league is gone) ends the service and every run's connections with it."""
-    os.nice(5)  # the seats' own start-up comes first; a run's connections wait in its listener's backlog
+    # not niced (unlike the zygote): nothing of it is on a seat's start, and a seat's every request passes here
     base = FlagParser.initialize(["--threaded", "--log-level", "WARNING", "--timeout", "600"],
                                  plugins=[EgressPolicyPlugin])
     ctl = socket.socket(fileno=control_fd)
