@@ -162,6 +162,9 @@ def service(control_fd: int) -> None:
     ctl = socket.socket(fileno=control_fd)
     runs: dict[str, tuple[socket.socket, RunState]] = {}
     ctl.send(json.dumps({"ready": os.getpid()}).encode())
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 2)  # its start-up errors were the league's to read; later warnings go nowhere
+    os.close(quiet)
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(ctl, 65536, 4)

@@ -26,6 +26,7 @@ import atexit
 import ctypes
 import enum
 import fcntl
+import functools
 import ipaddress
 import itertools
 import json
@@ -447,8 +448,22 @@ def egress_mode(value: str | None = None) -> str:
         raise SandboxError(f"{EGRESS_ENV}={mode!r} is not one of {', '.join(EGRESS_MODES)}",
                            fix=f"unset {EGRESS_ENV} (auto) or set it to shared or per-run")
     if mode == "auto":
-        return "shared" if os.geteuid() == 0 and shutil.which("nsenter") else "per-run"
+        return "shared" if os.geteuid() == 0 and shutil.which("nsenter") and can_prepare_namespaces() else "per-run"
     return mode
+
+
+@functools.cache
+def can_prepare_namespaces() -> bool:
+    """Whether this league may make a seat's network namespace (root without CAP_SYS_ADMIN, as in some
+    containers, may not): tried once, a few milliseconds."""
+    try:
+        listener, ns = seat_namespace()
+    except SandboxError as exc:
+        log.warning("sandbox.egress_per_run", reason=exc.message)
+        return False
+    listener.close()
+    os.close(ns)
+    return True
 
 
 def seat_namespace() -> tuple[socket.socket, int]:
@@ -503,6 +518,15 @@ class EgressService:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         atexit.register(self.stop)
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        """In a forked child (a worker's pool process): the parent's service and control socket are the
+        parent's; this process starts its own at its first networked run, and never stops the parent's."""
+        if self._ctl is not None:
+            self._ctl.close()
+        self._proc, self._ctl = None, None
+        self._lock = threading.Lock()
 
     def warm(self) -> None:
         """Start the service now (it imports proxy.py once, ~0.3 s) so the first run does not pay it."""
@@ -578,7 +602,7 @@ class EgressService:
             detail = err.decode("utf-8", "replace")[-800:] or "no detail"
             raise SandboxError(f"the egress service did not start: {detail}", fix=PROXY_FIX)
         assert proc.stderr is not None
-        proc.stderr.close()  # from here on its warnings go nowhere (nobody would drain the pipe)
+        proc.stderr.close()  # the service has moved its stderr to /dev/null once ready
         self._proc, self._ctl = proc, mine
         log.info("sandbox.egress_service_started", pid=proc.pid)
         return mine

@@ -167,3 +167,27 @@ def test_each_run_keeps_its_own_inactivity_timeout_the_seats_deadline(shared: Bw
         for run in (short, long):
             run.close()
         silent.close()
+
+
+def test_a_forked_process_starts_its_own_service_and_leaves_the_parents_alone(
+        shared: BwrapSandbox, host_service: Counting) -> None:
+    """A worker's pool process forked after the parent's first networked run: its runs go to a service
+    of its own (a shared control socket would mix the two processes' replies), the parent's lives on."""
+    url = f"http://127.0.0.1:{host_service.server_address[1]}/x"
+    rules = EgressRules.of("api", [f"127.0.0.1:{host_service.server_address[1]}"])
+    assert "OK" in shared.exec([PY, "-c", FETCH, url], timeout=30, egress=rules).text
+    parent_service = SERVICE.pid
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through its exit status only
+        code = 1
+        try:
+            res = shared.exec([PY, "-c", FETCH, url], timeout=30, egress=rules)
+            code = 0 if "OK" in res.text and SERVICE.pid not in (None, parent_service) else 2
+            SERVICE.stop()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert SERVICE.pid == parent_service is not None
+    assert "OK" in shared.exec([PY, "-c", FETCH, url], timeout=30, egress=rules).text
+    assert host_service.hits == 3

@@ -31,6 +31,9 @@ def test_auto_is_per_run_when_the_league_may_not_create_namespaces(monkeypatch: 
     assert egress_mode() == "per-run"
     monkeypatch.setattr(netpolicy.os, "geteuid", lambda: 0)
     monkeypatch.setattr(netpolicy.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(netpolicy, "can_prepare_namespaces", lambda: False)  # root, but no CAP_SYS_ADMIN
+    assert egress_mode() == "per-run"
+    monkeypatch.setattr(netpolicy, "can_prepare_namespaces", lambda: True)
     assert egress_mode() == "shared"
 
 
