@@ -23,6 +23,7 @@ seals with its answer line (paper requirement 17, "fetch records").
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import enum
 import fcntl
@@ -502,14 +503,26 @@ def seat_namespace() -> tuple[socket.socket, int]:
     return listener, ns
 
 
+@dataclass
+class _OpenRun:
+    """A run the service serves: what re-opening it at a restarted service takes. The league keeps its
+    own copy of the run's listener, so connections made while the service restarts wait in its backlog."""
+
+    directory: Path
+    listener: socket.socket
+    idle_s: int
+    served: bool = False  # handed to the service now running
+
+
 class EgressService:
     """One long-lived egress proxy for all networked runs of this league process.
 
     ``python -m sandbox.egress_plugin --service FD``, started lazily on the first networked run (or
-    ahead of the morning by :meth:`warm`), restarted at the next run if it died, stopped at exit. Each
-    run hands it a listener that lives in that run's own namespace; the run's rules travel with it.
-    The league never waits for it on a seat's start: a seat's first connection waits in its listener's
-    backlog until the service accepts it."""
+    ahead of the morning by :meth:`warm`), stopped at exit. Each run hands it a listener that lives in
+    that run's own namespace; the run's rules travel with it. The league never waits for it on a
+    seat's start: a seat's first connection waits in its listener's backlog until the service accepts.
+    If the service dies, a watcher restarts it at once and hands it every open run again (same
+    listeners, rules and records); connections cut by the death stay cut, later ones are served."""
 
     def __init__(self, python: str = sys.executable) -> None:
         self.python = python
@@ -517,15 +530,20 @@ class EgressService:
         self._ctl: socket.socket | None = None
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
+        self._open: dict[str, _OpenRun] = {}
+        self.restarts = 0
         atexit.register(self.stop)
         os.register_at_fork(after_in_child=self._forget)
 
     def _forget(self) -> None:
-        """In a forked child (a worker's pool process): the parent's service and control socket are the
-        parent's; this process starts its own at its first networked run, and never stops the parent's."""
+        """In a forked child (a worker's pool process): the parent's service, control socket and runs are
+        the parent's; this process starts its own service at its first networked run, and never stops
+        the parent's."""
         if self._ctl is not None:
             self._ctl.close()
-        self._proc, self._ctl = None, None
+        for run in self._open.values():
+            run.listener.close()
+        self._proc, self._ctl, self._open = None, None, {}
         self._lock = threading.Lock()
 
     def warm(self) -> None:
@@ -539,30 +557,36 @@ class EgressService:
         return proc.pid if proc is not None and proc.poll() is None else None
 
     def open(self, directory: Path, listener: socket.socket, idle_s: float) -> str:
-        """Hand the run's listener and directory to the service; returns the run's id."""
+        """Hand the run's listener (the service keeps it from now on) and directory to the service;
+        returns the run's id."""
         run_id = f"{os.getpid()}-{next(self._ids)}"
-        msg = json.dumps({"op": "open", "run": run_id, "dir": str(directory), "idle": max(1, int(idle_s))})
+        run = _OpenRun(directory, listener, max(1, int(idle_s)))
         with self._lock:
+            self._open[run_id] = run
             for attempt in (1, 2):
-                ctl = self._running()
                 try:
-                    socket.send_fds(ctl, [msg.encode()], [listener.fileno()])
+                    self._serve_all()
                     return run_id
                 except OSError as exc:
                     self._stop()
                     if attempt == 2:
+                        del self._open[run_id]
+                        listener.close()
                         raise SandboxError(f"the egress service does not take runs: {exc}", fix=PROXY_FIX) from exc
         raise AssertionError("unreachable")
 
     def close(self, run_id: str) -> None:
-        """End the run at the service: its listener is shut and its record no longer grows. A service
-        that died since the run was opened is a :class:`SandboxError` (the run lost its only way out
-        meanwhile; the next run starts a fresh service)."""
+        """End the run at the service: its listener is shut and its record no longer grows. A run the
+        service running now was never handed (it died and could not be restarted), or a service that
+        dies at the run's end, is a :class:`SandboxError`: the run may have had no way out."""
         with self._lock:
-            ctl = self._ctl
+            run = self._open.pop(run_id, None)
+            if run is None:
+                raise SandboxError(f"egress run {run_id} is not open", fix="close each run once")
             try:
-                if ctl is None:
-                    raise OSError("the service is not running")
+                ctl = self._ctl
+                if ctl is None or not run.served:
+                    raise OSError("the service was not running")
                 ctl.send(json.dumps({"op": "close", "run": run_id}).encode())
                 reply = ctl.recv(65536)
                 if not reply:
@@ -570,10 +594,37 @@ class EgressService:
                 known = bool(json.loads(reply).get("known"))
             except (OSError, ValueError) as exc:
                 self._stop()
+                if self._open:  # the other runs get a fresh service now (their listeners hold their backlog)
+                    with contextlib.suppress(OSError, SandboxError):
+                        self._serve_all()
                 raise SandboxError(f"the egress service died during the run: {exc}", fix=PROXY_FIX) from exc
+            finally:
+                run.listener.close()
         if not known:
-            raise SandboxError("the egress service was restarted during the run (it no longer knew it)",
-                               fix=PROXY_FIX)
+            raise SandboxError("the egress service did not know the run at its end", fix=PROXY_FIX)
+
+    def _serve_all(self) -> None:
+        """Start the service if it is not running, and hand it every open run it does not have yet."""
+        ctl = self._running()
+        for run_id, run in self._open.items():
+            if not run.served:
+                msg = {"op": "open", "run": run_id, "dir": str(run.directory), "idle": run.idle_s}
+                socket.send_fds(ctl, [json.dumps(msg).encode()], [run.listener.fileno()])
+                run.served = True
+
+    def _watch(self, proc: subprocess.Popen[bytes]) -> None:
+        """Wait for the service's end; unless the league stopped it, restart it and re-open every run."""
+        proc.wait()
+        with self._lock:
+            if self._proc is not proc:
+                return  # stopped or replaced on purpose
+            self.restarts += 1
+            log.warning("sandbox.egress_service_died", pid=proc.pid, code=proc.returncode, runs=len(self._open))
+            self._stop()
+            try:
+                self._serve_all()
+            except (OSError, SandboxError) as exc:  # its runs end as SandboxError at their close
+                log.error("sandbox.egress_service_restart_failed", error=str(exc))
 
     def _running(self) -> socket.socket:
         if self._proc is not None and self._proc.poll() is None and self._ctl is not None:
@@ -604,6 +655,7 @@ class EgressService:
         assert proc.stderr is not None
         proc.stderr.close()  # the service has moved its stderr to /dev/null once ready
         self._proc, self._ctl = proc, mine
+        threading.Thread(target=self._watch, args=(proc,), name="league-egress-watch", daemon=True).start()
         log.info("sandbox.egress_service_started", pid=proc.pid)
         return mine
 
@@ -611,14 +663,16 @@ class EgressService:
         if self._ctl is not None:
             self._ctl.close()
             self._ctl = None
-        if self._proc is not None:
-            if self._proc.poll() is None:
+        proc, self._proc = self._proc, None  # first: the watcher must see a stop, not a death
+        for run in self._open.values():
+            run.served = False  # a service started later is handed them again
+        if proc is not None:
+            if proc.poll() is None:
                 try:
-                    os.killpg(self._proc.pid, signal.SIGKILL)
+                    os.killpg(proc.pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
-                    self._proc.kill()
-            self._proc.wait()
-            self._proc = None
+                    proc.kill()
+            proc.wait()
 
     def stop(self) -> None:
         """Stop the service (at the league's exit; a later run starts a new one)."""
@@ -649,10 +703,7 @@ class SharedEgress:
         """Prepare the namespace and hand its listener to the service (which may still be starting)."""
         try:
             listener, self.netns_fd = seat_namespace()
-            try:
-                self.run_id = self.service.open(self.directory, listener, self.idle_s)
-            finally:
-                listener.close()  # the service holds its own copy; if it dies, the seat's connects fail fast
+            self.run_id = self.service.open(self.directory, listener, self.idle_s)  # the service owns it now
         except BaseException:
             self.close()
             raise

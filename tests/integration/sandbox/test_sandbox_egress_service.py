@@ -97,22 +97,41 @@ def test_a_run_cannot_use_the_allow_list_of_a_concurrent_run(shared: BwrapSandbo
         (host_service.server_address[1], False, "not on the allow-list (policy api)")]
 
 
-def test_a_service_that_dies_mid_run_is_a_sandbox_error_and_never_an_open_route(
+def test_a_service_that_dies_mid_run_is_restarted_with_the_runs_own_rules(
         shared: BwrapSandbox, host_service: Counting) -> None:
+    """The service is killed while a run is open: a new one is started at once and handed the run again
+    (same listener, rules and record): the run's next allowed request is served, and a host it may not
+    reach is still refused — a restart never opens a route."""
     url = f"http://127.0.0.1:{host_service.server_address[1]}/x"
+    probe = socket.create_server(("127.0.0.1", 0))
+    probe_url = f"http://127.0.0.1:{probe.getsockname()[1]}/x"
     rules = EgressRules.of("api", [f"127.0.0.1:{host_service.server_address[1]}"])
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        run = pool.submit(shared.exec, [PY, "-c", FETCH, url, "2", url], timeout=30, egress=rules)
-        wait_for(lambda: host_service.hits == 1, "the run's first request")
-        dead = SERVICE.pid
-        assert dead is not None
-        os.kill(dead, signal.SIGKILL)
-        with pytest.raises(SandboxError, match="egress service"):
-            run.result()
-    assert host_service.hits == 1  # the request after the death reached nothing
-    again = shared.exec([PY, "-c", FETCH, url], timeout=30, egress=rules)
-    assert f"OK {url} HOST-SERVICE" in again.text, again.err_text
-    assert SERVICE.pid not in (None, dead)
+    restarts = SERVICE.restarts
+    try:
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            run = pool.submit(shared.exec, [PY, "-c", FETCH, url, "2", probe_url, url], timeout=30, egress=rules)
+            wait_for(lambda: host_service.hits == 1, "the run's first request")
+            dead = SERVICE.pid
+            assert dead is not None
+            os.kill(dead, signal.SIGKILL)
+            res = run.result()
+    finally:
+        probe.close()
+    assert SERVICE.restarts == restarts + 1 and SERVICE.pid not in (None, dead)
+    assert res.text.count(f"OK {url} HOST-SERVICE") == 2, res.err_text
+    assert f"ERR {probe_url} HTTP Error 403" in res.text
+    assert host_service.hits == 2
+    assert [f.allowed for f in res.fetches] == [True, False, True]
+
+
+def test_a_run_the_service_no_longer_serves_is_a_sandbox_error(shared: BwrapSandbox) -> None:
+    """A run whose service is gone at its end and could not be handed to a new one (here: stopped
+    behind its back) ends as an infrastructure incident, not as a run that merely had no network."""
+    run = SharedEgress(EgressRules.of("api", ["api.example.com"]), idle_s=5).launch()
+    SERVICE.stop()
+    with pytest.raises(SandboxError, match="egress service"):
+        run.finish()
+    assert not run.directory.exists()
 
 
 def test_the_namespace_and_the_run_directory_stay_outside_the_sandbox(shared: BwrapSandbox) -> None:
