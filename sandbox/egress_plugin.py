@@ -160,7 +160,7 @@ def service(control_fd: int) -> None:
     base = FlagParser.initialize(["--threaded", "--log-level", "WARNING", "--timeout", "600"],
                                  plugins=[EgressPolicyPlugin])
     ctl = socket.socket(fileno=control_fd)
-    runs: dict[str, tuple[socket.socket, RunState]] = {}
+    runs: dict[str, tuple[socket.socket, RunState, bool]] = {}
     ctl.send(json.dumps({"ready": os.getpid()}).encode())
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 2)  # its start-up errors were the league's to read; later warnings go nowhere
@@ -172,20 +172,28 @@ def service(control_fd: int) -> None:
             break
         if not data:
             break
-        msg = json.loads(data)
-        run_id = str(msg["run"])
-        if msg["op"] == "open" and fds:
+        try:
+            msg = json.loads(data)
+            run_id = str(msg["run"])
+        except (ValueError, KeyError, TypeError):
+            for fd in fds:
+                os.close(fd)
+            continue
+        if msg.get("op") == "open" and fds:
             listener = socket.socket(fileno=fds[0])
-            state = _load_run(Path(msg["dir"]))
+            try:
+                state, ok = _load_run(Path(msg["dir"])), True
+            except (OSError, ValueError, KeyError, TypeError):  # refuse everything; its close answers "known": false
+                state, ok = RunState(EgressRules.of("none"), str(Path(str(msg.get("dir"))) / "fetches.jsonl")), False
             flags = copy.copy(base)
-            flags.timeout = int(msg["idle"])  # the seat's deadline (a model may think for minutes)
+            flags.timeout = int(msg.get("idle", 600))  # the seat's deadline (a model may think for minutes)
             flags.league_run = state
-            runs[run_id] = (listener, state)
+            runs[run_id] = (listener, state, ok)
             threading.Thread(target=_accept_loop, args=(listener, flags, state), daemon=True).start()
-        elif msg["op"] == "close":
+        elif msg.get("op") == "close":
             known = runs.pop(run_id, None)
             if known is not None:
-                listener, state = known
+                listener, state, ok = known
                 with state.lock:
                     state.closed = True
                 try:
@@ -193,7 +201,7 @@ def service(control_fd: int) -> None:
                 except OSError:
                     pass
                 listener.close()
-            ctl.send(json.dumps({"run": run_id, "known": known is not None}).encode())
+            ctl.send(json.dumps({"run": run_id, "known": known is not None and known[2]}).encode())
     os._exit(0)
 
 

@@ -65,6 +65,9 @@ EGRESS_ENV = "LEAGUE_SANDBOX_EGRESS"
 EGRESS_MODES = ("auto", "shared", "per-run")
 PROXY_FIX = "pip install 'proxy.py>=2.4' (a dependency of forecast-league: pip install -e .)"
 READY_TIMEOUT_S = 15.0
+#: A service that died this many times within RESTART_WINDOW_S is not restarted by the watcher (the next
+#: run tries again): a service that cannot live would otherwise be restarted in a loop.
+RESTART_LIMIT, RESTART_WINDOW_S = 3, 60.0
 
 
 @dataclass(frozen=True)
@@ -532,6 +535,7 @@ class EgressService:
         self._ids = itertools.count(1)
         self._open: dict[str, _OpenRun] = {}
         self.restarts = 0
+        self._deaths: list[float] = []
         atexit.register(self.stop)
         os.register_at_fork(after_in_child=self._forget)
 
@@ -618,9 +622,14 @@ class EgressService:
         with self._lock:
             if self._proc is not proc:
                 return  # stopped or replaced on purpose
-            self.restarts += 1
             log.warning("sandbox.egress_service_died", pid=proc.pid, code=proc.returncode, runs=len(self._open))
             self._stop()
+            now = time.monotonic()
+            self._deaths = [t for t in self._deaths if now - t < RESTART_WINDOW_S] + [now]
+            if len(self._deaths) > RESTART_LIMIT:
+                log.error("sandbox.egress_service_not_restarted", deaths=len(self._deaths), window_s=RESTART_WINDOW_S)
+                return  # its open runs end as SandboxError; the next run starts it again
+            self.restarts += 1
             try:
                 self._serve_all()
             except (OSError, SandboxError) as exc:  # its runs end as SandboxError at their close

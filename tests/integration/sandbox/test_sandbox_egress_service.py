@@ -210,3 +210,23 @@ def test_a_forked_process_starts_its_own_service_and_leaves_the_parents_alone(
     assert SERVICE.pid == parent_service is not None
     assert "OK" in shared.exec([PY, "-c", FETCH, url], timeout=30, egress=rules).text
     assert host_service.hits == 3
+
+
+def test_a_run_whose_rules_cannot_be_read_is_refused_everything(shared: BwrapSandbox,
+                                                                   host_service: Counting) -> None:
+    """The service cannot read a run's rules: that run's requests are refused (policy none), the
+    service stays up for the other runs, and the run ends as a SandboxError."""
+    SERVICE.warm()
+    service_pid = SERVICE.pid
+    port = host_service.server_address[1]
+    run = SharedEgress(EgressRules.of("api", [f"127.0.0.1:{port}"]), idle_s=5)
+    (run.directory / "rules.json").write_text("{not json", encoding="utf-8")
+    run.launch()
+    assert run.netns_fd is not None
+    with connect_inside(run.netns_fd) as tunnel:
+        tunnel.sendall(f"GET http://127.0.0.1:{port}/x HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        assert b" 403 " in tunnel.recv(4096).split(b"\r\n")[0]
+    with pytest.raises(SandboxError, match="did not know the run"):
+        run.finish()
+    assert host_service.hits == 0
+    assert SERVICE.pid == service_pid is not None
