@@ -20,12 +20,16 @@ All in the same go, on one machine, against a local HTTP server on 127.0.0.1 (no
 3. Spread: SEATS threads wait at a barrier, then each starts ``date +%s%N`` in its own sandbox under
    ``api``; spread = last start − first start per round, median over rounds; the same under ``none``
    is the baseline of the same run. The variants take turns round by round (the machine's load hits
-   them alike) and are printed side by side with their ratio to ``none``.
+   them alike) and are printed side by side with their ratio to ``none``. ``--forwarder-only`` adds a
+   variant ``api (per-run, no proxy)``: the per-run way with no proxy started at all (the sandbox, its
+   forwarder and readiness poll only), which splits the per-run cost between forwarder and proxies.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import http.server
 import os
 import platform
@@ -33,10 +37,11 @@ import statistics
 import threading
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from sandbox_launch import spread_once
 
+from sandbox import netpolicy
 from sandbox.bwrap import BwrapSandbox
 from sandbox.netpolicy import EgressRules
 
@@ -77,6 +82,23 @@ def spread(box: BwrapSandbox, rules: EgressRules | None, seats: int) -> float:
     return spread_once(lambda argv: box.exec(argv, timeout=60, egress=rules).stdout, seats)
 
 
+@contextlib.contextmanager
+def proxies_unstarted() -> Iterator[None]:
+    """The per-run way with every proxy left unstarted (for one whole spread round: the seats' threads
+    run at once), so the round measures the sandbox with its forwarder and readiness poll alone."""
+    saved = [(netpolicy.ZYGOTE, "spawn"), (netpolicy.EgressProxy, "wait_ready"),
+             (netpolicy.EgressProxy, "stop_process")]
+    originals = [getattr(owner, name) for owner, name in saved]
+    setattr(netpolicy.ZYGOTE, "spawn", lambda *a: None)  # noqa: B010
+    setattr(netpolicy.EgressProxy, "wait_ready", lambda self: None)  # noqa: B010
+    setattr(netpolicy.EgressProxy, "stop_process", lambda self: "")  # noqa: B010
+    try:
+        yield
+    finally:
+        for (owner, name), original in zip(saved, originals, strict=True):
+            setattr(owner, name, original)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=15)
@@ -84,6 +106,7 @@ def main() -> None:
     ap.add_argument("--seats", type=int, default=14)
     ap.add_argument("--requests", type=int, default=20)
     ap.add_argument("--modes", default="shared,per-run", help="ways to reach the proxy, comma-separated")
+    ap.add_argument("--forwarder-only", action="store_true", help="add the per-run way without its proxies")
     args = ap.parse_args()
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
@@ -106,10 +129,10 @@ def main() -> None:
         urllib.request.urlopen(url, timeout=10).read()
         direct.append(time.perf_counter() - t)
     for mode, mbox in boxes.items():
-        api_start = median_wall(lambda b=mbox: b.exec(["/bin/true"], timeout=30, egress=api), args.runs)
+        api_start = median_wall(functools.partial(mbox.exec, ["/bin/true"], timeout=30, egress=api), args.runs)
         print(f"[{mode}] start: none {none_start * 1000:.1f} ms, api {api_start * 1000:.1f} ms, "
               f"proxy adds {(api_start - none_start) * 1000:.1f} ms (median of {args.runs})")
-        first_api = median_wall(lambda b=mbox: b.exec(one, timeout=30, egress=api), args.runs)
+        first_api = median_wall(functools.partial(mbox.exec, one, timeout=30, egress=api), args.runs)
         print(f"[{mode}] first request: none+no request {first_none * 1000:.1f} ms, api+one GET "
               f"{first_api * 1000:.1f} ms, adds {(first_api - first_none) * 1000:.1f} ms (median of {args.runs})")
         res = mbox.exec(["/usr/bin/python3", "-c", REQUESTS_CODE, url, str(args.requests)], timeout=60, egress=api)
@@ -119,16 +142,19 @@ def main() -> None:
               f"(median of {args.requests}; {len(res.fetches)} recorded)")
     variants: dict[str, tuple[BwrapSandbox, EgressRules | None]] = {"none": (box, None)}
     variants |= {f"api ({mode})": (mbox, api) for mode, mbox in boxes.items()}
+    if args.forwarder_only:
+        variants["api (per-run, no proxy)"] = (BwrapSandbox(egress="per-run"), api)
     spreads: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(args.rounds):  # interleaved, so load changes hit every variant alike
         for name, (vbox, rules) in variants.items():
-            spreads[name].append(spread(vbox, rules, args.seats))
+            with proxies_unstarted() if name.endswith("no proxy)") else contextlib.nullcontext():
+                spreads[name].append(spread(vbox, rules, args.seats))
     base = statistics.median(spreads["none"])
     print(f"spread of {args.seats} seats, first-to-last start, {args.rounds} rounds interleaved, "
           f"load {os.getloadavg()[0]:.1f}:")
     for name, values in spreads.items():
         med = statistics.median(values)
-        print(f"  {name:<16} median {med * 1000:6.1f} ms (min {min(values) * 1000:.1f}, "
+        print(f"  {name:<24} median {med * 1000:6.1f} ms (min {min(values) * 1000:.1f}, "
               f"max {max(values) * 1000:.1f}), {med / base:.2f}x none")
     server.shutdown()
 
