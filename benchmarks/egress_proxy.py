@@ -3,7 +3,7 @@ spread of 14 networked seats. Not a test; run by hand (as root, for the shared s
 figures into docs/sandbox.md:
 
     python benchmarks/egress_proxy.py [--runs 15] [--rounds 7] [--seats 14] [--requests 20]
-                                      [--modes shared,per-run]
+                                      [--modes shared,per-run] [--forwarder-only]
 
 Each measure is made for each way a run reaches its proxy (``LEAGUE_SANDBOX_EGRESS``): ``shared``
 (a prepared namespace whose 127.0.0.1:3128 the league's one egress service accepts on) and ``per-run``
