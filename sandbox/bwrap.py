@@ -33,6 +33,7 @@ How a run is built (and why):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -52,7 +53,17 @@ import structlog
 from sandbox.cgroups import Caps, CgroupReport, Cgroups, RunCgroup, detect
 from sandbox.identity import ANONYMOUS, table_for, uid_range
 from sandbox.interface import BwrapMissing, EndedBy, ExecResult, Now, SandboxError, system_now
-from sandbox.netpolicy import INSIDE_DIR, EgressProxy, EgressRules, find_socat, inside_command, proxy_env
+from sandbox.netpolicy import (
+    INSIDE_DIR,
+    NSENTER_FIX,
+    EgressProxy,
+    EgressRules,
+    SharedEgress,
+    egress_mode,
+    find_socat,
+    inside_command,
+    proxy_env,
+)
 from sandbox.profiles import (
     DEFAULT_PATH,
     ETC_FILES,
@@ -165,6 +176,7 @@ class BwrapSandbox:
         uids: str | None = None,
         cgroup: str | None = None,
         seccomp: str | None = None,
+        egress: str | None = None,
     ) -> None:
         self.bwrap = find_bwrap(bwrap)
         setpriv = shutil.which("setpriv")
@@ -178,6 +190,14 @@ class BwrapSandbox:
         self.cgroups: Cgroups | None = detect(cgroup)
         # the BPF program of sandbox.seccomp, or None for the operator's explicit opt-out (logged)
         self.syscall_filter: bytes | None = load_filter(seccomp)
+        # how a networked run reaches its egress proxy: "shared" (a prepared namespace and the league's one
+        # egress service) or "per-run" (a proxy per run and a forwarder inside); LEAGUE_SANDBOX_EGRESS
+        self.egress_mode = egress_mode(egress)
+        nsenter = shutil.which("nsenter")
+        if self.egress_mode == "shared" and not nsenter:
+            raise SandboxError("nsenter (util-linux) is missing; a networked seat cannot join its namespace",
+                               fix=NSENTER_FIX)
+        self.nsenter = nsenter or "nsenter"
 
     @staticmethod
     def available() -> bool:
@@ -222,12 +242,16 @@ class BwrapSandbox:
         status_fd: int,
         *,
         seccomp_fd: int | None = None,
+        joined_net: bool = False,
     ) -> list[str]:
         """The sandbox's command line: bwrap with namespaces, mounts and home files, then argv (the launcher and
         ``setpriv`` go in front of it; the limits are :meth:`limits`). ``seccomp_fd`` holds the system-call
-        filter's BPF program (bubblewrap reads it to its end and closes it)."""
+        filter's BPF program (bubblewrap reads it to its end and closes it). ``joined_net``: the launcher
+        has already joined the run's prepared network namespace (its only way out is the egress service's
+        listener there, :func:`sandbox.netpolicy.seat_namespace`), so bubblewrap must not make another."""
         ns = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-        ns += ["--unshare-net"]  # always: the only way out is the egress proxy's socket (sandbox/netpolicy.py)
+        if not joined_net:  # a namespace of its own: the only way out is the egress proxy's socket (netpolicy.py)
+            ns += ["--unshare-net"]
         # no nested user namespace: the kernel refuses it (ENOSPC), with or without the filter's EPERM before it
         ns += ["--disable-userns"]
         ns += ["--die-with-parent", "--new-session", "--json-status-fd", str(status_fd)]
@@ -291,12 +315,16 @@ class BwrapSandbox:
         networked = egress is not None and egress.uses_proxy
         if networked and not prof.allow_net:
             raise SandboxError(f"profile {prof.name!r} does not allow network access")
-        proxy = EgressProxy(egress, idle_s=timeout).launch() if egress is not None and networked else None
+        proxy: EgressProxy | SharedEgress | None = None
+        if egress is not None and networked:
+            shared = self.egress_mode == "shared"
+            proxy = (SharedEgress(egress, idle_s=timeout) if shared else EgressProxy(egress, idle_s=timeout)).launch()
         try:
             result = self._exec(argv, prof, stdin, timeout, env, files_in_home, owner, proxy)
         except BaseException:
             if proxy is not None:
-                proxy.finish()
+                with contextlib.suppress(SandboxError):  # the run's own failure is the one to report
+                    proxy.finish()
             raise
         if proxy is not None:
             proxy.wait_ready()  # a proxy that never served means the run had no way out: an incident
@@ -311,7 +339,7 @@ class BwrapSandbox:
         env: Mapping[str, str] | None,
         files_in_home: Mapping[str, bytes] | None,
         owner: str | None,
-        proxy: EgressProxy | None,
+        proxy: EgressProxy | SharedEgress | None,
     ) -> ExecResult:
         who = owner or ANONYMOUS
         files = self.home_files(prof, files_in_home)
@@ -326,10 +354,11 @@ class BwrapSandbox:
             status_r, status_w = os.pipe()
             try:
                 run_env = self.env_for(prof, env) | (proxy_env() if proxy is not None else {})
-                cmd = self.build_argv(argv, prof, proxy.directory if proxy else None, fds, status_w,
-                                      seccomp_fd=filter_fd)
+                joined = proxy.netns_fd if isinstance(proxy, SharedEgress) else None
+                cmd = self.build_argv(argv, prof, proxy.directory if isinstance(proxy, EgressProxy) else None, fds,
+                                      status_w, seccomp_fd=filter_fd, joined_net=joined is not None)
                 passed = (status_w, *(fd for _, fd, _ in fds), *([filter_fd] if filter_fd is not None else []))
-                start = _Start(cmd, run_env, passed, stdin, uid, cgroup, self.limits(prof))
+                start = _Start(cmd, run_env, passed, stdin, uid, cgroup, self.limits(prof), joined)
                 return self._run(start, tuple(argv), prof, timeout, status_r, status_w)
             finally:
                 os.close(status_r)  # status_w is closed by _run right after the start, exactly once
@@ -344,6 +373,9 @@ class BwrapSandbox:
         if start.uid is not None:  # drop root via setpriv: Popen(user=...) would forbid the fast vfork path
             cmd = [self.setpriv, f"--reuid={start.uid}", f"--regid={start.uid}", "--clear-groups",
                    "--inh-caps=-all", "--ambient-caps=-all", "--", *cmd]
+        if start.netns_fd is not None:  # still root here: join the run's prepared namespace, then drop root
+            # by the league's /proc path, so the namespace's fd is never inherited into the sandbox
+            cmd = [self.nsenter, f"--net=/proc/{os.getpid()}/fd/{start.netns_fd}", "--", *cmd]
         try:
             proc = subprocess.Popen(  # noqa: S603 - argv is built above, never through a shell
                 [*_LAUNCH, *cmd],
@@ -434,6 +466,7 @@ class _Start:
     uid: int | None
     cgroup: RunCgroup | None
     limits: tuple[tuple[int, int], ...] = ()
+    netns_fd: int | None = None  # the run's prepared network namespace (shared egress), joined by nsenter
 
     @property
     def stdin_bytes(self) -> bytes:

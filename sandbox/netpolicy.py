@@ -22,12 +22,20 @@ seals with its answer line (paper requirement 17, "fetch records").
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import ctypes
 import enum
+import fcntl
+import functools
 import ipaddress
+import itertools
 import json
 import os
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -52,8 +60,14 @@ INSIDE_PORT = 3128
 PROXY_URL = f"http://127.0.0.1:{INSIDE_PORT}"
 WEB_PORTS = frozenset({80, 443})
 SOCAT_FIX = "apt-get install -y socat"
+NSENTER_FIX = "apt-get install -y util-linux (nsenter joins a networked seat to its prepared namespace)"
+EGRESS_ENV = "LEAGUE_SANDBOX_EGRESS"
+EGRESS_MODES = ("auto", "shared", "per-run")
 PROXY_FIX = "pip install 'proxy.py>=2.4' (a dependency of forecast-league: pip install -e .)"
 READY_TIMEOUT_S = 15.0
+#: A service that died this many times within RESTART_WINDOW_S is not restarted by the watcher (the next
+#: run tries again): a service that cannot live would otherwise be restarted in a loop.
+RESTART_LIMIT, RESTART_WINDOW_S = 3, 60.0
 
 
 @dataclass(frozen=True)
@@ -422,3 +436,311 @@ def _proxy_process_env() -> dict[str, str]:
     """The proxy's own environment: the league's, minus any proxy variables of the operator's shell
     (the egress proxy connects directly) — it never sees a seat's secrets, which go to the sandbox."""
     return {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+
+
+# -- the shared egress service ---------------------------------------------------------------------
+_CLONE_NEWNET = 0x40000000
+_SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
+_IFREQ = "16sH14x"
+
+
+def egress_mode(value: str | None = None) -> str:
+    """``auto`` (the shared service where the league may create network namespaces, i.e. as root, else
+    a proxy per run), ``shared`` or ``per-run``; from ``LEAGUE_SANDBOX_EGRESS`` when not given."""
+    mode = (value if value is not None else os.environ.get(EGRESS_ENV, "auto")).strip().lower() or "auto"
+    if mode not in EGRESS_MODES:
+        raise SandboxError(f"{EGRESS_ENV}={mode!r} is not one of {', '.join(EGRESS_MODES)}",
+                           fix=f"unset {EGRESS_ENV} (auto) or set it to shared or per-run")
+    if mode == "auto":
+        return "shared" if os.geteuid() == 0 and shutil.which("nsenter") and can_prepare_namespaces() else "per-run"
+    return mode
+
+
+@functools.cache
+def can_prepare_namespaces() -> bool:
+    """Whether this league may make a seat's network namespace (root without CAP_SYS_ADMIN, as in some
+    containers, may not): tried once, a few milliseconds."""
+    try:
+        listener, ns = seat_namespace()
+    except SandboxError as exc:
+        log.warning("sandbox.egress_per_run", reason=exc.message)
+        return False
+    listener.close()
+    os.close(ns)
+    return True
+
+
+def seat_namespace() -> tuple[socket.socket, int]:
+    """A fresh network namespace holding only a loopback that is up and a listening socket on its
+    ``127.0.0.1:3128``: (that listener, an fd of the namespace). The seat's sandbox joins the namespace
+    (``nsenter --net``) instead of creating its own, so its proxy port listens before the seat starts,
+    with no forwarder inside. Made in a throw-away thread: ``unshare(CLONE_NEWNET)`` moves only the
+    calling thread, the league's own threads keep the host's network."""
+    out: dict[str, object] = {}
+
+    def make() -> None:
+        try:
+            if ctypes.CDLL(None, use_errno=True).unshare(_CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+                got = fcntl.ioctl(probe.fileno(), _SIOCGIFFLAGS, struct.pack(_IFREQ, b"lo", 0))
+                flags = int(struct.unpack(_IFREQ, got)[1])
+                fcntl.ioctl(probe.fileno(), _SIOCSIFFLAGS, struct.pack(_IFREQ, b"lo", flags | _IFF_UP))
+            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listener.bind(("127.0.0.1", INSIDE_PORT))
+            listener.listen(128)
+            out["listener"] = listener
+            out["ns"] = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            out["error"] = exc
+
+    worker = threading.Thread(target=make, name="league-netns")
+    worker.start()
+    worker.join()
+    listener, ns = out.get("listener"), out.get("ns")
+    if not isinstance(listener, socket.socket) or not isinstance(ns, int):
+        if isinstance(listener, socket.socket):
+            listener.close()
+        raise SandboxError(f"cannot prepare the seat's network namespace: {out.get('error')}",
+                           fix=f"run the league as root, or set {EGRESS_ENV}=per-run")
+    return listener, ns
+
+
+@dataclass
+class _OpenRun:
+    """A run the service serves: what re-opening it at a restarted service takes. The league keeps its
+    own copy of the run's listener, so connections made while the service restarts wait in its backlog."""
+
+    directory: Path
+    listener: socket.socket
+    idle_s: int
+    served: bool = False  # handed to the service now running
+
+
+class EgressService:
+    """One long-lived egress proxy for all networked runs of this league process.
+
+    ``python -m sandbox.egress_plugin --service FD``, started lazily on the first networked run (or
+    ahead of the morning by :meth:`warm`), stopped at exit. Each run hands it a listener that lives in
+    that run's own namespace; the run's rules travel with it. The league never waits for it on a
+    seat's start: a seat's first connection waits in its listener's backlog until the service accepts.
+    If the service dies, a watcher restarts it at once and hands it every open run again (same
+    listeners, rules and records); connections cut by the death stay cut, later ones are served."""
+
+    def __init__(self, python: str = sys.executable) -> None:
+        self.python = python
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._ctl: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._open: dict[str, _OpenRun] = {}
+        self.restarts = 0
+        self._deaths: list[float] = []
+        atexit.register(self.stop)
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        """In a forked child (a worker's pool process): the parent's service, control socket and runs are
+        the parent's; this process starts its own service at its first networked run, and never stops
+        the parent's."""
+        if self._ctl is not None:
+            self._ctl.close()
+        for run in self._open.values():
+            run.listener.close()
+        self._proc, self._ctl, self._open = None, None, {}
+        self._lock = threading.Lock()
+
+    def warm(self) -> None:
+        """Start the service now (it imports proxy.py once, ~0.3 s) so the first run does not pay it."""
+        with self._lock:
+            self._running()
+
+    @property
+    def pid(self) -> int | None:
+        proc = self._proc
+        return proc.pid if proc is not None and proc.poll() is None else None
+
+    def open(self, directory: Path, listener: socket.socket, idle_s: float) -> str:
+        """Hand the run's listener (the service keeps it from now on) and directory to the service;
+        returns the run's id."""
+        run_id = f"{os.getpid()}-{next(self._ids)}"
+        run = _OpenRun(directory, listener, max(1, int(idle_s)))
+        with self._lock:
+            self._open[run_id] = run
+            for attempt in (1, 2):
+                try:
+                    self._serve_all()
+                    return run_id
+                except OSError as exc:
+                    self._stop()
+                    if attempt == 2:
+                        del self._open[run_id]
+                        listener.close()
+                        raise SandboxError(f"the egress service does not take runs: {exc}", fix=PROXY_FIX) from exc
+        raise AssertionError("unreachable")
+
+    def close(self, run_id: str) -> None:
+        """End the run at the service: its listener is shut and its record no longer grows. A run the
+        service running now was never handed (it died and could not be restarted), or a service that
+        dies at the run's end, is a :class:`SandboxError`: the run may have had no way out."""
+        with self._lock:
+            run = self._open.pop(run_id, None)
+            if run is None:
+                raise SandboxError(f"egress run {run_id} is not open", fix="close each run once")
+            try:
+                ctl = self._ctl
+                if ctl is None or not run.served:
+                    raise OSError("the service was not running")
+                ctl.send(json.dumps({"op": "close", "run": run_id}).encode())
+                reply = ctl.recv(65536)
+                if not reply:
+                    raise OSError("the service ended")
+                known = bool(json.loads(reply).get("known"))
+            except (OSError, ValueError) as exc:
+                self._stop()
+                if self._open:  # the other runs get a fresh service now (their listeners hold their backlog)
+                    with contextlib.suppress(OSError, SandboxError):
+                        self._serve_all()
+                raise SandboxError(f"the egress service died during the run: {exc}", fix=PROXY_FIX) from exc
+            finally:
+                run.listener.close()
+        if not known:
+            raise SandboxError("the egress service did not know the run at its end", fix=PROXY_FIX)
+
+    def _serve_all(self) -> None:
+        """Start the service if it is not running, and hand it every open run it does not have yet."""
+        ctl = self._running()
+        for run_id, run in self._open.items():
+            if not run.served:
+                msg = {"op": "open", "run": run_id, "dir": str(run.directory), "idle": run.idle_s}
+                socket.send_fds(ctl, [json.dumps(msg).encode()], [run.listener.fileno()])
+                run.served = True
+
+    def _watch(self, proc: subprocess.Popen[bytes]) -> None:
+        """Wait for the service's end; unless the league stopped it, restart it and re-open every run."""
+        proc.wait()
+        with self._lock:
+            if self._proc is not proc:
+                return  # stopped or replaced on purpose
+            log.warning("sandbox.egress_service_died", pid=proc.pid, code=proc.returncode, runs=len(self._open))
+            self._stop()
+            now = time.monotonic()
+            self._deaths = [t for t in self._deaths if now - t < RESTART_WINDOW_S] + [now]
+            if len(self._deaths) > RESTART_LIMIT:
+                log.error("sandbox.egress_service_not_restarted", deaths=len(self._deaths), window_s=RESTART_WINDOW_S)
+                return  # its open runs end as SandboxError; the next run starts it again
+            self.restarts += 1
+            try:
+                self._serve_all()
+            except (OSError, SandboxError) as exc:  # its runs end as SandboxError at their close
+                log.error("sandbox.egress_service_restart_failed", error=str(exc))
+
+    def _running(self) -> socket.socket:
+        if self._proc is not None and self._proc.poll() is None and self._ctl is not None:
+            return self._ctl
+        self._stop()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
+                [self.python, "-m", "sandbox.egress_plugin", "--service", str(theirs.fileno())],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                pass_fds=(theirs.fileno(),), start_new_session=True, env=_proxy_process_env())
+        except OSError as exc:
+            mine.close()
+            raise SandboxError(f"the egress service could not start: {exc}", fix=PROXY_FIX) from exc
+        finally:
+            theirs.close()
+        mine.settimeout(READY_TIMEOUT_S)
+        try:
+            ready = mine.recv(65536)
+        except OSError:
+            ready = b""
+        if not ready:
+            proc.kill()
+            _, err = proc.communicate()
+            mine.close()
+            detail = err.decode("utf-8", "replace")[-800:] or "no detail"
+            raise SandboxError(f"the egress service did not start: {detail}", fix=PROXY_FIX)
+        assert proc.stderr is not None
+        proc.stderr.close()  # the service has moved its stderr to /dev/null once ready
+        self._proc, self._ctl = proc, mine
+        threading.Thread(target=self._watch, args=(proc,), name="league-egress-watch", daemon=True).start()
+        log.info("sandbox.egress_service_started", pid=proc.pid)
+        return mine
+
+    def _stop(self) -> None:
+        if self._ctl is not None:
+            self._ctl.close()
+            self._ctl = None
+        proc, self._proc = self._proc, None  # first: the watcher must see a stop, not a death
+        for run in self._open.values():
+            run.served = False  # a service started later is handed them again
+        if proc is not None:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    proc.kill()
+            proc.wait()
+
+    def stop(self) -> None:
+        """Stop the service (at the league's exit; a later run starts a new one)."""
+        with self._lock:
+            self._stop()
+
+
+SERVICE = EgressService()
+
+
+@dataclass
+class SharedEgress:
+    """The egress of one run through the shared service: the run's namespace (joined by its sandbox),
+    its private directory (rules and fetch record, never visible inside the sandbox) and its id."""
+
+    rules: EgressRules
+    idle_s: float = 600.0
+    service: EgressService = field(default_factory=lambda: SERVICE)
+    directory: Path = field(init=False)
+    netns_fd: int | None = field(init=False, default=None)
+    run_id: str | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.directory = Path(tempfile.mkdtemp(prefix="league-egress-"))
+        (self.directory / "rules.json").write_text(json.dumps(self.rules.as_json()), encoding="utf-8")
+
+    def launch(self) -> SharedEgress:
+        """Prepare the namespace and hand its listener to the service (which may still be starting)."""
+        try:
+            listener, self.netns_fd = seat_namespace()
+            self.run_id = self.service.open(self.directory, listener, self.idle_s)  # the service owns it now
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def started(self) -> None:
+        """The sandbox has joined the namespace: the league's handle on it is no longer needed."""
+        if self.netns_fd is not None:
+            os.close(self.netns_fd)
+            self.netns_fd = None
+
+    def wait_ready(self) -> None:
+        """Kept for the per-run proxy's call site: the shared service answers at :meth:`finish`."""
+
+    def finish(self) -> tuple[Fetch, ...]:
+        """End the run at the service and return its fetch record; the private directory is removed."""
+        try:
+            if self.run_id is not None:
+                self.service.close(self.run_id)
+                self.run_id = None
+            return read_fetches(self.record)
+        finally:
+            self.close()
+
+    @property
+    def record(self) -> Path:
+        return self.directory / "fetches.jsonl"
+
+    def close(self) -> None:
+        self.started()
+        shutil.rmtree(self.directory, ignore_errors=True)

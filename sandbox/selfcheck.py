@@ -189,7 +189,9 @@ def check_egress(sandbox: Sandbox, python: str = "/usr/bin/python3") -> list[Che
     out = res.text
     recorded = sorted((f.port, f.allowed) for f in res.fetches)
     ok = "allowed reached" in out and "refused blocked" in out and recorded == sorted([(port, True), (other, False)])
-    detail = f"{res.elapsed_s * 1000:.0f} ms; {out.strip().replace(chr(10), '; ')}; record {recorded}"
+    way = str(getattr(sandbox, "egress_mode", "") or "")  # shared service or per-run proxy (LEAGUE_SANDBOX_EGRESS)
+    detail = (f"{way + ' way; ' if way else ''}{res.elapsed_s * 1000:.0f} ms; {out.strip().replace(chr(10), '; ')}; "
+              f"record {recorded}")
     fix = "check that proxy.py is installed in the league's environment (pip install -e .) and socat under /usr"
     return [Check("egress proxy (allow-list reached, other loopback port refused, both recorded)", ok, detail,
                   "" if ok else fix)]

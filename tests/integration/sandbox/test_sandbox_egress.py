@@ -1,8 +1,13 @@
-"""The egress proxy in front of a real sandbox: only the allow-list, never the host's own services."""
+"""The egress proxy in front of a real sandbox: only the allow-list, never the host's own services.
+
+Every test that takes ``sandbox`` runs under both ways a run reaches its proxy: the shared egress
+service (a prepared namespace, the league's one service) and a proxy per run (a forwarder inside)."""
 
 from __future__ import annotations
 
 import http.server
+import os
+import shutil
 import threading
 from collections.abc import Iterator
 
@@ -21,6 +26,15 @@ for url in sys.argv[1:]:
     except Exception as exc:
         print("ERR", url, exc)
 """
+
+
+@pytest.fixture(params=["shared", "per-run"])
+def sandbox(request: pytest.FixtureRequest) -> BwrapSandbox:
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap")
+    if request.param == "shared" and os.geteuid() != 0:
+        pytest.skip("the shared egress service prepares network namespaces: the league runs as root")
+    return BwrapSandbox(egress=str(request.param))
 
 
 class Counting(http.server.ThreadingHTTPServer):
@@ -116,9 +130,9 @@ def test_a_proxy_that_never_serves_is_a_sandbox_error() -> None:
     assert not proxy.directory.exists()
 
 
-def test_proxies_of_concurrent_runs_are_forked_from_one_zygote(sandbox: BwrapSandbox,
-                                                                host_service: Counting) -> None:
-    """Each run still gets its own proxy, rules and record (the zygote only saves the imports)."""
+def test_concurrent_runs_keep_their_own_rules_and_records(sandbox: BwrapSandbox, host_service: Counting) -> None:
+    """Each run gets its own rules and record, whether its proxy is forked from the zygote (per run)
+    or is the shared service (one process, a listener per run)."""
     import concurrent.futures
 
     port = host_service.server_address[1]
