@@ -317,8 +317,10 @@ class BookFeed:
         if self.count < max(at_least, 1):
             return
         for name, lines in self.pending.items():
+            if not lines:
+                continue
             last_n, last_link = self.store.last_indexed(name)
-            if lines and (lines[0].n, lines[0].prev) == (last_n + 1, last_link):
+            if (lines[0].n, lines[0].prev) == (last_n + 1, last_link):
                 self.store.index_lines(name, lines)
             else:
                 index_book(self.store, self.paths[name], name)
@@ -703,8 +705,8 @@ def write_league(out: Path, size: Size, *, start: date = DEFAULT_START,
                  index_db: Path | None = None) -> Report:
     """Write the synthetic league of ``size`` into the empty folder OUT (see the module docstring), its
     database index filled as the lines are sealed (:class:`BookFeed`); ``index=False`` leaves the index to
-    the caller (:func:`index_store`). ``index_db``: keep the database there while writing (a copy of the
-    new folder's empty one; the caller moves it into the folder), so that a folder written on a RAM disk
+    the caller (:func:`index_store`). ``index_db``: write the database there (the caller moves it into the
+    folder afterwards), so that a folder written on a RAM disk
     does not hold the index, which is ~1.8x the books."""
     if (out / "config").exists():
         raise SystemExit(f"{out} already holds a league; choose an empty folder")
@@ -723,8 +725,8 @@ def write_league(out: Path, size: Size, *, start: date = DEFAULT_START,
         url = config.database_url
         if index_db is not None:
             index_db.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(config.data_dir / "league.db", index_db)
-            url = f"sqlite:///{index_db}"
+            index_db.unlink(missing_ok=True)
+            url = f"sqlite:///{index_db}"  # created there by the store's migrations, as in the folder
         store = open_store(url)
     feed = BookFeed(store, data_dir / "books") if store is not None else None
     try:
