@@ -22,9 +22,11 @@ have sealed it at:
   (:class:`league.portfolio.season.Season`) fed with the counted decisions and a seeded bar source.
 
 Not written: stamps (DATA/stamps; no book line), the shadow-weights line, preflight lines (the demo
-configuration runs no self-check), price caches. The database index is then filled by the real path
-(:func:`league.store.index_book`, what the daemon and ``league rebuild`` use) and the job ledger marks
-every day job of every session done, as a daemon that ran them would have left it.
+configuration runs no self-check), price caches. The database index is filled while the lines are
+sealed, through the store's own path (:class:`BookFeed`: ``Store.index_lines``, what
+:func:`league.store.index_book` uses for the daemon and ``league rebuild``, given the sealed lines instead
+of reading them back), and the job ledger marks every day job of every session done, as a daemon that ran
+them would have left it.
 
 Seats: ``seat-000``… scripted seats (one in 14 malformed, one silent, one silent until the second
 wave), deterministic by seed. :class:`InProcessSeat` is the same seat answering in-process, the stand-in
@@ -37,8 +39,8 @@ Usage::
     python benchmarks/synth_league.py --cache /var/tmp/synth --years 5 --seats 100   # DIR keyed by size+seed
 
 ``--scratch /dev/shm`` writes the folder on a RAM disk first (the book's per-line fsync is then nearly
-free; Book offers no switch to skip it) and moves it to --cache afterwards, where the database index is then
-written (it is ~1.8x the book: it stays off the RAM disk).
+free; Book offers no switch to skip it) and moves it to --cache afterwards; the database index is written
+beside the cache meanwhile and moved in with it (it is ~1.8x the book: it stays off the RAM disk).
 Prints lines per second of each book; ``league verify``, ``league status``, ``league stats`` and
 ``league publish`` run on the result.
 """
