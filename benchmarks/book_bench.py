@@ -14,11 +14,18 @@ Not a test: it measures, prints a table and a JSON record, and the figures go in
   memory (max RSS of the verifying process and of its workers) is taken on a book a tenth of the
   size and on the full book: equal figures mean memory is flat. Wall and CPU seconds are both
   reported (the CPU ratio does not depend on a free core), with the load average before and after.
+* The floor, in the same go: the least any verifier must do, read the file and compute one SHA-256
+  per line (4 MB reads, split at LF, ``hashlib.sha256(line).hexdigest()``), in its own child. The
+  summary prints floor, reader loop and ``verify`` side by side in CPU seconds, with verify/floor and
+  reader loop/verify. Run the whole script under ``taskset -c 0`` for one core (the children inherit
+  the affinity; the record names it).
+* ``--before SRC``: one more row, ``verify(workers=1)`` of another version (a ``git archive`` of it
+  unpacked in SRC, put first on ``PYTHONPATH``), alternating with the others, for a before/after.
 
 Every figure is the median of ``--runs`` runs (default 3). ``0`` skips a part. Usage::
 
-    python benchmarks/book_bench.py [--lines 1000000] [--answer-lines 100000] [--seal-lines 10000]
-                                    [--runs 3] [--dir DIR --keep]
+    taskset -c 0 python benchmarks/book_bench.py [--lines 1000000] [--answer-lines 100000] [--seal-lines 10000]
+                                    [--runs 3] [--dir DIR --keep] [--before SRC]
 """
 
 from __future__ import annotations
@@ -110,6 +117,23 @@ cpu = (c1.user - c0.user) + (c1.system - c0.system) + (c1.children_user - c0.chi
     c1.children_system - c0.children_system)
 verdict = ["ok", r.lines] if r.ok else ["bad", r.bad_line, r.reason]
 print(json.dumps({"wall": wall, "cpu": cpu, "verdict": verdict, "rss_kb": peak_kb()}))
+"""
+# The floor: read the file as verify reads it (4 MB blocks, split at LF) and one SHA-256 per line.
+FLOOR_WRAPPER = """
+import hashlib, json, os, sys, time
+t0 = time.perf_counter()
+c0 = time.process_time()
+lines, tail = 0, b""
+with open(sys.argv[1], "rb") as fh:
+    while block := fh.read(4 << 20):
+        rows = (tail + block).split(b"\\n")
+        tail = rows.pop()
+        for row in rows:
+            hashlib.sha256(row).hexdigest()
+        lines += len(rows)
+wall = time.perf_counter() - t0
+cpu = time.process_time() - c0
+print(json.dumps({"wall": wall, "cpu": cpu, "verdict": ["read", lines], "rss_kb": 0}))
 """
 MARKETS = ("SPX", "NDX", "DJI", "SOX", "TNX", "DXY", "VIX", "GOLD", "WTI", "BRENT", "COPPER", "BTC")
 ACTIONS = ("buy_strong", "buy_dips", "hold", "trim", "sell")
@@ -246,9 +270,13 @@ def cached_book(directory: Path, lines: int, kind: str) -> Path:
     return path
 
 
-def child(code: str, *args: str, isolated: bool = False) -> dict[str, Any]:
+def child(code: str, *args: str, isolated: bool = False, path: Path | None = None) -> dict[str, Any]:
+    """Run ``code`` in a child Python; ``path``: a source tree put first on its PYTHONPATH (``--before``)."""
     flags = ["-I"] if isolated else []
-    out = subprocess.run([sys.executable, *flags, "-c", code, *args], check=True, capture_output=True, text=True).stdout
+    env = None if path is None else {**os.environ, "PYTHONPATH": str(path)}
+    out = subprocess.run(
+        [sys.executable, *flags, "-c", code, *args], check=True, capture_output=True, text=True, env=env
+    ).stdout
     result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     return result
 
@@ -268,8 +296,12 @@ def reader_loop(book: Path, workdir: Path) -> dict[str, Any]:
         os.chdir(cwd)
 
 
-def fast_verify(book: Path, workers: str) -> dict[str, Any]:
-    return child(VERIFY_WRAPPER, str(book), workers)
+def fast_verify(book: Path, workers: str, path: Path | None = None) -> dict[str, Any]:
+    return child(VERIFY_WRAPPER, str(book), workers, path=path)
+
+
+def floor(book: Path) -> dict[str, Any]:
+    return child(FLOOR_WRAPPER, str(book), isolated=True)
 
 
 def median_of(runs: list[dict[str, Any]], key: str) -> float:
@@ -290,18 +322,23 @@ def tampered_copy(book: Path, directory: Path, field: bytes) -> tuple[Path, int]
 LOAD_BEFORE: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
-def bench_verify(directory: Path, lines: int, runs: int, kind: str = "small") -> dict[str, Any]:
+def bench_verify(
+    directory: Path, lines: int, runs: int, kind: str = "small", before: Path | None = None
+) -> dict[str, Any]:
     global LOAD_BEFORE
-    LOAD_BEFORE = os.getloadavg()
     book = cached_book(directory, lines, kind)
     small = cached_book(directory, max(1, lines // 10), kind)
+    LOAD_BEFORE = os.getloadavg()
     work = directory / "loop"
     work.mkdir(exist_ok=True)
-    loops, fasts, serials = [], [], []
+    loops, fasts, serials, floors, befores = [], [], [], [], []
     for _ in range(runs):
+        floors.append(floor(book))
         loops.append(reader_loop(book, work))
         fasts.append(fast_verify(book, "auto"))
         serials.append(fast_verify(book, "1"))
+        if before is not None:
+            befores.append(fast_verify(book, "1", path=before))
     bad, bad_line = tampered_copy(book, directory, b"prob_up" if kind == "answer" else b"mark")
     verdicts = {
         "good": {"reader_loop": loops[0]["verdict"], "verify": fasts[0]["verdict"]},
@@ -311,7 +348,25 @@ def bench_verify(directory: Path, lines: int, runs: int, kind: str = "small") ->
     size = book.stat().st_size
     loop_s, fast_s, serial_s = (median_of(x, "wall") for x in (loops, fasts, serials))
     loop_cpu, fast_cpu, serial_cpu = (median_of(x, "cpu") for x in (loops, fasts, serials))
+    floor_s, floor_cpu = median_of(floors, "wall"), median_of(floors, "cpu")
+    side_by_side = {
+        "floor_cpu_s": floor_cpu,
+        "reader_loop_cpu_s": loop_cpu,
+        "verify_workers1_cpu_s": serial_cpu,
+        "verify_over_floor_cpu": serial_cpu / floor_cpu,
+        "loop_over_verify_cpu": loop_cpu / serial_cpu,
+        "us_per_line_cpu": {"floor": floor_cpu / lines * 1e6, "reader_loop": loop_cpu / lines * 1e6,
+                            "verify_workers1": serial_cpu / lines * 1e6},
+    }
+    if befores:
+        before_cpu = median_of(befores, "cpu")
+        side_by_side |= {"before_verify_workers1_cpu_s": before_cpu, "before_over_after_cpu": before_cpu / serial_cpu,
+                         "loop_over_before_cpu": loop_cpu / before_cpu}
+        side_by_side["us_per_line_cpu"]["before_verify_workers1"] = before_cpu / lines * 1e6
     return {
+        "side_by_side": side_by_side,
+        "affinity": sorted(os.sched_getaffinity(0)),
+        "floor_s": floor_s,
         "book": kind,
         "lines": lines,
         "bytes": size,
@@ -332,7 +387,8 @@ def bench_verify(directory: Path, lines: int, runs: int, kind: str = "small") ->
         "verify_rss_kb_tenth": fast_verify(small, "auto")["rss_kb"],
         "reader_loop_rss_kb": median_of(loops, "rss_kb"),
         "verdicts": verdicts,
-        "all_runs": {"reader_loop": loops, "verify": fasts, "verify_workers1": serials},
+        "all_runs": {"floor": floors, "reader_loop": loops, "verify": fasts, "verify_workers1": serials,
+                     "before_verify_workers1": befores},
     }
 
 
@@ -349,6 +405,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--dir", type=Path, default=None, help="where the books are written (default: a tmp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the generated books for a later run")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="a source tree of another version (git archive): its verify(workers=1) alongside")
     args = parser.parse_args()
     directory = args.dir or Path(tempfile.mkdtemp(prefix="book-bench-"))
     directory.mkdir(parents=True, exist_ok=True)
@@ -359,13 +417,28 @@ def main() -> None:
             print(f"seal: {report['seal']}", flush=True)
         for key, lines, kind in (("verify", args.lines, "small"), ("verify_answers", args.answer_lines, "answer")):
             if lines:
-                report[key] = bench_verify(directory, lines, args.runs, kind)
+                report[key] = bench_verify(directory, lines, args.runs, kind, args.before)
                 print(json.dumps({key: _summary(report[key])}, indent=2), flush=True)
+                print(side_by_side(kind, report[key]), flush=True)
     finally:
         if not args.keep and args.dir is None:
             shutil.rmtree(directory, ignore_errors=True)
     print(json.dumps({k: _summary(v) if k.startswith("verify") else v for k, v in report.items()}, indent=2))
     print(json.dumps(report))
+
+
+def side_by_side(kind: str, part: dict[str, Any]) -> str:
+    """One line: floor, reader loop and verify (one worker) in CPU seconds, and the two ratios."""
+    s = part["side_by_side"]
+    text = (f"{kind} book, {part['lines']} lines, CPU s (median of runs, cpus {part['affinity']}, load "
+            f"{part['load_avg_before_after'][0][0]:.1f} -> {part['load_avg_before_after'][1][0]:.1f}): "
+            f"floor {s['floor_cpu_s']:.2f} | reader loop {s['reader_loop_cpu_s']:.2f} | "
+            f"verify(workers=1) {s['verify_workers1_cpu_s']:.2f} | verify/floor {s['verify_over_floor_cpu']:.2f}x | "
+            f"loop/verify {s['loop_over_verify_cpu']:.2f}x")
+    if "before_verify_workers1_cpu_s" in s:
+        text += (f" | before: verify(workers=1) {s['before_verify_workers1_cpu_s']:.2f}, "
+                 f"loop/before {s['loop_over_before_cpu']:.2f}x, before/after {s['before_over_after_cpu']:.2f}x")
+    return text
 
 
 def _summary(part: dict[str, Any]) -> dict[str, Any]:

@@ -3,16 +3,34 @@
 The seats' sandboxes run under uids of their own (docs/sandbox.md). The suite takes them from a
 range of its own, so that its runs never share a uid, and so a per-uid process count, with a league
 running on the same host (whose default range is 61000-61999).
+
+The suite writes nothing into the source tree: Python's byte code (this process's imports from here
+on, pytest's rewritten test modules, and every child the tests start, which inherit the environment)
+goes under :data:`OUTSIDE_TREE`, as does Hypothesis' storage (its example database and caches);
+pytest's own cache plugin is off (``-p no:cacheprovider`` in pyproject.toml's addopts). A checkout
+stays as clean as it was, and several checkouts of the project can run their suites side by side.
+The byte code is kept there, not switched off, so that the tests' ``league`` subprocesses do not
+compile the package anew each time. ``tests/unit/architecture/test_suite_writes_outside_tree.py`` checks
+it.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
 os.environ.setdefault("LEAGUE_SEAT_UIDS", "64000-64999")
+
+#: Where the suite's byte code and Hypothesis' storage go (per user, kept between runs: a cache).
+OUTSIDE_TREE = Path(tempfile.gettempdir()) / f"league-tests-{os.getuid()}"
+if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(OUTSIDE_TREE / "pycache"))
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(OUTSIDE_TREE / "hypothesis"))
 
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402 - after the environment above, which the league reads at import

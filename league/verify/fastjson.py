@@ -35,8 +35,8 @@ value). A line where it occurs twice is refused.
 
 from __future__ import annotations
 
-import hashlib
 import re
+from hashlib import sha256 as _sha256
 
 from league.jsonvalue import Json, JsonObject
 
@@ -47,6 +47,10 @@ except ImportError:  # pragma: no cover - the lean install has both
     AVAILABLE = False
 else:
     AVAILABLE = True
+    _orjson_loads = orjson.loads
+    _orjson_dumps = orjson.dumps
+    _SORT_KEYS = orjson.OPT_SORT_KEYS
+    _format = msgspec.json.format
 
 MAX_BRACKETS = 512
 # orjson's float spellings that differ from repr(): decimal exponents -9..-6 written "e-7" (Python
@@ -62,21 +66,23 @@ def canonical_hashes(row: bytes) -> tuple[JsonObject, str, str] | None:
 
     ``row`` is one line without its LF. The hashes are those the reader loop computes (SHA-256 hex
     of ``J(content)`` and of ``J(x minus link)``); comparing them, and ``n`` and ``prev``, with the
-    line is the caller's job.
+    line is the caller's job. Called once per answer line: the library functions are module globals
+    bound once, and each pass over the line's bytes is one C call (a pass over 4 KB costs about as
+    much as the Python around it).
     """
     if not AVAILABLE:
         return None
     try:
-        x: Json = orjson.loads(row)
-        if type(x) is not dict or orjson.dumps(x, option=orjson.OPT_SORT_KEYS) != row or not _plain(row):
+        x: Json = _orjson_loads(row)
+        if type(x) is not dict or _orjson_dumps(x, option=_SORT_KEYS) != row or not _plain(row):
             return None
-        text: bytes = msgspec.json.format(row, indent=0)
+        text: bytes = _format(row, indent=0)
         spans = _spans(text, x["link"], x["n"], x["prev"], x["seal"])
     except Exception:  # anything odd (a missing key, a value orjson cannot write): the careful way decides
         return None
     if spans is None:
         return None
-    seal_h, link_h = _hashes(memoryview(text), spans)
+    seal_h, link_h = _hashes(text, spans)
     return x, seal_h, link_h
 
 
@@ -87,13 +93,6 @@ def _plain(row: bytes) -> bool:
     return row.count(b"[") + row.count(b"{") <= MAX_BRACKETS
 
 
-def _once(text: bytes, item: bytes, start: int, end: int) -> tuple[int, int] | None:
-    at = text.find(item, start, end)
-    if at < 0 or text.find(item, at + 1, end) >= 0:
-        return None
-    return at, at + len(item)
-
-
 def _spans(text: bytes, link: Json, n: Json, prev: Json, seal: Json) -> list[tuple[int, int]] | None:
     """Where the top-level items of link, n, prev and seal stand in ``text`` (their sorted order), or
     ``None`` when one is not found exactly once where it must stand.
@@ -101,40 +100,48 @@ def _spans(text: bytes, link: Json, n: Json, prev: Json, seal: Json) -> list[tup
     The link item must occur once in the whole text. The top-level prev item stands after the
     link item, so one occurrence after it is that item (copies nested in earlier values do not
     matter); likewise seal after prev, and n between link and prev (a short text, a short search).
+    Only the first search runs over the long part of the line (the items before link).
     """
-    dumps = orjson.dumps
-    end = len(text)
-    link_at = _once(text, b'"link": ' + dumps(link), 0, end)
-    if link_at is None:
+    dumps, find = _orjson_dumps, text.find
+    item = b'"link": ' + dumps(link)
+    l0 = find(item)
+    l1 = l0 + len(item)
+    if l0 < 0 or find(item, l0 + 1) >= 0:
         return None
-    prev_at = _once(text, b'"prev": ' + dumps(prev), link_at[1], end)
-    if prev_at is None:
+    item = b'"prev": ' + dumps(prev)
+    p0 = find(item, l1)
+    p1 = p0 + len(item)
+    if p0 < 0 or find(item, p0 + 1) >= 0:
         return None
-    n_at = _once(text, b'"n": ' + dumps(n), link_at[1], prev_at[0])
-    seal_at = _once(text, b'"seal": ' + dumps(seal), prev_at[1], end)
-    if n_at is None or seal_at is None:
+    item = b'"n": ' + dumps(n)
+    n0 = find(item, l1, p0)
+    n1 = n0 + len(item)
+    if n0 < 0 or find(item, n0 + 1, p0) >= 0:
         return None
-    return [link_at, n_at, prev_at, seal_at]
+    item = b'"seal": ' + dumps(seal)
+    s0 = find(item, p1)
+    s1 = s0 + len(item)
+    if s0 < 0 or find(item, s0 + 1) >= 0:
+        return None
+    return [(l0, l1), (n0, n1), (p0, p1), (s0, s1)]
 
 
-def _hashes(text: memoryview, spans: list[tuple[int, int]]) -> tuple[str, str]:
+def _hashes(text: bytes, spans: list[tuple[int, int]]) -> tuple[str, str]:
     """SHA-256 hex of ``text`` (one JSON object) without the items of link, n, prev and seal, and
     without the link item alone; the remaining items joined by ", " as ``json.dumps`` joins them.
 
-    Nothing is copied but the short pieces after the link item, and the text before the link
-    item (an answer's ``items``: most of the line) is hashed once for both.
+    The long part before the link item (an answer's ``items``: most of the line) is hashed once for
+    both, through a memoryview (no copy); only the short pieces after it are copied.
     """
     (l0, l1), (n0, n1), (p0, p1), (s0, s1) = spans
-    head = text[1:l0]  # the items before link, each followed by ", " (or nothing)
-    seal = hashlib.sha256(b"{")
-    seal.update(head)
+    view = memoryview(text)
+    seal = _sha256(view[:l0])  # "{" and the items before link, each followed by ", " (or nothing)
     link = seal.copy()
-    link.update(text[l1 + 2 :])  # the items after link (n, prev and seal follow it) and "}"
+    link.update(view[l1 + 2 :])  # the items after link (n, prev and seal follow it) and "}"
     # between the bookkeeping items: ", " alone, or ", " + items + ", "; after seal: "" or ", " + items
     rest = [p for p in (text[l1 + 2 : n0 - 2], text[n1 + 2 : p0 - 2], text[p1 + 2 : s0 - 2], text[s1 + 2 : -1]) if p]
     if rest:
-        seal.update(b", ".join(rest))
-        seal.update(b"}")
+        seal.update(b", ".join(rest) + b"}")
     else:  # the content is the items before link: drop their last ", "
-        seal = hashlib.sha256(b"{" + bytes(head[:-2]) + b"}")
+        seal = _sha256(b"{" + (text[1 : l0 - 2] if l0 > 1 else b"") + b"}")
     return seal.hexdigest(), link.hexdigest()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -60,6 +61,8 @@ def test_no_vendor_sdk_imported_until_used() -> None:
         capture_output=True,
         text=True,
         check=True,
-        env={"OPENAI_API_KEY": "k", "PATH": "/usr/bin:/bin"},
+        # a bare environment, but for where byte code goes (tests/conftest.py: never into the checkout)
+        env={"OPENAI_API_KEY": "k", "PATH": "/usr/bin:/bin", **{
+            k: os.environ[k] for k in ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE") if k in os.environ}},
     )
     assert env_out.stdout.splitlines() == ["[]", "['openai']"]

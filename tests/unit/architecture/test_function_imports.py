@@ -13,6 +13,7 @@ sandbox, whose start-up is its whole cost (its docstring says why it imports nex
 from __future__ import annotations
 
 import ast
+import functools
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -182,7 +183,9 @@ def problems(found: list[Found], graph: Graph) -> list[str]:
     return out
 
 
+@functools.cache
 def scan() -> tuple[dict[str, list[Found]], Graph]:
+    """Every module's imports inside functions, once per process (two tests read them; neither changes them)."""
     graph = Graph()
     by_file: dict[str, list[Found]] = {}
     for module, path in graph.paths.items():

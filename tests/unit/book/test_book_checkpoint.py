@@ -8,6 +8,7 @@ when the book was truncated or replaced.
 
 from __future__ import annotations
 
+import tempfile
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -33,7 +34,22 @@ SESSIONS = [(date(2026, 1, 5) + timedelta(days=7 * i)).isoformat() for i in rang
 CUTOFF = SESSIONS[30]
 
 
+_WRITTEN: dict[tuple[str, ...], bytes] = {}
+
+
 def write_book(path: Path, sessions: list[str] = SESSIONS) -> None:
+    """The book of ``sessions`` at ``path``: sealed through the real writer once per process, then copied
+    (the simulated clock makes every write of it the same bytes; each of 162 appends is an fsync)."""
+    key = tuple(sessions)
+    if key not in _WRITTEN:
+        with tempfile.TemporaryDirectory() as tmp:
+            fresh = Path(tmp) / path.name
+            _seal_book(fresh, sessions)
+            _WRITTEN[key] = fresh.read_bytes()
+    path.write_bytes(_WRITTEN[key])
+
+
+def _seal_book(path: Path, sessions: list[str]) -> None:
     with Book(path, SimulatedClock(T0)) as book:
         book.append("opening", {"league": "council"})
         book.append("rules", {"rules": "r1"})
