@@ -1,4 +1,5 @@
-"""How ``league serve`` runs uvicorn: the HTTP protocol with a deadline for a request's headers.
+"""How ``league serve`` runs uvicorn: the HTTP protocol with a deadline for a request's headers, and the app
+factory its worker processes import (``--workers N``).
 
 uvicorn (h11) waits for the rest of a request's headers for as long as the client likes: 1,100
 half-sent requests stayed open indefinitely. :func:`header_timeout_protocol` closes a connection
@@ -9,11 +10,26 @@ previous response); a request whose headers arrived is never cut, however long i
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+from pathlib import Path
 from typing import Any
 
+from fastapi import FastAPI
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from league.api.app import create_app
+from league.errors import LeagueError
+from league.jsonvalue import Json, obj, text
+
 DEFAULT_HEADER_TIMEOUT_S = 10.0
+#: The environment variable holding the header deadline (the one `league serve --header-timeout` reads too).
+HEADER_TIMEOUT_ENV = "LEAGUE_HEADER_TIMEOUT"
+#: The environment variable by which `league serve --workers N` hands each worker process its arguments.
+WORKER_ARGS_ENV = "LEAGUE_SERVE_WORKER_ARGS"
+#: uvicorn's import strings for the worker processes (a worker imports the app and the protocol by name).
+WORKER_APP = "league.api.server:worker_app"
+WORKER_PROTOCOL = "league.api.server:WorkerH11"
 
 
 def header_timeout_protocol(timeout: float = DEFAULT_HEADER_TIMEOUT_S) -> type[H11Protocol]:
@@ -57,3 +73,32 @@ def header_timeout_protocol(timeout: float = DEFAULT_HEADER_TIMEOUT_S) -> type[H
                 self.transport.close()
 
     return HeaderTimeoutH11
+
+
+def worker_args(data: Path, db_url: str | None) -> str:
+    """What a worker process needs to build the same app as the parent, as the text of WORKER_ARGS_ENV."""
+    return json.dumps({"data": str(Path(data).resolve()), "db": db_url})
+
+
+def worker_app() -> FastAPI:
+    """The app of one uvicorn worker process (``--workers N``), built from WORKER_ARGS_ENV: each worker keeps its
+    own book index and caches, all reading the same files."""
+    raw = os.environ.get(WORKER_ARGS_ENV)
+    if raw is None:
+        raise LeagueError(f"{WORKER_ARGS_ENV} is not set", fix="start the workers with `league serve --workers N`")
+    args: Json = json.loads(raw)
+    fields = obj(args)
+    db = fields.get("db")
+    return create_app(Path(text(fields.get("data"))), db_url=None if db is None else text(db))
+
+
+def _env_timeout() -> float:
+    try:
+        return float(os.environ.get(HEADER_TIMEOUT_ENV, DEFAULT_HEADER_TIMEOUT_S))
+    except ValueError:
+        return DEFAULT_HEADER_TIMEOUT_S
+
+
+#: The protocol of the worker processes, importable by name (a spawned worker cannot receive a class made in a
+#: function); its deadline is the parent's ``--header-timeout``, passed on in HEADER_TIMEOUT_ENV.
+WorkerH11 = header_timeout_protocol(_env_timeout())
