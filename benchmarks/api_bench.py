@@ -10,7 +10,7 @@ same invocation and on the same machine:
   skipped when nginx is not installed.
 
 Paths: ``/council-book.jsonl`` (the whole book, several MB, a growing file: league serve sends it even behind
-nginx), ``/council-stats.json`` (a nightly JSON file, sent by nginx itself on the production path),
+nginx), ``/arena-dataset.json`` (the data dictionary, a nightly JSON file, sent by nginx itself on the production path),
 ``/api/league`` (the league table), ``/api/sessions/DAY`` (one session), ``/api/lines?from=1&to=100`` and the
 stream's last 100 lines.
 
@@ -19,7 +19,7 @@ clients (default 50), the median of ``--runs`` runs of ``--seconds``. The load g
 package ``wrk``; ``--latency`` percentiles) when installed, else the script's own httpx loop with one thread per
 connection (a Python generator competes with the servers for the CPU: read the ratios). Every ratio is against
 the anchor serving the same file in the same invocation (the JSON views against the anchor's
-``/council-stats.json``). The load average before and after is printed: the machine may be shared. Every run only
+``/arena-dataset.json``). The load average before and after is printed: the machine may be shared. Every run only
 ever talks to 127.0.0.1. Usage::
 
     python benchmarks/api_bench.py [--sessions 126] [--seconds 5] [--connections 50] [--runs 3] [--workers 2]
@@ -129,12 +129,14 @@ def start_nginx(public: Path, app_port: int, work: Path) -> tuple[subprocess.Pop
     conf = (ROOT / "deploy" / "nginx-league.conf").read_text(encoding="utf-8")
     conf = conf.replace("127.0.0.1:8765", f"127.0.0.1:{app_port}").replace("/srv/league/data/public/", f"{public}/")
     (work / "league.conf").write_text(conf, encoding="utf-8")
+    http = (ROOT / "deploy" / "nginx-league-http.conf").read_text(encoding="utf-8")
+    (work / "http.conf").write_text(http.replace("/var/cache/nginx/league", f"{work}/cache"), encoding="utf-8")
     temps = "".join(f"{k}_temp_path {work}/{k}; " for k in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     user = pwd.getpwuid(os.geteuid()).pw_name
     (work / "nginx.conf").write_text(
         f"daemon off; user {user}; worker_processes auto; pid {work}/nginx.pid; error_log {work}/error.log warn;\n"
         f"events {{ worker_connections 1024; }}\n"
-        f"http {{ access_log off; {temps}default_type application/octet-stream;\n"
+        f"http {{ access_log off; {temps}default_type application/octet-stream; include {work}/http.conf;\n"
         f"server {{ listen 127.0.0.1:{port} backlog=1024; include {work}/league.conf; }} }}\n", encoding="utf-8")
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     proc = subprocess.Popen([nginx, "-c", str(work / "nginx.conf"), "-p", str(work), "-e", str(work / "error.log")],
@@ -165,7 +167,7 @@ def main() -> None:
     files.PRODUCERS = {k: None for k in files.PRODUCERS}  # no producers: the fixture's own files are served
     files.publish(season.data)
     book_mib = round(season.book.stat().st_size / 2**20, 2)
-    stats_kib = round((season.public / "council-stats.json").stat().st_size / 2**10, 1)
+    dataset_kib = round((season.public / "arena-dataset.json").stat().st_size / 2**10, 1)
     day: str | None = season.sessions[len(season.sessions) // 2]
     port, base_port = free_port(), free_port()
     cli = [sys.executable, "-c", "from league.cli import main; main()"]
@@ -188,20 +190,20 @@ def main() -> None:
         if day is None:
             day = httpx.get(f"http://127.0.0.1:{port}/api/today", timeout=30).json()["session"]
         anchor = f"http://127.0.0.1:{base_port}"
-        for path in ("/council-book.jsonl", "/council-stats.json"):
+        for path in ("/council-book.jsonl", "/arena-dataset.json"):
             rows.append(("anchor http.server", path, path, measure(anchor + path, args)))
         serve = f"http://127.0.0.1:{port}"
         for path, ref in (("/council-book.jsonl", "/council-book.jsonl"),
-                          ("/council-stats.json", "/council-stats.json"), ("/api/league", "/council-stats.json"),
-                          (f"/api/sessions/{day}", "/council-stats.json"),
-                          ("/api/lines?from=1&to=100", "/council-stats.json"),
-                          (f"/api/stream?from={max(1, last - 99)}", "/council-stats.json")):
+                          ("/arena-dataset.json", "/arena-dataset.json"), ("/api/league", "/arena-dataset.json"),
+                          (f"/api/sessions/{day}", "/arena-dataset.json"),
+                          ("/api/lines?from=1&to=100", "/arena-dataset.json"),
+                          (f"/api/stream?from={max(1, last - 99)}", "/arena-dataset.json")):
             rows.append((f"league serve --workers {args.workers}", path, ref, measure(serve + path, args)))
         if nginx_port is not None:
             front = f"http://127.0.0.1:{nginx_port}/league"
             wait_up(front + "/api/today")
-            for path, ref in (("/council-stats.json", "/council-stats.json"),
-                              ("/council-book.jsonl", "/council-book.jsonl"), ("/api/league", "/council-stats.json")):
+            for path, ref in (("/arena-dataset.json", "/arena-dataset.json"),
+                              ("/council-book.jsonl", "/council-book.jsonl"), ("/api/league", "/arena-dataset.json")):
                 rows.append(("nginx -> league serve", path, ref, measure(front + path, args)))
     finally:
         for proc in procs:
@@ -211,7 +213,7 @@ def main() -> None:
     load_after = os.getloadavg()
     anchors = {path: r for server, path, _, r in rows if server.startswith("anchor")}
     print(f"load: {args.load}, {args.connections} connections, {args.runs} x {args.seconds} s; book {book_mib} MiB, "
-          f"council-stats.json {stats_kib} KiB; load average before {load_before[0]:.1f}, after {load_after[0]:.1f}")
+          f"arena-dataset.json {dataset_kib} KiB; load average before {load_before[0]:.1f}, after {load_after[0]:.1f}")
     print(f"{'server':<26} {'path':<36} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'anchor req/s':>13} "
           f"{'anchor p99':>11} {'x anchor':>9}")
     for server, path, ref, r in rows:

@@ -34,6 +34,7 @@ from league.publish import publish  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 NGINX_CONF = ROOT / "deploy" / "nginx-league.conf"
+NGINX_HTTP_CONF = ROOT / "deploy" / "nginx-league-http.conf"
 CURL = shutil.which("curl")
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
 
@@ -124,12 +125,15 @@ def nginx_config(conf: str, app_port: int, public: Path, listen: int, work: Path
     league = conf.replace("127.0.0.1:8765", f"127.0.0.1:{app_port}").replace("/srv/league/data/public/",
                                                                              f"{public}/")
     (work / "league.conf").write_text(league, encoding="utf-8")
+    http = NGINX_HTTP_CONF.read_text(encoding="utf-8")
+    assert "/var/cache/nginx/league" in http, "deploy/nginx-league-http.conf changed shape"
+    (work / "http.conf").write_text(http.replace("/var/cache/nginx/league", f"{work}/cache"), encoding="utf-8")
     temps = "\n".join(f"    {k}_temp_path {work}/{k};" for k in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     # nginx's workers run as this user (when started as root, not as nobody, who cannot read pytest's 0700 folders)
     user = pwd.getpwuid(os.geteuid()).pw_name
     return (f"daemon off;\nuser {user};\nworker_processes 1;\npid {work}/nginx.pid;\nerror_log {work}/error.log warn;\n"
             f"events {{ worker_connections 256; }}\nhttp {{\n    access_log off;\n{temps}\n"
-            f"    default_type application/octet-stream;\n"
+            f"    default_type application/octet-stream;\n    include {work}/http.conf;\n"
             f"    server {{\n        listen 127.0.0.1:{listen};\n        include {work}/league.conf;\n    }}\n}}\n")
 
 
