@@ -67,11 +67,12 @@ MEDIA_TYPES = {".jsonl": NDJSON, ".md": "text/markdown; charset=utf-8", ".csv": 
 
 
 def create_app(data_dir: Path, *, poll_s: float = POLL_S, db_url: str | None = None,
-               clock: Clock | None = None) -> FastAPI:
+               clock: Clock | None = None, accel_redirect: str | None = None) -> FastAPI:
     """Build the app over ``data_dir`` (checked now, so a wrong folder fails at start-up). The book's
     index starts from the league's database index when there is one (``db_url``, else the league's own;
     ``""``: read the whole book), so the start does not grow with the book (league.api.dbseed). ``clock``
-    dates the JSON views' ``Last-Modified`` (league.api.caching)."""
+    dates the JSON views' ``Last-Modified``; ``accel_redirect`` (behind nginx) hands the sending of open-data
+    files to nginx's internal location of that prefix (league.api.caching)."""
     store = views.Store(DataPaths.resolve(data_dir), db_url=db_url)
     # the docs page's Swagger UI files from the installed package (fastapi-offline), never from a CDN: a reader of a
     # league that asks to trust no operator is not sent to third parties, and the page works offline
@@ -84,7 +85,7 @@ def create_app(data_dir: Path, *, poll_s: float = POLL_S, db_url: str | None = N
     _book_routes(app, store, poll_s)
     _contest_routes(app, store, poll_s)
     _arms_routes(app, store, poll_s)
-    _file_routes(app, store)
+    _file_routes(app, store, accel_redirect)
     _caching(app, clock or SystemClock())
     return app
 
@@ -354,10 +355,11 @@ def _ops_routes(app: FastAPI, store: views.Store) -> None:
         return Response(data, media_type=ctype)
 
 
-def _file_routes(app: FastAPI, store: views.Store) -> None:
+def _file_routes(app: FastAPI, store: views.Store, accel_redirect: str | None = None) -> None:
     """The page, its files and the open-data folder; files through :class:`league.api.caching.CachedFiles`
     (Starlette's conditional requests and ranges, the manifest's SHA-256 as ETag, Cache-Control by kind)."""
-    public = CachedFiles(store.paths.public, media_types=MEDIA_TYPES, etags=ManifestETags(store.paths.public))
+    public = CachedFiles(store.paths.public, media_types=MEDIA_TYPES, etags=ManifestETags(store.paths.public),
+                         accel_redirect=accel_redirect)
     page_files = CachedFiles(PAGE_DIR, media_types={".js": "text/javascript", ".css": "text/css",
                                                     ".html": "text/html"}, cache_control=VIEW)
 

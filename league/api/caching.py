@@ -66,6 +66,9 @@ STREAM_PATHS = frozenset({"/api/stream", "/api/contest/stream", "/api/arms/strea
 _SHA256_NAME = re.compile(r"(^|[^0-9a-f])[0-9a-f]{64}([^0-9a-f]|$)")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _STAMPED_LIST = re.compile(r"^\d{6}Z\.txt$")
+#: Names handed to nginx by X-Accel-Redirect as they are (published names are all of this shape; others are sent
+#: by league serve itself).
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
 
 
 def file_cache_control(name: str) -> str:
@@ -150,9 +153,12 @@ class CachedFiles(StaticFiles):
     """
 
     def __init__(self, folder: Path, *, media_types: Mapping[str, str], cache_control: str | None = None,
-                 etags: ManifestETags | None = None) -> None:
+                 etags: ManifestETags | None = None, accel_redirect: str | None = None) -> None:
+        """``accel_redirect``: behind nginx, the internal location (e.g. ``/league-files/``) that aliases ``folder``:
+        a file is then answered with its headers and ``X-Accel-Redirect``, and nginx sends the bytes (sendfile)."""
         super().__init__(directory=folder, check_dir=False)
         self.folder = folder
+        self.accel_redirect = accel_redirect
         self.media_types = media_types
         self.cache_control = cache_control
         self.etags = etags
@@ -172,6 +178,10 @@ class CachedFiles(StaticFiles):
                                 media_type=self.media_types.get(path.suffix))
         if self.is_not_modified(response.headers, Headers(scope=scope)):
             return NotModifiedResponse(response.headers)
+        if self.accel_redirect is not None and status_code == 200 and _SAFE_NAME.fullmatch(name):
+            return Response(headers={**headers, "Last-Modified": response.headers["last-modified"],
+                                     "X-Accel-Redirect": self.accel_redirect + name},
+                            media_type=response.media_type)
         return response
 
     def serve(self, path: Path, scope: Scope) -> Response:

@@ -75,9 +75,9 @@ def header_timeout_protocol(timeout: float = DEFAULT_HEADER_TIMEOUT_S) -> type[H
     return HeaderTimeoutH11
 
 
-def worker_args(data: Path, db_url: str | None) -> str:
+def worker_args(data: Path, db_url: str | None, accel_redirect: str | None = None) -> str:
     """What a worker process needs to build the same app as the parent, as the text of WORKER_ARGS_ENV."""
-    return json.dumps({"data": str(Path(data).resolve()), "db": db_url})
+    return json.dumps({"data": str(Path(data).resolve()), "db": db_url, "accel": accel_redirect})
 
 
 def worker_app() -> FastAPI:
@@ -88,8 +88,9 @@ def worker_app() -> FastAPI:
         raise LeagueError(f"{WORKER_ARGS_ENV} is not set", fix="start the workers with `league serve --workers N`")
     args: Json = json.loads(raw)
     fields = obj(args)
-    db = fields.get("db")
-    return create_app(Path(text(fields.get("data"))), db_url=None if db is None else text(db))
+    db, accel = fields.get("db"), fields.get("accel")
+    return create_app(Path(text(fields.get("data"))), db_url=None if db is None else text(db),
+                      accel_redirect=None if accel is None else text(accel))
 
 
 def _env_timeout() -> float:

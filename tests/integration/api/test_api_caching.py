@@ -101,19 +101,29 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=20)
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Season, Path]]:
-    """`league serve` (the command itself) over a published fixture season on a free loopback port."""
-    tmp = tmp_path_factory.mktemp("caching")
-    season = write_season(tmp / "data")
-    publish(season.data)
+def start_serve(data: Path, tmp: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
+    """`league serve` (the command itself) over ``data`` on a free loopback port; (process, base URL)."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-c", "from league.cli import main; main()", "serve", "--data",
-                             str(season.data), "--port", str(port), "--host", "127.0.0.1"], cwd=ROOT,
+                             str(data), "--port", str(port), "--host", "127.0.0.1", *extra], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for(f"{base}/healthz", tmp)
+    except RuntimeError:
+        stop(proc)
+        raise
+    return proc, base
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Season, Path]]:
+    """`league serve` over a published fixture season."""
+    tmp = tmp_path_factory.mktemp("caching")
+    season = write_season(tmp / "data")
+    publish(season.data)
+    proc, base = start_serve(season.data, tmp)
+    try:
         yield base, season, tmp
     finally:
         stop(proc)
@@ -142,9 +152,11 @@ def proxied(served: tuple[str, Season, Path]) -> Iterator[str]:
     """Real nginx in front of `league serve`, configured from deploy/nginx-league.conf; its /league/ base URL."""
     if NGINX is None:
         pytest.skip("nginx is not installed (apt-get install nginx)")
-    base, season, tmp = served
+    _, season, tmp = served
     work = tmp / "nginx"
     work.mkdir()
+    # the production command: two workers, and nginx sending the files league serve vets (X-Accel-Redirect)
+    app, base = start_serve(season.data, tmp, "--workers", "2", "--accel-redirect", "/league-files/")
     port = free_port()
     conf = nginx_config(NGINX_CONF.read_text(encoding="utf-8"), int(base.rsplit(":", 1)[1]), season.public, port,
                         work)
@@ -156,6 +168,7 @@ def proxied(served: tuple[str, Season, Path]) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/league"
     finally:
         stop(proc)
+        stop(app)
 
 
 @pytest.fixture(params=["league serve", "nginx"])
@@ -264,8 +277,9 @@ def test_the_stream_is_never_compressed_nor_stored(site: Site, tmp_path: Path) -
 
 
 def test_nginx_sends_the_other_files_itself(proxied: str, served: tuple[str, Season, Path], tmp_path: Path) -> None:
-    """The production path: a nightly file comes from nginx (nginx's ETag: mtime-size in hex), the book from
-    league serve (the embargo's file: the manifest's SHA-256); a name not on disk is league serve's 404."""
+    """The production path: a nightly file comes from nginx (nginx's ETag: mtime-size in hex), the book is vetted
+    by league serve (the embargo's file: the manifest's SHA-256) and sent by nginx; a name not on disk is league
+    serve's 404; nginx's internal location is not reachable from outside."""
     season = served[1]
     stats = season.public / "council-stats.json"
     st = stats.stat()
@@ -273,5 +287,9 @@ def test_nginx_sends_the_other_files_itself(proxied: str, served: tuple[str, Sea
     assert own.headers["etag"] == f'"{int(st.st_mtime):x}-{st.st_size:x}"'
     book = curl(f"{proxied}/council-book.jsonl", tmp=tmp_path)
     assert book.headers["etag"] == f'"{manifest_sha256(season, "council-book.jsonl")}"'
+    assert book.headers["server"].startswith("nginx") and "x-accel-redirect" not in book.headers
+    assert book.body == (season.public / "council-book.jsonl").read_bytes()
     missing = curl(f"{proxied}/no-such-file.json", tmp=tmp_path)
     assert missing.status == 404 and b"no-such-file.json" in missing.body, "league serve names the missing file"
+    internal = curl(proxied.replace("/league", "/league-files/council-book.jsonl"), tmp=tmp_path)
+    assert internal.status == 404
