@@ -5,11 +5,12 @@ same invocation and on the same machine:
 
 * the anchor: Python's standard ``http.server`` (threading) serving the published folder;
 * ``league serve --workers W`` on 127.0.0.1 (the static-file path, the JSON views, the lines and the stream);
-* the production path: nginx with a configuration derived from deploy/nginx-league.conf in front of that
-  ``league serve`` (nginx sends the published files itself, the book and the API come from league serve);
-  skipped when nginx is not installed.
+* the production path: nginx with a configuration derived from deploy/nginx-league.conf (and
+  nginx-league-http.conf) in front of a second ``league serve --workers W --accel-redirect /league-files/``: nginx
+  sends the published files itself, league serve vets the book (embargo, 304) and nginx sends its bytes, the JSON
+  views are kept one second by nginx; skipped when nginx is not installed.
 
-Paths: ``/council-book.jsonl`` (the whole book, several MB, a growing file: league serve sends it even behind
+Paths: ``/council-book.jsonl`` (the whole book, several MB, a growing file: league serve vets it even behind
 nginx), ``/arena-dataset.json`` (the data dictionary, a nightly JSON file, sent by nginx itself on the production path),
 ``/api/league`` (the league table), ``/api/sessions/DAY`` (one session), ``/api/lines?from=1&to=100`` and the
 stream's last 100 lines.
@@ -179,7 +180,11 @@ def main() -> None:
     nginx_port = None
     if not args.no_nginx and (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
         (work / "nginx").mkdir()
-        proc, nginx_port = start_nginx(season.public, port, work / "nginx")
+        accel_port = free_port()  # the production command: nginx sends the files league serve vets
+        procs.append(subprocess.Popen([*cli, "serve", "--data", str(season.data), "--port", str(accel_port),
+                                       "--workers", str(args.workers), "--accel-redirect", "/league-files/"],
+                                      cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        proc, nginx_port = start_nginx(season.public, accel_port, work / "nginx")
         procs.append(proc)
     last = season.book.read_bytes().count(b"\n")
     rows: list[tuple[str, str, str, dict[str, float]]] = []  # (server, path, anchor path, figures)
@@ -203,7 +208,8 @@ def main() -> None:
             front = f"http://127.0.0.1:{nginx_port}/league"
             wait_up(front + "/api/today")
             for path, ref in (("/arena-dataset.json", "/arena-dataset.json"),
-                              ("/council-book.jsonl", "/council-book.jsonl"), ("/api/league", "/arena-dataset.json")):
+                              ("/council-book.jsonl", "/council-book.jsonl"), ("/api/league", "/arena-dataset.json"),
+                              (f"/api/sessions/{day}", "/arena-dataset.json")):
                 rows.append(("nginx -> league serve", path, ref, measure(front + path, args)))
     finally:
         for proc in procs:

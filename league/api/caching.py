@@ -138,6 +138,10 @@ def _manifest_files(path: Path) -> dict[str, tuple[int, str]]:
     return out
 
 
+#: Files up to this size are read whole by the route (see CachedFiles.file_response); larger ones are streamed.
+SMALL_FILE = 256 * 1024
+
+
 class _FileResponse(FileResponse):
     """Starlette's FileResponse reading 256 KiB at a time (its default, 64 KiB, costs one worker-thread hop per
     64 KiB: a 4 MB book was 66 hops per download)."""
@@ -149,7 +153,8 @@ class CachedFiles(StaticFiles):
     """Starlette's static-file responder over one folder, with the league's ETag and ``Cache-Control``.
 
     The routes keep their own path checks and embargo (league.api.paths, league.api.embargo) and hand the file
-    they settled on to :meth:`file_response`; Starlette then answers 304 or the file (ranges honoured).
+    they settled on to :meth:`file_response`; Starlette then answers 304 or the file (ranges honoured). The routes
+    are sync (run in a worker thread), so a small file is read there, not on the event loop.
     """
 
     def __init__(self, folder: Path, *, media_types: Mapping[str, str], cache_control: str | None = None,
@@ -182,6 +187,14 @@ class CachedFiles(StaticFiles):
             return Response(headers={**headers, "Last-Modified": response.headers["last-modified"],
                                      "X-Accel-Redirect": self.accel_redirect + name},
                             media_type=response.media_type)
+        if (status_code == 200 and stat_result.st_size <= SMALL_FILE and scope.get("method") == "GET"
+                and "range" not in Headers(scope=scope)):
+            # read here, in the route's worker thread: FileResponse would open, read and close the file in three
+            # more thread hops, the larger part of a small file's cost; a file that changed since its stat is
+            # left to FileResponse
+            data = path.read_bytes()
+            if len(data) == stat_result.st_size:
+                return Response(data, headers=response.headers)
         return response
 
     def serve(self, path: Path, scope: Scope) -> Response:
