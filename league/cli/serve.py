@@ -54,6 +54,7 @@ def serve(
         from league.api.paths import DataPaths
         from league.api.server import (
             HEADER_TIMEOUT_ENV,
+            SERVE_PROTOCOL,
             WORKER_APP,
             WORKER_ARGS_ENV,
             WORKER_PROTOCOL,
@@ -83,4 +84,4 @@ def serve(
     typer.echo(f"serving {data} on http://{host}:{port}/ (league page at /, open data at /index.html)")
     # log_config=None: uvicorn keeps the root handler league.log installed (JSON or console like every line)
     uvicorn.run(application, host=host, port=port, log_level="warning", log_config=None, access_log=False,
-                http=header_timeout_protocol(header_timeout))
+                http=header_timeout_protocol(header_timeout, SERVE_PROTOCOL))
