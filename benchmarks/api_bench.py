@@ -16,10 +16,11 @@ nginx), ``/arena-dataset.json`` (the data dictionary, a nightly JSON file, sent 
 stream's last 100 lines.
 
 Each figure is requests per second with the median and 99th-percentile latency at ``--connections`` concurrent
-clients (default 50), the median of ``--runs`` runs of ``--seconds``. The load generator is ``wrk`` (Debian
+clients (default 50), the median of ``--runs`` runs of ``--seconds``; each run of a row is preceded by a run of
+its anchor, so the two share the load of the moment, and ``x anchor`` is the median of the per-run ratios. The load generator is ``wrk`` (Debian
 package ``wrk``; ``--latency`` percentiles) when installed, else the script's own httpx loop with one thread per
 connection (a Python generator competes with the servers for the CPU: read the ratios). Every ratio is against
-the anchor serving the same file in the same invocation (the JSON views against the anchor's
+the anchor serving the same file in the same invocation, measured in turns with the row (the JSON views against the anchor's
 ``/arena-dataset.json``). The load average before and after is printed: the machine may be shared. Every run only
 ever talks to 127.0.0.1. Usage::
 
@@ -112,16 +113,24 @@ def load_wrk(url: str, seconds: int, connections: int) -> tuple[float, float, fl
     return rps, pct("50"), pct("99")
 
 
-def measure(url: str, args: argparse.Namespace) -> dict[str, float]:
-    """Median over runs of req/s, p50 and p99 (milliseconds)."""
+def one_run(url: str, args: argparse.Namespace) -> tuple[float, float, float]:
+    """(req/s, p50 s, p99 s) of one run against ``url``."""
     if args.load == "wrk":
-        runs = [load_wrk(url, args.seconds, args.connections) for _ in range(args.runs)]
-        return {"rps": statistics.median(r[0] for r in runs), "p50_ms": statistics.median(r[1] for r in runs) * 1000,
-                "p99_ms": statistics.median(r[2] for r in runs) * 1000}
-    flat = [load_httpx(url, args.seconds, args.connections) for _ in range(args.runs)]
-    return {"rps": statistics.median(r[0] for r in flat),
-            "p50_ms": statistics.median(percentile(r[1], 0.50) for r in flat) * 1000,
-            "p99_ms": statistics.median(percentile(r[1], 0.99) for r in flat) * 1000}
+        return load_wrk(url, args.seconds, args.connections)
+    rps, latencies = load_httpx(url, args.seconds, args.connections)
+    return rps, percentile(latencies, 0.50), percentile(latencies, 0.99)
+
+
+def measure(url: str, anchor_url: str, args: argparse.Namespace) -> dict[str, float]:
+    """``url`` and its anchor measured in turns (anchor, then url, ``--runs`` times), so both see the same load
+    of a shared machine; medians over the runs (milliseconds) and the median of the per-run ratios of req/s."""
+    pairs = [(one_run(anchor_url, args), one_run(url, args)) for _ in range(args.runs)]
+    return {"rps": statistics.median(p[0] for _, p in pairs),
+            "p50_ms": statistics.median(p[1] for _, p in pairs) * 1000,
+            "p99_ms": statistics.median(p[2] for _, p in pairs) * 1000,
+            "anchor_rps": statistics.median(a[0] for a, _ in pairs),
+            "anchor_p99_ms": statistics.median(a[2] for a, _ in pairs) * 1000,
+            "ratio": statistics.median(p[0] / a[0] for a, p in pairs)}
 
 
 def start_nginx(public: Path, app_port: int, work: Path) -> tuple[subprocess.Popen[bytes], int]:
@@ -195,37 +204,34 @@ def main() -> None:
         if day is None:
             day = httpx.get(f"http://127.0.0.1:{port}/api/today", timeout=30).json()["session"]
         anchor = f"http://127.0.0.1:{base_port}"
-        for path in ("/council-book.jsonl", "/arena-dataset.json"):
-            rows.append(("anchor http.server", path, path, measure(anchor + path, args)))
         serve = f"http://127.0.0.1:{port}"
         for path, ref in (("/council-book.jsonl", "/council-book.jsonl"),
                           ("/arena-dataset.json", "/arena-dataset.json"), ("/api/league", "/arena-dataset.json"),
                           (f"/api/sessions/{day}", "/arena-dataset.json"),
                           ("/api/lines?from=1&to=100", "/arena-dataset.json"),
                           (f"/api/stream?from={max(1, last - 99)}", "/arena-dataset.json")):
-            rows.append((f"league serve --workers {args.workers}", path, ref, measure(serve + path, args)))
+            figures = measure(serve + path, anchor + ref, args)
+            rows.append((f"league serve --workers {args.workers}", path, ref, figures))
         if nginx_port is not None:
             front = f"http://127.0.0.1:{nginx_port}/league"
             wait_up(front + "/api/today")
             for path, ref in (("/arena-dataset.json", "/arena-dataset.json"),
                               ("/council-book.jsonl", "/council-book.jsonl"), ("/api/league", "/arena-dataset.json"),
                               (f"/api/sessions/{day}", "/arena-dataset.json")):
-                rows.append(("nginx -> league serve", path, ref, measure(front + path, args)))
+                rows.append(("nginx -> league serve", path, ref, measure(front + path, anchor + ref, args)))
     finally:
         for proc in procs:
             proc.terminate()
             proc.wait(timeout=30)
         shutil.rmtree(work, ignore_errors=True)
     load_after = os.getloadavg()
-    anchors = {path: r for server, path, _, r in rows if server.startswith("anchor")}
     print(f"load: {args.load}, {args.connections} connections, {args.runs} x {args.seconds} s; book {book_mib} MiB, "
           f"arena-dataset.json {dataset_kib} KiB; load average before {load_before[0]:.1f}, after {load_after[0]:.1f}")
     print(f"{'server':<26} {'path':<36} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'anchor req/s':>13} "
           f"{'anchor p99':>11} {'x anchor':>9}")
     for server, path, ref, r in rows:
-        a = anchors[ref]
         print(f"{server:<26} {path[:36]:<36} {r['rps']:>8.1f} {r['p50_ms']:>8.1f} {r['p99_ms']:>8.1f} "
-              f"{a['rps']:>13.1f} {a['p99_ms']:>11.1f} {r['rps'] / a['rps']:>9.2f}")
+              f"{r['anchor_rps']:>13.1f} {r['anchor_p99_ms']:>11.1f} {r['ratio']:>9.2f}")
     record: dict[str, Any] = {"machine": f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}",
                               "load_generator": args.load, "seconds": args.seconds, "workers": args.workers,
                               "connections": args.connections, "runs": args.runs, "book_mib": book_mib,
