@@ -17,12 +17,11 @@ stream's last 100 lines.
 
 Each figure is requests per second with the median and 99th-percentile latency at ``--connections`` concurrent
 clients (default 50), the median of ``--runs`` runs of ``--seconds``; each run of a row is preceded by a run of
-its anchor, so the two share the load of the moment, and ``x anchor`` is the median of the per-run ratios. The load generator is ``wrk`` (Debian
-package ``wrk``; ``--latency`` percentiles) when installed, else the script's own httpx loop with one thread per
-connection (a Python generator competes with the servers for the CPU: read the ratios). Every ratio is against
-the anchor serving the same file in the same invocation, measured in turns with the row (the JSON views against the anchor's
-``/arena-dataset.json``). The load average before and after is printed: the machine may be shared. Every run only
-ever talks to 127.0.0.1. Usage::
+its anchor (the same file; for the API, ``/arena-dataset.json``), so the two share the load of the moment, and
+``x anchor`` is the median of the per-run ratios. The load generator is ``wrk`` (Debian package ``wrk``;
+``--latency`` percentiles) when installed, else the script's own httpx loop with one thread per connection (a
+Python generator competes with the servers for the CPU: read the ratios). The load average before and after is
+printed: the machine may be shared. Every run only ever talks to 127.0.0.1. Usage::
 
     python benchmarks/api_bench.py [--sessions 126] [--seconds 5] [--connections 50] [--runs 3] [--workers 2]
                                    [--load wrk|httpx] [--no-nginx]
@@ -229,7 +228,7 @@ def main() -> None:
           f"arena-dataset.json {dataset_kib} KiB; load average before {load_before[0]:.1f}, after {load_after[0]:.1f}")
     print(f"{'server':<26} {'path':<36} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'anchor req/s':>13} "
           f"{'anchor p99':>11} {'x anchor':>9}")
-    for server, path, ref, r in rows:
+    for server, path, _, r in rows:
         print(f"{server:<26} {path[:36]:<36} {r['rps']:>8.1f} {r['p50_ms']:>8.1f} {r['p99_ms']:>8.1f} "
               f"{r['anchor_rps']:>13.1f} {r['anchor_p99_ms']:>11.1f} {r['ratio']:>9.2f}")
     record: dict[str, Any] = {"machine": f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}",
