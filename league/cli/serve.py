@@ -38,7 +38,7 @@ def serve(
         "--secure-cookie/--no-secure-cookie", envvar="LEAGUE_READERS_SECURE_COOKIE",
         help="mark the readers' cookie Secure (behind https; off only for a local test over http)")] = True,
     workers: Annotated[int, typer.Option(
-        "--workers", envvar="LEAGUE_SERVE_WORKERS", min=1,
+        "--workers", envvar="LEAGUE_SERVE_WORKERS", min=1, max=64,
         help="uvicorn worker processes sharing the port (one per core; each keeps its own book index)")] = 1,
     accel_redirect: Annotated[str | None, typer.Option(
         "--accel-redirect", envvar="LEAGUE_SERVE_ACCEL_REDIRECT",
