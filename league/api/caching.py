@@ -60,8 +60,12 @@ UNCOMPRESSED_TYPES = (*DEFAULT_EXCLUDED_CONTENT_TYPES, "application/octet-stream
 GZIP_LEVEL = 5
 #: Bodies smaller than this go uncompressed (headers would eat the gain).
 GZIP_MINIMUM = 1024
-#: The API's streaming routes (NDJSON following a book): never compressed, never given a validator.
-STREAM_PATHS = frozenset({"/api/stream", "/api/contest/stream", "/api/arms/stream"})
+
+
+def is_stream(path: str) -> bool:
+    """The API's streaming routes (NDJSON following a book: ``/api/stream``, ``/api/contest/stream``,
+    ``/api/arms/stream``, ``/api/rows/stream``, any ``/api/.../stream``): never compressed, never a validator."""
+    return path.startswith("/api/") and path.endswith("/stream")
 
 _SHA256_NAME = re.compile(r"(^|[^0-9a-f])[0-9a-f]{64}([^0-9a-f]|$)")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -220,16 +224,16 @@ class ViewValidators:
     request's validators match (Starlette's rule, :meth:`StaticFiles.is_not_modified`).
 
     Applies to a 200 answer to GET or HEAD under ``/api/`` or at ``/`` without an ETag or a ``Cache-Control`` of
-    its own (files and streams set theirs) whose body fits in ``max_body`` (held until complete, then hashed).
+    its own (files and streams set theirs) sent in one message (a view; a body sent in parts is a stream and
+    passes untouched).
     ``Last-Modified`` is when this process first sent the current body for that URL (read from the league's Clock;
     a changed body gets a new time), so ``If-Modified-Since`` works for clients that keep only dates; the ETag is
     the exact validator (several worker processes each keep their own times; a body's ETag is the same in all of
     them, and a change within the second of the date it replaces is seen by the ETag only).
     """
 
-    def __init__(self, app: ASGIApp, clock: Clock, max_urls: int = 4096, max_body: int = 16 * 2**20) -> None:
+    def __init__(self, app: ASGIApp, clock: Clock, max_urls: int = 4096) -> None:
         self.app = app
-        self.max_body = max_body
         self.clock = clock
         self.max_urls = max_urls
         self._seen: OrderedDict[str, tuple[str, datetime]] = OrderedDict()
@@ -238,12 +242,11 @@ class ViewValidators:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
-        if (scope["type"] != "http" or scope["method"] not in ("GET", "HEAD") or path in STREAM_PATHS
+        if (scope["type"] != "http" or scope["method"] not in ("GET", "HEAD") or is_stream(path)
                 or not (path == "/" or path.startswith("/api/"))):
             await self.app(scope, receive, send)
             return
         start: list[Message] = []
-        chunks: list[bytes] = []
         passing = False
 
         async def hold(message: Message) -> None:
@@ -257,15 +260,12 @@ class ViewValidators:
                     await send(message)
                 else:
                     start.append(message)
-            elif message["type"] == "http.response.body" and start:
-                chunks.append(message.get("body", b""))
-                if not message.get("more_body", False):
-                    await self._answer(scope, receive, send, start[0], b"".join(chunks))
-                elif sum(map(len, chunks)) > self.max_body:  # too large to hold: sent as it comes, no validator
-                    passing = True
-                    await send(start[0])
-                    await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": True})
-            else:
+            elif message["type"] == "http.response.body" and start and not message.get("more_body", False):
+                await self._answer(scope, receive, send, start[0], message.get("body", b""))
+            else:  # a body sent in parts (a stream): never held, no validator
+                passing = True
+                for held in start:
+                    await send(held)
                 await send(message)
 
         await self.app(scope, receive, hold)
@@ -336,7 +336,7 @@ class CompressExceptStreams:
                                                                exclude_content_types=UNCOMPRESSED_TYPES))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope.get("path") not in STREAM_PATHS:
+        if scope["type"] == "http" and not is_stream(str(scope.get("path", ""))):
             await self.compressed(scope, receive, send)
             return
         await self.app(scope, receive, send)

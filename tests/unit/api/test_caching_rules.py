@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from league.api.caching import IMMUTABLE, NIGHTLY, REVALIDATE, ManifestETags, file_cache_control
+from league.api.caching import IMMUTABLE, NIGHTLY, REVALIDATE, ManifestETags, file_cache_control, is_stream
 
 SHA = "ab" * 32
 
@@ -77,3 +77,12 @@ def test_no_manifest_or_a_broken_one_vouches_for_nothing(tmp_path: Path) -> None
     assert ManifestETags(tmp_path).etag("a.json", (tmp_path / "a.json").stat()) is None
     (tmp_path / "release-manifest.json").write_text("{not json", encoding="utf-8")
     assert ManifestETags(tmp_path).etag("a.json", (tmp_path / "a.json").stat()) is None
+
+
+@pytest.mark.parametrize(("path", "stream"), [
+    ("/api/stream", True), ("/api/contest/stream", True), ("/api/arms/stream", True), ("/api/rows/stream", True),
+    ("/api/league", False), ("/stream", False), ("/api/streams", False), ("/council-book.jsonl", False),
+])
+def test_which_paths_are_streams(path: str, stream: bool) -> None:
+    """Every NDJSON stream of the API, present or added later under /api/.../stream, bypasses gzip and validators."""
+    assert is_stream(path) is stream
