@@ -1,28 +1,30 @@
-"""Benchmark of the read-only API's throughput on loopback (not a test; figures go to docs/open-data.md).
+"""Benchmark of the read-only API on loopback, side by side with its anchors (not a test; figures go to docs).
 
-A season of ``--sessions`` sessions is written with the test fixture's generator and published;
-``league serve`` (uvicorn, one worker) then serves it on 127.0.0.1 and a local load generator asks
-for:
+A season of ``--sessions`` sessions is written with the test fixture's generator and published; then, in the
+same invocation and on the same machine:
 
-* ``/council-book.jsonl``  the whole book file (static file path, several MB);
-* ``/api/league``          the league-table endpoint (JSON, read from the published files, cached);
-* ``/api/lines?from=1&to=100`` a hundred book lines through the book index;
-* ``/api/stream?from=N``   the stream: the last hundred lines of the book as NDJSON (the response ends: no
-  ``follow``), i.e. what each of many readers catching up costs.
+* the anchor: Python's standard ``http.server`` (threading) serving the published folder;
+* ``league serve --workers W`` on 127.0.0.1 (the static-file path, the JSON views, the lines and the stream);
+* the production path: nginx with a configuration derived from deploy/nginx-league.conf (and
+  nginx-league-http.conf) in front of a second ``league serve --workers W --accel-redirect /league-files/``: nginx
+  sends the published files itself, league serve vets the book (embargo, 304) and nginx sends its bytes, the JSON
+  views are kept one second by nginx; skipped when nginx is not installed.
 
-Each figure is requests per second with the median and 99th-percentile latency of single requests,
-with ``--connections`` concurrent clients (default 50: docs/open-data.md, "50 clients, with latency").
+Paths: ``/council-book.jsonl`` (the whole book, several MB, a growing file: league serve vets it even behind
+nginx), ``/arena-dataset.json`` (the data dictionary, a nightly JSON file, sent by nginx itself on the production path),
+``/api/league`` (the league table), ``/api/sessions/DAY`` (one session), ``/api/lines?from=1&to=100`` and the
+stream's last 100 lines.
 
-Baseline, in the same invocation: Python's standard ``http.server`` (threading) serving the same
-book file, i.e. what a plain static server on the same machine does.
+Each figure is requests per second with the median and 99th-percentile latency at ``--connections`` concurrent
+clients (default 50), the median of ``--runs`` runs of ``--seconds``; each run of a row is preceded by a run of
+its anchor (the same file; for the API, ``/arena-dataset.json``), so the two share the load of the moment, and
+``x anchor`` is the median of the per-run ratios. The load generator is ``wrk`` (Debian package ``wrk``;
+``--latency`` percentiles) when installed, else the script's own httpx loop with one thread per connection (a
+Python generator competes with the servers for the CPU: read the ratios). The load average before and after is
+printed: the machine may be shared. Every run only ever talks to 127.0.0.1. Usage::
 
-The load generator is a bounded httpx loop with ``--connections`` threads, timing every request (a
-Python generator, so the script needs nothing beyond the project's own dependencies). On two cores the
-50 client threads share the CPU with the server, so absolute figures are low and the ratio to the
-baseline is the figure to read. Every run is bounded by ``--seconds`` and only ever talks to
-127.0.0.1. Figures are the median of ``--runs`` runs. Usage::
-
-    python benchmarks/api_bench.py [--sessions 126] [--seconds 5] [--connections 50] [--runs 3]
+    python benchmarks/api_bench.py [--sessions 126] [--seconds 5] [--connections 50] [--runs 3] [--workers 2]
+                                   [--load wrk|httpx] [--no-nginx]
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ import argparse
 import json
 import os
 import platform
+import pwd
+import re
 import shutil
 import socket
 import statistics
@@ -93,12 +97,60 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def measure(url: str, args: argparse.Namespace) -> dict[str, float]:
-    """Median over runs of req/s, p50 and p99 (milliseconds)."""
-    runs = [load_httpx(url, args.seconds, args.connections) for _ in range(args.runs)]
-    return {"rps": statistics.median(r[0] for r in runs),
-            "p50_ms": statistics.median(percentile(r[1], 0.50) for r in runs) * 1000,
-            "p99_ms": statistics.median(percentile(r[1], 0.99) for r in runs) * 1000}
+def load_wrk(url: str, seconds: int, connections: int) -> tuple[float, float, float]:
+    """(requests per second, p50 s, p99 s) from ``wrk --latency`` (two threads)."""
+    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "30s", url],
+                         capture_output=True, text=True, check=True, timeout=seconds + 60).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    if re.search(r"Non-2xx or 3xx responses", out):
+        raise RuntimeError(f"{url}: errors under load\n{out}")
+
+    def pct(q: str) -> float:
+        value, unit = re.search(rf"\s{q}%\s+([\d.]+)(us|ms|s)", out).groups()  # type: ignore[union-attr]
+        return float(value) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
+
+    return rps, pct("50"), pct("99")
+
+
+def one_run(url: str, args: argparse.Namespace) -> tuple[float, float, float]:
+    """(req/s, p50 s, p99 s) of one run against ``url``."""
+    if args.load == "wrk":
+        return load_wrk(url, args.seconds, args.connections)
+    rps, latencies = load_httpx(url, args.seconds, args.connections)
+    return rps, percentile(latencies, 0.50), percentile(latencies, 0.99)
+
+
+def measure(url: str, anchor_url: str, args: argparse.Namespace) -> dict[str, float]:
+    """``url`` and its anchor measured in turns (anchor, then url, ``--runs`` times), so both see the same load
+    of a shared machine; medians over the runs (milliseconds) and the median of the per-run ratios of req/s."""
+    pairs = [(one_run(anchor_url, args), one_run(url, args)) for _ in range(args.runs)]
+    return {"rps": statistics.median(p[0] for _, p in pairs),
+            "p50_ms": statistics.median(p[1] for _, p in pairs) * 1000,
+            "p99_ms": statistics.median(p[2] for _, p in pairs) * 1000,
+            "anchor_rps": statistics.median(a[0] for a, _ in pairs),
+            "anchor_p99_ms": statistics.median(a[2] for a, _ in pairs) * 1000,
+            "ratio": statistics.median(p[0] / a[0] for a, p in pairs)}
+
+
+def start_nginx(public: Path, app_port: int, work: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """nginx in front of league serve, its locations from deploy/nginx-league.conf (the /league/ prefix kept)."""
+    port = free_port()
+    conf = (ROOT / "deploy" / "nginx-league.conf").read_text(encoding="utf-8")
+    conf = conf.replace("127.0.0.1:8765", f"127.0.0.1:{app_port}").replace("/srv/league/data/public/", f"{public}/")
+    (work / "league.conf").write_text(conf, encoding="utf-8")
+    http = (ROOT / "deploy" / "nginx-league-http.conf").read_text(encoding="utf-8")
+    (work / "http.conf").write_text(http.replace("/var/cache/nginx/league", f"{work}/cache"), encoding="utf-8")
+    temps = "".join(f"{k}_temp_path {work}/{k}; " for k in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    user = pwd.getpwuid(os.geteuid()).pw_name
+    (work / "nginx.conf").write_text(
+        f"daemon off; user {user}; worker_processes auto; pid {work}/nginx.pid; error_log {work}/error.log warn;\n"
+        f"events {{ worker_connections 1024; }}\n"
+        f"http {{ access_log off; {temps}default_type application/octet-stream; include {work}/http.conf;\n"
+        f"server {{ listen 127.0.0.1:{port} backlog=1024; include {work}/league.conf; }} }}\n", encoding="utf-8")
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    proc = subprocess.Popen([nginx, "-c", str(work / "nginx.conf"), "-p", str(work), "-e", str(work / "error.log")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return proc, port
 
 
 def main() -> None:
@@ -108,6 +160,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--load", choices=("wrk", "httpx"), default="wrk" if shutil.which("wrk") else "httpx")
+    parser.add_argument("--no-nginx", action="store_true")
     args = parser.parse_args()
     from season_fixture import write_season
 
@@ -121,35 +176,66 @@ def main() -> None:
     files.PRODUCERS = {k: None for k in files.PRODUCERS}  # no producers: the fixture's own files are served
     files.publish(season.data)
     book_mib = round(season.book.stat().st_size / 2**20, 2)
+    dataset_kib = round((season.public / "arena-dataset.json").stat().st_size / 2**10, 1)
+    day: str | None = season.sessions[len(season.sessions) // 2]
     port, base_port = free_port(), free_port()
     cli = [sys.executable, "-c", "from league.cli import main; main()"]
-    api = subprocess.Popen([*cli, "serve", "--data", str(season.data), "--port", str(port)], cwd=ROOT,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    static = subprocess.Popen([sys.executable, "-m", "http.server", str(base_port), "--bind", "127.0.0.1",
-                               "--directory", str(season.public)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    results: dict[str, dict[str, float]] = {}
+    procs = [subprocess.Popen([*cli, "serve", "--data", str(season.data), "--port", str(port), "--workers",
+                               str(args.workers)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+             subprocess.Popen([sys.executable, "-m", "http.server", str(base_port), "--bind", "127.0.0.1",
+                               "--directory", str(season.public)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)]
+    nginx_port = None
+    if not args.no_nginx and (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
+        (work / "nginx").mkdir()
+        accel_port = free_port()  # the production command: nginx sends the files league serve vets
+        procs.append(subprocess.Popen([*cli, "serve", "--data", str(season.data), "--port", str(accel_port),
+                                       "--workers", str(args.workers), "--accel-redirect", "/league-files/"],
+                                      cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        proc, nginx_port = start_nginx(season.public, accel_port, work / "nginx")
+        procs.append(proc)
     last = season.book.read_bytes().count(b"\n")
+    rows: list[tuple[str, str, str, dict[str, float]]] = []  # (server, path, anchor path, figures)
+    load_before = os.getloadavg()
     try:
         wait_up(f"http://127.0.0.1:{port}/api/today")
         wait_up(f"http://127.0.0.1:{base_port}/")
-        results["baseline http.server /council-book.jsonl"] = measure(
-            f"http://127.0.0.1:{base_port}/council-book.jsonl", args)
-        for path in ("/council-book.jsonl", "/api/league", "/api/lines?from=1&to=100",
-                     f"/api/stream?from={max(1, last - 99)}"):
-            results[f"league serve {path}"] = measure(f"http://127.0.0.1:{port}{path}", args)
+        if day is None:
+            day = httpx.get(f"http://127.0.0.1:{port}/api/today", timeout=30).json()["session"]
+        anchor = f"http://127.0.0.1:{base_port}"
+        serve = f"http://127.0.0.1:{port}"
+        for path, ref in (("/council-book.jsonl", "/council-book.jsonl"),
+                          ("/arena-dataset.json", "/arena-dataset.json"), ("/api/league", "/arena-dataset.json"),
+                          (f"/api/sessions/{day}", "/arena-dataset.json"),
+                          ("/api/lines?from=1&to=100", "/arena-dataset.json"),
+                          (f"/api/stream?from={max(1, last - 99)}", "/arena-dataset.json")):
+            figures = measure(serve + path, anchor + ref, args)
+            rows.append((f"league serve --workers {args.workers}", path, ref, figures))
+        if nginx_port is not None:
+            front = f"http://127.0.0.1:{nginx_port}/league"
+            wait_up(front + "/api/today")
+            for path, ref in (("/arena-dataset.json", "/arena-dataset.json"),
+                              ("/council-book.jsonl", "/council-book.jsonl"), ("/api/league", "/arena-dataset.json"),
+                              (f"/api/sessions/{day}", "/arena-dataset.json")):
+                rows.append(("nginx -> league serve", path, ref, measure(front + path, anchor + ref, args)))
     finally:
-        for proc in (api, static):
+        for proc in procs:
             proc.terminate()
             proc.wait(timeout=30)
         shutil.rmtree(work, ignore_errors=True)
-    base = results["baseline http.server /council-book.jsonl"]["rps"]
-    print(f"{'endpoint':<52} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'x baseline':>11}")
-    for name, r in results.items():
-        print(f"{name:<52} {r['rps']:>8.1f} {r['p50_ms']:>8.1f} {r['p99_ms']:>8.1f} {r['rps'] / base:>11.2f}")
+    load_after = os.getloadavg()
+    print(f"load: {args.load}, {args.connections} connections, {args.runs} x {args.seconds} s; book {book_mib} MiB, "
+          f"arena-dataset.json {dataset_kib} KiB; load average before {load_before[0]:.1f}, after {load_after[0]:.1f}")
+    print(f"{'server':<26} {'path':<36} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'anchor req/s':>13} "
+          f"{'anchor p99':>11} {'x anchor':>9}")
+    for server, path, _, r in rows:
+        print(f"{server:<26} {path[:36]:<36} {r['rps']:>8.1f} {r['p50_ms']:>8.1f} {r['p99_ms']:>8.1f} "
+              f"{r['anchor_rps']:>13.1f} {r['anchor_p99_ms']:>11.1f} {r['ratio']:>9.2f}")
     record: dict[str, Any] = {"machine": f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}",
-                              "load": "httpx", "seconds": args.seconds,
+                              "load_generator": args.load, "seconds": args.seconds, "workers": args.workers,
                               "connections": args.connections, "runs": args.runs, "book_mib": book_mib,
-                              "results": results}
+                              "loadavg": [round(load_before[0], 1), round(load_after[0], 1)],
+                              "results": [{"server": s_, "path": p, "anchor": ref, **r} for s_, p, ref, r in rows]}
     print(json.dumps(record))
 
 

@@ -29,7 +29,7 @@ JSON body naming what was wrong.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from datetime import date
 from functools import partial
 from pathlib import Path
@@ -38,14 +38,15 @@ from typing import Annotated
 from fastapi import FastAPI, Query, Request
 from fastapi import Path as FastPath
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Mount
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from league.api import views
 from league.api.armsbook import ARMS_BOOK_KINDS, ArmsBookIndex, published_arms_book
+from league.api.caching import VIEW, CachedFiles, CompressExceptStreams, ManifestETags, ViewValidators
 from league.api.contest import CONTEST_KINDS, ContestBook, contest_view
 from league.api.embargo import embargoed_file
 from league.api.errors import ApiError, BadRequest, NotFound, RangeNotSatisfiable, error_body, shown, shown_all
@@ -53,6 +54,7 @@ from league.api.paths import DataPaths
 from league.api.prerender import render_index
 from league.api.rows import COLUMNS, COLUMNS_HEADER, RowSelect, resume_point, rows_data
 from league.api.schemas import LineView, line_view
+from league.clock import Clock, SystemClock
 from league.ops import metrics
 
 PAGE_DIR = Path(__file__).resolve().parent / "page"
@@ -67,10 +69,13 @@ MEDIA_TYPES = {".jsonl": NDJSON, ".md": "text/markdown; charset=utf-8", ".csv": 
                ".ots": "application/octet-stream", ".tsr": "application/timestamp-reply"}
 
 
-def create_app(data_dir: Path, *, poll_s: float = POLL_S, db_url: str | None = None) -> FastAPI:
+def create_app(data_dir: Path, *, poll_s: float = POLL_S, db_url: str | None = None,
+               clock: Clock | None = None, accel_redirect: str | None = None) -> FastAPI:
     """Build the app over ``data_dir`` (checked now, so a wrong folder fails at start-up). The book's
     index starts from the league's database index when there is one (``db_url``, else the league's own;
-    ``""``: read the whole book), so the start does not grow with the book (league.api.dbseed)."""
+    ``""``: read the whole book), so the start does not grow with the book (league.api.dbseed). ``clock``
+    dates the JSON views' ``Last-Modified``; ``accel_redirect`` (behind nginx) hands the sending of open-data
+    files to nginx's internal location of that prefix (league.api.caching)."""
     store = views.Store(DataPaths.resolve(data_dir), db_url=db_url)
     # the docs page's Swagger UI files from the installed package (fastapi-offline), never from a CDN: a reader of a
     # league that asks to trust no operator is not sent to third parties, and the page works offline
@@ -84,8 +89,16 @@ def create_app(data_dir: Path, *, poll_s: float = POLL_S, db_url: str | None = N
     _contest_routes(app, store, poll_s)
     _arms_routes(app, store, poll_s)
     _rows_routes(app, store, poll_s)
-    _file_routes(app, store)
+    _file_routes(app, store, accel_redirect)
+    _caching(app, clock or SystemClock())
     return app
+
+
+def _caching(app: FastAPI, clock: Clock) -> None:
+    """Validators and 304s on the JSON views and the page, then gzip around everything but the streams (the
+    files' validators and Cache-Control are set where they are served: :func:`_file_routes`)."""
+    app.add_middleware(ViewValidators, clock=clock)
+    app.add_middleware(CompressExceptStreams)
 
 
 def mount_beside(app: FastAPI, prefix: str, sub: ASGIApp) -> None:
@@ -337,16 +350,35 @@ def _rows_routes(app: FastAPI, store: views.Store, poll_s: float) -> None:
                                                              COLUMNS_HEADER: COLUMNS})
 
 
+class CountRequests:
+    """Counts each answered request by its route template and status (league.ops.metrics), as plain ASGI: Starlette's
+    ``BaseHTTPMiddleware`` (``@app.middleware``) ran every answer through a task group and a memory stream, the
+    larger part of a small file's cost."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        status = [0]
+
+        async def counted(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        await self.app(scope, receive, counted)
+        route = scope.get("route")  # set by the router on this same scope
+        metrics.api_request(getattr(route, "path", "unmatched"), status[0])
+
+
 def _ops_routes(app: FastAPI, store: views.Store) -> None:
     """``/healthz`` for a load balancer or nginx, ``/metrics`` for Prometheus; requests are counted by
     route template (never by raw path, so a scan of random paths cannot grow the series)."""
 
-    @app.middleware("http")
-    async def count(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        response = await call_next(request)
-        route = request.scope.get("route")
-        metrics.api_request(getattr(route, "path", "unmatched"), response.status_code)
-        return response
+    app.add_middleware(CountRequests)
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> JSONResponse:
@@ -362,7 +394,14 @@ def _ops_routes(app: FastAPI, store: views.Store) -> None:
         return Response(data, media_type=ctype)
 
 
-def _file_routes(app: FastAPI, store: views.Store) -> None:
+def _file_routes(app: FastAPI, store: views.Store, accel_redirect: str | None = None) -> None:
+    """The page, its files and the open-data folder; files through :class:`league.api.caching.CachedFiles`
+    (Starlette's conditional requests and ranges, the manifest's SHA-256 as ETag, Cache-Control by kind)."""
+    public = CachedFiles(store.paths.public, media_types=MEDIA_TYPES, etags=ManifestETags(store.paths.public),
+                         accel_redirect=accel_redirect)
+    page_files = CachedFiles(PAGE_DIR, media_types={".js": "text/javascript", ".css": "text/css",
+                                                    ".html": "text/html"}, cache_control=VIEW)
+
     @app.get("/", include_in_schema=False)
     def index(request: Request) -> HTMLResponse:
         html = render_index(PAGE_DIR / "index.html", store)
@@ -372,16 +411,16 @@ def _file_routes(app: FastAPI, store: views.Store) -> None:
         return HTMLResponse(html)
 
     @app.get("/page/{name}", include_in_schema=False)
-    def page_asset(name: str) -> FileResponse:
+    def page_asset(name: str, request: Request) -> Response:
         if name not in PAGE_FILES:
             raise NotFound(f"no page file {shown(name)}")
-        return FileResponse(PAGE_DIR / name, media_type=PAGE_FILES[name])
+        return page_files.serve(PAGE_DIR / name, request.scope)
 
     @app.api_route("/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
-    def open_data(path: str) -> Response:
+    def open_data(path: str, request: Request) -> Response:
         target = store.paths.public_file(path)
         store.book.refresh()
         embargoed = embargoed_file(store.embargo, target)
         if embargoed is not None:
-            return Response(embargoed, media_type=MEDIA_TYPES.get(target.suffix))
-        return FileResponse(target, media_type=MEDIA_TYPES.get(target.suffix))
+            return public.body_response(embargoed, request.scope, media_type=MEDIA_TYPES.get(target.suffix))
+        return public.serve(target, request.scope)

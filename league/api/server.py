@@ -1,4 +1,5 @@
-"""How ``league serve`` runs uvicorn: the HTTP protocol with a deadline for a request's headers.
+"""How ``league serve`` runs uvicorn: the HTTP protocol with a deadline for a request's headers, and the app
+factory its worker processes import (``--workers N``).
 
 uvicorn (h11) waits for the rest of a request's headers for as long as the client likes: 1,100
 half-sent requests stayed open indefinitely. :func:`header_timeout_protocol` closes a connection
@@ -9,17 +10,42 @@ previous response); a request whose headers arrived is never cut, however long i
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import json
+import os
+from pathlib import Path
+from typing import Any, TypeVar
 
+from fastapi import FastAPI
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from league.api.app import create_app
+from league.errors import LeagueError
+from league.jsonvalue import Json, obj, text
 
 DEFAULT_HEADER_TIMEOUT_S = 10.0
+#: The environment variable holding the header deadline (the one `league serve --header-timeout` reads too).
+HEADER_TIMEOUT_ENV = "LEAGUE_HEADER_TIMEOUT"
+#: The environment variable by which `league serve --workers N` hands each worker process its arguments.
+WORKER_ARGS_ENV = "LEAGUE_SERVE_WORKER_ARGS"
+#: uvicorn's import strings for the worker processes (a worker imports the app and the protocol by name).
+WORKER_APP = "league.api.server:worker_app"
+WORKER_PROTOCOL = "league.api.server:WorkerH11"
+#: The protocol `league serve` runs (one process or several).
+SERVE_PROTOCOL = HttpToolsProtocol
 
 
-def header_timeout_protocol(timeout: float = DEFAULT_HEADER_TIMEOUT_S) -> type[H11Protocol]:
-    """The h11 protocol class of uvicorn, closing connections whose headers do not arrive in time."""
+#: uvicorn's two HTTP implementations: h11 (pure Python) and httptools (llhttp, C: about twice the requests a
+#: second per core); both have the hooks the header deadline needs.
+_Http = TypeVar("_Http", H11Protocol, HttpToolsProtocol)
 
-    class HeaderTimeoutH11(H11Protocol):
+
+def header_timeout_protocol(timeout: float = DEFAULT_HEADER_TIMEOUT_S,
+                            base: type[_Http] = H11Protocol) -> type[_Http]:  # type: ignore[assignment]
+    """uvicorn's protocol class ``base`` (h11 by default; HttpToolsProtocol for `league serve`), closing
+    connections whose headers do not arrive in time."""
+
+    class HeaderTimeoutH11(base):  # type: ignore[valid-type,misc]
         _header_timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: Any) -> None:
@@ -56,4 +82,34 @@ def header_timeout_protocol(timeout: float = DEFAULT_HEADER_TIMEOUT_S) -> type[H
             if self._waiting_for_headers() and not self.transport.is_closing():
                 self.transport.close()
 
-    return HeaderTimeoutH11
+    return HeaderTimeoutH11  # type: ignore[no-any-return]
+
+
+def worker_args(data: Path, db_url: str | None, accel_redirect: str | None = None) -> str:
+    """What a worker process needs to build the same app as the parent, as the text of WORKER_ARGS_ENV."""
+    return json.dumps({"data": str(Path(data).resolve()), "db": db_url, "accel": accel_redirect})
+
+
+def worker_app() -> FastAPI:
+    """The app of one uvicorn worker process (``--workers N``), built from WORKER_ARGS_ENV: each worker keeps its
+    own book index and caches, all reading the same files."""
+    raw = os.environ.get(WORKER_ARGS_ENV)
+    if raw is None:
+        raise LeagueError(f"{WORKER_ARGS_ENV} is not set", fix="start the workers with `league serve --workers N`")
+    args: Json = json.loads(raw)
+    fields = obj(args)
+    db, accel = fields.get("db"), fields.get("accel")
+    return create_app(Path(text(fields.get("data"))), db_url=None if db is None else text(db),
+                      accel_redirect=None if accel is None else text(accel))
+
+
+def _env_timeout() -> float:
+    try:
+        return float(os.environ.get(HEADER_TIMEOUT_ENV, DEFAULT_HEADER_TIMEOUT_S))
+    except ValueError:
+        return DEFAULT_HEADER_TIMEOUT_S
+
+
+#: The protocol of the worker processes, importable by name (a spawned worker cannot receive a class made in a
+#: function); its deadline is the parent's ``--header-timeout``, passed on in HEADER_TIMEOUT_ENV.
+WorkerH11 = header_timeout_protocol(_env_timeout(), HttpToolsProtocol)

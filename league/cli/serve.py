@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -36,20 +37,50 @@ def serve(
     secure_cookie: Annotated[bool, typer.Option(
         "--secure-cookie/--no-secure-cookie", envvar="LEAGUE_READERS_SECURE_COOKIE",
         help="mark the readers' cookie Secure (behind https; off only for a local test over http)")] = True,
+    workers: Annotated[int, typer.Option(
+        "--workers", envvar="LEAGUE_SERVE_WORKERS", min=1, max=64,
+        help="uvicorn worker processes sharing the port (one per core; each keeps its own book index)")] = 1,
+    accel_redirect: Annotated[str | None, typer.Option(
+        "--accel-redirect", envvar="LEAGUE_SERVE_ACCEL_REDIRECT",
+        help="behind nginx: the internal location aliasing the open-data folder (deploy/nginx-league.conf: "
+             "/league-files/); files are then sent by nginx, league serve answers their headers only")] = None,
 ) -> None:
     """Serve the open data read-only at /, JSON views under /api, the book stream and the league page."""
     with extra("daemon"):
         import uvicorn
 
         from league.api.app import create_app, mount_beside
-        from league.api.server import header_timeout_protocol
+        from league.api.paths import DataPaths
+        from league.api.server import (
+            HEADER_TIMEOUT_ENV,
+            SERVE_PROTOCOL,
+            WORKER_APP,
+            WORKER_ARGS_ENV,
+            WORKER_PROTOCOL,
+            header_timeout_protocol,
+            worker_args,
+        )
         from league.readers.service import readers_app_for
 
-    application = create_app(data, db_url=db)
+    if accel_redirect is not None and not (accel_redirect.startswith("/") and accel_redirect.endswith("/")):
+        raise typer.BadParameter(f"{accel_redirect!r} is not a location prefix",
+                                 param_hint="--accel-redirect (e.g. /league-files/)")
+    if workers > 1:
+        if readers:  # the readers' service writes its own book: one writer only
+            raise typer.BadParameter("--readers runs in one process: serve the readers' service on its own "
+                                     "(systemd/league-readers.service) or drop --workers", param_hint="--readers")
+        DataPaths.resolve(data)  # a wrong folder fails here, once, not in every worker
+        os.environ[WORKER_ARGS_ENV] = worker_args(data, db, accel_redirect)
+        os.environ[HEADER_TIMEOUT_ENV] = str(header_timeout)
+        typer.echo(f"serving {data} on http://{host}:{port}/ with {workers} workers")
+        uvicorn.run(WORKER_APP, factory=True, workers=workers, host=host, port=port, log_level="warning",
+                    log_config=None, access_log=False, http=WORKER_PROTOCOL)
+        return
+    application = create_app(data, db_url=db, accel_redirect=accel_redirect)
     if readers:  # a separate app with its own state and book writer, mounted beside the read-only one
         mount_beside(application, "/readers", readers_app_for(load_config(config), SystemClock(),
                                                               secure_cookie=secure_cookie))
     typer.echo(f"serving {data} on http://{host}:{port}/ (league page at /, open data at /index.html)")
     # log_config=None: uvicorn keeps the root handler league.log installed (JSON or console like every line)
     uvicorn.run(application, host=host, port=port, log_level="warning", log_config=None, access_log=False,
-                http=header_timeout_protocol(header_timeout))
+                http=header_timeout_protocol(header_timeout, SERVE_PROTOCOL))

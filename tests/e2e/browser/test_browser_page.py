@@ -7,6 +7,8 @@ under test-artifacts/ for a person to look at.
 from __future__ import annotations
 
 import json
+import os
+import pwd
 import shutil
 import socket
 import subprocess
@@ -166,17 +168,23 @@ def under_prefix(site: tuple[str, Season], tmp_path_factory: pytest.TempPathFact
     url, _ = site
     app_port = url.rstrip("/").rsplit(":", 1)[1]
     work = tmp_path_factory.mktemp("nginx")
-    shipped = (Path(__file__).resolve().parents[3] / "deploy" / "nginx-league.conf").read_text()
+    deploy = Path(__file__).resolve().parents[3] / "deploy"
+    shipped = (deploy / "nginx-league.conf").read_text()
     (work / "league.conf").write_text(shipped.replace("127.0.0.1:8765", f"127.0.0.1:{app_port}"))
+    # the http-block half (the JSON views' cache zone), its cache in the temp folder
+    http = (deploy / "nginx-league-http.conf").read_text()
+    (work / "http.conf").write_text(http.replace("/var/cache/nginx/league", f"{work}/cache"))
+    user = pwd.getpwuid(os.geteuid()).pw_name  # workers as this user: nobody cannot write pytest's 0700 folders
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()
     (work / "nginx.conf").write_text(
-        f"daemon off; pid {work}/nginx.pid; error_log {work}/error.log; worker_processes 1;\n"
+        f"daemon off; user {user}; pid {work}/nginx.pid; error_log {work}/error.log; worker_processes 1;\n"
         "events { worker_connections 64; }\n"
         f"http {{ access_log off; client_body_temp_path {work}/body; proxy_temp_path {work}/proxy;\n"
         f"  fastcgi_temp_path {work}/f; uwsgi_temp_path {work}/u; scgi_temp_path {work}/s;\n"
+        f"  include {work}/http.conf;\n"
         f"  server {{ listen 127.0.0.1:{port}; include {work}/league.conf; }} }}\n")
     proc = subprocess.Popen([NGINX, "-c", str(work / "nginx.conf"), "-p", str(work)], stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}/league/"

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "unit" / "publish"))
 
@@ -27,15 +29,17 @@ class Running:
     thread: threading.Thread
 
 
-def serve(data: Path, poll_s: float = 0.05, port: int = 0,
-          header_timeout: float = DEFAULT_HEADER_TIMEOUT_S) -> tuple[str, uvicorn.Server, threading.Thread]:
-    """The app behind uvicorn with the HTTP protocol `league serve` uses."""
+def serve(data: Path, poll_s: float = 0.05, port: int = 0, header_timeout: float = DEFAULT_HEADER_TIMEOUT_S,
+          protocol: type[H11Protocol] | type[HttpToolsProtocol] = H11Protocol,
+          ) -> tuple[str, uvicorn.Server, threading.Thread]:
+    """The app behind uvicorn with the header deadline `league serve` uses (h11 by default; `league serve` itself
+    runs httptools: SERVE_PROTOCOL)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     port = sock.getsockname()[1]
     config = uvicorn.Config(create_app(data, poll_s=poll_s), log_level="warning", lifespan="off",
-                            timeout_graceful_shutdown=1, http=header_timeout_protocol(header_timeout))
+                            timeout_graceful_shutdown=1, http=header_timeout_protocol(header_timeout, protocol))
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

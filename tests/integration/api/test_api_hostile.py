@@ -18,17 +18,20 @@ from api_server import Running, serve, stop
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from season_fixture import write_season
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from league.api.bookindex import BookIndex
 from league.publish import publish
 
 
-@pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
-    """The published fixture season behind a server whose header deadline is half a second."""
+@pytest.fixture(scope="module", params=[H11Protocol, HttpToolsProtocol], ids=["h11", "httptools"])
+def quick(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Running]:
+    """The published fixture season behind a server whose header deadline is half a second, with either of
+    uvicorn's HTTP implementations (`league serve` runs httptools)."""
     season = write_season(tmp_path_factory.mktemp("hostile-api") / "data")
     publish(season.data)
-    base, server, thread = serve(season.data, header_timeout=0.5)
+    base, server, thread = serve(season.data, header_timeout=0.5, protocol=request.param)
     try:
         yield Running(base, season, server, thread)
     finally:
