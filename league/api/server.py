@@ -1,4 +1,9 @@
-"""How ``league serve`` runs uvicorn: the HTTP protocol with a deadline for a request's headers.
+"""How ``league serve`` runs uvicorn: on a socket bound first, with a deadline for a request's headers.
+
+:func:`bind` takes the address before anything is announced: ``league serve`` printed "serving on …" and only
+then let uvicorn bind, so a port already taken printed the line, then uvicorn's own error, and exited 1. Now a
+taken port is a :class:`BindError` naming the address and the fix, and the line is printed only once the
+socket listens; :func:`run_on` hands that socket to uvicorn (``Server.run(sockets=...)``, its public API).
 
 uvicorn (h11) waits for the rest of a request's headers for as long as the client likes: 1,100
 half-sent requests stayed open indefinitely. :func:`header_timeout_protocol` closes a connection
@@ -9,11 +14,50 @@ previous response); a request whose headers arrived is never cut, however long i
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any
 
+import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from league.errors import LeagueError
+
 DEFAULT_HEADER_TIMEOUT_S = 10.0
+#: Pending connections the listening socket queues (uvicorn's default backlog).
+BACKLOG = 2048
+
+
+class BindError(LeagueError):
+    """The address to serve on cannot be taken (in use, not an address of this machine, a privileged port)."""
+
+
+def bind(host: str, port: int, *, option: str = "--port") -> socket.socket:
+    """A TCP socket listening on ``host:port`` (SO_REUSEADDR, as uvicorn sets it: a restart right after a stop
+    rebinds), or a :class:`BindError` naming the address, the reason and the option to change."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                             flags=socket.AI_PASSIVE)[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise BindError(f"cannot serve on {host}:{port}: {getattr(exc, 'strerror', None) or exc}",
+                        fix="give --host an address of this machine (127.0.0.1, ::1, 0.0.0.0)") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(BACKLOG)
+    except OSError as exc:
+        sock.close()
+        taken = exc.errno == 98  # EADDRINUSE
+        raise BindError(f"cannot serve on {host}:{port}: {exc.strerror or exc}",
+                        fix=(f"another process listens there (`ss -ltnp 'sport = :{port}'` names it): stop it or "
+                             f"choose another {option}") if taken else
+                            f"choose another address or {option} (ports below 1024 need privileges)") from None
+    return sock
+
+
+def run_on(app: Any, sock: socket.socket, **settings: Any) -> None:
+    """Serve ``app`` with uvicorn on the socket :func:`bind` made (``settings``: uvicorn.Config's keywords)."""
+    uvicorn.Server(uvicorn.Config(app, **settings)).run(sockets=[sock])
 
 
 def header_timeout_protocol(timeout: float = DEFAULT_HEADER_TIMEOUT_S) -> type[H11Protocol]:

@@ -39,18 +39,17 @@ def serve(
 ) -> None:
     """Serve the open data read-only at /, JSON views under /api, the book stream and the league page."""
     with extra("daemon"):
-        import uvicorn
-
         from league.api import create_app
         from league.api.app import mount_beside
-        from league.api.server import header_timeout_protocol
+        from league.api.server import bind, header_timeout_protocol, run_on
         from league.readers.service import readers_app_for
 
     application = create_app(data, db_url=db)
     if readers:  # a separate app with its own state and book writer, mounted beside the read-only one
         mount_beside(application, "/readers", readers_app_for(load_config(config), SystemClock(),
                                                               secure_cookie=secure_cookie))
+    sock = bind(host, port)  # first: "serving on" is said only once the address is ours
     typer.echo(f"serving {data} on http://{host}:{port}/ (league page at /, open data at /index.html)")
     # log_config=None: uvicorn keeps the root handler league.log installed (JSON or console like every line)
-    uvicorn.run(application, host=host, port=port, log_level="warning", log_config=None, access_log=False,
-                http=header_timeout_protocol(header_timeout))
+    run_on(application, sock, log_level="warning", log_config=None, access_log=False,
+           http=header_timeout_protocol(header_timeout))
