@@ -57,8 +57,9 @@ def write_climatology(data_dir: Path, season_start: Any, history: Path | None = 
         table = clim.default_table(season_start)
     else:
         kept = data_dir / "climatology-history.csv.gz"
-        if history.resolve() != kept.resolve():
-            shutil.copyfile(history, kept)
+        if history.resolve() != kept.resolve():  # kept gzip-compressed whatever it was given as (.csv or .csv.gz)
+            data = history.read_bytes()
+            kept.write_bytes(data if history.name.endswith(".gz") else gzip.compress(data, mtime=0))
         digest = hashlib.sha256(kept.read_bytes()).hexdigest()
         series = _read_history(kept, history, symbols or {})
         table = clim.build_climatology(series, window_start=clim.WINDOW[0], window_end=clim.WINDOW[1],
@@ -100,29 +101,26 @@ def fetch_history(config: Any, target: Path, *, retries: int | None = None) -> P
 INIT_FETCH_RETRIES = 1
 
 
-def _history(config: Any, given: Path | None, *, demo: bool, offline: bool, say: Callable[[str], None]) -> Path | None:
-    """The history the climatology is sealed from, said in one line: ``--history FILE``; the demo's shipped
-    history; with ``--offline``, or when Yahoo cannot be reached, the shipped history copied into DATA (a live
+def _history(config: Any, given: Path | None, *, demo: bool, offline: bool) -> tuple[Path | None, str]:
+    """The history the climatology is sealed from, and the line saying so: ``--history FILE``; the demo's shipped
+    history; with ``offline``, or when Yahoo cannot be reached, the shipped history copied into DATA (a live
     league's data folder then holds the very file its table was built from); else 2016-2025 from Yahoo."""
     if given is not None:
-        say(f"climatology: sealed from --history {given} (copied to data/climatology-history.csv.gz)")
-        return given
+        return given, f"climatology: sealed from --history {given} (kept as data/climatology-history.csv.gz)"
     shipped = f"the history shipped in the package ({clim.SHIPPED_HISTORY.name}, 2016-2025 daily bars)"
     if demo:
-        say(f"climatology: sealed from {shipped}")
-        return None
+        return None, f"climatology: sealed from {shipped}"
     if offline:
-        say(f"climatology: sealed from {shipped} (--offline; copied to data/climatology-history.csv.gz)")
-        return clim.SHIPPED_HISTORY
+        return clim.SHIPPED_HISTORY, (f"climatology: sealed from {shipped} (--offline; kept as "
+                                      "data/climatology-history.csv.gz)")
     try:
         fetched = fetch_history(config, config.data_dir / "climatology-history.csv.gz", retries=INIT_FETCH_RETRIES)
     except PriceError as exc:
-        say(f"climatology: the Yahoo fetch failed, the network looks absent ({exc.message[:200]}); sealed from "
-            f"{shipped} instead (copied to data/climatology-history.csv.gz)")
-        return clim.SHIPPED_HISTORY
-    say("climatology: sealed from 2016-2025 daily bars fetched from Yahoo (recorded in "
-        "data/climatology-history.csv.gz)")
-    return fetched
+        return clim.SHIPPED_HISTORY, (f"climatology: the Yahoo fetch failed, the network looks absent "
+                                      f"({exc.message[:200]}); sealed from {shipped} instead (kept as "
+                                      "data/climatology-history.csv.gz)")
+    return fetched, ("climatology: sealed from 2016-2025 daily bars fetched from Yahoo (kept as "
+                     "data/climatology-history.csv.gz)")
 
 
 def _offline_stamps(text: str) -> str:
@@ -218,7 +216,8 @@ def _build(target: Path, *, demo: bool, seed: int | None, clock: Clock | None, h
         (config_dir / "league.toml").write_text(text, encoding="utf-8")
     config = load_config(config_dir)
     generate_signing_key(config.data_dir / config.settings.stamps.key)
-    chosen = _history(config, history, demo=demo, offline=offline, say=say)
+    chosen, said = _history(config, history, demo=demo, offline=offline)
     write_climatology(config.data_dir, (clock.now() if clock else _today()).date(), chosen,
                       {m.symbol: m.code for m in config.markets.markets})
+    say(said)
     seal_opening(config, clock or SystemClock())
