@@ -35,7 +35,7 @@ def serve(
 
     outer = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     outer.mount("/readers", readers_app_for(load_config(config), SystemClock(), secure_cookie=secure_cookie))
-    sock = bind(host, port)  # first: the address is announced only once it is ours
+    sock = bind(host, port, option="--port (LEAGUE_READERS_PORT)")  # first: announced only once it is ours
     typer.echo(f"readers' write service on http://{host}:{port}/readers/ (no access log, no address kept)")
     # behind nginx the client is the proxy: its X-Forwarded-For (from loopback only) is the address the limits hash
     run_on(outer, sock, log_level="warning", log_config=None, access_log=False, proxy_headers=True,

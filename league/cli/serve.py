@@ -48,7 +48,7 @@ def serve(
     if readers:  # a separate app with its own state and book writer, mounted beside the read-only one
         mount_beside(application, "/readers", readers_app_for(load_config(config), SystemClock(),
                                                               secure_cookie=secure_cookie))
-    sock = bind(host, port)  # first: "serving on" is said only once the address is ours
+    sock = bind(host, port, option="--port (LEAGUE_PORT)")  # first: "serving on" is said only once the address is ours
     typer.echo(f"serving {data} on http://{host}:{port}/ (league page at /, open data at /index.html)")
     # log_config=None: uvicorn keeps the root handler league.log installed (JSON or console like every line)
     run_on(application, sock, log_level="warning", log_config=None, access_log=False,
