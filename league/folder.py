@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from league.clock import Clock, SystemClock
-from league.config import load_config, shipped_config_dir
+from league.config import Config, load_config, shipped_config_dir
 from league.errors import ConfigError
 from league.extras import extra
 from league.inputs import InputError
@@ -101,7 +101,7 @@ def fetch_history(config: Any, target: Path, *, retries: int | None = None) -> P
 INIT_FETCH_RETRIES = 1
 
 
-def _history(config: Any, given: Path | None, *, demo: bool, offline: bool) -> tuple[Path | None, str]:
+def _history(config: Config, given: Path | None, *, demo: bool, offline: bool) -> tuple[Path | None, str]:
     """The history the climatology is sealed from, and the line saying so: ``--history FILE``; the demo's shipped
     history; with ``offline``, or when Yahoo cannot be reached, the shipped history copied into DATA (a live
     league's data folder then holds the very file its table was built from); else 2016-2025 from Yahoo."""

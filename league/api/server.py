@@ -18,6 +18,7 @@ import socket
 from typing import Any
 
 import uvicorn
+from starlette.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from league.errors import LeagueError
@@ -55,9 +56,13 @@ def bind(host: str, port: int, *, option: str = "--port") -> socket.socket:
     return sock
 
 
-def run_on(app: Any, sock: socket.socket, **settings: Any) -> None:
-    """Serve ``app`` with uvicorn on the socket :func:`bind` made (``settings``: uvicorn.Config's keywords)."""
-    uvicorn.Server(uvicorn.Config(app, **settings)).run(sockets=[sock])
+def run_on(app: ASGIApp, sock: socket.socket, *, http: type[H11Protocol] | None = None, proxy_headers: bool = False,
+           forwarded_allow_ips: str | None = None) -> None:
+    """Serve ``app`` with uvicorn on the socket :func:`bind` made: warnings only, no access log, and
+    ``log_config=None`` so uvicorn keeps the root handler league.log installed (JSON or console like every line)."""
+    config = uvicorn.Config(app, log_level="warning", log_config=None, access_log=False, http=http or "auto",
+                            proxy_headers=proxy_headers, forwarded_allow_ips=forwarded_allow_ips)
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 def header_timeout_protocol(timeout: float = DEFAULT_HEADER_TIMEOUT_S) -> type[H11Protocol]:

@@ -38,8 +38,7 @@ def serve(
     sock = bind(host, port, option="--port (LEAGUE_READERS_PORT)")  # first: announced only once it is ours
     typer.echo(f"readers' write service on http://{host}:{port}/readers/ (no access log, no address kept)")
     # behind nginx the client is the proxy: its X-Forwarded-For (from loopback only) is the address the limits hash
-    run_on(outer, sock, log_level="warning", log_config=None, access_log=False, proxy_headers=True,
-           forwarded_allow_ips="127.0.0.1")
+    run_on(outer, sock, proxy_headers=True, forwarded_allow_ips="127.0.0.1")
 
 
 def register(app: typer.Typer) -> None:

@@ -50,6 +50,4 @@ def serve(
                                                               secure_cookie=secure_cookie))
     sock = bind(host, port, option="--port (LEAGUE_PORT)")  # first: "serving on" is said only once the address is ours
     typer.echo(f"serving {data} on http://{host}:{port}/ (league page at /, open data at /index.html)")
-    # log_config=None: uvicorn keeps the root handler league.log installed (JSON or console like every line)
-    run_on(application, sock, log_level="warning", log_config=None, access_log=False,
-           http=header_timeout_protocol(header_timeout))
+    run_on(application, sock, http=header_timeout_protocol(header_timeout))
