@@ -322,9 +322,10 @@ def test_league_verify_prints_one_line_per_step(season: tuple[Season, Stamper]) 
     runner = CliRunner()
     good = runner.invoke(app, ["verify", str(s.public)])
     assert good.exit_code == 0, good.output
-    # steps 2-10, then 11 (derived files: none published here), 12 (release manifest: not published) and
+    # steps 1-10, then 11 (derived files: none published here), 12 (release manifest: not published) and
     # 13 (the CLI contest: none here)
-    assert sum(line.startswith("step ") for line in good.output.splitlines()) == 12
+    assert sum(line.startswith("step ") for line in good.output.splitlines()) == 13
+    assert "step  1 the folder: ok" in good.output
     assert "step  3 prefix digests: ok" in good.output
     _flip(s.public / BOOK, b'"seat":"gamma"', b'"seat":"gammA"')
     bad = runner.invoke(app, ["verify", str(s.public)])
