@@ -27,7 +27,7 @@ from typing import Any
 from league.clock import Clock, SystemClock
 from league.config import Config, load_config, shipped_config_dir
 from league.errors import ConfigError
-from league.extras import extra
+from league.extras import MissingExtra, extra
 from league.inputs import InputError
 from league.jobs.books import seal_opening
 from league.prices.interface import PriceError
@@ -115,6 +115,10 @@ def _history(config: Config, given: Path | None, *, demo: bool, offline: bool) -
                                       "data/climatology-history.csv.gz)")
     try:
         fetched = fetch_history(config, config.data_dir / "climatology-history.csv.gz", retries=INIT_FETCH_RETRIES)
+    except MissingExtra as exc:  # the live league's prices need yfinance too; the history alone does not
+        raise MissingExtra(exc.message, fix=f"{exc.fix} (a live league's prices need it too); or seal the "
+                                            "climatology without it: league init --offline DIR, or --history FILE"
+                           ) from exc
     except PriceError as exc:
         return clim.SHIPPED_HISTORY, (f"climatology: the Yahoo fetch failed, the network looks absent "
                                       f"({exc.message[:200]}); sealed from {shipped} instead (kept as "

@@ -21,6 +21,7 @@ import pytest
 
 import league.folder
 from league.errors import ConfigError
+from league.extras import MissingExtra
 from league.folder import init_folder
 from league.inputs import InputError
 from league.scoring.climatology import SHIPPED_HISTORY
@@ -119,3 +120,17 @@ def test_a_history_naming_no_market_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no row names a market"):
         init_folder(tmp_path / "live", history=history)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.csv"]
+
+
+def test_without_yfinance_the_error_names_the_extra_and_the_offline_way(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A [demo] environment has no yfinance: the error names the `yahoo` extra (not "the lean install") and
+    the two ways to seal the climatology without it; nothing is left on disk."""
+    monkeypatch.delitem(sys.modules, "league.prices.yahoo", raising=False)  # imported afresh: its `import yfinance`
+    monkeypatch.setitem(sys.modules, "yfinance", None)  # fails as it does where yfinance is not installed
+    with pytest.raises(MissingExtra) as caught:
+        init_folder(tmp_path / "live")
+    assert "`yahoo` extra" in caught.value.message and "lean install" not in caught.value.message
+    assert caught.value.fix is not None and "pip install 'forecast-league[yahoo]'" in caught.value.fix
+    assert "--offline" in caught.value.fix and "--history FILE" in caught.value.fix
+    assert list(tmp_path.iterdir()) == []
