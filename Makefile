@@ -1,4 +1,5 @@
-# Two entry points the README names: `make demo` and `make test`. Both install what they need, into the
+# The entry points the README names: `make demo`, `make check`, `make test` and `make dist`. They install what
+# they need into the
 # project's own virtual environment `.venv/` (Debian's system Python refuses `pip install` outside one:
 # PEP 668, "externally-managed-environment"). `VENV=/path make test` uses another one.
 SHELL := /bin/bash
@@ -13,7 +14,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 LOCK := requirements/lock.txt
 PIP_INSTALL = $(BIN)/pip install -q -c $(LOCK)
 
-.PHONY: deps deps-test venv clis demo test bench lock
+.PHONY: deps deps-test venv clis demo check test dist bench lock
 
 # apt-get install only what is missing (a command looked up on PATH; a library, which has none, asked of dpkg);
 # refresh the package lists only when a plain install fails.
@@ -60,6 +61,18 @@ demo: deps venv
 test: deps-test venv clis
 	$(PIP_INSTALL) -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/lint-imports \
 	  && BIN=$(BIN) tests/suite.sh
+
+# The quick gate before a commit (a few minutes): ruff, mypy, the import contracts and the unit tests (the fork
+# tests among them alone in one process, as in tests/suite.sh); no browser, vendor CLI or broker needed.
+check: deps venv
+	$(PIP_INSTALL) -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/lint-imports \
+	  && $(BIN)/pytest -q -p no:cacheprovider -n 2 -m 'not fork' tests/unit \
+	  && LEAGUE_TEST_REQUIRE_FORK=1 $(BIN)/pytest -q -p no:cacheprovider -m fork tests/unit/publish
+
+# A release: the sdist and the wheel in dist/ (`pip install dist/forecast_league-VERSION-py3-none-any.whl`,
+# README.md "Which install for whom"). The build backend comes from pyproject.toml's [build-system].
+dist: venv
+	$(PIP_INSTALL) build && rm -rf dist && $(BIN)/python -m build --outdir dist . >/dev/null && ls dist
 
 # Regenerate the lock from pyproject.toml's dependencies and every extra (`[dev]` pulls them all): the pins
 # already there are kept unless LOCK_FLAGS=--upgrade (or --upgrade-package NAME) asks for newer ones.

@@ -11,4 +11,8 @@ the ETS seat ~9x slower in wall time and ~7x in CPU time for the same fitted num
 
 import os as _os
 
+#: The release's version, written here only: pyproject.toml reads it (setuptools' dynamic version), the wheel's
+#: metadata carries it, and `league --version` prints it.
+__version__ = "0.1.0"
+
 _os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

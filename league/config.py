@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import re
+import site
+import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime, time
 from pathlib import Path, PurePosixPath
@@ -762,13 +764,20 @@ def _pem_problem(path: Path, marker: str) -> str:
     return ""
 
 
-def shipped_config_dir() -> Path:
-    """The example config folder (``config/`` of the checkout) that ``league init`` copies.
+#: Where a release installs the example config, under the environment's prefix (pyproject.toml's data-files).
+INSTALLED_CONFIG = Path("share") / "forecast-league" / "config"
 
-    The project is installed editable (``pip install -e .``, as the README says), so the folder
-    beside the packages is the one an operator reads and edits in the repository.
-    """
-    here = Path(__file__).resolve().parent.parent / "config"
-    if not (here / "markets.toml").exists():
-        raise ConfigError(f"{here}: example config folder missing", fix="install from a checkout: pip install -e .")
-    return here
+
+def shipped_config_dir() -> Path:
+    """The example config folder that ``league init`` copies: ``config/`` beside the packages in a checkout
+    (an editable install, where the operator reads and edits it in the repository), else where a release (the
+    wheel) installs it, PREFIX/share/forecast-league/config (pyproject.toml's data-files), in the environment's
+    prefix or the user's base (``pip install --user``)."""
+    checkout = Path(__file__).resolve().parent.parent / "config"
+    places = [checkout, Path(sys.prefix) / INSTALLED_CONFIG, Path(site.getuserbase()) / INSTALLED_CONFIG]
+    for here in places:
+        if (here / "markets.toml").is_file():
+            return here
+    raise ConfigError(f"no example config folder (looked in {', '.join(str(p) for p in places)})",
+                      fix="reinstall the package (pip install --force-reinstall forecast-league), or install from "
+                          "a checkout: pip install -e .")

@@ -79,8 +79,25 @@ def explain(exc: ModuleNotFoundError) -> MissingExtra | None:
     name = EXTRA_OF.get(top)
     if name is None:
         return None
-    return MissingExtra(f"this command needs {top}, which the `{name}` extra installs; this is the lean install",
+    return MissingExtra(f"this command needs {top}, which the `{name}` extra installs; {_this_install(name)}",
                         fix=install_hint(name))
+
+
+def installed_extras() -> list[str]:
+    """The extras of the league's own stack whose every library this interpreter finds (without importing it)."""
+    have = [] if missing(STATS) else ["stats"]
+    return have + (["daemon"] if have and not missing(DAEMON) else [])
+
+
+def _this_install(wanted: str) -> str:
+    """What the install is, for the error: "the lean install" only when neither the statistics nor the daemon's
+    stack is there (a [demo] or [daemon] environment missing yfinance was called the lean install)."""
+    have = installed_extras()
+    if not have:
+        return "this is the lean install (no extra)"
+    if wanted in have:
+        return "it cannot be imported here (a broken install: reinstall the extra)"
+    return f"this install has the {' and '.join(have)} extra{'s' if len(have) > 1 else ''}, not `{wanted}`"
 
 
 @contextmanager

@@ -1,5 +1,11 @@
-"""How ``league serve`` runs uvicorn: the HTTP protocol with a deadline for a request's headers, and the app
+"""How ``league serve`` runs uvicorn: on a socket bound first, with a deadline for a request's headers, and the app
 factory its worker processes import (``--workers N``).
+
+:func:`bind` takes the address before anything is announced: ``league serve`` printed "serving on …" and only
+then let uvicorn bind, so a port already taken printed the line, then uvicorn's own error, and exited 1. Now a
+taken port is a :class:`BindError` naming the address and the fix, and the line is printed only once the
+socket listens; :func:`run_on` hands that socket to uvicorn (``Server.run(sockets=...)``, its public API), and
+the worker processes get it by its file descriptor (uvicorn's ``fd``).
 
 uvicorn (h11) waits for the rest of a request's headers for as long as the client likes: 1,100
 half-sent requests stayed open indefinitely. :func:`header_timeout_protocol` closes a connection
@@ -12,10 +18,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 from pathlib import Path
 from typing import Any, TypeVar
 
+import uvicorn
 from fastapi import FastAPI
+from starlette.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -33,6 +42,45 @@ WORKER_APP = "league.api.server:worker_app"
 WORKER_PROTOCOL = "league.api.server:WorkerH11"
 #: The protocol `league serve` runs (one process or several).
 SERVE_PROTOCOL = HttpToolsProtocol
+#: Pending connections the listening socket queues (uvicorn's default backlog).
+BACKLOG = 2048
+
+
+class BindError(LeagueError):
+    """The address to serve on cannot be taken (in use, not an address of this machine, a privileged port)."""
+
+
+def bind(host: str, port: int, *, option: str = "--port") -> socket.socket:
+    """A TCP socket listening on ``host:port`` (SO_REUSEADDR, as uvicorn sets it: a restart right after a stop
+    rebinds), or a :class:`BindError` naming the address, the reason and the option to change."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                             flags=socket.AI_PASSIVE)[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise BindError(f"cannot serve on {host}:{port}: {getattr(exc, 'strerror', None) or exc}",
+                        fix="give --host an address of this machine (127.0.0.1, ::1, 0.0.0.0)") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(BACKLOG)
+    except OSError as exc:
+        sock.close()
+        taken = exc.errno == 98  # EADDRINUSE
+        raise BindError(f"cannot serve on {host}:{port}: {exc.strerror or exc}",
+                        fix=(f"another process listens there (`ss -ltnp 'sport = :{port}'` names it): stop it or "
+                             f"choose another {option}") if taken else
+                            f"choose another address or {option} (ports below 1024 need privileges)") from None
+    return sock
+
+
+def run_on(app: ASGIApp, sock: socket.socket, *, http: type[H11Protocol] | type[HttpToolsProtocol] | None = None, proxy_headers: bool = False,
+           forwarded_allow_ips: str | None = None) -> None:
+    """Serve ``app`` with uvicorn on the socket :func:`bind` made: warnings only, no access log, and
+    ``log_config=None`` so uvicorn keeps the root handler league.log installed (JSON or console like every line)."""
+    config = uvicorn.Config(app, log_level="warning", log_config=None, access_log=False, http=http or "auto",
+                            proxy_headers=proxy_headers, forwarded_allow_ips=forwarded_allow_ips)
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 #: uvicorn's two HTTP implementations: h11 (pure Python) and httptools (llhttp, C: about twice the requests a

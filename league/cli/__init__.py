@@ -15,13 +15,14 @@ import os
 import sys
 import traceback
 from collections.abc import Iterator, MutableMapping
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from typer import _click as click  # the Click that typer builds its commands on (typer ships its own copy)
 from typer.core import TyperCommand, TyperGroup
 from typer.main import get_group
 
+from league import __version__
 from league.errors import LeagueError
 from league.extras import explain
 from league.log import configure
@@ -123,18 +124,49 @@ class Verbs(TyperGroup):
             self._listing = False
 
 
+#: What each exit status of ``league`` means, as printed under ``league --help`` (and in README.md's table):
+#: the error classes of league.errors (and their kin in each package) carry these codes; scripts rely on them.
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (0, "ok: the command did what it was asked"),
+    (1, "failed: a check or verification step failed, or a path, port or service cannot be used"),
+    (2, "bad input: an option, argument, config or input file; or a missing extra"),
+    (3, "a book is locked: another league process writes it"),
+    (4, "a hash chain is broken, or published files do not verify"),
+    (70, "internal error: a bug of the league (LEAGUE_DEBUG=1 shows the traceback)"),
+    (130, "interrupted (Ctrl-C)"),
+)
+
+#: The help's epilog: typer's help joins single line breaks, so each row is its own paragraph.
+EPILOG = "Exit status:\n\n" + "\n\n".join(f"{code:>3}  {meaning}" for code, meaning in EXIT_CODES)
+
+#: `-h` beside `--help` on every verb: Click hands a group's help option names down to its commands' contexts.
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
 app = typer.Typer(
     name="league",
     cls=Verbs,
     help="Forecasting league: seal AI forecasts, score them in the open, publish everything.",
+    epilog=EPILOG,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    # --install-completion / --show-completion: bash, zsh, fish and PowerShell completion of verbs and options
+    add_completion=True,
+    context_settings=CONTEXT,
 )
 
 
-@app.callback()
-def _league() -> None:
+def _print_version(asked: bool) -> None:
+    """``league --version``: the installed release (league.__version__, the one place it is written)."""
+    if asked:
+        typer.echo(f"league (forecast-league) {__version__}")
+        raise typer.Exit()
+
+
+@app.callback(epilog=EPILOG)
+def _league(
+    version: Annotated[bool, typer.Option("--version", "-V", callback=_print_version, is_eager=True,
+                                          help="print the installed version and exit")] = False,
+) -> None:
     """Forecasting league: seal AI forecasts, score them in the open, publish everything."""
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from datetime import date
 from pathlib import Path
 from typing import Annotated
@@ -87,6 +88,22 @@ def demo(
                   f"last link {report.last_link[:16]}…  ({result.forecasts} forecast rows)")
     console.print(f"open data: {result.public_dir}")
     console.print(DEMO_AUTHORITIES)
+    console.print("\n".join(next_commands(out)), markup=False, highlight=False, soft_wrap=True)
+
+
+def next_commands(out: Path) -> list[str]:
+    """The commands to run next on this demo league, with its own folders named: `league status` or `league
+    doctor` run bare read ./config, which in the repository's clone is the example config, not the demo's."""
+    config, data = shlex.quote(str(out / "config")), shlex.quote(str(out / "data"))
+    rows = [
+        (f"league verify {shlex.quote(str(out / 'data' / 'public'))}", "every reader's step on the open data"),
+        (f"league status --config {config}", "the demo's last jobs, runs and each seat's last answer"),
+        (f"league doctor --config {config} --no-providers", "the sandbox, the seats, the data folder"),
+        (f"league stats --data {data}", "the league table and the statistics, recomputed"),
+        (f"league serve --data {data}", "the league page at http://127.0.0.1:8765/"),
+    ]
+    width = max(len(command) for command, _ in rows)
+    return ["next:", *(f"  {command:<{width}}  # {what}" for command, what in rows)]
 
 
 #: Said after every demo: its stamps come from stand-ins the operator (this machine) runs.

@@ -66,12 +66,24 @@ def config_checks(config_dir: Path, roster: Path | None) -> list[Check]:
         return [Check("configuration", False, exc.message, exc.fix or "")]
     checks = [Check("configuration", True, f"{config_dir}: {len(config.markets.markets)} markets, "
                     f"{len(config.roster.seat)} seats, every value within its bounds (docs/configuration.md)")]
+    checks.append(books_check(config.data_dir))
     stamps = config.settings.stamps
     if stamps.rekor_url:
         key = config.data_dir / stamps.key
         checks.append(Check("stamps: signing key", key.is_file(), str(key),
                             "run `league init` (it makes the key) or set [stamps] key to the league's key"))
     return checks + news_checks(config)
+
+
+def books_check(data_dir: Path) -> Check:
+    """The data folder the config names holds the council book with its opening line. A config read from the
+    wrong place (`league doctor` run bare in the repository clone reads its example config/, whose data/ is
+    not there) or a data folder never initialised would otherwise pass every check and fail on the first job."""
+    book = data_dir / "books" / "council-book.jsonl"
+    size = book.stat().st_size if book.is_file() else 0
+    return Check("data: books", size > 0, f"{book}: {size} bytes" if size else f"{book}: no book there",
+                 "this data folder holds no league: `league init DIR` makes one (then --config DIR/config), or "
+                 "point [paths] data in league.toml at the league's data folder")
 
 
 def news_checks(config: Config) -> list[Check]:

@@ -28,17 +28,17 @@ def serve(
 ) -> None:
     """Take readers' forecasts at /readers/ and seal each in the readers' book; no access log, no address kept."""
     with extra("daemon"):
-        import uvicorn
         from fastapi import FastAPI
 
+        from league.api.server import bind, run_on
         from league.readers.service import readers_app_for
 
     outer = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     outer.mount("/readers", readers_app_for(load_config(config), SystemClock(), secure_cookie=secure_cookie))
+    sock = bind(host, port, option="--port (LEAGUE_READERS_PORT)")  # first: announced only once it is ours
     typer.echo(f"readers' write service on http://{host}:{port}/readers/ (no access log, no address kept)")
     # behind nginx the client is the proxy: its X-Forwarded-For (from loopback only) is the address the limits hash
-    uvicorn.run(outer, host=host, port=port, log_level="warning", log_config=None, access_log=False,
-                proxy_headers=True, forwarded_allow_ips="127.0.0.1")
+    run_on(outer, sock, proxy_headers=True, forwarded_allow_ips="127.0.0.1")
 
 
 def register(app: typer.Typer) -> None:

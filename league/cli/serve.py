@@ -57,7 +57,9 @@ def serve(
             WORKER_APP,
             WORKER_ARGS_ENV,
             WORKER_PROTOCOL,
+            bind,
             header_timeout_protocol,
+            run_on,
             worker_args,
         )
         from league.readers.service import readers_app_for
@@ -72,15 +74,16 @@ def serve(
         DataPaths.resolve(data)  # a wrong folder fails here, once, not in every worker
         os.environ[WORKER_ARGS_ENV] = worker_args(data, db, accel_redirect)
         os.environ[HEADER_TIMEOUT_ENV] = str(header_timeout)
+        sock = bind(host, port, option="--port (LEAGUE_PORT)")  # first: the workers share the socket by its fd
         typer.echo(f"serving {data} on http://{host}:{port}/ with {workers} workers")
-        uvicorn.run(WORKER_APP, factory=True, workers=workers, host=host, port=port, log_level="warning",
+        uvicorn.run(WORKER_APP, factory=True, workers=workers, fd=sock.fileno(), log_level="warning",
                     log_config=None, access_log=False, http=WORKER_PROTOCOL)
+        sock.close()
         return
     application = create_app(data, db_url=db, accel_redirect=accel_redirect)
     if readers:  # a separate app with its own state and book writer, mounted beside the read-only one
         mount_beside(application, "/readers", readers_app_for(load_config(config), SystemClock(),
                                                               secure_cookie=secure_cookie))
+    sock = bind(host, port, option="--port (LEAGUE_PORT)")  # first: "serving on" is said only once the address is ours
     typer.echo(f"serving {data} on http://{host}:{port}/ (league page at /, open data at /index.html)")
-    # log_config=None: uvicorn keeps the root handler league.log installed (JSON or console like every line)
-    uvicorn.run(application, host=host, port=port, log_level="warning", log_config=None, access_log=False,
-                http=header_timeout_protocol(header_timeout, SERVE_PROTOCOL))
+    run_on(application, sock, http=header_timeout_protocol(header_timeout, SERVE_PROTOCOL))

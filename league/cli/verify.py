@@ -125,7 +125,7 @@ def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool
         steps = verify_published(target, extra=extra, trust=TrustStore.default(anchors),
                                  trust_folder_certs=trust_folder_certs, progress=progress,
                                  contest=_contest_verifier())
-    if steps and steps[0].step == FOLDER_STEP[0]:  # the target itself cannot be verified: no step ran
+    if steps and steps[0].step == FOLDER_STEP[0] and steps[0].status == "FAILED":  # no other step ran
         raise InputError(f"{target}: cannot be verified: {steps[0].detail}", fix=steps[0].fix or None)
     for step in steps:
         typer.echo(step.line())

@@ -879,7 +879,7 @@ def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeade
                      trust_folder_certs: bool = False,
                      progress: Callable[[str, int, int], None] | None = None,
                      contest: ContestVerifier | None = None) -> list[StepResult]:
-    """Run steps 2–10 and 13 (and ``extra`` steps) on a published folder or URL; one StepResult per step, never
+    """Run steps 1–10 and 13 (and ``extra`` steps) on a published folder or URL; one StepResult per step, never
     an exception; or only a FAILED step 1 when the target cannot be verified at all (:func:`unverifiable`).
     Step 13 runs ``contest`` (league.contest.verify.verify_folder) on the contest's files; without it, a
     folder with contest files has step 13 skipped, and ``--strict`` refuses that.
@@ -897,12 +897,13 @@ def verify_published(root: Path | str, *, block_headers: Mapping[int, BlockHeade
             except (httpx.HTTPError, ValueError, TypeError, AttributeError, OSError) as exc:
                 return [StepResult(*FOLDER_STEP, "FAILED", f"cannot download {text}: {exc}", fix=DOWNLOAD_FIX)]
             return _check(Path(tmp), block_headers, run_scripts=False, extra=extra, trust=trust,
-                          trust_folder_certs=trust_folder_certs, progress=progress, contest=contest)
+                          trust_folder_certs=trust_folder_certs, progress=progress, contest=contest,
+                          source=f"downloaded from {text}")
     folder = Path(root)
     if not folder.is_dir():
         return [StepResult(*FOLDER_STEP, "FAILED", f"{folder} is not a folder", fix=NO_BOOK_FIX)]
     return _check(folder, block_headers, run_scripts=True, extra=extra, trust=trust,
-                  trust_folder_certs=trust_folder_certs, progress=progress, contest=contest)
+                  trust_folder_certs=trust_folder_certs, progress=progress, contest=contest, source=str(folder))
 
 
 DOWNLOAD_FIX = "check the URL (the open-data folder's address, served with proof/index.json) and the network"
@@ -931,19 +932,28 @@ def unverifiable(root: Path) -> StepResult | None:
     return None
 
 
+def folder_step(root: Path, source: str) -> StepResult:
+    """Step 1 when it holds: the folder was found (or downloaded) and holds books with lines, regular files only.
+    Printed like every other step, so a reader's output starts at step 1 and names what the later steps read."""
+    books = [name for name in BOOKS if (root / name).is_file() and (root / name).stat().st_size > 0]
+    return StepResult(*FOLDER_STEP, "ok", f"{source}: {len(books)} book(s) with lines ({', '.join(books)}); "
+                                          "regular files only")
+
+
 def _check(folder: Path, headers: Mapping[int, BlockHeaderFact] | None, *, run_scripts: bool,
            extra: Sequence[ExtraStep] = (), trust: TrustStore | None = None,
            trust_folder_certs: bool = False,
            progress: Callable[[str, int, int], None] | None = None,
-           contest: ContestVerifier | None = None) -> list[StepResult]:
+           contest: ContestVerifier | None = None, source: str = "") -> list[StepResult]:
     refusal = unverifiable(folder)
     if refusal is not None:
         return [refusal]
+    found = folder_step(folder, source or str(folder))
     try:
         checker = Checker(folder, headers, run_scripts=run_scripts, extra=extra, trust=trust,
                           trust_folder_certs=trust_folder_certs, progress=progress, contest=contest)
     except (StampError, InputError) as exc:
-        return [StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc.message}")]
+        return [found, StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc.message}")]
     except OSError as exc:
-        return [StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc}")]
-    return checker.run()
+        return [found, StepResult(2, "read stamped lists", "FAILED", f"cannot read {folder / 'proof'}: {exc}")]
+    return [found, *checker.run()]

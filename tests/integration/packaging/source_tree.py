@@ -18,7 +18,7 @@ def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def source_copy(target: Path) -> Path:
     """Tracked and new (not ignored) files, so the build leaves nothing in the checkout and sees this work."""
     listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "league", "agents",
-                             "sandbox", "league_agents", "pyproject.toml", "README.md"], cwd=ROOT,
+                             "sandbox", "league_agents", "pyproject.toml", "README.md", "LICENSE", "config"], cwd=ROOT,
                             capture_output=True, text=True, check=True).stdout.split()
     archive = target.with_suffix(".tar")
     with tarfile.open(archive, "w") as tar:

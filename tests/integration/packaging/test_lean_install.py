@@ -109,7 +109,7 @@ def test_league_verify_skips_the_contest_recount_and_strict_refuses(lean: Path, 
 def test_a_verb_that_needs_an_extra_says_which(lean: Path, published: Path, tmp_path: Path) -> None:
     stats = _league(lean, "stats", "--data", str(published / "data"), cwd=tmp_path)
     assert stats.returncode == 2 and "Traceback" not in stats.stderr
-    assert "pip install 'forecast-league[stats]'" in stats.stderr
+    assert "pip install 'forecast-league[stats]'" in stats.stderr and "this is the lean install" in stats.stderr
     rebuild = _league(lean, "rebuild", "--data", str(published / "data"), cwd=tmp_path)
     assert rebuild.returncode == 2 and "pip install 'forecast-league[daemon]'" in rebuild.stderr
 

@@ -157,8 +157,8 @@ def test_verify_passes_on_the_good_folder(season: tuple[Season, Stamper]) -> Non
     """The reader trusts the two authorities' roots (passed as her own anchors): every step is ok."""
     s, _ = season
     results = verify_published(s.public, trust=reader_store(s))
-    assert [r.step for r in results] == [*range(2, 11), 13]  # 13: the CLI contest (none here)
-    assert statuses(results) == {2: "ok", 3: "ok", 4: "ok", 5: "ok", 6: "skipped", 7: "ok", 8: "ok", 9: "ok",
+    assert [r.step for r in results] == [*range(1, 11), 13]  # 13: the CLI contest (none here)
+    assert statuses(results) == {1: "ok", 2: "ok", 3: "ok", 4: "ok", 5: "ok", 6: "skipped", 7: "ok", 8: "ok", 9: "ok",
                                  10: "ok", 13: "skipped"}, [r.line() for r in results]
     assert "pending" in by_step(results, 6).detail
     assert "tsa-a, tsa-b: anchored in your trust store" in by_step(results, 9).detail
@@ -281,7 +281,7 @@ def test_bad_input_gives_a_clear_failed_line(season: tuple[Season, Stamper], ste
     s, _ = season
     damage(s.public)
     results = verify_published(s.public)
-    assert len(results) == 10
+    assert len(results) == 11
     result = by_step(results, step)
     assert result.status == "FAILED" and expected in result.detail, result.line()
     assert "could not run this step" not in " ".join(r.detail for r in results)
@@ -322,9 +322,10 @@ def test_league_verify_prints_one_line_per_step(season: tuple[Season, Stamper]) 
     runner = CliRunner()
     good = runner.invoke(app, ["verify", str(s.public)])
     assert good.exit_code == 0, good.output
-    # steps 2-10, then 11 (derived files: none published here), 12 (release manifest: not published) and
+    # steps 1-10, then 11 (derived files: none published here), 12 (release manifest: not published) and
     # 13 (the CLI contest: none here)
-    assert sum(line.startswith("step ") for line in good.output.splitlines()) == 12
+    assert sum(line.startswith("step ") for line in good.output.splitlines()) == 13
+    assert "step  1 the folder: ok" in good.output
     assert "step  3 prefix digests: ok" in good.output
     _flip(s.public / BOOK, b'"seat":"gamma"', b'"seat":"gammA"')
     bad = runner.invoke(app, ["verify", str(s.public)])

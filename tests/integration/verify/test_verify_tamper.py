@@ -55,8 +55,10 @@ def test_the_untampered_demo_passes_every_step(demo_public: Path, clean_verify: 
     code, output = clean_verify
     steps = {int(m.group(1)): m.group(2) for m in re.finditer(r"^step +(\d+) [^:]+: (\w+)", output, re.M)}
     assert code == 0 and "FAILED" not in steps.values(), output
-    assert sorted(steps) == list(range(2, 14))  # 13: the CLI contest (skipped: the demo has none)
-    assert {steps[n] for n in (2, 3, 4, 5, 7, 8, 9, 11, 12)} == {"ok"}, output
+    assert sorted(steps) == list(range(1, 14))  # 13: the CLI contest (skipped: the demo has none)
+    first = next(line for line in output.splitlines() if line.startswith("step "))
+    assert first.startswith("step  1 the folder: ok — ") and "council-book.jsonl" in first  # numbered from 1
+    assert {steps[n] for n in (1, 2, 3, 4, 5, 7, 8, 9, 11, 12)} == {"ok"}, output
     assert steps[13] == "skipped"
     step11 = next(line for line in output.splitlines() if line.startswith("step 11"))
     assert "council-forecasts.csv" in step11 and "roster.json" in step11 and "council-stats.json" in step11
@@ -64,10 +66,10 @@ def test_the_untampered_demo_passes_every_step(demo_public: Path, clean_verify: 
 
 
 def test_verify_published_alone_keeps_the_steps_of_open_data(demo_public: Path) -> None:
-    """Without the CLI's extra steps the reader runs steps 2-10 and the contest's 13; the rebuild step is the
+    """Without the CLI's extra steps the reader runs steps 1-10 and the contest's 13; the rebuild step is the
     writer's code."""
     steps = verify_published(demo_public, extra=[(12, "release manifest", manifest_step)])
-    assert [s.step for s in steps] == [*range(2, 11), 12, 13] and steps[-2].status == "ok"
+    assert [s.step for s in steps] == [*range(1, 11), 12, 13] and steps[-2].status == "ok"
     assert steps[-1].status == "skipped"  # no contest files in the council's demo
 
 
