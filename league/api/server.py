@@ -74,7 +74,8 @@ def bind(host: str, port: int, *, option: str = "--port") -> socket.socket:
     return sock
 
 
-def run_on(app: ASGIApp, sock: socket.socket, *, http: type[H11Protocol] | type[HttpToolsProtocol] | None = None, proxy_headers: bool = False,
+def run_on(app: ASGIApp, sock: socket.socket, *, http: type[H11Protocol] | type[HttpToolsProtocol] | None = None,
+           proxy_headers: bool = False,
            forwarded_allow_ips: str | None = None) -> None:
     """Serve ``app`` with uvicorn on the socket :func:`bind` made: warnings only, no access log, and
     ``log_config=None`` so uvicorn keeps the root handler league.log installed (JSON or console like every line)."""
