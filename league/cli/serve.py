@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from league.api.paths import DataPaths
 from league.cli._common import ConfigDir, DataDir
 from league.clock import SystemClock
 from league.config import load_config
@@ -50,7 +51,6 @@ def serve(
         import uvicorn
 
         from league.api.app import create_app, mount_beside
-        from league.api.paths import DataPaths
         from league.api.server import (
             HEADER_TIMEOUT_ENV,
             SERVE_PROTOCOL,
