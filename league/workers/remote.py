@@ -250,7 +250,8 @@ class _Link:
                 self.app.send_task(TASK_NAME, args=[body], task_id=identity, queue=self.queue,
                                    exchange=ASKS_EXCHANGE.name, routing_key=self.queue, expires=deadline,
                                    time_limit=timeout_s + HARD_LIMIT_MARGIN_S, producer=self._producer,
-                                   retry=False, declare=[], mandatory=True)
+                                   retry=False, declare=[], mandatory=True, argsrepr=f"[ask {identity}]",
+                                   kwargsrepr="{}")
                 confirms.published(identity)
             end = time.monotonic() + CONFIRM_TIMEOUT_S
             while confirms.pending() and time.monotonic() < end:
