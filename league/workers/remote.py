@@ -1,8 +1,9 @@
 """The league's side of remote seats: publish each ask to its lab's queue, yield replies as they arrive.
 
-Per lab vhost the runner keeps one Celery app (to publish asks, as the task ``league.run_seat``) and
-one consumer thread on the lab's replies queue. The consumer stamps every message with the league's
-clock the moment it is delivered, and hands it to the batch waiting for that identity.
+Per lab vhost the runner keeps one Celery app (to build the asks, as the task ``league.run_seat``), one
+publishing connection whose channel is in confirm mode (a fan-out's asks are written together, then their
+confirms awaited once), and one consumer thread on the lab's replies queue. The consumer stamps every
+message with the league's clock the moment it is delivered, and hands it to the batch waiting for that identity.
 
 Delivery semantics (docs/workers.md, "Delivery"):
 
