@@ -14,9 +14,10 @@ Every seat is a scripted seat (a real child process in the real bubblewrap sandb
   over plain AMQP on loopback.
 
 Per run: the start spread (last seat start − first, from each reply's ``started_at``), the time from
-the first ask sent to the last reply received (makespan), the median time to a reply, and for remote
-the time ``submit`` took to publish every ask (confirmed by the broker). Medians over ``--runs`` are
-printed with the ratio remote / local. The labs, users and workers are removed at the end.
+the first ask sent to the last seat's start (last_start) and to the last reply received (makespan), the
+median time to a reply, and for remote the time ``submit`` took to publish every ask (all confirmed by the
+broker: published together, then one wait for the confirms). The load average is printed before and after.
+Medians over ``--runs`` are printed with the ratio remote / local. The labs, users and workers are removed at the end.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ def asks(seats: int, tag: str) -> list[tuple[SeatSpec, Ask]]:
 
 def figures(sent: datetime, started: list[datetime], arrived: list[datetime]) -> dict[str, float]:
     return {"spread_s": (max(started) - min(started)).total_seconds(),
+            "last_start_s": (max(started) - sent).total_seconds(),
             "makespan_s": (max(arrived) - sent).total_seconds(),
             "median_reply_s": statistics.median((a - sent).total_seconds() for a in arrived)}
 
@@ -114,6 +116,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=16)
     parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
+    load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
     os.environ.setdefault("LEAGUE_SEAT_UIDS", "64000-64999")
     folder = Path(tempfile.mkdtemp(prefix="workers-bench-"))
     ctl = b.Rabbitmqctl()
@@ -141,10 +144,11 @@ def main() -> None:
         for q in queues:
             b.remove_lab(ctl, q)
         ctl.run("delete_user", league_user)
-    print(f"\n{platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, {args.seats} seats, "
+    print(f"\nload average before {load_before}, after {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"{platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, {args.seats} seats, "
           f"{args.threads} local threads vs 2 workers x {args.concurrency} processes, median of {args.runs} runs")
     print(f"{'figure':<16}{'local':>10}{'remote':>10}{'remote/local':>14}")
-    for key in ("spread_s", "makespan_s", "median_reply_s"):
+    for key in ("spread_s", "last_start_s", "makespan_s", "median_reply_s"):
         local = statistics.median(r[key] for r in results["local"])
         remote = statistics.median(r[key] for r in results["remote"])
         print(f"{key:<16}{local:>10.3f}{remote:>10.3f}{remote / local:>14.2f}")

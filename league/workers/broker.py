@@ -176,7 +176,7 @@ def isolation_problems(target: BrokerTarget, queue: str) -> list[Problem]:
     read the replies queue nor enter the shared default vhost (either would mean permissions wider
     than a lab's, as ``league broker add-lab`` grants them)."""
     with target.connection() as conn:
-        _connect(conn, target)
+        connect(conn, target)
         channel = conn.channel()
         try:
             channel.queue_declare(queue, passive=True)
@@ -195,7 +195,8 @@ def isolation_problems(target: BrokerTarget, queue: str) -> list[Problem]:
     return problems
 
 
-def _connect(conn: Connection, target: BrokerTarget) -> None:
+def connect(conn: Connection, target: BrokerTarget) -> None:
+    """Connect ``conn``; a refusal becomes a :class:`BrokerError` naming the target (never its password)."""
     try:
         conn.connect()
     except Exception as exc:
@@ -344,7 +345,7 @@ def add_lab(ctl: Rabbitmqctl, queue: str, password: str, *, league: BrokerTarget
 def declare_lab(target: BrokerTarget, queue: str) -> None:
     """Declare (idempotently) the lab's asks queue and the replies queue, as the league user."""
     with target.connection() as conn:
-        _connect(conn, target)
+        connect(conn, target)
         channel = conn.channel()
         asks_queue(queue, declare=True)(channel).declare()
         replies_queue(queue)(channel).declare()
@@ -385,7 +386,7 @@ class QueueStatus:
 def queue_status(target: BrokerTarget, queue: str) -> QueueStatus:
     """Counts from passive declarations (they change nothing on the broker)."""
     with target.with_vhost(vhost_for(queue)).connection() as conn:
-        _connect(conn, target)
+        connect(conn, target)
         channel = conn.channel()
         asks = channel.queue_declare(queue, passive=True)
         replies = channel.queue_declare(REPLIES_QUEUE, passive=True)

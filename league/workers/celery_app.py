@@ -13,7 +13,9 @@ Why each setting (Celery 5 names):
 * remote control, events, gossip, mingle off: each would declare exchanges or queues a lab's user may
   not (and should not) create, and would broadcast between workers of different labs.
 * ``broker_connection_retry*``: a broker restart is survived, not fatal; ``confirm_publish``: a
-  publish returns once the broker holds the message.
+  publish returns once the broker holds the message (a worker's replies). The league publishes a
+  fan-out's asks on a confirm channel of its own instead, all of them before one wait for their
+  confirms (:meth:`league.workers.remote._Link.send_all`).
 * the asks queue is never declared by the worker (``no_declare``): the league declared it.
 """
 

@@ -1,8 +1,9 @@
 """The league's side of remote seats: publish each ask to its lab's queue, yield replies as they arrive.
 
-Per lab vhost the runner keeps one Celery app (to publish asks, as the task ``league.run_seat``) and
-one consumer thread on the lab's replies queue. The consumer stamps every message with the league's
-clock the moment it is delivered, and hands it to the batch waiting for that identity.
+Per lab vhost the runner keeps one Celery app (to build the asks, as the task ``league.run_seat``), one
+publishing connection whose channel is in confirm mode (a fan-out's asks are written together, then their
+confirms awaited once), and one consumer thread on the lab's replies queue. The consumer stamps every
+message with the league's clock the moment it is delivered, and hands it to the batch waiting for that identity.
 
 Delivery semantics (docs/workers.md, "Delivery"):
 
@@ -25,8 +26,8 @@ import queue as queue_mod
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -34,15 +35,18 @@ from pathlib import Path
 from typing import Literal, TypedDict
 
 import structlog
+from amqp.basic_message import Message as AmqpMessage
+from amqp.channel import Channel
 from kombu.connection import Connection
+from kombu.exceptions import OperationalError
 from kombu.message import Message
-from kombu.messaging import Consumer
+from kombu.messaging import Consumer, Producer
 from kombu.mixins import ConsumerMixin
 
 from league.clock import Clock
 from league.runner import RecordSink, ReplyRecord, SeatAsk
 from league.workers import wire
-from league.workers.broker import BrokerTarget, declare_lab
+from league.workers.broker import BrokerTarget, connect, declare_lab
 from league.workers.celery_app import make_app
 from league.workers.errors import BrokerError, WireError, WorkerError
 from league.workers.runner import Arrival, SeatJob
@@ -57,7 +61,10 @@ RUN_MARGIN_S = 30.0
 HARD_LIMIT_MARGIN_S = 300.0
 #: How often a runner with a ``state_file`` rewrites it (the daemon's asks in flight, for `league status`).
 STATE_EVERY_S = 2.0
+#: A fan-out's publication that fails (connection lost, basic.nack, no confirm) is tried again this way.
 SEND_RETRY = {"max_retries": 3, "interval_start": 0.5, "interval_step": 1.0, "interval_max": 2.0}
+#: How long the league waits for the broker to confirm a fan-out's asks, all of them, once published.
+CONFIRM_TIMEOUT_S = 10.0
 #: What a listener hands each decoded reply to (in its own thread): the listener, the JSON body, kombu's message.
 Deliver = Callable[["_ReplyListener", object, Message], None]
 
@@ -126,6 +133,52 @@ class _ReplyListener(ConsumerMixin):  # type: ignore[misc]
             yield conn
 
 
+class _Confirms:
+    """The broker's answers on a publishing channel in confirm mode. RabbitMQ numbers the channel's
+    publishes 1, 2, 3… (the delivery tags of its ``basic.ack``/``basic.nack``, ``multiple`` settling every
+    tag up to one); a ``basic.return`` (mandatory, unroutable) comes before the ack of the same message."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._tags: dict[int, str] = {}
+        self.acked: set[str] = set()
+        self.nacked: set[str] = set()
+        self.returned: dict[str, str] = {}
+
+    def begin(self) -> None:
+        """A new round on the same channel: the count of publishes goes on, the answers start afresh."""
+        self._tags, self.acked, self.nacked, self.returned = {}, set(), set(), {}
+
+    def published(self, identity: str) -> None:
+        self._count += 1
+        self._tags[self._count] = identity
+
+    def pending(self) -> bool:
+        return bool(self._tags)
+
+    def unsettled(self, asks: Iterable[str]) -> list[str]:
+        """The asks the broker is not known to hold (not acked, or returned, or nacked)."""
+        return [i for i in asks if i not in self.acked or i in self.returned or i in self.nacked]
+
+    def _settle(self, tag: int, multiple: bool, into: set[str]) -> None:
+        for settled in ([t for t in self._tags if t <= tag] if multiple else [tag]):
+            identity = self._tags.pop(settled, None)
+            if identity is not None:
+                into.add(identity)
+
+    def on_ack(self, delivery_tag: int, multiple: bool) -> None:
+        self._settle(delivery_tag, multiple, self.acked)
+
+    def on_nack(self, delivery_tag: int, multiple: bool) -> None:
+        self._settle(delivery_tag, multiple, self.nacked)
+
+    def on_return(self, exc: Exception, exchange: str, routing_key: str, message: AmqpMessage) -> None:
+        props = message.properties or {}
+        identity = props.get("correlation_id") or (props.get("application_headers") or {}).get("id")
+        if identity:
+            self.returned[str(identity)] = f"{exc} (exchange {exchange!r}, routing key {routing_key!r})"
+
+
 class _Link:
     """One lab's vhost as the league uses it: its Celery app and its replies listener."""
 
@@ -134,6 +187,10 @@ class _Link:
         self.target = target.with_vhost(vhost_for(queue))
         declare_lab(self.target, queue)
         self.app = make_app(self.target, queue, worker=False)
+        self._publish_lock = threading.Lock()
+        self._publisher: tuple[Connection, Channel] | None = None
+        self._confirms = _Confirms()
+        self._producer: Producer | None = None
         self.listener = _ReplyListener(self.target, queue, deliver)
         self.thread = threading.Thread(target=self._serve, daemon=True, name=f"replies-{queue}")
         self.thread.start()
@@ -151,16 +208,108 @@ class _Link:
                     pass
                 time.sleep(1.0)
 
-    def send(self, body: wire.AskBody, identity: str, deadline: datetime, timeout_s: float) -> None:
-        """Publish through ``league.asks`` (not Celery's shortcut to the default exchange), persistent,
-        confirmed; the broker drops it at ``deadline`` if no worker took it (per-message TTL from ``expires``)."""
-        self.app.send_task(TASK_NAME, args=[body], task_id=identity, queue=self.queue, exchange=ASKS_EXCHANGE.name,
-                           routing_key=self.queue, expires=deadline, time_limit=timeout_s + HARD_LIMIT_MARGIN_S,
-                           retry=True, retry_policy=SEND_RETRY)
+    def send_all(self, asks: Sequence[tuple[wire.AskBody, float]], deadline: datetime) -> dict[str, str]:
+        """Publish every ask (body, seat timeout) through ``league.asks``, persistent, then wait ONCE for the
+        broker's confirms of them all; identity → the problem, for each ask the broker does not hold.
+
+        An ask counts as sent only when the broker confirmed it (``basic.ack``) and did not return it
+        (``mandatory``: a missing asks queue is an unroutable ask, returned, never silently dropped). A
+        connection lost or a ``basic.nack`` is retried by :data:`SEND_RETRY` (a fresh connection; an ask
+        the broker took whose confirm was lost is then queued twice: the second run's reply is a flagged
+        duplicate); a return or a channel refusal is not."""
+        with self._publish_lock:
+            left = {body["identity"]: (body, timeout_s) for body, timeout_s in asks}
+            problems: dict[str, str] = {}
+            wait = float(SEND_RETRY["interval_start"])
+            for attempt in range(int(SEND_RETRY["max_retries"]) + 1):
+                failed = self._publish_round(left, deadline)
+                for identity, (problem, retry) in failed.items():
+                    if not retry or attempt == int(SEND_RETRY["max_retries"]):
+                        problems[identity] = problem
+                left = {i: left[i] for i, (_, retry) in failed.items() if retry and i not in problems}
+                if not left:
+                    break
+                log.warning("remote.send_retry", queue=self.queue, asks=len(left), retry_in_s=wait)
+                time.sleep(wait)
+                wait = min(wait + float(SEND_RETRY["interval_step"]), float(SEND_RETRY["interval_max"]))
+            return problems
+
+    def _publish_round(self, asks: dict[str, tuple[wire.AskBody, float]],
+                       deadline: datetime) -> dict[str, tuple[str, bool]]:
+        """One try: publish ``asks`` on the confirm channel, wait for their confirms; the ones not confirmed
+        with (problem, worth retrying)."""
+        try:
+            conn, channel = self._confirm_channel()
+        except Exception as exc:  # noqa: BLE001 - an unreachable broker: every ask left is retried
+            self._drop_publisher()
+            return dict.fromkeys(asks, (str(getattr(exc, "message", exc)), True))
+        confirms = self._confirms
+        confirms.begin()
+        lost = (OperationalError, *conn.connection_errors)  # Celery re-raises a lost socket as OperationalError
+        try:
+            for identity, (body, timeout_s) in asks.items():
+                self.app.send_task(TASK_NAME, args=[body], task_id=identity, queue=self.queue,
+                                   exchange=ASKS_EXCHANGE.name, routing_key=self.queue, expires=deadline,
+                                   time_limit=timeout_s + HARD_LIMIT_MARGIN_S, producer=self._producer,
+                                   retry=False, declare=[], mandatory=True, argsrepr=f"[ask {identity}]",
+                                   kwargsrepr="{}")
+                confirms.published(identity)
+            end = time.monotonic() + CONFIRM_TIMEOUT_S
+            while confirms.pending() and time.monotonic() < end:
+                try:
+                    conn.drain_events(timeout=max(end - time.monotonic(), 0.01))
+                except TimeoutError:
+                    break
+        except lost as exc:
+            self._drop_publisher()
+            return {i: (f"the connection to the broker was lost before it confirmed the ask: {exc}", True)
+                    for i in confirms.unsettled(asks)}
+        except conn.channel_errors as exc:
+            self._drop_publisher()
+            return {i: (f"the broker refused the ask: {exc}", False) for i in confirms.unsettled(asks)}
+        out: dict[str, tuple[str, bool]] = {}
+        for identity in asks:
+            if identity in confirms.returned:
+                out[identity] = (f"the broker has no queue {self.queue!r} to route it to "
+                                 f"({confirms.returned[identity]})", False)
+            elif identity in confirms.nacked:
+                out[identity] = ("the broker refused to take it (basic.nack)", True)
+            elif identity not in confirms.acked:
+                out[identity] = (f"the broker did not confirm it within {CONFIRM_TIMEOUT_S:.0f} s", True)
+        if any(retry for _, retry in out.values()):
+            self._drop_publisher()  # a late confirm must not be counted for the next round's asks
+        return out
+
+    def _confirm_channel(self) -> tuple[Connection, Channel]:
+        """The publishing connection of this lab (its own, not Celery's pool, whose channels confirm each
+        publish before the next) and its channel in confirm mode, made on first use."""
+        if self._publisher is None:
+            conn = self.target.connection()
+            connect(conn, self.target)
+            channel = conn.channel()
+            channel.confirm_select()
+            confirms = _Confirms()
+            channel.events["basic_ack"].add(confirms.on_ack)
+            channel.events["basic_nack"].add(confirms.on_nack)
+            channel.events["basic_return"].add(confirms.on_return)
+            self._publisher, self._confirms = (conn, channel), confirms
+            self._producer = Producer(channel, auto_declare=False)
+        return self._publisher
+
+    def _drop_publisher(self) -> None:
+        conn = self._publisher[0] if self._publisher else None
+        self._publisher = None
+        if conn is not None:
+            try:
+                conn.release()
+            except Exception:  # noqa: BLE001 - a dead connection is being thrown away anyway
+                pass
 
     def close(self) -> None:
         self.listener.should_stop = True
         self.thread.join(timeout=5.0)
+        with self._publish_lock:
+            self._drop_publisher()
         self.app.close()
 
 
@@ -295,22 +444,31 @@ class RemoteSeatRunner:
                 raise WorkerError(f"asks already in flight or repeated in the batch: {sorted(clash)[:3]}",
                                   fix="each seat's ask is submitted once; wait for its arrival or cancel it")
             self._waiting.update(dict.fromkeys(batch.jobs, batch))
-        unreachable: dict[str, str] = {}
+        by_queue: dict[str, list[tuple[wire.AskBody, float]]] = {}
         for job, body in zip(jobs, bodies, strict=True):
-            problem = unreachable.get(job.queue) or self._send(job, body, deadline)
-            if problem:
-                unreachable[job.queue] = problem
-                batch.conclude_unsent(body["identity"], f"the ask could not be queued for {job.queue!r}: {problem}")
+            by_queue.setdefault(job.queue, []).append((body, job.spec.timeout_s))
+
+        def send(queue: str) -> None:
+            for identity, problem in self._send(queue, by_queue[queue], deadline).items():
+                batch.conclude_unsent(identity, f"the ask could not be queued for {queue!r}: {problem}")
+
+        if len(by_queue) == 1:
+            send(next(iter(by_queue)))
+        else:  # each lab's fan-out on its own connection: one lab's confirms do not hold back the next's
+            with ThreadPoolExecutor(max_workers=min(len(by_queue), 8), thread_name_prefix="publish") as pool:
+                list(pool.map(send, by_queue))
         return batch
 
-    def _send(self, job: SeatJob, body: wire.AskBody, deadline: datetime) -> str:
-        """Publish one ask (confirmed by the broker); the problem in words when it could not be."""
+    def _send(self, queue: str, asks: Sequence[tuple[wire.AskBody, float]], deadline: datetime) -> dict[str, str]:
+        """Publish one lab's asks, confirmed by the broker; identity → the problem, for each not queued."""
         try:
-            self._link(job.queue).send(body, body["identity"], deadline, job.spec.timeout_s)
+            problems = self._link(queue).send_all(asks, deadline)
         except Exception as exc:  # noqa: BLE001 - one lab's broker trouble concludes its asks, not the batch
-            log.error("remote.send_failed", queue=job.queue, seat=job.spec.name, error=str(exc))
-            return str(getattr(exc, "message", exc))
-        return ""
+            problem = str(getattr(exc, "message", exc))
+            problems = {body["identity"]: problem for body, _ in asks}
+        for identity, problem in problems.items():
+            log.error("remote.send_failed", queue=queue, identity=identity, error=problem)
+        return problems
 
     def _link(self, queue: str) -> _Link:
         with self._lock:

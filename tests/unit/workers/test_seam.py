@@ -58,9 +58,9 @@ def make_runner(clock: SimulatedClock, *, simulated: bool = False) -> tuple[Remo
     sent: list[dict[str, Any]] = []
     records: list[ReplyRecord] = []
 
-    def send(job: Any, body: dict[str, Any], deadline: datetime) -> str:
-        sent.append({**body, "_deadline": deadline})
-        return ""
+    def send(queue: str, asks: Sequence[tuple[dict[str, Any], float]], deadline: datetime) -> dict[str, str]:
+        sent.extend({**body, "_queue": queue, "_deadline": deadline} for body, _ in asks)
+        return {}
 
     runner._send = send  # type: ignore[method-assign]
     runner.on_record(records.append)
