@@ -13,6 +13,6 @@ import os as _os
 
 #: The release's version, written here only: pyproject.toml reads it (setuptools' dynamic version), the wheel's
 #: metadata carries it, and `league --version` prints it.
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
