@@ -241,3 +241,24 @@ def test_the_command_runs_baselines_and_a_seat_and_recount_checks_it(tmp_path: P
     bad = CliRunner().invoke(app, ["eval", "context", "--arms", "sideways", "--out", str(out)])
     assert isinstance(bad.exception, ConfigError) and "unknown arms sideways" in str(bad.exception)
     assert bad.exception.exit_code == 2 and not (out / "public" / "context" / "c002").exists()
+
+
+def test_the_recount_revalidates_every_effects_record_and_names_a_planted_wrong_value(
+        tmp_path: Path, window_set: WindowSet) -> None:
+    result = run_context(window_set, tmp_path, CLOCK, CtxOptions(("history",), ("direct",)), baselines=["_naive"])
+    ok = CliRunner().invoke(app, ["eval", "recount", str(result.public)])
+    assert ok.exit_code == 0, ok.output
+    n = len(window_set.entries)
+    assert f"effects re-validated with league.evals.context.validate (needs numpy): {n} window(s), 0 record" \
+        in ok.output
+    published = result.public / "context-windows.json"
+    doc = json.loads(published.read_text(encoding="utf-8"))
+    target = doc["windows"][-1]
+    planted = float(target["effects"]["macro.max"]) + 40.0  # 40 history points off: far beyond the tolerance
+    target["effects"]["macro.max"] = planted
+    published.write_text(json.dumps(doc), encoding="utf-8")
+    bad = CliRunner().invoke(app, ["eval", "recount", str(result.public)])
+    assert isinstance(bad.exception, RecountFailed) and bad.exception.exit_code == 4
+    assert f"DIFFERS c001: window {target['id']}: effects macro.max: {planted} does not hold: recomputed" \
+        in bad.output, bad.output
+    assert f"{n} window(s), 1 record(s) that do not hold" in bad.output
