@@ -236,6 +236,9 @@ def context(
     eval_config: Annotated[Path | None, typer.Option("--eval-config", envvar="LEAGUE_EVAL_CONFIG")] = None,
     roster: Annotated[Path | None, typer.Option("--roster", envvar="LEAGUE_ROSTER",
                                                 help="a league roster.toml for seats beyond the config")] = None,
+    stamp_config: Annotated[Path | None, typer.Option(
+        "--stamp-config", envvar="LEAGUE_EVAL_STAMP_CONFIG",
+        help="a league's config folder: stamp the eval book with its [stamps] authorities")] = None,
 ) -> None:
     """The contextual point-forecast track: hard windows with their effects, sealed, then the baselines and the
     seats' paths per arm and mode, scored by MASE relative to the seasonal naive (docs/evals.md, section C)."""
@@ -265,6 +268,12 @@ def context(
                                                                run_policy.value, retrieval(run_policy).label),
                          baselines=[n for n in seat_names if is_baseline(n)], seats=asked,
                          sandbox=sandbox, say=typer.echo)
+    if stamp_config is not None:
+        with extra("daemon"):
+            from league.evals.stamping import stamp_eval_book
+        stamped = stamp_eval_book(stamp_config, out, SystemClock(), result.run_id)
+        typer.echo(f"eval book stamped: trust level {stamped.trust_level}" if stamped else
+                   "eval book NOT stamped (see the log); the run itself is complete")
     for line in summary_lines(result.rows):
         typer.echo(line)
     typer.echo(f"open data: {result.public} (run {result.run_id}); recount: league eval recount {result.public}")

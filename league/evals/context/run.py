@@ -274,9 +274,23 @@ def _finish(book: TrackBook, run_id: str, out: Path, doc: JsonObject, windows_sh
                 shutil.copyfile(src, dst)
     book.append(CLOSE, {"run_id": run_id, "replies": len(replies), "results_sha256": digest})
     write_atomic(public / BOOK_NAME, book.path.read_bytes())
+    _index(out / "public", res, digest)
     tool = resources.files("league.evals").joinpath("tools/recount_context.py").read_bytes()
     write_atomic(public / "tools" / "recount_context.py", tool)
     return CtxRun(run_id, public, res, digest, rows)
+
+
+def _index(public: Path, res: JsonObject, digest: str) -> None:
+    """List the run in the evaluation index (``OUT/public/index.json``, the questions track's), marked with its
+    track so the questions' recount leaves it to ``tools/recount_context.py`` of its own folder."""
+    run_id = text(res["run_id"])
+    names: list[Json] = [*items(res["baselines"]), *(obj(s).get("name") for s in items(res["seats"]))]
+    entry: JsonObject = {"run_id": run_id, "track": "gift-eval-ctx", "seats": names, "retrieval": res["retrieval"],
+                         "windows": res["windows"], "results": f"context/{run_id}/{RESULTS_FILE}",
+                         "results_sha256": digest, "recount": f"context/{run_id}/tools/recount_context.py"}
+    path = public / "index.json"
+    index: list[JsonObject] = read_json(path, what="evaluation index") if path.exists() else []
+    write_json(path, [e for e in index if e.get("run_id") != run_id] + [entry])
 
 
 def read_results(public: Path) -> JsonObject:
