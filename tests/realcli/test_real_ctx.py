@@ -229,6 +229,7 @@ def expected(windows: list[dict[str, Any]], arm: str, mode: str) -> dict[str, st
     return {k: str(v) for k, v in want.items()}
 
 
+@pytest.mark.timeout(900)  # 24 sandboxed CLI runs; Gemini CLI alone takes over 300 s on a loaded 2-core machine
 @pytest.mark.parametrize("adapter", sorted(VENDORS))
 def test_real_cli_through_the_command_on_the_leagues_history_and_the_shipped_series(
         adapter: str, tmp_path: Path, cli_prefix: Path, secrets: dict[str, str]) -> None:
