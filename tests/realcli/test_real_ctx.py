@@ -172,7 +172,8 @@ class Scripted:
     """The model behind the stand-in: finds the window by the history in the prompt (in the run's published
     window set, written before any ask) and answers from the realised future: direct mode the future (two steps
     too many for macro), or for micro three steps too few and far above everything; editing mode one program
-    that sets the path the same way (at H steps), then DONE."""
+    that sets the path the same way (at H steps), then DONE. "Far above" is a slow rise from far above the
+    future's maximum plus ten history ranges (above every stated range and effect bound)."""
 
     def __init__(self, out: Path) -> None:
         self.out = out
@@ -193,7 +194,8 @@ class Scripted:
         extra, inside = THROUGH[arm]
         future, history = list(w["future"]), list(w["history"])
         far = max(future) + 10 * (max(history) - min(history))
-        path = future if inside else [far] * len(future)
+        path = future if inside else [far + 0.37 * k for k in range(len(future))]  # distinct: Gemini CLI stops
+        # a reply that repeats one chunk over and over (its loop detection), so no run of equal numbers
         if "Improve a statistical base forecast" in text:
             if "This is reply 1 of at most" not in text:
                 return "DONE"
@@ -240,7 +242,7 @@ def test_real_cli_through_the_command_on_the_leagues_history_and_the_shipped_ser
     scripted = Scripted(out)
     with StandIn("unused", respond=scripted) as standin:
         roster = tmp_path / "roster.toml"
-        roster.write_text(seat_table(adapter, standin.url, cli_prefix, timeout_s=180).replace(
+        roster.write_text(seat_table(adapter, standin.url, cli_prefix, timeout_s=300).replace(
             "options = { ", "options = { max_concurrency = 4, ", 1))
         common = ["--roster", str(roster), "--seat", seat_name, "--policy", "api", "--horizon", "30",
                   "--buckets", "long", "--max-windows", "1", "--concurrency", "4", "--out", str(out)]
@@ -258,7 +260,8 @@ def test_real_cli_through_the_command_on_the_leagues_history_and_the_shipped_ser
         windows = list(doc["windows"])
         lines = [json.loads(x) for x in (folder / "eval-book.jsonl").read_text(encoding="utf-8").splitlines()]
         replies = [x for x in lines if x["kind"] == "ctx.reply" and x["run_id"] == folder.name]
-        assert len(replies) == len(windows) * 8 and {r["ended"] for r in replies} == {"answered"}, replies
+        assert len(replies) == len(windows) * 8
+        assert [(r["arm"], r["mode"], r["error"]) for r in replies if r["ended"] != "answered"] == []
         steps = [x for x in lines if x["kind"] == "ctx.step" and x["run_id"] == folder.name]
         assert len(steps) == len(windows) * 4 * 2 and all(s["ok"] for s in steps)
         with (folder / "context-scores.csv").open(newline="", encoding="utf-8") as fh:
