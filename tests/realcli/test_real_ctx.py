@@ -7,7 +7,11 @@ the league runs each program in its own sandbox. Asserted: the lengths and fits,
 prompt the model received is the very prompt and carries its arm's effects and not the other arm's, that no
 prompt names a model, seat or family, and that nothing of the operator's environment reached the stand-in.
 
-``LEAGUE_CLI_VERSIONS=newest`` runs the same test against the npm registry's newest CLIs (tests/realcli/clis.py).
+The second test asks each CLI through ``league eval context`` itself, on a data folder made by ``league init
+--history`` (the league's recorded history) and on the shipped series file, and checks the published compliance
+counts against counts derived from the scripted replies.
+
+``LEAGUE_CLI_VERSIONS=newest`` runs the same tests against the npm registry's newest CLIs (tests/realcli/clis.py).
 """
 
 from __future__ import annotations
