@@ -161,8 +161,18 @@ def recount(folder: Annotated[Path, typer.Argument(
     proc = subprocess.run([sys.executable, "-I", str(script), "--data", str(folder)], capture_output=True, text=True,
                           check=False)
     typer.echo(proc.stdout.rstrip())
-    if proc.returncode != 0:
-        raise RecountFailed(f"the recount of {folder} failed (exit {proc.returncode})",
+    problems: list[str] = []
+    if script.name == "recount_context.py":
+        with extra("stats"):
+            from league.evals.context.run import revalidate_effects
+        checked, problems = revalidate_effects(folder)
+        for line in problems:
+            typer.echo(line)
+        typer.echo(f"effects re-validated with league.evals.context.validate (needs numpy): {checked} window(s), "
+                   f"{len(problems)} record(s) that do not hold")
+    if proc.returncode != 0 or problems:
+        raise RecountFailed(f"the recount of {folder} failed (exit {proc.returncode}, "
+                            f"{len(problems)} effects record(s) that do not hold)",
                             fix="each DIFFERS line names the run, the line or the figure")
 
 
@@ -202,7 +212,8 @@ def context(
                                                 help="a CSV or Parquet file: id,timestamp,value "
                                                      "(default: the shipped demo series)")] = None,
     data: Annotated[Path | None, typer.Option("--data", envvar="LEAGUE_EVAL_CTX_DATA",
-                                              help="instead: a league data folder (the council book's closes)")] = None,
+                                              help="instead: a league data folder (its recorded history, "
+                                                   "then the council book's closes after it)")] = None,
     freq: Annotated[str | None, typer.Option("--freq", envvar="LEAGUE_EVAL_CTX_FREQ",
                                              help="the series' frequency (default: inferred): H, D, 15min")] = None,
     seat: Annotated[list[str] | None, typer.Option("--seat", envvar="LEAGUE_EVAL_CTX_SEATS",
@@ -225,13 +236,16 @@ def context(
     eval_config: Annotated[Path | None, typer.Option("--eval-config", envvar="LEAGUE_EVAL_CONFIG")] = None,
     roster: Annotated[Path | None, typer.Option("--roster", envvar="LEAGUE_ROSTER",
                                                 help="a league roster.toml for seats beyond the config")] = None,
+    stamp_config: Annotated[Path | None, typer.Option(
+        "--stamp-config", envvar="LEAGUE_EVAL_STAMP_CONFIG",
+        help="a league's config folder: stamp the eval book with its [stamps] authorities")] = None,
 ) -> None:
     """The contextual point-forecast track: hard windows with their effects, sealed, then the baselines and the
     seats' paths per arm and mode, scored by MASE relative to the seasonal naive (docs/evals.md, section C)."""
     with extra("stats"):
         from league.evals.context.baselines import is_baseline
-        from league.evals.context.run import AskingSeat, CtxOptions, load_port, run_context
-        from league.evals.context.sources import read_book_series, read_series_file, shipped_series
+        from league.evals.context.run import AskingSeat, CtxOptions, run_context
+        from league.evals.context.sources import read_league_series, read_series_file, shipped_series
         from league.evals.context.windowset import BUCKET_NAMES, build_window_set
     if series is not None and data is not None:
         raise ConfigError("both --series and --data given", fix="name one source of series")
@@ -245,19 +259,21 @@ def context(
     except ValueError as exc:
         raise ConfigError(f"bad option: {exc}", fix="--policy is none, api or web") from exc
     chosen = [find_seat(config, name, roster) for name in seat_names if not is_baseline(name)]
-    port = load_port() if chosen else None
-    if chosen and port is None:
-        raise ConfigError(f"asking {chosen[0].name!r} needs league.evals.context.ask, not installed",
-                          fix="run the baselines only: --seat _naive --seat _ets --seat _theta")
-    source = read_book_series(data) if data is not None else read_series_file(series or shipped_series(), freq)
+    source = read_league_series(data) if data is not None else read_series_file(series or shipped_series(), freq)
     sets = build_window_set(source, horizon or [30], bucket_names, max_windows=max_windows)
     sandbox = PolicySandbox(make_sandbox(), Policy.NONE) if chosen else None
     asked = [AskingSeat(c.name, policy_seat(c.seat, run_policy), c.seat.adapter, c.seat.model,
                         min(concurrency, c.max_concurrency)) for c in chosen]
     result = run_context(sets, out, SystemClock(), CtxOptions(tuple(arm_names), tuple(mode_names), concurrency,
                                                                run_policy.value, retrieval(run_policy).label),
-                         baselines=[n for n in seat_names if is_baseline(n)], seats=asked, port=port,
+                         baselines=[n for n in seat_names if is_baseline(n)], seats=asked,
                          sandbox=sandbox, say=typer.echo)
+    if stamp_config is not None:
+        with extra("daemon"):
+            from league.evals.stamping import stamp_eval_book
+        stamped = stamp_eval_book(stamp_config, out, SystemClock(), result.run_id)
+        typer.echo(f"eval book stamped: trust level {stamped.trust_level}" if stamped else
+                   "eval book NOT stamped (see the log); the run itself is complete")
     for line in summary_lines(result.rows):
         typer.echo(line)
     typer.echo(f"open data: {result.public} (run {result.run_id}); recount: league eval recount {result.public}")

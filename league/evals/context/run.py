@@ -17,16 +17,13 @@ The order of a run (docs/evals.md, "C. The contextual point-forecast track"):
    and ``ctx.close`` seals the SHA-256 of ``context-results.json``.
 
 How a seat is asked is the asking module's (league.evals.context.ask: the prompt, the editing loop, the reply's
-parsing). This module reaches it through :class:`AskPort`, the interface that module states; until it is
-installed, only the baselines can run (:func:`load_port`).
+parsing); this module builds each :class:`~league.evals.context.ask.PathQuestion` and seals what
+:func:`~league.evals.context.ask.ask_path` reports.
 """
 
 from __future__ import annotations
 
 import csv
-import importlib
-import importlib.util
-import inspect
 import io
 import json
 import math
@@ -34,23 +31,25 @@ import shutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from types import ModuleType
-from typing import Final, Protocol, cast
+from typing import Final
 
 from league.book import iter_lines
 from league.clock import Clock, iso_seconds
+from league.evals.context.ask import EditStep, PathQuestion, ask_path, ask_text
 from league.evals.context.baselines import baseline, is_baseline
 from league.evals.context.report import ROW_COLUMNS, results
 from league.evals.context.scores import fit
+from league.evals.context.validate import InvalidEffect, validate
 from league.evals.context.windowset import CtxEntry, WindowSet, shown_effects
 from league.evals.errors import EvalError
-from league.jsonvalue import Json, JsonObject, items
+from league.jsonvalue import Json, JsonObject, as_float, as_int, items, obj, text
+from league.jsonvalue import path as json_path
 from league.seatcore.files import read_json, sha256_text, store_text, write_atomic, write_json
 from league.seatcore.ledger import TrackBook
-from league_agents.base import Now, Seat
+from league_agents.base import Seat
 from sandbox.interface import Sandbox
 
 OPEN: Final = "ctx.open"
@@ -58,99 +57,9 @@ REPLY: Final = "ctx.reply"
 STEP: Final = "ctx.step"
 CLOSE: Final = "ctx.close"
 BOOK_NAME: Final = "eval-book.jsonl"
-ASK_MODULE: Final = "league.evals.context.ask"
 WINDOWS_FILE: Final = "context-windows.json"
 RESULTS_FILE: Final = "context-results.json"
 SCORES_FILE: Final = "context-scores.csv"
-
-
-@dataclass(frozen=True)
-class QuestionFields:
-    """What one ask carries (the fields of the asking module's ``PathQuestion``, same names, same order)."""
-
-    window_id: str
-    arm: str
-    mode: str
-    history: tuple[float, ...]
-    history_timestamps: tuple[str, ...]
-    future_timestamps: tuple[str, ...]
-    stated_range: tuple[float, float] | None
-    effects: dict[str, object] | None
-    base: tuple[float, ...] | None
-
-
-class StepLike(Protocol):
-    """An editing step as the asking module reports it (its ``EditStep``)."""
-
-    @property
-    def index(self) -> int: ...
-    @property
-    def code(self) -> str: ...
-    @property
-    def ok(self) -> bool: ...
-    @property
-    def error(self) -> str | None: ...
-    @property
-    def path_sha256(self) -> str | None: ...
-
-
-class ReplyLike(Protocol):
-    """A seat's reply as the asking module reports it (its ``PathReply``)."""
-
-    @property
-    def prompt_sha256(self) -> str: ...
-    @property
-    def raw(self) -> str: ...
-    @property
-    def values(self) -> tuple[float, ...] | None: ...
-    @property
-    def error(self) -> str | None: ...
-    @property
-    def steps(self) -> Sequence[StepLike]: ...
-    @property
-    def ended(self) -> str: ...
-
-
-class AskPort(Protocol):
-    """How the run reaches the asking module: the exact prompt text of a question, and one ask (never raises)."""
-
-    def text(self, q: QuestionFields) -> str: ...
-
-    def ask(self, seat: Seat, q: QuestionFields, *, sandbox: Sandbox, now: Now,
-            on_step: Callable[[StepLike], None] | None = None,
-            on_ask: Callable[[str], None] | None = None) -> ReplyLike: ...
-
-
-class ModulePort:
-    """:class:`AskPort` over the asking module (``ask_text``, ``ask_path``, ``PathQuestion``)."""
-
-    def __init__(self, module: ModuleType) -> None:
-        self.module = module
-
-    def _question(self, q: QuestionFields) -> object:
-        build = cast(Callable[..., object], self.module.PathQuestion)
-        return build(**{f.name: getattr(q, f.name) for f in fields(q)})
-
-    def text(self, q: QuestionFields) -> str:
-        return str(cast(Callable[[object], str], self.module.ask_text)(self._question(q)))
-
-    def ask(self, seat: Seat, q: QuestionFields, *, sandbox: Sandbox, now: Now,
-            on_step: Callable[[StepLike], None] | None = None,
-            on_ask: Callable[[str], None] | None = None) -> ReplyLike:
-        """One ask; ``on_ask`` (every ask's text, the editing loop's later asks too) is passed on when the
-        module's ``ask_path`` takes it."""
-        ask_path = cast(Callable[..., ReplyLike], self.module.ask_path)
-        extra: dict[str, Callable[[str], None]] = {}
-        if on_ask is not None and "on_ask" in inspect.signature(ask_path).parameters:
-            extra["on_ask"] = on_ask
-        return ask_path(seat, self._question(q), sandbox=sandbox, now=now, on_step=on_step, **extra)
-
-
-def load_port() -> AskPort | None:
-    """The asking module's port, or None while it is not installed (then only baselines run)."""
-    if importlib.util.find_spec(ASK_MODULE) is None:
-        return None
-    return ModulePort(importlib.import_module(ASK_MODULE))
 
 
 @dataclass(frozen=True)
@@ -182,14 +91,14 @@ class CtxRun:
     rows: list[tuple[str, str, str, str, str]]
 
 
-def question(entry: CtxEntry, arm: str, mode: str) -> QuestionFields:
+def question(entry: CtxEntry, arm: str, mode: str) -> PathQuestion:
     """The ask for one window, arm and mode: direct states the range, editing gives the ETS base path."""
     w = entry.window
     shown = shown_effects(entry.effects, arm)
     effects: dict[str, object] | None = None if shown is None else dict(shown)
-    return QuestionFields(entry.window_id, arm, mode, w.history, w.history_timestamps, w.future_timestamps,
-                          entry.stated_range if mode == "direct" else None, effects,
-                          entry.reference if mode == "editing" else None)
+    return PathQuestion(entry.window_id, arm, mode, w.history, w.history_timestamps, w.future_timestamps,
+                        entry.stated_range if mode == "direct" else None, effects,
+                        entry.reference if mode == "editing" else None)
 
 
 def path_bytes(values: Sequence[float]) -> bytes:
@@ -205,7 +114,6 @@ class _Run:
     clock: Clock
     sets: WindowSet
     sandbox: Sandbox | None
-    port: AskPort | None
 
     def store_prompt(self, text: str) -> None:
         """Every ask's text under its hash in ``prompts/`` (the editing loop's later asks are not in ctx.open)."""
@@ -244,23 +152,23 @@ class _Run:
                   ended="answered" if path is not None else "no_answer", steps=0, started=started)
 
     def ask(self, seat: AskingSeat, entry: CtxEntry, arm: str, mode: str) -> None:
-        if self.port is None or self.sandbox is None:
-            raise EvalError("no asking module", fix="install league.evals.context.ask")
-        port, sandbox = self.port, self.sandbox
+        if self.sandbox is None:
+            raise EvalError(f"asking {seat.name!r} needs a sandbox", fix="pass run_context a sandbox")
+        sandbox = self.sandbox
         q = question(entry, arm, mode)
         started = iso_seconds(self.clock.now())
 
-        def on_step(step: StepLike) -> None:
+        def on_step(step: EditStep) -> None:
             self.book.append(STEP, {
                 "run_id": self.run_id, "seat": seat.name, "window_id": entry.window_id, "arm": arm, "mode": mode,
                 "index": step.index, "code_sha256": store_text(self.out / "steps", step.code), "ok": step.ok,
                 "error": (step.error or "")[:1000], "path_sha256": step.path_sha256})
 
         try:
-            reply = port.ask(seat.seat, q, sandbox=sandbox, now=self.clock.now, on_step=on_step,
-                             on_ask=lambda text: self.store_prompt(text))
-        except Exception as exc:  # noqa: BLE001 - the port never raises; if it does, the reply is an error
-            self.seal(seat.name, entry, arm, mode, prompt_sha=sha256_text(port.text(q)), raw="", values=None,
+            reply = ask_path(seat.seat, q, sandbox=sandbox, now=self.clock.now, on_step=on_step,
+                             on_ask=self.store_prompt)
+        except Exception as exc:  # noqa: BLE001 - ask_path never raises for the seat; the book's own failure does
+            self.seal(seat.name, entry, arm, mode, prompt_sha=sha256_text(ask_text(q)), raw="", values=None,
                       error=f"{type(exc).__name__}: {exc}", ended="no_answer", steps=0, started=started)
             return
         self.seal(seat.name, entry, arm, mode, prompt_sha=reply.prompt_sha256, raw=reply.raw, values=reply.values,
@@ -299,15 +207,15 @@ def _csv(rows: Sequence[tuple[str, str, str, str, str]]) -> bytes:
 
 
 def run_context(sets: WindowSet, out: Path, clock: Clock, opts: CtxOptions, *, baselines: Sequence[str] = (),
-                seats: Sequence[AskingSeat] = (), port: AskPort | None = None,
-                sandbox: Sandbox | None = None, say: Callable[[str], None] = lambda _: None) -> CtxRun:
+                seats: Sequence[AskingSeat] = (), sandbox: Sandbox | None = None,
+                say: Callable[[str], None] = lambda _: None) -> CtxRun:
     """Run the baselines and seats on the window set; everything sealed in ``out/eval-book.jsonl``."""
     unknown = [b for b in baselines if not is_baseline(b)]
     if unknown:
         raise EvalError(f"unknown baseline(s) {unknown}", fix="the baselines are _naive, _ets, _theta")
-    if seats and (port is None or sandbox is None):
-        raise EvalError(f"asking {seats[0].name!r} needs the asking module {ASK_MODULE}, not installed here",
-                        fix="run the baselines only (--seat _naive --seat _ets --seat _theta) or install it")
+    if seats and sandbox is None:
+        raise EvalError(f"asking {seats[0].name!r} needs a sandbox to run the seats in",
+                        fix="pass run_context a sandbox (league_agents.registry.make_sandbox)")
     if not sets.entries:
         raise EvalError(f"no hard window among {sets.candidates} candidates (dropped: {sets.dropped})",
                         fix="use longer series, other horizons or buckets")
@@ -315,18 +223,18 @@ def run_context(sets: WindowSet, out: Path, clock: Clock, opts: CtxOptions, *, b
     doc = sets.as_json()
     windows_sha = write_json(out / WINDOWS_FILE, doc)
     prompts: dict[str, str] = {}
-    if seats and port is not None:
+    if seats:
         for e in sets.entries:
             for arm in opts.arms:
                 for mode in opts.modes:
                     prompts[f"{e.window_id}|{arm}|{mode}"] = store_text(out / "prompts",
-                                                                         port.text(question(e, arm, mode)))
+                                                                         ask_text(question(e, arm, mode)))
     run_id = f"c{_runs(out / BOOK_NAME) + 1:03d}"
     with TrackBook(out / BOOK_NAME, clock) as book:
         book.append(OPEN, _open_line(run_id, sets, windows_sha, baselines, seats, opts, prompts))
         say(f"{run_id}: {len(sets.entries)} hard windows of {sets.candidates} candidates, "
             f"{len(baselines)} baselines, {len(seats)} seats × {len(opts.arms)} arms × {len(opts.modes)} modes")
-        run = _Run(run_id, book, out, clock, sets, sandbox, port)
+        run = _Run(run_id, book, out, clock, sets, sandbox)
         for name in baselines:
             for e in sets.entries:
                 run.answer_baseline(name, e)
@@ -366,12 +274,52 @@ def _finish(book: TrackBook, run_id: str, out: Path, doc: JsonObject, windows_sh
                 shutil.copyfile(src, dst)
     book.append(CLOSE, {"run_id": run_id, "replies": len(replies), "results_sha256": digest})
     write_atomic(public / BOOK_NAME, book.path.read_bytes())
+    _index(out / "public", res, digest)
     tool = resources.files("league.evals").joinpath("tools/recount_context.py").read_bytes()
     write_atomic(public / "tools" / "recount_context.py", tool)
     return CtxRun(run_id, public, res, digest, rows)
+
+
+def _index(public: Path, res: JsonObject, digest: str) -> None:
+    """List the run in the evaluation index (``OUT/public/index.json``, the questions track's), marked with its
+    track so the questions' recount leaves it to ``tools/recount_context.py`` of its own folder."""
+    run_id = text(res["run_id"])
+    names: list[Json] = [*items(res["baselines"]), *(obj(s).get("name") for s in items(res["seats"]))]
+    entry: JsonObject = {"run_id": run_id, "track": "gift-eval-ctx", "seats": names, "retrieval": res["retrieval"],
+                         "windows": res["windows"], "results": f"context/{run_id}/{RESULTS_FILE}",
+                         "results_sha256": digest, "recount": f"context/{run_id}/tools/recount_context.py"}
+    path = public / "index.json"
+    index: list[JsonObject] = read_json(path, what="evaluation index") if path.exists() else []
+    write_json(path, [e for e in index if e.get("run_id") != run_id] + [entry])
 
 
 def read_results(public: Path) -> JsonObject:
     """A published run's ``context-results.json``."""
     doc: JsonObject = read_json(public / RESULTS_FILE, what="contextual results")
     return doc
+
+
+def _floats(value: Json | None) -> tuple[float, ...]:
+    return tuple(as_float(v) for v in items(value))
+
+
+def revalidate_effects(public: Path) -> tuple[int, list[str]]:
+    """Re-validate every effects record of a published run's window set with :func:`validate` (the numpy
+    validator the run itself applied before sealing): (windows checked, one problem line per window whose record
+    does not hold, naming the key and the recomputed value). The stand-alone recount checks the records'
+    hashes and bounds with the standard library only; this recomputes the values themselves."""
+    doc: JsonObject = read_json(public / WINDOWS_FILE, what="the contextual window set")
+    run_id = public.name
+    problems: list[str] = []
+    windows = items(doc.get("windows"))
+    for raw in windows:
+        w = obj(raw)
+        season = as_int(w.get("season", 1))
+        try:
+            validate(obj(w.get("effects")), _floats(w.get("history")), _floats(w.get("future")),
+                     _floats(json_path(w, "reference", "path")), season if season >= 2 else None)
+        except InvalidEffect as exc:
+            problems.append(f"DIFFERS {run_id}: window {text(w.get('id'))}: effects {exc}")
+        except (TypeError, ValueError) as exc:
+            problems.append(f"DIFFERS {run_id}: window {text(w.get('id'))}: effects cannot be read: {exc}")
+    return len(windows), problems

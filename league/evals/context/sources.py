@@ -31,28 +31,41 @@ A multiple (``15T``: every 15 minutes) divides m when it divides it evenly (1440
 window's history must hold more than two seasons for m to be used (league.evals.context.windowset); otherwise
 that window is scored with m = 1.
 
-**The league's prices** (``--data DATA``): the sealed one-day closes of every market in the council book of a
-data folder or published folder, read exactly as ``league eval points`` reads them
-(:func:`league.evals.points.daily_closes`): one series per market, its sessions as timestamps, frequency ``B``.
+**The league's prices** (``--data DATA``, :func:`read_league_series`): the league's recorded daily history — the
+file ``league init`` sealed the climatology from, named with its SHA-256 in ``climatology.json`` (the
+``--history`` file kept as ``climatology-history.csv.gz`` in the data folder, or the demo's shipped
+``demo-history.csv.gz``) — one series per market (its code from ``markets.toml``: the config folder beside the
+data folder, else the shipped one), its closes by day; then the council book's sealed one-day closes of the
+sessions after the history's last day (read exactly as ``league eval points`` reads them,
+:func:`league.evals.points.daily_closes`). A market whose days include a Saturday or Sunday (BTC) is daily
+(``D``, m = 1); the others are business days (``B``, m = 5). The file's hash must be the one the climatology
+names; a folder without a climatology (a published folder) falls back to the book's closes alone
+(:func:`read_book_series`, frequency ``B``).
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import hashlib
+import io
+import json
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from importlib import resources
 from pathlib import Path
 from typing import Final
 
 from league.book.shared import book_contents
+from league.config import load_markets, shipped_config_dir
 from league.evals.context.windows import Series, WindowError, read_series_parquet
 from league.evals.errors import EvalError
 from league.evals.points import daily_closes, find_book, score_fields
-from league.jsonvalue import JsonObject
+from league.jsonvalue import JsonObject, obj, text
 
 SEASON: Final[dict[str, int]] = {"S": 3600, "T": 1440, "H": 24, "D": 1, "B": 5, "W": 1, "M": 12, "Q": 4, "Y": 1}
 ALIASES: Final[dict[str, str]] = {"MIN": "T", "A": "Y", "MS": "M", "ME": "M", "QS": "Q", "QE": "Q", "YS": "Y",
@@ -105,11 +118,15 @@ class Source:
     path: Path
     sha256: str
     series: tuple[SourceSeries, ...]
+    book: tuple[str, str] | None = None  # the league's source: the council book read after the history (name, hash)
 
     def as_json(self) -> JsonObject:
-        return {"kind": self.kind, "name": self.path.name, "sha256": self.sha256,
-                "series": [{"id": s.series.series_id, "steps": len(s.series.values), "freq": s.freq.name,
-                            "season": s.season} for s in self.series]}
+        doc: JsonObject = {"kind": self.kind, "name": self.path.name, "sha256": self.sha256,
+                           "series": [{"id": s.series.series_id, "steps": len(s.series.values), "freq": s.freq.name,
+                                       "season": s.season} for s in self.series]}
+        if self.book is not None:
+            doc["book"] = {"name": self.book[0], "sha256": self.book[1]}
+        return doc
 
 
 def shipped_series() -> Path:
@@ -244,13 +261,104 @@ def read_series_file(path: Path, freq: str | None = None) -> Source:
                   tuple(SourceSeries(s, stated or infer_freq(s, str(path))) for s in series))
 
 
+SHIPPED_HISTORY_NAME: Final = "demo-history.csv.gz"
+CLIMATOLOGY_PLACES: Final = ("climatology.json", "data/climatology.json")
+
+
+def _book_closes(book: Path) -> dict[str, list[tuple[str, float]]]:
+    lines: list[JsonObject] = book_contents(book, ("score", "score_h"), lambda line: score_fields(line.content))
+    return daily_closes([c for c in lines if isinstance(c.get("markets", []), list)])
+
+
 def read_book_series(data: Path) -> Source:
     """The sealed daily closes of every market of the council book under ``data`` (frequency ``B``, m = 5)."""
     book = find_book(Path(data))
-    lines: list[JsonObject] = book_contents(book, ("score", "score_h"), lambda line: score_fields(line.content))
-    closes = daily_closes([c for c in lines if isinstance(c.get("markets", []), list)])
+    closes = _book_closes(book)
     if not closes:
         raise SeriesFileError(f"{book}: no sealed one-day close", fix="pass --data a folder whose book has scores")
     series = tuple(SourceSeries(Series(m, tuple(s for s, _ in pts), tuple(c for _, c in pts)), Frequency("B"))
                    for m, pts in sorted(closes.items()))
     return Source("book", book, hashlib.sha256(book.read_bytes()).hexdigest(), series)
+
+
+def _history_file(clim_path: Path) -> tuple[Path, str]:
+    """The recorded history the climatology names (``NAME sha256 HEX``), checked against its hash."""
+    try:
+        named = text(obj(json.loads(clim_path.read_text(encoding="utf-8")))["history"])
+    except (ValueError, KeyError, TypeError):
+        raise SeriesFileError(f"{clim_path}: no `history` naming the recorded history",
+                              fix="re-create the folder with league init --history FILE") from None
+    found = re.fullmatch(r"(\S+) sha256 ([0-9a-f]{64})", named.strip())
+    if found is None:
+        raise SeriesFileError(f"{clim_path}: `history` is {named!r}, not 'FILE sha256 HEX'",
+                              fix="re-create the folder with league init --history FILE")
+    name, digest = found.group(1), found.group(2)
+    if name == SHIPPED_HISTORY_NAME:
+        path = Path(str(resources.files("league.scoring").joinpath("data", SHIPPED_HISTORY_NAME)))
+    else:
+        path = clim_path.parent / name
+    if not path.is_file():
+        raise SeriesFileError(f"{clim_path}: the recorded history {name} is not beside it ({path})",
+                              fix="put the file league init kept back into the data folder")
+    actual = hashlib.sha256(path.read_bytes()).hexdigest()
+    if actual != digest:
+        raise SeriesFileError(f"{path}: SHA-256 {actual}, not the {digest} the climatology sealed",
+                              fix="restore the recorded history the climatology was sealed from")
+    return path, digest
+
+
+def _symbols(clim_path: Path) -> dict[str, str]:
+    """Price symbol -> market code, from the config folder beside the data folder, else the shipped one."""
+    for markets in (clim_path.parent.parent / "config" / "markets.toml", shipped_config_dir() / "markets.toml"):
+        if markets.is_file():
+            return {m.symbol: m.code for m in load_markets(markets).markets}
+    return {}
+
+
+def _history_rows(path: Path) -> dict[str, list[tuple[str, float]]]:
+    data = path.read_bytes()
+    try:
+        content = gzip.decompress(data).decode("utf-8") if path.suffix == ".gz" else data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        raise SeriesFileError(f"{path}: not a UTF-8 CSV (gzip when it ends in .gz)",
+                              fix="pass league init --history a symbol,day,open,close CSV") from None
+    by: dict[str, dict[str, float]] = {}
+    for k, row in enumerate(csv.DictReader(io.StringIO(content)), start=2):
+        try:
+            sym, day, close = row["symbol"], date.fromisoformat(row["day"]).isoformat(), float(row["close"])
+        except (KeyError, TypeError, ValueError):
+            raise SeriesFileError(f"{path}: line {k} is not symbol,day,open,close with an ISO day and a close",
+                                  fix="write symbol,day,open,close (one row per symbol and day)") from None
+        by.setdefault(sym, {})[day] = close
+    return {sym: sorted(days.items()) for sym, days in by.items()}
+
+
+def _daily_freq(days: Sequence[str]) -> Frequency:
+    return Frequency("D") if any(date.fromisoformat(d).weekday() >= 5 for d in days) else Frequency("B")
+
+
+def read_league_series(data: Path) -> Source:
+    """The league's recorded daily history plus the council book's sealed closes after it (module docstring)."""
+    data = Path(data)
+    clim_path = next((data / p for p in CLIMATOLOGY_PLACES if (data / p).is_file()), None)
+    if clim_path is None:
+        return read_book_series(data)
+    path, digest = _history_file(clim_path)
+    symbols = _symbols(clim_path)
+    try:
+        book_path: Path | None = find_book(clim_path.parent)
+    except EvalError:
+        book_path = None
+    closes = _book_closes(book_path) if book_path is not None else {}
+    series = []
+    for sym, pts in sorted(_history_rows(path).items(), key=lambda kv: symbols.get(kv[0], kv[0])):
+        code = symbols.get(sym, sym)
+        last = pts[-1][0]
+        after = [(s, c) for s, c in closes.get(code, []) if s[:10] > last]
+        pts = pts + after
+        series.append(SourceSeries(Series(code, tuple(d for d, _ in pts), tuple(c for _, c in pts)),
+                                   _daily_freq([d for d, _ in pts])))
+    if not series:
+        raise SeriesFileError(f"{path}: no rows", fix="record the history with league init --history FILE")
+    book = None if book_path is None else (book_path.name, hashlib.sha256(book_path.read_bytes()).hexdigest())
+    return Source("league", path, digest, tuple(series), book)

@@ -1,8 +1,5 @@
 """`league eval context` end to end: the sealed window set, the baselines and a scripted seat asked through the
-asking module's interface (a stand-in of it here, direct and editing), the figures by hand, the recount.
-
-The asking module (league.evals.context.ask) is another piece of work; until it is installed, the stand-in below
-implements exactly its interface (PathQuestion, ask_text, EditStep, PathReply, ask_path) in this test only.
+asking module (league.evals.context.ask, direct and editing), the figures by hand, the recount.
 """
 
 from __future__ import annotations
@@ -11,13 +8,11 @@ import csv
 import hashlib
 import json
 import math
+import re
 import subprocess
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from typer.testing import CliRunner
@@ -26,98 +21,33 @@ from league.book import iter_lines
 from league.cli import app
 from league.clock import SimulatedClock
 from league.errors import ConfigError
-from league.evals.context import run as ctx_run
 from league.evals.context.report import results
-from league.evals.context.run import AskingSeat, CtxOptions, ModulePort, run_context
+from league.evals.context.run import AskingSeat, CtxOptions, run_context
 from league.evals.context.scores import CtxWindow, effects_met, path_mase, points, within_range
 from league.evals.context.sources import read_series_file, shipped_series
 from league.evals.context.windowset import WindowSet, build_window_set, effect_bounds
 from league.evals.errors import RecountFailed
 from league.jsonvalue import Json, JsonObject
-from league.seatcore.files import sha256_text
-from league_agents.base import Ask, Now, Seat, SeatReply, SeatSpec, ask_one
-from sandbox.interface import Sandbox
-
-# ------------------------------------------------------------------ a stand-in of the asking module's interface
-
-
-@dataclass(frozen=True)
-class PathQuestion:
-    window_id: str
-    arm: str
-    mode: str
-    history: tuple[float, ...]
-    history_timestamps: tuple[str, ...]
-    future_timestamps: tuple[str, ...]
-    stated_range: tuple[float, float] | None
-    effects: dict[str, object] | None
-    base: tuple[float, ...] | None
-
-
-@dataclass(frozen=True)
-class EditStep:
-    index: int
-    code: str
-    ok: bool
-    error: str | None
-    path_sha256: str | None
-
-
-@dataclass(frozen=True)
-class PathReply:
-    prompt_sha256: str
-    raw: str
-    values: tuple[float, ...] | None
-    error: str | None
-    steps: tuple[EditStep, ...]
-    ended: str
-
-
-def ask_text(q: PathQuestion) -> str:
-    return (f"window {q.window_id}, arm {q.arm}, mode {q.mode}: forecast {len(q.future_timestamps)} steps\n"
-            f"history: {list(q.history)}\nrange: {q.stated_range}\neffects: {json.dumps(q.effects, sort_keys=True)}\n"
-            f"base: {None if q.base is None else list(q.base)}\n")
-
-
-def ask_path(seat: Seat, q: PathQuestion, *, sandbox: Sandbox, now: Now,
-             on_step: Callable[[EditStep], None] | None = None) -> PathReply:
-    text = ask_text(q)
-    context: JsonObject = {"arm": q.arm, "mode": q.mode, "h": len(q.future_timestamps), "last": q.history[-1],
-                           "base": None if q.base is None else list(q.base)}
-    reply = ask_one(seat, Ask(text=text, sha256=sha256_text(text), session="ctx", context=context), now)
-    steps: tuple[EditStep, ...] = ()
-    if q.mode == "editing" and reply.raw.strip():
-        steps = (EditStep(1, "path = base", True, None, sha256_text(reply.raw)),)
-        if on_step is not None:
-            on_step(steps[0])
-    if not reply.raw.strip():
-        return PathReply(sha256_text(text), "", None, "no reply", steps, "no_answer")
-    values = tuple(float(v) for v in reply.raw.removeprefix("values:").split(","))
-    return PathReply(sha256_text(text), reply.raw, values, None, steps, "answered")
-
-
-def stand_in_module() -> ModuleType:
-    module = ModuleType("ask_stand_in")
-    for name, value in (("PathQuestion", PathQuestion), ("EditStep", EditStep), ("PathReply", PathReply),
-                        ("ask_text", ask_text), ("ask_path", ask_path)):
-        setattr(module, name, value)
-    return module
+from league_agents.base import Ask, Now, SeatReply, SeatSpec
 
 
 class ScriptedSeat:
-    """Direct: the last value repeated (micro: two steps too many, macro: one too few); editing: the base path
-    (both/editing: silent)."""
+    """Reads the real prompt. Direct: the last history value repeated (micro: two steps too many, macro: one too
+    few); editing: DONE at once, so the path is the base (both/editing: silent)."""
 
     spec = SeatSpec(name="scripted", adapter="scripted", model="scripted-1")
 
     def ask(self, ask: Ask, now: Now) -> SeatReply:
         c = ask.context
-        h, arm = int(c["h"]), str(c["arm"])
-        if c["mode"] == "editing":
-            path = [] if arm == "both" else [float(v) for v in c["base"]]
+        arm, mode = str(c["arm"]), str(c["mode"])
+        found = re.search(r"Horizon: (\d+) steps", ask.text)
+        history = re.search(r"History values: (\[[^\]]*\])", ask.text)
+        assert found is not None and history is not None, ask.text[:300]
+        h, last = int(found.group(1)), float(json.loads(history.group(1))[-1])
+        if mode == "editing":
+            raw = "" if arm == "both" else "DONE"
         else:
-            path = [float(c["last"])] * (h + 2 if arm == "micro" else h - 1 if arm == "macro" else h)
-        raw = "values:" + ",".join(repr(v) for v in path) if path else ""
+            raw = json.dumps([last] * (h + 2 if arm == "micro" else h - 1 if arm == "macro" else h))
         t = now()
         return SeatReply(seat=self.spec.name, raw=raw, model="scripted-1", version="1", mode="", started_at=t,
                          finished_at=t)
@@ -196,13 +126,13 @@ def test_a_run_seals_the_set_before_asking_and_recounts(tmp_path: Path, window_s
     seat = AskingSeat("scripted", ScriptedSeat(), "scripted", "scripted-1", limit=2)
     result = run_context(window_set, tmp_path, CLOCK, CtxOptions(("history", "macro", "micro", "both"),
                                                                  ("direct", "editing"), concurrency=3),
-                         baselines=["_naive", "_ets", "_theta"], seats=[seat], port=ModulePort(stand_in_module()),
+                         baselines=["_naive", "_ets", "_theta"], seats=[seat],
                          sandbox=NoSandbox())  # type: ignore[arg-type]
     lines = list(iter_lines(tmp_path / "eval-book.jsonl"))
     kinds = [line.kind for line in lines]
     assert kinds[0] == "ctx.open" and kinds[-1] == "ctx.close"
     assert kinds.count("ctx.reply") == 3 * n + n * 4 * 2
-    assert kinds.count("ctx.step") == n * 3  # editing in history, macro, micro (both/editing is silent)
+    assert kinds.count("ctx.step") == n * 4  # one per editing ask: DONE (history, macro, micro), silence (both)
     opened = lines[0].content
     assert opened["set_sha256"] == window_set.seal and len(opened["windows"]) == n
     assert opened["windows_sha256"] == hashlib.sha256((tmp_path / "context-windows.json").read_bytes()).hexdigest()
@@ -265,7 +195,7 @@ def test_the_realised_future_keeps_every_effect_of_the_shipped_set(window_set: W
 def test_a_reply_with_another_prompt_fails_the_recount(tmp_path: Path, window_set: WindowSet) -> None:
     seat = AskingSeat("scripted", ScriptedSeat(), "scripted", "scripted-1")
     result = run_context(window_set, tmp_path, CLOCK, CtxOptions(("history",), ("direct",)), seats=[seat],
-                         port=ModulePort(stand_in_module()), sandbox=NoSandbox())  # type: ignore[arg-type]
+                         sandbox=NoSandbox())  # type: ignore[arg-type]
     assert "0 difference(s)" in recount(result.public).stdout
     prompt = next((result.public / "prompts").glob("*.txt"))
     prompt.write_text("another prompt", encoding="utf-8")
@@ -291,9 +221,7 @@ def test_the_relative_mase_of_the_ets_baseline_equals_utilsforecast(window_set: 
             float(expected["ets"].iloc[0]) / float(expected["naive"].iloc[0]), rel=1e-12)
 
 
-def test_the_command_runs_baselines_and_a_seat_and_recount_checks_it(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ctx_run, "load_port", lambda: ModulePort(stand_in_module()))
+def test_the_command_runs_baselines_and_a_seat_and_recount_checks_it(tmp_path: Path) -> None:
     out = tmp_path / "o"
     res = CliRunner().invoke(app, ["eval", "context", "--seat", "_naive,_ets", "--seat", "standin-sharp",
                                    "--arms", "history,both", "--modes", "direct", "--horizon", "30",
@@ -313,3 +241,24 @@ def test_the_command_runs_baselines_and_a_seat_and_recount_checks_it(tmp_path: P
     bad = CliRunner().invoke(app, ["eval", "context", "--arms", "sideways", "--out", str(out)])
     assert isinstance(bad.exception, ConfigError) and "unknown arms sideways" in str(bad.exception)
     assert bad.exception.exit_code == 2 and not (out / "public" / "context" / "c002").exists()
+
+
+def test_the_recount_revalidates_every_effects_record_and_names_a_planted_wrong_value(
+        tmp_path: Path, window_set: WindowSet) -> None:
+    result = run_context(window_set, tmp_path, CLOCK, CtxOptions(("history",), ("direct",)), baselines=["_naive"])
+    ok = CliRunner().invoke(app, ["eval", "recount", str(result.public)])
+    assert ok.exit_code == 0, ok.output
+    n = len(window_set.entries)
+    assert f"effects re-validated with league.evals.context.validate (needs numpy): {n} window(s), 0 record" \
+        in ok.output
+    published = result.public / "context-windows.json"
+    doc = json.loads(published.read_text(encoding="utf-8"))
+    target = doc["windows"][-1]
+    planted = float(target["effects"]["macro.max"]) + 40.0  # 40 history points off: far beyond the tolerance
+    target["effects"]["macro.max"] = planted
+    published.write_text(json.dumps(doc), encoding="utf-8")
+    bad = CliRunner().invoke(app, ["eval", "recount", str(result.public)])
+    assert isinstance(bad.exception, RecountFailed) and bad.exception.exit_code == 4
+    assert f"DIFFERS c001: window {target['id']}: effects macro.max: {planted} does not hold: recomputed" \
+        in bad.output, bad.output
+    assert f"{n} window(s), 1 record(s) that do not hold" in bad.output
