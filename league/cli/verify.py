@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -116,6 +118,61 @@ def _readable_then(rebuild: Callable[[Path], tuple[Status, str]], folder: Path) 
     return rebuild(folder)
 
 
+#: A contextual run's open-data folder (docs/evals.md, "C."): what tells it apart, its book, its own recount.
+CONTEXT_RESULTS = "context-results.json"
+CONTEXT_BOOK = "eval-book.jsonl"
+CONTEXT_RECOUNT = "tools/recount_context.py"
+
+
+def _context_effects(folder: Path) -> tuple[str, str]:
+    """Step 3 of a contextual run: every effects record recomputed by the validator the run applied (NumPy)."""
+    if missing(STATS):
+        return "skipped", (f"re-validating the effects needs the statistics extra ({', '.join(missing(STATS))} not "
+                           f"installed): {install_hint('stats')}, then verify again")
+    with extra("stats"):
+        from league.evals.context.run import revalidate_effects
+    checked, problems = revalidate_effects(folder)
+    for line in problems:
+        typer.echo(f"  {line}")
+    if problems:
+        return "FAILED", f"{len(problems)} of {checked} window(s) carry an effects record that does not hold"
+    return "ok", f"{checked} window(s): every Macro and Micro value recomputed from the window's series"
+
+
+def _verify_context_run(folder: Path, workers: int | None) -> None:
+    """`league verify` on a contextual run's open-data folder: the eval book's chain (the run's sealed order: the
+    window set before any ask, each reply on arrival), the folder's own stand-alone recount (standard library:
+    every hash, fitted path and published figure), then the effects re-validated. Failures exit 1 like a
+    published league folder's steps; the recount's DIFFERS lines name the run and the figure."""
+    results: list[tuple[int, str, str, str]] = []
+    book = folder / CONTEXT_BOOK
+    if not book.is_file():
+        results.append((1, "the eval book", "FAILED", f"{CONTEXT_BOOK} is not in {folder}"))
+    else:
+        report = verify_chain(book, workers=workers)
+        results.append((1, "the eval book", "ok" if report.ok else "FAILED",
+                        f"{report.lines} lines, sha256 {report.sha256}" if report.ok else
+                        f"line {report.bad_line}: {report.reason}"))
+    tool = folder / CONTEXT_RECOUNT
+    if not tool.is_file():
+        results.append((2, "the stand-alone recount", "FAILED", f"{CONTEXT_RECOUNT} is not in {folder}"))
+    else:  # the folder's own script, as a reader runs it (python3 -I: nothing of this install leaks in)
+        proc = subprocess.run([sys.executable, "-I", str(tool), "--data", str(folder)], capture_output=True,
+                              text=True, check=False, timeout=600)
+        lines = proc.stdout.strip().splitlines()
+        for line in lines[:-1]:
+            typer.echo(f"  {line}")
+        results.append((2, "the stand-alone recount", "ok" if proc.returncode == 0 else "FAILED",
+                        lines[-1] if lines else (proc.stderr.strip() or f"exit {proc.returncode}")))
+    results.append((3, "the effects", *_context_effects(folder)))
+    for number, name, status, detail in results:
+        typer.echo(f"step {number:>2} {name}: {status} — {detail}")
+    failed = sum(status == "FAILED" for _, _, status, _ in results)
+    if failed:
+        raise LeagueError(f"{failed} verification step(s) FAILED for the contextual run {folder}",
+                          fix="each DIFFERS line names the run, the window or the figure")
+
+
 def _verify_folder(target: str, *, anchors: list[Path], trust_folder_certs: bool, strict: bool,
                    rebuild: bool = True) -> None:
     failed, refused = 0, []
@@ -181,7 +238,8 @@ def _compliance(target: str) -> None:
 
 
 def verify(
-    target: Annotated[str, typer.Argument(help="a book file (.jsonl), a published folder, or its URL")],
+    target: Annotated[str, typer.Argument(
+        help="a book file (.jsonl), a published folder, its URL, or a contextual run's folder")],
     workers: Annotated[
         int | None, typer.Option("--workers", envvar="LEAGUE_VERIFY_WORKERS", min=1, max=64,
                                  help="processes for a book check, 1 to 64")
@@ -203,7 +261,9 @@ def verify(
 ) -> None:
     """Verify a book's hash chain (first bad line and why), or every reader's step on a published folder."""
     path = Path(target)
-    if target.startswith(("http://", "https://")) or path.is_dir():
+    if path.is_dir() and (path / CONTEXT_RESULTS).is_file():
+        _verify_context_run(path, workers)
+    elif target.startswith(("http://", "https://")) or path.is_dir():
         _verify_folder(target, anchors=list(anchors or []), trust_folder_certs=trust_folder_certs, strict=strict,
                        rebuild=rebuild)
     else:

@@ -262,3 +262,28 @@ def test_the_recount_revalidates_every_effects_record_and_names_a_planted_wrong_
     assert f"DIFFERS c001: window {target['id']}: effects macro.max: {planted} does not hold: recomputed" \
         in bad.output, bad.output
     assert f"{n} window(s), 1 record(s) that do not hold" in bad.output
+
+
+def test_league_verify_checks_a_contextual_run_book_recount_and_effects(tmp_path: Path, window_set: WindowSet) -> None:
+    result = run_context(window_set, tmp_path, CLOCK, CtxOptions(("history",), ("direct",)), baselines=["_naive"])
+    ok = CliRunner().invoke(app, ["verify", str(result.public)])
+    assert ok.exit_code == 0, ok.output
+    assert "step  1 the eval book: ok" in ok.output and "step  2 the stand-alone recount: ok" in ok.output
+    assert f"step  3 the effects: ok — {len(window_set.entries)} window(s)" in ok.output
+    # a figure changed in the published table: the recount step fails naming it; the book still holds
+    scores = result.public / "context-scores.csv"
+    original = scores.read_text(encoding="utf-8")
+    scores.write_text(original.replace("_naive,overall,all,relative_mase,1.000000",
+                                       "_naive,overall,all,relative_mase,0.990000"), encoding="utf-8")
+    bad = CliRunner().invoke(app, ["verify", str(result.public)])
+    assert bad.exit_code == 1 and "step  2 the stand-alone recount: FAILED" in bad.output, bad.output
+    assert "DIFFERS c001: _naive overall all relative_mase: published '0.990000'" in bad.output
+    assert "step  1 the eval book: ok" in bad.output
+    # one byte of the book changed: the chain step fails at that line
+    scores.write_text(original, encoding="utf-8")
+    book = result.public / "eval-book.jsonl"
+    lines = book.read_bytes().split(b"\n")
+    lines[0] = lines[0].replace(b'"run_id":"c001"', b'"run_id":"c002"', 1)
+    book.write_bytes(b"\n".join(lines))
+    broken = CliRunner().invoke(app, ["verify", str(result.public)])
+    assert broken.exit_code == 1 and "step  1 the eval book: FAILED — line 1:" in broken.output, broken.output
