@@ -66,7 +66,7 @@ test: deps-test venv clis
 # tests among them alone in one process, as in tests/suite.sh); no browser, vendor CLI or broker needed.
 check: deps venv
 	$(PIP_INSTALL) -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/lint-imports \
-	  && $(BIN)/pytest -q -p no:cacheprovider -n 2 -m 'not fork' tests/unit \
+	  && $(BIN)/pytest -q -p no:cacheprovider -n 3 -m 'not fork' tests/unit \
 	  && LEAGUE_TEST_REQUIRE_FORK=1 $(BIN)/pytest -q -p no:cacheprovider -m fork tests/unit/publish
 
 # A release: the sdist and the wheel in dist/ (`pip install dist/forecast_league-VERSION-py3-none-any.whl`,
