@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from league.book import Book
 from league.cli import app
+from league.clock import SimulatedClock
 from league.config import shipped_config_dir
 
 pytestmark = pytest.mark.sandbox
@@ -103,7 +106,12 @@ local_tsa = true
 
 
 def test_doctor_all_green_for_offline_roster(roster: Path) -> None:
-    (roster.parent / "league.toml").write_text(OFFLINE_SETTINGS)
+    data = roster.parent / "data"
+    (roster.parent / "league.toml").write_text(f'[paths]\ndata = "{data}"\n' + OFFLINE_SETTINGS)
+    (data / "books").mkdir(parents=True)
+    clock = SimulatedClock(datetime(2026, 12, 4, 13, tzinfo=UTC))
+    with Book(data / "books" / "council-book.jsonl", clock) as book:  # doctor's `data: books` wants a league's book
+        book.append("opening", {"league": "council"})
     res = runner.invoke(app, ["doctor", "--config", str(roster.parent)])
     assert res.exit_code == 0, res.stdout
     assert "isolation: net_cut" in res.stdout and "FAIL" not in res.stdout
