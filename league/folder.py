@@ -140,7 +140,7 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
                 say: Callable[[str], None] | None = None) -> tuple[Path, Path]:
     """Copy the example config into TARGET/config, make TARGET/data, open both books: all or nothing.
 
-    Everything is built in a hidden folder beside TARGET (``.NAME.init-XXXX``, same file system) and renamed
+    Everything is built in a hidden folder beside TARGET (``.NAME.init-PID-XXXX``, same file system) and renamed
     into place at the end, so a failure (a bad history file, a full disk, Ctrl-C) leaves no half-made league
     that a second run would refuse or, worse, a daemon would start on. The climatology is sealed from
     ``history`` when given; else a live league fetches the 2016-2025 daily bars with yfinance and falls back
@@ -154,7 +154,8 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
             raise ConfigError(f"{part} already exists and is not an empty folder",
                               fix="choose a new or empty folder for `league init` (it writes config/ and data/)")
     made = _make_parents(target.parent)
-    staging = target.parent / f".{target.name}.init-{secrets.token_hex(4)}"
+    _sweep_abandoned(target, say or (lambda _text: None))
+    staging = target.parent / f".{target.name}.init-{os.getpid()}-{secrets.token_hex(4)}"
     try:
         staging.mkdir()
         _build(staging, demo=demo, seed=seed, clock=clock, history=history, offline=offline,
@@ -167,6 +168,32 @@ def init_folder(target: Path, *, demo: bool = False, seed: int | None = None,
                 folder.rmdir()
         raise
     return config_dir, data_dir
+
+
+def _sweep_abandoned(target: Path, say: Callable[[str], None]) -> None:
+    """Remove the staging folders a killed ``league init`` of the same TARGET left behind.
+
+    A SIGKILL (or a power cut) skips the clean-up above, and the hidden folder would stay beside TARGET for ever.
+    Its name carries the pid that made it: a folder whose process no longer exists is abandoned and removed (and
+    the operator told); one whose pid is alive, or whose name carries no pid, is left alone, since another
+    ``league init`` may be building it right now."""
+    for leftover in sorted(target.parent.glob(f".{target.name}.init-*")):
+        pid_text = leftover.name.rsplit(".init-", 1)[1].split("-", 1)[0]
+        if not pid_text.isdigit() or not leftover.is_dir() or leftover.is_symlink() or _alive(int(pid_text)):
+            continue
+        shutil.rmtree(leftover, ignore_errors=True)
+        say(f"removed {leftover.name}, left beside {target.name} by an interrupted `league init` (pid {pid_text})")
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this pid exists (signal 0 checks without sending anything)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, owned by another user
+        return True
+    return True
 
 
 def _make_parents(folder: Path) -> list[Path]:

@@ -15,6 +15,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,35 @@ def test_without_yfinance_the_error_names_the_extra_and_the_offline_way(tmp_path
     assert caught.value.fix is not None and "pip install 'forecast-league[yahoo]'" in caught.value.fix
     assert "--offline" in caught.value.fix and "--history FILE" in caught.value.fix
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_killed_init_s_staging_folder_is_removed_by_the_next_init(tmp_path: Path) -> None:
+    """SIGKILL skips every clean-up; the next `league init` of the same folder sweeps what it left."""
+    child = subprocess.Popen([str(LEAGUE), "init", "live", "--offline"], cwd=tmp_path, env=_offline_env(),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):
+            if list(tmp_path.glob(".live.init-*")) or child.poll() is not None:
+                break
+            time.sleep(0.05)
+    finally:
+        child.kill()
+        child.wait()
+    leftovers = list(tmp_path.glob(".live.init-*"))
+    if not leftovers:
+        pytest.skip("the init finished before it could be killed")
+    assert leftovers[0].name.startswith(f".live.init-{child.pid}-")
+    told: list[str] = []
+    init_folder(tmp_path / "live", demo=True, say=told.append)
+    assert not list(tmp_path.glob(".live.init-*"))
+    assert any(f"pid {child.pid}" in line and "interrupted" in line for line in told)
+    assert (tmp_path / "live" / "data" / "books" / "council-book.jsonl").stat().st_size > 0
+
+
+def test_a_staging_folder_whose_process_lives_is_left_alone(tmp_path: Path) -> None:
+    """Another `league init` of the same folder may be building it now: a live pid (this test's own) keeps it."""
+    busy = tmp_path / f".live.init-{os.getpid()}-0badc0de"
+    (busy / "config").mkdir(parents=True)
+    init_folder(tmp_path / "live", demo=True)
+    assert (busy / "config").is_dir()
+    assert (tmp_path / "live" / "config" / "league.toml").is_file()
