@@ -40,7 +40,6 @@ from fastapi import Path as FastPath
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi_offline import FastAPIOffline
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -138,9 +137,7 @@ def _json_routes(app: FastAPI, store: views.Store, cache: ViewCache) -> None:
     a view is computed in a worker thread, a kept answer is sent from the event loop."""
 
     async def answer(key: tuple[str, ...], view: Callable[[views.Store], object]) -> Response:
-        found = cache.lookup(key)
-        if found is None:
-            found = await run_in_threadpool(cache.make, key, lambda reads: view(store.recording(reads)))
+        found = await cache.get(key, lambda reads: view(store.recording(reads)))
         return Response(found.body, media_type="application/json", headers={"ETag": found.etag})
 
     @app.get("/api/league", response_model=dict[str, object])

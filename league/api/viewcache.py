@@ -17,6 +17,7 @@ off: every request recomputes its view.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
@@ -27,6 +28,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+
+from starlette.concurrency import run_in_threadpool
 
 from league.clock import Clock
 
@@ -128,6 +131,7 @@ class ViewCache:
         self._answers: OrderedDict[Hashable, Answer] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
+        self._pending: dict[Hashable, asyncio.Future[Answer]] = {}
 
     def __len__(self) -> int:
         return len(self._answers)
@@ -173,6 +177,23 @@ class ViewCache:
     def answer(self, key: Hashable, view: Callable[[Reads], object]) -> Answer:
         """The fresh kept answer for ``key``, else the view computed now (and kept)."""
         return self.lookup(key) or self.make(key, view)
+
+    async def get(self, key: Hashable, view: Callable[[Reads], object]) -> Answer:
+        """:meth:`answer` for the event loop: a kept answer is checked there (a few ``stat`` calls); a view to
+        compute runs in a worker thread, once for all the requests asking for it meanwhile (50 clients arriving on
+        a changed file compute it once, not 50 times side by side). A refusal reaches every request that waited."""
+        if not self.enabled:
+            return await run_in_threadpool(self.make, key, view)
+        found = self.lookup(key)
+        if found is not None:
+            return found
+        task = self._pending.get(key)
+        if task is None:
+            task = asyncio.ensure_future(run_in_threadpool(self.make, key, view))
+            self._pending[key] = task
+            task.add_done_callback(lambda _: self._pending.pop(key, None))
+        # shielded: a client that goes away cancels its own wait, not the computation the others wait for
+        return await asyncio.shield(task)
 
     def _drop(self, key: Hashable) -> None:
         self._bytes -= len(self._answers.pop(key).body)

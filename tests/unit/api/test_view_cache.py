@@ -4,9 +4,11 @@ bounded, and the ETag and 304 still hold."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,7 +19,7 @@ from fastapi.testclient import TestClient
 from league.api import views
 from league.api.app import create_app
 from league.api.server import WORKER_ARGS_ENV, worker_app, worker_args
-from league.api.viewcache import Reads, ViewCache, encode
+from league.api.viewcache import Answer, Reads, ViewCache, encode
 from league.clock import SimulatedClock
 
 DAY = "2026-11-27"
@@ -196,3 +198,26 @@ def test_the_encoding_is_starlettes_and_a_nan_is_sent_as_null() -> None:
 def test_the_worker_processes_get_the_view_cache_setting(data: Path, on: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(WORKER_ARGS_ENV, worker_args(data, "", None, view_cache=on))
     assert worker_app().state.view_cache.enabled is on
+
+
+def test_requests_arriving_while_a_view_is_computed_share_that_computation() -> None:
+    cache = ViewCache(SimulatedClock(START))
+    started, release = threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    def view(_reads: Reads) -> object:
+        calls.append(1)
+        started.set()
+        release.wait(30)
+        return {"x": 1}
+
+    async def two_requests() -> list[Answer]:
+        first = asyncio.ensure_future(cache.get("k", view))
+        assert await asyncio.to_thread(started.wait, 30)
+        second = asyncio.ensure_future(cache.get("k", view))
+        await asyncio.sleep(0)  # the second request reaches its wait while the view is still being computed
+        release.set()
+        return list(await asyncio.gather(first, second))
+
+    first, second = asyncio.run(two_requests())
+    assert calls == [1] and first is second
