@@ -29,8 +29,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from starlette.concurrency import run_in_threadpool
-
 from league.clock import Clock
 
 #: At most this many answers are kept per worker process.
@@ -183,13 +181,13 @@ class ViewCache:
         compute runs in a worker thread, once for all the requests asking for it meanwhile (50 clients arriving on
         a changed file compute it once, not 50 times side by side). A refusal reaches every request that waited."""
         if not self.enabled:
-            return await run_in_threadpool(self.make, key, view)
+            return await asyncio.to_thread(self.make, key, view)
         found = self.lookup(key)
         if found is not None:
             return found
         task = self._pending.get(key)
         if task is None:
-            task = asyncio.ensure_future(run_in_threadpool(self.make, key, view))
+            task = asyncio.ensure_future(asyncio.to_thread(self.make, key, view))
             self._pending[key] = task
             task.add_done_callback(lambda _: self._pending.pop(key, None))
         # shielded: a client that goes away cancels its own wait, not the computation the others wait for
