@@ -15,6 +15,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import re
 import stat
 import threading
@@ -116,15 +117,18 @@ class Store:
         view.reads = reads
         return view
 
+    def _stat(self, path: Path) -> os.stat_result | None:
+        """``path``'s stat (None when missing), noted as read when recording; taken before the file is read."""
+        return self.reads.stat(path) if self.reads is not None else stat_or_none(path)
+
     def refresh_book(self) -> int:
         """Index the lines appended to the book (the embargo's state follows from them); the book's line count."""
-        if self.reads is not None:
-            self.reads.stat(self.book.path)
+        self._stat(self.book.path)
         return self.book.refresh()
 
     def listing(self, folder: Path) -> list[Path]:
         """The files of ``folder``, sorted by name (none when it is not a folder)."""
-        st = self.reads.stat(folder) if self.reads is not None else stat_or_none(folder)
+        st = self._stat(folder)
         if st is None or not stat.S_ISDIR(st.st_mode):
             return []
         return sorted(p for p in folder.iterdir() if p.is_file())
@@ -147,9 +151,7 @@ class Store:
         slices = self._session_slices(day)
         if slices is None:
             return [r for r in self.rows() if r["session"] == day]
-        self.refresh_book()
-        if self.reads is not None:
-            self.reads.stat(self.paths.public / FORECASTS)
+        self.refresh_book()  # the CSV was noted by _session_slices, before this read
         with open(self.paths.public / FORECASTS, "rb") as fh:
             parts = [_read_at(fh, offset, length) for offset, length, _ in slices]
         hashes = [sha for _, _, sha in slices[1:]]
@@ -162,8 +164,7 @@ class Store:
     def _session_slices(self, day: str) -> list[tuple[int, int, str]] | None:
         """(offset, length, sha256) of the CSV's header and of every block of ``day``; None without a usable index."""
         index = self.json(FORECASTS_INDEX)
-        st = self.reads.stat(self.paths.public / FORECASTS) if self.reads is not None else stat_or_none(
-            self.paths.public / FORECASTS)
+        st = self._stat(self.paths.public / FORECASTS)
         if st is None:
             return None
         size = st.st_size
