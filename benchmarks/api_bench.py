@@ -24,7 +24,11 @@ Python generator competes with the servers for the CPU: read the ratios). The lo
 printed: the machine may be shared. Every run only ever talks to 127.0.0.1. Usage::
 
     python benchmarks/api_bench.py [--sessions 126] [--seconds 5] [--connections 50] [--runs 3] [--workers 2]
-                                   [--load wrk|httpx] [--no-nginx]
+                                   [--load wrk|httpx] [--no-nginx] [--baseline off|DIR] [--views-only]
+
+``--baseline`` serves the JSON views a second time, from ``league serve`` with its view cache off (``off``) or from
+another source tree, and measures each view on both in alternate pairs, with the servers' CPU milliseconds per
+request (their processes' user + system time over the run's requests).
 """
 
 from __future__ import annotations
@@ -132,6 +136,51 @@ def measure(url: str, anchor_url: str, args: argparse.Namespace) -> dict[str, fl
             "ratio": statistics.median(p[0] / a[0] for a, p in pairs)}
 
 
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process ``pid`` and its live children (uvicorn's workers)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(entry.name) == pid or int(fields[1]) == pid:  # fields[1]: the parent's pid
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
+def measured_run(url: str, pid: int, args: argparse.Namespace) -> tuple[float, float, float, float]:
+    """One run against ``url`` served by process ``pid``: (req/s, p50 s, p99 s, server CPU ms per request)."""
+    cpu0 = tree_cpu_s(pid)
+    rps, p50, p99 = one_run(url, args)
+    return rps, p50, p99, (tree_cpu_s(pid) - cpu0) * 1000 / max(1.0, rps * args.seconds)
+
+
+def measure_baseline(url: str, pid: int, base_url: str, base_pid: int, anchor_url: str,
+                     args: argparse.Namespace) -> dict[str, float]:
+    """``url`` and the same path on the baseline server in alternate pairs (the anchor first in each run; the order
+    of the two swapped every run), medians over ``--runs``; ratios of the project's figure to the baseline's."""
+    runs = []
+    for i in range(args.runs):
+        anchor = one_run(anchor_url, args)
+        if i % 2 == 0:
+            mine, base = measured_run(url, pid, args), measured_run(base_url, base_pid, args)
+        else:
+            base, mine = measured_run(base_url, base_pid, args), measured_run(url, pid, args)
+        runs.append((anchor, mine, base))
+    med = statistics.median
+    return {"rps": med(m[0] for _, m, _ in runs), "p50_ms": med(m[1] for _, m, _ in runs) * 1000,
+            "p99_ms": med(m[2] for _, m, _ in runs) * 1000, "cpu_ms_per_req": med(m[3] for _, m, _ in runs),
+            "base_rps": med(b[0] for _, _, b in runs), "base_p50_ms": med(b[1] for _, _, b in runs) * 1000,
+            "base_p99_ms": med(b[2] for _, _, b in runs) * 1000, "base_cpu_ms_per_req": med(b[3] for _, _, b in runs),
+            "anchor_rps": med(a[0] for a, _, _ in runs), "anchor_p99_ms": med(a[2] for a, _, _ in runs) * 1000,
+            "ratio": med(m[0] / a[0] for a, m, _ in runs), "x_base_rps": med(m[0] / b[0] for _, m, b in runs),
+            "base_p99_over_p99": med(b[2] / m[2] for _, m, b in runs)}
+
+
 def start_nginx(public: Path, app_port: int, work: Path) -> tuple[subprocess.Popen[bytes], int]:
     """nginx in front of league serve, its locations from deploy/nginx-league.conf (the /league/ prefix kept)."""
     port = free_port()
@@ -163,6 +212,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--load", choices=("wrk", "httpx"), default="wrk" if shutil.which("wrk") else "httpx")
     parser.add_argument("--no-nginx", action="store_true")
+    parser.add_argument("--baseline", metavar="off|DIR",
+                        help="also serve the JSON views from a baseline, measured in alternate pairs with league "
+                             "serve: 'off' (this tree with LEAGUE_SERVE_VIEW_CACHE=0) or a source tree (e.g. "
+                             "`git archive` of an older commit, run by this interpreter)")
+    parser.add_argument("--views-only", action="store_true", help="measure the JSON views only (no files, no nginx)")
     args = parser.parse_args()
     from season_fixture import write_season
 
@@ -185,8 +239,16 @@ def main() -> None:
              subprocess.Popen([sys.executable, "-m", "http.server", str(base_port), "--bind", "127.0.0.1",
                                "--directory", str(season.public)], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)]
+    baseline_port = None
+    if args.baseline is not None:  # procs[2]
+        baseline_port = free_port()
+        base_tree = ROOT if args.baseline == "off" else Path(args.baseline).resolve()
+        env = {**os.environ, "LEAGUE_SERVE_VIEW_CACHE": "0"} if args.baseline == "off" else None
+        procs.append(subprocess.Popen([*cli, "serve", "--data", str(season.data), "--port", str(baseline_port),
+                                       "--workers", str(args.workers)], cwd=base_tree, env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     nginx_port = None
-    if not args.no_nginx and (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
+    if not args.no_nginx and not args.views_only and (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
         (work / "nginx").mkdir()
         accel_port = free_port()  # the production command: nginx sends the files league serve vets
         procs.append(subprocess.Popen([*cli, "serve", "--data", str(season.data), "--port", str(accel_port),
@@ -204,11 +266,19 @@ def main() -> None:
             day = httpx.get(f"http://127.0.0.1:{port}/api/today", timeout=30).json()["session"]
         anchor = f"http://127.0.0.1:{base_port}"
         serve = f"http://127.0.0.1:{port}"
-        for path, ref in (("/council-book.jsonl", "/council-book.jsonl"),
-                          ("/arena-dataset.json", "/arena-dataset.json"), ("/api/league", "/arena-dataset.json"),
-                          (f"/api/sessions/{day}", "/arena-dataset.json"),
-                          ("/api/lines?from=1&to=100", "/arena-dataset.json"),
-                          (f"/api/stream?from={max(1, last - 99)}", "/arena-dataset.json")):
+        views = (("/api/league", "/arena-dataset.json"), (f"/api/sessions/{day}", "/arena-dataset.json"))
+        if baseline_port is not None:
+            baseline = f"http://127.0.0.1:{baseline_port}"
+            wait_up(baseline + "/api/today")
+            for path, ref in views:
+                figures = measure_baseline(serve + path, procs[0].pid, baseline + path, procs[2].pid,
+                                           anchor + ref, args)
+                rows.append((f"league serve --workers {args.workers}", path, ref, figures))
+        for path, ref in (() if args.views_only else (("/council-book.jsonl", "/council-book.jsonl"),
+                                                       ("/arena-dataset.json", "/arena-dataset.json"))) \
+                + (() if baseline_port is not None else views) \
+                + (() if args.views_only else (("/api/lines?from=1&to=100", "/arena-dataset.json"),
+                                               (f"/api/stream?from={max(1, last - 99)}", "/arena-dataset.json"))):
             figures = measure(serve + path, anchor + ref, args)
             rows.append((f"league serve --workers {args.workers}", path, ref, figures))
         if nginx_port is not None:
@@ -231,6 +301,12 @@ def main() -> None:
     for server, path, _, r in rows:
         print(f"{server:<26} {path[:36]:<36} {r['rps']:>8.1f} {r['p50_ms']:>8.1f} {r['p99_ms']:>8.1f} "
               f"{r['anchor_rps']:>13.1f} {r['anchor_p99_ms']:>11.1f} {r['ratio']:>9.2f}")
+    for _, path, _, r in rows:
+        if "base_rps" in r:
+            print(f"  baseline ({args.baseline}) {path[:36]:<36} req/s {r['base_rps']:.1f}, "
+                  f"p50 {r['base_p50_ms']:.1f} ms, p99 {r['base_p99_ms']:.1f} ms, "
+                  f"CPU {r['base_cpu_ms_per_req']:.2f} ms/req; league serve CPU "
+                  f"{r['cpu_ms_per_req']:.2f} ms/req; req/s x{r['x_base_rps']:.1f}, p99 /{r['base_p99_over_p99']:.1f}")
     record: dict[str, Any] = {"machine": f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}",
                               "load_generator": args.load, "seconds": args.seconds, "workers": args.workers,
                               "connections": args.connections, "runs": args.runs, "book_mib": book_mib,

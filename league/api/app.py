@@ -54,6 +54,7 @@ from league.api.paths import DataPaths
 from league.api.prerender import render_index
 from league.api.rows import COLUMNS, COLUMNS_HEADER, RowSelect, resume_point, rows_data
 from league.api.schemas import LineView, line_view
+from league.api.viewcache import ViewCache
 from league.clock import Clock, SystemClock
 from league.ops import metrics
 
@@ -70,12 +71,13 @@ MEDIA_TYPES = {".jsonl": NDJSON, ".md": "text/markdown; charset=utf-8", ".csv": 
 
 
 def create_app(data_dir: Path, *, poll_s: float = POLL_S, db_url: str | None = None,
-               clock: Clock | None = None, accel_redirect: str | None = None) -> FastAPI:
+               clock: Clock | None = None, accel_redirect: str | None = None, view_cache: bool = True) -> FastAPI:
     """Build the app over ``data_dir`` (checked now, so a wrong folder fails at start-up). The book's
     index starts from the league's database index when there is one (``db_url``, else the league's own;
     ``""``: read the whole book), so the start does not grow with the book (league.api.dbseed). ``clock``
     dates the JSON views' ``Last-Modified``; ``accel_redirect`` (behind nginx) hands the sending of open-data
-    files to nginx's internal location of that prefix (league.api.caching)."""
+    files to nginx's internal location of that prefix (league.api.caching); ``view_cache`` keeps each JSON view's
+    encoded answer while the files it read are unchanged (league.api.viewcache; off: every request recomputes)."""
     store = views.Store(DataPaths.resolve(data_dir), db_url=db_url)
     # the docs page's Swagger UI files from the installed package (fastapi-offline), never from a CDN: a reader of a
     # league that asks to trust no operator is not sent to third parties, and the page works offline
@@ -84,13 +86,16 @@ def create_app(data_dir: Path, *, poll_s: float = POLL_S, db_url: str | None = N
     app.state.store = store
     _handlers(app)
     _ops_routes(app, store)
-    _json_routes(app, store)
+    clock = clock or SystemClock()
+    cache = ViewCache(clock, enabled=view_cache)
+    app.state.view_cache = cache
+    _json_routes(app, store, cache)
     _book_routes(app, store, poll_s)
     _contest_routes(app, store, poll_s)
     _arms_routes(app, store, poll_s)
     _rows_routes(app, store, poll_s)
     _file_routes(app, store, accel_redirect)
-    _caching(app, clock or SystemClock())
+    _caching(app, clock)
     return app
 
 
@@ -127,50 +132,58 @@ def _handlers(app: FastAPI) -> None:
         return JSONResponse(error_body(exc.detail), status_code=exc.status_code, headers=exc.headers)
 
 
-def _json_routes(app: FastAPI, store: views.Store) -> None:
-    @app.get("/api/league")
-    def league() -> dict[str, object]:
-        return dict(views.league_table(store))
+def _json_routes(app: FastAPI, store: views.Store, cache: ViewCache) -> None:
+    """The JSON views, each answered from ``cache`` while the files it read are unchanged (league.api.viewcache);
+    a view is computed in a worker thread, a kept answer is sent from the event loop."""
 
-    @app.get("/api/grid")
-    def grid() -> dict[str, object]:
-        return dict(views.grid(store))
+    async def answer(key: tuple[str, ...], view: Callable[[views.Store], object]) -> Response:
+        found = await cache.get(key, lambda reads: view(store.recording(reads)))
+        return Response(found.body, media_type="application/json", headers={"ETag": found.etag})
 
-    @app.get("/api/seats/{seat}")
-    def seat(seat: str) -> dict[str, object]:
-        return views.seat(store, seat)
+    @app.get("/api/league", response_model=dict[str, object])
+    async def league() -> Response:
+        return await answer(("league",), views.league_table)
 
-    @app.get("/api/runs/{run_id}")
-    def run(run_id: str) -> dict[str, object]:
-        return dict(views.run(store, run_id))
+    @app.get("/api/grid", response_model=dict[str, object])
+    async def grid() -> Response:
+        return await answer(("grid",), views.grid)
 
-    @app.get("/api/sessions/{day}")
-    def session(day: str) -> dict[str, object]:
+    @app.get("/api/seats/{seat}", response_model=dict[str, object])
+    async def seat(seat: str) -> Response:
+        return await answer(("seat", seat), partial(views.seat, name=seat))
+
+    @app.get("/api/runs/{run_id}", response_model=dict[str, object])
+    async def run(run_id: str) -> Response:
+        return await answer(("run", run_id), partial(views.run, run_id=run_id))
+
+    @app.get("/api/sessions/{day}", response_model=dict[str, object])
+    async def session(day: str) -> Response:
         try:
             date.fromisoformat(day)
         except ValueError:
             raise BadRequest(f"{shown(day)} is not a date",
                              fix="use YYYY-MM-DD, e.g. /api/sessions/2026-11-27") from None
-        return views.session(store, day)
+        return await answer(("session", day), partial(views.session, day=day))
 
-    @app.get("/api/today")
-    def today() -> dict[str, object]:
-        return dict(views.today(store))
+    @app.get("/api/today", response_model=dict[str, object])
+    async def today() -> Response:
+        return await answer(("today",), views.today)
 
-    @app.get("/api/page")
-    def page() -> dict[str, object]:
-        return views.page(store)
+    @app.get("/api/page", response_model=dict[str, object])
+    async def page() -> Response:
+        return await answer(("page",), views.page)
 
-    @app.get("/api/talk")
-    def talk() -> dict[str, object]:
-        return views.talk(store)
+    @app.get("/api/talk", response_model=dict[str, object])
+    async def talk() -> Response:
+        return await answer(("talk",), views.talk)
 
-    @app.get("/api/predictions")
-    def predictions() -> dict[str, object]:
-        return views.predictions(store)
-    @app.get("/api/sources")
-    def sources() -> dict[str, object]:
-        return views.sources(store)
+    @app.get("/api/predictions", response_model=dict[str, object])
+    async def predictions() -> Response:
+        return await answer(("predictions",), views.predictions)
+
+    @app.get("/api/sources", response_model=dict[str, object])
+    async def sources() -> Response:
+        return await answer(("sources",), views.sources)
 
 
 def _check_kinds(store: views.Store, kinds: list[str]) -> frozenset[str]:

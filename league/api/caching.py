@@ -20,7 +20,6 @@ The conditional-request rules are Starlette's, not the league's: files go throug
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -37,6 +36,7 @@ from starlette.responses import FileResponse, Response
 from starlette.staticfiles import NotModifiedResponse, StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from league.api.viewcache import etag_of
 from league.clock import Clock
 from league.jsonvalue import Json, items, number, obj, text
 
@@ -208,24 +208,21 @@ class CachedFiles(StaticFiles):
     def body_response(self, body: bytes, scope: Scope, *, media_type: str | None) -> Response:
         """A body made for this request (a file under embargo, redacted): its SHA-256 as ETag, always revalidated
         (the redaction lifts when the session's score is sealed, without the file changing)."""
-        headers = {"Cache-Control": VIEW, "ETag": _body_etag(body)}
+        headers = {"Cache-Control": VIEW, "ETag": etag_of(body)}
         response = Response(body, headers=headers, media_type=media_type)
         if self.is_not_modified(response.headers, Headers(scope=scope)):
             return NotModifiedResponse(response.headers)
         return response
 
 
-def _body_etag(body: bytes) -> str:
-    return f'"{hashlib.sha256(body).hexdigest()}"'
-
-
 class ViewValidators:
     """ETag (the body's SHA-256), ``Last-Modified`` and ``no-cache`` on the JSON views and the page; 304 when the
     request's validators match (Starlette's rule, :meth:`StaticFiles.is_not_modified`).
 
-    Applies to a 200 answer to GET or HEAD under ``/api/`` or at ``/`` without an ETag or a ``Cache-Control`` of
-    its own (files and streams set theirs) sent in one message (a view; a body sent in parts is a stream and
-    passes untouched).
+    Applies to a 200 answer to GET or HEAD under ``/api/`` or at ``/`` without a ``Cache-Control`` of its own
+    (files and streams set theirs) sent in one message (a view; a body sent in parts is a stream and passes
+    untouched). A view that carries its ETag already (the body's SHA-256, kept with the encoded answer by
+    league.api.viewcache) keeps it: the body is not hashed again.
     ``Last-Modified`` is when this process first sent the current body for that URL (read from the league's Clock;
     a changed body gets a new time), so ``If-Modified-Since`` works for clients that keep only dates; the ETag is
     the exact validator (several worker processes each keep their own times; a body's ETag is the same in all of
@@ -255,7 +252,7 @@ class ViewValidators:
                 await send(message)
             elif message["type"] == "http.response.start":
                 headers = Headers(raw=message.get("headers", []))
-                if message["status"] != 200 or "etag" in headers or "cache-control" in headers:
+                if message["status"] != 200 or "cache-control" in headers:
                     passing = True
                     await send(message)
                 else:
@@ -271,8 +268,8 @@ class ViewValidators:
         await self.app(scope, receive, hold)
 
     async def _answer(self, scope: Scope, receive: Receive, send: Send, start: Message, body: bytes) -> None:
-        etag = _body_etag(body)
         headers = MutableHeaders(raw=start["headers"])
+        etag = headers.get("etag") or etag_of(body)
         headers["ETag"] = etag
         headers["Cache-Control"] = VIEW
         headers["Last-Modified"] = format_datetime(self._first_sent(_url(scope), etag), usegmt=True)

@@ -13,6 +13,8 @@ import io
 import json
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import partial
+from typing import TypeVar
 
 import httpx
 import structlog
@@ -28,36 +30,72 @@ Line = tuple[int, bytes]
 MAX_ERROR_BODY = 64 << 10
 
 
+#: The pause before the k-th reconnect in a row: RECONNECT_FIRST_S, doubling, at most RECONNECT_MAX_S.
+RECONNECT_FIRST_S = 0.5
+RECONNECT_MAX_S = 30.0
+_T = TypeVar("_T")
+_P = TypeVar("_P")
+
+
+def reconnect_pause(failures: int) -> float:
+    """Seconds to wait after the ``failures``-th connection lost in a row (1, 2, …): 0.5, 1, 2, … up to 30."""
+    return min(RECONNECT_MAX_S, RECONNECT_FIRST_S * 2.0 ** (failures - 1))
+
+
+def reconnecting(connect: Callable[[_P], Iterator[_T]], start: _P, advance: Callable[[_P, _T], _P], *, base: str,
+                 follow: bool, retries: int, sleep: Callable[[float], None], label: str) -> Iterator[_T]:
+    """The items of ``connect(position)``, connecting again from the position reached after a lost connection
+    (an ``httpx.TransportError``), so nothing is skipped or delivered twice.
+
+    The position starts at ``start`` and each item moves it (``advance(position, item)``). A lost connection waits
+    :func:`reconnect_pause` of the number of connections lost in a row (``sleep``), then connects again; an item
+    that moves the position resets that count, and ``retries`` + 1 lost in a row is a :class:`FollowError`.
+    Without ``follow`` the items end with the first connection that ends normally; with it, an ended connection
+    is opened again at once. ``label`` names the position in the reconnect's log line."""
+    position, failures = start, 0
+    while True:
+        try:
+            for item in connect(position):
+                moved = advance(position, item)
+                if moved != position:
+                    position, failures = moved, 0
+                yield item
+            if not follow:
+                return
+        except httpx.TransportError as exc:
+            failures += 1
+            if failures > retries:
+                raise FollowError(f"lost {base} {failures} times in a row: {exc}",
+                                  fix="check that `league serve` is running") from exc
+            pause = reconnect_pause(failures)
+            log.warning("tail.reconnect", url=base, pause_s=pause, error=str(exc), **{label: position})
+            sleep(pause)
+
+
+def _client() -> httpx.Client:
+    return httpx.Client(timeout=httpx.Timeout(10.0, read=None))
+
+
 def follow_url(base: str, start: int = 1, kinds: frozenset[str] = frozenset(), follow: bool = False,
                retries: int = 8, client: httpx.Client | None = None,
                sleep: Callable[[float], None] = time.sleep, stream: str = "/api/stream") -> Iterator[Line]:
     """Lines from the API's ``stream`` (the council's ``/api/stream`` or the contest's
-    ``/api/contest/stream``); reconnects from the last line seen after a disconnect."""
-    own = client or httpx.Client(timeout=httpx.Timeout(10.0, read=None))
-    next_n, failures = start, 0
+    ``/api/contest/stream``); reconnects from the line after the last one seen (:func:`reconnecting`)."""
+    own = client or _client()
     try:
-        while True:
-            try:
-                for n, raw in _one_connection(own, base, next_n, kinds, follow, stream):
-                    next_n, failures = n + 1, 0
-                    yield n, raw
-                if not follow:
-                    return
-            except httpx.TransportError as exc:
-                failures += 1
-                if failures > retries:
-                    raise FollowError(f"lost {base} {failures} times in a row: {exc}",
-                                      fix="check that `league serve` is running") from exc
-                pause = min(30.0, 0.5 * 2 ** (failures - 1))
-                log.warning("tail.reconnect", url=base, next_line=next_n, pause_s=pause, error=str(exc))
-                sleep(pause)
+        yield from reconnecting(partial(_one_connection, own, base, kinds=kinds, follow=follow, stream=stream), start,
+                                _next_line, base=base, follow=follow, retries=retries, sleep=sleep, label="next_line")
     finally:
         if client is None:
             own.close()
 
 
-def _one_connection(client: httpx.Client, base: str, start: int, kinds: frozenset[str],
-                    follow: bool, stream: str = "/api/stream") -> Iterator[Line]:
+def _next_line(_: int, line: Line) -> int:
+    return line[0] + 1
+
+
+def _one_connection(client: httpx.Client, base: str, start: int, *, kinds: frozenset[str], follow: bool,
+                    stream: str = "/api/stream") -> Iterator[Line]:
     params: list[tuple[str, str | int | float | bool | None]] = [("from", start)]
     params.append(("follow", "true" if follow else "false"))
     params += [("kind", k) for k in sorted(kinds)]
@@ -81,35 +119,26 @@ RowEvent = tuple[str, ...] | dict[str, str]
 def follow_rows_url(base: str, after: str | None = None, follow: bool = False, retries: int = 8,
                     client: httpx.Client | None = None,
                     sleep: Callable[[float], None] = time.sleep) -> Iterator[RowEvent]:
-    """The scored rows of the API's ``/api/rows/stream`` after row ``after``; reconnects after the last row seen.
+    """The scored rows of the API's ``/api/rows/stream`` after row ``after``; reconnects after the last row seen
+    (:func:`reconnecting`: only a row moves the position, so a server that sends its headers and drops, again and
+    again, still ends in a FollowError).
 
     Each connection first yields the column names (the server's ``X-League-Row-Columns``), so a CSV printer
     writes its header before the first row even while it waits; then each row as a dict of strings."""
-    own = client or httpx.Client(timeout=httpx.Timeout(10.0, read=None))
-    last, failures = after, 0
+    own = client or _client()
     try:
-        while True:
-            try:
-                for event in _rows_connection(own, base, last, follow):
-                    if isinstance(event, dict):
-                        last, failures = event["row_id"], 0
-                    yield event
-                if not follow:
-                    return
-            except httpx.TransportError as exc:
-                failures += 1
-                if failures > retries:
-                    raise FollowError(f"lost {base} {failures} times in a row: {exc}",
-                                      fix="check that `league serve` is running") from exc
-                pause = min(30.0, 0.5 * 2 ** (failures - 1))
-                log.warning("tail.reconnect", url=base, after_row=last, pause_s=pause, error=str(exc))
-                sleep(pause)
+        yield from reconnecting(partial(_rows_connection, own, base, follow=follow), after, _after_row, base=base,
+                                follow=follow, retries=retries, sleep=sleep, label="after_row")
     finally:
         if client is None:
             own.close()
 
 
-def _rows_connection(client: httpx.Client, base: str, after: str | None, follow: bool) -> Iterator[RowEvent]:
+def _after_row(last: str | None, event: RowEvent) -> str | None:
+    return event["row_id"] if isinstance(event, dict) else last
+
+
+def _rows_connection(client: httpx.Client, base: str, after: str | None, *, follow: bool) -> Iterator[RowEvent]:
     params: list[tuple[str, str | int | float | bool | None]] = [("follow", "true" if follow else "false")]
     if after:
         params.append(("after", after))

@@ -134,9 +134,10 @@ def header_timeout_protocol(timeout: float = DEFAULT_HEADER_TIMEOUT_S,
     return HeaderTimeoutH11  # type: ignore[no-any-return]
 
 
-def worker_args(data: Path, db_url: str | None, accel_redirect: str | None = None) -> str:
+def worker_args(data: Path, db_url: str | None, accel_redirect: str | None = None, view_cache: bool = True) -> str:
     """What a worker process needs to build the same app as the parent, as the text of WORKER_ARGS_ENV."""
-    return json.dumps({"data": str(Path(data).resolve()), "db": db_url, "accel": accel_redirect})
+    return json.dumps({"data": str(Path(data).resolve()), "db": db_url, "accel": accel_redirect,
+                       "view_cache": view_cache})
 
 
 def worker_app() -> FastAPI:
@@ -149,7 +150,8 @@ def worker_app() -> FastAPI:
     fields = obj(args)
     db, accel = fields.get("db"), fields.get("accel")
     return create_app(Path(text(fields.get("data"))), db_url=None if db is None else text(db),
-                      accel_redirect=None if accel is None else text(accel))
+                      accel_redirect=None if accel is None else text(accel),
+                      view_cache=fields.get("view_cache") is not False)
 
 
 def _env_timeout() -> float:

@@ -10,11 +10,14 @@ changes.
 
 from __future__ import annotations
 
+import copy
 import csv
 import hashlib
 import io
 import json
+import os
 import re
+import stat
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Collection
@@ -26,6 +29,7 @@ from league.api.dbseed import database_url, seed_from_database
 from league.api.embargo import Embargo
 from league.api.errors import MAX_QUOTED, BadRequest, NotFound, clip, shown
 from league.api.paths import DataPaths
+from league.api.viewcache import Reads, stat_or_none
 from league.contracts.columns import COUNTED_RUN_ROLES, ISSUE_KINDS
 from league.jsonvalue import Json, JsonObject, as_int, items, number, obj
 from league.jsonvalue import path as json_path
@@ -56,13 +60,17 @@ class _FileCache(Generic[_T]):
         self._cache: dict[str, tuple[tuple[int, int], _T]] = {}
         self._lock = threading.Lock()
 
-    def get(self, name: str) -> _T | None:
-        """The file as read, or None when it does not exist."""
+    def get(self, name: str, reads: Reads | None = None) -> _T | None:
+        """The file as read, or None when it does not exist (noted in ``reads`` either way)."""
         path = self.folder / name
         try:
             st = path.stat()
         except FileNotFoundError:
+            if reads is not None:
+                reads.note(path, None)
             return None
+        if reads is not None:
+            reads.note(path, st)
         key = (st.st_size, st.st_mtime_ns)
         with self._lock:
             hit = self._cache.get(name)
@@ -85,7 +93,11 @@ def _load_rows(path: Path) -> list[Row]:
 
 
 class Store:
-    """Cached readers of the open-data folder plus the live book's index."""
+    """Cached readers of the open-data folder plus the live book's index.
+
+    A store made by :meth:`recording` shares all of it and notes every file a view reads through it (league.api.
+    viewcache); the views read files only through the store's methods (:meth:`json`, :meth:`rows`,
+    :meth:`session_rows`, :meth:`refresh_book`, :meth:`listing`)."""
 
     def __init__(self, paths: DataPaths, *, db_url: str | None = None) -> None:
         """``db_url``: the database whose book index seeds the book's (league.api.dbseed); by default the
@@ -97,15 +109,38 @@ class Store:
         self.seeded = seed_from_database(self.book, self.embargo, url) if url else 0
         self._json = _FileCache(paths.public, _load_json)
         self._rows = _FileCache(paths.public, _load_rows)
+        self.reads: Reads | None = None
+
+    def recording(self, reads: Reads) -> Store:
+        """This store (the same caches, book index and embargo), noting in ``reads`` every file read through it."""
+        view = copy.copy(self)
+        view.reads = reads
+        return view
+
+    def _stat(self, path: Path) -> os.stat_result | None:
+        """``path``'s stat (None when missing), noted as read when recording; taken before the file is read."""
+        return self.reads.stat(path) if self.reads is not None else stat_or_none(path)
+
+    def refresh_book(self) -> int:
+        """Index the lines appended to the book (the embargo's state follows from them); the book's line count."""
+        self._stat(self.book.path)
+        return self.book.refresh()
+
+    def listing(self, folder: Path) -> list[Path]:
+        """The files of ``folder``, sorted by name (none when it is not a folder)."""
+        st = self._stat(folder)
+        if st is None or not stat.S_ISDIR(st.st_mode):
+            return []
+        return sorted(p for p in folder.iterdir() if p.is_file())
 
     def json(self, name: str) -> Json:
         """A published JSON file as read (None when it does not exist)."""
-        return self._json.get(name)
+        return self._json.get(name, self.reads)
 
     def rows(self) -> list[Row]:
         """The published forecast rows, without those of sessions still under embargo."""
-        self.book.refresh()
-        return self.embargo.public_rows(self._rows.get(FORECASTS) or [])
+        self.refresh_book()
+        return self.embargo.public_rows(self._rows.get(FORECASTS, self.reads) or [])
 
     def session_rows(self, day: str) -> list[Row]:
         """The published forecast rows of one session (embargo applied), read from that session's slices of
@@ -116,7 +151,7 @@ class Store:
         slices = self._session_slices(day)
         if slices is None:
             return [r for r in self.rows() if r["session"] == day]
-        self.book.refresh()
+        self.refresh_book()  # the CSV was noted by _session_slices, before this read
         with open(self.paths.public / FORECASTS, "rb") as fh:
             parts = [_read_at(fh, offset, length) for offset, length, _ in slices]
         hashes = [sha for _, _, sha in slices[1:]]
@@ -129,10 +164,10 @@ class Store:
     def _session_slices(self, day: str) -> list[tuple[int, int, str]] | None:
         """(offset, length, sha256) of the CSV's header and of every block of ``day``; None without a usable index."""
         index = self.json(FORECASTS_INDEX)
-        try:
-            size = (self.paths.public / FORECASTS).stat().st_size
-        except FileNotFoundError:
+        st = self._stat(self.paths.public / FORECASTS)
+        if st is None:
             return None
+        size = st.st_size
         if not isinstance(index, dict) or index.get("file") != FORECASTS or index.get("bytes") != size:
             return None
         try:
@@ -313,7 +348,7 @@ class RunView(TypedDict):
 
 
 def run(store: Store, run_id: str) -> RunView:
-    store.book.refresh()
+    store.refresh_book()
     n = store.book.run_line(run_id)
     if n is None:
         raise NotFound(f"no run {shown(run_id)} in the book", fix="see /api/today or /api/sessions/<date>")
@@ -344,7 +379,7 @@ def _strip(line: JsonObject) -> JsonObject:
 def session(store: Store, day: str) -> dict[str, object]:
     if not SESSION.match(day):
         raise BadRequest(f"session {shown(day)} is not a date YYYY-MM-DD")
-    store.book.refresh()
+    store.refresh_book()
     runs = store.book.runs_of_session(day)
     rows = store.session_rows(day)
     if not runs and not rows:
@@ -413,11 +448,8 @@ def _pooled_bins(rows: list[Row]) -> list[dict[str, object]]:
 
 
 def proof_links(store: Store, day: str) -> list[str]:
-    folder = store.paths.public / "proof" / day
-    if not folder.is_dir():
-        return []
     # relative to the page, so the page works under any URL prefix (e.g. nginx's /league/)
-    return [f"proof/{day}/{p.name}" for p in sorted(folder.iterdir()) if p.is_file()]
+    return [f"proof/{day}/{p.name}" for p in store.listing(store.paths.public / "proof" / day)]
 
 
 class Today(TypedDict, total=False):
@@ -440,7 +472,7 @@ def today(store: Store) -> Today:
     """The whole latest session, not only its newest run: a session is asked in waves (a run, then a second
     run ``…-r2`` for the seats that must be asked again), and showing the last wave alone hid every seat the
     first wave asked. Each answer says which run (wave) it came from."""
-    store.book.refresh()
+    store.refresh_book()
     run_id = store.book.last_run()
     if run_id is None:
         return {"run": None, "book_lines": store.book.lines}
@@ -581,7 +613,7 @@ def predictions(store: Store) -> dict[str, object]:
 def corrections(store: Store) -> list[JsonObject]:
     """Every sealed correction line (paper §3.10), newest first: what it corrects, the new value, why.
     The figures on the page already use them (the CSV and the statistics apply each one)."""
-    store.book.refresh()
+    store.refresh_book()
     store.embargo.refresh()
     found = [n for n in range(1, store.book.lines + 1) if store.book.kind(n) == "correction"]
     out: list[JsonObject] = []

@@ -45,6 +45,10 @@ def serve(
         "--accel-redirect", envvar="LEAGUE_SERVE_ACCEL_REDIRECT",
         help="behind nginx: the internal location aliasing the open-data folder (deploy/nginx-league.conf: "
              "/league-files/); files are then sent by nginx, league serve answers their headers only")] = None,
+    view_cache: Annotated[bool, typer.Option(
+        "--view-cache/--no-view-cache", envvar="LEAGUE_SERVE_VIEW_CACHE",
+        help="keep each JSON view's encoded answer in the worker while the files it read are unchanged "
+             "(off: every request recomputes its view)")] = True,
 ) -> None:
     """Serve the open data read-only at /, JSON views under /api, the book stream and the league page."""
     with extra("daemon"):
@@ -72,7 +76,7 @@ def serve(
             raise typer.BadParameter("--readers runs in one process: serve the readers' service on its own "
                                      "(systemd/league-readers.service) or drop --workers", param_hint="--readers")
         DataPaths.resolve(data)  # a wrong folder fails here, once, not in every worker
-        os.environ[WORKER_ARGS_ENV] = worker_args(data, db, accel_redirect)
+        os.environ[WORKER_ARGS_ENV] = worker_args(data, db, accel_redirect, view_cache)
         os.environ[HEADER_TIMEOUT_ENV] = str(header_timeout)
         sock = bind(host, port, option="--port (LEAGUE_PORT)")  # first: the workers share the socket by its fd
         typer.echo(f"serving {data} on http://{host}:{port}/ with {workers} workers")
@@ -80,7 +84,7 @@ def serve(
                     log_config=None, access_log=False, http=WORKER_PROTOCOL)
         sock.close()
         return
-    application = create_app(data, db_url=db, accel_redirect=accel_redirect)
+    application = create_app(data, db_url=db, accel_redirect=accel_redirect, view_cache=view_cache)
     if readers:  # a separate app with its own state and book writer, mounted beside the read-only one
         mount_beside(application, "/readers", readers_app_for(load_config(config), SystemClock(),
                                                               secure_cookie=secure_cookie))
