@@ -27,6 +27,11 @@ from league.workers.celery_app import make_app
 from league_agents.registry import make_sandbox
 from sandbox.interface import SandboxError
 
+#: Pool processes of a worker unless told otherwise: a lab's usual handful of seats start together. Each
+#: is a process of its own (about 30 MB beyond what it shares with the worker) whose seat spends its run
+#: waiting on its vendor, not on the CPU; a lab with more seats sets ``--concurrency`` to their number.
+CONCURRENCY = 8
+
 
 def worker(
     queue: Annotated[str, typer.Option("--queue", envvar="LEAGUE_WORKER_QUEUE",
@@ -37,7 +42,9 @@ def worker(
     cert_file: CertFileOpt = "",
     key_file: KeyFileOpt = "",
     concurrency: Annotated[int, typer.Option(
-        "--concurrency", envvar="LEAGUE_WORKER_CONCURRENCY", min=1, help="seats run at once (processes)")] = 2,
+        "--concurrency", envvar="LEAGUE_WORKER_CONCURRENCY", min=1,
+        help="seats run at once (processes, about 30 MB each); at least the lab's number of seats, so that one "
+             "ask starts all of them at once")] = CONCURRENCY,
     name: Annotated[str, typer.Option(
         "--name", envvar="LEAGUE_WORKER_NAME", help="this worker's name in replies (default: the host name)")] = "",
     log_level: Annotated[str, typer.Option(

@@ -112,9 +112,11 @@ def execute(body: object, ctx: TaskContext) -> None:
                                        detail=f"not started by its deadline {ask.deadline.isoformat()}",
                                        sent_at=ctx.now()))
         return
-    ctx.publish(wire.started_message(ask, worker=ctx.worker, started_at=ctx.now(), redelivered=ctx.redelivered))
+    announced = Announcement(ctx.publish, wire.started_message(ask, worker=ctx.worker, started_at=ctx.now(),
+                                                               redelivered=ctx.redelivered))
     log.info("worker.ask_started", seat=ask.seat.name, identity=ask.identity, redelivered=ctx.redelivered)
     reply = run_ask(ask, ctx.now)
+    announced.wait()
     try:
         message = wire.reply_message(ask, reply, worker=ctx.worker, redelivered=ctx.redelivered, sent_at=ctx.now())
     except WireError as exc:
@@ -123,6 +125,29 @@ def execute(body: object, ctx: TaskContext) -> None:
         return
     ctx.publish(message)
     log.info("worker.ask_replied", seat=ask.seat.name, identity=ask.identity, failure=str(reply.failure or ""))
+
+
+class Announcement:
+    """The ``started`` message, published (confirmed, retried like a reply) on a thread of its own while
+    the seat starts: the seat does not wait for the broker's confirm. :meth:`wait` returns once the
+    broker holds the message, and is called before the reply is published, so the league still gets
+    ``started`` first; a publication that failed raises there, as it did before the seat started."""
+
+    def __init__(self, publish: Publish, body: wire.Body) -> None:
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._publish, args=(publish, body), name="started", daemon=True)
+        self._thread.start()
+
+    def _publish(self, publish: Publish, body: wire.Body) -> None:
+        try:
+            publish(body)
+        except BaseException as exc:  # noqa: BLE001 - handed to wait(), in the task's own thread
+            self._error = exc
+
+    def wait(self) -> None:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
 
 
 def _refuse(body: object, ctx: TaskContext, detail: str) -> None:

@@ -4,9 +4,12 @@ before the deadline, only for its own queue, says so when it cannot run a seat, 
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+import pytest
 
 from league.workers import wire
 from league.workers.tasks import TaskContext, execute
@@ -66,3 +69,36 @@ def test_a_seat_this_host_cannot_run_is_a_failure_reply() -> None:
 def test_an_unknown_adapter_is_named() -> None:
     _, reply = run(body_for(SeatSpec(name="odd", adapter="no_such_adapter")))
     assert reply.failure is FailureClass.SEAT_FAULT and "unknown adapter 'no_such_adapter'" in reply.detail
+
+
+def test_the_seat_starts_while_its_started_message_is_in_flight_and_replies_after_it() -> None:
+    in_flight, seat_ran = threading.Event(), threading.Event()
+    sent: list[str] = []
+
+    def now() -> datetime:
+        if in_flight.is_set():
+            seat_ran.set()  # the clock read after the started message left: the ask is being run
+        return T0
+
+    def publish(body: Mapping[str, Any]) -> None:
+        if body["kind"] == "started":
+            in_flight.set()
+            assert seat_ran.wait(10), "the seat waited for the started message's confirm"
+        sent.append(str(body["kind"]))
+
+    execute(body_for(), TaskContext(queue="lab-a", worker="lab-a@host", redelivered=False, publish=publish, now=now))
+    assert sent == ["started", "reply"]
+
+
+def test_a_started_message_the_broker_refused_fails_the_task_and_no_reply_follows_it() -> None:
+    sent: list[str] = []
+
+    def publish(body: Mapping[str, Any]) -> None:
+        if body["kind"] == "started":
+            raise ConnectionRefusedError("the broker refused the started message")
+        sent.append(str(body["kind"]))
+
+    with pytest.raises(ConnectionRefusedError, match="refused the started message"):
+        execute(body_for(), TaskContext(queue="lab-a", worker="lab-a@host", redelivered=False, publish=publish,
+                                        now=lambda: T0))
+    assert sent == []
