@@ -77,6 +77,7 @@ def rebuild_sides(folder: Path, out: Path) -> None:
 
 
 STYLE_JSON = "council-style.json"
+BLIND = b'"blind"'
 BOOK = "council-book.jsonl"
 
 
@@ -85,23 +86,26 @@ def style_document(book: Path, replies: Path) -> JsonObject:
 
     Reads the book's ``blind`` and ``reveal`` lines and each answer line's ``own_sha256``; the texts are the
     raw replies in DATA/replies/<own_sha256>.txt (not published, so a reader cannot rebuild this file:
-    ``league verify`` does not, and no stdlib tool recounts it)."""
+    ``league verify`` does not, and no stdlib tool recounts it). A blind line's kind is the JSON string
+    ``"blind"``, so a book whose bytes do not hold it has none: that case (every season that is not blind) is
+    answered by one byte search, without parsing a line; a book that holds the string anywhere is parsed."""
     blind = reveal = False
     models: dict[str, str] = {}
     sealed: list[tuple[str, str]] = []
-    if book.is_file():
-        for raw in book.read_bytes().split(b"\n"):
-            if not raw.strip():
-                continue
-            line = json.loads(raw)
-            kind = line.get("kind")
-            if kind == "blind":
-                blind = True
-            elif kind == "reveal":
-                reveal = True
-                models.update({str(s.get("seat")): str(s.get("model")) for s in line.get("seats", [])})
-            elif kind == "answer" and line.get("own_sha256"):
-                sealed.append((str(line.get("seat")), str(line["own_sha256"])))
+    if book.is_file() and holds(book, BLIND):
+        with open(book, "rb") as fh:
+            for raw in fh:
+                if not raw.strip():
+                    continue
+                line = json.loads(raw)
+                kind = line.get("kind")
+                if kind == "blind":
+                    blind = True
+                elif kind == "reveal":
+                    reveal = True
+                    models.update({str(s.get("seat")): str(s.get("model")) for s in line.get("seats", [])})
+                elif kind == "answer" and line.get("own_sha256"):
+                    sealed.append((str(line.get("seat")), str(line["own_sha256"])))
     if not blind:
         return {"status": "not a blind season", "reason": "the book seals no blind line: the models' names were "
                 "never hidden, so F30 (does style expose a model once names are hidden) does not apply"}
@@ -119,6 +123,20 @@ def style_document(book: Path, replies: Path) -> JsonObject:
     return {"status": "revealed", "source": f"{BOOK} answer lines (own_sha256) and the reveal line; the raw "
             "replies DATA/replies/<own_sha256>.txt", "recount": "not recounted by a stdlib tool; not rebuilt by "
             "league verify (the raw replies are not in the open-data folder)", **style_test(texts, labels)}
+
+
+def holds(path: Path, token: bytes, chunk: int = 1 << 20) -> bool:
+    """Whether the bytes of the file at ``path`` hold ``token``, read ``chunk`` bytes at a time (a token split
+    across two reads is found in the overlap kept between them)."""
+    keep = len(token) - 1
+    tail = b""
+    with open(path, "rb") as fh:
+        while data := fh.read(chunk):
+            window = tail + data
+            if token in window:
+                return True
+            tail = window[-keep:] if keep else b""
+    return False
 
 
 def write_style(data_dir: Path, out: Path) -> Path:
