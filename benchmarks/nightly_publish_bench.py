@@ -1,9 +1,11 @@
 """The nightly publish by step, two checkouts side by side (docs/costs.md, "The nightly publish")::
 
-    python benchmarks/nightly_publish_bench.py LEAGUE --base BASE_CHECKOUT [--scratch /var/tmp] [--json-out F]
+    python benchmarks/nightly_publish_bench.py LEAGUE --base BASE_CHECKOUT [--change CHECKOUT] [--scratch /var/tmp]
+        [--json-out F]
 
 LEAGUE is a generated league (benchmarks/synth_league.py); BASE_CHECKOUT a source tree of the code to compare
-with (e.g. ``git archive main | tar -x -C /var/tmp/base``). Each checkout publishes its own copy of the league
+with (e.g. ``git archive main | tar -x -C /var/tmp/base``), ``--change`` the one measured (default: this checkout;
+an archive of a commit keeps edits made meanwhile out of the runs). Each checkout publishes its own copy of the league
 (``benchmarks/publish_steps.py`` with ``PYTHONPATH`` set to the checkout), in turns: the first publish (no cache),
 the nightly publish (nothing changed), then one more session is sealed on both copies (growth_bench's morning and
 score jobs, with this checkout's code) and each publishes again. Prints each run's steps and one JSON record.
@@ -61,10 +63,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("league", type=Path)
     parser.add_argument("--base", type=Path, required=True)
+    parser.add_argument("--change", type=Path, default=ROOT)
     parser.add_argument("--scratch", type=Path, default=Path("/var/tmp"))
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
-    sides = {"base": args.base.resolve(), "change": ROOT}
+    sides = {"base": args.base.resolve(), "change": args.change.resolve()}
     copies = {name: args.scratch / f"nightly-bench-{os.getpid()}-{name}" for name in sides}
     runs: dict[str, dict[str, Any]] = {name: {} for name in sides}
     try:
@@ -82,7 +85,7 @@ def main() -> None:
         for copy in copies.values():
             shutil.rmtree(copy, ignore_errors=True)
     record = {"id": "nightly-publish-steps", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "commit": _commit(ROOT), "base": str(args.base), "league": str(args.league),
+              "commit": _commit(ROOT), "base": str(args.base), "change": str(args.change), "league": str(args.league),
               "machine": platform.machine(), "cpus": os.cpu_count(), "command": " ".join(sys.argv), "runs": runs}
     text = json.dumps(record)
     print("RECORD", text)

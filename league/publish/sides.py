@@ -9,7 +9,10 @@ recounts every figure with the standard library. The figures are league.scoring.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+import os
+from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
 from league.extras import extra
@@ -49,15 +52,22 @@ def published_consensus(folder: Path) -> dict[tuple[str, str], tuple[float, floa
     return out
 
 
-def write_sides(folder: Path) -> list[Path]:
-    """Both files into ``folder`` from its forecasts, roster and statistics; nothing without the forecasts."""
+def write_sides(folder: Path, memo: Path | None = None) -> list[Path]:
+    """Both files into ``folder`` from its forecasts, roster and statistics; nothing without the forecasts.
+    ``memo``: where each run's entries of council-sides.json are kept between publishes (:func:`read_memo`), so
+    only the runs whose answers or sides changed are computed again; the files are the same bytes either way."""
     if not (folder / FORECASTS).is_file():
         return []
     with extra("stats"):
         from league.scoring import sides as sidesmod
     with open(folder / FORECASTS, encoding="utf-8", newline="") as fh:
         answers = sidesmod.council_answers(csv.DictReader(fh))
-    report: JsonObject = {"source": dict(SOURCE), **sidesmod.sides_report(answers, roster_sides(folder))}
+    kept = read_memo(memo, sidesmod.__file__) if memo is not None else None
+    used: dict[str, list[JsonObject]] = {}
+    figures = sidesmod.sides_report(answers, roster_sides(folder), None if kept is None else _Memo(kept, used))
+    if memo is not None:
+        write_memo(memo, sidesmod.__file__, used)
+    report: JsonObject = {"source": dict(SOURCE), **figures}
     written = [write_json(folder / SIDES_JSON, report)]
     if (folder / STATS).is_file():
         tertiles: JsonObject = {"source": dict(SOURCE), "spread": "population standard deviation of the seats' "
@@ -67,6 +77,63 @@ def write_sides(folder: Path) -> list[Path]:
                                 **sidesmod.tertiles_report(answers, published_consensus(folder))}
         written.append(write_json(folder / TERTILES_JSON, tertiles))
     return written
+
+
+MEMO_FORMAT = "sides-runs-1"
+#: Where the publisher keeps each run's entries of council-sides.json (relative to DATA); nothing else reads it.
+MEMO_FILE = "publish-cache/sides-runs.json"
+
+
+class _Memo(MutableMapping[str, list[JsonObject]]):
+    """The kept entries (read only) and, in ``used``, the entries of every run of this publish: the kept ones
+    looked up and the new ones given. New entries go through JSON first, so a run reads the same whether its
+    entries were just computed or kept."""
+
+    def __init__(self, kept: dict[str, list[JsonObject]], used: dict[str, list[JsonObject]]) -> None:
+        self._kept, self._used = kept, used
+
+    def __getitem__(self, key: str) -> list[JsonObject]:
+        found = self._kept[key]
+        self._used[key] = found
+        return found
+
+    def __setitem__(self, key: str, entries: list[JsonObject]) -> None:
+        entries[:] = json.loads(json.dumps(entries, allow_nan=False))
+        self._used[key] = entries
+
+    def __delitem__(self, key: str) -> None:
+        del self._used[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._used)
+
+    def __len__(self) -> int:
+        return len(self._used)
+
+
+def _code_digest(source: str) -> str:
+    return hashlib.sha256(MEMO_FORMAT.encode() + Path(source).read_bytes()).hexdigest()
+
+
+def read_memo(path: Path, source: str) -> dict[str, list[JsonObject]]:
+    """The runs' entries kept at ``path`` (run key -> entries), when they were computed by the code in ``source``
+    (league/scoring/sides.py); none otherwise (no file, another version of the code, a damaged file)."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(doc, dict) or doc.get("code") != _code_digest(source) or not isinstance(doc.get("runs"), dict):
+        return {}
+    return {str(k): v for k, v in doc["runs"].items() if isinstance(v, list)}
+
+
+def write_memo(path: Path, source: str, runs: dict[str, list[JsonObject]]) -> None:
+    """Keep this publish's runs' entries (only those: a run whose answers changed leaves its old key behind)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps({"code": _code_digest(source), "runs": runs}, separators=(",", ":"), allow_nan=False),
+                   encoding="utf-8")
+    tmp.replace(path)
 
 
 def rebuild_sides(folder: Path, out: Path) -> None:
