@@ -51,6 +51,18 @@ def _seal_session(folder: Path) -> str:
     return session
 
 
+def figures(runs: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """The whole CPU and the largest steps' CPU of each side and phase (``<side>_<phase>_<what>_cpu_s``)."""
+    out: dict[str, float] = {}
+    for side, phases in runs.items():
+        for phase, run in phases.items():
+            out[f"{side}_{phase}_cpu_s"] = run["cpu"]
+            for name, cpu, *_ in run["steps"]:
+                if name in ("books", "forecasts", "stats", "sides_files"):
+                    out[f"{side}_{phase}_{name}_cpu_s"] = cpu
+    return out
+
+
 def _commit(checkout: Path) -> str:
     try:
         return subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], check=True,
@@ -84,9 +96,11 @@ def main() -> None:
     finally:
         for copy in copies.values():
             shutil.rmtree(copy, ignore_errors=True)
-    record = {"id": "nightly-publish-steps", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    record = {"id": "nightly-publish-steps", "date": time.strftime("%Y-%m-%d", time.gmtime()),
+              "time": time.strftime("%H:%M:%SZ", time.gmtime()),
               "commit": _commit(ROOT), "base": str(args.base), "change": str(args.change), "league": str(args.league),
-              "machine": platform.machine(), "cpus": os.cpu_count(), "command": " ".join(sys.argv), "runs": runs}
+              "machine": platform.machine(), "cpus": os.cpu_count(), "command": " ".join(sys.argv),
+              "figures": figures(runs), "runs": runs}
     text = json.dumps(record)
     print("RECORD", text)
     if args.json_out:
