@@ -94,13 +94,13 @@ def write_forecasts_cached(lg: BookView | _View, path: Path, cache: Path, worker
 
     count, kept = _assemble(path, cache, keys, prepare, block_of)
     log.info("publish.forecasts_cached", sessions=len(keys), built=built[0], reused=len(keys) - built[0],
-             rows=count, kept_in_place=kept)
+             rows=count, kept_sessions=kept)
     return count
 
 
 def _assemble(path: Path, cache: Path, keys: dict[str, str], prepare: Callable[[dict[str, str]], None],
               block_of: Callable[[str, str], tuple[bytes, int]]) -> tuple[int, int]:
-    """The CSV from the header and the sessions' blocks, the unchanged part of the published file kept in place
+    """The CSV from the header and the sessions' blocks, the unchanged part of the published file copied from it
     (league.publish.forecast_layout, its layout beside the cache)."""
     header = _render([dict(zip(COLUMNS, COLUMNS, strict=True))])
     return assemble(path, cache.parent / LAYOUT_NAME, header, keys, prepare, block_of)
@@ -298,7 +298,7 @@ def write_forecasts_streamed(view: SlimView, book: Path, sha256: str, path: Path
 
     count, kept = _assemble(path, cache, keys, prepare, block_of)
     log.info("publish.forecasts_cached", sessions=len(keys), built=len(missing), reused=len(keys) - len(missing),
-             rows=count, kept_in_place=kept)
+             rows=count, kept_sessions=kept)
     return count
 
 

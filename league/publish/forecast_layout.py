@@ -8,18 +8,20 @@ keeps the layout of the file it last wrote: the file's path, the header's SHA-25
 its rows, the byte offset where its block ends and the SHA-256 of the file's bytes from the start to there.
 
 A night finds the first session whose key is not the layout's at the same place (a changed block, a new session,
-or a session gone); every session before it is kept where it is. The published file's bytes up to the end of the
-last kept block are read and hashed, and only when that SHA-256 is the layout's (and the file has a single link)
-is the file cut there and the remaining blocks appended; otherwise — a byte changed anywhere in that prefix, the
-file shorter, moved, replaced or hard-linked, no layout, a layout written by other code — the whole file is written
-again to a temporary file and renamed into place, as a first publish does. Reading the prefix is one sequential
-read and one hash of bytes already on disk (no parse, no cache block opened): it is what proves the kept part is
-the bytes the layout describes, not just a file of the right size.
+or a session gone); every session before it is kept. The published file's bytes up to the end of the last kept
+block are read, hashed and copied into a new file in one pass, and only when that SHA-256 is the layout's are the
+remaining blocks appended to the copy; otherwise — a byte changed anywhere in that prefix, the file shorter, moved
+or replaced, no layout, a layout written by other code — the new file is written whole from the cache, as a first
+publish does. Either way the new file is renamed into place: a reader downloading the CSV gets the old file or
+the new one, never one being written, and a file hard-linked elsewhere (a snapshot) keeps its bytes. Copying the
+prefix is one sequential read and write of bytes already on disk (no parse, no cache block opened): the saving is
+the rendering of the kept sessions, and the check is what proves the kept part is the bytes the layout describes,
+not just a file of the right size. A night that changes no session leaves the file as it is.
 
-The layout is removed before the file is touched and written (atomically) only once the file is complete, so a
-publish stopped halfway leaves no layout and the next night writes the file in full. The kept part is never
-written again, so a reader downloading the file while the night appends to it reads the kept sessions unchanged
-and the sessions after them as they are written; the release manifest is written after the CSV either way.
+A night stopped while it writes the new file leaves the published file and its layout as they were (the new file
+is removed); the layout is removed just before the new file is renamed into place and written (atomically) only
+after it, so a stop between the two leaves no layout and the next night writes the file in full. The release
+manifest is written after the CSV either way.
 """
 
 from __future__ import annotations
@@ -105,9 +107,11 @@ class Kept:
     placed: tuple[Placed, ...]
 
 
-def kept_prefix(target: Path, layout: Layout | None, header: bytes, keys: dict[str, str]) -> Kept | None:
+def kept_prefix(target: Path, layout: Layout | None, header: bytes, keys: dict[str, str],
+                copy_to: IO[bytes] | None = None) -> Kept | None:
     """The sessions of ``keys`` (in order) the file at ``target`` holds unchanged, checked against the layout by
-    the SHA-256 of every byte up to the end of the last of them; ``None`` when none can be kept."""
+    the SHA-256 of every byte up to the end of the last of them; ``None`` when none can be kept. The bytes read
+    are also written to ``copy_to`` when given (whatever the verdict: the caller starts again on ``None``)."""
     if layout is None or layout.file != str(target.resolve()):
         return None
     if layout.header != hashlib.sha256(header).hexdigest() or layout.header_end != len(header):
@@ -121,12 +125,11 @@ def kept_prefix(target: Path, layout: Layout | None, header: bytes, keys: dict[s
         return None
     last = layout.sessions[count - 1]
     try:
-        stat = target.stat()
-        if stat.st_nlink != 1 or stat.st_size < last.end:
+        if target.stat().st_size < last.end:
             return None
         digest = hashlib.sha256()
         with open(target, "rb") as fh:
-            _hash_into(digest, fh, last.end)
+            _hash_into(digest, fh, last.end, copy_to)
     except OSError:
         return None
     if digest.hexdigest() != last.prefix:
@@ -136,13 +139,15 @@ def kept_prefix(target: Path, layout: Layout | None, header: bytes, keys: dict[s
     return Kept(count, last.end, sum(p.rows for p in layout.sessions[:count]), digest, layout.sessions[:count])
 
 
-def _hash_into(digest: Digest, fh: IO[bytes], size: int) -> None:
+def _hash_into(digest: Digest, fh: IO[bytes], size: int, copy_to: IO[bytes] | None) -> None:
     left = size
     while left > 0:
         chunk = fh.read(min(CHUNK, left))
         if not chunk:
             raise OSError("the file ended early")
         digest.update(chunk)
+        if copy_to is not None:
+            copy_to.write(chunk)
         left -= len(chunk)
 
 
@@ -150,31 +155,38 @@ def assemble(target: Path, layout_path: Path, header: bytes, keys: dict[str, str
              prepare: Callable[[dict[str, str]], None],
              block_of: Callable[[str, str], tuple[bytes, int]]) -> tuple[int, int]:
     """Write the CSV at ``target``: ``header``, then each session's block in the order of ``keys`` (session -> key).
-    The sessions the published file already holds unchanged (:func:`kept_prefix`) are kept in place and the
-    others appended after them; ``prepare`` is told the sessions to write (to build what the cache lacks) and
-    ``block_of`` gives each one's block and rows. Returns the CSV's rows and the number of sessions kept."""
-    kept = kept_prefix(target, read_layout(layout_path), header, keys)
-    todo = dict(list(keys.items())[kept.count if kept else 0:])
-    prepare(todo)
-    layout_path.unlink(missing_ok=True)  # no layout while the file is being written: a stop means a full write
-    placed: list[Placed] = list(kept.placed) if kept else []
-    if kept is not None:
-        digest = kept.digest.copy()
-        with open(target, "r+b") as fh:
-            fh.seek(kept.end)
-            fh.truncate()
-            rows = kept.rows + _write_blocks(fh, kept.end, digest, todo, block_of, placed)
-    else:
-        digest = hashlib.sha256(header)
-        tmp = target.with_suffix(".csv.tmp")
-        with open(tmp, "wb") as fh:
-            fh.write(header)
-            rows = _write_blocks(fh, len(header), digest, todo, block_of, placed)
-        tmp.replace(target)
-    layout = Layout(str(target.resolve()), hashlib.sha256(header).hexdigest(), len(header), tuple(placed))
+    The sessions the published file already holds unchanged (:func:`kept_prefix`) are copied from it and the
+    others appended after them, in a new file renamed into place; ``prepare`` is told the sessions to write (to
+    build what the cache lacks) and ``block_of`` gives each one's block and rows. Returns the CSV's rows and the
+    number of sessions kept."""
+    layout = read_layout(layout_path)
+    if layout is not None and [(p.session, p.key) for p in layout.sessions] == list(keys.items()):
+        kept = kept_prefix(target, layout, header, keys)  # nothing changed: the file stays if it is the layout's
+        if kept is not None and target.stat().st_size == kept.end:
+            return kept.rows, kept.count
+    tmp = target.with_suffix(".csv.tmp")
+    try:
+        with open(tmp, "wb") as out:
+            kept = kept_prefix(target, layout, header, keys, copy_to=out)
+            if kept is None:
+                out.seek(0)
+                out.truncate()
+                out.write(header)
+            todo = dict(list(keys.items())[kept.count if kept else 0:])
+            prepare(todo)
+            placed: list[Placed] = list(kept.placed) if kept else []
+            digest = kept.digest.copy() if kept else hashlib.sha256(header)
+            offset = kept.end if kept else len(header)
+            rows = (kept.rows if kept else 0) + _write_blocks(out, offset, digest, todo, block_of, placed)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # the published file and its layout stay as they were
+        raise
+    layout_path.unlink(missing_ok=True)  # no layout while the file is replaced: a stop means a full write
+    tmp.replace(target)
+    fresh = Layout(str(target.resolve()), hashlib.sha256(header).hexdigest(), len(header), tuple(placed))
     tmp_layout = layout_path.with_suffix(f".tmp{os.getpid()}")
     tmp_layout.parent.mkdir(parents=True, exist_ok=True)
-    tmp_layout.write_text(json.dumps(layout.as_json(), separators=(",", ":")), encoding="utf-8")
+    tmp_layout.write_text(json.dumps(fresh.as_json(), separators=(",", ":")), encoding="utf-8")
     tmp_layout.replace(layout_path)
     return rows, kept.count if kept else 0
 
