@@ -672,12 +672,13 @@ def _sides_files(run: _Run) -> None:
     """council-sides.json and council-tertiles.json from the published forecasts, roster and statistics
     (league/publish/sides.py): once the statistics are written, in whichever process wrote them."""
     _attempt(run, (sides_files.STYLE_JSON,), sides_files.write_style, run.data_dir, run.out)
+    memo = run.data_dir / sides_files.MEMO_FILE
     if run.side is None:
-        _attempt(run, sides_files.SIDES_FILES, sides_files.write_sides, run.out)
+        _attempt(run, sides_files.SIDES_FILES, sides_files.write_sides, run.out, memo)
         return
 
     def merge(_: None) -> None:
-        sides_files.write_sides(run.out)
+        sides_files.write_sides(run.out, memo)
 
     _after_stats(run, sides_files.SIDES_FILES, lambda: None, merge)
 

@@ -31,7 +31,7 @@ import os
 import sys
 import threading
 from collections import defaultdict, deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
@@ -48,6 +48,7 @@ from league.config import Config, load_config
 from league.counting import Sealed
 from league.jsonvalue import Json
 from league.publish.errors import PublishError
+from league.publish.forecast_layout import LAYOUT_FILE, assemble
 from league.publish.forecasts import COLUMNS, RowContext, session_rows_of
 from league.publish.memory import fork_frozen
 from league.records import Sealed as SeasonView
@@ -76,24 +77,33 @@ def write_forecasts_cached(lg: BookView | _View, path: Path, cache: Path, worker
     keys = session_keys(lg, ctx.sessions(), _common_digest(lg))
     cache.mkdir(parents=True, exist_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if workers > 1 and hasattr(os, "fork") and threading.active_count() == 1:  # no other thread's lock forked
-        _build_shared(lg, ctx, cache, [(s, k) for s, k in keys.items() if _cached(cache, s, k)[0] is None])
-    tmp = path.with_suffix(".csv.tmp")
-    count, built = 0, 0
-    with open(tmp, "wb") as fh:
-        fh.write(_render([dict(zip(COLUMNS, COLUMNS, strict=True))]))
-        for session, key in keys.items():
-            block, rows = _cached(cache, session, key)
-            if block is None:
-                data = session_rows_of(lg, ctx, session)
-                block, rows = _render(data), len(data)
-                _keep(cache, session, key, rows, block)
-                built += 1
-            fh.write(block)
-            count += rows
-    tmp.replace(path)
-    log.info("publish.forecasts_cached", sessions=len(keys), built=built, reused=len(keys) - built, rows=count)
+    built = [0]
+
+    def prepare(todo: dict[str, str]) -> None:
+        if workers > 1 and hasattr(os, "fork") and threading.active_count() == 1:  # no other thread's lock forked
+            _build_shared(lg, ctx, cache, [(s, k) for s, k in todo.items() if _cached(cache, s, k)[0] is None])
+
+    def block_of(session: str, key: str) -> tuple[bytes, int]:
+        block, rows = _cached(cache, session, key)
+        if block is None:
+            data = session_rows_of(lg, ctx, session)
+            block, rows = _render(data), len(data)
+            _keep(cache, session, key, rows, block)
+            built[0] += 1
+        return block, rows
+
+    count, kept = _assemble(path, cache, keys, prepare, block_of)
+    log.info("publish.forecasts_cached", sessions=len(keys), built=built[0], reused=len(keys) - built[0],
+             rows=count, kept_sessions=kept)
     return count
+
+
+def _assemble(path: Path, cache: Path, keys: dict[str, str], prepare: Callable[[dict[str, str]], None],
+              block_of: Callable[[str, str], tuple[bytes, int]]) -> tuple[int, int]:
+    """The CSV from the header and the sessions' blocks, the unchanged part of the published file copied from it
+    (league.publish.forecast_layout, its layout beside the cache)."""
+    header = _render([dict(zip(COLUMNS, COLUMNS, strict=True))])
+    return assemble(path, cache.parent / LAYOUT_NAME, header, keys, prepare, block_of)
 
 
 def _build(lg: Sealed, ctx: RowContext, cache: Path, session: str, key: str) -> None:
@@ -273,22 +283,22 @@ def write_forecasts_streamed(view: SlimView, book: Path, sha256: str, path: Path
     keys = _keys(index.lines, groups, sessions, _common_digest(view))
     cache.mkdir(parents=True, exist_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    missing = {s: k for s, k in keys.items() if _cached(cache, s, k)[0] is None}
-    _build_streamed(view, book, sha256, cache, missing, groups)
-    tmp = path.with_suffix(".csv.tmp")
-    count = 0
-    with open(tmp, "wb") as fh:
-        fh.write(_render([dict(zip(COLUMNS, COLUMNS, strict=True))]))
-        for session, key in keys.items():
-            block, rows = _cached(cache, session, key)
-            if block is None:
-                raise PublishError(f"{cache}: the block of session {session} just built cannot be read back",
-                                   fix="check the disk holding DATA/publish-cache, then publish again")
-            fh.write(block)
-            count += rows
-    tmp.replace(path)
+    missing: dict[str, str] = {}
+
+    def prepare(todo: dict[str, str]) -> None:
+        missing.update((s, k) for s, k in todo.items() if _cached(cache, s, k)[0] is None)
+        _build_streamed(view, book, sha256, cache, missing, groups)
+
+    def block_of(session: str, key: str) -> tuple[bytes, int]:
+        block, rows = _cached(cache, session, key)
+        if block is None:
+            raise PublishError(f"{cache}: the block of session {session} just built cannot be read back",
+                               fix="check the disk holding DATA/publish-cache, then publish again")
+        return block, rows
+
+    count, kept = _assemble(path, cache, keys, prepare, block_of)
     log.info("publish.forecasts_cached", sessions=len(keys), built=len(missing), reused=len(keys) - len(missing),
-             rows=count)
+             rows=count, kept_sessions=kept)
     return count
 
 
@@ -299,6 +309,8 @@ def _build_streamed(view: SlimView, book: Path, sha256: str, cache: Path, missin
     and dropped once its last line is read, so at most the sessions still awaiting a later line are held (their
     long horizons' score lines: half a year of sessions). Every byte is hashed; if the copy is not the checked
     bytes, the blocks written from it are removed and the step fails."""
+    if not missing:  # nothing to build: the copy is not read
+        return
     owner = {n: s for s in missing for n in groups.get(s, [])}
     ends = deque(sorted((groups[s][-1], s) for s in missing if groups.get(s)))
     links: Mapping[int, Kept] = view.index.lines
@@ -425,3 +437,4 @@ class SlimView:
 
 #: Where the publisher keeps its per-session rows (relative to DATA); nothing else reads it.
 CACHE_DIR = "publish-cache/forecasts"
+LAYOUT_NAME = Path(LAYOUT_FILE).name

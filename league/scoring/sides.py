@@ -29,11 +29,12 @@ definitions below are the contract both follow (NOTES-sides-tertiles.md says the
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -293,8 +294,17 @@ def _horizon_rank(h: str) -> tuple[int, str]:
     return (HORIZON_ORDER.index(h) if h in HORIZON_ORDER else len(HORIZON_ORDER), h)
 
 
-def sides_report(answers: Sequence[Answer], side_of: Mapping[str, str]) -> JsonObject:
-    """council-sides.json's figures: per counted run and horizon (and the run's ``all`` cells), then the season."""
+def run_key(rows: Sequence[Answer], side_of: Mapping[str, str], labels: tuple[str, str]) -> str:
+    """The SHA-256 of everything one run's entries are made of: its answers (in order) and its seats' sides."""
+    sides = sorted((seat, side_of[seat]) for seat in {a.seat for a in rows})
+    return hashlib.sha256(repr((labels, sides, list(rows))).encode("utf-8")).hexdigest()
+
+
+def sides_report(answers: Sequence[Answer], side_of: Mapping[str, str],
+                 memo: MutableMapping[str, list[JsonObject]] | None = None) -> JsonObject:
+    """council-sides.json's figures: per counted run and horizon (and the run's ``all`` cells), then the season.
+    ``memo`` (:func:`run_key` -> that run's entries, as JSON gives them back) stands for the runs whose answers
+    and sides it holds, and is given the entries of the others; a run's entries read nothing but its answers."""
     labels_found = sorted(set(side_of.values()))
     if len(labels_found) != 2:
         return {"computed": False, "reason": f"the roster seals {len(labels_found)} side(s) "
@@ -307,14 +317,27 @@ def sides_report(answers: Sequence[Answer], side_of: Mapping[str, str]) -> JsonO
     runs: list[JsonObject] = []
     for run_id in sorted(by_run, key=lambda r: (by_run[r][0].session, r)):
         rows = by_run[run_id]
-        horizons = sorted({a.horizon for a in rows}, key=_horizon_rank)
-        for h in horizons:
-            runs.append({"run_id": run_id, "session": rows[0].session, "horizon": h,
-                         **_group([a for a in rows if a.horizon == h], "asset", side_of, labels)})
-        runs.append({"run_id": run_id, "session": rows[0].session, "horizon": ALL,
-                     **_group(rows, "horizon asset", side_of, labels)})
+        key = run_key(rows, side_of, labels) if memo is not None else ""
+        entries = memo.get(key) if memo is not None else None
+        if entries is None:
+            entries = _run_entries(run_id, rows, side_of, labels)
+            if memo is not None:
+                memo[key] = entries
+        runs.extend(entries)
     return {"computed": True, "gap": f"{labels[0]} minus {labels[1]}", "labels": list(labels),
             "max_splits": MAX_SPLITS, "seed": SEED, "runs": [*runs], "season": season_summary(runs)}
+
+
+def _run_entries(run_id: str, rows: Sequence[Answer], side_of: Mapping[str, str], labels: tuple[str, str]
+                 ) -> list[JsonObject]:
+    """One run's entries: each horizon's, then the run's ``all`` cells."""
+    out: list[JsonObject] = []
+    for h in sorted({a.horizon for a in rows}, key=_horizon_rank):
+        out.append({"run_id": run_id, "session": rows[0].session, "horizon": h,
+                    **_group([a for a in rows if a.horizon == h], "asset", side_of, labels)})
+    out.append({"run_id": run_id, "session": rows[0].session, "horizon": ALL,
+                **_group(rows, "horizon asset", side_of, labels)})
+    return out
 
 
 def _owners(run: JsonObject) -> list[str]:

@@ -17,6 +17,7 @@ from league.book.chain import iter_lines
 from league.clock import SimulatedClock
 from league.publish import publish
 from league.publish.forecast_cache import CACHE_DIR
+from league.publish.forecast_layout import LAYOUT_FILE
 from league.publish.rebuild import rebuild_step
 
 AT = datetime(2026, 3, 2, 23, 0, tzinfo=UTC)
@@ -88,6 +89,8 @@ def test_a_deleted_or_damaged_cache_is_rebuilt(league: Path, tmp_path: Path) -> 
     blocks = sorted((data / CACHE_DIR).iterdir())
     blocks[0].write_bytes(blocks[0].read_bytes()[:-40])  # a damaged block no longer hashes to its name
     blocks[1].unlink()
+    assert _publish(data, data / "public") == first  # the published file kept in place needs no block
+    (data / LAYOUT_FILE).unlink()  # written in full: every block read, the damaged and the missing built again
     assert _publish(data, data / "public") == first
     assert blocks[0].read_bytes() != b"" and blocks[1].is_file()
     shutil.rmtree(data / CACHE_DIR)

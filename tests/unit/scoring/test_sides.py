@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 import pytest
 
+from league.jsonvalue import JsonObject
 from league.scoring.sides import (
     MAX_SPLITS,
     SEED,
@@ -175,3 +177,31 @@ def test_council_answers_rule() -> None:
             {**base, "seat": "b1", "status": "not_counted"}, {**base, "seat": "b2", "close": ""}]
     got = council_answers(rows)
     assert [(a.seat, a.p, a.outcome) for a in got] == [("a1", 60.0, 1.0), ("b2", 60.0, None)]
+
+
+def _season(seed: int, runs: int = 4) -> list[Answer]:
+    rng = random.Random(seed)
+    return [Answer(f"r{r}", f"2026-11-{r + 2:02d}", seat, m, h, f"ev-{r}-{m}-{h}", float(rng.randint(5, 95)),
+                   rng.choice((0.0, 1.0, None)))
+            for r in range(runs) for seat in SIDE for m in "XYZW" for h in ("1d", "1w")]
+
+
+def _runs(report: JsonObject) -> list[JsonObject]:
+    runs = report["runs"]
+    assert isinstance(runs, list)
+    return [e for e in runs if isinstance(e, dict)]
+
+
+def test_a_memo_stands_for_the_runs_whose_answers_it_holds() -> None:
+    answers = _season(3)
+    fresh = sides_report(answers, SIDE)
+    memo: dict[str, list[JsonObject]] = {}
+    assert sides_report(answers, SIDE, memo) == fresh
+    assert len(memo) == 4  # one key per run
+    changed = [replace(a, p=11.0) if a.run_id == "r2" and a.seat == "b1" else a for a in answers]
+    marked: dict[str, list[JsonObject]] = {k: [{**e, "marker": k} for e in v] for k, v in memo.items()}
+    runs = _runs(sides_report(changed, SIDE, marked))
+    assert {e["run_id"] for e in runs if "marker" in e} == {"r0", "r1", "r3"}  # r2 computed again, the rest kept
+    assert [e for e in runs if e["run_id"] == "r2"] == [e for e in _runs(sides_report(changed, SIDE))
+                                                         if e["run_id"] == "r2"]
+    assert not any("marker" in e for e in _runs(sides_report(changed, {**SIDE, "b2": "a"}, marked)))

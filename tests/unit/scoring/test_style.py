@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from league.publish.sides import style_document
+from league.publish.sides import holds, style_document
 from league.scoring.style import style_test, wilson
 
 
@@ -41,6 +41,28 @@ def test_not_a_blind_season(tmp_path: Path) -> None:
     assert style_document(book, tmp_path)["status"] == "not a blind season"
     book.write_text(json.dumps({"kind": "blind", "seats": []}) + "\n", encoding="utf-8")
     assert style_document(book, tmp_path)["status"] == "blind season not yet revealed"
+
+
+def test_a_book_without_the_blind_kind_is_not_parsed(tmp_path: Path) -> None:
+    """No ``"blind"`` in the bytes: answered by the byte search (a line that is no JSON is never read); the string
+    anywhere else (an answer's text) takes the parse, which finds no blind line."""
+    book = tmp_path / "council-book.jsonl"
+    book.write_bytes(b'{"kind": "opening"}\nnot json, never parsed\n')
+    assert style_document(book, tmp_path)["status"] == "not a blind season"
+    book.write_bytes(b'{"kind": "opening"}\nnot json but "blind"\n')
+    with pytest.raises(json.JSONDecodeError):
+        style_document(book, tmp_path)
+    book.write_text(json.dumps({"kind": "answer", "text": "blind"}) + "\n", encoding="utf-8")
+    assert style_document(book, tmp_path)["status"] == "not a blind season"
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 64])
+def test_the_byte_search_finds_a_token_split_across_reads(tmp_path: Path, chunk: int) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 5 + b'"blind"' + b"y" * 3)
+    assert holds(path, b'"blind"', chunk)
+    path.write_bytes(b'"blin" "blind' + b"d" * 9)
+    assert not holds(path, b'"blind"', chunk)
 
 
 def test_revealed_season_reads_the_replies(tmp_path: Path) -> None:
