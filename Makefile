@@ -63,11 +63,14 @@ test: deps-test venv clis
 	  && BIN=$(BIN) tests/suite.sh
 
 # The quick gate before a commit (a few minutes): ruff, mypy, the import contracts and the unit tests (the fork
-# tests among them alone in one process, as in tests/suite.sh); no browser, vendor CLI or broker needed.
+# tests among them alone in one process, as in tests/suite.sh); no browser, vendor CLI or broker needed. The
+# tests that start real sandboxes, `league` or worker subprocesses, demo leagues, PostgreSQL or the broker live in
+# tests/integration (tests/e2e and tests/realcli beside it) and run in `make test` only.
 check: deps venv
 	$(PIP_INSTALL) -e '.[dev]' && $(BIN)/ruff check . && $(BIN)/mypy && $(BIN)/lint-imports \
 	  && $(BIN)/pytest -q -p no:cacheprovider -n 3 -m 'not fork' tests/unit \
-	  && LEAGUE_TEST_REQUIRE_FORK=1 $(BIN)/pytest -q -p no:cacheprovider -m fork tests/unit/publish
+	  && LEAGUE_TEST_REQUIRE_FORK=1 $(BIN)/pytest -q -p no:cacheprovider -m fork tests/unit/publish \
+	  && echo "make check ran tests/unit only; make test runs tests/integration, tests/e2e and tests/realcli too"
 
 # A release: the sdist and the wheel in dist/ (`pip install dist/forecast_league-VERSION-py3-none-any.whl`,
 # README.md "Which install for whom"). The build backend comes from pyproject.toml's [build-system].

@@ -14,7 +14,7 @@ to nothing: no ``typing`` at run time, SHA-256 from CPython's builtin ``_sha256`
 OpenSSL), and the C half of ``json`` (``_json``) without the package, whose ``re`` and ``enum`` cost
 more than the whole answer. :func:`loads` reads what ``json.loads`` reads and :func:`dumps` writes
 exactly what ``json.dumps(obj, indent=1, sort_keys=True)`` writes: the reply is sealed byte for byte
-(tests/unit/agents/test_agents_scripted_child.py holds them and the whole child to the json package
+(tests/integration/agents/test_agents_scripted_child.py holds them and the whole child to the json package
 and to the child they replace).
 """
 

@@ -5,8 +5,10 @@
 #   * the remote-seat tests (tests/integration/workers), serially in a run of their own: they share one
 #     RabbitMQ broker and one of them stops it for seconds. They mostly wait (worker start-up, the broker's
 #     restart, deadlines), so they run in the background, beside the other two, instead of after them;
-#   * everything else but the fork tests, on 3 pytest-xdist workers (most tests wait on sandboxes,
-#     subprocesses and I/O, so 3 workers beat 2 cores);
+#   * everything else but the fork tests, on 3 pytest-xdist workers: tests/unit (what `make check` runs),
+#     tests/integration (real sandboxes, `league` and worker subprocesses, demo leagues, PostgreSQL),
+#     tests/e2e and tests/realcli. Most of them wait on sandboxes, subprocesses and I/O, so 3 workers beat
+#     2 cores;
 #   * then the tests marked `fork`, alone in one process (the two-worker publish forks only a process
 #     running no other thread). They all live in tests/unit/publish (tests/conftest.py refuses a fork test
 #     elsewhere), so only that folder is collected.

@@ -1,11 +1,12 @@
 """The `_ets` seat's fits (league_agents.ets_model) use statsmodels' public API only, and are reproducible.
 
-Its answers are sealed, so the same closes must give the same floats every time: twice in one process, and in
-the fit worker's fresh interpreter. The forecast path (chosen model, 126 means and variances) is held, byte for
-byte, to statsmodels alone (every candidate fitted to a results object, the best one's prediction), and the
-paths of a fixed set of series to the digest the pinned libraries give (requirements/lock.txt): a library
-upgrade that moves a bit fails here, and must be recorded as a change of the sealed answers. The modules of
-agents/ import no private module of the scientific libraries, and the fit module reads no private attribute."""
+Its answers are sealed, so the same closes must give the same floats every time (in the fit worker's fresh
+interpreter too: tests/integration/evals/test_evals_ets_worker_bytes.py). The forecast path (chosen model, 126
+means and variances) is held, byte for byte, to statsmodels alone (every candidate fitted to a results object, the
+best one's prediction), and the paths of a fixed set of series to the digest the pinned libraries give
+(requirements/lock.txt): a library upgrade that moves a bit fails here, and must be recorded as a change of the
+sealed answers. The modules of agents/ import no private module of the scientific libraries, and the fit module
+reads no private attribute."""
 
 from __future__ import annotations
 
@@ -88,19 +89,6 @@ def test_the_forecast_path_is_statsmodels_path(name: str) -> None:
     res = ets_model.fit_plain(pd.Series(closes, dtype=float))
     expected = None if res is None else bits(ets_model.prediction_path(res, STEPS))
     assert bits(ets_fit.forecast_path((tuple(closes), STEPS))) == expected
-
-
-def test_the_same_closes_give_the_same_bytes_twice_and_in_the_worker() -> None:
-    keys = [(tuple(SERIES[name]), STEPS) for name in ("walk252", "trend4", "tiny-level", "nan", "near-alpha-one")]
-    first = [bits(ets_fit.forecast_path(key)) for key in keys]
-    second = [bits(ets_fit.forecast_path(key)) for key in keys]
-    worker = ets_fit.FitWorker()  # a fresh interpreter
-    try:
-        there = [bits(worker.take(key).result(timeout=120)) for key in keys]
-    finally:
-        worker.close()
-    assert first == second == there
-    assert first[3] is None and all(b is not None for i, b in enumerate(first) if i != 3)
 
 
 def test_the_paths_are_the_pinned_libraries_floats() -> None:

@@ -177,6 +177,6 @@ def test_files_rebuilt_from_the_sealed_book_equal_the_direct_ones(published: tup
         portfolio_tables(seasons)["portfolio"]["pro-1"]["accounts"]
 
 
-if __name__ == "__main__":   # regenerate the golden assets: python tests/unit/portfolio/test_portfolio_replay.py
+if __name__ == "__main__":   # regenerate the golden assets: python tests/integration/portfolio/test_portfolio_replay.py
     season_files(ASSETS / "good", sessions_count=3)
     sys.exit(0)
