@@ -104,16 +104,18 @@ DECODED_BUDGET = 4 << 20
 class Packed:
     """A line kept as its record encoded (MessagePack, then zlib): what a windowed index holds of a large line
     instead of the record's objects. The fields the index and the publisher's session keys read (``kind``,
-    ``n``, ``session``, ``run_id``, ``seat``, ``link``) stay at hand, as the record has them (``None`` when
-    it has no such field); :meth:`record` decodes the rest."""
+    ``n``, ``link``, ``session``, ``run_id``, ``seat``, ``target``, ``of``: league.book.shared.SLIM_FIELDS)
+    stay at hand, as the record has them (``None`` when it has no such field); :meth:`record` decodes the rest."""
 
-    __slots__ = ("kind", "n", "session", "run_id", "seat", "link", "model", "raw", "size")
+    __slots__ = ("kind", "n", "link", "session", "run_id", "seat", "target", "of", "model", "raw", "size")
 
     def __init__(self, rec: Sealed, encoded: bytes) -> None:
         self.kind, self.n, self.link = rec.kind, rec.n, rec.link
         self.session: object = getattr(rec, "session", None)
         self.run_id: object = getattr(rec, "run_id", None)
         self.seat: object = getattr(rec, "seat", None)
+        self.target: object = getattr(rec, "target", None)
+        self.of: object = getattr(rec, "of", None)
         self.model: type[Sealed] = type(rec)
         self.raw = zlib.compress(encoded, 1)
         self.size = len(encoded)
@@ -136,14 +138,15 @@ def pack(rec: Sealed, at: int = PACK_AT) -> Sealed | Packed:
 
 
 class PackedLines(MutableMapping[int, Sealed]):
-    """A windowed index's lines: each a record, or (a large line, with ``pack_at``) :class:`Packed`, decoded when
-    read. Reading gives records equal to the ones stored; a few decoded records are kept at hand
+    """A windowed index's lines: each a record, or (a large line of a kind not in ``records_of``, with ``pack_at``)
+    :class:`Packed`, decoded when read. Reading gives records equal to the ones stored; a few decoded records are kept at hand
     (:data:`DECODED_BUDGET`) for a reader that asks for the same lines again. Counting, ``in`` and iterating the
     numbers decode nothing; :attr:`kept` is the lines as held (the keys of a packed line without decoding it)."""
 
-    def __init__(self, pack_at: int | None = None) -> None:
+    def __init__(self, pack_at: int | None = None, records_of: frozenset[str] = STICKY_KINDS) -> None:
         self.kept: dict[int, Sealed | Packed] = {}
         self.pack_at = pack_at
+        self.records_of = records_of  # kinds kept as records whatever their size (read often, few lines)
         self._decoded: OrderedDict[int, Sealed] = OrderedDict()
         self._decoded_size = 0
         self._lock = threading.Lock()
@@ -174,7 +177,7 @@ class PackedLines(MutableMapping[int, Sealed]):
 
     def __setitem__(self, n: int, rec: Sealed) -> None:
         self._forget(n)
-        self.kept[n] = rec if self.pack_at is None else pack(rec, self.pack_at)
+        self.kept[n] = rec if self.pack_at is None or rec.kind in self.records_of else pack(rec, self.pack_at)
 
     def adopt(self, n: int, item: Sealed | Packed) -> None:
         """Keep line ``n`` as another index held it (packed or not), without decoding it."""
@@ -283,10 +286,14 @@ class _Index(ABC, Generic[T]):
             self.cutoff = cutoff
             return self, 0
         kept = [n for n in sorted(self.lines) if self.keeps_keys(self.key_at(n), cutoff)]
-        fresh = type(self)(cutoff=cutoff, older=self.older, sticky=self.sticky, partial=True)
+        fresh = self._empty(cutoff)
         for n in kept:
             fresh._take(self, n)
         return fresh, len(self.lines) - len(kept)
+
+    def _empty(self, cutoff: str) -> _Index[T]:
+        """An empty index like this one under ``cutoff`` (what :meth:`trimmed` fills)."""
+        return type(self)(cutoff=cutoff, older=self.older, sticky=self.sticky, partial=True)
 
     def trim(self, cutoff: str) -> int:
         """Move the window forward in place: drop from memory what ``cutoff`` no longer keeps; returns
@@ -380,10 +387,18 @@ class BookIndex(_Index[Sealed]):
     of one kind as :class:`Sealed`."""
 
     lines: PackedLines = field(default_factory=PackedLines)
+    #: A windowed index (one with a ``cutoff``) keeps lines that encode to this many bytes or more packed
+    #: (:class:`Packed`), but for the sticky kinds; ``None``: every line as its record. A whole index keeps
+    #: records.
+    pack_at: int | None = PACK_AT
 
     def __post_init__(self) -> None:
-        if self.cutoff is not None and self.lines.pack_at is None and not self.lines:
-            self.lines.pack_at = PACK_AT  # windowed: large lines stay packed
+        if not self.lines:
+            self.lines.pack_at = self.pack_at if self.cutoff is not None else None
+            self.lines.records_of = self.sticky
+
+    def _empty(self, cutoff: str) -> BookIndex:
+        return BookIndex(cutoff=cutoff, older=self.older, sticky=self.sticky, partial=True, pack_at=self.pack_at)
 
     def keys(self, item: Sealed) -> Keys:
         return keys_of_record(item)
@@ -418,8 +433,9 @@ class BookIndex(_Index[Sealed]):
         return index
 
     @classmethod
-    def of_bodies(cls, bodies: Iterable[Body], *, cutoff: str | None, older: OlderLines | None) -> BookIndex:
-        index = cls(cutoff=cutoff, older=older)
+    def of_bodies(cls, bodies: Iterable[Body], *, cutoff: str | None, older: OlderLines | None,
+                  pack_at: int | None = PACK_AT) -> BookIndex:
+        index = cls(cutoff=cutoff, older=older, pack_at=pack_at)
         for body in bodies:
             index.add_body(body)
         return index
