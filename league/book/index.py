@@ -323,6 +323,13 @@ class _Index(ABC, Generic[T]):
         assert self.older is not None
         return self._merged(mine, self.older.find(kind=kind, session=session))
 
+    def numbers(self, kind: str, session: str) -> list[int]:
+        """The numbers of the lines of ``kind`` of ``session``, in book order: from memory without reading a
+        line when the window holds the session, else from ``older``."""
+        if self._complete(kind, session):
+            return list(self.by_key.get((kind, session), []))
+        return [self.keys(item).n for item in self.of_kind(kind, session)]
+
     def recent(self, kind: str) -> list[T]:
         """The lines of ``kind`` in memory only: the window's sessions (or everything, when whole)."""
         return [self.lines[n] for n in self.by_kind.get(kind, [])]

@@ -103,6 +103,7 @@ def same_answers(a: BookIndex, b: BookIndex, top: int) -> None:
     for s in (SESSIONS[0], SESSIONS[3], CUTOFF, LATER, SESSIONS[-1], "2030-01-01"):
         for kind in kinds:
             assert typed(a.of_kind(kind, s)) == typed(b.of_kind(kind, s)), (kind, s)
+            assert a.numbers(kind, s) == b.numbers(kind, s) == [rec.n for rec in b.of_kind(kind, s)]
         assert typed(a.runs(s)) == typed(b.runs(s))
         assert typed(a.of(records.Score, s)) == typed(b.of(records.Score, s))
         assert typed(a.answers({f"{s}-r1", f"{s}-r2"})) == typed(b.answers({f"{s}-r1", f"{s}-r2"}))
