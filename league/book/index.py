@@ -138,10 +138,11 @@ def pack(rec: Sealed, at: int = PACK_AT) -> Sealed | Packed:
 
 
 class PackedLines(MutableMapping[int, Sealed]):
-    """A windowed index's lines: each a record, or (a large line of a kind not in ``records_of``, with ``pack_at``)
-    :class:`Packed`, decoded when read. Reading gives records equal to the ones stored; a few decoded records are kept at hand
-    (:data:`DECODED_BUDGET`) for a reader that asks for the same lines again. Counting, ``in`` and iterating the
-    numbers decode nothing; :attr:`kept` is the lines as held (the keys of a packed line without decoding it)."""
+    """A windowed index's lines: each a record, or (a large line of a kind not in ``records_of``, with
+    ``pack_at``) :class:`Packed`, decoded when read. Reading gives records equal to the ones stored; a few decoded
+    records are kept at hand (:data:`DECODED_BUDGET`) for a reader that asks for the same lines again. Counting,
+    ``in`` and iterating the numbers decode nothing; :attr:`kept` is the lines as held (the keys of a packed line
+    without decoding it)."""
 
     def __init__(self, pack_at: int | None = None, records_of: frozenset[str] = STICKY_KINDS) -> None:
         self.kept: dict[int, Sealed | Packed] = {}
