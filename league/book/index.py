@@ -15,12 +15,16 @@ Two shapes (docs/book.md, "Startup checkpoint and memory window"):
 from __future__ import annotations
 
 import json
+import threading
+import zlib
 from abc import ABC, abstractmethod
-from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections import OrderedDict, defaultdict
+from collections.abc import Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+
+import msgspec
 
 from league import records
 from league.book.chain import BookLine, iter_lines, iter_raw
@@ -91,6 +95,121 @@ def keys_of_body(body: Body) -> Keys:
     return Keys(n, str(body.get("kind", "")), session_of(body), _text(body.get("run_id")), _text(body.get("seat")))
 
 
+#: A windowed index keeps a line whose record encodes to at least this many bytes packed (:class:`Packed`).
+PACK_AT = 2048
+#: The decoded records of packed lines a windowed index keeps at hand, by their encoded size (bytes).
+DECODED_BUDGET = 4 << 20
+
+
+class Packed:
+    """A line kept as its record encoded (MessagePack, then zlib): what a windowed index holds of a large line
+    instead of the record's objects. The fields the index and the publisher's session keys read (``kind``,
+    ``n``, ``link``, ``session``, ``run_id``, ``seat``, ``target``, ``of``: league.book.shared.SLIM_FIELDS)
+    stay at hand, as the record has them (``None`` when it has no such field); :meth:`record` decodes the rest."""
+
+    __slots__ = ("kind", "n", "link", "session", "run_id", "seat", "target", "of", "model", "raw", "size")
+
+    def __init__(self, rec: Sealed, encoded: bytes) -> None:
+        self.kind, self.n, self.link = rec.kind, rec.n, rec.link
+        self.session: object = getattr(rec, "session", None)
+        self.run_id: object = getattr(rec, "run_id", None)
+        self.seat: object = getattr(rec, "seat", None)
+        self.target: object = getattr(rec, "target", None)
+        self.of: object = getattr(rec, "of", None)
+        self.model: type[Sealed] = type(rec)
+        self.raw = zlib.compress(encoded, 1)
+        self.size = len(encoded)
+
+    def record(self) -> Sealed:
+        """The record, equal to the one packed (MessagePack keeps every float, int and string exactly)."""
+        return msgspec.msgpack.decode(zlib.decompress(self.raw), type=self.model)
+
+    def keys(self) -> Keys:
+        return Keys(self.n, self.kind, _text(self.session), _text(self.run_id), _text(self.seat))
+
+
+def pack(rec: Sealed, at: int = PACK_AT) -> Sealed | Packed:
+    """``rec`` as a windowed index keeps it: :class:`Packed` when it encodes to ``at`` bytes or more."""
+    try:
+        encoded = msgspec.msgpack.encode(rec)
+    except (OverflowError, msgspec.EncodeError):  # an integer MessagePack cannot hold: kept as it is
+        return rec
+    return Packed(rec, encoded) if len(encoded) >= at else rec
+
+
+class PackedLines(MutableMapping[int, Sealed]):
+    """A windowed index's lines: each a record, or (a large line of a kind not in ``records_of``, with
+    ``pack_at``) :class:`Packed`, decoded when read. Reading gives records equal to the ones stored; a few decoded
+    records are kept at hand (:data:`DECODED_BUDGET`) for a reader that asks for the same lines again. Counting,
+    ``in`` and iterating the numbers decode nothing; :attr:`kept` is the lines as held (the keys of a packed line
+    without decoding it)."""
+
+    def __init__(self, pack_at: int | None = None, records_of: frozenset[str] = STICKY_KINDS) -> None:
+        self.kept: dict[int, Sealed | Packed] = {}
+        self.pack_at = pack_at
+        self.records_of = records_of  # kinds kept as records whatever their size (read often, few lines)
+        self._decoded: OrderedDict[int, Sealed] = OrderedDict()
+        self._decoded_size = 0
+        self._lock = threading.Lock()
+
+    def __getitem__(self, n: int) -> Sealed:
+        item = self.kept[n]
+        if not isinstance(item, Packed):
+            return item
+        with self._lock:
+            rec = self._decoded.get(n)
+            if rec is not None:
+                self._decoded.move_to_end(n)
+                return rec
+        rec = item.record()
+        if item.size <= DECODED_BUDGET:
+            with self._lock:
+                if n not in self._decoded:
+                    self._decoded[n] = rec
+                    self._decoded_size += item.size
+                while self._decoded_size > DECODED_BUDGET:
+                    gone, _ = self._decoded.popitem(last=False)
+                    self._decoded_size -= self._size(gone)
+        return rec
+
+    def _size(self, n: int) -> int:
+        item = self.kept.get(n)
+        return item.size if isinstance(item, Packed) else 0
+
+    def __setitem__(self, n: int, rec: Sealed) -> None:
+        self._forget(n)
+        self.kept[n] = rec if self.pack_at is None or rec.kind in self.records_of else pack(rec, self.pack_at)
+
+    def adopt(self, n: int, item: Sealed | Packed) -> None:
+        """Keep line ``n`` as another index held it (packed or not), without decoding it."""
+        self._forget(n)
+        self.kept[n] = item
+
+    def __delitem__(self, n: int) -> None:
+        self._forget(n)
+        del self.kept[n]
+
+    def _forget(self, n: int) -> None:
+        with self._lock:
+            if n in self._decoded:
+                del self._decoded[n]
+                self._decoded_size -= self._size(n)
+
+    def __contains__(self, n: object) -> bool:
+        return n in self.kept
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.kept)
+
+    def __len__(self) -> int:
+        return len(self.kept)
+
+    def keys_of(self, n: int) -> Keys:
+        """The keys of line ``n`` (no decoding)."""
+        item = self.kept[n]
+        return item.keys() if isinstance(item, Packed) else keys_of_record(item)
+
+
 @dataclass
 class _Index(ABC, Generic[T]):
     """What is sealed, by kind and session; ``T`` is what each line is kept as (a typed record, or its body).
@@ -99,7 +218,7 @@ class _Index(ABC, Generic[T]):
     cutoff may be absent from ``lines`` and is then read from ``older``. ``lines`` is what is in memory.
     """
 
-    lines: dict[int, T] = field(default_factory=dict)
+    lines: MutableMapping[int, T] = field(default_factory=dict)
     by_kind: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     by_session: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     by_key: dict[tuple[str, str], list[int]] = field(default_factory=lambda: defaultdict(list))
@@ -119,12 +238,24 @@ class _Index(ABC, Generic[T]):
     def from_body(self, body: Body) -> T:
         """An older line (a body from the database or the book) as this index keeps lines."""
 
+    def key_at(self, n: int) -> Keys:
+        """The keys of line ``n`` in memory."""
+        return self.keys(self.lines[n])
+
     # ------------------------------------------------------------------ building
     def add_item(self, item: T) -> None:
         k = self.keys(item)
         if k.n in self.lines:
             return
         self.lines[k.n] = item
+        self._file(k)
+
+    def _take(self, other: _Index[T], n: int) -> None:
+        """Keep line ``n`` of ``other`` (an index being trimmed into this one)."""
+        self.add_item(other.lines[n])
+
+    def _file(self, k: Keys) -> None:
+        """File line ``k.n`` (already in ``lines``) under its keys."""
         self.by_kind[k.kind].append(k.n)
         if k.session is not None:
             self.by_session[k.session].append(k.n)
@@ -155,11 +286,15 @@ class _Index(ABC, Generic[T]):
         if not any(s < cutoff and k not in self.sticky for (k, s) in self.by_key):  # nothing to drop
             self.cutoff = cutoff
             return self, 0
-        kept = [item for n, item in sorted(self.lines.items()) if self.keeps_keys(self.keys(item), cutoff)]
-        fresh = type(self)(cutoff=cutoff, older=self.older, sticky=self.sticky, partial=True)
-        for item in kept:
-            fresh.add_item(item)
+        kept = [n for n in sorted(self.lines) if self.keeps_keys(self.key_at(n), cutoff)]
+        fresh = self._empty(cutoff)
+        for n in kept:
+            fresh._take(self, n)
         return fresh, len(self.lines) - len(kept)
+
+    def _empty(self, cutoff: str) -> _Index[T]:
+        """An empty index like this one under ``cutoff`` (what :meth:`trimmed` fills)."""
+        return type(self)(cutoff=cutoff, older=self.older, sticky=self.sticky, partial=True)
 
     def trim(self, cutoff: str) -> int:
         """Move the window forward in place: drop from memory what ``cutoff`` no longer keeps; returns
@@ -189,6 +324,13 @@ class _Index(ABC, Generic[T]):
         assert self.older is not None
         return self._merged(mine, self.older.find(kind=kind, session=session))
 
+    def numbers(self, kind: str, session: str) -> list[int]:
+        """The numbers of the lines of ``kind`` of ``session``, in book order: from memory without reading a
+        line when the window holds the session, else from ``older``."""
+        if self._complete(kind, session):
+            return list(self.by_key.get((kind, session), []))
+        return [self.keys(item).n for item in self.of_kind(kind, session)]
+
     def recent(self, kind: str) -> list[T]:
         """The lines of ``kind`` in memory only: the window's sessions (or everything, when whole)."""
         return [self.lines[n] for n in self.by_kind.get(kind, [])]
@@ -214,7 +356,7 @@ class _Index(ABC, Generic[T]):
         n = self.run_line.get(run_id)
         if n is None:
             return self._complete(None, None)
-        return self._complete("answer", self.keys(self.lines[n]).session)
+        return self._complete("answer", self.key_at(n).session)
 
     def line(self, n: int) -> T | None:
         """Line ``n`` wherever it is kept; ``None`` when the book has no such line."""
@@ -226,7 +368,7 @@ class _Index(ABC, Generic[T]):
 
     def of_seat_items(self, kind: str, seat: str) -> list[T]:
         """Every line of ``kind`` naming ``seat`` (all sessions), in book order."""
-        mine = [n for n in self.by_kind.get(kind, []) if self.keys(self.lines[n]).seat == seat]
+        mine = [n for n in self.by_kind.get(kind, []) if self.key_at(n).seat == seat]
         if self._complete(kind, None):
             return [self.lines[n] for n in mine]
         assert self.older is not None
@@ -252,8 +394,34 @@ class BookIndex(_Index[Sealed]):
     of sealed lines ask. ``of(records.Answer, session)`` is typed; ``of_kind("answer")`` gives the records
     of one kind as :class:`Sealed`."""
 
+    lines: PackedLines = field(default_factory=PackedLines)
+    #: A windowed index (one with a ``cutoff``) keeps lines that encode to this many bytes or more packed
+    #: (:class:`Packed`), but for the sticky kinds; ``None``: every line as its record. A whole index keeps
+    #: records.
+    pack_at: int | None = PACK_AT
+
+    def __post_init__(self) -> None:
+        if not self.lines:
+            self.lines.pack_at = self.pack_at if self.cutoff is not None else None
+            self.lines.records_of = self.sticky
+
+    def _empty(self, cutoff: str) -> BookIndex:
+        return BookIndex(cutoff=cutoff, older=self.older, sticky=self.sticky, partial=True, pack_at=self.pack_at)
+
     def keys(self, item: Sealed) -> Keys:
         return keys_of_record(item)
+
+    def key_at(self, n: int) -> Keys:
+        return self.lines.keys_of(n)
+
+    def _take(self, other: _Index[Sealed], n: int) -> None:
+        if n in self.lines:
+            return
+        if not isinstance(other, BookIndex):
+            super()._take(other, n)
+            return
+        self.lines.adopt(n, other.lines.kept[n])
+        self._file(other.key_at(n))
 
     def from_body(self, body: Body) -> Sealed:
         return record(body)
@@ -273,8 +441,9 @@ class BookIndex(_Index[Sealed]):
         return index
 
     @classmethod
-    def of_bodies(cls, bodies: Iterable[Body], *, cutoff: str | None, older: OlderLines | None) -> BookIndex:
-        index = cls(cutoff=cutoff, older=older)
+    def of_bodies(cls, bodies: Iterable[Body], *, cutoff: str | None, older: OlderLines | None,
+                  pack_at: int | None = PACK_AT) -> BookIndex:
+        index = cls(cutoff=cutoff, older=older, pack_at=pack_at)
         for body in bodies:
             index.add_body(body)
         return index

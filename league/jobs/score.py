@@ -348,12 +348,15 @@ def _scored_markets(lg: Reading, sessions: list[str]) -> dict[tuple[str, str], s
     """(session, horizon) -> the markets some sealed ``score_h`` line of these sessions already scored."""
     done: dict[tuple[str, str], set[str]] = {}
     known, kept = _LINE_MARKETS.get(lg, {}), {}
-    for x in (x for s in sessions for x in lg.index.of(records.Score, s) if x.kind == "score_h"):
-        codes = known.get(x.n)
-        if codes is None:  # a sealed line never changes: each one's markets are read once
-            codes = _line_markets(x)
-        kept[x.n] = codes
-        done.setdefault((x.session, x.horizon), set()).update(codes)
+    for n in (n for s in sessions for n in lg.index.numbers("score_h", s)):
+        seen = known.get(n)
+        if seen is None:  # a sealed line never changes: each one is read (decoded) once
+            x = lg.index.line(n)
+            if not isinstance(x, records.Score):
+                continue
+            seen = (x.session, x.horizon, _line_markets(x))
+        kept[n] = seen
+        done.setdefault(seen[:2], set()).update(seen[2])
     _LINE_MARKETS[lg] = kept  # the lines of these sessions only: the window moves on
     return done
 
@@ -362,8 +365,8 @@ def _line_markets(line: records.Score) -> frozenset[str]:
     return frozenset({r.market for r in line.seats} | {e.market for e in line.markets})
 
 
-#: The markets of each sealed ``score_h`` line, by league and line number.
-_LINE_MARKETS: WeakKeyDictionary[Reading, dict[int, frozenset[str]]] = WeakKeyDictionary()
+#: The session, horizon and markets of each sealed ``score_h`` line, by league and line number.
+_LINE_MARKETS: WeakKeyDictionary[Reading, dict[int, tuple[str, str, frozenset[str]]]] = WeakKeyDictionary()
 
 
 def windows_closing(lg: Reading, today: date) -> list[tuple[str, str, frozenset[str]]]:

@@ -40,7 +40,7 @@ from typing import Protocol
 import structlog
 
 from league.book import BOOKKEEPING
-from league.book.index import Body, BodyIndex, BookIndex
+from league.book.index import Body, BodyIndex, BookIndex, Packed, PackedLines
 from league.book.shared import KeptLines
 from league.book.view import BookView
 from league.calendar import Calendar, default_calendar
@@ -150,11 +150,18 @@ class Configured(Protocol):
 def session_keys(lg: Indexed, sessions: Iterable[str], common: str) -> dict[str, str]:
     """Each session's key: the common digest and the (n, link) of every line its rows are made of."""
     index = lg.index
-    return _keys(index.lines, session_lines(index), sessions, common)
+    return _keys(kept_lines(index), session_lines(index), sessions, common)
 
 
-#: A line as an index keeps it: a typed record (a whole line) or a body cut to its key fields (a slim view).
-Kept = SeasonView | Body
+#: A line as an index keeps it: a typed record (a whole line), a record packed by a windowed index (its key
+#: fields at hand), or a body cut to its key fields (a slim view).
+Kept = SeasonView | Packed | Body
+
+
+def kept_lines(index: BookIndex | BodyIndex) -> Mapping[int, Kept]:
+    """The index's lines as it holds them: a packed line is read for its key fields without being decoded."""
+    lines = index.lines
+    return lines.kept if isinstance(lines, PackedLines) else lines
 
 
 def _get(item: Kept, name: str) -> Json:
@@ -175,7 +182,7 @@ def session_lines(index: BookIndex | BodyIndex) -> dict[str, list[int]]:
     """The numbers of the lines each session's rows are made of (the :data:`ROW_KINDS` lines that name it, its
     runs or one of its answers), in book order. Reads only ``kind``, ``session``, ``run_id``, ``target``, ``of``
     (league.book.shared.SLIM_FIELDS) of each line: an index of lines cut to those fields gives the same."""
-    lines: Mapping[int, Kept] = index.lines
+    lines = kept_lines(index)
     run_session = {str(_get(r, "run_id")): str(_get(r, "session")) for r in index.of_kind("run")}
     groups: dict[str, list[int]] = defaultdict(list)
     for n in sorted(lines):
@@ -280,7 +287,7 @@ def write_forecasts_streamed(view: SlimView, book: Path, sha256: str, path: Path
     index = view.index
     sessions = row_sessions(index)
     groups = session_lines(index)
-    keys = _keys(index.lines, groups, sessions, _common_digest(view))
+    keys = _keys(kept_lines(index), groups, sessions, _common_digest(view))
     cache.mkdir(parents=True, exist_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
     missing: dict[str, str] = {}
@@ -313,7 +320,7 @@ def _build_streamed(view: SlimView, book: Path, sha256: str, cache: Path, missin
         return
     owner = {n: s for s in missing for n in groups.get(s, [])}
     ends = deque(sorted((groups[s][-1], s) for s in missing if groups.get(s)))
-    links: Mapping[int, Kept] = view.index.lines
+    links = kept_lines(view.index)
     held: dict[str, BookIndex] = {}
     written: list[Path] = []
     digest = hashlib.sha256()
