@@ -46,7 +46,8 @@ class TrackBook:
             self.sealed(line)
             return line
 
-    def append_all(self, items: Sequence[tuple[str, Mapping[str, Any]]], at: datetime | None = None) -> list[BookLine]:
+    def append_all(self, items: Sequence[tuple[str, Mapping[str, object]]],
+                   at: datetime | None = None) -> list[BookLine]:
         """Seal several lines in order with one fsync (league.book.Book.append_all: computed lines, not a
         reply sealed on arrival)."""
         with self._lock:
