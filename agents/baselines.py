@@ -231,7 +231,7 @@ class EtsSeat(_PointBaseline):
         """Start the fits of a coming ask now, in the worker (``history``: each market's closes as that ask's
         context will carry them). Returns how many fits were asked for (none without a worker). Safe whenever
         called: an ask takes a fit only for exactly its own closes (the key is the input), so a fit of closes
-        its ask does not carry is never used (the worker forgets it after ``MEMO_KEEP`` newer ones)."""
+        its ask does not carry is never used (the worker forgets it after ``MEMO_KEEP`` others)."""
         if self.worker is None:
             return 0
         series = [_closes(raw or []) for raw in history.values()]  # as the ask reads its context (_history)

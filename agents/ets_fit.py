@@ -12,7 +12,9 @@ child); floats travel bit for bit.
 A request is keyed by its input alone (the closes the fit reads, and how far ahead), so a fit started early
 (:meth:`FitWorker.submit` for the next session's history, league.jobs.ask.prefetch_fits) serves an ask only
 when the ask's own history is exactly that input: the answer is the same function of the same numbers,
-whenever it was computed. A worker that fails (it died, it answered with an exception) fails the waiting asks
+whenever it was computed. For the same reason a fit serves every ask with that input: the counted run's
+ask, the arms' asks of the same session and the evening's extra run (whose closes are the next morning's)
+read one fit, not one each. A worker that fails (it died, it answered with an exception) fails the waiting asks
 with an exception: the seat's ordinary failure, never a hang; one that cannot be started at all
 (:class:`WorkerUnavailable`) leaves the fits to the asking thread.
 """
@@ -33,7 +35,8 @@ from league_agents.plugins import extra
 #: A fit's input: the closes it reads (oldest first) and how many steps ahead its path goes.
 Key = tuple[tuple[float, ...], int]
 Path = list[tuple[float, float]]
-#: How many fits not yet taken the worker remembers (a day's prefetch is one per market and `_ets` seat).
+#: How many fits the worker remembers, the least recently asked for forgotten first (a session asks for one per
+#: market and `_ets` seat, and each of them again for every arm's and extra run's ask with the same closes).
 MEMO_KEEP = 256
 #: ``LEAGUE_ETS_WORKER=0`` keeps the fits in the asking thread (no child process).
 ENV_FLAG = "LEAGUE_ETS_WORKER"
@@ -97,8 +100,8 @@ class WorkerUnavailable(WorkerFailed):
 class FitWorker:
     """One child process running :func:`forecast_path` in order; :meth:`submit` gives a future per key.
 
-    Futures are memoised by key until taken (:meth:`take`), so an early :meth:`submit` and the ask's own
-    request share one fit. The child starts on first use, and again on the next use after it ended (what
+    Futures are memoised by key (the last ``MEMO_KEEP`` keys asked for), so an early :meth:`submit` and every
+    ask with the same input share one fit. The child starts on first use, and again on the next use after it ended (what
     waited on it failed); :meth:`close` ends it (the league's runner closes it with the League); a child whose
     parent is gone sees its stdin end and exits. One worker serves every `_ets` seat of the process
     (:func:`shared_worker`), so a process building many seats (evaluations) holds one child at most."""
@@ -116,12 +119,13 @@ class FitWorker:
     def submit(self, key: Key) -> Future[Path | None]:
         """The future of ``key``'s path: the one already under way for it, else a new request."""
         with self._lock:
-            found = self._memo.get(key)
+            found = self._memo.pop(key, None)
             if found is not None:
+                self._memo[key] = found  # the most recently asked for
                 return found
             fut: Future[Path | None] = Future()
             self._memo[key] = fut
-            while len(self._memo) > MEMO_KEEP:  # the oldest fits nobody took (their closes were not asked)
+            while len(self._memo) > MEMO_KEEP:  # the least recently asked for
                 del self._memo[next(iter(self._memo))]
             try:
                 stdin = self._stdin()
@@ -135,11 +139,9 @@ class FitWorker:
         return fut
 
     def take(self, key: Key) -> Future[Path | None]:
-        """As :meth:`submit`, and the key is forgotten (an ask reads its fit once)."""
-        fut = self.submit(key)
-        with self._lock:
-            self._memo.pop(key, None)
-        return fut
+        """An ask's fit: as :meth:`submit`; the fit stays remembered for the next ask with the same input (an
+        arm's ask of the same session reads the same closes)."""
+        return self.submit(key)
 
     def _send(self, stdin: IO[bytes], ident: int, key: Key) -> None:
         """Write one request; not under ``_lock`` (the reader needs it to drain the child's answers while a

@@ -8,7 +8,7 @@ whole arms' book is kept in memory as typed lines (a season holds a few thousand
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from league.arms.lines import (
@@ -68,6 +68,11 @@ class ArmsBooks:
     def seal(self, line: Line) -> BookLine:
         """Seal one typed line (validated when it was built)."""
         return self.book.append(line.kind, line.content())
+
+    def seal_all(self, lines: Sequence[Line]) -> list[BookLine]:
+        """Seal several typed lines in order with one fsync (lines a job computes, such as an arm's accounts
+        of a session; a reply is sealed on arrival with :meth:`seal`)."""
+        return self.book.append_all([(line.kind, line.content()) for line in lines])
 
     def lines(self) -> Iterator[tuple[int, TypedArmLine]]:
         return iter(list(self.book.typed))

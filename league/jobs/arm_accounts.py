@@ -95,8 +95,7 @@ def _mark(lg: League, books: ArmsBooks, arm: str, name: str, season: Season, ses
             and x.arm == arm and x.league == name and x.session == session]
     if done and sorted(done) != sorted(kind for kind, _ in lines[: len(done)]):
         log.error("arm_accounts.sealed_prefix_differs", arm=arm, league=name, session=session, sealed=len(done))
-    for kind, content in lines[len(done):]:
-        books.seal(ARM_MODELS[kind].from_content({**content, "arm": arm}))
+    books.seal_all([ARM_MODELS[kind].from_content({**content, "arm": arm}) for kind, content in lines[len(done):]])
     return len(lines) - len(done)
 
 
@@ -104,8 +103,7 @@ def _seal_rules(books: ArmsBooks, arm: str) -> int:
     """Each rule set once per arm, before it governs the arm's first decision."""
     sealed = {x.rules for _, x in books.lines() if isinstance(x, ArmRulesLine) and x.arm == arm}
     todo = [name for name in RULE_SETS if name not in sealed]
-    for name in todo:
-        books.seal(ArmRulesLine.from_content({**rules_content(rule_set(name)), "arm": arm}))
+    books.seal_all([ArmRulesLine.from_content({**rules_content(rule_set(name)), "arm": arm}) for name in todo])
     return len(todo)
 
 

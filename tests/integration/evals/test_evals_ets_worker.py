@@ -85,6 +85,20 @@ def test_a_prefetched_fit_serves_only_its_own_closes(worker_seat: EtsSeat, monke
     assert got.raw != same.raw
 
 
+def test_a_second_ask_with_the_same_closes_reads_the_first_asks_fits(worker_seat: EtsSeat,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The arms' asks of a session carry the counted ask's closes: one fit serves them all."""
+    assert worker_seat.worker is not None
+    own = {"SPX": walk(200, 11), "NDX": walk(90, 12, drift=-0.001)}  # closes no other test asks for
+    before = worker_seat.worker._next
+    first = worker_seat.ask(ask_of(own), now)
+    sent = worker_seat.worker._next
+    assert sent == before + 2  # one fit a market
+    again = worker_seat.ask(ask_of(own), now)
+    assert worker_seat.worker._next == sent
+    assert again.raw == first.raw == thread_seat(monkeypatch).ask(ask_of(own), now).raw
+
+
 def test_prefetch_reads_the_history_as_the_ask_does(worker_seat: EtsSeat) -> None:
     """Ints, bools and junk in the context's closes: the prefetched key is the ask's own (_history)."""
     assert worker_seat.worker is not None
@@ -158,6 +172,20 @@ def test_the_runner_closes_the_worker_with_the_league(worker_seat: EtsSeat) -> N
 def test_every_seat_of_a_process_shares_one_worker(worker_seat: EtsSeat) -> None:
     other = EtsSeat(SeatSpec(name="_ets2", adapter="ets"))
     assert other.worker is worker_seat.worker is ets_fit.shared_worker()
+
+
+def test_the_fits_asked_for_least_recently_are_forgotten_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ets_fit, "MEMO_KEEP", 2)
+    worker = ets_fit.FitWorker([sys.executable, "-c", "import sys; sys.stdin.buffer.read()"])  # never answers
+    try:
+        keys = [((float(i),) * 40, LONGEST_STEPS) for i in range(3)]
+        first, second = worker.take(keys[0]), worker.take(keys[1])
+        assert worker.take(keys[0]) is first  # taken, and still remembered: now the most recent
+        worker.submit(keys[2])  # a third key: the least recently asked for (keys[1]) is forgotten
+        assert worker.take(keys[0]) is first
+        assert worker.take(keys[1]) is not second
+    finally:
+        worker.close()
 
 
 def test_fits_nobody_takes_are_forgotten_oldest_first(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,6 +4,7 @@ shown in the arm's next ask, restored after a restart, published in arms/arm-acc
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import date, time, timedelta
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -14,6 +15,7 @@ from arms_helpers import book_lines, enable_arms
 from day_helpers import league_dir, roster, seat
 
 from league.arms.book import ArmsBooks
+from league.book import Book, BookLine
 from league.calendar import et_time
 from league.clock import SimulatedClock, parse_iso
 from league.compose import build_league
@@ -218,3 +220,27 @@ def test_an_arm_account_is_read_up_to_a_time(runs: dict[str, Any]) -> None:
     assert {x["as_of"] for x in latest.values()} == {DAYS[-1].isoformat()}
     assert set(latest["arena-3"]) == {"as_of", "capital", "cash", "value", "interest", "positions", "prices",
                                       "weights", "fees_total", "peak"}
+
+
+def test_a_sessions_account_lines_of_an_arm_and_rule_set_are_sealed_with_one_fsync(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Computed lines, not replies: each (arm, rule set, session)'s lines written and fsync'd at once."""
+    writes: list[list[str]] = []  # the kinds of each write of the arms' book
+    real = Book._write_lines
+
+    def spy(book: Book, lines: Sequence[BookLine]) -> None:
+        if book.path.name == "arms-book.jsonl":
+            writes.append([line.content["kind"] for line in lines])
+        real(book, lines)
+
+    monkeypatch.setattr(Book, "_write_lines", spy)
+    data_dir, _, _ = _league(tmp_path, arms=True)
+    book = _book(data_dir)
+    accounts = [w for w in writes if set(w) & set(ACCOUNT_KINDS)]
+    assert all(set(w) <= set(ACCOUNT_KINDS) for w in accounts)  # never batched with a reply
+    rules = [w for w in accounts if "arm_rules" in w]
+    assert rules == [["arm_rules", "arm_rules"]] * 2  # each arm's two rule sets at once
+    marked = {(x["arm"], x["league"], x["session"]) for x in book if x["kind"] == "arm_mark"}
+    assert len(marked) == 2 * 2 * len(DAYS)
+    assert len(accounts) - len(rules) == len(marked)  # one write per arm, rule set and session
+    assert sum(map(len, accounts)) == sum(1 for x in book if x["kind"] in ACCOUNT_KINDS)
