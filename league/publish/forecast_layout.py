@@ -4,8 +4,9 @@ rewriting the season.
 The CSV is its header and then one block per session, in session order (league.publish.forecast_cache), and a
 night changes the blocks of a few sessions only — the new one, and older ones whose long horizons were scored or
 which a correction names. So beside the cache, in ``DATA/publish-cache/forecasts-layout.json``, the publisher
-keeps the layout of the file it last wrote: the file's path, the header's SHA-256 and, for each session, its key,
-its rows, the byte offset where its block ends and the SHA-256 of the file's bytes from the start to there.
+keeps the layout of the file it last wrote: the file's path (from the layout's folder), the header's SHA-256
+and, for each session, its key, its rows, the byte offset where its block ends and the SHA-256 of the file's
+bytes from the start to there.
 
 A night finds the first session whose key is not the layout's at the same place (a changed block, a new session,
 or a session gone); every session before it is kept. The published file's bytes up to the end of the last kept
@@ -107,12 +108,18 @@ class Kept:
     placed: tuple[Placed, ...]
 
 
-def kept_prefix(target: Path, layout: Layout | None, header: bytes, keys: dict[str, str],
+def file_name(target: Path, layout_path: Path) -> str:
+    """How a layout names its file: the path from the layout's folder to it, so that a data folder copied or
+    moved whole (a demo's folder, a restored backup) keeps a layout that names the same file and the same bytes."""
+    return os.path.relpath(target.resolve(), layout_path.parent.resolve())
+
+
+def kept_prefix(target: Path, name: str, layout: Layout | None, header: bytes, keys: dict[str, str],
                 copy_to: IO[bytes] | None = None) -> Kept | None:
     """The sessions of ``keys`` (in order) the file at ``target`` holds unchanged, checked against the layout by
     the SHA-256 of every byte up to the end of the last of them; ``None`` when none can be kept. The bytes read
     are also written to ``copy_to`` when given (whatever the verdict: the caller starts again on ``None``)."""
-    if layout is None or layout.file != str(target.resolve()):
+    if layout is None or layout.file != name:
         return None
     if layout.header != hashlib.sha256(header).hexdigest() or layout.header_end != len(header):
         return None
@@ -159,15 +166,15 @@ def assemble(target: Path, layout_path: Path, header: bytes, keys: dict[str, str
     others appended after them, in a new file renamed into place; ``prepare`` is told the sessions to write (to
     build what the cache lacks) and ``block_of`` gives each one's block and rows. Returns the CSV's rows and the
     number of sessions kept."""
-    layout = read_layout(layout_path)
+    layout, name = read_layout(layout_path), file_name(target, layout_path)
     if layout is not None and [(p.session, p.key) for p in layout.sessions] == list(keys.items()):
-        kept = kept_prefix(target, layout, header, keys)  # nothing changed: the file stays if it is the layout's
+        kept = kept_prefix(target, name, layout, header, keys)  # nothing changed: the file stays if it is the layout's
         if kept is not None and target.stat().st_size == kept.end:
             return kept.rows, kept.count
     tmp = target.with_suffix(".csv.tmp")
     try:
         with open(tmp, "wb") as out:
-            kept = kept_prefix(target, layout, header, keys, copy_to=out)
+            kept = kept_prefix(target, name, layout, header, keys, copy_to=out)
             if kept is None:
                 out.seek(0)
                 out.truncate()
@@ -183,7 +190,7 @@ def assemble(target: Path, layout_path: Path, header: bytes, keys: dict[str, str
         raise
     layout_path.unlink(missing_ok=True)  # no layout while the file is replaced: a stop means a full write
     tmp.replace(target)
-    fresh = Layout(str(target.resolve()), hashlib.sha256(header).hexdigest(), len(header), tuple(placed))
+    fresh = Layout(name, hashlib.sha256(header).hexdigest(), len(header), tuple(placed))
     tmp_layout = layout_path.with_suffix(f".tmp{os.getpid()}")
     tmp_layout.parent.mkdir(parents=True, exist_ok=True)
     tmp_layout.write_text(json.dumps(fresh.as_json(), separators=(",", ":")), encoding="utf-8")

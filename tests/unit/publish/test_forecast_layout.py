@@ -165,3 +165,18 @@ def test_a_write_stopped_halfway_leaves_the_file_and_its_layout_as_they_were(tmp
     assert target.read_bytes() == published and layout.read_bytes() == described
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.csv", "layout.json"]  # the new file removed
     assert _write(target, layout, keys, blocks) == (2, ["2026-01-03", "2026-01-04"])
+
+
+def test_a_folder_copied_whole_keeps_its_layout(tmp_path: Path) -> None:
+    """The layout names its file from its own folder: a data folder copied elsewhere (a demo's folder, a restored
+    backup) still appends, and two copies hold the same layout bytes."""
+    first = tmp_path / "a"
+    (first / "public").mkdir(parents=True)
+    blocks = _blocks(4)
+    keys = {s: "k" for s in blocks}
+    _write(first / "public" / "f.csv", first / "cache" / "layout.json", keys, blocks)
+    shutil.copytree(first, tmp_path / "b")
+    second = tmp_path / "b"
+    assert (second / "cache" / "layout.json").read_bytes() == (first / "cache" / "layout.json").read_bytes()
+    blocks["2026-01-05"], keys["2026-01-05"] = b"2026-01-05,new\n", "k"
+    assert _write(second / "public" / "f.csv", second / "cache" / "layout.json", keys, blocks) == (4, ["2026-01-05"])
