@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 #: outlet name -> loopback address.
@@ -25,6 +25,7 @@ PORT = 28431
 class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
     allow_reuse_port = True
+    request_queue_size = 128  # a season's fetches come in bursts (every seat's citations at once)
 
 
 def _page(path: str) -> bytes:
@@ -32,9 +33,28 @@ def _page(path: str) -> bytes:
             f"<title>{path}</title></head><body><p>A stand-in story at {path}.</p></body></html>").encode()
 
 
+#: The outlets this process serves (started on first use, kept for the process's life): name -> base URL.
+_SERVING: dict[str, str] = {}
+_SERVING_LOCK = threading.Lock()
+
+
 @contextmanager
 def serve_pages() -> Iterator[dict[str, str]]:
-    """Serve every outlet while the block runs; yields outlet name -> base URL (``http://address:port``)."""
+    """Serve every outlet while the block runs; yields outlet name -> base URL (``http://address:port``).
+
+    The outlets are started once per process and never stopped before it ends: demos running at once share the
+    fixed port (SO_REUSEPORT), and the kernel queues a new connection on any of their listening sockets, so a demo
+    that stopped its outlets at its end would reset the connections queued on them for another demo's fetches
+    (which would then record the link as unreached). A process that runs several demos in turn (a test
+    session) keeps one set of outlets; a ``league demo`` process closes them when it exits."""
+    with _SERVING_LOCK:
+        if not _SERVING:
+            _SERVING.update(_start())
+        bases = dict(_SERVING)
+    yield bases
+
+
+def _start() -> dict[str, str]:
     bases: dict[str, str] = {}
 
     class Handler(BaseHTTPRequestHandler):
@@ -55,15 +75,12 @@ def serve_pages() -> Iterator[dict[str, str]]:
             self.end_headers()
             self.wfile.write(body)
 
-    with ExitStack() as stack:
-        for name, address in OUTLETS.items():
-            try:
-                server: ThreadingHTTPServer = _Server((address, PORT), Handler)
-            except OSError:  # the fixed port is taken by another user's process: any port (the links then differ)
-                server = _Server((address, 0), Handler)
-            server.daemon_threads = True
-            stack.callback(server.server_close)
-            stack.callback(server.shutdown)
-            threading.Thread(target=server.serve_forever, name=f"demo-pages-{name}", daemon=True).start()
-            bases[name] = f"http://{address}:{server.server_address[1]}"
-        yield dict(bases)
+    for name, address in OUTLETS.items():
+        try:
+            server: ThreadingHTTPServer = _Server((address, PORT), Handler)
+        except OSError:  # the fixed port is taken by another user's process: any port (the links then differ)
+            server = _Server((address, 0), Handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, name=f"demo-pages-{name}", daemon=True).start()
+        bases[name] = f"http://{address}:{server.server_address[1]}"
+    return bases
