@@ -23,6 +23,7 @@ from league.api.errors import MAX_ERROR_CHARS, clip
 from league.book.follow import FollowError as FollowError
 from league.book.follow import follow_file as follow_file
 from league.jsonvalue import Json, JsonObject, items, obj
+from league.retry import backoff_s
 
 log = structlog.get_logger(__name__)
 Line = tuple[int, bytes]
@@ -38,8 +39,9 @@ _P = TypeVar("_P")
 
 
 def reconnect_pause(failures: int) -> float:
-    """Seconds to wait after the ``failures``-th connection lost in a row (1, 2, …): 0.5, 1, 2, … up to 30."""
-    return min(RECONNECT_MAX_S, RECONNECT_FIRST_S * 2.0 ** (failures - 1))
+    """Seconds to wait after the ``failures``-th connection lost in a row (1, 2, …): 0.5, 1, 2, … up to 30 — the
+    league's one pause schedule (:func:`league.retry.backoff_s`) with the followers' own start and cap."""
+    return backoff_s(failures, first_s=RECONNECT_FIRST_S, max_s=RECONNECT_MAX_S)
 
 
 def reconnecting(connect: Callable[[_P], Iterator[_T]], start: _P, advance: Callable[[_P, _T], _P], *, base: str,
