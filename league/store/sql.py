@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+import msgspec
 import structlog
 from sqlalchemy import ColumnElement, RowMapping, Table, and_, delete, func, or_, select, update
 from sqlalchemy import text as sql_text
@@ -535,8 +536,22 @@ def _kinds(conn: Connection, book: str) -> list[str]:
         kinds.append(str(kind))
 
 
+def decode_body(text: str) -> JsonObject:
+    """A stored body as the JSON object it is. msgspec's decoder first (the daemon's start decodes the whole
+    memory window: 184,000 bodies at 5 years × 100 seats, where ``json.loads`` was a third of the start's CPU),
+    then ``json.loads`` for what msgspec refuses and the standard library accepts (a lone surrogate escape, a
+    float beyond the double range), so every body decodes to the same values as before."""
+    try:
+        decoded = msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        decoded = json.loads(text)
+    if not isinstance(decoded, dict):
+        raise StoreError(f"a stored body is not a JSON object: {text[:80]!r}", fix="run `league rebuild`")
+    return decoded
+
+
 def _body(row: Row[int, str, str, str]) -> JsonObject:
-    body: JsonObject = json.loads(row.body)
+    body = decode_body(row.body)
     body.update(n=int(row.n), seal=str(row.seal), link=str(row.link))
     return body
 
