@@ -297,13 +297,25 @@ def measure_size(folder: Path, runs: int, scratch: Path, max_rss_mb: float, time
     return results
 
 
+def _not_copied(where: str, names: list[str]) -> set[str]:
+    """What a job's copy of a cached league leaves out (:func:`_morning_and_score`)."""
+    skip = {n for n in names if n.endswith(("-wal", "-shm"))}
+    if Path(where).name == "data":
+        skip |= {"public", "publish-cache"} & set(names)
+    return skip
+
+
 def _morning_and_score(folder: Path, session: date, scratch: Path, max_rss_mb: float, timeout_s: float,
                        results: dict[str, list[dict[str, Any]]], *, with_score: bool) -> None:
     me = [sys.executable, str(Path(__file__).resolve()), "--child"]
     copy = scratch / f"growth-{os.getpid()}-{folder.name}"
     if copy.exists():
         shutil.rmtree(copy)
-    shutil.copytree(folder, copy)
+    # The published folder and the publisher's cache are left out: neither job reads them, and at 5 years × 100
+    # seats they are another 10 GB to copy. So are SQLite's -wal and -shm files, which a reader of the league
+    # (a publish or a start measured at the same time) creates and removes while the copy runs; nothing but the
+    # generator writes a cached league, so the database file alone holds every row.
+    shutil.copytree(folder, copy, ignore=_not_copied)
     try:
         results["morning"].append(run_child([*me, "morning", str(copy), session.isoformat()], max_rss_mb, timeout_s))
         if with_score:
