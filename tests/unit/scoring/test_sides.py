@@ -205,3 +205,41 @@ def test_a_memo_stands_for_the_runs_whose_answers_it_holds() -> None:
     assert [e for e in runs if e["run_id"] == "r2"] == [e for e in _runs(sides_report(changed, SIDE))
                                                          if e["run_id"] == "r2"]
     assert not any("marker" in e for e in _runs(sides_report(changed, {**SIDE, "b2": "a"}, marked)))
+
+
+def _answers_by_definition(rows: list[dict[str, str]]) -> list[Answer]:
+    """The rule written plainly over whole rows: order by (run, event, sealed, seat), keep each (run, event, seat)
+    first; what council_answers must give while holding only the fields it reads."""
+    def event(r: dict[str, str]) -> str:
+        return r.get("event_id_v2") or r.get("event_id") or f"{r.get('session')}|{r.get('asset')}|{r.get('horizon')}"
+
+    kept: list[Answer] = []
+    seen: set[tuple[str, str, str]] = set()
+    counted = [r for r in rows if not r["seat"].startswith("_") and r["status"] == "counted"
+               and r["sealed_at"] <= r["event_reference_at"]]
+    for r in sorted(counted, key=lambda r: (r["run_id"], event(r), r["sealed_at"], r["seat"])):
+        if (r["run_id"], event(r), r["seat"]) in seen:
+            continue
+        seen.add((r["run_id"], event(r), r["seat"]))
+        ref, close = float(r["ref"]) if r["ref"] else None, float(r["close"]) if r["close"] else None
+        kept.append(Answer(r["run_id"], r["session"], r["seat"], r["asset"], r["horizon"], event(r),
+                           float(r["prob_up"]), None if ref is None or close is None else float(close > ref)))
+    return kept
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_council_answers_keep_the_first_answer_of_each_run_event_and_seat(seed: int) -> None:
+    rng = random.Random(seed)
+    base = {"cell_status": "elicited", "event_reference_at": "2026-11-02T14:30:00Z", "line_kind": "issue",
+            "run_role": "session_run", "same_event": "1", "event_id": "", "reference_at": ""}
+    rows = []
+    for _ in range(rng.randint(0, 300)):
+        asset, horizon = rng.choice("XYZ"), rng.choice(("1d", "1w"))
+        rows.append({**base, "run_id": rng.choice(("r1", "r2", "r3")), "session": rng.choice(("s1", "s2")),
+                     "seat": rng.choice(("a1", "a2", "b1", "b2", "_coin")), "asset": asset, "horizon": horizon,
+                     "event_id_v2": rng.choice((f"ev-{asset}-{horizon}", "")),
+                     "status": rng.choice(("counted", "counted", "not_counted")),
+                     "sealed_at": f"2026-11-02T1{rng.randint(2, 5)}:{rng.choice('03')}0:00Z",
+                     "prob_up": str(rng.randint(1, 99)), "ref": rng.choice(("100", "101", "")),
+                     "close": rng.choice(("100", "102", ""))})
+    assert council_answers(rows) == _answers_by_definition(rows)
