@@ -20,6 +20,7 @@ import math
 import random
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from league.jsonvalue import JsonObject
@@ -27,10 +28,15 @@ from league.scoring.sides import (
     MAX_SPLITS,
     SEED,
     Answer,
+    _corr_differences,
+    _membership,
     council_answers,
     loso,
+    pearson,
     population_sd,
+    side_gap,
     sides_report,
+    similarity,
     splits,
     tertile_cuts,
     tertile_of,
@@ -243,3 +249,87 @@ def test_council_answers_keep_the_first_answer_of_each_run_event_and_seat(seed: 
                      "prob_up": str(rng.randint(1, 99)), "ref": rng.choice(("100", "101", "")),
                      "close": rng.choice(("100", "102", ""))})
     assert council_answers(rows) == _answers_by_definition(rows)
+
+
+def _sparse_matrix(rng: random.Random, cells: int, seats: int) -> list[list[float | None]]:
+    """cells x seats probabilities, some missing, some seats constant (no variance), a few non-integers."""
+    out: list[list[float | None]] = [[None] * seats for _ in range(cells)]
+    for s in range(seats):
+        constant = rng.random() < 0.15
+        for c in range(cells):
+            if rng.random() < 0.25:
+                continue
+            out[c][s] = 50.0 if constant else (float(rng.randint(1, 99)) if rng.random() < 0.8 else rng.random() * 100)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_similarity_is_pearson_over_each_pairs_common_cells(seed: int) -> None:
+    rng = random.Random(seed)
+    cells, seats = rng.randint(1, 14), rng.randint(2, 12)
+    y = _sparse_matrix(rng, cells, seats)
+    got = similarity(np.array([[np.nan if v is None else v for v in row] for row in y]))
+    for a in range(seats):
+        for b in range(seats):
+            common = [c for c in range(cells) if y[c][a] is not None and y[c][b] is not None]
+            r = None if a == b else pearson([y[c][a] or 0.0 for c in common], [y[c][b] or 0.0 for c in common])
+            if r is None:
+                assert math.isnan(got[a, b]), (a, b)
+            else:
+                assert got[a, b] == pytest.approx(r, abs=1e-12), (a, b)
+
+
+def _corr_difference_by_pairs(sim: np.ndarray, first: set[int]) -> float:
+    """Within minus between mean correlation of one split, pair by pair (NaN when either mean is undefined)."""
+    within: list[float] = []
+    between: list[float] = []
+    for a in range(sim.shape[0]):
+        for b in range(a + 1, sim.shape[0]):
+            if np.isfinite(sim[a, b]):
+                (within if (a in first) == (b in first) else between).append(float(sim[a, b]))
+    return math.fsum(within) / len(within) - math.fsum(between) / len(between) if within and between else math.nan
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_correlation_difference_of_every_split_matches_the_pairwise_definition(seed: int) -> None:
+    rng = random.Random(seed)
+    seats = rng.randint(4, 10)
+    y = _sparse_matrix(rng, rng.randint(3, 12), seats)
+    sim = similarity(np.array([[np.nan if v is None else v for v in row] for row in y]))
+    size = rng.randint(1, seats - 1)
+    member, _ = _membership(seats, size)
+    got = _corr_differences(sim, member)
+    combos, _ = splits(seats, size)
+    assert member.shape == (len(combos), seats)
+    for row, combo in enumerate(combos):
+        assert set(np.flatnonzero(member[row])) == set(combo)
+        want = _corr_difference_by_pairs(sim, set(combo))
+        assert (math.isnan(got[row]) and math.isnan(want)) or got[row] == pytest.approx(want, abs=1e-12)
+
+
+def _loso_by_definition(values: list[tuple[str, float]], side: dict[str, str]) -> JsonObject | None:
+    """Leave one seat out written plainly: each gap re-summed without the seat (side_gap with drop)."""
+    gap = side_gap(values, side, ("a", "b"))
+    if gap is None:
+        return None
+    without = {s: g for s in sorted({s for s, _ in values})
+               if (g := side_gap(values, side, ("a", "b"), drop=s)) is not None}
+    owner = None
+    if gap != 0 and without:
+        sign = 1.0 if gap > 0 else -1.0
+        seat, g = min(without.items(), key=lambda kv: (kv[1] * sign, kv[0]))
+        owner = seat if g * sign < 0 or abs(g) < abs(gap) / 2 else None
+    return {"gap": gap, "loso_range": [min(without.values()), max(without.values())] if without else [],
+            "owner": owner}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_leave_one_out_equals_resumming_without_each_seat_to_the_last_bit(seed: int) -> None:
+    rng = random.Random(seed)
+    seats = [f"s{i}" for i in range(rng.randint(2, 9))]
+    side = {s: rng.choice("ab") for s in seats}
+    side[seats[0]] = "c"  # a seat on neither side changes no gap when left out
+    values = [(rng.choice(seats), rng.choice((rng.random(), (rng.random() - rng.choice((0.0, 1.0))) ** 2, 1e-17,
+                                                float(rng.randint(1, 99)))))
+              for _ in range(rng.randint(1, 40))]
+    assert loso(values, side, ("a", "b")) == _loso_by_definition(values, side)
