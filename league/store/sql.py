@@ -587,7 +587,7 @@ def _bar_row(symbol: str, bar: BarLike) -> BarRow:
 
 
 def _answer_summary(r: RowMapping, cells: int) -> AnswerSummary:
-    body = json.loads(r["body"])
+    body = decode_body(r["body"])
 
     def text(key: str) -> str | None:
         value = body.get(key)

@@ -23,32 +23,22 @@ def test_failures_count_from_one() -> None:
         backoff_s(0, first_s=1.0)
 
 
-def test_bounded_tries_wait_the_schedule_and_stop_at_the_limit() -> None:
+@pytest.mark.parametrize(("error", "calls_made", "waits_taken"), [
+    (_Flaky("down"), 5, [20.0, 40.0, 60.0, 60.0]),  # transient: five tries, the schedule's pauses between
+    (KeyError("fatal"), 1, []),  # the predicate calls it fatal: no second try, no pause
+])
+def test_bounded_tries_wait_the_schedule_and_stop_at_the_limit_or_a_fatal_error(
+        error: Exception, calls_made: int, waits_taken: list[float]) -> None:
     waits: list[float] = []
     calls: list[int] = []
 
     def fail() -> None:
         calls.append(1)
-        raise _Flaky("down")
+        raise error
 
-    with pytest.raises(_Flaky):
+    with pytest.raises(type(error)):
         for attempt in bounded(attempts=5, wait_s=20.0, retry_on=lambda e: isinstance(e, _Flaky), sleep=waits.append):
             with attempt:
                 fail()
-    assert len(calls) == 5
-    assert waits == [20.0, 40.0, 60.0, 60.0]
-
-
-def test_an_error_the_predicate_does_not_call_transient_is_not_retried() -> None:
-    waits: list[float] = []
-    calls: list[int] = []
-
-    def fail() -> None:
-        calls.append(1)
-        raise KeyError("fatal")
-
-    with pytest.raises(KeyError):
-        for attempt in bounded(attempts=5, wait_s=1.0, retry_on=lambda e: isinstance(e, _Flaky), sleep=waits.append):
-            with attempt:
-                fail()
-    assert calls == [1] and waits == []
+    assert len(calls) == calls_made
+    assert waits == waits_taken
