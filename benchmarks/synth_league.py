@@ -37,6 +37,7 @@ Usage::
     python benchmarks/synth_league.py --out /tmp/league-1y14 --years 1 --seats 14
     python benchmarks/synth_league.py --out DIR --sessions 20 --seats 5 [--seed 7] [--start 2026-01-05]
     python benchmarks/synth_league.py --cache /var/tmp/synth --years 5 --seats 100   # DIR keyed by size+seed
+    python benchmarks/synth_league.py --cache /var/tmp/synth --years 1 --seats 14 --anchor   # + the bare seal loop
 
 ``--scratch /dev/shm`` writes the folder on a RAM disk first (the book's per-line fsync is then nearly
 free; Book offers no switch to skip it) and moves it to --cache afterwards; the database index is written
@@ -48,6 +49,8 @@ Prints lines per second of each book; ``league verify``, ``league status``, ``le
 from __future__ import annotations
 
 import argparse
+import hashlib
+import itertools
 import json
 import os
 import random
@@ -831,6 +834,54 @@ def summary(report: Report) -> dict[str, Any]:
             "lines_per_s": round(report.lines_per_s(), 1)}
 
 
+#: Lines decoded per batch before the anchor's timed part runs over them (the timer read once per batch).
+ANCHOR_BATCH = 2000
+
+
+def bare_seal_seconds(books: Sequence[Path], scratch: Path) -> tuple[float, int]:
+    """The anchor: CPU seconds a bare loop takes to seal the same lines again, and how many.
+
+    Why this anchor: it is the floor of what the generator does per line, with nothing of the project in it —
+    each line's object (decoded beforehand, outside the timing, as the generator holds its lines already) encoded
+    as canonical JSON by the standard library, hashed with SHA-256 after the previous line's hash, appended to a
+    file on ``scratch`` (no fsync, as the generator's RAM disk makes it nearly free). What the generator spends
+    beyond it is building each line as its validated model, the scripted seats' replies, the real writers'
+    checks and the database index."""
+    spent, lines = 0.0, 0
+    out = scratch / f"bare-seal-{os.getpid()}.jsonl"
+    try:
+        with out.open("wb") as sink:
+            link = b"0" * 64
+            for book in books:
+                with book.open("rb") as f:
+                    while batch := [json.loads(line) for line in itertools.islice(f, ANCHOR_BATCH)]:
+                        began = time.process_time()
+                        for obj in batch:
+                            body = json.dumps(obj, sort_keys=True, separators=(",", ":"),
+                                              ensure_ascii=False).encode("utf-8")
+                            link = hashlib.sha256(link + body).hexdigest().encode("ascii")
+                            sink.write(body + b"\n")
+                        spent += time.process_time() - began
+                        lines += len(batch)
+    finally:
+        out.unlink(missing_ok=True)
+    return spent, lines
+
+
+def anchor_report(target: Path, generator_cpu_s: float | None, scratch: Path) -> dict[str, Any]:
+    """The generator's CPU seconds (this run's, None when the league was cached) and its anchor's, side by side."""
+    books = sorted((target / "data" / "books").glob("*.jsonl"))
+    floor_s, lines = bare_seal_seconds(books, scratch)
+    row: dict[str, Any] = {"anchor": "bare seal loop (stdlib canonical JSON + SHA-256 + append)",
+                           "anchor_cpu_s": round(floor_s, 2), "anchor_lines": lines}
+    if generator_cpu_s is not None:
+        row.update(generator_cpu_s=round(generator_cpu_s, 1),
+                   ratio=round(generator_cpu_s / floor_s, 1) if floor_s else None)
+    else:
+        row.update(generator_cpu_s=None, ratio=None, note="cached league: the generator did not run in this go")
+    return row
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     where = parser.add_mutually_exclusive_group(required=True)
@@ -843,11 +894,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--start", type=date.fromisoformat, default=DEFAULT_START)
     parser.add_argument("--scratch", type=Path, help="write here first (e.g. /dev/shm), then move")
+    parser.add_argument("--anchor", action="store_true",
+                        help="then seal the same lines with a bare stdlib loop and print both (bare_seal_seconds)")
     args = parser.parse_args(argv)
     size = Size.of(years=args.years, sessions=args.sessions, seats=args.seats, seed=args.seed)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # `kill PID` cleans the scratch folder up
 
-    began = time.perf_counter()
+    began, began_cpu = time.perf_counter(), time.process_time()
 
     def progress(i: int, n: int) -> None:
         if i % 50 == 0 or i == n:
@@ -856,13 +909,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.cache:
         target, report = cached_league(args.cache, size, scratch=args.scratch, start=args.start, progress=progress)
-        if report is None:
-            print(f"cached: {target}")
-            return 0
     else:
         report = write_league(args.out, size, start=args.start, progress=progress)
         target = args.out
-    print(json.dumps({"out": str(target), **summary(report)}))
+    generator_cpu_s = None if report is None else time.process_time() - began_cpu
+    print(json.dumps({"out": str(target), **summary(report)}) if report else f"cached: {target}")
+    if args.anchor:
+        print(json.dumps(anchor_report(target, generator_cpu_s, args.scratch or target)))
     return 0
 
 

@@ -217,3 +217,15 @@ def test_a_batch_that_does_not_follow_the_index_is_indexed_from_the_file(tmp_pat
         assert store.last_indexed("asks")[0] == 0  # nothing pending for it: not read
     finally:
         store.close()
+
+
+def test_the_anchor_seals_every_line_of_both_books_and_leaves_nothing_behind(synth, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out, _ = synth
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    row = _synth_module().anchor_report(out, 12.5, scratch)
+    assert row["anchor_lines"] == sum(len(p.read_bytes().splitlines()) for p in books(out).values())
+    assert row["generator_cpu_s"] == 12.5 and row["anchor_cpu_s"] >= 0 and row["ratio"] > 0
+    assert list(scratch.iterdir()) == []
+    cached = _synth_module().anchor_report(out, None, scratch)
+    assert cached["generator_cpu_s"] is None and cached["ratio"] is None and "cached" in cached["note"]
