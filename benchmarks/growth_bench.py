@@ -22,7 +22,9 @@ around it:
   need the local authorities); ``open`` is reported apart from the jobs;
 * ``score``: the same session's score job at 16:05 with its stages (crowd, portfolio, shadow weights),
   in a new process (as ``league run score``), open time apart;
-* ``publish`` and ``stats``: ``league publish --no-stamp`` and ``league stats`` as child processes;
+* ``publish`` and ``stats``: ``benchmarks/publish_steps.py`` (the ``publish()`` that ``league publish --no-stamp``
+  runs, each step's CPU, wall and peak reported as it ends: the steps a stopped run finished are kept too) and
+  ``league stats``, as child processes;
 * ``api``: the app of ``league serve`` in-process over httpx's ASGI transport: the session view
   (``/api/sessions/<last>``) and the league view (``/api/league``), p50/p99 of ``--requests`` requests each
   after one warm-up request (its time reported as ``first``).
@@ -255,6 +257,9 @@ def run_child(argv: Sequence[str], max_rss_mb: float, timeout_s: float) -> dict[
     wall = time.perf_counter() - t0
     out: dict[str, Any] = {"wall_s": wall, "child_cpu_s": usage.ru_utime + usage.ru_stime,
                            "maxrss_mb": usage.ru_maxrss / 1024, "load_before": load0, "load_after": os.getloadavg()[0]}
+    steps = [line.split()[1:] for line in stdout.splitlines() if line.startswith("STEP ")]
+    if steps:  # publish_steps.py: the steps finished, also when the run was stopped
+        out["steps_done"] = steps
     if stopped:
         return {**out, "error": stopped}
     found = [line for line in stdout.splitlines() if line.startswith("RESULT ")]
@@ -282,7 +287,7 @@ def measure_size(folder: Path, runs: int, scratch: Path, max_rss_mb: float, time
     results: dict[str, list[dict[str, Any]]] = {op: [] for op in OPS}
     commands = {
         "start": [*me, "start", str(folder), session.isoformat()],
-        "publish": [league_cli, "publish", "--data", str(folder / "data"), "--no-stamp"],
+        "publish": [sys.executable, str(Path(__file__).resolve().with_name("publish_steps.py")), str(folder / "data")],
         "stats": [league_cli, "stats", "--data", str(folder / "data")],
         "api": [*me, "api", str(folder), session.isoformat()],
     }
