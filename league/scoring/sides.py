@@ -138,7 +138,8 @@ def council_answers(rows: Iterable[Mapping[str, str]]) -> list[Answer]:
 
 # ------------------------------------------------------------------------------ small figures
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
-    """Pearson correlation (None with fewer than MIN_COMMON values or no variance)."""
+    """Pearson correlation (None with fewer than MIN_COMMON values or no variance): the definition, one pair at a
+    time; :func:`similarity` computes it for every pair of a group at once (the tests hold the two together)."""
     n = len(xs)
     if n < MIN_COMMON:
         return None
