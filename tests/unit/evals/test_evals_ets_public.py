@@ -6,19 +6,31 @@ means and variances) is held, byte for byte, to statsmodels alone (every candida
 best one's prediction), and the paths of a fixed set of series to the digest the pinned libraries give
 (requirements/lock.txt): a library upgrade that moves a bit fails here, and must be recorded as a change of the
 sealed answers. The modules of agents/ import no private module of the scientific libraries, and the fit module
-reads no private attribute."""
+reads no private attribute.
+
+The last bits also depend on the machine: OpenBLAS (a DYNAMIC_ARCH build in the numpy and scipy wheels) and
+numpy pick their kernels for the CPU they run on, so the same libraries give other bits on an AVX-512 machine than
+on an AVX2 one. The digest is therefore taken in a child interpreter held to x86-64's baseline kernels through the
+libraries' own switches (``OPENBLAS_CORETYPE=Nehalem``, the x86-64-v2 level numpy's own baseline already
+requires, and every dispatched numpy target in ``NPY_DISABLE_CPU_FEATURES``): the same bits on every machine the
+pinned numpy runs on, so only a library change moves them."""
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import json
+import os
+import platform
 import struct
+import subprocess
 import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from evals_helpers import walk
@@ -59,8 +71,9 @@ SERIES: dict[str, list[float]] = {
     "three": [1.0, 2.0, 3.0],
 }
 #: sha256 of every series' 126-step path, in the order of SERIES, with statsmodels 0.15.0, scipy 1.17.1,
-#: numpy 2.4.6 and pandas 3.1.1 (requirements/lock.txt): the floats the `_ets` seat seals with them.
-PINNED_DIGEST = "bc1efaf80fef38642862d9bf1690425927d221b3d17348f0bd18110c50537928"
+#: numpy 2.4.6 and pandas 3.1.1 (requirements/lock.txt), on x86-64's baseline kernels (`baseline_env`).
+PINNED_DIGEST = "fbed3cdcd598e8ab5ba83a7d9f82cd677d9d209cc4ec68fe930dce9151da1df0"
+HERE = Path(__file__).resolve().parent
 
 
 def bits(path: list[tuple[float, float]] | None) -> bytes | None:
@@ -91,9 +104,39 @@ def test_the_forecast_path_is_statsmodels_path(name: str) -> None:
     assert bits(ets_fit.forecast_path((tuple(closes), STEPS))) == expected
 
 
+def baseline_env() -> dict[str, str]:
+    """This environment with OpenBLAS on its x86-64-v2 kernels and numpy on its compiled baseline (x86-64-v2 too):
+    every target numpy's build dispatches to (its public build report) disabled."""
+    simd = np.show_config(mode="dicts")["SIMD Extensions"]
+    dispatched = [*simd.get("found", []), *simd.get("not found", [])]
+    return {**os.environ, "OPENBLAS_CORETYPE": "Nehalem", "NPY_DISABLE_CPU_FEATURES": ",".join(dispatched)}
+
+
+def paths_digest_in_child(env: dict[str, str]) -> tuple[str, list[str]]:
+    """The digest of SERIES' paths computed in a fresh interpreter under ``env``, and the core types OpenBLAS
+    reports there (threadpoolctl), so a switch the library ignored shows."""
+    code = ("import json, warnings; warnings.simplefilter('ignore')\n"
+            "import test_evals_ets_public as t\n"
+            "from league_agents import ets_fit\n"
+            "from threadpoolctl import threadpool_info\n"
+            "paths = [t.bits(ets_fit.forecast_path((tuple(c), t.STEPS))) for c in t.SERIES.values()]\n"
+            "cores = sorted({i.get('architecture', '') for i in threadpool_info()\n"
+            "                if i['internal_api'] == 'openblas'})\n"
+            "print(json.dumps([t.digest(paths), cores]))\n")
+    env = {**env, "PYTHONPATH": os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    found, cores = json.loads(done.stdout.strip().splitlines()[-1])
+    return found, cores
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
+                    reason="the digest is pinned on x86-64's baseline kernels; other CPUs have their own")
 def test_the_paths_are_the_pinned_libraries_floats() -> None:
-    paths = [bits(ets_fit.forecast_path((tuple(closes), STEPS))) for closes in SERIES.values()]
-    assert digest(paths) == PINNED_DIGEST
+    found, cores = paths_digest_in_child(baseline_env())
+    assert cores == ["Nehalem"]
+    assert found == PINNED_DIGEST
 
 
 @pytest.mark.parametrize("steps", [1, 2, 21, 300])
