@@ -43,7 +43,7 @@ def _league(tmp_path: Path) -> Path:
     toml = config_dir / "league.toml"
     toml.write_text(toml.read_text().replace('mode = "simulated"', 'mode = "system"'))
     (config_dir / "roster.toml").write_text(roster(seat("quick", "scripted", seed=4), seat("_coin", "coin"),
-                                                   hostile_seat("slow", "slow-6")))
+                                                   hostile_seat("slow", "slow-50")))  # outlasts the standby's start
     return config_dir
 
 
