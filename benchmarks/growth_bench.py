@@ -351,7 +351,8 @@ def child_peak_mb(row: dict[str, Any]) -> float:
 
     Why not always ``ru_maxrss``: publish_steps.py resets the kernel's high-water mark between steps (writing 5
     to /proc/self/clear_refs), and that is the mark ``getrusage`` reports for a child that has ended, so after
-    the resets it holds only the last step's peak (1.7 GB for a publish whose portfolio step peaked at 7.2 GB)."""
+    the resets it holds only the last step's peak (1.7 GB for a publish whose portfolio step peaked at 7.2 GB).
+    (It also starts from the forking parent's mark, carried over at exec: small here, the parent is lean.)"""
     if "step_peak_max" in row:
         return float(row["step_peak_max"])
     return float(row["maxrss_mb"])

@@ -1,8 +1,9 @@
 """benchmarks/growth_bench.py reports a publish's peak memory as the largest of its steps' peaks.
 
 publish_steps.py resets the kernel's high-water mark between steps, which is also the mark ``getrusage``
-hands back for an ended child: the child's ``ru_maxrss`` then holds only the last step's peak. A real child
-here allocates in its first step, resets the mark and ends, as publish_steps.py does."""
+hands back for an ended child: the child's ``ru_maxrss`` then holds only the last step's peak (or the forking
+parent's mark, carried over at exec). A real child here allocates in its first step, resets the mark and ends, as
+publish_steps.py does."""
 
 from __future__ import annotations
 
@@ -49,8 +50,9 @@ def growth_bench() -> ModuleType:
 def test_a_publish_peak_is_its_largest_step_not_the_childs_maxrss(growth_bench: ModuleType) -> None:
     row = growth_bench.run_child([sys.executable, "-c", CHILD], max_rss_mb=4000, timeout_s=120)
     assert "error" not in row, row
-    assert row["maxrss_mb"] < 200  # what getrusage reports after the reset: the light step alone
     assert row["step_peak_max"] >= 300
+    # ru_maxrss is no measure here: after the reset it keeps only the light step's peak, or, when the parent is
+    # large (a pytest worker), the parent's own mark, which the kernel carries over to the child at its exec
     results: dict[str, list[dict[str, Any]]] = {op: [] for op in growth_bench.OPS}
     results["publish"] = [row]
     assert growth_bench.figures(results)["publish"]["peak_mb"] == row["step_peak_max"]
