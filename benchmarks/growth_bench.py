@@ -228,7 +228,8 @@ def child_main(op: str, folder: Path, session: date) -> None:
 # ------------------------------------------------------------------------------------ the parent
 def run_child(argv: Sequence[str], max_rss_mb: float, timeout_s: float) -> dict[str, Any]:
     """Run one child, watch its resident memory, and return its RESULT line (or why there is none) with
-    the wall time, the child's CPU time and peak RSS (ru_maxrss) and the load averages around it."""
+    the wall time, the child's CPU time and peak RSS (ru_maxrss; the resident size sampled every 50 ms as
+    ``sampled_peak_mb``), the largest step peak when it printed STEP lines, and the load averages around it."""
     import tempfile
 
     load0 = os.getloadavg()[0]

@@ -123,7 +123,7 @@ def paths_digest_in_child(env: dict[str, str]) -> tuple[str, list[str]]:
             "cores = sorted({i.get('architecture', '') for i in threadpool_info()\n"
             "                if i['internal_api'] == 'openblas'})\n"
             "print(json.dumps([t.digest(paths), cores]))\n")
-    env = {**env, "PYTHONPATH": os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])}
+    env = {**env, "PYTHONPATH": os.pathsep.join(p for p in (str(HERE), env.get("PYTHONPATH", "")) if p)}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600,
                           check=False)
     assert done.returncode == 0, done.stderr
